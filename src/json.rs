@@ -1,0 +1,247 @@
+//! JSON details that upstream (Python's `orjson`) and `serde_json` disagree on, kept in one place:
+//! number kinds, float formatting, the `-0` integer literal, and a skipper that still validates.
+
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use std::fmt;
+use std::io;
+
+/// A JSON number as orjson reads it: an integer when the literal is one and fits i64/u64,
+/// otherwise a float. Bools are folded into `Int` (upstream applies `int(v)`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Num {
+    Int(i64),
+    /// Only for integers above `i64::MAX`: pandas gives such a column a non-int64 dtype.
+    UInt(u64),
+    Float(f64),
+}
+
+impl Num {
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Num::Int(v) => v as f64,
+            Num::UInt(v) => v as f64,
+            Num::Float(v) => v,
+        }
+    }
+
+    pub fn from_u64(v: u64) -> Num {
+        i64::try_from(v).map_or(Num::UInt(v), Num::Int)
+    }
+
+    /// Writes the number as orjson would.
+    pub fn write_json<W: io::Write>(self, w: &mut W) -> io::Result<()> {
+        match self {
+            Num::Int(v) => w.write_all(itoa::Buffer::new().format(v).as_bytes()),
+            Num::UInt(v) => w.write_all(itoa::Buffer::new().format(v).as_bytes()),
+            Num::Float(v) => write_f64(w, v),
+        }
+    }
+}
+
+/// orjson's float output: shortest round-trip digits in ryu's layout (`100.0`, `1e16`,
+/// `1.5e-7`, `0.00001`); non-finite values become `null`. serde_json's own float writer
+/// prints `1e+16`, which differs from upstream's files, hence this.
+pub fn write_f64<W: io::Write>(w: &mut W, v: f64) -> io::Result<()> {
+    if v.is_finite() {
+        w.write_all(ryu::Buffer::new().format_finite(v).as_bytes())
+    } else {
+        w.write_all(b"null")
+    }
+}
+
+/// serde_json formatter that writes floats the way orjson does; everything else (compact layout,
+/// escapes of `"`, `\` and U+0000..U+001F only, lowercase `\u00XX`) already matches orjson.
+#[derive(Clone, Copy, Default)]
+pub struct OrjsonFormatter;
+
+impl serde_json::ser::Formatter for OrjsonFormatter {
+    fn write_f64<W: ?Sized + io::Write>(&mut self, w: &mut W, v: f64) -> io::Result<()> {
+        w.write_all(ryu::Buffer::new().format_finite(v).as_bytes())
+    }
+    fn write_f32<W: ?Sized + io::Write>(&mut self, w: &mut W, v: f32) -> io::Result<()> {
+        self.write_f64(w, f64::from(v))
+    }
+}
+
+/// Serializes any value compactly with orjson's number formatting.
+pub fn to_writer_orjson<W: io::Write, T: serde::Serialize + ?Sized>(w: &mut W, value: &T) -> io::Result<()> {
+    let mut ser = serde_json::Serializer::with_formatter(w, OrjsonFormatter);
+    value.serialize(&mut ser).map_err(io::Error::from)
+}
+
+/// Writes `s` as a JSON string literal.
+pub fn write_str<W: io::Write>(w: &mut W, s: &str) -> io::Result<()> {
+    to_writer_orjson(w, s)
+}
+
+/// serde_json reads the integer literal `-0` as the float `-0.0`; orjson reads it as the integer
+/// `0`. Returns a copy of `line` with every `-0` integer token (outside strings) replaced by ` 0`,
+/// or `None` when the line has none. Only called for lines where a `-0.0` was seen, so the
+/// common path never pays for it. `line` must be valid JSON.
+pub fn rewrite_negative_zero_ints(line: &[u8]) -> Option<Vec<u8>> {
+    let mut out: Option<Vec<u8>> = None;
+    let mut in_string = false;
+    let mut i = 0;
+    while i < line.len() {
+        let b = line[i];
+        if in_string {
+            match b {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+        } else if b == b'"' {
+            in_string = true;
+        } else if b == b'-' && line.get(i + 1) == Some(&b'0') {
+            let next = line.get(i + 2).copied();
+            let is_int_token = !matches!(next, Some(b'.' | b'e' | b'E' | b'0'..=b'9'));
+            if is_int_token {
+                out.get_or_insert_with(|| line.to_vec())[i] = b' ';
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Deserializes and discards any JSON value while still rejecting what orjson rejects
+/// (lone surrogates, out-of-range numbers), which serde's `IgnoredAny` lets through.
+/// Strings without escapes are borrowed, not copied.
+pub struct Skip;
+
+impl<'de> de::Deserialize<'de> for Skip {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(SkipVisitor)
+    }
+}
+
+struct SkipVisitor;
+
+impl<'de> Visitor<'de> for SkipVisitor {
+    type Value = Skip;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_borrowed_str<E>(self, _: &'de str) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_unit<E>(self) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_none<E>(self) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Skip, A::Error> {
+        while seq.next_element::<Skip>()?.is_some() {}
+        Ok(Skip)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Skip, A::Error> {
+        while map.next_key::<Skip>()?.is_some() {
+            map.next_value::<Skip>()?;
+        }
+        Ok(Skip)
+    }
+}
+
+/// A JSON value reduced to what profiling needs: its number (bools as 0/1), or nothing.
+pub struct MaybeNum(pub Option<Num>);
+
+impl<'de> de::Deserialize<'de> for MaybeNum {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = MaybeNum;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<MaybeNum, E> {
+                Ok(MaybeNum(Some(Num::Int(i64::from(v)))))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<MaybeNum, E> {
+                Ok(MaybeNum(Some(Num::Int(v))))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<MaybeNum, E> {
+                Ok(MaybeNum(Some(Num::from_u64(v))))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<MaybeNum, E> {
+                Ok(MaybeNum(Some(Num::Float(v))))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<MaybeNum, E> {
+                Ok(MaybeNum(None))
+            }
+            fn visit_borrowed_str<E>(self, _: &'de str) -> Result<MaybeNum, E> {
+                Ok(MaybeNum(None))
+            }
+            fn visit_unit<E>(self) -> Result<MaybeNum, E> {
+                Ok(MaybeNum(None))
+            }
+            fn visit_none<E>(self) -> Result<MaybeNum, E> {
+                Ok(MaybeNum(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<MaybeNum, A::Error> {
+                SkipVisitor.visit_seq(seq).map(|_| MaybeNum(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<MaybeNum, A::Error> {
+                SkipVisitor.visit_map(map).map(|_| MaybeNum(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fmt(v: f64) -> String {
+        let mut out = Vec::new();
+        write_f64(&mut out, v).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn floats_format_like_orjson() {
+        assert_eq!(fmt(100.0), "100.0");
+        assert_eq!(fmt(1e15), "1000000000000000.0");
+        assert_eq!(fmt(1e16), "1e16");
+        assert_eq!(fmt(1.2345e16), "1.2345e16");
+        assert_eq!(fmt(1e-6), "1e-6");
+        assert_eq!(fmt(2.5e-8), "2.5e-8");
+        assert_eq!(fmt(0.00001), "0.00001");
+        assert_eq!(fmt(0.000012345), "0.000012345");
+        assert_eq!(fmt(-0.0), "-0.0");
+        assert_eq!(fmt(1.5e300), "1.5e300");
+        assert_eq!(fmt(18446744073709551616.0), "1.8446744073709552e19");
+        assert_eq!(fmt(f64::INFINITY), "null");
+    }
+
+    #[test]
+    fn negative_zero_integer_tokens_are_rewritten_outside_strings() {
+        let line = br#"{"a":-0,"b":"x-0","c":[-0.0,-0e1,-0]}"#;
+        let fixed = rewrite_negative_zero_ints(line).unwrap();
+        assert_eq!(fixed, br#"{"a": 0,"b":"x-0","c":[-0.0,-0e1, 0]}"#.to_vec());
+        assert!(rewrite_negative_zero_ints(br#"{"a":"-0","b":-0.0}"#).is_none());
+    }
+
+    #[test]
+    fn skip_rejects_what_orjson_rejects() {
+        assert!(serde_json::from_str::<Skip>(r#"{"a":["\ud800"]}"#).is_err());
+        assert!(serde_json::from_str::<Skip>(r#"{"a":1e400}"#).is_err());
+        assert!(serde_json::from_str::<Skip>(r#"{"a":[1,{"b":"\ud83d\ude00"}]}"#).is_ok());
+    }
+}

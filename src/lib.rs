@@ -1,0 +1,26 @@
+//! gymscope: look at NVIDIA NeMo Gym rollout data without a server.
+//!
+//! The target-independent core (no browser or network types; compiled for both faces):
+//! - [`jsonl`]: chunked line splitting with line numbers and byte spans
+//! - [`json`]: orjson-compatible numbers and formatting
+//! - [`record`]: reading one row down to its key, agent and numbers
+//! - [`stats`]: numpy-exact mean, median and std
+//! - [`profile`]: the streaming reward profile (`gym eval profile`)
+//! - [`render`]: writing the profile files and summary
+//!
+//! The faces: `cli` (native binary) and `web` (Leptos app, wasm32).
+
+pub mod error;
+pub mod json;
+pub mod jsonl;
+pub mod output;
+pub mod profile;
+pub mod record;
+pub mod render;
+pub mod stats;
+
+#[cfg(not(target_arch = "wasm32"))]
+pub mod cli;
+
+#[cfg(target_arch = "wasm32")]
+pub mod web;

@@ -1,0 +1,66 @@
+//! Names and in-memory production of the profile's two output files, shared by the CLI and the
+//! web app so both name and fill them identically.
+
+use crate::error::ProfileError;
+use crate::profile::{Profile, ProfileBuilder, ProfileOptions};
+use crate::render::{self, RenderError};
+
+/// Upstream's naming: `<stem>_reward_profiling.jsonl` and `<stem>_agent_metrics.json`, where the
+/// stem is the rollouts file name without its last extension (Python's `Path.stem`).
+pub fn output_file_names(rollouts_file_name: &str) -> (String, String) {
+    let stem = file_stem(rollouts_file_name);
+    (format!("{stem}_reward_profiling.jsonl"), format!("{stem}_agent_metrics.json"))
+}
+
+fn file_stem(name: &str) -> &str {
+    match name.rfind('.') {
+        Some(0) | None => name,
+        Some(dot) => &name[..dot],
+    }
+}
+
+/// Both output files' contents, for callers that keep them in memory (the web app, tests).
+pub struct RenderedProfile {
+    pub reward_profiling: Vec<u8>,
+    pub agent_metrics: Vec<u8>,
+}
+
+pub fn render_in_memory(profile: &Profile, inputs: &[u8], inputs_file: &str) -> Result<RenderedProfile, RenderError> {
+    let mut reward_profiling = Vec::new();
+    render::write_reward_profiling(profile, &mut { inputs }, inputs_file, &mut reward_profiling)?;
+    let mut agent_metrics = Vec::new();
+    render::write_agent_metrics(&mut agent_metrics, profile)?;
+    Ok(RenderedProfile { reward_profiling, agent_metrics })
+}
+
+/// Profiles two files held in memory, feeding them in chunks as the streaming readers do.
+pub fn profile_bytes(
+    inputs: &[u8],
+    inputs_file: &str,
+    rollouts: &[u8],
+    rollouts_file: &str,
+    options: ProfileOptions,
+) -> Result<Profile, ProfileError> {
+    const CHUNK: usize = 1 << 20;
+    let mut builder = ProfileBuilder::new(inputs_file, rollouts_file);
+    for chunk in inputs.chunks(CHUNK) {
+        builder.push_inputs(chunk)?;
+    }
+    for chunk in rollouts.chunks(CHUNK) {
+        builder.push_rollouts(chunk)?;
+    }
+    builder.finish(options)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_python_path_stem() {
+        assert_eq!(output_file_names("rollouts.jsonl").0, "rollouts_reward_profiling.jsonl");
+        assert_eq!(output_file_names("a.b.jsonl").1, "a.b_agent_metrics.json");
+        assert_eq!(output_file_names("rollouts").0, "rollouts_reward_profiling.jsonl");
+        assert_eq!(output_file_names(".hidden").0, ".hidden_reward_profiling.jsonl");
+    }
+}

@@ -1,0 +1,241 @@
+//! Writes a [`Profile`] as upstream's two files, `*_reward_profiling.jsonl` and
+//! `*_agent_metrics.json`, and its printed summary. Key order follows upstream; numbers are
+//! formatted as orjson formats them.
+
+use crate::json::{self, Num};
+use crate::jsonl::LineSpan;
+use crate::profile::{AgentKey, ColumnSummary, Profile, RolloutRecord, TaskProfile};
+use crate::record::{self, Reward};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+
+/// Gives back a line of the materialized-inputs file by its span, so `sample` rows are read
+/// again at write time instead of being held in memory.
+pub trait LineSource {
+    fn read_span(&mut self, span: LineSpan) -> io::Result<Vec<u8>>;
+}
+
+/// A whole file already in memory.
+impl LineSource for &[u8] {
+    fn read_span(&mut self, span: LineSpan) -> io::Result<Vec<u8>> {
+        let start = usize::try_from(span.offset).map_err(io::Error::other)?;
+        self.get(start..start + span.len as usize)
+            .map(<[u8]>::to_vec)
+            .ok_or_else(|| io::Error::new(io::ErrorKind::UnexpectedEof, "line beyond the end of the data"))
+    }
+}
+
+/// Any seekable reader, such as a `std::fs::File`.
+pub struct SeekSource<R>(pub R);
+
+impl<R: Read + Seek> LineSource for SeekSource<R> {
+    fn read_span(&mut self, span: LineSpan) -> io::Result<Vec<u8>> {
+        self.0.seek(SeekFrom::Start(span.offset))?;
+        let mut buf = vec![0; span.len as usize];
+        self.0.read_exact(&mut buf)?;
+        Ok(buf)
+    }
+}
+
+/// Failure while writing: the output failed, or an input line changed since it was read.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    #[error("'{file}' line {line} changed while profiling (it no longer parses: {message}); run again")]
+    InputChanged { file: String, line: u64, message: String },
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+const STATS: [&str; 5] = ["mean", "max", "min", "median", "std"];
+
+fn stat_value(s: &ColumnSummary, stat: usize) -> Option<Num> {
+    match stat {
+        0 => s.mean.map(Num::Float),
+        1 => s.max,
+        2 => s.min,
+        3 => s.median.map(Num::Float),
+        _ => s.std.map(Num::Float),
+    }
+}
+
+/// Writes `"mean/c":…,"max/c":…` for every present statistic; returns whether any was written.
+fn write_stats<W: Write>(w: &mut W, p: &Profile, columns: &[ColumnSummary], mut first: bool) -> io::Result<bool> {
+    let mut key = String::new();
+    for stat in 0..STATS.len() {
+        for (c, summary) in columns.iter().enumerate() {
+            if let Some(v) = stat_value(summary, stat) {
+                if !first {
+                    w.write_all(b",")?;
+                }
+                first = false;
+                key.clear();
+                key.push_str(STATS[stat]);
+                key.push('/');
+                key.push_str(p.column_name(c));
+                json::write_str(w, &key)?;
+                w.write_all(b":")?;
+                v.write_json(w)?;
+            }
+        }
+    }
+    Ok(!first)
+}
+
+/// Writes `*_reward_profiling.jsonl`: one line per task with at least one matched rollout.
+pub fn write_reward_profiling<W: Write>(
+    p: &Profile,
+    inputs: &mut dyn LineSource,
+    inputs_file: &str,
+    w: &mut W,
+) -> Result<(), RenderError> {
+    for task in &p.tasks {
+        let sample = read_sample(inputs, inputs_file, task.sample)?;
+        write_task_row(w, p, task, &sample)?;
+    }
+    Ok(())
+}
+
+/// The `sample` of a task: its materialized row without the two index keys, re-serialized.
+pub fn read_sample(inputs: &mut dyn LineSource, inputs_file: &str, span: LineSpan) -> Result<serde_json::Value, RenderError> {
+    let bytes = inputs.read_span(span)?;
+    let changed = |e: serde_json::Error| RenderError::InputChanged {
+        file: inputs_file.to_string(),
+        line: span.line,
+        message: e.to_string(),
+    };
+    let mut value: serde_json::Value = serde_json::from_slice(&bytes).map_err(changed)?;
+    if has_negative_zero(&value) {
+        if let Some(fixed) = json::rewrite_negative_zero_ints(&bytes) {
+            value = serde_json::from_slice(&fixed).map_err(changed)?;
+        }
+    }
+    if let Some(obj) = value.as_object_mut() {
+        obj.shift_remove(record::TASK_INDEX);
+        obj.shift_remove(record::ROLLOUT_INDEX);
+    }
+    Ok(value)
+}
+
+fn has_negative_zero(v: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match v {
+        Value::Number(n) => n.as_f64().is_some_and(|f| f == 0.0 && f.is_sign_negative()) && n.is_f64(),
+        Value::Array(a) => a.iter().any(has_negative_zero),
+        Value::Object(o) => o.values().any(has_negative_zero),
+        _ => false,
+    }
+}
+
+/// Writes one task row, newline-terminated.
+pub fn write_task_row<W: Write>(w: &mut W, p: &Profile, task: &TaskProfile, sample: &serde_json::Value) -> io::Result<()> {
+    w.write_all(b"{\"_ng_task_index\":")?;
+    Num::Int(task.task).write_json(w)?;
+    write_stats(w, p, &task.columns, false)?;
+    w.write_all(b",\"sample\":")?;
+    json::to_writer_orjson(w, sample)?;
+    write!(
+        w,
+        ",\"num_rollouts\":{},\"expected_num_rollouts\":{},\"missing_num_rollouts\":{},\"reward_profile_completion_pct\":",
+        task.num_rollouts,
+        task.expected_num_rollouts,
+        task.missing_num_rollouts()
+    )?;
+    json::write_f64(w, task.completion_pct())?;
+    w.write_all(b",\"rollout_infos\":[")?;
+    for (i, r) in p.rollouts[task.rollouts.clone()].iter().enumerate() {
+        if i > 0 {
+            w.write_all(b",")?;
+        }
+        write_rollout_info(w, p, r)?;
+    }
+    w.write_all(b"]}\n")
+}
+
+enum InfoValue<'a> {
+    Id(String),
+    Num(Num),
+    Json(&'a serde_json::Value),
+}
+
+/// One `rollout_infos` record: id, indices, `reward` verbatim, numeric usage fields, then
+/// numeric top-level fields (which overwrite same-named usage fields in place).
+fn write_rollout_info<W: Write>(w: &mut W, p: &Profile, r: &RolloutRecord) -> io::Result<()> {
+    let mut fields: Vec<(&str, InfoValue)> = vec![
+        ("rollout_id", InfoValue::Id(format!("{}:{}", r.key.task, r.key.rollout))),
+        (record::TASK_INDEX, InfoValue::Num(Num::Int(r.key.task))),
+        (record::ROLLOUT_INDEX, InfoValue::Num(Num::Int(r.key.rollout))),
+    ];
+    match &r.reward {
+        Some(Reward::Num(n)) => fields.push(("reward", InfoValue::Num(*n))),
+        Some(Reward::Other(v)) => fields.push(("reward", InfoValue::Json(v))),
+        None => {}
+    }
+    for (k, v) in r.usage_numbers().chain(r.top_numbers()) {
+        let name = p.keys.name(k);
+        match fields.iter_mut().find(|(n, _)| *n == name) {
+            Some(slot) => slot.1 = InfoValue::Num(v),
+            None => fields.push((name, InfoValue::Num(v))),
+        }
+    }
+    w.write_all(b"{")?;
+    for (i, (name, value)) in fields.iter().enumerate() {
+        if i > 0 {
+            w.write_all(b",")?;
+        }
+        json::write_str(w, name)?;
+        w.write_all(b":")?;
+        match value {
+            InfoValue::Id(s) => json::write_str(w, s)?,
+            InfoValue::Num(n) => n.write_json(w)?,
+            InfoValue::Json(v) => json::to_writer_orjson(w, *v)?,
+        }
+    }
+    w.write_all(b"}")
+}
+
+/// Writes `*_agent_metrics.json`: a JSON list, no trailing newline.
+pub fn write_agent_metrics<W: Write>(w: &mut W, p: &Profile) -> io::Result<()> {
+    w.write_all(b"[")?;
+    for (i, agent) in p.agents.iter().enumerate() {
+        if i > 0 {
+            w.write_all(b",")?;
+        }
+        w.write_all(b"{")?;
+        let wrote = write_stats(w, p, &agent.columns, true)?;
+        if wrote {
+            w.write_all(b",")?;
+        }
+        w.write_all(b"\"agent_ref\":{\"name\":")?;
+        write_agent_name(w, &agent.agent)?;
+        w.write_all(b"}}")?;
+    }
+    w.write_all(b"]")
+}
+
+fn write_agent_name<W: Write>(w: &mut W, agent: &AgentKey) -> io::Result<()> {
+    if agent.numeric {
+        w.write_all(agent.name.as_bytes())
+    } else {
+        json::write_str(w, &agent.name)
+    }
+}
+
+/// The lines upstream prints after writing the files.
+pub fn summary_text(p: &Profile, reward_profiling_path: &str, agent_metrics_path: &str) -> String {
+    let s = &p.summary;
+    format!(
+        "Profiling outputs:\n\
+         Reward profile completion: {}/{} rollout rows ({:.2}%)\n\
+         Input rows: {} total; {} complete; {} partial; {} without rollouts dropped from output.\n\
+         Reward profiling outputs: {}\n\
+         Agent-level metrics: {}\n",
+        s.completed_rollout_rows,
+        s.expected_rollout_rows,
+        s.completion_pct(),
+        s.total_input_rows,
+        s.complete_input_rows,
+        s.partial_input_rows,
+        s.missing_input_rows,
+        reward_profiling_path,
+        agent_metrics_path
+    )
+}

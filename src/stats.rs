@@ -1,0 +1,143 @@
+//! Summary statistics computed exactly as pandas/numpy do for upstream's profile, so results
+//! agree to the last bit in ordinary cases: numpy's pairwise summation, `mean = sum / n`,
+//! sample std (ddof = 1) from that mean, median as the mean of the middle values.
+
+/// numpy's `pairwise_sum` for float64 (8 accumulators, blocks of 128, halves split on a
+/// multiple of 8), as used by `np.add.reduce` on a contiguous array.
+pub fn pairwise_sum(a: &[f64]) -> f64 {
+    const BLOCK: usize = 128;
+    let n = a.len();
+    if n < 8 {
+        let mut res = -0.0;
+        for &x in a {
+            res += x;
+        }
+        res
+    } else if n <= BLOCK {
+        let mut r = [a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]];
+        let whole = n - n % 8;
+        let mut i = 8;
+        while i < whole {
+            for (j, acc) in r.iter_mut().enumerate() {
+                *acc += a[i + j];
+            }
+            i += 8;
+        }
+        let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for &x in &a[whole..] {
+            res += x;
+        }
+        res
+    } else {
+        let mut n2 = n / 2;
+        n2 -= n2 % 8;
+        pairwise_sum(&a[..n2]) + pairwise_sum(&a[n2..])
+    }
+}
+
+/// `np.sum`: the reduction starts from the identity 0.0, then adds the pairwise sum.
+pub fn np_sum(a: &[f64]) -> f64 {
+    0.0 + pairwise_sum(a)
+}
+
+/// Statistics of one column within one group. `None` is pandas' NaN (the key is left out).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ColumnStats {
+    pub mean: Option<f64>,
+    pub median: Option<f64>,
+    pub std: Option<f64>,
+    /// Number of non-missing values.
+    pub count: usize,
+}
+
+/// Scratch buffers reused across groups to keep the profile loop allocation-free.
+#[derive(Default)]
+pub struct Scratch {
+    filled: Vec<f64>,
+    present: Vec<f64>,
+}
+
+impl Scratch {
+    /// Computes mean, median and std of `values`, where NaN marks a missing value, as pandas'
+    /// `nanmean`, `nanmedian` and `nanstd(ddof=1)` do: missing values are zero-filled in place for
+    /// the sums (keeping their positions in the pairwise order) and left out of the counts.
+    pub fn column_stats(&mut self, values: &[f64]) -> ColumnStats {
+        self.filled.clear();
+        self.present.clear();
+        for &v in values {
+            if v.is_nan() {
+                self.filled.push(0.0);
+            } else {
+                self.filled.push(v);
+                self.present.push(v);
+            }
+        }
+        let count = self.present.len();
+        if count == 0 {
+            return ColumnStats::default();
+        }
+        let n = count as f64;
+        let mean = np_sum(&self.filled) / n;
+        let std = (count > 1).then(|| {
+            for (slot, &v) in self.filled.iter_mut().zip(values) {
+                *slot = if v.is_nan() { 0.0 } else { (mean - v) * (mean - v) };
+            }
+            (np_sum(&self.filled) / (n - 1.0)).sqrt()
+        });
+        self.present.sort_unstable_by(f64::total_cmp);
+        let mid = count / 2;
+        let median = if count % 2 == 1 {
+            np_sum(&self.present[mid..=mid])
+        } else {
+            np_sum(&self.present[mid - 1..=mid]) / 2.0
+        };
+        ColumnStats { mean: non_nan(mean), median: non_nan(median), std: std.and_then(non_nan), count }
+    }
+}
+
+fn non_nan(v: f64) -> Option<f64> {
+    (!v.is_nan()).then_some(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constant_point_one_matches_numpy() {
+        // numpy: np.mean([0.1]*3) == 0.10000000000000002, np.std(ddof=1) == 1.6996749443881478e-17
+        let mut s = Scratch::default();
+        let st = s.column_stats(&[0.1, 0.1, 0.1]);
+        assert_eq!(st.mean, Some(0.10000000000000002));
+        assert_eq!(st.std, Some(1.6996749443881478e-17));
+        assert_eq!(st.median, Some(0.1));
+    }
+
+    #[test]
+    fn pairwise_sum_matches_numpy_on_long_input() {
+        // numpy 2.4: np.sum([(i*0.37)%1.3 + 1/(i+3) for i in range(n)]); a naive loop differs.
+        let data = |n: usize| (0..n).map(|i| (i as f64 * 0.37) % 1.3 + 1.0 / (i as f64 + 3.0)).collect::<Vec<_>>();
+        assert_eq!(np_sum(&data(1000)), 659.0874678655327);
+        assert_eq!(np_sum(&data(300)), 202.3892973977131);
+        assert_ne!(data(1000).iter().sum::<f64>(), 659.0874678655327);
+    }
+
+    #[test]
+    fn missing_values_and_single_values() {
+        let mut s = Scratch::default();
+        let st = s.column_stats(&[f64::NAN, 2.0, f64::NAN]);
+        assert_eq!((st.mean, st.median, st.std, st.count), (Some(2.0), Some(2.0), None, 1));
+        assert_eq!(s.column_stats(&[f64::NAN]), ColumnStats::default());
+        let st = s.column_stats(&[1.0, 4.0, 2.0, 3.0]);
+        assert_eq!(st.median, Some(2.5));
+        assert_eq!(s.column_stats(&[-0.0]).mean.map(f64::is_sign_negative), Some(false));
+    }
+
+    #[test]
+    fn blackjack_fixture_std() {
+        let mut s = Scratch::default();
+        let st = s.column_stats(&[-1.0, 1.0, 1.0, -1.0, 1.0]);
+        assert_eq!(st.std, Some(1.0954451150103324));
+        assert_eq!(st.mean, Some(0.2));
+    }
+}
