@@ -18,6 +18,7 @@ pub mod profile;
 pub mod record;
 pub mod render;
 pub mod stats;
+pub mod table;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;

@@ -24,6 +24,15 @@ impl LineSource for &[u8] {
     }
 }
 
+/// Lines fetched ahead of time by offset (the web app reads them from the file asynchronously).
+impl LineSource for std::collections::HashMap<u64, Vec<u8>> {
+    fn read_span(&mut self, span: LineSpan) -> io::Result<Vec<u8>> {
+        self.get(&span.offset)
+            .cloned()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("line {} was not fetched", span.line)))
+    }
+}
+
 /// Any seekable reader, such as a `std::fs::File`.
 pub struct SeekSource<R>(pub R);
 

@@ -53,3 +53,7 @@ pub fn assert_profiles_eq(got: &str, want: &str, what: &str) {
 pub fn run_gymscope(args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_gymscope")).args(args).output().expect("run gymscope")
 }
+
+#[cfg(not(target_arch = "wasm32"))]
+pub mod browser;
+pub mod static_server;

@@ -1,0 +1,144 @@
+//! The profile as display tables (per task, per agent) and summary lines: what the web app shows,
+//! computed here so the page only lays it out. Cell headers are the output files' keys.
+
+use crate::json::Num;
+use crate::profile::{ColumnSummary, Profile};
+
+/// One shown value: short text for reading, and the exact JSON number as written in the files.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cell {
+    pub text: String,
+    /// The value exactly as the output file writes it (`""` when the file has no such key).
+    pub exact: String,
+}
+
+impl Cell {
+    fn num(v: Option<Num>) -> Cell {
+        match v {
+            Some(n) => {
+                let mut exact = Vec::new();
+                let _ = n.write_json(&mut exact);
+                Cell { text: short_number(n.as_f64()), exact: String::from_utf8_lossy(&exact).into_owned() }
+            }
+            None => Cell { text: "–".into(), exact: String::new() },
+        }
+    }
+    fn count(n: usize) -> Cell {
+        Cell { text: n.to_string(), exact: n.to_string() }
+    }
+}
+
+/// Rounds for display: up to 4 decimals, no trailing zeros; full precision stays in `exact`.
+pub fn short_number(v: f64) -> String {
+    if !v.is_finite() {
+        return "∞".into();
+    }
+    if v.abs() >= 1e9 || (v != 0.0 && v.abs() < 1e-4) {
+        return format!("{v:.3e}");
+    }
+    let s = format!("{v:.4}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" { "0".into() } else { s.to_string() }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// The task index, or the agent name.
+    pub key: String,
+    pub cells: Vec<Cell>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Table {
+    /// Header of each cell column: `mean/reward`, …, `num_rollouts`.
+    pub headers: Vec<String>,
+    pub rows: Vec<Row>,
+}
+
+const STATS: [&str; 5] = ["mean", "max", "min", "median", "std"];
+
+fn stat_headers(p: &Profile) -> Vec<String> {
+    (0..p.columns.len())
+        .flat_map(|c| STATS.iter().map(move |s| format!("{s}/{}", p.column_name(c))))
+        .collect()
+}
+
+fn stat_cells(columns: &[ColumnSummary]) -> impl Iterator<Item = Cell> + '_ {
+    columns.iter().flat_map(|s| {
+        [
+            Cell::num(s.mean.map(Num::Float)),
+            Cell::num(s.max),
+            Cell::num(s.min),
+            Cell::num(s.median.map(Num::Float)),
+            Cell::num(s.std.map(Num::Float)),
+        ]
+    })
+}
+
+/// Every statistic of every task, metric by metric, then the rollout counts.
+pub fn task_table(p: &Profile) -> Table {
+    let mut headers = stat_headers(p);
+    headers.extend(
+        ["num_rollouts", "expected_num_rollouts", "missing_num_rollouts", "reward_profile_completion_pct"].map(String::from),
+    );
+    let rows = p
+        .tasks
+        .iter()
+        .map(|t| {
+            let mut cells: Vec<Cell> = stat_cells(&t.columns).collect();
+            cells.push(Cell::count(t.num_rollouts));
+            cells.push(Cell::count(t.expected_num_rollouts));
+            cells.push(Cell::count(t.missing_num_rollouts()));
+            cells.push(Cell::num(Some(Num::Float(t.completion_pct()))));
+            Row { key: t.task.to_string(), cells }
+        })
+        .collect();
+    Table { headers, rows }
+}
+
+/// Every statistic per agent, over its rollouts.
+pub fn agent_table(p: &Profile) -> Table {
+    let mut headers = stat_headers(p);
+    headers.push("rollouts".into());
+    let rows = p
+        .agents
+        .iter()
+        .map(|a| {
+            let mut cells: Vec<Cell> = stat_cells(&a.columns).collect();
+            cells.push(Cell::count(a.num_rollouts));
+            Row { key: a.agent.name.to_string(), cells }
+        })
+        .collect();
+    Table { headers, rows }
+}
+
+/// Upstream's first summary lines (the file paths are shown as downloads instead).
+pub fn summary_lines(p: &Profile) -> [String; 2] {
+    let s = &p.summary;
+    [
+        format!(
+            "Reward profile completion: {}/{} rollout rows ({:.2}%)",
+            s.completed_rollout_rows,
+            s.expected_rollout_rows,
+            s.completion_pct()
+        ),
+        format!(
+            "Input rows: {} total; {} complete; {} partial; {} without rollouts dropped from output.",
+            s.total_input_rows, s.complete_input_rows, s.partial_input_rows, s.missing_input_rows
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_numbers_are_readable() {
+        assert_eq!(short_number(0.2), "0.2");
+        assert_eq!(short_number(1.0954451150103324), "1.0954");
+        assert_eq!(short_number(165.0), "165");
+        assert_eq!(short_number(-0.0), "0");
+        assert_eq!(short_number(1.6996749443881478e-17), "1.700e-17");
+    }
+}
