@@ -293,8 +293,8 @@ impl ScanState {
         record::parse_row(line, kind, &mut self.keys).map_err(|e| ProfileError::MalformedJson {
             file: file.to_string(),
             line: span.line,
-            column: e.column(),
-            message: strip_serde_position(&e.to_string()),
+            column: e.column,
+            message: e.message,
         })
     }
 
@@ -618,13 +618,5 @@ impl<'a> Grouper<'a> {
             }
         }
         out.into_iter().map(|(s, _)| s).collect()
-    }
-}
-
-/// serde_json appends " at line 1 column N" to its messages; the column is reported separately.
-fn strip_serde_position(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(at) => message[..at].to_string(),
-        None => message.to_string(),
     }
 }

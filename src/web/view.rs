@@ -180,9 +180,10 @@ fn StatTable(table: Table, testid: &'static str, key_header: &'static str, row_t
                 .zip(headers.iter().cloned())
                 .map(|(cell, header)| view! { <td data-key=header data-value=cell.exact>{cell.text}</td> })
                 .collect_view();
+            let (key, key_attr) = (row.key.clone(), row.key);
             view! {
-                <tr data-testid=row_testid data-key=row.key.clone()>
-                    <th scope="row">{row.key}</th>
+                <tr data-testid=row_testid data-key=key_attr>
+                    <th scope="row">{key}</th>
                     {cells}
                 </tr>
             }
