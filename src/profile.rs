@@ -159,6 +159,7 @@ fn pct(done: usize, expected: usize) -> f64 {
 }
 
 /// A finished profile: everything needed to write both output files and show them.
+#[derive(Debug)]
 pub struct Profile {
     pub keys: KeyTable,
     /// Metric columns, in upstream's order.

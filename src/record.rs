@@ -14,6 +14,7 @@ pub const ROLLOUT_INDEX: &str = "_ng_rollout_index";
 pub type KeyId = u32;
 
 /// Interns field names so each rollout stores 4-byte ids instead of strings.
+#[derive(Debug)]
 pub struct KeyTable {
     ids: HashMap<Box<str>, KeyId>,
     names: Vec<Box<str>>,
@@ -131,8 +132,16 @@ impl From<serde_json::Error> for RowError {
     }
 }
 
-/// Parses one JSONL line.
+/// Parses one JSONL line. Error columns count characters, as editors do.
 pub fn parse_row(line: &[u8], kind: RowKind, keys: &mut KeyTable) -> Result<Row, RowError> {
+    parse_row_bytes_column(line, kind, keys).map_err(|mut e| {
+        let prefix = &line[..(e.column.saturating_sub(1)).min(line.len())];
+        e.column = String::from_utf8_lossy(prefix).chars().count() + 1;
+        e
+    })
+}
+
+fn parse_row_bytes_column(line: &[u8], kind: RowKind, keys: &mut KeyTable) -> Result<Row, RowError> {
     // One SIMD UTF-8 check of the whole line, then serde_json reads it as `str` and skips its own
     // per-string validation (measured: that validation was 18% of the profile's time).
     let line = simdutf8::compat::from_utf8(line).map_err(|e| RowError {
