@@ -13,10 +13,47 @@ use std::time::Instant;
 
 const REPEATS: usize = 4;
 const WORDS: &[&str] = &[
-    "the", "model", "tool", "answer", "reason", "step", "value", "function", "result", "check", "because", "therefore",
-    "compute", "integral", "proof", "lemma", "observe", "hence", "verify", "output", "token", "agent", "environment",
-    "reward", "policy", "search", "file", "python", "return", "assert", "matrix", "vector", "probability", "<think>",
-    "\\frac{a}{b}", "\"quoted\"", "naïve", "λ", "→", "∑", "😀",
+    "the",
+    "model",
+    "tool",
+    "answer",
+    "reason",
+    "step",
+    "value",
+    "function",
+    "result",
+    "check",
+    "because",
+    "therefore",
+    "compute",
+    "integral",
+    "proof",
+    "lemma",
+    "observe",
+    "hence",
+    "verify",
+    "output",
+    "token",
+    "agent",
+    "environment",
+    "reward",
+    "policy",
+    "search",
+    "file",
+    "python",
+    "return",
+    "assert",
+    "matrix",
+    "vector",
+    "probability",
+    "<think>",
+    "\\frac{a}{b}",
+    "\"quoted\"",
+    "naïve",
+    "λ",
+    "→",
+    "∑",
+    "😀",
 ];
 
 struct Rng(u64);
@@ -104,11 +141,15 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return; // `cargo test --benches` asks for a list; nothing to list
     }
-    let tasks: usize = std::env::var("BENCH_TASKS").ok().and_then(|v| v.parse().ok()).unwrap_or(25_000);
+    let tasks: usize = std::env::var("BENCH_TASKS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(25_000);
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
     let t0 = Instant::now();
     let (inputs, rollouts) = generate(&dir, tasks);
-    let size = std::fs::metadata(&inputs).unwrap().len() + std::fs::metadata(&rollouts).unwrap().len();
+    let size =
+        std::fs::metadata(&inputs).unwrap().len() + std::fs::metadata(&rollouts).unwrap().len();
     let rollouts_size = std::fs::metadata(&rollouts).unwrap().len();
     println!(
         "data: {} rollouts, rollouts file {:.0} MB + inputs {:.0} MB (ready in {:.1} s)",
@@ -133,7 +174,10 @@ fn main() {
             .unwrap();
         assert!(status.success());
         let secs = t.elapsed().as_secs_f64();
-        println!("run {run}: {secs:.2} s, {:.0} MB/s", size as f64 / 1e6 / secs);
+        println!(
+            "run {run}: {secs:.2} s, {:.0} MB/s",
+            size as f64 / 1e6 / secs
+        );
         times.push(secs);
     }
     times.sort_by(f64::total_cmp);

@@ -35,22 +35,43 @@ impl fmt::Display for KeyList<'_> {
 #[derive(Debug, thiserror::Error)]
 pub enum ProfileError {
     #[error("Malformed JSON in '{file}' at line {line}, column {column}: {message}")]
-    MalformedJson { file: String, line: u64, column: usize, message: String },
+    MalformedJson {
+        file: String,
+        line: u64,
+        column: usize,
+        message: String,
+    },
 
     #[error("'{file}' line {line}: field `{field}` {problem}")]
-    BadField { file: String, line: u64, field: &'static str, problem: String },
+    BadField {
+        file: String,
+        line: u64,
+        field: &'static str,
+        problem: String,
+    },
 
     #[error(
         "Duplicate {what} row for rollout key {key}: '{file}' line {line} repeats line {first_line}"
     )]
-    DuplicateKey { what: &'static str, key: RolloutKey, file: String, line: u64, first_line: u64 },
+    DuplicateKey {
+        what: &'static str,
+        key: RolloutKey,
+        file: String,
+        line: u64,
+        first_line: u64,
+    },
 
     #[error(
         "Rollout results contain rows with no matching materialized input rows. Found {count} extra \
          rollout rows. Extra rollout keys: {}. First extra row: '{file}' line {first_line}.",
         KeyList(keys)
     )]
-    ExtraRollouts { count: usize, keys: Vec<RolloutKey>, file: String, first_line: u64 },
+    ExtraRollouts {
+        count: usize,
+        keys: Vec<RolloutKey>,
+        file: String,
+        first_line: u64,
+    },
 
     #[error(
         "Materialized input rows and rollout results do not have matching rollout keys. Missing \
@@ -59,14 +80,25 @@ pub enum ProfileError {
          (or ++allow_partial_rollouts=True) to profile completed rollouts from a partial collection.",
         KeyList(keys)
     )]
-    MissingRollouts { count: usize, keys: Vec<RolloutKey>, file: String, first_line: u64 },
+    MissingRollouts {
+        count: usize,
+        keys: Vec<RolloutKey>,
+        file: String,
+        first_line: u64,
+    },
 
     #[error("Could not read '{file}': {source}")]
-    Io { file: String, source: std::io::Error },
+    Io {
+        file: String,
+        source: std::io::Error,
+    },
 }
 
 impl ProfileError {
     pub fn io(file: &str, source: std::io::Error) -> Self {
-        ProfileError::Io { file: file.to_string(), source }
+        ProfileError::Io {
+            file: file.to_string(),
+            source,
+        }
     }
 }

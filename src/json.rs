@@ -64,7 +64,10 @@ impl serde_json::ser::Formatter for OrjsonFormatter {
 }
 
 /// Serializes any value compactly with orjson's number formatting.
-pub fn to_writer_orjson<W: io::Write, T: serde::Serialize + ?Sized>(w: &mut W, value: &T) -> io::Result<()> {
+pub fn to_writer_orjson<W: io::Write, T: serde::Serialize + ?Sized>(
+    w: &mut W,
+    value: &T,
+) -> io::Result<()> {
     let mut ser = serde_json::Serializer::with_formatter(w, OrjsonFormatter);
     value.serialize(&mut ser).map_err(io::Error::from)
 }

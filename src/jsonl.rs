@@ -61,7 +61,10 @@ impl LineSplitter {
     }
 
     /// Emits a final line that has no trailing newline, if any.
-    pub fn finish<E>(&mut self, mut on_line: impl FnMut(LineSpan, &[u8]) -> Result<(), E>) -> Result<(), E> {
+    pub fn finish<E>(
+        &mut self,
+        mut on_line: impl FnMut(LineSpan, &[u8]) -> Result<(), E>,
+    ) -> Result<(), E> {
         if self.carry.is_empty() {
             return Ok(());
         }
@@ -87,7 +90,14 @@ impl LineSplitter {
         }
         // Lines longer than 4 GiB are reported by the parser long before this matters; saturate.
         let len = u32::try_from(bytes.len()).unwrap_or(u32::MAX);
-        on_line(LineSpan { line: self.line_no, offset, len }, bytes)
+        on_line(
+            LineSpan {
+                line: self.line_no,
+                offset,
+                len,
+            },
+            bytes,
+        )
     }
 }
 
@@ -120,8 +130,22 @@ mod tests {
         assert_eq!(want.len(), 4);
         assert_eq!(want[0].1, b"{\"a\":1}");
         assert_eq!(want[1].1, b"");
-        assert_eq!(want[2].0, LineSpan { line: 3, offset: 10, len: 8 });
-        assert_eq!(want[3].0, LineSpan { line: 4, offset: 19, len: 4 });
+        assert_eq!(
+            want[2].0,
+            LineSpan {
+                line: 3,
+                offset: 10,
+                len: 8
+            }
+        );
+        assert_eq!(
+            want[3].0,
+            LineSpan {
+                line: 4,
+                offset: 19,
+                len: 4
+            }
+        );
         for chunk in 1..data.len() {
             assert_eq!(split(data, chunk), want, "chunk size {chunk}");
         }

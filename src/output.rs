@@ -9,7 +9,10 @@ use crate::render::{self, RenderError};
 /// stem is the rollouts file name without its last extension (Python's `Path.stem`).
 pub fn output_file_names(rollouts_file_name: &str) -> (String, String) {
     let stem = file_stem(rollouts_file_name);
-    (format!("{stem}_reward_profiling.jsonl"), format!("{stem}_agent_metrics.json"))
+    (
+        format!("{stem}_reward_profiling.jsonl"),
+        format!("{stem}_agent_metrics.json"),
+    )
 }
 
 fn file_stem(name: &str) -> &str {
@@ -25,12 +28,19 @@ pub struct RenderedProfile {
     pub agent_metrics: Vec<u8>,
 }
 
-pub fn render_in_memory(profile: &Profile, inputs: &[u8], inputs_file: &str) -> Result<RenderedProfile, RenderError> {
+pub fn render_in_memory(
+    profile: &Profile,
+    inputs: &[u8],
+    inputs_file: &str,
+) -> Result<RenderedProfile, RenderError> {
     let mut reward_profiling = Vec::new();
     render::write_reward_profiling(profile, &mut { inputs }, inputs_file, &mut reward_profiling)?;
     let mut agent_metrics = Vec::new();
     render::write_agent_metrics(&mut agent_metrics, profile)?;
-    Ok(RenderedProfile { reward_profiling, agent_metrics })
+    Ok(RenderedProfile {
+        reward_profiling,
+        agent_metrics,
+    })
 }
 
 /// Profiles two files held in memory, feeding them in chunks as the streaming readers do.
@@ -58,9 +68,18 @@ mod tests {
 
     #[test]
     fn names_follow_python_path_stem() {
-        assert_eq!(output_file_names("rollouts.jsonl").0, "rollouts_reward_profiling.jsonl");
+        assert_eq!(
+            output_file_names("rollouts.jsonl").0,
+            "rollouts_reward_profiling.jsonl"
+        );
         assert_eq!(output_file_names("a.b.jsonl").1, "a.b_agent_metrics.json");
-        assert_eq!(output_file_names("rollouts").0, "rollouts_reward_profiling.jsonl");
-        assert_eq!(output_file_names(".hidden").0, ".hidden_reward_profiling.jsonl");
+        assert_eq!(
+            output_file_names("rollouts").0,
+            "rollouts_reward_profiling.jsonl"
+        );
+        assert_eq!(
+            output_file_names(".hidden").0,
+            ".hidden_reward_profiling.jsonl"
+        );
     }
 }

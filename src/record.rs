@@ -30,13 +30,23 @@ pub mod key {
     pub const AGENT_NAME: KeyId = 4;
     pub const AGENT_REF: KeyId = 5;
     pub const USAGE: KeyId = 6;
-    pub(super) const PRESET: [&str; 7] =
-        [super::TASK_INDEX, super::ROLLOUT_INDEX, "reward", "response", "agent_name", "agent_ref", "usage"];
+    pub(super) const PRESET: [&str; 7] = [
+        super::TASK_INDEX,
+        super::ROLLOUT_INDEX,
+        "reward",
+        "response",
+        "agent_name",
+        "agent_ref",
+        "usage",
+    ];
 }
 
 impl Default for KeyTable {
     fn default() -> Self {
-        let mut table = KeyTable { ids: HashMap::new(), names: Vec::new() };
+        let mut table = KeyTable {
+            ids: HashMap::new(),
+            names: Vec::new(),
+        };
         for name in key::PRESET {
             table.intern(name);
         }
@@ -127,8 +137,14 @@ impl From<serde_json::Error> for RowError {
     fn from(e: serde_json::Error) -> Self {
         // serde_json appends " at line 1 column N"; the column is kept apart.
         let message = e.to_string();
-        let message = message.rfind(" at line ").map_or(message.as_str(), |at| &message[..at]).to_string();
-        RowError { column: e.column(), message }
+        let message = message
+            .rfind(" at line ")
+            .map_or(message.as_str(), |at| &message[..at])
+            .to_string();
+        RowError {
+            column: e.column(),
+            message,
+        }
     }
 }
 
@@ -141,7 +157,11 @@ pub fn parse_row(line: &[u8], kind: RowKind, keys: &mut KeyTable) -> Result<Row,
     })
 }
 
-fn parse_row_bytes_column(line: &[u8], kind: RowKind, keys: &mut KeyTable) -> Result<Row, RowError> {
+fn parse_row_bytes_column(
+    line: &[u8],
+    kind: RowKind,
+    keys: &mut KeyTable,
+) -> Result<Row, RowError> {
     // One SIMD UTF-8 check of the whole line, then serde_json reads it as `str` and skips its own
     // per-string validation (measured: that validation was 18% of the profile's time).
     let line = simdutf8::compat::from_utf8(line).map_err(|e| RowError {
@@ -173,7 +193,13 @@ fn scan(
     saw_negative_zero: &mut bool,
 ) -> Result<(), serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(line);
-    RowSeed { kind, keys, row, saw_negative_zero }.deserialize(&mut de)?;
+    RowSeed {
+        kind,
+        keys,
+        row,
+        saw_negative_zero,
+    }
+    .deserialize(&mut de)?;
     de.end()
 }
 
@@ -271,11 +297,11 @@ impl<'de> Visitor<'de> for RowSeed<'_> {
                 }
                 "response" => {
                     self.row.usage.clear(); // a repeated key: the last value wins
-                    map.next_value_seed(ResponseSeed {
+                    map.next_value_seed(ObjectOrSkip(ResponseFields {
                         keys: &mut *self.keys,
                         usage: &mut self.row.usage,
                         saw_negative_zero: &mut *self.saw_negative_zero,
-                    })?;
+                    }))?;
                     upsert(&mut self.row.top, key::RESPONSE, None);
                 }
                 "reward" => {
@@ -296,7 +322,9 @@ impl<'de> Visitor<'de> for RowSeed<'_> {
         if rollout {
             // The index keys are part of the row's numbers (upstream puts them in the frame),
             // but as keys, never as metric columns; keep them out of `top`.
-            self.row.top.retain(|(k, _)| *k != key::TASK_INDEX && *k != key::ROLLOUT_INDEX);
+            self.row
+                .top
+                .retain(|(k, _)| *k != key::TASK_INDEX && *k != key::ROLLOUT_INDEX);
         }
         Ok(())
     }
@@ -325,112 +353,94 @@ pub fn number_to_num(n: &serde_json::Number) -> Num {
     }
 }
 
-struct ResponseSeed<'a> {
-    keys: &'a mut KeyTable,
-    usage: &'a mut Vec<(KeyId, Option<Num>)>,
-    saw_negative_zero: &'a mut bool,
+/// Reads an object's entries; what [`ObjectOrSkip`] calls for a JSON object.
+trait ObjectVisitor<'de> {
+    fn visit_object<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error>;
 }
 
-impl<'de> DeserializeSeed<'de> for ResponseSeed<'_> {
+/// A value that is read when it is an object and validated and skipped otherwise
+/// (`response: null`, `usage: "n/a"` and the like are not errors).
+struct ObjectOrSkip<V>(V);
+
+impl<'de, V: ObjectVisitor<'de>> DeserializeSeed<'de> for ObjectOrSkip<V> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_any(self)
     }
 }
 
-/// Visits `response`: an object whose `usage` object is read; anything else is skipped.
-impl<'de> Visitor<'de> for ResponseSeed<'_> {
+impl<'de, V: ObjectVisitor<'de>> Visitor<'de> for ObjectOrSkip<V> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any JSON value")
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
+        self.0.visit_object(map)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element::<Skip>()?.is_some() {}
+        Ok(())
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+}
+
+/// `response`: only its `usage` object is read.
+struct ResponseFields<'a> {
+    keys: &'a mut KeyTable,
+    usage: &'a mut Vec<(KeyId, Option<Num>)>,
+    saw_negative_zero: &'a mut bool,
+}
+
+impl<'de> ObjectVisitor<'de> for ResponseFields<'_> {
+    fn visit_object<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(name) = map.next_key::<KeyStr>()? {
             if name.as_str() == "usage" {
                 self.usage.clear();
-                map.next_value_seed(UsageSeed {
+                map.next_value_seed(ObjectOrSkip(UsageFields {
                     keys: &mut *self.keys,
                     usage: &mut *self.usage,
                     saw_negative_zero: &mut *self.saw_negative_zero,
-                })?;
+                }))?;
             } else {
                 map.next_value::<Skip>()?;
             }
         }
         Ok(())
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element::<Skip>()?.is_some() {}
-        Ok(())
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_str<E>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E>(self) -> Result<(), E> {
-        Ok(())
-    }
 }
 
-struct UsageSeed<'a> {
+/// `response.usage`: its top-level numeric fields; `*_details` objects are dropped.
+struct UsageFields<'a> {
     keys: &'a mut KeyTable,
     usage: &'a mut Vec<(KeyId, Option<Num>)>,
     saw_negative_zero: &'a mut bool,
 }
 
-impl<'de> DeserializeSeed<'de> for UsageSeed<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-/// Visits `response.usage`: its top-level numeric fields; `*_details` objects are dropped.
-impl<'de> Visitor<'de> for UsageSeed<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+impl<'de> ObjectVisitor<'de> for UsageFields<'_> {
+    fn visit_object<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(name) = map.next_key::<KeyStr>()? {
             let MaybeNum(num) = map.next_value()?;
             *self.saw_negative_zero |= num.is_some_and(is_negative_zero);
             let id = self.keys.intern(name.as_str());
             upsert(self.usage, id, num);
         }
-        Ok(())
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element::<Skip>()?.is_some() {}
-        Ok(())
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_str<E>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E>(self) -> Result<(), E> {
         Ok(())
     }
 }
@@ -476,7 +486,10 @@ mod tests {
     use super::*;
 
     fn names(keys: &KeyTable, fields: &[(KeyId, Option<Num>)]) -> Vec<(String, Option<Num>)> {
-        fields.iter().map(|(k, v)| (keys.name(*k).to_string(), *v)).collect()
+        fields
+            .iter()
+            .map(|(k, v)| (keys.name(*k).to_string(), *v))
+            .collect()
     }
 
     #[test]
@@ -490,11 +503,17 @@ mod tests {
         assert_eq!(row.reward, Some(Reward::Num(Num::Float(1.0))));
         assert_eq!(
             names(&keys, &row.top),
-            vec![("reward".into(), Some(Num::Float(1.0))), ("ok".into(), Some(Num::Int(1)))]
+            vec![
+                ("reward".into(), Some(Num::Float(1.0))),
+                ("ok".into(), Some(Num::Int(1)))
+            ]
         );
         assert_eq!(
             names(&keys, &row.usage),
-            vec![("input_tokens".into(), Some(Num::Int(3))), ("total_tokens".into(), Some(Num::Int(5)))]
+            vec![
+                ("input_tokens".into(), Some(Num::Int(3))),
+                ("total_tokens".into(), Some(Num::Int(5)))
+            ]
         );
     }
 
@@ -502,13 +521,24 @@ mod tests {
     fn repeated_keys_keep_first_position_and_last_value() {
         let mut keys = KeyTable::default();
         let row = parse_row(br#"{"a":1,"b":2,"a":3.5}"#, RowKind::Rollout, &mut keys).unwrap();
-        assert_eq!(names(&keys, &row.top), vec![("a".into(), Some(Num::Float(3.5))), ("b".into(), Some(Num::Int(2)))]);
+        assert_eq!(
+            names(&keys, &row.top),
+            vec![
+                ("a".into(), Some(Num::Float(3.5))),
+                ("b".into(), Some(Num::Int(2)))
+            ]
+        );
     }
 
     #[test]
     fn negative_zero_integer_is_int_zero() {
         let mut keys = KeyTable::default();
-        let row = parse_row(br#"{"a":-0,"b":-0.0,"_ng_task_index":-0}"#, RowKind::Rollout, &mut keys).unwrap();
+        let row = parse_row(
+            br#"{"a":-0,"b":-0.0,"_ng_task_index":-0}"#,
+            RowKind::Rollout,
+            &mut keys,
+        )
+        .unwrap();
         assert_eq!(row.task, IndexField::Int(0));
         assert_eq!(names(&keys, &row.top)[0].1, Some(Num::Int(0)));
         assert!(matches!(names(&keys, &row.top)[1].1, Some(Num::Float(f)) if f.is_sign_negative()));
@@ -517,18 +547,35 @@ mod tests {
     #[test]
     fn non_numeric_field_kept_only_when_usage_overrides_it() {
         let mut keys = KeyTable::default();
-        let row = parse_row(br#"{"x":"s","y":"t","response":{"usage":{"x":2}}}"#, RowKind::Rollout, &mut keys).unwrap();
+        let row = parse_row(
+            br#"{"x":"s","y":"t","response":{"usage":{"x":2}}}"#,
+            RowKind::Rollout,
+            &mut keys,
+        )
+        .unwrap();
         assert_eq!(names(&keys, &row.top), vec![("x".into(), None)]);
-        let row = parse_row(br#"{"response":null,"reward":null}"#, RowKind::Rollout, &mut keys).unwrap();
+        let row = parse_row(
+            br#"{"response":null,"reward":null}"#,
+            RowKind::Rollout,
+            &mut keys,
+        )
+        .unwrap();
         assert!(row.usage.is_empty());
-        assert_eq!(row.reward, Some(Reward::Other(Box::new(serde_json::Value::Null))));
+        assert_eq!(
+            row.reward,
+            Some(Reward::Other(Box::new(serde_json::Value::Null)))
+        );
     }
 
     #[test]
     fn input_rows_read_only_keys_and_agent() {
         let mut keys = KeyTable::default();
-        let row = parse_row(br#"{"x":1,"agent_ref":{"type":"t","name":null},"_ng_task_index":1.5}"#, RowKind::Input, &mut keys)
-            .unwrap();
+        let row = parse_row(
+            br#"{"x":1,"agent_ref":{"type":"t","name":null},"_ng_task_index":1.5}"#,
+            RowKind::Input,
+            &mut keys,
+        )
+        .unwrap();
         assert!(row.top.is_empty());
         assert_eq!(row.agent, AgentField::Null);
         assert_eq!(row.task, IndexField::Invalid("a float"));
@@ -541,7 +588,10 @@ mod tests {
         let err = parse_row(br#"{"a":[1,}"#, RowKind::Rollout, &mut keys).unwrap_err();
         assert_eq!(err.column, 9);
         let err = parse_row(b"{\"a\":\"\xff\"}", RowKind::Rollout, &mut keys).unwrap_err();
-        assert_eq!((err.column, err.message.as_str()), (7, "invalid UTF-8 (the file must be UTF-8 text)"));
+        assert_eq!(
+            (err.column, err.message.as_str()),
+            (7, "invalid UTF-8 (the file must be UTF-8 text)")
+        );
         assert!(parse_row(b"[1]", RowKind::Rollout, &mut keys).is_err());
         assert!(parse_row(b"{} x", RowKind::Rollout, &mut keys).is_err());
     }

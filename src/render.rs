@@ -20,16 +20,24 @@ impl LineSource for &[u8] {
         let start = usize::try_from(span.offset).map_err(io::Error::other)?;
         self.get(start..start + span.len as usize)
             .map(<[u8]>::to_vec)
-            .ok_or_else(|| io::Error::new(io::ErrorKind::UnexpectedEof, "line beyond the end of the data"))
+            .ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "line beyond the end of the data",
+                )
+            })
     }
 }
 
 /// Lines fetched ahead of time by offset (the web app reads them from the file asynchronously).
 impl LineSource for std::collections::HashMap<u64, Vec<u8>> {
     fn read_span(&mut self, span: LineSpan) -> io::Result<Vec<u8>> {
-        self.get(&span.offset)
-            .cloned()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("line {} was not fetched", span.line)))
+        self.get(&span.offset).cloned().ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("line {} was not fetched", span.line),
+            )
+        })
     }
 }
 
@@ -48,8 +56,14 @@ impl<R: Read + Seek> LineSource for SeekSource<R> {
 /// Failure while writing: the output failed, or an input line changed since it was read.
 #[derive(Debug, thiserror::Error)]
 pub enum RenderError {
-    #[error("'{file}' line {line} changed while profiling (it no longer parses: {message}); run again")]
-    InputChanged { file: String, line: u64, message: String },
+    #[error(
+        "'{file}' line {line} changed while profiling (it no longer parses: {message}); run again"
+    )]
+    InputChanged {
+        file: String,
+        line: u64,
+        message: String,
+    },
     #[error(transparent)]
     Io(#[from] io::Error),
 }
@@ -67,7 +81,12 @@ fn stat_value(s: &ColumnSummary, stat: usize) -> Option<Num> {
 }
 
 /// Writes `"mean/c":…,"max/c":…` for every present statistic; returns whether any was written.
-fn write_stats<W: Write>(w: &mut W, p: &Profile, columns: &[ColumnSummary], mut first: bool) -> io::Result<bool> {
+fn write_stats<W: Write>(
+    w: &mut W,
+    p: &Profile,
+    columns: &[ColumnSummary],
+    mut first: bool,
+) -> io::Result<bool> {
     let mut key = String::new();
     for stat in 0..STATS.len() {
         for (c, summary) in columns.iter().enumerate() {
@@ -104,7 +123,11 @@ pub fn write_reward_profiling<W: Write>(
 }
 
 /// The `sample` of a task: its materialized row without the two index keys, re-serialized.
-pub fn read_sample(inputs: &mut dyn LineSource, inputs_file: &str, span: LineSpan) -> Result<serde_json::Value, RenderError> {
+pub fn read_sample(
+    inputs: &mut dyn LineSource,
+    inputs_file: &str,
+    span: LineSpan,
+) -> Result<serde_json::Value, RenderError> {
     let bytes = inputs.read_span(span)?;
     let changed = |e: serde_json::Error| RenderError::InputChanged {
         file: inputs_file.to_string(),
@@ -127,7 +150,9 @@ pub fn read_sample(inputs: &mut dyn LineSource, inputs_file: &str, span: LineSpa
 fn has_negative_zero(v: &serde_json::Value) -> bool {
     use serde_json::Value;
     match v {
-        Value::Number(n) => n.as_f64().is_some_and(|f| f == 0.0 && f.is_sign_negative()) && n.is_f64(),
+        Value::Number(n) => {
+            n.as_f64().is_some_and(|f| f == 0.0 && f.is_sign_negative()) && n.is_f64()
+        }
         Value::Array(a) => a.iter().any(has_negative_zero),
         Value::Object(o) => o.values().any(has_negative_zero),
         _ => false,
@@ -135,7 +160,12 @@ fn has_negative_zero(v: &serde_json::Value) -> bool {
 }
 
 /// Writes one task row, newline-terminated.
-pub fn write_task_row<W: Write>(w: &mut W, p: &Profile, task: &TaskProfile, sample: &serde_json::Value) -> io::Result<()> {
+pub fn write_task_row<W: Write>(
+    w: &mut W,
+    p: &Profile,
+    task: &TaskProfile,
+    sample: &serde_json::Value,
+) -> io::Result<()> {
     w.write_all(b"{\"_ng_task_index\":")?;
     Num::Int(task.task).write_json(w)?;
     write_stats(w, p, &task.columns, false)?;
@@ -169,9 +199,15 @@ enum InfoValue<'a> {
 /// numeric top-level fields (which overwrite same-named usage fields in place).
 fn write_rollout_info<W: Write>(w: &mut W, p: &Profile, r: &RolloutRecord) -> io::Result<()> {
     let mut fields: Vec<(&str, InfoValue)> = vec![
-        ("rollout_id", InfoValue::Id(format!("{}:{}", r.key.task, r.key.rollout))),
+        (
+            "rollout_id",
+            InfoValue::Id(format!("{}:{}", r.key.task, r.key.rollout)),
+        ),
         (record::TASK_INDEX, InfoValue::Num(Num::Int(r.key.task))),
-        (record::ROLLOUT_INDEX, InfoValue::Num(Num::Int(r.key.rollout))),
+        (
+            record::ROLLOUT_INDEX,
+            InfoValue::Num(Num::Int(r.key.rollout)),
+        ),
     ];
     match &r.reward {
         Some(Reward::Num(n)) => fields.push(("reward", InfoValue::Num(*n))),

@@ -80,7 +80,11 @@ impl Scratch {
         let mean = np_sum(&self.filled) / n;
         let std = (count > 1).then(|| {
             for (slot, &v) in self.filled.iter_mut().zip(values) {
-                *slot = if v.is_nan() { 0.0 } else { (mean - v) * (mean - v) };
+                *slot = if v.is_nan() {
+                    0.0
+                } else {
+                    (mean - v) * (mean - v)
+                };
             }
             (np_sum(&self.filled) / (n - 1.0)).sqrt()
         });
@@ -91,7 +95,12 @@ impl Scratch {
         } else {
             np_sum(&self.present[mid - 1..=mid]) / 2.0
         };
-        ColumnStats { mean: non_nan(mean), median: non_nan(median), std: std.and_then(non_nan), count }
+        ColumnStats {
+            mean: non_nan(mean),
+            median: non_nan(median),
+            std: std.and_then(non_nan),
+            count,
+        }
     }
 }
 
@@ -116,7 +125,11 @@ mod tests {
     #[test]
     fn pairwise_sum_matches_numpy_on_long_input() {
         // numpy 2.4: np.sum([(i*0.37)%1.3 + 1/(i+3) for i in range(n)]); a naive loop differs.
-        let data = |n: usize| (0..n).map(|i| (i as f64 * 0.37) % 1.3 + 1.0 / (i as f64 + 3.0)).collect::<Vec<_>>();
+        let data = |n: usize| {
+            (0..n)
+                .map(|i| (i as f64 * 0.37) % 1.3 + 1.0 / (i as f64 + 3.0))
+                .collect::<Vec<_>>()
+        };
         assert_eq!(np_sum(&data(1000)), 659.0874678655327);
         assert_eq!(np_sum(&data(300)), 202.3892973977131);
         assert_ne!(data(1000).iter().sum::<f64>(), 659.0874678655327);
@@ -126,11 +139,17 @@ mod tests {
     fn missing_values_and_single_values() {
         let mut s = Scratch::default();
         let st = s.column_stats(&[f64::NAN, 2.0, f64::NAN]);
-        assert_eq!((st.mean, st.median, st.std, st.count), (Some(2.0), Some(2.0), None, 1));
+        assert_eq!(
+            (st.mean, st.median, st.std, st.count),
+            (Some(2.0), Some(2.0), None, 1)
+        );
         assert_eq!(s.column_stats(&[f64::NAN]), ColumnStats::default());
         let st = s.column_stats(&[1.0, 4.0, 2.0, 3.0]);
         assert_eq!(st.median, Some(2.5));
-        assert_eq!(s.column_stats(&[-0.0]).mean.map(f64::is_sign_negative), Some(false));
+        assert_eq!(
+            s.column_stats(&[-0.0]).mean.map(f64::is_sign_negative),
+            Some(false)
+        );
     }
 
     #[test]

@@ -18,13 +18,22 @@ impl Cell {
             Some(n) => {
                 let mut exact = Vec::new();
                 let _ = n.write_json(&mut exact);
-                Cell { text: short_number(n.as_f64()), exact: String::from_utf8_lossy(&exact).into_owned() }
+                Cell {
+                    text: short_number(n.as_f64()),
+                    exact: String::from_utf8_lossy(&exact).into_owned(),
+                }
             }
-            None => Cell { text: "–".into(), exact: String::new() },
+            None => Cell {
+                text: "–".into(),
+                exact: String::new(),
+            },
         }
     }
     fn count(n: usize) -> Cell {
-        Cell { text: n.to_string(), exact: n.to_string() }
+        Cell {
+            text: n.to_string(),
+            exact: n.to_string(),
+        }
     }
 }
 
@@ -38,7 +47,11 @@ pub fn short_number(v: f64) -> String {
     }
     let s = format!("{v:.4}");
     let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" { "0".into() } else { s.to_string() }
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.to_string()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -59,7 +72,11 @@ const STATS: [&str; 5] = ["mean", "max", "min", "median", "std"];
 
 fn stat_headers(p: &Profile) -> Vec<String> {
     (0..p.columns.len())
-        .flat_map(|c| STATS.iter().map(move |s| format!("{s}/{}", p.column_name(c))))
+        .flat_map(|c| {
+            STATS
+                .iter()
+                .map(move |s| format!("{s}/{}", p.column_name(c)))
+        })
         .collect()
 }
 
@@ -79,7 +96,13 @@ fn stat_cells(columns: &[ColumnSummary]) -> impl Iterator<Item = Cell> + '_ {
 pub fn task_table(p: &Profile) -> Table {
     let mut headers = stat_headers(p);
     headers.extend(
-        ["num_rollouts", "expected_num_rollouts", "missing_num_rollouts", "reward_profile_completion_pct"].map(String::from),
+        [
+            "num_rollouts",
+            "expected_num_rollouts",
+            "missing_num_rollouts",
+            "reward_profile_completion_pct",
+        ]
+        .map(String::from),
     );
     let rows = p
         .tasks
@@ -90,7 +113,10 @@ pub fn task_table(p: &Profile) -> Table {
             cells.push(Cell::count(t.expected_num_rollouts));
             cells.push(Cell::count(t.missing_num_rollouts()));
             cells.push(Cell::num(Some(Num::Float(t.completion_pct()))));
-            Row { key: t.task.to_string(), cells }
+            Row {
+                key: t.task.to_string(),
+                cells,
+            }
         })
         .collect();
     Table { headers, rows }
@@ -106,7 +132,10 @@ pub fn agent_table(p: &Profile) -> Table {
         .map(|a| {
             let mut cells: Vec<Cell> = stat_cells(&a.columns).collect();
             cells.push(Cell::count(a.num_rollouts));
-            Row { key: a.agent.name.to_string(), cells }
+            Row {
+                key: a.agent.name.to_string(),
+                cells,
+            }
         })
         .collect();
     Table { headers, rows }

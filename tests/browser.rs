@@ -29,7 +29,12 @@ async fn table(b: &Browser, testid: &str) -> Vec<(String, serde_json::Map<String
     v.as_array()
         .unwrap()
         .iter()
-        .map(|r| (r[0].as_str().unwrap().to_string(), r[1].as_object().unwrap().clone()))
+        .map(|r| {
+            (
+                r[0].as_str().unwrap().to_string(),
+                r[1].as_object().unwrap().clone(),
+            )
+        })
         .collect()
 }
 
@@ -39,15 +44,22 @@ fn assert_row_matches(shown: &serde_json::Map<String, Value>, expected: &Value, 
     for (key, cell) in shown {
         let cell = cell.as_str().unwrap();
         match expected.get(key) {
-            None if key.contains('/') => assert_eq!(cell, "", "{what} {key}: shown but absent upstream"),
+            None if key.contains('/') => {
+                assert_eq!(cell, "", "{what} {key}: shown but absent upstream")
+            }
             None => {} // a count the page adds (rollouts per agent); not in upstream's file
             Some(want) => {
-                let got: Value = serde_json::from_str(cell).unwrap_or_else(|_| panic!("{what} {key}: {cell:?}"));
+                let got: Value =
+                    serde_json::from_str(cell).unwrap_or_else(|_| panic!("{what} {key}: {cell:?}"));
                 assert_json_eq(&got, want, &format!("{what} {key}"));
             }
         }
     }
-    let stat_keys = expected.as_object().unwrap().keys().filter(|k| k.contains('/'));
+    let stat_keys = expected
+        .as_object()
+        .unwrap()
+        .keys()
+        .filter(|k| k.contains('/'));
     for key in stat_keys {
         assert!(shown.contains_key(key), "{what}: {key} not shown");
     }
@@ -70,33 +82,54 @@ async fn check_fixture(b: &Browser, name: &str) {
         .find(|p| p.to_str().unwrap().ends_with("rollouts.jsonl"))
         .unwrap();
     let stem = rollouts.file_stem().unwrap().to_str().unwrap().to_string();
-    b.choose_file("inputs-file", &dir.join(format!("{stem}_materialized_inputs.jsonl"))).await;
+    b.choose_file(
+        "inputs-file",
+        &dir.join(format!("{stem}_materialized_inputs.jsonl")),
+    )
+    .await;
     b.choose_file("rollouts-file", &rollouts).await;
-    b.wait_text("[data-testid=rollouts-name]", &format!("{stem}.jsonl")).await;
+    b.wait_text("[data-testid=rollouts-name]", &format!("{stem}.jsonl"))
+        .await;
     b.wait_text("[data-testid=status]", "Profile ready").await;
 
     let stdout = std::fs::read_to_string(expected.join("stdout.txt")).unwrap();
-    let summary = b.wait_text("[data-testid=summary]", "Reward profile completion").await;
+    let summary = b
+        .wait_text("[data-testid=summary]", "Reward profile completion")
+        .await;
     for line in stdout.lines().skip(1).take(2) {
-        assert!(summary.contains(line), "{name}: summary {summary:?} lacks {line:?}");
+        assert!(
+            summary.contains(line),
+            "{name}: summary {summary:?} lacks {line:?}"
+        );
     }
 
-    let want_rows: Vec<Value> = std::fs::read_to_string(expected.join(format!("{stem}_reward_profiling.jsonl")))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let want_rows: Vec<Value> =
+        std::fs::read_to_string(expected.join(format!("{stem}_reward_profiling.jsonl")))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
     let shown = table(b, "task-table").await;
     assert_eq!(shown.len(), want_rows.len(), "{name}: task rows");
     for ((task, cells), want) in shown.iter().zip(&want_rows) {
-        assert_eq!(task, &want["_ng_task_index"].to_string(), "{name}: task order");
+        assert_eq!(
+            task,
+            &want["_ng_task_index"].to_string(),
+            "{name}: task order"
+        );
         assert_row_matches(cells, want, &format!("{name} task {task}"));
     }
 
-    let want_agents: Value =
-        serde_json::from_str(&std::fs::read_to_string(expected.join(format!("{stem}_agent_metrics.json"))).unwrap()).unwrap();
+    let want_agents: Value = serde_json::from_str(
+        &std::fs::read_to_string(expected.join(format!("{stem}_agent_metrics.json"))).unwrap(),
+    )
+    .unwrap();
     let shown = table(b, "agent-metrics").await;
-    assert_eq!(shown.len(), want_agents.as_array().unwrap().len(), "{name}: agents");
+    assert_eq!(
+        shown.len(),
+        want_agents.as_array().unwrap().len(),
+        "{name}: agents"
+    );
     for ((agent, cells), want) in shown.iter().zip(want_agents.as_array().unwrap()) {
         assert_eq!(agent, want["agent_ref"]["name"].as_str().unwrap());
         assert_row_matches(cells, want, &format!("{name} agent {agent}"));
@@ -104,12 +137,18 @@ async fn check_fixture(b: &Browser, name: &str) {
 
     // The downloads hold upstream's data (as data, and in fact byte for byte).
     let got = download_text(b, "download-profiling").await;
-    let want = std::fs::read_to_string(expected.join(format!("{stem}_reward_profiling.jsonl"))).unwrap();
+    let want =
+        std::fs::read_to_string(expected.join(format!("{stem}_reward_profiling.jsonl"))).unwrap();
     assert_profiles_eq(&got, &want, name);
     assert_eq!(got, want);
     let got = download_text(b, "download-agent-metrics").await;
-    let want = std::fs::read_to_string(expected.join(format!("{stem}_agent_metrics.json"))).unwrap();
-    assert_json_eq(&serde_json::from_str(&got).unwrap(), &serde_json::from_str(&want).unwrap(), name);
+    let want =
+        std::fs::read_to_string(expected.join(format!("{stem}_agent_metrics.json"))).unwrap();
+    assert_json_eq(
+        &serde_json::from_str(&got).unwrap(),
+        &serde_json::from_str(&want).unwrap(),
+        name,
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -117,13 +156,24 @@ async fn web_app_profiles_fixtures_like_upstream() {
     let server = StaticServer::start(&dist());
     let b = Browser::start().await;
     b.client.goto(&server.url()).await.unwrap();
-    b.wait_text("[data-testid=status]", "Choose both files").await;
+    b.wait_text("[data-testid=status]", "Choose both files")
+        .await;
     let requests_after_load = server.requests.load(std::sync::atomic::Ordering::SeqCst);
 
     // The embedded example is one click away.
-    b.client.find(fantoccini::Locator::Css("[data-testid=load-example]")).await.unwrap().click().await.unwrap();
+    b.client
+        .find(fantoccini::Locator::Css("[data-testid=load-example]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
     b.wait_text("[data-testid=status]", "Profile ready").await;
-    b.wait_text("[data-testid=summary]", "Reward profile completion: 5/5 rollout rows (100.00%)").await;
+    b.wait_text(
+        "[data-testid=summary]",
+        "Reward profile completion: 5/5 rollout rows (100.00%)",
+    )
+    .await;
     assert_eq!(table(&b, "task-table").await.len(), 5);
     if let Ok(path) = std::env::var("GYMSCOPE_SCREENSHOT") {
         std::fs::write(path, b.client.screenshot().await.unwrap()).unwrap();
@@ -135,12 +185,23 @@ async fn web_app_profiles_fixtures_like_upstream() {
 
     // Upstream crashes on rows without index keys; the page names the file, line and field.
     let dir = fixtures_dir().join("polymath");
-    b.choose_file("inputs-file", &dir.join("example_rollouts_materialized_inputs.jsonl")).await;
-    b.choose_file("rollouts-file", &dir.join("example_rollouts.jsonl")).await;
+    b.choose_file(
+        "inputs-file",
+        &dir.join("example_rollouts_materialized_inputs.jsonl"),
+    )
+    .await;
+    b.choose_file("rollouts-file", &dir.join("example_rollouts.jsonl"))
+        .await;
     let err = b.wait_text("[data-testid=status]", "is missing").await;
-    assert!(err.contains("'example_rollouts.jsonl' line 1: field `_ng_task_index` is missing"), "{err}");
+    assert!(
+        err.contains("'example_rollouts.jsonl' line 1: field `_ng_task_index` is missing"),
+        "{err}"
+    );
 
     // Everything above ran locally: no request left the page after it loaded.
-    assert_eq!(server.requests.load(std::sync::atomic::Ordering::SeqCst), requests_after_load);
+    assert_eq!(
+        server.requests.load(std::sync::atomic::Ordering::SeqCst),
+        requests_after_load
+    );
     b.close().await;
 }

@@ -24,27 +24,57 @@ fn every_fixture_matches_upstream_outputs_and_summary() {
         let tmp = tempfile::tempdir().unwrap();
         let inputs = tmp.path().join(format!("{stem}_materialized_inputs.jsonl"));
         let rollouts = tmp.path().join(&rollouts_name);
-        fs::copy(dir.join(format!("{stem}_materialized_inputs.jsonl")), &inputs).unwrap();
+        fs::copy(
+            dir.join(format!("{stem}_materialized_inputs.jsonl")),
+            &inputs,
+        )
+        .unwrap();
         fs::copy(dir.join(&rollouts_name), &rollouts).unwrap();
 
-        let out = run_gymscope(&["profile", "--inputs", inputs.to_str().unwrap(), "--rollouts", rollouts.to_str().unwrap()]);
-        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
-        let stdout = String::from_utf8(out.stdout).unwrap().replace(tmp.path().to_str().unwrap(), "<dir>");
-        assert_eq!(stdout, fs::read_to_string(expected.join("stdout.txt")).unwrap(), "{name}: summary");
+        let out = run_gymscope(&[
+            "profile",
+            "--inputs",
+            inputs.to_str().unwrap(),
+            "--rollouts",
+            rollouts.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stdout = String::from_utf8(out.stdout)
+            .unwrap()
+            .replace(tmp.path().to_str().unwrap(), "<dir>");
+        assert_eq!(
+            stdout,
+            fs::read_to_string(expected.join("stdout.txt")).unwrap(),
+            "{name}: summary"
+        );
 
-        let got = fs::read_to_string(tmp.path().join(format!("{stem}_reward_profiling.jsonl"))).unwrap();
-        let want = fs::read_to_string(expected.join(format!("{stem}_reward_profiling.jsonl"))).unwrap();
+        let got =
+            fs::read_to_string(tmp.path().join(format!("{stem}_reward_profiling.jsonl"))).unwrap();
+        let want =
+            fs::read_to_string(expected.join(format!("{stem}_reward_profiling.jsonl"))).unwrap();
         assert_profiles_eq(&got, &want, &name);
         // We follow upstream's key order and float formatting too, so the bytes agree.
         assert_eq!(got, want, "{name}: reward profiling bytes");
 
-        let got = fs::read_to_string(tmp.path().join(format!("{stem}_agent_metrics.json"))).unwrap();
+        let got =
+            fs::read_to_string(tmp.path().join(format!("{stem}_agent_metrics.json"))).unwrap();
         let want = fs::read_to_string(expected.join(format!("{stem}_agent_metrics.json"))).unwrap();
-        assert_json_eq(&serde_json::from_str(&got).unwrap(), &serde_json::from_str(&want).unwrap(), &name);
+        assert_json_eq(
+            &serde_json::from_str(&got).unwrap(),
+            &serde_json::from_str(&want).unwrap(),
+            &name,
+        );
         assert_eq!(got, want, "{name}: agent metrics bytes");
         checked += 1;
     }
-    assert_eq!(checked, 16, "every fixture with expected outputs was checked");
+    assert_eq!(
+        checked, 16,
+        "every fixture with expected outputs was checked"
+    );
 }
 
 #[test]
@@ -53,7 +83,9 @@ fn polymath_without_index_keys_names_file_and_line() {
     let out = run_gymscope(&[
         "profile",
         "--inputs",
-        dir.join("example_rollouts_materialized_inputs.jsonl").to_str().unwrap(),
+        dir.join("example_rollouts_materialized_inputs.jsonl")
+            .to_str()
+            .unwrap(),
         "--rollouts",
         dir.join("example_rollouts.jsonl").to_str().unwrap(),
         "--out-dir",
@@ -61,7 +93,11 @@ fn polymath_without_index_keys_names_file_and_line() {
     ]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.contains("polymath/example_rollouts.jsonl' line 1: field `_ng_task_index` is missing"), "{stderr}");
+    assert!(
+        stderr
+            .contains("polymath/example_rollouts.jsonl' line 1: field `_ng_task_index` is missing"),
+        "{stderr}"
+    );
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
@@ -83,7 +119,9 @@ fn generated_cases_match_upstream_oracle() {
         let mut argv = vec![
             "profile".to_string(),
             "--inputs".into(),
-            dir.join("rollouts_materialized_inputs.jsonl").to_string_lossy().into(),
+            dir.join("rollouts_materialized_inputs.jsonl")
+                .to_string_lossy()
+                .into(),
             "--rollouts".into(),
             dir.join("rollouts.jsonl").to_string_lossy().into(),
             "--out-dir".into(),
@@ -91,17 +129,31 @@ fn generated_cases_match_upstream_oracle() {
         ];
         argv.extend(args.split_whitespace().map(String::from));
         let out = run_gymscope(&argv.iter().map(String::as_str).collect::<Vec<_>>());
-        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let expected = dir.join("expected");
-        let stdout = String::from_utf8(out.stdout).unwrap().replace(tmp.path().to_str().unwrap(), "<dir>");
-        assert_eq!(stdout, fs::read_to_string(expected.join("stdout.txt")).unwrap(), "{name}: summary");
+        let stdout = String::from_utf8(out.stdout)
+            .unwrap()
+            .replace(tmp.path().to_str().unwrap(), "<dir>");
+        assert_eq!(
+            stdout,
+            fs::read_to_string(expected.join("stdout.txt")).unwrap(),
+            "{name}: summary"
+        );
         let got = fs::read_to_string(tmp.path().join("rollouts_reward_profiling.jsonl")).unwrap();
         let want = fs::read_to_string(expected.join("rollouts_reward_profiling.jsonl")).unwrap();
         assert_profiles_eq(&got, &want, &name);
         assert_eq!(got, want, "{name}: reward profiling bytes");
         let got = fs::read_to_string(tmp.path().join("rollouts_agent_metrics.json")).unwrap();
         let want = fs::read_to_string(expected.join("rollouts_agent_metrics.json")).unwrap();
-        assert_json_eq(&serde_json::from_str(&got).unwrap(), &serde_json::from_str(&want).unwrap(), &name);
+        assert_json_eq(
+            &serde_json::from_str(&got).unwrap(),
+            &serde_json::from_str(&want).unwrap(),
+            &name,
+        );
         assert_eq!(got, want, "{name}: agent metrics bytes");
         checked += 1;
     }

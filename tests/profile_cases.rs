@@ -6,11 +6,17 @@ mod common;
 use gymscope::output::{profile_bytes, render_in_memory, RenderedProfile};
 use gymscope::profile::{Profile, ProfileBuilder, ProfileOptions};
 
-const STRICT: ProfileOptions = ProfileOptions { allow_partial_rollouts: false };
-const PARTIAL: ProfileOptions = ProfileOptions { allow_partial_rollouts: true };
+const STRICT: ProfileOptions = ProfileOptions {
+    allow_partial_rollouts: false,
+};
+const PARTIAL: ProfileOptions = ProfileOptions {
+    allow_partial_rollouts: true,
+};
 
 fn input(t: i64, r: i64, agent: &str) -> String {
-    format!(r#"{{"responses_create_params":{{"input":"task {t}"}},"agent_ref":{{"name":"{agent}"}},"_ng_task_index":{t},"_ng_rollout_index":{r}}}"#)
+    format!(
+        r#"{{"responses_create_params":{{"input":"task {t}"}},"agent_ref":{{"name":"{agent}"}},"_ng_task_index":{t},"_ng_rollout_index":{r}}}"#
+    )
 }
 
 fn rollout(t: i64, r: i64, reward: f64) -> String {
@@ -26,7 +32,14 @@ fn lines(rows: &[String]) -> String {
 }
 
 fn profile(inputs: &str, rollouts: &str, options: ProfileOptions) -> Result<Profile, String> {
-    profile_bytes(inputs.as_bytes(), "in.jsonl", rollouts.as_bytes(), "out.jsonl", options).map_err(|e| e.to_string())
+    profile_bytes(
+        inputs.as_bytes(),
+        "in.jsonl",
+        rollouts.as_bytes(),
+        "out.jsonl",
+        options,
+    )
+    .map_err(|e| e.to_string())
 }
 
 fn rendered(inputs: &str, p: &Profile) -> RenderedProfile {
@@ -34,8 +47,18 @@ fn rendered(inputs: &str, p: &Profile) -> RenderedProfile {
 }
 
 fn two_tasks() -> (String, String) {
-    let inputs = lines(&[input(0, 0, "a"), input(0, 1, "a"), input(1, 0, "a"), input(1, 1, "a")]);
-    let rollouts = lines(&[rollout(1, 1, 1.0), rollout(0, 0, 0.0), rollout(1, 0, 1.0), rollout(0, 1, 1.0)]);
+    let inputs = lines(&[
+        input(0, 0, "a"),
+        input(0, 1, "a"),
+        input(1, 0, "a"),
+        input(1, 1, "a"),
+    ]);
+    let rollouts = lines(&[
+        rollout(1, 1, 1.0),
+        rollout(0, 0, 0.0),
+        rollout(1, 0, 1.0),
+        rollout(0, 1, 1.0),
+    ]);
     (inputs, rollouts)
 }
 
@@ -43,7 +66,10 @@ fn two_tasks() -> (String, String) {
 fn duplicate_input_key_names_both_lines() {
     let inputs = lines(&[input(0, 0, "a"), input(0, 1, "a"), input(0, 1, "a")]);
     let err = profile(&inputs, &lines(&[rollout(0, 0, 1.0)]), PARTIAL).unwrap_err();
-    assert_eq!(err, "Duplicate materialized input row for rollout key (0, 1): 'in.jsonl' line 3 repeats line 2");
+    assert_eq!(
+        err,
+        "Duplicate materialized input row for rollout key (0, 1): 'in.jsonl' line 3 repeats line 2"
+    );
 }
 
 #[test]
@@ -51,7 +77,10 @@ fn duplicate_result_key_names_both_lines() {
     let (inputs, _) = two_tasks();
     let rollouts = lines(&[rollout(0, 0, 1.0), rollout(1, 0, 1.0), rollout(0, 0, 0.0)]);
     let err = profile(&inputs, &rollouts, PARTIAL).unwrap_err();
-    assert_eq!(err, "Duplicate result row for rollout key (0, 0): 'out.jsonl' line 3 repeats line 1");
+    assert_eq!(
+        err,
+        "Duplicate result row for rollout key (0, 0): 'out.jsonl' line 3 repeats line 1"
+    );
 }
 
 #[test]
@@ -82,7 +111,14 @@ fn missing_rollouts_fail_unless_partial() {
 
     let p = profile(&inputs, &rollouts, PARTIAL).unwrap();
     assert_eq!(p.summary.completed_rollout_rows, 2);
-    assert_eq!((p.summary.complete_input_rows, p.summary.partial_input_rows, p.summary.missing_input_rows), (0, 2, 0));
+    assert_eq!(
+        (
+            p.summary.complete_input_rows,
+            p.summary.partial_input_rows,
+            p.summary.missing_input_rows
+        ),
+        (0, 2, 0)
+    );
     let out = String::from_utf8(rendered(&inputs, &p).reward_profiling).unwrap();
     assert!(out.contains(r#""num_rollouts":1,"expected_num_rollouts":2,"missing_num_rollouts":1,"reward_profile_completion_pct":50.0"#), "{out}");
     // The sample is the row of the lowest *matched* rollout: task 1 has only rollout 1.
@@ -97,24 +133,50 @@ fn malformed_json_names_file_line_and_column() {
         ("{\"reward\": 1.0,}", "line 2, column 16: trailing comma"),
         ("", "line 2, column 1: empty line"),
         ("{\"reward\": NaN}", "line 2, column 12: expected value"),
-        ("{\"reward\": 1e400}", "line 2, column 16: number out of range"),
-        ("{\"text\": \"\\ud800\"}", "line 2, column 17: unexpected end of hex escape"),
-        ("{\"text\": \"caf\u{e9}\"} x", "line 2, column 18: trailing characters"),
-        ("[1, 2]", "line 2, column 1: invalid type: sequence, expected a JSON object"),
+        (
+            "{\"reward\": 1e400}",
+            "line 2, column 16: number out of range",
+        ),
+        (
+            "{\"text\": \"\\ud800\"}",
+            "line 2, column 17: unexpected end of hex escape",
+        ),
+        (
+            "{\"text\": \"caf\u{e9}\"} x",
+            "line 2, column 18: trailing characters",
+        ),
+        (
+            "[1, 2]",
+            "line 2, column 1: invalid type: sequence, expected a JSON object",
+        ),
         ("{\"a\": \"\u{1}\"}", "control character"),
     ];
     for (bad, want) in cases {
         let rollouts = format!("{}\n{bad}\n{}\n", rollout(0, 0, 1.0), rollout(0, 1, 1.0));
         let err = profile(&inputs, &rollouts, PARTIAL).unwrap_err();
-        assert!(err.starts_with("Malformed JSON in 'out.jsonl' at "), "{bad:?}: {err}");
+        assert!(
+            err.starts_with("Malformed JSON in 'out.jsonl' at "),
+            "{bad:?}: {err}"
+        );
         assert!(err.contains(want), "{bad:?}: {err}");
     }
     let bom = format!("\u{feff}{}", lines(&[rollout(0, 0, 1.0)]));
     let err = profile(&inputs, &bom, PARTIAL).unwrap_err();
-    assert!(err.contains("line 1, column 1: the file starts with a UTF-8 byte order mark"), "{err}");
+    assert!(
+        err.contains("line 1, column 1: the file starts with a UTF-8 byte order mark"),
+        "{err}"
+    );
     let mut bad_utf8 = rollout(0, 0, 1.0).into_bytes();
     bad_utf8[30] = 0xff;
-    let err = profile_bytes(inputs.as_bytes(), "in.jsonl", &bad_utf8, "out.jsonl", PARTIAL).unwrap_err().to_string();
+    let err = profile_bytes(
+        inputs.as_bytes(),
+        "in.jsonl",
+        &bad_utf8,
+        "out.jsonl",
+        PARTIAL,
+    )
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("line 1, column 31: invalid UTF-8"), "{err}");
     // A trailing blank line is an error for upstream too.
     let err = profile(&inputs, &format!("{}\n\n", rollout(0, 0, 1.0)), PARTIAL).unwrap_err();
@@ -127,19 +189,48 @@ fn malformed_json_anywhere_is_reported_before_key_checks() {
     let inputs = lines(&[input(0, 0, "a"), input(0, 0, "a")]);
     let rollouts = format!("{}\n{{oops\n", rollout(0, 0, 1.0));
     let err = profile(&inputs, &rollouts, PARTIAL).unwrap_err();
-    assert!(err.starts_with("Malformed JSON in 'out.jsonl' at line 2"), "{err}");
+    assert!(
+        err.starts_with("Malformed JSON in 'out.jsonl' at line 2"),
+        "{err}"
+    );
 }
 
 #[test]
 fn rows_without_index_keys_name_the_field() {
     let (inputs, _) = two_tasks();
-    let err = profile(&inputs, &lines(&[rollout(0, 0, 1.0), r#"{"reward":1.0,"_ng_task_index":1}"#.into()]), PARTIAL).unwrap_err();
-    assert!(err.starts_with("'out.jsonl' line 2: field `_ng_rollout_index` is missing"), "{err}");
-    let err = profile(&inputs, &lines(&[r#"{"reward":1.0,"_ng_task_index":"0","_ng_rollout_index":0}"#.into()]), PARTIAL)
-        .unwrap_err();
-    assert_eq!(err, "'out.jsonl' line 1: field `_ng_task_index` must be an integer, found not a number");
-    let err = profile(&lines(&[r#"{"agent_ref":{"name":"a"},"_ng_task_index":0}"#.into()]), "", PARTIAL).unwrap_err();
-    assert!(err.starts_with("'in.jsonl' line 1: field `_ng_rollout_index` is missing"), "{err}");
+    let err = profile(
+        &inputs,
+        &lines(&[
+            rollout(0, 0, 1.0),
+            r#"{"reward":1.0,"_ng_task_index":1}"#.into(),
+        ]),
+        PARTIAL,
+    )
+    .unwrap_err();
+    assert!(
+        err.starts_with("'out.jsonl' line 2: field `_ng_rollout_index` is missing"),
+        "{err}"
+    );
+    let err = profile(
+        &inputs,
+        &lines(&[r#"{"reward":1.0,"_ng_task_index":"0","_ng_rollout_index":0}"#.into()]),
+        PARTIAL,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err,
+        "'out.jsonl' line 1: field `_ng_task_index` must be an integer, found not a number"
+    );
+    let err = profile(
+        &lines(&[r#"{"agent_ref":{"name":"a"},"_ng_task_index":0}"#.into()]),
+        "",
+        PARTIAL,
+    )
+    .unwrap_err();
+    assert!(
+        err.starts_with("'in.jsonl' line 1: field `_ng_rollout_index` is missing"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -165,16 +256,25 @@ fn missing_agent_ref_falls_back_to_the_rollout_or_leaves_agent_metrics() {
         input(1, 0, "b"),
     ]);
     let rollouts = lines(&[
-        r#"{"reward":1.0,"agent_ref":{"name":"a"},"_ng_task_index":0,"_ng_rollout_index":0}"#.into(),
+        r#"{"reward":1.0,"agent_ref":{"name":"a"},"_ng_task_index":0,"_ng_rollout_index":0}"#
+            .into(),
         rollout(0, 1, 0.0),
         rollout(1, 0, 1.0),
     ]);
     let p = profile(&inputs, &rollouts, STRICT).unwrap();
-    let agents: Vec<(&str, usize)> = p.agents.iter().map(|a| (&*a.agent.name, a.num_rollouts)).collect();
+    let agents: Vec<(&str, usize)> = p
+        .agents
+        .iter()
+        .map(|a| (&*a.agent.name, a.num_rollouts))
+        .collect();
     assert_eq!(agents, [("a", 1), ("b", 1)]);
     assert_eq!(p.tasks[0].num_rollouts, 2);
     assert_eq!(p.warnings.len(), 1);
-    assert!(p.warnings[0].contains("1 rollouts have no agent name") && p.warnings[0].contains("line 2"), "{:?}", p.warnings);
+    assert!(
+        p.warnings[0].contains("1 rollouts have no agent name") && p.warnings[0].contains("line 2"),
+        "{:?}",
+        p.warnings
+    );
 }
 
 #[test]
@@ -237,7 +337,13 @@ fn cli_reports_missing_files_and_errors_with_exit_1() {
     let dir = tempfile::tempdir().unwrap();
     let (inputs, _) = two_tasks();
     std::fs::write(dir.path().join("in.jsonl"), &inputs).unwrap();
-    let out = common::run_gymscope(&["profile", "--inputs", dir.path().join("in.jsonl").to_str().unwrap(), "--rollouts", "nope.jsonl"]);
+    let out = common::run_gymscope(&[
+        "profile",
+        "--inputs",
+        dir.path().join("in.jsonl").to_str().unwrap(),
+        "--rollouts",
+        "nope.jsonl",
+    ]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
@@ -252,15 +358,30 @@ fn cli_reports_missing_files_and_errors_with_exit_1() {
         dir.path().join("r.jsonl").to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("Missing rollout results for 3 materialized input rows"));
-    assert!(!dir.path().join("r_reward_profiling.jsonl").exists(), "no output on error");
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("Missing rollout results for 3 materialized input rows"));
+    assert!(
+        !dir.path().join("r_reward_profiling.jsonl").exists(),
+        "no output on error"
+    );
     let out = common::run_gymscope(&[
         "profile",
-        &format!("+materialized_inputs_jsonl_fpath={}", dir.path().join("in.jsonl").display()),
-        &format!("+rollouts_jsonl_fpath={}", dir.path().join("r.jsonl").display()),
+        &format!(
+            "+materialized_inputs_jsonl_fpath={}",
+            dir.path().join("in.jsonl").display()
+        ),
+        &format!(
+            "+rollouts_jsonl_fpath={}",
+            dir.path().join("r.jsonl").display()
+        ),
         "++allow_partial_rollouts=True",
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("Reward profile completion: 1/4 rollout rows (25.00%)"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout)
+        .contains("Reward profile completion: 1/4 rollout rows (25.00%)"));
     assert!(dir.path().join("r_reward_profiling.jsonl").exists());
 }

@@ -4,7 +4,11 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
-#[command(name = "gymscope", version, about = "Look at NVIDIA NeMo Gym rollout data: reward profiles, offline.")]
+#[command(
+    name = "gymscope",
+    version,
+    about = "Look at NVIDIA NeMo Gym rollout data: reward profiles, offline."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -73,7 +77,13 @@ mod tests {
 
     #[test]
     fn upstream_spellings_map_to_flags() {
-        let args = ["gymscope", "profile", "+materialized_inputs_jsonl_fpath=m.jsonl", "++rollouts_jsonl_fpath=r.jsonl", "++allow_partial_rollouts=True"];
+        let args = [
+            "gymscope",
+            "profile",
+            "+materialized_inputs_jsonl_fpath=m.jsonl",
+            "++rollouts_jsonl_fpath=r.jsonl",
+            "++allow_partial_rollouts=True",
+        ];
         let cli = Cli::try_parse_from(normalize_legacy_args(args.map(String::from))).unwrap();
         let Command::Profile(p) = cli.command;
         assert_eq!(p.inputs, PathBuf::from("m.jsonl"));

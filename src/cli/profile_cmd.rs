@@ -2,11 +2,11 @@
 //! output files atomically (a temporary file renamed into place).
 
 use super::args::ProfileArgs;
-use anyhow::{bail, Context, Result};
 use crate::error::ProfileError;
 use crate::output::output_file_names;
 use crate::profile::{ProfileBuilder, ProfileOptions};
 use crate::render::{self, SeekSource};
+use anyhow::{bail, Context, Result};
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::path::{Component, Path, PathBuf};
@@ -16,42 +16,69 @@ const CHUNK: usize = 4 << 20;
 pub fn run(args: &ProfileArgs) -> Result<()> {
     for (path, flag) in [(&args.inputs, "--inputs"), (&args.rollouts, "--rollouts")] {
         if !path.exists() {
-            bail!("Input file not found: '{}' ({flag}). Check the path is spelled correctly.", path.display());
+            bail!(
+                "Input file not found: '{}' ({flag}). Check the path is spelled correctly.",
+                path.display()
+            );
         }
     }
     let inputs_name = args.inputs.display().to_string();
     let rollouts_name = args.rollouts.display().to_string();
     let mut builder = ProfileBuilder::new(&inputs_name, &rollouts_name);
     let mut buf = vec![0u8; CHUNK];
-    feed(&args.inputs, &inputs_name, &mut buf, |chunk| builder.push_inputs(chunk))?;
-    feed(&args.rollouts, &rollouts_name, &mut buf, |chunk| builder.push_rollouts(chunk))?;
+    feed(&args.inputs, &inputs_name, &mut buf, |chunk| {
+        builder.push_inputs(chunk)
+    })?;
+    feed(&args.rollouts, &rollouts_name, &mut buf, |chunk| {
+        builder.push_rollouts(chunk)
+    })?;
     drop(buf);
-    let profile = builder.finish(ProfileOptions { allow_partial_rollouts: args.allow_partial_rollouts })?;
+    let profile = builder.finish(ProfileOptions {
+        allow_partial_rollouts: args.allow_partial_rollouts,
+    })?;
     for warning in &profile.warnings {
         eprintln!("Warning: {warning}");
     }
 
-    let (profiling_name, metrics_name) =
-        output_file_names(&args.rollouts.file_name().unwrap_or_default().to_string_lossy());
+    let (profiling_name, metrics_name) = output_file_names(
+        &args
+            .rollouts
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy(),
+    );
     let dir = match &args.out_dir {
         Some(dir) => {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating --out-dir '{}'", dir.display()))?;
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("creating --out-dir '{}'", dir.display()))?;
             dir.clone()
         }
-        None => args.rollouts.parent().map(Path::to_path_buf).unwrap_or_default(),
+        None => args
+            .rollouts
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default(),
     };
     let profiling_path = tidy(&dir.join(profiling_name));
     let metrics_path = tidy(&dir.join(metrics_name));
 
-    let mut inputs = SeekSource(File::open(&args.inputs).with_context(|| format!("opening '{inputs_name}'"))?);
+    let mut inputs =
+        SeekSource(File::open(&args.inputs).with_context(|| format!("opening '{inputs_name}'"))?);
     write_atomically(&profiling_path, |w| {
-        render::write_reward_profiling(&profile, &mut inputs, &inputs_name, w).map_err(anyhow::Error::from)
+        render::write_reward_profiling(&profile, &mut inputs, &inputs_name, w)
+            .map_err(anyhow::Error::from)
     })?;
-    write_atomically(&metrics_path, |w| render::write_agent_metrics(w, &profile).map_err(anyhow::Error::from))?;
+    write_atomically(&metrics_path, |w| {
+        render::write_agent_metrics(w, &profile).map_err(anyhow::Error::from)
+    })?;
 
     print!(
         "{}",
-        render::summary_text(&profile, &profiling_path.display().to_string(), &metrics_path.display().to_string())
+        render::summary_text(
+            &profile,
+            &profiling_path.display().to_string(),
+            &metrics_path.display().to_string()
+        )
     );
     Ok(())
 }
@@ -76,13 +103,21 @@ fn feed(
 
 /// Python's `Path` drops `.` components (`./r.jsonl` prints as `r.jsonl`); so do we.
 fn tidy(path: &Path) -> PathBuf {
-    path.components().filter(|c| *c != Component::CurDir).collect()
+    path.components()
+        .filter(|c| *c != Component::CurDir)
+        .collect()
 }
 
 /// Writes through a temporary file in the same directory, renamed over `path` only when complete,
 /// so an interrupted run never leaves a truncated output.
-fn write_atomically(path: &Path, write: impl FnOnce(&mut BufWriter<File>) -> Result<()>) -> Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<File>) -> Result<()>,
+) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let file_name = path.file_name().unwrap_or_default().to_string_lossy();
     let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
     let result = (|| {

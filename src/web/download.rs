@@ -15,7 +15,11 @@ impl ObjectUrl {
         let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options)
             .map_err(|e| format!("{e:?}"))?;
         let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| format!("{e:?}"))?;
-        Ok(ObjectUrl { file_name, url, bytes: bytes.len() })
+        Ok(ObjectUrl {
+            file_name,
+            url,
+            bytes: bytes.len(),
+        })
     }
 }
 

@@ -16,7 +16,10 @@ const SLICE: f64 = 8.0 * 1024.0 * 1024.0;
 #[derive(Clone)]
 pub enum Source {
     File(web_sys::File),
-    Embedded { name: &'static str, bytes: &'static [u8] },
+    Embedded {
+        name: &'static str,
+        bytes: &'static [u8],
+    },
 }
 
 impl Source {
@@ -38,7 +41,9 @@ impl Source {
         match self {
             Source::File(f) => {
                 let blob = f.slice_with_f64_and_f64(start, end).map_err(js_error)?;
-                let buf = JsFuture::from(blob.array_buffer()).await.map_err(js_error)?;
+                let buf = JsFuture::from(blob.array_buffer())
+                    .await
+                    .map_err(js_error)?;
                 Ok(js_sys::Uint8Array::new(&buf).to_vec())
             }
             Source::Embedded { bytes, .. } => Ok(bytes[start as usize..end as usize].to_vec()),
@@ -97,11 +102,17 @@ pub async fn profile_files(
     let mut samples = HashMap::new();
     for task in &profile.tasks {
         let span = task.sample;
-        let bytes = inputs.read(span.offset as f64, (span.offset + u64::from(span.len)) as f64).await?;
+        let bytes = inputs
+            .read(
+                span.offset as f64,
+                (span.offset + u64::from(span.len)) as f64,
+            )
+            .await?;
         samples.insert(span.offset, bytes);
     }
     let mut profiling = Vec::new();
-    render::write_reward_profiling(&profile, &mut samples, &inputs_name, &mut profiling).map_err(|e| e.to_string())?;
+    render::write_reward_profiling(&profile, &mut samples, &inputs_name, &mut profiling)
+        .map_err(|e| e.to_string())?;
     let mut metrics = Vec::new();
     render::write_agent_metrics(&mut metrics, &profile).map_err(|e| e.to_string())?;
     let (profiling_name, metrics_name) = output_file_names(&rollouts_name);

@@ -11,7 +11,9 @@ use std::sync::Arc;
 /// The embedded example run (NeMo Gym's ether0 example), so a first visit shows a real profile.
 const EXAMPLE_INPUTS: Source = Source::Embedded {
     name: "example_rollouts_materialized_inputs.jsonl",
-    bytes: include_bytes!("../../tests/fixtures/gym-examples/ether0/example_rollouts_materialized_inputs.jsonl"),
+    bytes: include_bytes!(
+        "../../tests/fixtures/gym-examples/ether0/example_rollouts_materialized_inputs.jsonl"
+    ),
 };
 const EXAMPLE_ROLLOUTS: Source = Source::Embedded {
     name: "example_rollouts.jsonl",
@@ -39,7 +41,9 @@ pub fn App() -> impl IntoView {
         let (Some(i), Some(r)) = (inputs.get_untracked(), rollouts.get_untracked()) else {
             return;
         };
-        let options = ProfileOptions { allow_partial_rollouts: allow_partial.get_untracked() };
+        let options = ProfileOptions {
+            allow_partial_rollouts: allow_partial.get_untracked(),
+        };
         let id = current_run.get_value() + 1;
         current_run.set_value(id);
         phase.set(Phase::Working("Starting…".into()));
@@ -71,10 +75,16 @@ pub fn App() -> impl IntoView {
     };
     let on_drop = move |e: ev::DragEvent| {
         e.prevent_default();
-        let Some(files) = e.data_transfer().and_then(|d| d.files()) else { return };
+        let Some(files) = e.data_transfer().and_then(|d| d.files()) else {
+            return;
+        };
         for i in 0..files.length() {
             if let Some(file) = files.get(i) {
-                let slot = if file.name().contains("materialized_inputs") { inputs } else { rollouts };
+                let slot = if file.name().contains("materialized_inputs") {
+                    inputs
+                } else {
+                    rollouts
+                };
                 slot.set(Some(Source::File(file)));
             }
         }
@@ -86,7 +96,13 @@ pub fn App() -> impl IntoView {
         start();
     };
     let file_name = move |slot: RwSignal<Option<Source>, LocalStorage>| {
-        move || slot.with(|s| s.as_ref().map(Source::name).unwrap_or_else(|| "none".into()))
+        move || {
+            slot.with(|s| {
+                s.as_ref()
+                    .map(Source::name)
+                    .unwrap_or_else(|| "none".into())
+            })
+        }
     };
 
     view! {
@@ -144,7 +160,11 @@ fn RunReport(run: Arc<RunView>) -> impl IntoView {
             }
         })
         .collect_view();
-    let warnings = run.warnings.iter().map(|w| view! { <p class="warning">{w.clone()}</p> }).collect_view();
+    let warnings = run
+        .warnings
+        .iter()
+        .map(|w| view! { <p class="warning">{w.clone()}</p> })
+        .collect_view();
     view! {
         <section data-testid="summary" class="summary">
             <p>{line1}</p>
@@ -167,9 +187,17 @@ fn RunReport(run: Arc<RunView>) -> impl IntoView {
 }
 
 #[component]
-fn StatTable(table: Table, testid: &'static str, key_header: &'static str, row_testid: &'static str) -> impl IntoView {
+fn StatTable(
+    table: Table,
+    testid: &'static str,
+    key_header: &'static str,
+    row_testid: &'static str,
+) -> impl IntoView {
     let headers = table.headers.clone();
-    let head = headers.iter().map(|h| view! { <th>{h.clone()}</th> }).collect_view();
+    let head = headers
+        .iter()
+        .map(|h| view! { <th>{h.clone()}</th> })
+        .collect_view();
     let rows = table
         .rows
         .into_iter()

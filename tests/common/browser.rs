@@ -15,20 +15,30 @@ pub struct Browser {
 
 impl Browser {
     pub async fn start() -> Browser {
-        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
         let chromedriver = std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".into());
         let driver = Command::new(&chromedriver)
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {chromedriver} ({e}): run scripts/setup.sh --browser"));
+            .unwrap_or_else(|e| {
+                panic!("cannot start {chromedriver} ({e}): run scripts/setup.sh --browser")
+            });
         let t0 = Instant::now();
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(t0.elapsed() < Duration::from_secs(20), "chromedriver did not start");
+            assert!(
+                t0.elapsed() < Duration::from_secs(20),
+                "chromedriver did not start"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
-        let profile_dir = std::env::temp_dir().join(format!("gymscope-chrome-{}-{port}", std::process::id()));
+        let profile_dir =
+            std::env::temp_dir().join(format!("gymscope-chrome-{}-{port}", std::process::id()));
         let mut caps = serde_json::Map::new();
         caps.insert(
             "goog:chromeOptions".into(),
@@ -47,7 +57,11 @@ impl Browser {
             .connect(&format!("http://127.0.0.1:{port}"))
             .await
             .expect("connect to chromedriver");
-        Browser { client, driver, profile_dir }
+        Browser {
+            client,
+            driver,
+            profile_dir,
+        }
     }
 
     pub async fn close(self) {
@@ -65,23 +79,36 @@ impl Browser {
             if text.contains(want) {
                 return text;
             }
-            assert!(t0.elapsed() < Duration::from_secs(30), "{css}: got {text:?}, want it to contain {want:?}");
+            assert!(
+                t0.elapsed() < Duration::from_secs(30),
+                "{css}: got {text:?}, want it to contain {want:?}"
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
 
     /// Runs a script and returns its JSON result.
     pub async fn eval(&self, script: &str) -> serde_json::Value {
-        self.client.execute(script, vec![]).await.unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
+        self.client
+            .execute(script, vec![])
+            .await
+            .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
     }
 
     pub async fn eval_async(&self, script: &str) -> serde_json::Value {
-        self.client.execute_async(script, vec![]).await.unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
+        self.client
+            .execute_async(script, vec![])
+            .await
+            .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
     }
 
     /// Chooses a file in an `<input type=file>` (what a person picking a file does).
     pub async fn choose_file(&self, testid: &str, path: &std::path::Path) {
-        let input = self.client.find(Locator::Css(&format!("[data-testid={testid}]"))).await.unwrap();
+        let input = self
+            .client
+            .find(Locator::Css(&format!("[data-testid={testid}]")))
+            .await
+            .unwrap();
         input.send_keys(path.to_str().unwrap()).await.unwrap();
     }
 }
@@ -91,7 +118,10 @@ impl Drop for Browser {
         // Killing chromedriver can orphan its Chromium; kill the one using our profile too.
         let _ = self.driver.kill();
         let _ = self.driver.wait();
-        let _ = Command::new("pkill").arg("-f").arg(self.profile_dir.to_str().unwrap()).status();
+        let _ = Command::new("pkill")
+            .arg("-f")
+            .arg(self.profile_dir.to_str().unwrap())
+            .status();
         let _ = std::fs::remove_dir_all(&self.profile_dir);
     }
 }

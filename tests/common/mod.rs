@@ -15,7 +15,10 @@ pub fn assert_json_eq(got: &Value, want: &Value, path: &str) {
         (Value::Number(a), Value::Number(b)) => {
             let (a, b) = (a.as_f64().unwrap(), b.as_f64().unwrap());
             let tol = 1e-9 * a.abs().max(b.abs());
-            assert!(a == b || (a - b).abs() <= tol, "{path}: got {a:?}, want {b:?}");
+            assert!(
+                a == b || (a - b).abs() <= tol,
+                "{path}: got {a:?}, want {b:?}"
+            );
         }
         (Value::Object(a), Value::Object(b)) => {
             let mut ka: Vec<_> = a.keys().collect();
@@ -40,10 +43,18 @@ pub fn assert_json_eq(got: &Value, want: &Value, path: &str) {
 /// Compares two `*_reward_profiling.jsonl` texts row by row, keyed by `_ng_task_index`.
 pub fn assert_profiles_eq(got: &str, want: &str, what: &str) {
     let rows = |text: &str| -> Vec<Value> {
-        text.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{what}: bad line {l}: {e}"))).collect()
+        text.lines()
+            .map(|l| {
+                serde_json::from_str(l).unwrap_or_else(|e| panic!("{what}: bad line {l}: {e}"))
+            })
+            .collect()
     };
     let (got, want) = (rows(got), rows(want));
-    let tasks = |rows: &[Value]| rows.iter().map(|r| r["_ng_task_index"].clone()).collect::<Vec<_>>();
+    let tasks = |rows: &[Value]| {
+        rows.iter()
+            .map(|r| r["_ng_task_index"].clone())
+            .collect::<Vec<_>>()
+    };
     assert_eq!(tasks(&got), tasks(&want), "{what}: task rows differ");
     for (g, w) in got.iter().zip(&want) {
         assert_json_eq(g, w, &format!("{what} task {}", w["_ng_task_index"]));
@@ -51,7 +62,10 @@ pub fn assert_profiles_eq(got: &str, want: &str, what: &str) {
 }
 
 pub fn run_gymscope(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_gymscope")).args(args).output().expect("run gymscope")
+    std::process::Command::new(env!("CARGO_BIN_EXE_gymscope"))
+        .args(args)
+        .output()
+        .expect("run gymscope")
 }
 
 #[cfg(not(target_arch = "wasm32"))]

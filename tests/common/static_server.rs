@@ -49,7 +49,11 @@ fn serve(mut stream: TcpStream, root: &PathBuf, counter: &AtomicUsize) -> std::i
         counter.fetch_add(1, Ordering::SeqCst);
         let path = request_line.split_whitespace().nth(1).unwrap_or("/");
         let path = path.split(['?', '#']).next().unwrap_or("/");
-        let rel = if path == "/" { "index.html" } else { path.trim_start_matches('/') };
+        let rel = if path == "/" {
+            "index.html"
+        } else {
+            path.trim_start_matches('/')
+        };
         let file = root.join(rel);
         let inside = !rel.split('/').any(|part| part == "..");
         match std::fs::read(&file) {
@@ -61,10 +65,17 @@ fn serve(mut stream: TcpStream, root: &PathBuf, counter: &AtomicUsize) -> std::i
                     Some("css") => "text/css",
                     _ => "application/octet-stream",
                 };
-                write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: {mime}\r\nContent-Length: {}\r\n\r\n", body.len())?;
+                write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\nContent-Type: {mime}\r\nContent-Length: {}\r\n\r\n",
+                    body.len()
+                )?;
                 stream.write_all(&body)?;
             }
-            _ => write!(stream, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")?,
+            _ => write!(
+                stream,
+                "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"
+            )?,
         }
     }
 }

@@ -1,0 +1,284 @@
+//! The statistics: columns in upstream's order, task rows, agent rows, completion summary.
+
+use super::scan::{InputRow, ScanState};
+use super::{
+    AgentKey, AgentProfile, ColumnSummary, CompletionSummary, Profile, RolloutRecord, TaskProfile,
+};
+use crate::json::Num;
+use crate::record::{key, AgentField, KeyId};
+use crate::stats::Scratch;
+use std::collections::HashMap;
+
+type AgentId = u32;
+
+/// Sorts the matched rollouts and computes task rows, agent rows and the completion summary.
+pub(super) fn compute(scan: ScanState, inputs_file: &str) -> Profile {
+    let ScanState {
+        keys,
+        inputs,
+        input_index,
+        mut rollouts,
+        ..
+    } = scan;
+    rollouts.sort_unstable_by_key(|r| r.key);
+
+    // Columns: numeric keys in first-seen order over rollouts in key order.
+    let mut columns: Vec<KeyId> = Vec::new();
+    let mut column_of: HashMap<KeyId, usize> = HashMap::new();
+    let mut present_everywhere_as_int: Vec<usize> = Vec::new(); // per column: rollouts with an int
+    for r in &rollouts {
+        r.metric_values(|k, v| {
+            if is_metric_column(k) {
+                let c = *column_of.entry(k).or_insert_with(|| {
+                    columns.push(k);
+                    present_everywhere_as_int.push(0);
+                    columns.len() - 1
+                });
+                if matches!(v, Num::Int(_)) {
+                    present_everywhere_as_int[c] += 1;
+                }
+            }
+        });
+    }
+    let all_int = present_everywhere_as_int
+        .iter()
+        .all(|&n| n == rollouts.len());
+
+    // Agents: the input row's agent_ref.name (or the rollout's, when the input has none),
+    // replaced by a numeric `agent_name` field as upstream's frame does.
+    let mut warnings = Vec::new();
+    let mut agent_ids: HashMap<AgentKey, AgentId> = HashMap::new();
+    let mut agent_keys: Vec<AgentKey> = Vec::new();
+    let mut rollout_agent: Vec<Option<AgentId>> = Vec::with_capacity(rollouts.len());
+    let mut no_agent = (0usize, u64::MAX);
+    for r in &rollouts {
+        let input = &inputs[input_index[&r.key] as usize];
+        let mut agent = match (&input.agent, &r.agent) {
+            (AgentField::NoAgentRef | AgentField::NoName, fallback) => agent_key(fallback),
+            (field, _) => agent_key(field),
+        };
+        r.metric_values(|k, v| {
+            if k == key::AGENT_NAME {
+                agent = Some(AgentKey::from_num(v));
+            }
+        });
+        rollout_agent.push(agent.map(|a| {
+            let next = agent_keys.len() as AgentId;
+            *agent_ids.entry(a.clone()).or_insert_with(|| {
+                agent_keys.push(a);
+                next
+            })
+        }));
+        if rollout_agent.last() == Some(&None) {
+            no_agent = (no_agent.0 + 1, no_agent.1.min(input.span.line));
+        }
+    }
+    if no_agent.0 > 0 {
+        warnings.push(format!(
+                "{} rollouts have no agent name (`agent_ref.name` missing or null in '{}', first at line {}): \
+                 they are in the task rows but not in the agent metrics",
+                no_agent.0, inputs_file, no_agent.1
+            ));
+    }
+
+    let mut grouper = Grouper::new(&columns, &column_of, all_int);
+
+    // Task rows: rollouts of one task are contiguous in key order.
+    let mut expected_by_task: HashMap<i64, usize> = HashMap::new();
+    for input in &inputs {
+        *expected_by_task.entry(input.key.task).or_default() += 1;
+    }
+    let mut tasks = Vec::new();
+    let mut start = 0;
+    while start < rollouts.len() {
+        let task = rollouts[start].key.task;
+        let end = start
+            + rollouts[start..]
+                .iter()
+                .take_while(|r| r.key.task == task)
+                .count();
+        let members: Vec<usize> = (start..end).collect();
+        tasks.push(TaskProfile {
+            task,
+            columns: grouper.summarize(&rollouts, &members),
+            sample: inputs[input_index[&rollouts[start].key] as usize].span,
+            num_rollouts: end - start,
+            expected_num_rollouts: expected_by_task[&task],
+            rollouts: start..end,
+        });
+        start = end;
+    }
+
+    // Agent rows: over rollouts (not task means), sorted by agent key.
+    let mut members_by_agent: Vec<Vec<usize>> = vec![Vec::new(); agent_keys.len()];
+    for (i, agent) in rollout_agent.iter().enumerate() {
+        if let Some(a) = agent {
+            members_by_agent[*a as usize].push(i);
+        }
+    }
+    let mut agents: Vec<AgentProfile> = agent_keys
+        .into_iter()
+        .zip(members_by_agent)
+        .map(|(agent, members)| AgentProfile {
+            columns: grouper.summarize(&rollouts, &members),
+            num_rollouts: members.len(),
+            agent,
+        })
+        .collect();
+    agents.sort_by(|a, b| agent_order(&a.agent, &b.agent));
+
+    let summary = completion_summary(&inputs, &expected_by_task, &tasks);
+    Profile {
+        keys,
+        columns,
+        all_int,
+        tasks,
+        agents,
+        rollouts,
+        summary,
+        warnings,
+    }
+}
+
+/// The metric columns are the numeric fields except the keys and the agent override.
+fn is_metric_column(k: KeyId) -> bool {
+    !matches!(k, key::TASK_INDEX | key::ROLLOUT_INDEX | key::AGENT_NAME)
+}
+
+fn agent_key(field: &AgentField) -> Option<AgentKey> {
+    match field {
+        AgentField::Name(name) => Some(AgentKey {
+            name: name.clone(),
+            numeric: false,
+        }),
+        AgentField::Number(n) => Some(AgentKey::from_num(*n)),
+        _ => None,
+    }
+}
+
+/// Numbers before names (upstream cannot mix them at all), names in code point order.
+fn agent_order(a: &AgentKey, b: &AgentKey) -> std::cmp::Ordering {
+    match (a.numeric, b.numeric) {
+        (true, true) => {
+            let parse = |k: &AgentKey| k.name.parse::<f64>().unwrap_or(f64::NAN);
+            parse(a).total_cmp(&parse(b))
+        }
+        (true, false) => std::cmp::Ordering::Less,
+        (false, true) => std::cmp::Ordering::Greater,
+        (false, false) => a.name.cmp(&b.name),
+    }
+}
+
+fn completion_summary(
+    inputs: &[InputRow],
+    expected_by_task: &HashMap<i64, usize>,
+    tasks: &[TaskProfile],
+) -> CompletionSummary {
+    let completed: usize = tasks.iter().map(|t| t.num_rollouts).sum();
+    let complete = tasks
+        .iter()
+        .filter(|t| t.num_rollouts == t.expected_num_rollouts)
+        .count();
+    let total = expected_by_task.len();
+    CompletionSummary {
+        expected_rollout_rows: inputs.len(),
+        completed_rollout_rows: completed,
+        total_input_rows: total,
+        complete_input_rows: complete,
+        partial_input_rows: tasks.len() - complete,
+        missing_input_rows: total - tasks.len(),
+    }
+}
+
+/// Computes [`ColumnSummary`]s of a group of rollouts, reusing its buffers between groups.
+struct Grouper<'a> {
+    columns: &'a [KeyId],
+    column_of: &'a HashMap<KeyId, usize>,
+    all_int: bool,
+    /// Row-major [rollout][column] values of the current group; NaN where missing.
+    values: Vec<f64>,
+    ints: Vec<Option<Num>>,
+    column: Vec<f64>,
+    scratch: Scratch,
+}
+
+impl<'a> Grouper<'a> {
+    fn new(columns: &'a [KeyId], column_of: &'a HashMap<KeyId, usize>, all_int: bool) -> Self {
+        Grouper {
+            columns,
+            column_of,
+            all_int,
+            values: Vec::new(),
+            ints: Vec::new(),
+            column: Vec::new(),
+            scratch: Scratch::default(),
+        }
+    }
+
+    fn summarize(&mut self, rollouts: &[RolloutRecord], members: &[usize]) -> Vec<ColumnSummary> {
+        let width = self.columns.len();
+        self.values.clear();
+        self.values.resize(members.len() * width, f64::NAN);
+        self.ints.clear();
+        self.ints.resize(members.len() * width, None);
+        for (row, &i) in members.iter().enumerate() {
+            rollouts[i].metric_values(|k, v| {
+                if let Some(&c) = self.column_of.get(&k) {
+                    self.values[row * width + c] = v.as_f64();
+                    self.ints[row * width + c] = Some(v);
+                }
+            });
+        }
+        let mut out = Vec::with_capacity(width);
+        for c in 0..width {
+            self.column.clear();
+            self.column
+                .extend((0..members.len()).map(|row| self.values[row * width + c]));
+            let st = self.scratch.column_stats(&self.column);
+            let (max, min) = if self.all_int {
+                let ints = (0..members.len()).filter_map(|row| match self.ints[row * width + c] {
+                    Some(Num::Int(v)) => Some(v),
+                    _ => None,
+                });
+                let (mx, mn) =
+                    ints.fold((None, None), |(mx, mn): (Option<i64>, Option<i64>), v| {
+                        (
+                            Some(mx.map_or(v, |m| m.max(v))),
+                            Some(mn.map_or(v, |m| m.min(v))),
+                        )
+                    });
+                (mx.map(Num::Int), mn.map(Num::Int))
+            } else {
+                let present = self.column.iter().copied().filter(|v| !v.is_nan());
+                let (mx, mn) =
+                    present.fold((None, None), |(mx, mn): (Option<f64>, Option<f64>), v| {
+                        (
+                            Some(mx.map_or(v, |m| if v > m { v } else { m })),
+                            Some(mn.map_or(v, |m| if v < m { v } else { m })),
+                        )
+                    });
+                (mx.map(Num::Float), mn.map(Num::Float))
+            };
+            out.push((
+                ColumnSummary {
+                    mean: st.mean,
+                    max,
+                    min,
+                    median: st.median,
+                    std: st.std,
+                },
+                st.count,
+            ));
+        }
+        // Upstream: "std is more interpretable as 0 than NaN": only when *every* column's std is
+        // NaN, columns with no missing value in the group get std 0.
+        if out.iter().all(|(s, _)| s.std.is_none()) {
+            for (s, count) in &mut out {
+                if *count == members.len() {
+                    s.std = Some(0.0);
+                }
+            }
+        }
+        out.into_iter().map(|(s, _)| s).collect()
+    }
+}

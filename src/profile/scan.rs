@@ -1,0 +1,280 @@
+//! Streaming scan of both files: rows are read down to keys, numbers and spans, and upstream's
+//! checks run in upstream's order.
+
+use super::{compute, Profile, ProfileOptions, RolloutRecord};
+use crate::error::{ProfileError, RolloutKey};
+use crate::jsonl::{LineSpan, LineSplitter};
+use crate::record::{self, AgentField, IndexField, KeyTable, Row, RowKind};
+use std::collections::HashMap;
+
+/// One materialized input row.
+pub(super) struct InputRow {
+    pub(super) key: RolloutKey,
+    pub(super) agent: AgentField,
+    pub(super) span: LineSpan,
+}
+
+/// The upstream check an error belongs to; a lower rank is reported first, as upstream would.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Check {
+    RolloutKeyField,
+    InputKeyField,
+    DuplicateInput,
+    DuplicateRollout,
+}
+
+/// Reads both files in chunks and builds a [`Profile`].
+///
+/// ```text
+/// push_inputs(chunk)* -> push_rollouts(chunk)* -> finish(options)
+/// ```
+pub struct ProfileBuilder {
+    inputs_file: String,
+    rollouts_file: String,
+    splitter: LineSplitter,
+    inputs_done: bool,
+    state: ScanState,
+}
+
+#[derive(Default)]
+pub(super) struct ScanState {
+    pub(super) keys: KeyTable,
+    pub(super) inputs: Vec<InputRow>,
+    pub(super) input_index: HashMap<RolloutKey, u32>,
+    pub(super) rollouts: Vec<RolloutRecord>,
+    pub(super) rollout_index: HashMap<RolloutKey, u32>,
+    /// The first structural error, held until both files are read because upstream reports any
+    /// malformed JSON (in either file) before it.
+    deferred: Option<(Check, ProfileError)>,
+}
+
+impl ProfileBuilder {
+    pub fn new(inputs_file: impl Into<String>, rollouts_file: impl Into<String>) -> Self {
+        ProfileBuilder {
+            inputs_file: inputs_file.into(),
+            rollouts_file: rollouts_file.into(),
+            splitter: LineSplitter::new(),
+            inputs_done: false,
+            state: ScanState::default(),
+        }
+    }
+
+    /// Feeds the next chunk of the materialized-inputs file.
+    pub fn push_inputs(&mut self, chunk: &[u8]) -> Result<(), ProfileError> {
+        let (state, file) = (&mut self.state, &self.inputs_file);
+        self.splitter
+            .push(chunk, |span, line| state.input_line(file, span, line))
+    }
+
+    /// Feeds the next chunk of the rollouts file (after the whole inputs file).
+    pub fn push_rollouts(&mut self, chunk: &[u8]) -> Result<(), ProfileError> {
+        self.end_inputs()?;
+        let (state, file) = (&mut self.state, &self.rollouts_file);
+        self.splitter
+            .push(chunk, |span, line| state.rollout_line(file, span, line))
+    }
+
+    /// Lines read so far from the file being read now.
+    pub fn lines_read(&self) -> u64 {
+        self.splitter.lines()
+    }
+
+    fn end_inputs(&mut self) -> Result<(), ProfileError> {
+        if !self.inputs_done {
+            let (state, file) = (&mut self.state, &self.inputs_file);
+            self.splitter
+                .finish(|span, line| state.input_line(file, span, line))?;
+            self.splitter = LineSplitter::new();
+            self.inputs_done = true;
+        }
+        Ok(())
+    }
+
+    /// Ends the rollouts file, runs upstream's checks and computes the profile.
+    pub fn finish(mut self, options: ProfileOptions) -> Result<Profile, ProfileError> {
+        self.end_inputs()?;
+        let (state, file) = (&mut self.state, &self.rollouts_file);
+        self.splitter
+            .finish(|span, line| state.rollout_line(file, span, line))?;
+        if let Some((_, err)) = self.state.deferred.take() {
+            return Err(err);
+        }
+        self.state
+            .check_keys(&self.inputs_file, &self.rollouts_file, options)?;
+        Ok(compute::compute(self.state, &self.inputs_file))
+    }
+}
+
+impl ScanState {
+    fn defer(&mut self, check: Check, err: ProfileError) {
+        if self.deferred.as_ref().is_none_or(|(c, _)| check < *c) {
+            self.deferred = Some((check, err));
+        }
+    }
+
+    fn parse(
+        &mut self,
+        file: &str,
+        span: LineSpan,
+        line: &[u8],
+        kind: RowKind,
+    ) -> Result<Row, ProfileError> {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Err(ProfileError::MalformedJson {
+                file: file.to_string(),
+                line: span.line,
+                column: 1,
+                message: "empty line (each line must hold one JSON object)".into(),
+            });
+        }
+        if span.line == 1 && line.starts_with(b"\xEF\xBB\xBF") {
+            return Err(ProfileError::MalformedJson {
+                file: file.to_string(),
+                line: 1,
+                column: 1,
+                message: "the file starts with a UTF-8 byte order mark (BOM); save it as UTF-8 without BOM".into(),
+            });
+        }
+        record::parse_row(line, kind, &mut self.keys).map_err(|e| ProfileError::MalformedJson {
+            file: file.to_string(),
+            line: span.line,
+            column: e.column,
+            message: e.message,
+        })
+    }
+
+    fn input_line(&mut self, file: &str, span: LineSpan, line: &[u8]) -> Result<(), ProfileError> {
+        let row = self.parse(file, span, line, RowKind::Input)?;
+        let Some(key) = self.rollout_key(file, span, &row, Check::InputKeyField) else {
+            return Ok(());
+        };
+        let idx = self.inputs.len() as u32;
+        if let Some(&first) = self.input_index.get(&key) {
+            let first_line = self.inputs[first as usize].span.line;
+            let err = ProfileError::DuplicateKey {
+                what: "materialized input",
+                key,
+                file: file.to_string(),
+                line: span.line,
+                first_line,
+            };
+            self.defer(Check::DuplicateInput, err);
+            return Ok(());
+        }
+        self.input_index.insert(key, idx);
+        self.inputs.push(InputRow {
+            key,
+            agent: row.agent,
+            span,
+        });
+        Ok(())
+    }
+
+    fn rollout_line(
+        &mut self,
+        file: &str,
+        span: LineSpan,
+        line: &[u8],
+    ) -> Result<(), ProfileError> {
+        let row = self.parse(file, span, line, RowKind::Rollout)?;
+        let Some(key) = self.rollout_key(file, span, &row, Check::RolloutKeyField) else {
+            return Ok(());
+        };
+        if let Some(&first) = self.rollout_index.get(&key) {
+            let first_line = self.rollouts[first as usize].span.line;
+            let err = ProfileError::DuplicateKey {
+                what: "result",
+                key,
+                file: file.to_string(),
+                line: span.line,
+                first_line,
+            };
+            self.defer(Check::DuplicateRollout, err);
+            return Ok(());
+        }
+        self.rollout_index.insert(key, self.rollouts.len() as u32);
+        self.rollouts.push(RolloutRecord {
+            key,
+            top: row.top.into_boxed_slice(),
+            usage: row.usage.into_boxed_slice(),
+            reward: row.reward,
+            agent: row.agent,
+            span,
+        });
+        Ok(())
+    }
+
+    fn rollout_key(
+        &mut self,
+        file: &str,
+        span: LineSpan,
+        row: &Row,
+        check: Check,
+    ) -> Option<RolloutKey> {
+        let field = |name: &'static str, value: IndexField| {
+            match value {
+            IndexField::Int(v) => Ok(v),
+            IndexField::Missing => Err((name, "is missing (every row needs `_ng_task_index` and `_ng_rollout_index`; files from older Gym versions lack them: re-run collection, or add them)".to_string())),
+            IndexField::Invalid(what) => Err((name, format!("must be an integer, found {what}"))),
+        }
+        };
+        let key = field(record::TASK_INDEX, row.task).and_then(|task| {
+            field(record::ROLLOUT_INDEX, row.rollout).map(|rollout| RolloutKey { task, rollout })
+        });
+        match key {
+            Ok(key) => Some(key),
+            Err((field, problem)) => {
+                let err = ProfileError::BadField {
+                    file: file.to_string(),
+                    line: span.line,
+                    field,
+                    problem,
+                };
+                self.defer(check, err);
+                None
+            }
+        }
+    }
+
+    /// Upstream's key checks, in its order: extra rollouts always fail; missing ones unless partial.
+    fn check_keys(
+        &self,
+        inputs_file: &str,
+        rollouts_file: &str,
+        options: ProfileOptions,
+    ) -> Result<(), ProfileError> {
+        let mut extra: Vec<&RolloutRecord> = self
+            .rollouts
+            .iter()
+            .filter(|r| !self.input_index.contains_key(&r.key))
+            .collect();
+        if !extra.is_empty() {
+            let first_line = extra.iter().map(|r| r.span.line).min().unwrap_or(0);
+            extra.sort_unstable_by_key(|r| r.key);
+            return Err(ProfileError::ExtraRollouts {
+                count: extra.len(),
+                keys: extra.iter().take(10).map(|r| r.key).collect(),
+                file: rollouts_file.to_string(),
+                first_line,
+            });
+        }
+        if !options.allow_partial_rollouts {
+            let mut missing: Vec<&InputRow> = self
+                .inputs
+                .iter()
+                .filter(|r| !self.rollout_index.contains_key(&r.key))
+                .collect();
+            if !missing.is_empty() {
+                let first_line = missing.iter().map(|r| r.span.line).min().unwrap_or(0);
+                missing.sort_unstable_by_key(|r| r.key);
+                return Err(ProfileError::MissingRollouts {
+                    count: missing.len(),
+                    keys: missing.iter().take(10).map(|r| r.key).collect(),
+                    file: inputs_file.to_string(),
+                    first_line,
+                });
+            }
+        }
+        Ok(())
+    }
+}
