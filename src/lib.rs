@@ -14,6 +14,7 @@ pub mod error;
 pub mod json;
 pub mod jsonl;
 pub mod output;
+pub mod pivot;
 pub mod profile;
 pub mod record;
 pub mod render;

@@ -21,6 +21,58 @@ pub enum Command {
     /// Writes `<rollouts stem>_reward_profiling.jsonl` and `<rollouts stem>_agent_metrics.json`
     /// next to the rollouts file (or in --out-dir) and prints upstream's summary.
     Profile(ProfileArgs),
+    /// Check a pivot dataset (PivotRL) against the row contract: a drop-in for NeMo Gym's
+    /// `validate_pivot_dataset.py`, reporting every error.
+    ///
+    /// Exit code 0 when every row is valid (upstream's summary on stdout), 1 when not (errors on
+    /// stderr, upstream's `validation failed: line N: ...` first), 2 on a usage error.
+    ValidatePivot(ValidatePivotArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ValidatePivotArgs {
+    /// The pivot JSONL file.
+    #[arg(long, value_name = "FILE")]
+    pub path: PathBuf,
+    /// Every row's `agent_ref.name` must equal NAME (also the name `--fix` fills in).
+    #[arg(long, value_name = "NAME")]
+    pub agent_ref: Option<String>,
+    /// Do not require expected tool names to appear in `responses_create_params.tools`.
+    #[arg(long)]
+    pub no_check_tool_names: bool,
+    /// Require a non-null value at a dotted path (e.g. `meta_info.depth`). Repeatable.
+    #[arg(long, value_name = "DOTTED")]
+    pub require_field: Vec<String>,
+    /// Require a non-null value at one of comma-separated dotted paths. Repeatable.
+    #[arg(long, value_name = "A,B,...")]
+    pub require_any_field: Vec<String>,
+    /// Accept `function_call_batch` expected actions (parallel calls; the resource server
+    /// supports them, upstream's validator does not).
+    #[arg(long)]
+    pub allow_batch: bool,
+    /// Stop at the first error, as upstream does.
+    #[arg(long)]
+    pub fail_fast: bool,
+    /// Show at most N errors in detail (all are counted).
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub max_errors: usize,
+    /// Output format: `text`, or `json` (one document on stdout, for machines).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Write a normalized copy that passes to OUT: drops null fields of
+    /// `responses_create_params`, fills `agent_ref` from --agent-ref; lists rows it cannot fix.
+    #[arg(long, value_name = "OUT")]
+    pub fix: Option<PathBuf>,
+    /// Also print conversion metrics: rejected rows by reason, action types, tools, depth,
+    /// source reward groups, provenance coverage.
+    #[arg(long)]
+    pub stats: bool,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
 }
 
 #[derive(Args, Debug)]

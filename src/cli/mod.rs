@@ -1,6 +1,8 @@
 //! The native command line: parses flags and hands each command to its module.
 
 mod args;
+mod atomic;
+mod pivot_cmd;
 mod profile_cmd;
 
 use clap::Parser;
@@ -22,10 +24,11 @@ pub fn run() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Profile(args) => profile_cmd::run(&args),
+        Command::Profile(args) => profile_cmd::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::ValidatePivot(args) => pivot_cmd::run(&args),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             eprintln!("Error: {e:#}");
             ExitCode::FAILURE

@@ -1,0 +1,82 @@
+//! `gymscope validate-pivot`: streams the file through the core validator, prints upstream's
+//! summary or the grouped errors, and writes the `--fix` copy atomically.
+
+use super::args::{Format, ValidatePivotArgs};
+use anyhow::{Context, Result};
+use crate::pivot::{report, PivotOptions, PivotValidator};
+use std::fs::File;
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+pub fn run(args: &ValidatePivotArgs) -> Result<ExitCode> {
+    let name = args.path.display().to_string();
+    let options = PivotOptions {
+        agent_ref: args.agent_ref.clone(),
+        check_tool_names: !args.no_check_tool_names,
+        require_fields: args.require_field.clone(),
+        require_any_fields: args.require_any_field.clone(),
+        allow_batch: args.allow_batch,
+        fail_fast: args.fail_fast,
+        max_errors: args.max_errors,
+        stats: args.stats,
+        fix: args.fix.is_some(),
+    };
+    let mut file = File::open(&args.path).with_context(|| format!("cannot read '{name}'"))?;
+    let mut fixed = match &args.fix {
+        Some(out) => Some(super::atomic::AtomicFile::create(out)?),
+        None => None,
+    };
+    let mut validator = PivotValidator::new(&name, options);
+    let mut buf = vec![0u8; 4 << 20];
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e).with_context(|| format!("cannot read '{name}'")),
+        };
+        let go_on = validator.push(&buf[..n]);
+        if let Some(out) = &mut fixed {
+            out.write_all(&validator.take_fixed())?;
+        }
+        if !go_on {
+            break;
+        }
+    }
+    let (report, rest) = validator.finish();
+    if let Some(mut out) = fixed {
+        out.write_all(&rest)?;
+        out.commit()?;
+    }
+
+    let stdout = &mut std::io::stdout().lock();
+    let stderr = &mut std::io::stderr().lock();
+    match args.format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *stdout, &report::to_json(&report))?;
+            writeln!(stdout)?;
+        }
+        Format::Text if report.is_valid() => {
+            write!(stdout, "{}", report.summary.text())?;
+            if let Some(stats) = &report.stats {
+                write!(stdout, "{}", stats.text())?;
+            }
+        }
+        Format::Text => {
+            write!(stderr, "{}", report::failure_text(&report))?;
+            if let Some(stats) = &report.stats {
+                write!(stderr, "\n{}", stats.text())?;
+            }
+        }
+    }
+    if let (Some(fix), Some(out), Format::Text) = (&report.fix, &args.fix, args.format) {
+        writeln!(stderr, "\nfixed copy: {} rows written to '{}' ({} changed)", fix.written, out.display(), fix.changed)?;
+        if !fix.unfixable.is_empty() {
+            writeln!(stderr, "{} rows could not be fixed and were left out:", fix.unfixable.len())?;
+            for (_, why) in &fix.unfixable {
+                writeln!(stderr, "  {why}")?;
+            }
+        }
+    }
+    Ok(if report.is_valid() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}

@@ -1,0 +1,99 @@
+//! Upstream's success summary (`rows:`, `agent_ref:`, `expected_tool:`, the action split and the
+//! averages), with its ordering (count descending, then code point) and rounding.
+
+use super::checks::RowFacts;
+use std::collections::HashMap;
+
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Summary {
+    pub rows: u64,
+    pub agents: HashMap<String, u64>,
+    pub expected_tools: HashMap<String, u64>,
+    pub function_call: u64,
+    pub message: u64,
+    /// Only with `--allow-batch`.
+    pub function_call_batch: u64,
+    pub input_items_total: u64,
+    pub tools_total: u64,
+}
+
+/// `f"{count / total:.2%}"`: the double `count/total` times 100, rounded half-even on its exact
+/// binary value, as Rust's formatter also does.
+pub fn pct(count: u64, total: u64) -> String {
+    if total == 0 {
+        return "0.00%".into();
+    }
+    format!("{:.2}%", (count as f64 / total as f64) * 100.0)
+}
+
+/// Sorted by count descending, then name in code point order.
+pub fn ranked(counts: &HashMap<String, u64>) -> Vec<(&str, u64)> {
+    let mut rows: Vec<(&str, u64)> = counts.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    rows
+}
+
+impl Summary {
+    pub fn add(&mut self, facts: &RowFacts) {
+        self.rows += 1;
+        *self.agents.entry(facts.agent.clone()).or_default() += 1;
+        match facts.action_type {
+            "message" => self.message += 1,
+            "function_call_batch" => self.function_call_batch += 1,
+            _ => self.function_call += 1,
+        }
+        for tool in &facts.expected_tools {
+            *self.expected_tools.entry(tool.clone()).or_default() += 1;
+        }
+        self.input_items_total += facts.input_items as u64;
+        self.tools_total += facts.tools as u64;
+    }
+
+    /// The lines upstream prints on success.
+    pub fn text(&self) -> String {
+        let mut out = format!("rows: {}\n", self.rows);
+        for (title, counts) in [("agent_ref", &self.agents), ("expected_tool", &self.expected_tools)] {
+            if counts.is_empty() {
+                continue;
+            }
+            out.push_str(title);
+            out.push_str(":\n");
+            for (name, count) in ranked(counts) {
+                out.push_str(&format!("  {name}: {count}\n"));
+            }
+        }
+        out.push_str("expected_action_split:\n");
+        out.push_str(&format!("  function_call: {} ({})\n", self.function_call, pct(self.function_call, self.rows)));
+        out.push_str(&format!("  message: {} ({})\n", self.message, pct(self.message, self.rows)));
+        if self.function_call_batch > 0 {
+            let n = self.function_call_batch;
+            out.push_str(&format!("  function_call_batch: {n} ({})\n", pct(n, self.rows)));
+        }
+        let avg = |total: u64| if self.rows == 0 { 0.0 } else { total as f64 / self.rows as f64 };
+        out.push_str(&format!("avg_input_items: {:.2}\n", avg(self.input_items_total)));
+        out.push_str(&format!("avg_tools: {:.2}\n", avg(self.tools_total)));
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentages_round_like_python() {
+        // Python: f"{23/160:.2%}" == "14.37%" (the double 23/160*100 is just below 14.375)
+        assert_eq!(pct(23, 160), "14.37%");
+        assert_eq!(pct(3, 5), "60.00%");
+        assert_eq!(pct(0, 0), "0.00%");
+        assert_eq!(format!("{:.2}", 19.0 / 8.0), "2.38");
+    }
+
+    #[test]
+    fn ranking_is_count_then_code_point() {
+        let counts: HashMap<String, u64> =
+            [("beta", 2), ("alpha", 2), ("Alpha", 2), ("z", 5)].iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        let names: Vec<&str> = ranked(&counts).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, ["z", "Alpha", "alpha", "beta"]);
+    }
+}
