@@ -1,5 +1,5 @@
 //! `gymscope profile`: streams both files from disk through the core profile and writes the two
-//! output files atomically (a temporary file renamed into place).
+//! output files atomically.
 
 use super::args::ProfileArgs;
 use crate::error::ProfileError;
@@ -8,7 +8,8 @@ use crate::profile::{ProfileBuilder, ProfileOptions};
 use crate::render::{self, SeekSource};
 use anyhow::{bail, Context, Result};
 use std::fs::File;
-use std::io::{BufWriter, Read, Write};
+use super::atomic::AtomicFile;
+use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
 const CHUNK: usize = 4 << 20;
@@ -64,13 +65,12 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
 
     let mut inputs =
         SeekSource(File::open(&args.inputs).with_context(|| format!("opening '{inputs_name}'"))?);
-    write_atomically(&profiling_path, |w| {
-        render::write_reward_profiling(&profile, &mut inputs, &inputs_name, w)
-            .map_err(anyhow::Error::from)
-    })?;
-    write_atomically(&metrics_path, |w| {
-        render::write_agent_metrics(w, &profile).map_err(anyhow::Error::from)
-    })?;
+    let mut out = AtomicFile::create(&profiling_path)?;
+    render::write_reward_profiling(&profile, &mut inputs, &inputs_name, &mut out)?;
+    out.commit()?;
+    let mut out = AtomicFile::create(&metrics_path)?;
+    render::write_agent_metrics(&mut out, &profile)?;
+    out.commit()?;
 
     print!(
         "{}",
@@ -106,30 +106,4 @@ fn tidy(path: &Path) -> PathBuf {
     path.components()
         .filter(|c| *c != Component::CurDir)
         .collect()
-}
-
-/// Writes through a temporary file in the same directory, renamed over `path` only when complete,
-/// so an interrupted run never leaves a truncated output.
-fn write_atomically(
-    path: &Path,
-    write: impl FnOnce(&mut BufWriter<File>) -> Result<()>,
-) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let file_name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut w = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
-        write(&mut w)?;
-        w.flush()?;
-        w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-        Ok::<_, anyhow::Error>(())
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.with_context(|| format!("writing '{}'", path.display()))
 }
