@@ -49,27 +49,28 @@ pub fn run(args: &ValidatePivotArgs) -> Result<ExitCode> {
         out.commit()?;
     }
 
+    let view = report::PivotView::new(&report);
     let stdout = &mut std::io::stdout().lock();
     let stderr = &mut std::io::stderr().lock();
     match args.format {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut *stdout, &report::to_json(&report))?;
+            serde_json::to_writer_pretty(&mut *stdout, &view)?;
             writeln!(stdout)?;
         }
         Format::Text if report.is_valid() => {
-            write!(stdout, "{}", report.summary.text())?;
-            if let Some(stats) = &report.stats {
-                write!(stdout, "{}", stats.text())?;
+            write!(stdout, "{}", view.summary_text)?;
+            if let Some(stats) = &view.stats_text {
+                write!(stdout, "{stats}")?;
             }
         }
         Format::Text => {
-            write!(stderr, "{}", report::failure_text(&report))?;
-            if let Some(stats) = &report.stats {
-                write!(stderr, "\n{}", stats.text())?;
+            write!(stderr, "{}", view.failure_text())?;
+            if let Some(stats) = &view.stats_text {
+                write!(stderr, "\n{stats}")?;
             }
         }
     }
-    if let (Some(fix), Some(out), Format::Text) = (&report.fix, &args.fix, args.format) {
+    if let (Some(fix), Some(out), Format::Text) = (&view.fix, &args.fix, args.format) {
         writeln!(stderr, "\nfixed copy: {} rows written to '{}' ({} changed)", fix.written, out.display(), fix.changed)?;
         if !fix.unfixable.is_empty() {
             writeln!(stderr, "{} rows could not be fixed and were left out:", fix.unfixable.len())?;

@@ -7,7 +7,7 @@ use super::tree::{Json, Kind};
 use super::PivotOptions;
 
 /// A check of the validator, named by the ids of the spec (upstream's order).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum Check {
     J,
     R1,
@@ -100,9 +100,11 @@ impl Check {
 }
 
 /// One failed check on one row.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Finding {
     pub line: u64,
+    /// Byte offset and length of the row's line in the file, to show the row again.
+    pub span: Option<(u64, u32)>,
     /// 1-based column (in characters) of the offending value, where it could be located.
     pub column: Option<usize>,
     /// Where in the row: `responses_create_params.tools`, `expected_action.arguments`, ….
@@ -126,10 +128,10 @@ impl Finding {
 }
 
 /// A JSON path inside a row.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Path(pub Vec<Step>);
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Step {
     Key(String),
     Index(usize),
@@ -226,6 +228,7 @@ impl RowChecker<'_> {
     fn fail(&mut self, check: Check, path: Path, value: Option<&Json>, message: String) -> bool {
         self.findings.push(Finding {
             line: self.line,
+            span: None,
             column: None,
             path,
             check,

@@ -4,6 +4,7 @@
 
 pub mod checks;
 pub mod fix;
+pub mod highlight;
 pub mod pyrepr;
 pub mod report;
 pub mod stats;
@@ -17,7 +18,8 @@ use summary::Summary;
 use tree::Interest;
 
 /// What to check, with upstream's flag meanings.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct PivotOptions {
     /// `--agent-ref`: every row's `agent_ref.name` must equal it.
     pub agent_ref: Option<String>,
@@ -135,8 +137,8 @@ impl PivotValidator {
             return false;
         }
         let mut splitter = std::mem::take(&mut self.splitter);
-        let _ = splitter.push::<()>(chunk, |_, bytes| {
-            self.physical_lines(bytes);
+        let _ = splitter.push::<()>(chunk, |span, bytes| {
+            self.physical_lines(span.offset, bytes);
             Ok(())
         });
         self.splitter = splitter;
@@ -155,13 +157,13 @@ impl PivotValidator {
 
     pub fn finish(mut self) -> (Report, Vec<u8>) {
         let mut splitter = std::mem::take(&mut self.splitter);
-        let _ = splitter.finish::<()>(|_, bytes| {
-            self.physical_lines(bytes);
+        let _ = splitter.finish::<()>(|span, bytes| {
+            self.physical_lines(span.offset, bytes);
             Ok(())
         });
         if self.report.rows == 0 && !self.report.stopped_early {
             let message = format!("{} contains no JSONL rows", self.report.file);
-            let finding = Finding { line: 0, column: None, path: Path::default(), check: Check::E, message, found: "no rows".into() };
+            let finding = Finding { line: 0, span: None, column: None, path: Path::default(), check: Check::E, message, found: "no rows".into() };
             self.record(vec![finding]);
         }
         let fixed = self.take_fixed();
@@ -171,24 +173,27 @@ impl PivotValidator {
     }
 
     /// Python's universal newlines: a lone `\r` also ends a line (the splitter handled `\n`, `\r\n`).
-    fn physical_lines(&mut self, bytes: &[u8]) {
+    fn physical_lines(&mut self, offset: u64, bytes: &[u8]) {
+        let mut at = offset;
         for piece in bytes.split(|&b| b == b'\r') {
             if self.report.stopped_early {
                 return;
             }
             self.line += 1;
-            self.one_line(piece);
+            self.one_line(at, piece);
+            at += piece.len() as u64 + 1;
         }
     }
 
-    fn one_line(&mut self, bytes: &[u8]) {
+    fn one_line(&mut self, offset: u64, bytes: &[u8]) {
         let line_no = self.line;
+        let span = Some((offset, u32::try_from(bytes.len()).unwrap_or(u32::MAX)));
         let text = match simdutf8::compat::from_utf8(bytes) {
             Ok(text) => text,
             Err(e) => {
                 self.report.rows += 1;
                 let column = String::from_utf8_lossy(&bytes[..e.valid_up_to()]).chars().count() + 1;
-                self.json_error(line_no, column, "invalid UTF-8 (the file must be UTF-8 text)".into());
+                self.json_error(line_no, span, column, "invalid UTF-8 (the file must be UTF-8 text)".into());
                 return;
             }
         };
@@ -197,7 +202,7 @@ impl PivotValidator {
         }
         self.report.rows += 1;
         if line_no == 1 && text.starts_with('\u{feff}') {
-            self.json_error(line_no, 1, "Unexpected UTF-8 BOM (save the file as UTF-8 without BOM)".into());
+            self.json_error(line_no, span, 1, "Unexpected UTF-8 BOM (save the file as UTF-8 without BOM)".into());
             return;
         }
         let row = match tree::parse(text, &self.interest) {
@@ -206,7 +211,7 @@ impl PivotValidator {
                 let column = char_column(text, e.column());
                 let message = e.to_string();
                 let message = message.rfind(" at line ").map_or(message.as_str(), |at| &message[..at]).to_string();
-                self.json_error(line_no, column, message);
+                self.json_error(line_no, span, column, message);
                 return;
             }
         };
@@ -231,6 +236,9 @@ impl PivotValidator {
                 // Columns cost a second parse of the line: only for findings that will be shown.
                 let shown = self.options.max_errors.saturating_sub(self.report.findings.len());
                 let budget = shown.max(usize::from(self.report.first.is_none()));
+                for f in &mut findings {
+                    f.span = span;
+                }
                 for f in findings.iter_mut().take(budget) {
                     f.column = tree::locate(text, &f.path).map(|at| char_column(text, at + 1));
                 }
@@ -239,9 +247,10 @@ impl PivotValidator {
         }
     }
 
-    fn json_error(&mut self, line: u64, column: usize, detail: String) {
+    fn json_error(&mut self, line: u64, span: Option<(u64, u32)>, column: usize, detail: String) {
         let finding = Finding {
             line,
+            span,
             column: Some(column),
             path: Path::default(),
             check: Check::J,

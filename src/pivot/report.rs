@@ -1,35 +1,109 @@
 //! Renders a validation [`Report`]: upstream's lines first (so scripts that read them keep
-//! working), then every error grouped by check; or one JSON document for machines.
+//! working), then every error grouped by check; or [`PivotView`], the same report as plain data
+//! (the CLI's `--format json`, and what the web worker sends to the page).
 
 use super::checks::{Check, Finding};
+use super::summary::ranked;
 use super::Report;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 
-/// Text for stderr when the file is invalid: upstream's `validation failed: …` line, then
-/// (unless fail-fast) each check with its count and the errors kept in detail.
-pub fn failure_text(report: &Report) -> String {
-    let Some(first) = &report.first else { return String::new() };
-    let mut out = format!("validation failed: {}\n", first.upstream_message());
-    if report.stopped_early {
-        return out;
-    }
-    let total = report.total_errors();
-    let rows = if report.counts.contains_key(&Check::E) { String::new() } else {
-        format!(" in {} of {} rows", report.invalid_rows, report.rows)
-    };
-    out.push_str(&format!("\n{}: {total} error{}{rows}\n", report.file, if total == 1 { "" } else { "s" }));
-    for (check, count) in &report.counts {
-        out.push_str(&format!("\n[{}] {}: {count}\n", check.id(), check.title()));
-        for f in report.findings.iter().filter(|f| f.check == *check) {
-            let found = if f.found == "(missing)" { String::new() } else { format!(" (found {})", f.found) };
-            out.push_str(&format!("  {}  {}{found}\n", location(&report.file, f), f.message));
+/// A validation report as plain data.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PivotView {
+    pub file: String,
+    pub valid: bool,
+    pub rows: u64,
+    pub invalid_rows: u64,
+    pub errors_total: u64,
+    /// Upstream's verdict line: `validation failed: line N: …` (absent when valid).
+    pub upstream_error: Option<String>,
+    pub groups: Vec<CheckGroup>,
+    pub stopped_early: bool,
+    /// Upstream's success summary text (over the valid rows).
+    pub summary_text: String,
+    pub agent_ref: Vec<(String, u64)>,
+    pub expected_tool: Vec<(String, u64)>,
+    pub stats_text: Option<String>,
+    pub fix: Option<FixView>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CheckGroup {
+    pub check: Check,
+    pub id: String,
+    pub title: String,
+    pub count: u64,
+    /// The errors of this check kept in detail.
+    pub findings: Vec<Finding>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FixView {
+    pub written: u64,
+    pub changed: u64,
+    pub unfixable: Vec<(u64, String)>,
+}
+
+impl PivotView {
+    pub fn new(report: &Report) -> PivotView {
+        let groups = report
+            .counts
+            .iter()
+            .map(|(check, count)| CheckGroup {
+                check: *check,
+                id: check.id().into(),
+                title: check.title().into(),
+                count: *count,
+                findings: report.findings.iter().filter(|f| f.check == *check).cloned().collect(),
+            })
+            .collect();
+        let owned = |v: Vec<(&str, u64)>| v.into_iter().map(|(k, n)| (k.to_string(), n)).collect();
+        PivotView {
+            file: report.file.clone(),
+            valid: report.is_valid(),
+            rows: report.rows,
+            invalid_rows: report.invalid_rows,
+            errors_total: report.total_errors(),
+            upstream_error: report.first.as_ref().map(|f| format!("validation failed: {}", f.upstream_message())),
+            groups,
+            stopped_early: report.stopped_early,
+            summary_text: report.summary.text(),
+            agent_ref: owned(ranked(&report.summary.agents)),
+            expected_tool: owned(ranked(&report.summary.expected_tools)),
+            stats_text: report.stats.as_ref().map(|s| s.text()),
+            fix: report.fix.as_ref().map(|f| FixView { written: f.written, changed: f.changed, unfixable: f.unfixable.clone() }),
         }
     }
-    let shown = report.findings.len() as u64;
-    if shown < total {
-        out.push_str(&format!("\n(showing {shown} of {total} errors; --max-errors N shows more)\n"));
+
+    /// Text for stderr when the file is invalid: upstream's `validation failed: …` line, then
+    /// (unless stopped early) each check with its count and the errors kept in detail.
+    pub fn failure_text(&self) -> String {
+        let Some(first) = &self.upstream_error else { return String::new() };
+        let mut out = format!("{first}\n");
+        if self.stopped_early {
+            return out;
+        }
+        let t = self.errors_total;
+        let rows = if self.groups.iter().any(|g| g.check == Check::E) {
+            String::new()
+        } else {
+            format!(" in {} of {} rows", self.invalid_rows, self.rows)
+        };
+        out.push_str(&format!("\n{}: {t} error{}{rows}\n", self.file, if t == 1 { "" } else { "s" }));
+        let mut shown = 0;
+        for g in &self.groups {
+            out.push_str(&format!("\n[{}] {}: {}\n", g.id, g.title, g.count));
+            for f in &g.findings {
+                let found = if f.found == "(missing)" { String::new() } else { format!(" (found {})", f.found) };
+                out.push_str(&format!("  {}  {}{found}\n", location(&self.file, f), f.message));
+                shown += 1;
+            }
+        }
+        if shown < t {
+            out.push_str(&format!("\n(showing {shown} of {t} errors; --max-errors N shows more)\n"));
+        }
+        out
     }
-    out
 }
 
 /// `file:line:column`, as editors and terminals link it.
@@ -39,55 +113,4 @@ pub fn location(file: &str, f: &Finding) -> String {
         (_, Some(c)) => format!("{file}:{}:{c}", f.line),
         (_, None) => format!("{file}:{}", f.line),
     }
-}
-
-/// The whole report as JSON (`--format json`).
-pub fn to_json(report: &Report) -> Value {
-    let findings: Vec<Value> = report
-        .findings
-        .iter()
-        .map(|f| {
-            json!({
-                "line": if f.check == Check::E { Value::Null } else { json!(f.line) },
-                "column": f.column,
-                "path": f.path.to_string(),
-                "check": f.check.id(),
-                "message": f.message,
-                "upstream_message": f.upstream_message(),
-                "found": f.found,
-            })
-        })
-        .collect();
-    let counts: serde_json::Map<String, Value> =
-        report.counts.iter().map(|(c, n)| (c.id().to_string(), json!(n))).collect();
-    let s = &report.summary;
-    let mut doc = json!({
-        "file": report.file,
-        "valid": report.is_valid(),
-        "rows": report.rows,
-        "invalid_rows": report.invalid_rows,
-        "errors_total": report.total_errors(),
-        "errors_by_check": counts,
-        "errors": findings,
-        "stopped_early": report.stopped_early,
-        "summary": {
-            "rows": s.rows,
-            "agent_ref": s.agents,
-            "expected_tool": s.expected_tools,
-            "expected_action_split": {"function_call": s.function_call, "message": s.message, "function_call_batch": s.function_call_batch},
-            "input_items_total": s.input_items_total,
-            "tools_total": s.tools_total,
-        },
-    });
-    if let Some(fix) = &report.fix {
-        doc["fix"] = json!({
-            "written": fix.written,
-            "changed": fix.changed,
-            "unfixable": fix.unfixable.iter().map(|(line, why)| json!({"line": line, "reason": why})).collect::<Vec<_>>(),
-        });
-    }
-    if let Some(stats) = &report.stats {
-        doc["stats"] = json!({ "text": stats.text() });
-    }
-    doc
 }
