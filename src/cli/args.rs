@@ -26,6 +26,9 @@ pub enum Command {
     ///
     /// Exit code 0 when every row is valid (upstream's summary on stdout), 1 when not (errors on
     /// stderr, upstream's `validation failed: line N: ...` first), 2 on a usage error.
+    // As upstream's argparse: unambiguous flag prefixes work (`--agent`), a repeated flag's last
+    // value wins.
+    #[command(infer_long_args = true, args_override_self = true)]
     ValidatePivot(ValidatePivotArgs),
 }
 

@@ -1,11 +1,16 @@
 //! The browser app (wasm32, Leptos CSR). Thin: files are read here, everything is computed by
 //! the core, and the components only lay out [`crate::table`] values.
 
+mod app;
 mod download;
 mod load;
-mod view;
+mod pivot_page;
+mod profile_page;
+mod protocol;
+pub mod worker;
+mod worker_client;
 
-pub use view::App;
+pub use app::App;
 
 /// Entry point of the wasm binary.
 pub fn start() {

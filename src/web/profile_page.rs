@@ -1,4 +1,5 @@
-//! Components: file pickers and drop zone, status, and the profile's summary and tables.
+//! The reward profile page: file pickers and drop zone, status, and the profile's summary,
+//! tables and downloads.
 
 use super::load::{profile_files, RunView, Source};
 use crate::profile::ProfileOptions;
@@ -29,7 +30,7 @@ enum Phase {
 }
 
 #[component]
-pub fn App() -> impl IntoView {
+pub fn ProfilePage() -> impl IntoView {
     let inputs = RwSignal::new_local(None::<Source>);
     let rollouts = RwSignal::new_local(None::<Source>);
     let allow_partial = RwSignal::new(false);
@@ -106,11 +107,6 @@ pub fn App() -> impl IntoView {
     };
 
     view! {
-        <header>
-            <h1>"gymscope"</h1>
-            <p class="tagline">"NeMo Gym reward profiles in your browser. Nothing is uploaded: files are read on this machine."</p>
-        </header>
-        <main>
             <section class="pick" data-testid="drop-zone"
                 on:dragover=|e: ev::DragEvent| e.prevent_default()
                 on:drop=on_drop>
@@ -141,7 +137,6 @@ pub fn App() -> impl IntoView {
                     <RunReport run=run />
                 }.into_any(),
             }}
-        </main>
     }
 }
 
