@@ -3,7 +3,7 @@
 
 use super::download::ObjectUrl;
 use super::protocol::{self, object};
-use super::worker_client::WorkerJob;
+use super::worker_client::BackgroundWorker;
 use crate::pivot::checks::Finding;
 use crate::pivot::highlight::{pretty_segments, Segment};
 use crate::pivot::report::PivotView;
@@ -33,7 +33,8 @@ pub fn PivotPage() -> impl IntoView {
     let fix = RwSignal::new(false);
     let stats = RwSignal::new(false);
     let phase = RwSignal::new(Phase::Idle);
-    let job = StoredValue::new_local(None::<WorkerJob>);
+    let worker_ready = RwSignal::new(false);
+    let worker = StoredValue::new_local(BackgroundWorker::start(move |ready| worker_ready.set(ready)));
     let shown_row = RwSignal::new(None::<(Finding, Vec<Segment>)>);
 
     let options = move || PivotOptions {
@@ -58,7 +59,7 @@ pub fn PivotPage() -> impl IntoView {
         shown_row.set(None);
         phase.set(Phase::Running { bytes: 0.0, total: f.size(), lines: 0.0 });
         let request = object(&[("kind", "validate-pivot".into()), ("file", f.into()), ("options", opts.into())]);
-        let started = WorkerJob::start(&request, move |msg| match protocol::text(&msg, "kind").as_str() {
+        let on_message = move |msg: wasm_bindgen::JsValue| match protocol::text(&msg, "kind").as_str() {
             "progress" => phase.set(Phase::Running {
                 bytes: protocol::number(&msg, "bytes"),
                 total: protocol::number(&msg, "total"),
@@ -76,14 +77,21 @@ pub fn PivotPage() -> impl IntoView {
                 });
             }
             _ => phase.set(Phase::Failed(protocol::text(&msg, "message"))),
+        };
+        let sent = worker.with_value(|w| match w {
+            Ok(w) => w.request(request, on_message),
+            Err(e) => Err(e.clone()),
         });
-        match started {
-            Ok(j) => job.set_value(Some(j)),
-            Err(e) => phase.set(Phase::Failed(e)),
+        if let Err(e) = sent {
+            phase.set(Phase::Failed(e));
         }
     };
     let cancel = move |_| {
-        job.set_value(None); // dropping the job terminates the worker
+        worker.with_value(|w| {
+            if let Ok(w) = w {
+                let _ = w.cancel();
+            }
+        });
         phase.set(Phase::Failed("Cancelled.".into()));
     };
     let on_file = move |e: ev::Event| {
@@ -127,6 +135,7 @@ pub fn PivotPage() -> impl IntoView {
                 {checkbox(fix, "pivot-fix", " make a fixed copy")}
             </div>
             <button data-testid="pivot-validate" on:click=move |_| run()>"Validate"</button>
+            <span hidden data-testid="pivot-worker">{move || if worker_ready.get() { "ready" } else { "loading" }}</span>
         </section>
         {move || match phase.get() {
             Phase::Idle => view! { <p data-testid="pivot-status" class="status">"Choose a pivot JSONL file."</p> }.into_any(),

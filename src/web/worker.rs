@@ -22,6 +22,7 @@ pub fn start() {
     });
     scope.set_onmessage(Some(handler.as_ref().unchecked_ref()));
     handler.forget();
+    let _ = scope.post_message(&object(&[("kind", "ready".into())]));
 }
 
 fn handle(scope: &DedicatedWorkerGlobalScope, msg: &JsValue) -> Result<JsValue, String> {

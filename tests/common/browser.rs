@@ -87,6 +87,16 @@ impl Browser {
         }
     }
 
+    /// Waits until the app's background worker has loaded (its code is fetched with the page).
+    pub async fn wait_worker_ready(&self) {
+        let state = "const el = document.querySelector('[data-testid=pivot-worker]'); return el ? el.textContent : ''";
+        let t0 = Instant::now();
+        while self.eval(state).await != "ready" {
+            assert!(t0.elapsed() < Duration::from_secs(20), "the worker never became ready");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     /// Runs a script and returns its JSON result.
     pub async fn eval(&self, script: &str) -> serde_json::Value {
         self.client
