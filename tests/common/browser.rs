@@ -1,4 +1,5 @@
 //! Real headless Chromium driven over WebDriver (chromedriver), for the browser tests.
+#![allow(dead_code)]
 
 use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
@@ -70,6 +71,11 @@ impl Browser {
 
     /// Waits until the element's text contains `want`, returning the text.
     pub async fn wait_text(&self, css: &str, want: &str) -> String {
+        self.wait_text_for(css, want, 30).await
+    }
+
+    /// [`Browser::wait_text`] with a time limit in seconds.
+    pub async fn wait_text_for(&self, css: &str, want: &str, seconds: u64) -> String {
         let t0 = Instant::now();
         loop {
             let text = match self.client.find(Locator::Css(css)).await {

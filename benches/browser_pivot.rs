@@ -1,0 +1,43 @@
+//! Pivot validation in headless Chromium on the generated ~500 MB file of `benches/pivot.rs`
+//! (run that bench first, or this one generates nothing and says so): time from choosing the
+//! file to the verdict, MB/s, and the page's JS heap. Needs dist/ and chromium (scripts/test.sh).
+//!
+//!   cargo bench --bench pivot && cargo bench --bench browser_pivot
+
+#[path = "../tests/common/browser.rs"]
+mod browser;
+#[path = "../tests/common/static_server.rs"]
+mod static_server;
+
+use std::path::Path;
+use std::time::Instant;
+
+#[tokio::main]
+async fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mb: usize = std::env::var("BENCH_PIVOT_MB").ok().and_then(|v| v.parse().ok()).unwrap_or(500);
+    let data = root.join(format!("target/bench-data/pivot_{mb}mb.jsonl"));
+    if !data.exists() {
+        eprintln!("{} is missing: run `cargo bench --bench pivot` first", data.display());
+        std::process::exit(1);
+    }
+    let size = std::fs::metadata(&data).unwrap().len() as f64 / 1e6;
+    let server = static_server::StaticServer::start(&root.join("dist"));
+    let b = browser::Browser::start().await;
+    b.client.goto(&format!("{}#pivot", server.url())).await.unwrap();
+    b.wait_worker_ready().await;
+    let t = Instant::now();
+    b.choose_file("pivot-file", &data).await;
+    b.wait_text_for("[data-testid=pivot-verdict]", "Valid", 600).await;
+    let secs = t.elapsed().as_secs_f64();
+    let heap = b.eval("return performance.memory ? performance.memory.usedJSHeapSize : null").await;
+    println!(
+        "browser validate-pivot: {size:.0} MB in {secs:.2} s, {:.0} MB/s; page JS heap {:.1} MB (the worker reads 8 MB slices)",
+        size / secs,
+        heap.as_f64().unwrap_or(0.0) / 1e6
+    );
+    b.close().await;
+}
