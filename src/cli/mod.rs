@@ -1,6 +1,8 @@
 //! The native command line: parses flags and hands each command to its module.
 
 mod args;
+mod collect_cmd;
+mod collect_merge;
 mod profile_cmd;
 
 use clap::Parser;
@@ -23,6 +25,12 @@ pub fn run() -> ExitCode {
     };
     let result = match cli.command {
         Command::Profile(args) => profile_cmd::run(&args),
+        Command::Collect(args) => {
+            return collect_cmd::run(&args).unwrap_or_else(|e| {
+                eprintln!("Error: {e:#}");
+                ExitCode::FAILURE
+            })
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

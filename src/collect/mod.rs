@@ -11,7 +11,7 @@
 //! - [`aggregate`]: the `/aggregate_metrics` request and the metrics file
 //!
 //! The native part (files, HTTP, signals, progress): [`files`], [`discover`], [`http`], [`run`],
-//! [`progress`], [`merge`].
+//! [`progress`]; the command itself is `cli::collect_cmd`.
 
 pub mod aggregate;
 pub mod hydra;
@@ -22,12 +22,16 @@ pub mod resume;
 pub mod route;
 pub mod shard;
 
-// NATIVE discover
-// NATIVE files
-// NATIVE http
-// NATIVE merge
-// NATIVE progress
-// NATIVE run
+#[cfg(not(target_arch = "wasm32"))]
+pub mod discover;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod files;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod http;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod progress;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod run;
 
 /// Keys the collector reads or writes, as upstream spells them.
 pub const TASK_INDEX: &str = "_ng_task_index";
