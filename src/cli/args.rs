@@ -14,6 +14,8 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once per process: the size difference between variants does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Reward profile of a collection: a drop-in for `gym eval profile` (`ng_reward_profile`).
@@ -162,12 +164,21 @@ fn collect_override(name: &str, value: &str, out: &mut Vec<String>) -> bool {
         "head_server" => flag("--head-server", &head_server_from_dict(value)),
         "resume_from_cache" | "disable_aggregation" => {
             if truthy() {
-                out.push(if name == "resume_from_cache" { "--resume" } else { "--disable-aggregation" }.into());
+                out.push(
+                    if name == "resume_from_cache" {
+                        "--resume"
+                    } else {
+                        "--disable-aggregation"
+                    }
+                    .into(),
+                );
             }
         }
         _ => match name.strip_prefix("responses_create_params.") {
             Some(key) => flag("--responses-create-params", &format!("{key}={value}")),
-            None if name == "responses_create_params" => flag("--responses-create-params", &format!("={value}")),
+            None if name == "responses_create_params" => {
+                flag("--responses-create-params", &format!("={value}"))
+            }
             None => return false,
         },
     }
@@ -184,8 +195,16 @@ fn head_server_from_dict(value: &str) -> String {
         Some(v) => v.to_string(),
         None => String::new(),
     };
-    let host = if m.contains_key("host") { part("host") } else { "127.0.0.1".into() };
-    let port = if m.contains_key("port") { part("port") } else { "11000".into() };
+    let host = if m.contains_key("host") {
+        part("host")
+    } else {
+        "127.0.0.1".into()
+    };
+    let port = if m.contains_key("port") {
+        part("port")
+    } else {
+        "11000".into()
+    };
     format!("{host}:{port}")
 }
 

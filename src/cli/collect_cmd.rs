@@ -49,7 +49,11 @@ async fn collect(args: &CollectArgs) -> Result<ExitCode> {
     let materialized = paths::materialized(&output);
     let failures = paths::failures(&output);
     let client = Client::default();
-    let config = fetch_config(&client, &discover::parse_address(&args.head_server).map_err(anyhow::Error::msg)?).await?;
+    let config = fetch_config(
+        &client,
+        &discover::parse_address(&args.head_server).map_err(anyhow::Error::msg)?,
+    )
+    .await?;
     if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating '{}'", dir.display()))?;
     }
@@ -61,10 +65,16 @@ async fn collect(args: &CollectArgs) -> Result<ExitCode> {
     } else {
         if args.resume {
             if !output.exists() {
-                println!("Skipping resume_from_cache because output_fpath {} doesn't exist!", output.display());
+                println!(
+                    "Skipping resume_from_cache because output_fpath {} doesn't exist!",
+                    output.display()
+                );
             }
             if !materialized.exists() {
-                println!("Skipping resume_from_cache because materialized_jsonl_fpath {} doesn't exist!", materialized.display());
+                println!(
+                    "Skipping resume_from_cache because materialized_jsonl_fpath {} doesn't exist!",
+                    materialized.display()
+                );
             }
         } else {
             println!("Clearing output fpath since `resume_from_cache=False`!");
@@ -74,7 +84,11 @@ async fn collect(args: &CollectArgs) -> Result<ExitCode> {
         set_aside_old_failures(&failures)?;
     }
 
-    let (max_attempts, warning) = resume::max_attempts(std::env::var("NEMO_GYM_MAX_ROLLOUT_ATTEMPTS").ok().as_deref());
+    let (max_attempts, warning) = resume::max_attempts(
+        std::env::var("NEMO_GYM_MAX_ROLLOUT_ATTEMPTS")
+            .ok()
+            .as_deref(),
+    );
     if let Some(w) = warning {
         println!("{w}");
     }
@@ -84,7 +98,11 @@ async fn collect(args: &CollectArgs) -> Result<ExitCode> {
     for_each_line(&materialized, |span, line, _| {
         let row = parse_row(line).map_err(|e| CollectError::line(&mat_name, span.line, e))?;
         let key = RolloutKey::of(&row).ok_or_else(|| {
-            CollectError::line(&mat_name, span.line, "row has no `_ng_task_index` / `_ng_rollout_index`")
+            CollectError::line(
+                &mat_name,
+                span.line,
+                "row has no `_ng_task_index` / `_ng_rollout_index`",
+            )
         })?;
         if plan.count(&key).is_some() {
             agents.insert(aggregate::agent_of(&row).unwrap_or_default().to_string());
@@ -98,7 +116,10 @@ async fn collect(args: &CollectArgs) -> Result<ExitCode> {
     let mut addresses = HashMap::new();
     for agent in &agents {
         let a = discover::agent_address(&config, agent).map_err(anyhow::Error::msg)?;
-        addresses.insert(agent.clone(), http::uri(&a.host, a.port, "/run").map_err(anyhow::Error::msg)?);
+        addresses.insert(
+            agent.clone(),
+            http::uri(&a.host, a.port, "/run").map_err(anyhow::Error::msg)?,
+        );
     }
     if let Some(n) = args.concurrency.filter(|n| *n > 0) {
         println!("Querying with {n} concurrent requests");
@@ -112,7 +133,10 @@ async fn collect(args: &CollectArgs) -> Result<ExitCode> {
                 failures: failures.clone(),
                 agents: addresses,
                 concurrency: args.concurrency.filter(|n| *n > 0).unwrap_or(1024),
-                timeout: args.timeout.filter(|t| *t > 0.0).map(Duration::from_secs_f64),
+                timeout: args
+                    .timeout
+                    .filter(|t| *t > 0.0)
+                    .map(Duration::from_secs_f64),
                 grace: Duration::from_secs_f64(args.grace.max(0.0)),
                 fail_fast: args.fail_fast,
                 total,
@@ -125,18 +149,28 @@ async fn collect(args: &CollectArgs) -> Result<ExitCode> {
     } else {
         // Upstream opens both files before dispatch, so they exist afterwards.
         for p in [&output, &failures] {
-            std::fs::OpenOptions::new().create(true).append(true).open(p).with_context(|| format!("opening '{}'", p.display()))?;
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+                .with_context(|| format!("opening '{}'", p.display()))?;
         }
         Report::default()
     };
     print_summary(&report, &output, &failures);
     if let Some(msg) = &report.fatal {
         eprintln!("Error: {msg}");
-        eprintln!("Every finished rollout is on disk. To continue:\n  {}", resume_command());
+        eprintln!(
+            "Every finished rollout is on disk. To continue:\n  {}",
+            resume_command()
+        );
         return Ok(ExitCode::FAILURE);
     }
     if let Some(signal) = report.interrupted {
-        eprintln!("Stopped by {signal}. Every finished rollout is on disk. To continue:\n  {}", resume_command());
+        eprintln!(
+            "Stopped by {signal}. Every finished rollout is on disk. To continue:\n  {}",
+            resume_command()
+        );
         return Ok(ExitCode::from(130));
     }
 
@@ -159,7 +193,8 @@ async fn collect(args: &CollectArgs) -> Result<ExitCode> {
 
 /// The head server's config; its text is never printed (it holds API keys).
 pub(super) async fn fetch_config(client: &Client, head: &Address) -> Result<serde_yaml::Value> {
-    let url = http::uri(&head.host, head.port, "/global_config_dict_yaml").map_err(anyhow::Error::msg)?;
+    let url =
+        http::uri(&head.host, head.port, "/global_config_dict_yaml").map_err(anyhow::Error::msg)?;
     let (status, body) = client.send(Method::GET, &url, None).await.map_err(|_| {
         anyhow::anyhow!(
             "Could not connect to the head server at http://{}:{}. Perhaps you are not running a server or your head server is on a different port? (--head-server)",
@@ -167,7 +202,11 @@ pub(super) async fn fetch_config(client: &Client, head: &Address) -> Result<serd
         )
     })?;
     if !(200..300).contains(&status) {
-        bail!("the head server at http://{}:{} answered /global_config_dict_yaml with HTTP {status}", head.host, head.port);
+        bail!(
+            "the head server at http://{}:{} answered /global_config_dict_yaml with HTTP {status}",
+            head.host,
+            head.port
+        );
     }
     discover::parse_config(&body).map_err(anyhow::Error::msg)
 }
@@ -204,9 +243,15 @@ fn read_history(output: &Path, failures: &Path, history: &mut History) -> Result
 }
 
 fn materialize(args: &CollectArgs, shard: Option<Shard>, path: &Path) -> Result<()> {
-    let input = args.input.as_ref().context("--input is required for a fresh collection (the tasks JSONL)")?;
+    let input = args
+        .input
+        .as_ref()
+        .context("--input is required for a fresh collection (the tasks JSONL)")?;
     if !input.exists() {
-        bail!("Input file not found: '{}' (--input). Check the path is spelled correctly.", input.display());
+        bail!(
+            "Input file not found: '{}' (--input). Check the path is spelled correctly.",
+            input.display()
+        );
     }
     let limit = args.limit.filter(|n| *n > 0);
     let opts = Options {
@@ -225,17 +270,27 @@ fn materialize(args: &CollectArgs, shard: Option<Shard>, path: &Path) -> Result<
         println!("Using `{a}` for rows that do not already have an agent ref");
     }
     if !opts.overrides.is_empty() {
-        println!("Overriding responses_create_params fields with {}", py_repr(&Value::Object(opts.overrides.clone())));
+        println!(
+            "Overriding responses_create_params fields with {}",
+            py_repr(&Value::Object(opts.overrides.clone()))
+        );
     }
     match &opts.num_repeats {
-        NumRepeats::Fixed(n) => println!("Repeating rows {n} times (in a pattern of abc to aabbcc)!"),
+        NumRepeats::Fixed(n) => {
+            println!("Repeating rows {n} times (in a pattern of abc to aabbcc)!")
+        }
         NumRepeats::PerAgent { .. } => println!(
             "Per-agent num_repeats: {}",
-            py_repr(&hydra::parse(args.num_repeats.as_deref().unwrap_or("{}")).unwrap_or(Value::Null))
+            py_repr(
+                &hydra::parse(args.num_repeats.as_deref().unwrap_or("{}")).unwrap_or(Value::Null)
+            )
         ),
     }
     if let Some(s) = shard {
-        println!("Shard {} of {}: running every {}th task starting with task number {}", s.index, s.count, s.count, s.index);
+        println!(
+            "Shard {} of {}: running every {}th task starting with task number {}",
+            s.index, s.count, s.count, s.index
+        );
     }
     let input_name = input.display().to_string();
     let mut m = Materializer::new(&opts, &input_name);
@@ -280,14 +335,18 @@ fn overrides(args: &CollectArgs) -> Result<Row> {
         ("max_output_tokens", &args.max_output_tokens),
     ] {
         if let Some(v) = value {
-            out.insert(key.into(), hydra::parse(v).map_err(|e| anyhow::anyhow!("--{}: {e}", key.replace('_', "-")))?);
+            out.insert(
+                key.into(),
+                hydra::parse(v).map_err(|e| anyhow::anyhow!("--{}: {e}", key.replace('_', "-")))?,
+            );
         }
     }
     for kv in &args.responses_create_params {
         let (key, value) = kv
             .split_once('=')
             .with_context(|| format!("--responses-create-params expects KEY=VALUE, got `{kv}`"))?;
-        let value = hydra::parse(value).map_err(|e| anyhow::anyhow!("--responses-create-params {key}: {e}"))?;
+        let value = hydra::parse(value)
+            .map_err(|e| anyhow::anyhow!("--responses-create-params {key}: {e}"))?;
         if key.is_empty() {
             let Value::Object(map) = value else {
                 bail!("responses_create_params must be a dict, got `{kv}`");
@@ -302,7 +361,9 @@ fn overrides(args: &CollectArgs) -> Result<Row> {
 
 fn remove_if_exists(path: &Path) -> Result<()> {
     match std::fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e).with_context(|| format!("removing '{}'", path.display())),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(e).with_context(|| format!("removing '{}'", path.display()))
+        }
         _ => Ok(()),
     }
 }
@@ -313,18 +374,29 @@ fn set_aside_old_failures(failures: &Path) -> Result<()> {
     if std::fs::metadata(failures).is_ok_and(|m| m.len() > 0) {
         let mut prev = failures.as_os_str().to_owned();
         prev.push(".prev");
-        std::fs::rename(failures, &prev).with_context(|| format!("moving '{}' aside", failures.display()))?;
-        println!("Moved the previous run's failures to {}", PathBuf::from(prev).display());
+        std::fs::rename(failures, &prev)
+            .with_context(|| format!("moving '{}' aside", failures.display()))?;
+        println!(
+            "Moved the previous run's failures to {}",
+            PathBuf::from(prev).display()
+        );
     } else {
         remove_if_exists(failures)?;
     }
     Ok(())
 }
 
+/// A rollout key and the stripped row's compact JSON.
+type KeyedLine = (RolloutKey, Vec<u8>);
+
 /// POSTs the main file's rows, stripped, to each agent's `/aggregate_metrics` and writes
 /// `<stem>_aggregate_metrics.json`; `None` when there are no rows (as upstream).
-pub(super) async fn aggregate_metrics(client: &Client, config: &serde_yaml::Value, main: &Path) -> Result<Option<PathBuf>> {
-    let mut agents: Vec<(String, Vec<(RolloutKey, Vec<u8>)>)> = Vec::new();
+pub(super) async fn aggregate_metrics(
+    client: &Client,
+    config: &serde_yaml::Value,
+    main: &Path,
+) -> Result<Option<PathBuf>> {
+    let mut agents: Vec<(String, Vec<KeyedLine>)> = Vec::new();
     let mut slot: HashMap<String, usize> = HashMap::new();
     let name = main.display().to_string();
     for_each_line(main, |span, line, _| {
@@ -356,22 +428,36 @@ pub(super) async fn aggregate_metrics(client: &Client, config: &serde_yaml::Valu
             .await
             .map_err(|e| anyhow::anyhow!("POST {url} failed: {e}"))?;
         if !(200..300).contains(&status) {
-            bail!("agent `{agent}` answered /aggregate_metrics with HTTP {status}: {}", String::from_utf8_lossy(&answer[..answer.len().min(300)]));
+            bail!(
+                "agent `{agent}` answered /aggregate_metrics with HTTP {status}: {}",
+                String::from_utf8_lossy(&answer[..answer.len().min(300)])
+            );
         }
-        let answer: Value = crate::collect::key::parse_value(&answer)
-            .map_err(|e| anyhow::anyhow!("agent `{agent}` answered /aggregate_metrics with bad JSON: {e}"))?;
-        let entry = aggregate::entry(&agent, &answer).map_err(|e| anyhow::anyhow!("agent `{agent}`: /aggregate_metrics: {e}"))?;
-        println!("\nKey metrics for {agent}:\n{}", pretty4(&entry["key_metrics"]));
+        let answer: Value = crate::collect::key::parse_value(&answer).map_err(|e| {
+            anyhow::anyhow!("agent `{agent}` answered /aggregate_metrics with bad JSON: {e}")
+        })?;
+        let entry = aggregate::entry(&agent, answer)
+            .map_err(|e| anyhow::anyhow!("agent `{agent}`: /aggregate_metrics: {e}"))?;
+        println!(
+            "\nKey metrics for {agent}:\n{}",
+            pretty4(&entry["key_metrics"])
+        );
         entries.push(entry);
     }
     let path = paths::aggregate_metrics(main);
-    files::write_atomically(&path, |w| Ok(w.write_all(&aggregate::file_bytes(&entries))?))?;
+    files::write_atomically(
+        &path,
+        |w| Ok(w.write_all(&aggregate::file_bytes(&entries))?),
+    )?;
     Ok(Some(path))
 }
 
 fn pretty4(v: &Value) -> String {
     let mut out = Vec::new();
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, serde_json::ser::PrettyFormatter::with_indent(b"    "));
+    let mut ser = serde_json::Serializer::with_formatter(
+        &mut out,
+        serde_json::ser::PrettyFormatter::with_indent(b"    "),
+    );
     serde::Serialize::serialize(v, &mut ser).expect("writing to a Vec cannot fail");
     String::from_utf8(out).unwrap_or_default()
 }
@@ -386,7 +472,10 @@ fn py_repr(v: &Value) -> String {
         Value::Array(a) => format!("[{}]", a.iter().map(py_repr).collect::<Vec<_>>().join(", ")),
         Value::Object(o) => format!(
             "{{{}}}",
-            o.iter().map(|(k, v)| format!("'{k}': {}", py_repr(v))).collect::<Vec<_>>().join(", ")
+            o.iter()
+                .map(|(k, v)| format!("'{k}': {}", py_repr(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     }
 }
@@ -422,15 +511,22 @@ fn print_summary(r: &Report, output: &Path, failures: &Path) {
 /// The command line that continues this run: the same arguments plus `--resume`.
 fn resume_command() -> String {
     let mut args: Vec<String> = std::env::args().collect();
-    if !args.iter().any(|a| a == "--resume" || a.contains("resume_from_cache=")) {
+    if !args
+        .iter()
+        .any(|a| a == "--resume" || a.contains("resume_from_cache="))
+    {
         args.push("--resume".into());
     }
-    args.iter().map(|a| shell_quote(a)).collect::<Vec<_>>().join(" ")
+    args.iter()
+        .map(|a| shell_quote(a))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn shell_quote(s: &str) -> String {
     let plain = !s.is_empty()
-        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-./:=+,@%".contains(&b));
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_-./:=+,@%".contains(&b));
     if plain {
         s.to_string()
     } else {

@@ -30,7 +30,10 @@ pub(super) async fn run(args: &CollectArgs) -> Result<ExitCode> {
         args.shards.clone()
     };
     if shards.iter().any(|s| s == &args.output) {
-        bail!("--output '{}' is one of the shards; merge into another file", args.output.display());
+        bail!(
+            "--output '{}' is one of the shards; merge into another file",
+            args.output.display()
+        );
     }
     println!("Merging {} shard(s):", shards.len());
     for s in &shards {
@@ -43,7 +46,9 @@ pub(super) async fn run(args: &CollectArgs) -> Result<ExitCode> {
         if let Some(other) = known.insert(&s.key, s.file) {
             bail!(
                 "rollout {} is in both '{}' and '{}': these shards are not slices of one run",
-                s.key, mats[other].display(), mats[s.file].display()
+                s.key,
+                mats[other].display(),
+                mats[s.file].display()
             );
         }
     }
@@ -51,10 +56,19 @@ pub(super) async fn run(args: &CollectArgs) -> Result<ExitCode> {
     let mut seen: HashMap<&RolloutKey, usize> = HashMap::new();
     for s in &rollouts {
         if !known.contains_key(&s.key) {
-            bail!("'{}' has rollout {} that no shard's materialized inputs contain", shards[s.file].display(), s.key);
+            bail!(
+                "'{}' has rollout {} that no shard's materialized inputs contain",
+                shards[s.file].display(),
+                s.key
+            );
         }
         if let Some(other) = seen.insert(&s.key, s.file) {
-            bail!("rollout {} is in both '{}' and '{}'", s.key, shards[other].display(), shards[s.file].display());
+            bail!(
+                "rollout {} is in both '{}' and '{}'",
+                s.key,
+                shards[other].display(),
+                shards[s.file].display()
+            );
         }
     }
     let missing = inputs.len() - rollouts.len();
@@ -110,7 +124,10 @@ pub(super) async fn run(args: &CollectArgs) -> Result<ExitCode> {
 
 /// Every `<output stem>-shardI-of-N<suffix>` beside `output`; all N of them must be there.
 fn find_shards(output: &Path) -> Result<Vec<PathBuf>> {
-    let dir = output.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = output
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let mut found: Vec<(u32, u32, PathBuf)> = Vec::new();
     for entry in std::fs::read_dir(dir).with_context(|| format!("listing '{}'", dir.display()))? {
         let entry = entry?;
@@ -121,13 +138,22 @@ fn find_shards(output: &Path) -> Result<Vec<PathBuf>> {
     }
     found.sort();
     let Some(&(n, _, _)) = found.first() else {
-        bail!("no shard files like '{}' found", paths::shard_output(output, 0, 2).display());
+        bail!(
+            "no shard files like '{}' found",
+            paths::shard_output(output, 0, 2).display()
+        );
     };
     if found.iter().any(|f| f.0 != n) {
-        bail!("shard files of different shard counts are next to '{}'; name the shards to merge", output.display());
+        bail!(
+            "shard files of different shard counts are next to '{}'; name the shards to merge",
+            output.display()
+        );
     }
     let have: Vec<u32> = found.iter().map(|f| f.1).collect();
-    let absent: Vec<String> = (0..n).filter(|i| !have.contains(i)).map(|i| paths::shard_output(output, i, n).display().to_string()).collect();
+    let absent: Vec<String> = (0..n)
+        .filter(|i| !have.contains(i))
+        .map(|i| paths::shard_output(output, i, n).display().to_string())
+        .collect();
     if !absent.is_empty() {
         bail!("missing shard files: {}", absent.join(", "));
     }
@@ -145,17 +171,30 @@ fn index(paths: &[PathBuf], materialized: bool) -> Result<Vec<Span>> {
         let name = path.display().to_string();
         for_each_line(path, |span, line, newline| {
             if !newline {
-                return Err(CollectError::line(&name, span.line, if materialized {
-                    "incomplete last line"
-                } else {
-                    "incomplete last line: is this shard still running? `--resume` it first"
-                }));
+                return Err(CollectError::line(
+                    &name,
+                    span.line,
+                    if materialized {
+                        "incomplete last line"
+                    } else {
+                        "incomplete last line: is this shard still running? `--resume` it first"
+                    },
+                ));
             }
             let row = parse_row(line).map_err(|e| CollectError::line(&name, span.line, e))?;
             let key = RolloutKey::of(&row).ok_or_else(|| {
-                CollectError::line(&name, span.line, "row has no `_ng_task_index` / `_ng_rollout_index`")
+                CollectError::line(
+                    &name,
+                    span.line,
+                    "row has no `_ng_task_index` / `_ng_rollout_index`",
+                )
             })?;
-            out.push(Span { key, file, offset: span.offset, len: span.len });
+            out.push(Span {
+                key,
+                file,
+                offset: span.offset,
+                len: span.len,
+            });
             Ok(true)
         })?;
     }

@@ -55,26 +55,38 @@ pub fn request_body<'a>(rows: impl Iterator<Item = &'a [u8]>) -> Vec<u8> {
 
 /// One entry of the metrics file from an `/aggregate_metrics` answer (fields default to empty,
 /// as upstream's `AggregateMetrics` model does).
-pub fn entry(agent: &str, answer: &Value) -> Result<Value, String> {
-    let obj = answer
-        .as_object()
-        .ok_or("the answer is not a JSON object")?;
-    let field = |name: &str, empty: Value| obj.get(name).cloned().unwrap_or(empty);
+pub fn entry(agent: &str, answer: Value) -> Result<Value, String> {
+    let Value::Object(mut obj) = answer else {
+        return Err("the answer is not a JSON object".into());
+    };
+    let mut field = |name: &str, empty: Value| obj.remove(name).unwrap_or(empty);
     let mut agent_ref = Row::new();
     agent_ref.insert("name".into(), agent.into());
     let mut e = Row::new();
     e.insert(AGENT_REF.into(), Value::Object(agent_ref));
-    e.insert("agent_metrics".into(), field("agent_metrics", Value::Object(Row::new())));
-    e.insert("key_metrics".into(), field("key_metrics", Value::Object(Row::new())));
-    e.insert("group_level_metrics".into(), field("group_level_metrics", Value::Array(vec![])));
+    e.insert(
+        "agent_metrics".into(),
+        field("agent_metrics", Value::Object(Row::new())),
+    );
+    e.insert(
+        "key_metrics".into(),
+        field("key_metrics", Value::Object(Row::new())),
+    );
+    e.insert(
+        "group_level_metrics".into(),
+        field("group_level_metrics", Value::Array(vec![])),
+    );
     Ok(Value::Object(e))
 }
 
 /// The metrics file: orjson `OPT_INDENT_2` (2-space indent, no trailing newline).
 pub fn file_bytes(entries: &[Value]) -> Vec<u8> {
     let mut out = Vec::new();
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, OrjsonPretty(PrettyFormatter::new()));
-    entries.serialize(&mut ser).expect("writing to a Vec cannot fail");
+    let mut ser =
+        serde_json::Serializer::with_formatter(&mut out, OrjsonPretty(PrettyFormatter::new()));
+    entries
+        .serialize(&mut ser)
+        .expect("writing to a Vec cannot fail");
     out
 }
 
@@ -91,7 +103,11 @@ impl Formatter for OrjsonPretty<'_> {
     fn end_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
         self.0.end_array(w)
     }
-    fn begin_array_value<W: ?Sized + io::Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+    fn begin_array_value<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
         self.0.begin_array_value(w, first)
     }
     fn end_array_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
@@ -103,7 +119,11 @@ impl Formatter for OrjsonPretty<'_> {
     fn end_object<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
         self.0.end_object(w)
     }
-    fn begin_object_key<W: ?Sized + io::Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+    fn begin_object_key<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
         self.0.begin_object_key(w, first)
     }
     fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
@@ -124,7 +144,10 @@ mod tests {
     fn strip_keeps_usage_only() {
         let r = parse_row(br#"{"responses_create_params":{},"response":{"output":[],"usage":{"total_tokens":3}},"reward":1.0,"ng_trajectory":1,"agent_ref":{"name":"a"}}"#).unwrap();
         let s = strip(&r);
-        assert_eq!(Value::Object(s), json!({"reward":1.0,"agent_ref":{"name":"a"},"response":{"usage":{"total_tokens":3}}}));
+        assert_eq!(
+            Value::Object(s),
+            json!({"reward":1.0,"agent_ref":{"name":"a"},"response":{"usage":{"total_tokens":3}}})
+        );
         let r = parse_row(br#"{"response":{"usage":null},"reward":0}"#).unwrap();
         assert_eq!(Value::Object(strip(&r)), json!({"reward":0}));
         assert_eq!(agent_of(&r), None);
@@ -132,10 +155,17 @@ mod tests {
 
     #[test]
     fn metrics_file_is_orjson_indent_2() {
-        let e = entry("a", &json!({"agent_metrics":{"mean/reward":1.0,"x":1e16},"key_metrics":{}})).unwrap();
+        let e = entry(
+            "a",
+            json!({"agent_metrics":{"mean/reward":1.0,"x":1e16},"key_metrics":{}}),
+        )
+        .unwrap();
         let got = String::from_utf8(file_bytes(&[e])).unwrap();
         let want = "[\n  {\n    \"agent_ref\": {\n      \"name\": \"a\"\n    },\n    \"agent_metrics\": {\n      \"mean/reward\": 1.0,\n      \"x\": 1e16\n    },\n    \"key_metrics\": {},\n    \"group_level_metrics\": []\n  }\n]";
         assert_eq!(got, want);
-        assert_eq!(request_body([&b"{}"[..], b"{\"a\":1}"].into_iter()), b"{\"verify_responses\":[{},{\"a\":1}]}");
+        assert_eq!(
+            request_body([&b"{}"[..], b"{\"a\":1}"].into_iter()),
+            b"{\"verify_responses\":[{},{\"a\":1}]}"
+        );
     }
 }

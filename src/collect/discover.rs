@@ -57,14 +57,19 @@ pub fn agent_address(cfg: &Value, agent: &str) -> Result<Address, String> {
             }
         )
     };
-    let first = |v: &Value| -> Option<Value> { v.as_mapping()?.iter().next().map(|(_, v)| v.clone()) };
+    let first =
+        |v: &Value| -> Option<Value> { v.as_mapping()?.iter().next().map(|(_, v)| v.clone()) };
     let server = cfg.get(agent).ok_or_else(not_found)?;
-    let inner = first(server)
-        .and_then(|t| first(&t))
-        .ok_or_else(|| format!("the head server's config entry for `{agent}` has no server under it"))?;
+    let inner = first(server).and_then(|t| first(&t)).ok_or_else(|| {
+        format!("the head server's config entry for `{agent}` has no server under it")
+    })?;
     let host = match inner.get("host") {
         Some(Value::String(h)) => h.clone(),
-        _ => return Err(format!("the head server's config gives agent `{agent}` no host")),
+        _ => {
+            return Err(format!(
+                "the head server's config gives agent `{agent}` no host"
+            ))
+        }
     };
     let port = match inner.get("port") {
         Some(Value::Number(n)) => n.as_u64().and_then(|p| u16::try_from(p).ok()),
@@ -97,10 +102,16 @@ mod tests {
         let cfg = parse_config(&body).unwrap();
         assert_eq!(
             agent_address(&cfg, "my_agent").unwrap(),
-            Address { host: "127.0.0.1".into(), port: 12345 }
+            Address {
+                host: "127.0.0.1".into(),
+                port: 12345
+            }
         );
         let e = agent_address(&cfg, "other").unwrap_err();
-        assert_eq!(e, "agent `other` is not in the head server's config (agents there: my_agent)");
+        assert_eq!(
+            e,
+            "agent `other` is not in the head server's config (agents there: my_agent)"
+        );
         let e = parse_config(b"\"key: [sk-SECRET\"").unwrap_err();
         assert!(!e.contains("SECRET"), "{e}");
         assert_eq!(parse_address("127.0.0.1:11000").unwrap().port, 11000);

@@ -44,8 +44,7 @@ pub fn for_each_line(
             return Ok(());
         }
     }
-    splitter
-        .finish(|span, line| on_line(span, line, false).map(|_| ()))
+    splitter.finish(|span, line| on_line(span, line, false).map(|_| ()))
 }
 
 pub fn io_err(path: &Path, e: std::io::Error) -> CollectError {
@@ -63,7 +62,11 @@ pub struct SetAside {
 /// complete line, so that rollout simply runs again.
 pub fn set_aside_torn_tail(path: &Path) -> Result<Option<SetAside>, CollectError> {
     let err = |e| io_err(path, e);
-    let mut file = OpenOptions::new().read(true).write(true).open(path).map_err(err)?;
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(err)?;
     let len = file.metadata().map_err(err)?.len();
     if len == 0 {
         return Ok(None);
@@ -83,7 +86,11 @@ pub fn set_aside_torn_tail(path: &Path) -> Result<Option<SetAside>, CollectError
     let mut to = path.as_os_str().to_owned();
     to.push(".torn");
     let to = PathBuf::from(to);
-    let mut aside = OpenOptions::new().create(true).append(true).open(&to).map_err(|e| io_err(&to, e))?;
+    let mut aside = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&to)
+        .map_err(|e| io_err(&to, e))?;
     aside.write_all(&tail).map_err(|e| io_err(&to, e))?;
     if tail.last() != Some(&b'\n') {
         aside.write_all(b"\n").map_err(|e| io_err(&to, e))?;
@@ -125,7 +132,10 @@ pub fn write_atomically(
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let result = (|| {
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, File::create(&tmp).map_err(|e| io_err(&tmp, e))?);
+        let mut w = std::io::BufWriter::with_capacity(
+            1 << 20,
+            File::create(&tmp).map_err(|e| io_err(&tmp, e))?,
+        );
         write(&mut w)?;
         let file = w.into_inner().map_err(|e| io_err(&tmp, e.into_error()))?;
         file.sync_all().map_err(|e| io_err(&tmp, e))?;

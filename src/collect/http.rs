@@ -50,7 +50,11 @@ impl Client {
         let req = req
             .body(Full::new(body.unwrap_or_default()))
             .map_err(|e| TransportError(e.to_string()))?;
-        let resp = self.0.request(req).await.map_err(|e| TransportError(chain(&e)))?;
+        let resp = self
+            .0
+            .request(req)
+            .await
+            .map_err(|e| TransportError(chain(&e)))?;
         let status = resp.status().as_u16();
         let body = resp
             .into_body()

@@ -39,7 +39,8 @@ impl Parser<'_> {
             _ => {
                 // A bare word runs to the end at top level, or to `,` `]` `}` inside a container.
                 let start = self.i;
-                while self.i < self.s.len() && (top || !matches!(self.s[self.i], b',' | b']' | b'}'))
+                while self.i < self.s.len()
+                    && (top || !matches!(self.s[self.i], b',' | b']' | b'}'))
                 {
                     self.i += 1;
                 }
@@ -107,7 +108,9 @@ impl Parser<'_> {
                     while self.i < self.s.len() && self.s[self.i] != b':' {
                         self.i += 1;
                     }
-                    String::from_utf8_lossy(&self.s[start..self.i]).trim().to_string()
+                    String::from_utf8_lossy(&self.s[start..self.i])
+                        .trim()
+                        .to_string()
                 }
             };
             self.ws();
@@ -222,6 +225,9 @@ mod tests {
         let mut m = Map::new();
         set_dotted(&mut m, "metadata.x", json!(1));
         set_dotted(&mut m, "top_p", json!(0.9));
-        assert_eq!(Value::Object(m), json!({"metadata": {"x": 1}, "top_p": 0.9}));
+        assert_eq!(
+            Value::Object(m),
+            json!({"metadata": {"x": 1}, "top_p": 0.9})
+        );
     }
 }

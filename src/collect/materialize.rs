@@ -161,7 +161,10 @@ impl<'a> Materializer<'a> {
 
         if !row.contains_key(TASK_INDEX) {
             let next = self.task_of_line.len() as u64;
-            let task = *self.task_of_line.entry(digest(line, newline)).or_insert(next);
+            let task = *self
+                .task_of_line
+                .entry(digest(line, newline))
+                .or_insert(next);
             row.insert(TASK_INDEX.into(), Value::from(task));
         }
         let task_key = KeyPart::of(&row[TASK_INDEX]);
@@ -290,7 +293,11 @@ mod tests {
     fn opts(agent: Option<&str>, overrides: &str, repeats: &str) -> Options {
         Options {
             agent_name: agent.map(String::from),
-            overrides: hydra::parse(overrides).unwrap().as_object().unwrap().clone(),
+            overrides: hydra::parse(overrides)
+                .unwrap()
+                .as_object()
+                .unwrap()
+                .clone(),
             num_repeats: NumRepeats::from_value(&hydra::parse(repeats).unwrap()).unwrap(),
         }
     }
@@ -313,9 +320,13 @@ mod tests {
 
     #[test]
     fn identical_lines_share_a_task_and_keep_counting() {
-        let line = "{\"responses_create_params\":{},\"agent_ref\":{\"type\":\"t\",\"name\":\"B\"}}\n";
+        let line =
+            "{\"responses_create_params\":{},\"agent_ref\":{\"type\":\"t\",\"name\":\"B\"}}\n";
         let got = run(&line.repeat(3), &opts(Some("A"), "{}", "1"), None).unwrap();
-        let keys: Vec<&str> = got.lines().map(|l| &l[l.find("\"_ng_task").unwrap()..]).collect();
+        let keys: Vec<&str> = got
+            .lines()
+            .map(|l| &l[l.find("\"_ng_task").unwrap()..])
+            .collect();
         assert_eq!(
             keys,
             [
@@ -324,9 +335,17 @@ mod tests {
                 "\"_ng_task_index\":0,\"_ng_rollout_index\":2}"
             ]
         );
-        assert!(got.contains("{\"type\":\"t\",\"name\":\"B\"}"), "existing agent_ref wins");
+        assert!(
+            got.contains("{\"type\":\"t\",\"name\":\"B\"}"),
+            "existing agent_ref wins"
+        );
         // The last line without its newline is a different raw line to upstream.
-        let got = run(&format!("{line}{}", line.trim_end()), &opts(None, "{}", "1"), None).unwrap();
+        let got = run(
+            &format!("{line}{}", line.trim_end()),
+            &opts(None, "{}", "1"),
+            None,
+        )
+        .unwrap();
         assert!(got.lines().nth(1).unwrap().contains("\"_ng_task_index\":1"));
     }
 
@@ -334,7 +353,9 @@ mod tests {
     fn given_task_index_is_kept_and_counter_is_per_task() {
         let input = "{\"responses_create_params\":{},\"_ng_task_index\":7,\"x\":1}\n{\"responses_create_params\":{},\"_ng_task_index\":7.0,\"x\":2}\n";
         let got = run(input, &opts(Some("A"), "{}", "1"), None).unwrap();
-        assert!(got.lines().next().unwrap().ends_with("\"_ng_task_index\":7,\"x\":1,\"agent_ref\":{\"name\":\"A\"},\"_ng_rollout_index\":0}"));
+        assert!(got.lines().next().unwrap().ends_with(
+            "\"_ng_task_index\":7,\"x\":1,\"agent_ref\":{\"name\":\"A\"},\"_ng_rollout_index\":0}"
+        ));
         assert!(got.lines().nth(1).unwrap().ends_with("\"_ng_task_index\":7.0,\"x\":2,\"agent_ref\":{\"name\":\"A\"},\"_ng_rollout_index\":1}"));
     }
 
@@ -345,18 +366,48 @@ mod tests {
         assert_eq!(got.lines().count(), 3);
         let e = run(input, &opts(None, "{}", "{a: 2, typo: 3}"), None).unwrap_err();
         assert!(e.to_string().contains("no entry for agents ['b']"), "{e}");
-        let e = run("{\"responses_create_params\":{}}\n{\"responses_create_params\":{}}\n", &opts(None, "{}", "1"), None).unwrap_err();
-        assert!(e.to_string().starts_with("No agent specified for rows [0, 0]."), "{e}");
+        let e = run(
+            "{\"responses_create_params\":{}}\n{\"responses_create_params\":{}}\n",
+            &opts(None, "{}", "1"),
+            None,
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("No agent specified for rows [0, 0]."),
+            "{e}"
+        );
         let e = run("{\"a\":1}\n", &opts(Some("A"), "{}", "1"), None).unwrap_err();
-        assert_eq!(e.to_string(), "'in.jsonl' line 1: field `responses_create_params` is missing");
-        let e = run("{\"responses_create_params\":{}}\n\n", &opts(Some("A"), "{}", "1"), None).unwrap_err();
-        assert!(e.to_string().starts_with("'in.jsonl' line 2: Malformed JSON"), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "'in.jsonl' line 1: field `responses_create_params` is missing"
+        );
+        let e = run(
+            "{\"responses_create_params\":{}}\n\n",
+            &opts(Some("A"), "{}", "1"),
+            None,
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("'in.jsonl' line 2: Malformed JSON"),
+            "{e}"
+        );
     }
 
     #[test]
     fn override_merge_is_shallow_and_keeps_positions() {
         let input = "{\"responses_create_params\":{\"metadata\":{\"a\":1,\"b\":2},\"temperature\":1.0,\"input\":\"x\"}}\n";
-        let got = run(input, &opts(Some("A"), "{temperature: 0.5, metadata: {c: 3}, top_p: 1}", "1"), None).unwrap();
+        let got = run(
+            input,
+            &opts(
+                Some("A"),
+                "{temperature: 0.5, metadata: {c: 3}, top_p: 1}",
+                "1",
+            ),
+            None,
+        )
+        .unwrap();
         assert!(got.starts_with("{\"responses_create_params\":{\"metadata\":{\"c\":3},\"temperature\":0.5,\"input\":\"x\",\"top_p\":1},"), "{got}");
     }
 }

@@ -49,7 +49,11 @@ pub const NO_PERSIST: &str = "_ng_no_persist";
 #[derive(Debug, thiserror::Error)]
 pub enum CollectError {
     #[error("'{file}' line {line}: {msg}")]
-    Line { file: String, line: u64, msg: String },
+    Line {
+        file: String,
+        line: u64,
+        msg: String,
+    },
     #[error("{0}")]
     Config(String),
     #[error(transparent)]

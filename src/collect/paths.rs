@@ -17,7 +17,10 @@ fn sibling(path: &Path, name: String) -> PathBuf {
 
 /// `out/rollouts.jsonl` → `out/rollouts_materialized_inputs.jsonl`.
 pub fn materialized(output: &Path) -> PathBuf {
-    sibling(output, format!("{}_materialized_inputs.jsonl", stem(output)))
+    sibling(
+        output,
+        format!("{}_materialized_inputs.jsonl", stem(output)),
+    )
 }
 
 /// `out/rollouts.jsonl` → `out/rollouts_failures.jsonl`.
@@ -82,8 +85,14 @@ mod tests {
         let out = Path::new("out/rollouts.jsonl");
         let s = shard_output(out, 2, 8);
         assert_eq!(s, Path::new("out/rollouts-shard2-of-8.jsonl"));
-        assert_eq!(parse_shard_name(out, "rollouts-shard2-of-8.jsonl"), Some((2, 8)));
+        assert_eq!(
+            parse_shard_name(out, "rollouts-shard2-of-8.jsonl"),
+            Some((2, 8))
+        );
         assert_eq!(parse_shard_name(out, "rollouts-shard8-of-8.jsonl"), None);
-        assert_eq!(parse_shard_name(out, "rollouts-shard2-of-8_failures.jsonl"), None);
+        assert_eq!(
+            parse_shard_name(out, "rollouts-shard2-of-8_failures.jsonl"),
+            None
+        );
     }
 }

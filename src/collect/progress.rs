@@ -25,6 +25,7 @@ struct AgentMeans {
 pub struct Progress {
     bar: ProgressBar,
     tty: bool,
+    lines: bool,
     total: u64,
     done: u64,
     failures: u64,
@@ -57,6 +58,7 @@ impl Progress {
         Progress {
             bar,
             tty,
+            lines: enabled && !tty,
             total,
             done: 0,
             failures: 0,
@@ -92,7 +94,7 @@ impl Progress {
             self.last_msg = Instant::now();
             self.bar.set_message(self.status(4));
         }
-        if !self.tty && self.total > 0 {
+        if self.lines && self.total > 0 {
             while self.done * 100 >= self.next_line_pct * self.total && self.next_line_pct <= 100 {
                 let secs = self.start.elapsed().as_secs_f64().max(1e-9);
                 eprintln!(

@@ -58,7 +58,11 @@ impl History {
     /// A row of the main file: a success. Rows without both indices cannot be matched.
     pub fn add_main(&mut self, row: &Row, file: &str, line: u64) -> Result<(), CollectError> {
         let key = RolloutKey::of(row).ok_or_else(|| {
-            CollectError::line(file, line, "row has no `_ng_task_index` / `_ng_rollout_index`")
+            CollectError::line(
+                file,
+                line,
+                "row has no `_ng_task_index` / `_ng_rollout_index`",
+            )
         })?;
         self.done.insert(key, false);
         self.done_rows += 1;
@@ -134,7 +138,11 @@ impl Plan {
 
     /// After the planning pass: a main-file row whose key is no materialized row means the two
     /// files are from different runs (upstream: `KeyError`).
-    pub fn check_done_rows_known(&self, main_file: &str, materialized: &str) -> Result<(), CollectError> {
+    pub fn check_done_rows_known(
+        &self,
+        main_file: &str,
+        materialized: &str,
+    ) -> Result<(), CollectError> {
         match self.done.iter().find(|(_, seen)| !**seen) {
             None => Ok(()),
             Some((key, _)) => Err(CollectError::Config(format!(
@@ -173,30 +181,68 @@ mod tests {
     #[test]
     fn plan_follows_upstream() {
         let mut h = History::default();
-        h.add_main(&row(r#"{"_ng_task_index":0,"_ng_rollout_index":0}"#), "o", 1).unwrap();
-        h.add_failure(&row(r#"{"_ng_task_index":1,"_ng_rollout_index":0,"_ng_failure_class":"transient"}"#));
+        h.add_main(
+            &row(r#"{"_ng_task_index":0,"_ng_rollout_index":0}"#),
+            "o",
+            1,
+        )
+        .unwrap();
+        h.add_failure(&row(
+            r#"{"_ng_task_index":1,"_ng_rollout_index":0,"_ng_failure_class":"transient"}"#,
+        ));
         h.add_failure(&row(r#"{"_ng_task_index":2,"_ng_rollout_index":0,"_ng_failure_class":"timeout_exceeded","_ng_failure_terminal":true}"#));
         for _ in 0..2 {
-            h.add_failure(&row(r#"{"_ng_task_index":3,"_ng_rollout_index":0,"_ng_failure_class":"transient"}"#));
+            h.add_failure(&row(
+                r#"{"_ng_task_index":3,"_ng_rollout_index":0,"_ng_failure_class":"transient"}"#,
+            ));
         }
         h.add_failure(&row(r#"{"_ng_failure_class":"x"}"#));
         let mut plan = h.plan(2);
         let got: Vec<Option<u32>> = (0..5)
-            .map(|t| plan.count(&RolloutKey::of(&row(&format!(r#"{{"_ng_task_index":{t},"_ng_rollout_index":0}}"#))).unwrap()))
+            .map(|t| {
+                plan.count(
+                    &RolloutKey::of(&row(&format!(
+                        r#"{{"_ng_task_index":{t},"_ng_rollout_index":0}}"#
+                    )))
+                    .unwrap(),
+                )
+            })
             .collect();
         assert_eq!(got, [None, Some(1), None, None, Some(0)]);
         plan.check_done_rows_known("o", "m").unwrap();
         let c = &plan.counts;
-        assert_eq!((c.input_rows, c.done_rows, c.attempt_rows, c.attempt_keys, c.terminal, c.maxed_out, c.to_run), (5, 1, 4, 3, 1, 1, 2));
-        assert!(c.report().contains("- 1 hit max_attempts=2 \u{2192} not retried\n- 2 rows that still need to be run"));
+        assert_eq!(
+            (
+                c.input_rows,
+                c.done_rows,
+                c.attempt_rows,
+                c.attempt_keys,
+                c.terminal,
+                c.maxed_out,
+                c.to_run
+            ),
+            (5, 1, 4, 3, 1, 1, 2)
+        );
+        assert!(c.report().contains(
+            "- 1 hit max_attempts=2 \u{2192} not retried\n- 2 rows that still need to be run"
+        ));
     }
 
     #[test]
     fn unknown_done_key_is_an_error() {
         let mut h = History::default();
-        h.add_main(&row(r#"{"_ng_task_index":9,"_ng_rollout_index":0}"#), "o", 1).unwrap();
+        h.add_main(
+            &row(r#"{"_ng_task_index":9,"_ng_rollout_index":0}"#),
+            "o",
+            1,
+        )
+        .unwrap();
         let plan = h.plan(3);
-        assert!(plan.check_done_rows_known("o", "m").unwrap_err().to_string().contains("(9, 0)"));
+        assert!(plan
+            .check_done_rows_known("o", "m")
+            .unwrap_err()
+            .to_string()
+            .contains("(9, 0)"));
         assert!(h_missing().is_err());
     }
 

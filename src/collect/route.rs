@@ -62,7 +62,10 @@ pub fn failure_row(row: &Row, failure: CollectorFailure) -> Row {
         CollectorFailure::Http { status, body } => {
             out.insert(FAILURE_CLASS.into(), "http_error".into());
             out.insert("_ng_http_status".into(), status.into());
-            out.insert("_ng_http_body".into(), short(&String::from_utf8_lossy(body)).into());
+            out.insert(
+                "_ng_http_body".into(),
+                short(&String::from_utf8_lossy(body)).into(),
+            );
         }
         CollectorFailure::BadResponse { detail } => {
             out.insert(FAILURE_CLASS.into(), "bad_response".into());
@@ -113,21 +116,40 @@ mod tests {
     fn routes_by_sentinels_in_upstreams_order() {
         assert_eq!(route(&row(r#"{"reward":1.0}"#)), Route::Main);
         assert_eq!(route(&row(r#"{"_ng_failure_class":null}"#)), Route::Main);
-        assert_eq!(route(&row(r#"{"_ng_failure_class":"transient"}"#)), Route::Sidecar);
-        assert_eq!(route(&row(r#"{"_ng_failure_class":"kill_shaped","_ng_no_persist":true}"#)), Route::Nowhere);
-        assert_eq!(route(&row(r#"{"_ng_failure_class":"x","_ng_no_persist":false}"#)), Route::Sidecar);
+        assert_eq!(
+            route(&row(r#"{"_ng_failure_class":"transient"}"#)),
+            Route::Sidecar
+        );
+        assert_eq!(
+            route(&row(
+                r#"{"_ng_failure_class":"kill_shaped","_ng_no_persist":true}"#
+            )),
+            Route::Nowhere
+        );
+        assert_eq!(
+            route(&row(r#"{"_ng_failure_class":"x","_ng_no_persist":false}"#)),
+            Route::Sidecar
+        );
     }
 
     #[test]
     fn keys_merge_in_place_or_append() {
         let mut result = row(r#"{"_ng_rollout_index":"echoed","reward":1.0}"#);
-        let src = row(r#"{"x":1,"agent_ref":{"name":"a"},"_ng_task_index":2,"_ng_rollout_index":3,"_ng_attempt_index":1}"#);
+        let src = row(
+            r#"{"x":1,"agent_ref":{"name":"a"},"_ng_task_index":2,"_ng_rollout_index":3,"_ng_attempt_index":1}"#,
+        );
         merge_row_keys(&mut result, &src);
         assert_eq!(
             String::from_utf8(to_line(&result)).unwrap(),
             "{\"_ng_rollout_index\":3,\"reward\":1.0,\"_ng_task_index\":2,\"agent_ref\":{\"name\":\"a\"},\"_ng_attempt_index\":1}\n"
         );
-        let f = failure_row(&src, CollectorFailure::Http { status: 500, body: "x".repeat(600).as_bytes() });
+        let f = failure_row(
+            &src,
+            CollectorFailure::Http {
+                status: 500,
+                body: "x".repeat(600).as_bytes(),
+            },
+        );
         assert_eq!(route(&f), Route::Sidecar);
         assert_eq!(f["_ng_http_body"].as_str().unwrap().chars().count(), 501);
     }
@@ -135,6 +157,13 @@ mod tests {
     #[test]
     fn progress_numbers_skip_private_and_non_numeric() {
         let r = row(r#"{"reward":1,"ok":true,"_ng_task_index":0,"s":"x","f":0.5}"#);
-        assert_eq!(progress_numbers(&r), [("reward".into(), 1.0), ("ok".into(), 1.0), ("f".into(), 0.5)]);
+        assert_eq!(
+            progress_numbers(&r),
+            [
+                ("reward".into(), 1.0),
+                ("ok".into(), 1.0),
+                ("f".into(), 0.5)
+            ]
+        );
     }
 }

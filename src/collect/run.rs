@@ -140,7 +140,11 @@ pub async fn run(cfg: Config, plan: &Plan, client: Client) -> Result<Report, Col
         };
         let agent = agent_name(&row);
         let Some(uri) = cfg.agents.get(&agent).cloned() else {
-            dispatch_error = Some(CollectError::line(&mat_name, line_no, format!("no address for agent `{agent}`")));
+            dispatch_error = Some(CollectError::line(
+                &mat_name,
+                line_no,
+                format!("no address for agent `{agent}`"),
+            ));
             break;
         };
         // The body is the materialized line verbatim, or re-serialized with the attempt stamp.
@@ -243,7 +247,10 @@ async fn watch_signals(
             _ = tokio::signal::ctrl_c() => "Ctrl-C",
             _ = term.recv() => "SIGTERM",
         };
-        interrupted.lock().expect("not poisoned").get_or_insert(name);
+        interrupted
+            .lock()
+            .expect("not poisoned")
+            .get_or_insert(name);
         if *stop_tx.borrow() == Stop::Running {
             stop_tx.send_replace(Stop::Draining(tokio::time::Instant::now() + grace));
             printer.line(&format!(
@@ -252,7 +259,9 @@ async fn watch_signals(
             ));
         } else {
             stop_tx.send_replace(Stop::Abort);
-            printer.line(&format!("{name}: stopping now; unfinished rollouts run again on --resume."));
+            printer.line(&format!(
+                "{name}: stopping now; unfinished rollouts run again on --resume."
+            ));
         }
     }
 }
@@ -304,7 +313,10 @@ impl Job {
                         String::from_utf8_lossy(&body[..body.len().min(300)])
                     ));
                 }
-                CollectorFailure::Http { status: *status, body }
+                CollectorFailure::Http {
+                    status: *status,
+                    body,
+                }
             }
         };
         Outcome::Done {
@@ -321,7 +333,11 @@ impl Job {
     async fn post(&self) -> (u16, Bytes) {
         let mut delay = Duration::from_millis(500);
         loop {
-            match self.client.send(Method::POST, &self.uri, Some(self.body.clone())).await {
+            match self
+                .client
+                .send(Method::POST, &self.uri, Some(self.body.clone()))
+                .await
+            {
                 Ok(answer) => return answer,
                 Err(TransportError(e)) => {
                     let n = self.retries.fetch_add(1, Ordering::Relaxed);
@@ -369,8 +385,16 @@ fn write_loop(
         side_buf.clear();
         for o in &batch {
             match o {
-                Outcome::Done { route: Route::Main, line, .. } => main_buf.extend_from_slice(line),
-                Outcome::Done { route: Route::Sidecar, line, .. } => side_buf.extend_from_slice(line),
+                Outcome::Done {
+                    route: Route::Main,
+                    line,
+                    ..
+                } => main_buf.extend_from_slice(line),
+                Outcome::Done {
+                    route: Route::Sidecar,
+                    line,
+                    ..
+                } => side_buf.extend_from_slice(line),
                 _ => {}
             }
         }
@@ -387,7 +411,13 @@ fn write_loop(
         for o in batch.drain(..) {
             match o {
                 Outcome::Fatal(msg) => fail(&mut report, msg),
-                Outcome::Done { route, agent, numbers, collector_failure, .. } => {
+                Outcome::Done {
+                    route,
+                    agent,
+                    numbers,
+                    collector_failure,
+                    ..
+                } => {
                     report.completed += 1;
                     match route {
                         Route::Main => report.main += 1,

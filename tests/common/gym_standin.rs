@@ -12,13 +12,16 @@ use serde_json::{json, Map, Value};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
+/// `(task, rollout, attempt)` of each `/run` received.
+pub type RunLog = Arc<Mutex<Vec<(Value, Value, Option<Value>)>>>;
+
 pub const SECRET: &str = "sk-STANDIN-SECRET-0123456789";
 
 /// A running stand-in; stops when dropped.
 pub struct StandIn {
     pub addr: SocketAddr,
     /// `(task, rollout, attempt)` of every `/run` received, as JSON text of each.
-    pub runs: Arc<Mutex<Vec<(Value, Value, Option<Value>)>>>,
+    pub runs: RunLog,
     rt: Option<tokio::runtime::Runtime>,
 }
 
@@ -42,15 +45,23 @@ impl StandIn {
                 json!({"responses_api_agents": {"fake_agent": {"entrypoint": "app.py", "host": "127.0.0.1", "port": addr.port(), "api_key": SECRET}}}),
             );
         }
-        cfg.insert("head_server".into(), json!({"host": "127.0.0.1", "port": addr.port()}));
+        cfg.insert(
+            "head_server".into(),
+            json!({"host": "127.0.0.1", "port": addr.port()}),
+        );
         // JSON is YAML: the body is a JSON string whose content is the config.
         let yaml = serde_json::to_string(&Value::Object(cfg)).unwrap();
         let config_body = Bytes::from(serde_json::to_vec(&yaml).unwrap());
         let runs = Arc::new(Mutex::new(Vec::new()));
-        let state = Arc::new(State { config_body, runs: runs.clone() });
+        let state = Arc::new(State {
+            config_body,
+            runs: runs.clone(),
+        });
         rt.spawn(async move {
             loop {
-                let Ok((stream, _)) = listener.accept().await else { continue };
+                let Ok((stream, _)) = listener.accept().await else {
+                    continue;
+                };
                 let state = state.clone();
                 tokio::spawn(async move {
                     let svc = hyper::service::service_fn(move |req| handle(state.clone(), req));
@@ -60,7 +71,11 @@ impl StandIn {
                 });
             }
         });
-        StandIn { addr, runs, rt: Some(rt) }
+        StandIn {
+            addr,
+            runs,
+            rt: Some(rt),
+        }
     }
 
     pub fn head(&self) -> String {
@@ -78,7 +93,7 @@ impl Drop for StandIn {
 
 struct State {
     config_body: Bytes,
-    runs: Arc<Mutex<Vec<(Value, Value, Option<Value>)>>>,
+    runs: RunLog,
 }
 
 fn reply(status: u16, body: impl Into<Bytes>) -> Response<Full<Bytes>> {
@@ -89,7 +104,10 @@ fn reply(status: u16, body: impl Into<Bytes>) -> Response<Full<Bytes>> {
         .unwrap()
 }
 
-async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Full<Bytes>>, hyper::Error> {
+async fn handle(
+    state: Arc<State>,
+    req: Request<Incoming>,
+) -> Result<Response<Full<Bytes>>, hyper::Error> {
     let (parts, body) = req.into_parts();
     let body = body.collect().await?.to_bytes();
     Ok(match (parts.method.as_str(), parts.uri.path()) {
@@ -111,7 +129,11 @@ async fn run(state: &State, body: &[u8]) -> Response<Full<Bytes>> {
         row.get("_ng_rollout_index").cloned().unwrap_or(Value::Null),
         row.get("_ng_attempt_index").cloned(),
     ));
-    let behavior = row.get("fake_behavior").and_then(Value::as_str).unwrap_or("ok").to_string();
+    let behavior = row
+        .get("fake_behavior")
+        .and_then(Value::as_str)
+        .unwrap_or("ok")
+        .to_string();
     if let Some(s) = behavior.strip_prefix("sleep:") {
         tokio::time::sleep(std::time::Duration::from_secs_f64(s.parse().unwrap_or(0.0))).await;
     }
@@ -127,7 +149,10 @@ async fn run(state: &State, body: &[u8]) -> Response<Full<Bytes>> {
                "usage": {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 5,
                          "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 15}}),
     );
-    result.insert("reward".into(), row.get("fake_reward").cloned().unwrap_or(json!(1.0)));
+    result.insert(
+        "reward".into(),
+        row.get("fake_reward").cloned().unwrap_or(json!(1.0)),
+    );
     match behavior.as_str() {
         "transient" => {
             result.insert("_ng_failure_class".into(), json!("transient"));
@@ -148,7 +173,10 @@ async fn run(state: &State, body: &[u8]) -> Response<Full<Bytes>> {
 /// Mean/max/min/median/std of numeric top-level and `response.usage` fields, overall and per task.
 fn aggregate(body: &[u8]) -> Response<Full<Bytes>> {
     let v: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
-    let rows = v["verify_responses"].as_array().cloned().unwrap_or_default();
+    let rows = v["verify_responses"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     let numbers = |r: &Value| -> Vec<(String, f64)> {
         let mut out = Vec::new();
         for (k, x) in r.as_object().into_iter().flatten() {
@@ -180,8 +208,16 @@ fn aggregate(body: &[u8]) -> Response<Full<Bytes>> {
             xs.sort_by(f64::total_cmp);
             let n = xs.len() as f64;
             let mean = xs.iter().sum::<f64>() / n;
-            let var = if xs.len() > 1 { xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
-            let median = if xs.len() % 2 == 1 { xs[xs.len() / 2] } else { (xs[xs.len() / 2 - 1] + xs[xs.len() / 2]) / 2.0 };
+            let var = if xs.len() > 1 {
+                xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)
+            } else {
+                0.0
+            };
+            let median = if xs.len() % 2 == 1 {
+                xs[xs.len() / 2]
+            } else {
+                (xs[xs.len() / 2 - 1] + xs[xs.len() / 2]) / 2.0
+            };
             m.insert(format!("mean/{k}"), json!(mean));
             m.insert(format!("max/{k}"), json!(xs[xs.len() - 1]));
             m.insert(format!("min/{k}"), json!(xs[0]));
@@ -191,7 +227,10 @@ fn aggregate(body: &[u8]) -> Response<Full<Bytes>> {
         m
     };
     if rows.is_empty() {
-        return reply(200, r#"{"group_level_metrics":[],"agent_metrics":{},"key_metrics":{}}"#);
+        return reply(
+            200,
+            r#"{"group_level_metrics":[],"agent_metrics":{},"key_metrics":{}}"#,
+        );
     }
     let mut tasks: Vec<(Value, Vec<&Value>)> = Vec::new();
     for r in &rows {
@@ -212,6 +251,16 @@ fn aggregate(body: &[u8]) -> Response<Full<Bytes>> {
         .collect();
     let all: Vec<&Value> = rows.iter().collect();
     let agent = stats(&all);
-    let key: Map<String, Value> = agent.iter().filter(|(k, _)| k.starts_with("mean/")).map(|(k, v)| (k.clone(), v.clone())).collect();
-    reply(200, serde_json::to_vec(&json!({"group_level_metrics": groups, "agent_metrics": agent, "key_metrics": key})).unwrap())
+    let key: Map<String, Value> = agent
+        .iter()
+        .filter(|(k, _)| k.starts_with("mean/"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    reply(
+        200,
+        serde_json::to_vec(
+            &json!({"group_level_metrics": groups, "agent_metrics": agent, "key_metrics": key}),
+        )
+        .unwrap(),
+    )
 }
