@@ -7,9 +7,11 @@
 //! - [`stats`]: numpy-exact mean, median and std
 //! - [`profile`]: the streaming reward profile (`gym eval profile`)
 //! - [`render`]: writing the profile files and summary
+//! - [`collect`]: rollout collection (`gym eval run --no-serve`); its driver is native-only
 //!
 //! The faces: `cli` (native binary) and `web` (Leptos app, wasm32).
 
+pub mod collect;
 pub mod error;
 pub mod json;
 pub mod jsonl;

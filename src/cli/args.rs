@@ -14,6 +14,8 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once per process: the size difference between variants does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Reward profile of a collection: a drop-in for `gym eval profile` (`ng_reward_profile`).
@@ -30,6 +32,12 @@ pub enum Command {
     // value wins.
     #[command(infer_long_args = true, args_override_self = true)]
     ValidatePivot(ValidatePivotArgs),
+    /// Collect rollouts from running NeMo Gym servers: a drop-in for `gym eval run --no-serve`
+    /// (`ng_collect_rollouts`), resumable and loss-free.
+    ///
+    /// Writes `<output stem>_materialized_inputs.jsonl` before sending anything, appends each
+    /// rollout to --output (or `<stem>_failures.jsonl`), then `<stem>_aggregate_metrics.json`.
+    Collect(CollectArgs),
 }
 
 #[derive(Args, Debug)]
@@ -94,6 +102,71 @@ pub struct ProfileArgs {
     pub out_dir: Option<PathBuf>,
 }
 
+#[derive(Args, Debug)]
+pub struct CollectArgs {
+    /// Input tasks JSONL (required for a fresh run).
+    #[arg(short = 'i', long, value_name = "FILE")]
+    pub input: Option<PathBuf>,
+    /// Output rollouts JSONL; the other files are named after it.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// Agent for rows without an `agent_ref`.
+    #[arg(short = 'a', long, value_name = "NAME")]
+    pub agent: Option<String>,
+    /// Take only the first N input lines (0 = all).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u64>,
+    /// Rollouts per task: an int, or per agent as `{agent_a: 4, _default: 1}`.
+    #[arg(long, value_name = "N|{AGENT: N, ...}")]
+    pub num_repeats: Option<String>,
+    /// Rollouts in flight at once (default: unlimited, as upstream; in practice 1024).
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<usize>,
+    /// Continue an interrupted collection from its files.
+    #[arg(long)]
+    pub resume: bool,
+    /// Override `responses_create_params.temperature` in every row.
+    #[arg(long, value_name = "T", allow_hyphen_values = true)]
+    pub temperature: Option<String>,
+    /// Override `responses_create_params.top_p` in every row.
+    #[arg(long, value_name = "P")]
+    pub top_p: Option<String>,
+    /// Override `responses_create_params.max_output_tokens` in every row.
+    #[arg(long, value_name = "N")]
+    pub max_output_tokens: Option<String>,
+    /// Override any `responses_create_params` field (repeatable; values typed as Hydra types them).
+    #[arg(long = "responses-create-params", value_name = "KEY=VALUE")]
+    pub responses_create_params: Vec<String>,
+    /// Skip `/aggregate_metrics` and the metrics file.
+    #[arg(long)]
+    pub disable_aggregation: bool,
+    /// The head server started by `gym env start` / `ng_run`.
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:11000")]
+    pub head_server: String,
+    /// Abort the run on an agent's HTTP error, as upstream does (default: record it in the
+    /// failures sidecar and retry it on --resume).
+    #[arg(long)]
+    pub fail_fast: bool,
+    /// Give up on one rollout after this long (recorded as a failure, retried on --resume).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    /// After Ctrl-C/SIGTERM, wait this long for in-flight rollouts.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    pub grace: f64,
+    /// Run only slice I of N (0-based) of the materialized rows, into `<stem>-shardI-of-N.jsonl`.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// Join shard outputs into --output and aggregate once.
+    #[arg(long)]
+    pub merge: bool,
+    /// With --merge: the shards' rollouts files (default: every `<output stem>-shardI-of-N.jsonl`).
+    #[arg(value_name = "SHARD")]
+    pub shards: Vec<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
 /// Rewrites upstream's Hydra-style spellings (`++allow_partial_rollouts=True`,
 /// `+rollouts_jsonl_fpath=...`) into gymscope's flags, so upstream command lines work unchanged.
 pub fn normalize_legacy_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
@@ -114,7 +187,9 @@ pub fn normalize_legacy_args(args: impl IntoIterator<Item = String>) -> Vec<Stri
                 None
             }
             _ => {
-                out.push(arg.clone());
+                if !collect_override(name, value, &mut out) {
+                    out.push(arg.clone());
+                }
                 None
             }
         };
@@ -124,6 +199,68 @@ pub fn normalize_legacy_args(args: impl IntoIterator<Item = String>) -> Vec<Stri
         }
     }
     out
+}
+
+/// `gym eval run` / `ng_collect_rollouts` config keys → `gymscope collect` flags. Returns false
+/// for keys it does not know.
+fn collect_override(name: &str, value: &str, out: &mut Vec<String>) -> bool {
+    let truthy = || matches!(value.to_ascii_lowercase().as_str(), "true" | "1" | "yes");
+    let mut flag = |f: &str, v: &str| {
+        out.push(f.into());
+        out.push(v.into());
+    };
+    match name {
+        "input_jsonl_fpath" => flag("--input", value),
+        "output_jsonl_fpath" => flag("--output", value),
+        "agent_name" => flag("--agent", value),
+        "limit" => flag("--limit", value),
+        "num_repeats" => flag("--num-repeats", value),
+        "num_samples_in_parallel" => flag("--concurrency", value),
+        "head_server" => flag("--head-server", &head_server_from_dict(value)),
+        "resume_from_cache" | "disable_aggregation" => {
+            if truthy() {
+                out.push(
+                    if name == "resume_from_cache" {
+                        "--resume"
+                    } else {
+                        "--disable-aggregation"
+                    }
+                    .into(),
+                );
+            }
+        }
+        _ => match name.strip_prefix("responses_create_params.") {
+            Some(key) => flag("--responses-create-params", &format!("{key}={value}")),
+            None if name == "responses_create_params" => {
+                flag("--responses-create-params", &format!("={value}"))
+            }
+            None => return false,
+        },
+    }
+    true
+}
+
+/// `{host: H, port: P}` → `H:P` (left as is when it is not that shape, for clap to report).
+fn head_server_from_dict(value: &str) -> String {
+    let Ok(serde_json::Value::Object(m)) = crate::collect::hydra::parse(value) else {
+        return value.to_string();
+    };
+    let part = |k: &str| match m.get(k) {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+        None => String::new(),
+    };
+    let host = if m.contains_key("host") {
+        part("host")
+    } else {
+        "127.0.0.1".into()
+    };
+    let port = if m.contains_key("port") {
+        part("port")
+    } else {
+        "11000".into()
+    };
+    format!("{host}:{port}")
 }
 
 #[cfg(test)]
@@ -146,5 +283,32 @@ mod tests {
         assert!(p.allow_partial_rollouts);
         let off = normalize_legacy_args(["++allow_partial_rollouts=False".to_string()]);
         assert!(off.is_empty());
+    }
+
+    #[test]
+    fn collect_upstream_spellings_map_to_flags() {
+        let args = [
+            "gymscope",
+            "collect",
+            "+agent_name=A",
+            "+input_jsonl_fpath=in.jsonl",
+            "+output_jsonl_fpath=o.jsonl",
+            "+num_repeats={a: 2, _default: 1}",
+            "+num_samples_in_parallel=8",
+            "+resume_from_cache=true",
+            "++responses_create_params.temperature=0.5",
+            "+head_server={host: 127.0.0.2, port: 12000}",
+        ];
+        let cli = Cli::try_parse_from(normalize_legacy_args(args.map(String::from))).unwrap();
+        let Command::Collect(c) = cli.command else {
+            panic!("not collect")
+        };
+        assert_eq!(c.agent.as_deref(), Some("A"));
+        assert_eq!(c.input, Some(PathBuf::from("in.jsonl")));
+        assert_eq!(c.num_repeats.as_deref(), Some("{a: 2, _default: 1}"));
+        assert_eq!(c.concurrency, Some(8));
+        assert!(c.resume);
+        assert_eq!(c.responses_create_params, ["temperature=0.5"]);
+        assert_eq!(c.head_server, "127.0.0.2:12000");
     }
 }

@@ -2,6 +2,8 @@
 
 mod args;
 mod atomic;
+mod collect_cmd;
+mod collect_merge;
 mod pivot_cmd;
 mod profile_cmd;
 
@@ -26,6 +28,7 @@ pub fn run() -> ExitCode {
     let result = match cli.command {
         Command::Profile(args) => profile_cmd::run(&args).map(|()| ExitCode::SUCCESS),
         Command::ValidatePivot(args) => pivot_cmd::run(&args),
+        Command::Collect(args) => collect_cmd::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,260 @@
+//! Resume bookkeeping (upstream's `_load_from_cache`): successes from the main file, attempts and
+//! terminal flags from the failures sidecar, and from those which materialized rows run again.
+
+use super::key::{truthy, RolloutKey};
+use super::{CollectError, Row, FAILURE_TERMINAL};
+use std::collections::{HashMap, HashSet};
+
+pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
+
+/// `NEMO_GYM_MAX_ROLLOUT_ATTEMPTS`: a positive int, else 3 with upstream's warning.
+pub fn max_attempts(raw: Option<&str>) -> (u32, Option<String>) {
+    match raw {
+        None | Some("") => (DEFAULT_MAX_ATTEMPTS, None),
+        Some(raw) => match raw.trim().parse::<i64>() {
+            Ok(n) if n >= 1 => (n.min(i64::from(u32::MAX)) as u32, None),
+            _ => (
+                DEFAULT_MAX_ATTEMPTS,
+                Some(format!(
+                    "WARNING: could not parse NEMO_GYM_MAX_ROLLOUT_ATTEMPTS={raw:?}; falling back to default {DEFAULT_MAX_ATTEMPTS}."
+                )),
+            ),
+        },
+    }
+}
+
+/// What the two output files say about earlier attempts.
+#[derive(Default)]
+pub struct History {
+    /// Main-file keys, and whether the materialized file has been seen to contain each.
+    done: HashMap<RolloutKey, bool>,
+    done_rows: u64,
+    attempts: HashMap<RolloutKey, u32>,
+    attempt_rows: u64,
+    terminal: HashSet<RolloutKey>,
+}
+
+/// Which rows a run dispatches, and the counts upstream prints.
+pub struct Plan {
+    done: HashMap<RolloutKey, bool>,
+    gated: HashSet<RolloutKey>,
+    attempts: HashMap<RolloutKey, u32>,
+    pub counts: Counts,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Counts {
+    pub input_rows: u64,
+    pub done_rows: u64,
+    pub attempt_rows: u64,
+    pub attempt_keys: u64,
+    pub terminal: u64,
+    pub maxed_out: u64,
+    pub max_attempts: u32,
+    pub to_run: u64,
+}
+
+impl History {
+    /// A row of the main file: a success. Rows without both indices cannot be matched.
+    pub fn add_main(&mut self, row: &Row, file: &str, line: u64) -> Result<(), CollectError> {
+        let key = RolloutKey::of(row).ok_or_else(|| {
+            CollectError::line(
+                file,
+                line,
+                "row has no `_ng_task_index` / `_ng_rollout_index`",
+            )
+        })?;
+        self.done.insert(key, false);
+        self.done_rows += 1;
+        Ok(())
+    }
+
+    /// A row of the failures sidecar: one failed attempt; rows without both indices are skipped
+    /// as upstream skips them.
+    pub fn add_failure(&mut self, row: &Row) {
+        let Some(key) = RolloutKey::of(row) else {
+            return;
+        };
+        self.attempt_rows += 1;
+        if truthy(row.get(FAILURE_TERMINAL)) {
+            self.terminal.insert(key.clone());
+        }
+        *self.attempts.entry(key).or_insert(0) += 1;
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.done.is_empty() && self.attempts.is_empty()
+    }
+
+    pub fn plan(self, max_attempts: u32) -> Plan {
+        let maxed: HashSet<RolloutKey> = self
+            .attempts
+            .iter()
+            .filter(|(_, n)| **n >= max_attempts)
+            .map(|(k, _)| k.clone())
+            .collect();
+        let counts = Counts {
+            done_rows: self.done_rows,
+            attempt_rows: self.attempt_rows,
+            attempt_keys: self.attempts.len() as u64,
+            terminal: self.terminal.len() as u64,
+            maxed_out: maxed.len() as u64,
+            max_attempts,
+            ..Counts::default()
+        };
+        let mut gated = maxed;
+        gated.extend(self.terminal);
+        Plan {
+            done: self.done,
+            gated,
+            attempts: self.attempts,
+            counts,
+        }
+    }
+}
+
+impl Plan {
+    /// The attempt number for a materialized row that must run (0 = first attempt, sent
+    /// unstamped), or `None` when it is done, terminal or out of attempts.
+    pub fn attempt(&self, key: &RolloutKey) -> Option<u32> {
+        if self.done.contains_key(key) || self.gated.contains(key) {
+            return None;
+        }
+        Some(self.attempts.get(key).copied().unwrap_or(0))
+    }
+
+    /// Counts one materialized row (the planning pass) and returns [`Plan::attempt`].
+    pub fn count(&mut self, key: &RolloutKey) -> Option<u32> {
+        self.counts.input_rows += 1;
+        if let Some(seen) = self.done.get_mut(key) {
+            *seen = true;
+        }
+        let attempt = self.attempt(key);
+        if attempt.is_some() {
+            self.counts.to_run += 1;
+        }
+        attempt
+    }
+
+    /// After the planning pass: a main-file row whose key is no materialized row means the two
+    /// files are from different runs (upstream: `KeyError`).
+    pub fn check_done_rows_known(
+        &self,
+        main_file: &str,
+        materialized: &str,
+    ) -> Result<(), CollectError> {
+        match self.done.iter().find(|(_, seen)| !**seen) {
+            None => Ok(()),
+            Some((key, _)) => Err(CollectError::Config(format!(
+                "'{main_file}' has a rollout {key} (_ng_task_index, _ng_rollout_index) that is not in '{materialized}': the files are from different runs"
+            ))),
+        }
+    }
+}
+
+impl Counts {
+    /// Upstream's resume report.
+    pub fn report(&self) -> String {
+        format!(
+            "Resumed from cache. Found:\n- {} original input rows\n- {} rows already done (in main jsonl)\n- {} prior failure attempts ({} unique tasks) in sidecar\n- {} sidecar-terminal (timeout_exceeded / skipped) \u{2192} not retried\n- {} hit max_attempts={} \u{2192} not retried\n- {} rows that still need to be run",
+            self.input_rows,
+            self.done_rows,
+            self.attempt_rows,
+            self.attempt_keys,
+            self.terminal,
+            self.maxed_out,
+            self.max_attempts,
+            self.to_run
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collect::key::parse_row;
+
+    fn row(s: &str) -> Row {
+        parse_row(s.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn plan_follows_upstream() {
+        let mut h = History::default();
+        h.add_main(
+            &row(r#"{"_ng_task_index":0,"_ng_rollout_index":0}"#),
+            "o",
+            1,
+        )
+        .unwrap();
+        h.add_failure(&row(
+            r#"{"_ng_task_index":1,"_ng_rollout_index":0,"_ng_failure_class":"transient"}"#,
+        ));
+        h.add_failure(&row(r#"{"_ng_task_index":2,"_ng_rollout_index":0,"_ng_failure_class":"timeout_exceeded","_ng_failure_terminal":true}"#));
+        for _ in 0..2 {
+            h.add_failure(&row(
+                r#"{"_ng_task_index":3,"_ng_rollout_index":0,"_ng_failure_class":"transient"}"#,
+            ));
+        }
+        h.add_failure(&row(r#"{"_ng_failure_class":"x"}"#));
+        let mut plan = h.plan(2);
+        let got: Vec<Option<u32>> = (0..5)
+            .map(|t| {
+                plan.count(
+                    &RolloutKey::of(&row(&format!(
+                        r#"{{"_ng_task_index":{t},"_ng_rollout_index":0}}"#
+                    )))
+                    .unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(got, [None, Some(1), None, None, Some(0)]);
+        plan.check_done_rows_known("o", "m").unwrap();
+        let c = &plan.counts;
+        assert_eq!(
+            (
+                c.input_rows,
+                c.done_rows,
+                c.attempt_rows,
+                c.attempt_keys,
+                c.terminal,
+                c.maxed_out,
+                c.to_run
+            ),
+            (5, 1, 4, 3, 1, 1, 2)
+        );
+        assert!(c.report().contains(
+            "- 1 hit max_attempts=2 \u{2192} not retried\n- 2 rows that still need to be run"
+        ));
+    }
+
+    #[test]
+    fn unknown_done_key_is_an_error() {
+        let mut h = History::default();
+        h.add_main(
+            &row(r#"{"_ng_task_index":9,"_ng_rollout_index":0}"#),
+            "o",
+            1,
+        )
+        .unwrap();
+        let plan = h.plan(3);
+        assert!(plan
+            .check_done_rows_known("o", "m")
+            .unwrap_err()
+            .to_string()
+            .contains("(9, 0)"));
+        assert!(h_missing().is_err());
+    }
+
+    fn h_missing() -> Result<(), CollectError> {
+        History::default().add_main(&row(r#"{"a":1}"#), "o", 4)
+    }
+
+    #[test]
+    fn max_attempts_env() {
+        assert_eq!(max_attempts(None).0, 3);
+        assert_eq!(max_attempts(Some("5")).0, 5);
+        assert!(max_attempts(Some("0")).1.is_some());
+        assert_eq!(max_attempts(Some("x")).0, 3);
+    }
+}

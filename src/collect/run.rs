@@ -1,0 +1,444 @@
+//! The collection driver: streams the materialized rows that still need to run, POSTs each to
+//! its agent's `/run` under a concurrency limit, and hands results to one writer thread that
+//! appends each as one complete line (one `write` per batch) before it counts as done.
+//!
+//! Stopping: Ctrl-C or SIGTERM stops dispatching and lets in-flight rollouts finish for up to the
+//! grace period; a second signal (or the grace period running out) drops the rest, which simply
+//! run again on `--resume`.
+
+use super::http::{Client, TransportError};
+use super::key::{parse_row, to_line, RolloutKey};
+use super::progress::{Printer, Progress};
+use super::resume::Plan;
+use super::route::{self, failure_row, merge_row_keys, progress_numbers, CollectorFailure, Route};
+use super::{files, CollectError, Row, AGENT_REF, ATTEMPT_INDEX};
+use bytes::Bytes;
+use hyper::{Method, Uri};
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, watch, Semaphore};
+use tokio::task::JoinSet;
+
+pub struct Config {
+    pub materialized: PathBuf,
+    pub output: PathBuf,
+    pub failures: PathBuf,
+    /// `/run` address per agent name.
+    pub agents: HashMap<String, Uri>,
+    pub concurrency: usize,
+    pub timeout: Option<Duration>,
+    pub grace: Duration,
+    pub fail_fast: bool,
+    pub total: u64,
+    pub progress: bool,
+}
+
+#[derive(Debug, Default)]
+pub struct Report {
+    pub completed: u64,
+    pub main: u64,
+    pub sidecar: u64,
+    pub nowhere: u64,
+    /// Sidecar rows gymscope wrote itself (HTTP errors, bad answers, `--timeout`).
+    pub collector_failures: u64,
+    pub connection_retries: u64,
+    /// The signal that stopped the run early.
+    pub interrupted: Option<&'static str>,
+    /// What aborted the run (`--fail-fast`, a write error).
+    pub fatal: Option<String>,
+    pub elapsed: Duration,
+    pub status: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Stop {
+    Running,
+    Draining(tokio::time::Instant),
+    Abort,
+}
+
+enum Outcome {
+    Done {
+        route: Route,
+        line: Vec<u8>,
+        agent: String,
+        numbers: Vec<(String, f64)>,
+        collector_failure: bool,
+    },
+    Fatal(String),
+}
+
+pub async fn run(cfg: Config, plan: &Plan, client: Client) -> Result<Report, CollectError> {
+    let start = Instant::now();
+    let open = |p: &Path| {
+        OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .map_err(|e| files::io_err(p, e))
+    };
+    let (main_file, side_file) = (open(&cfg.output)?, open(&cfg.failures)?);
+    let progress = Progress::new(cfg.total, cfg.progress);
+    let printer = progress.printer();
+    let (stop_tx, mut stop_rx) = watch::channel(Stop::Running);
+    let stop_tx = Arc::new(stop_tx);
+    let interrupted = Arc::new(std::sync::Mutex::new(None));
+    let signals = tokio::spawn(watch_signals(
+        stop_tx.clone(),
+        interrupted.clone(),
+        printer.clone(),
+        cfg.grace,
+    ));
+
+    let (tx, rx) = mpsc::channel::<Outcome>(cfg.concurrency.max(1));
+    let writer = {
+        let stop_tx = stop_tx.clone();
+        tokio::task::spawn_blocking(move || write_loop(rx, main_file, side_file, progress, stop_tx))
+    };
+    let retries = Arc::new(AtomicU64::new(0));
+
+    let sem = Arc::new(Semaphore::new(cfg.concurrency.max(1)));
+    let mut tasks = JoinSet::new();
+    let file = File::open(&cfg.materialized).map_err(|e| files::io_err(&cfg.materialized, e))?;
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let mat_name = cfg.materialized.display().to_string();
+    let mut line = Vec::new();
+    let mut line_no = 0u64;
+    let mut dispatch_error = None;
+    loop {
+        if *stop_rx.borrow() != Stop::Running {
+            break;
+        }
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => {
+                dispatch_error = Some(files::io_err(&cfg.materialized, e));
+                break;
+            }
+        }
+        line_no += 1;
+        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        let mut row = match parse_row(text) {
+            Ok(r) => r,
+            Err(e) => {
+                dispatch_error = Some(CollectError::line(&mat_name, line_no, e));
+                break;
+            }
+        };
+        let Some(key) = RolloutKey::of(&row) else {
+            continue;
+        };
+        let Some(attempt) = plan.attempt(&key) else {
+            continue;
+        };
+        let agent = agent_name(&row);
+        let Some(uri) = cfg.agents.get(&agent).cloned() else {
+            dispatch_error = Some(CollectError::line(
+                &mat_name,
+                line_no,
+                format!("no address for agent `{agent}`"),
+            ));
+            break;
+        };
+        // The body is the materialized line verbatim, or re-serialized with the attempt stamp.
+        let body = if attempt > 0 {
+            row.insert(ATTEMPT_INDEX.into(), attempt.into());
+            let mut b = to_line(&row);
+            b.pop();
+            Bytes::from(b)
+        } else {
+            Bytes::copy_from_slice(text)
+        };
+        let permit = tokio::select! {
+            biased;
+            _ = stop_rx.wait_for(|s| *s != Stop::Running) => break,
+            p = sem.clone().acquire_owned() => p.expect("semaphore is never closed"),
+        };
+        while tasks.try_join_next().is_some() {}
+        let job = Job {
+            client: client.clone(),
+            uri,
+            body,
+            row,
+            agent,
+            key,
+            timeout: cfg.timeout,
+            fail_fast: cfg.fail_fast,
+            retries: retries.clone(),
+            printer: printer.clone(),
+        };
+        let tx = tx.clone();
+        tasks.spawn(async move {
+            let outcome = job.run().await;
+            let _ = tx.send(outcome).await;
+            drop(permit);
+        });
+    }
+    drop(tx);
+    drain(&mut tasks, &mut stop_rx).await;
+    signals.abort();
+    let mut report = writer
+        .await
+        .map_err(|e| CollectError::Config(format!("writer thread failed: {e}")))?;
+    report.connection_retries = retries.load(Ordering::Relaxed);
+    report.interrupted = *interrupted.lock().expect("not poisoned");
+    report.elapsed = start.elapsed();
+    if let Some(e) = dispatch_error {
+        return Err(e);
+    }
+    Ok(report)
+}
+
+fn agent_name(row: &Row) -> String {
+    row.get(AGENT_REF)
+        .and_then(|a| a.get("name"))
+        .and_then(|n| n.as_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Waits for in-flight rollouts: all of them while running, up to the grace period once
+/// stopping, none after a second signal or a fatal error.
+async fn drain(tasks: &mut JoinSet<()>, stop_rx: &mut watch::Receiver<Stop>) {
+    loop {
+        let state = *stop_rx.borrow_and_update();
+        match state {
+            Stop::Running => tokio::select! {
+                r = tasks.join_next() => if r.is_none() { return },
+                _ = stop_rx.changed() => {}
+            },
+            Stop::Draining(deadline) => tokio::select! {
+                r = tasks.join_next() => if r.is_none() { return },
+                _ = tokio::time::sleep_until(deadline) => {
+                    tasks.abort_all();
+                    while tasks.join_next().await.is_some() {}
+                    return;
+                }
+                _ = stop_rx.changed() => {}
+            },
+            Stop::Abort => {
+                tasks.abort_all();
+                while tasks.join_next().await.is_some() {}
+                return;
+            }
+        }
+    }
+}
+
+async fn watch_signals(
+    stop_tx: Arc<watch::Sender<Stop>>,
+    interrupted: Arc<std::sync::Mutex<Option<&'static str>>>,
+    printer: Printer,
+    grace: Duration,
+) {
+    let Ok(mut term) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+    else {
+        return;
+    };
+    loop {
+        let name = tokio::select! {
+            _ = tokio::signal::ctrl_c() => "Ctrl-C",
+            _ = term.recv() => "SIGTERM",
+        };
+        interrupted
+            .lock()
+            .expect("not poisoned")
+            .get_or_insert(name);
+        if *stop_tx.borrow() == Stop::Running {
+            stop_tx.send_replace(Stop::Draining(tokio::time::Instant::now() + grace));
+            printer.line(&format!(
+                "{name}: no new rollouts; waiting up to {:.0} s for those in flight (again to stop now).",
+                grace.as_secs_f64()
+            ));
+        } else {
+            stop_tx.send_replace(Stop::Abort);
+            printer.line(&format!(
+                "{name}: stopping now; unfinished rollouts run again on --resume."
+            ));
+        }
+    }
+}
+
+struct Job {
+    client: Client,
+    uri: Uri,
+    body: Bytes,
+    row: Row,
+    agent: String,
+    key: RolloutKey,
+    timeout: Option<Duration>,
+    fail_fast: bool,
+    retries: Arc<AtomicU64>,
+    printer: Printer,
+}
+
+impl Job {
+    async fn run(self) -> Outcome {
+        let answer = match self.timeout {
+            None => Some(self.post().await),
+            Some(t) => tokio::time::timeout(t, self.post()).await.ok(),
+        };
+        let failure = match &answer {
+            None => CollectorFailure::Timeout {
+                seconds: self.timeout.unwrap_or_default().as_secs_f64(),
+            },
+            Some((status, body)) if (200..300).contains(status) => match parse_row(body) {
+                Ok(mut result) => {
+                    merge_row_keys(&mut result, &self.row);
+                    return Outcome::Done {
+                        route: route::route(&result),
+                        line: to_line(&result),
+                        numbers: progress_numbers(&result),
+                        agent: self.agent,
+                        collector_failure: false,
+                    };
+                }
+                Err(e) => CollectorFailure::BadResponse {
+                    detail: format!("/run answered HTTP {status} with {e}"),
+                },
+            },
+            Some((status, body)) => {
+                if self.fail_fast {
+                    return Outcome::Fatal(format!(
+                        "agent `{}` answered /run for rollout {} with HTTP {status}: {}",
+                        self.agent,
+                        self.key,
+                        String::from_utf8_lossy(&body[..body.len().min(300)])
+                    ));
+                }
+                CollectorFailure::Http {
+                    status: *status,
+                    body,
+                }
+            }
+        };
+        Outcome::Done {
+            route: Route::Sidecar,
+            line: to_line(&failure_row(&self.row, failure)),
+            numbers: Vec::new(),
+            agent: self.agent,
+            collector_failure: true,
+        }
+    }
+
+    /// POSTs until an answer arrives: connection-level errors retry with exponential backoff
+    /// (0.5 s doubling, capped at 10 s), as upstream retries them forever.
+    async fn post(&self) -> (u16, Bytes) {
+        let mut delay = Duration::from_millis(500);
+        loop {
+            match self
+                .client
+                .send(Method::POST, &self.uri, Some(self.body.clone()))
+                .await
+            {
+                Ok(answer) => return answer,
+                Err(TransportError(e)) => {
+                    let n = self.retries.fetch_add(1, Ordering::Relaxed);
+                    if n == 0 || (n + 1) % 100 == 0 {
+                        self.printer.line(&format!(
+                            "Connection error to agent `{}` ({}), retrying ({} retries so far): {e}",
+                            self.agent,
+                            self.uri,
+                            n + 1
+                        ));
+                    }
+                    tokio::time::sleep(delay).await;
+                    delay = (delay * 2).min(Duration::from_secs(10));
+                }
+            }
+        }
+    }
+}
+
+/// The writer thread: appends each batch of results with one `write` per file, then counts them.
+fn write_loop(
+    mut rx: mpsc::Receiver<Outcome>,
+    mut main_file: File,
+    mut side_file: File,
+    mut progress: Progress,
+    stop_tx: Arc<watch::Sender<Stop>>,
+) -> Report {
+    let mut report = Report::default();
+    let (mut main_buf, mut side_buf) = (Vec::new(), Vec::new());
+    let mut batch = Vec::new();
+    let mut last_sync = Instant::now();
+    let fail = |report: &mut Report, msg: String| {
+        report.fatal.get_or_insert(msg);
+        stop_tx.send_replace(Stop::Abort);
+    };
+    while let Some(first) = rx.blocking_recv() {
+        batch.push(first);
+        while batch.len() < 1024 {
+            match rx.try_recv() {
+                Ok(o) => batch.push(o),
+                Err(_) => break,
+            }
+        }
+        main_buf.clear();
+        side_buf.clear();
+        for o in &batch {
+            match o {
+                Outcome::Done {
+                    route: Route::Main,
+                    line,
+                    ..
+                } => main_buf.extend_from_slice(line),
+                Outcome::Done {
+                    route: Route::Sidecar,
+                    line,
+                    ..
+                } => side_buf.extend_from_slice(line),
+                _ => {}
+            }
+        }
+        {
+            let written = main_file
+                .write_all(&main_buf)
+                .and_then(|_| side_file.write_all(&side_buf));
+            if let Err(e) = written {
+                fail(&mut report, format!("writing the rollouts failed: {e}"));
+                batch.clear();
+                continue;
+            }
+        }
+        for o in batch.drain(..) {
+            match o {
+                Outcome::Fatal(msg) => fail(&mut report, msg),
+                Outcome::Done {
+                    route,
+                    agent,
+                    numbers,
+                    collector_failure,
+                    ..
+                } => {
+                    report.completed += 1;
+                    match route {
+                        Route::Main => report.main += 1,
+                        Route::Sidecar => report.sidecar += 1,
+                        Route::Nowhere => report.nowhere += 1,
+                    }
+                    report.collector_failures += u64::from(collector_failure);
+                    progress.record(&agent, &numbers, route != Route::Main);
+                }
+            }
+        }
+        progress.tick();
+        if last_sync.elapsed() >= Duration::from_secs(1) {
+            let _ = main_file.sync_data();
+            let _ = side_file.sync_data();
+            last_sync = Instant::now();
+        }
+    }
+    let _ = main_file.sync_data();
+    let _ = side_file.sync_data();
+    progress.finish();
+    report.status = progress.status(usize::MAX);
+    report
+}

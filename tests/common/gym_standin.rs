@@ -1,0 +1,266 @@
+//! A stand-in for a NeMo Gym server stack: one HTTP server on a free 127.0.0.1 port acting as
+//! head server and agent (the contract in the collection spec, §8). Test hooks per row through
+//! `fake_behavior`: `transient`, `terminal`, `kill`, `http500`, `sleep:<seconds>`.
+#![allow(dead_code)]
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use serde_json::{json, Map, Value};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+/// `(task, rollout, attempt)` of each `/run` received.
+pub type RunLog = Arc<Mutex<Vec<(Value, Value, Option<Value>)>>>;
+
+pub const SECRET: &str = "sk-STANDIN-SECRET-0123456789";
+
+/// A running stand-in; stops when dropped.
+pub struct StandIn {
+    pub addr: SocketAddr,
+    /// `(task, rollout, attempt)` of every `/run` received, as JSON text of each.
+    pub runs: RunLog,
+    rt: Option<tokio::runtime::Runtime>,
+}
+
+impl StandIn {
+    pub fn start(agents: &[&str]) -> StandIn {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let listener = rt
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mut cfg = Map::new();
+        cfg.insert("policy_api_key".into(), json!(SECRET));
+        cfg.insert("policy_base_url".into(), json!("http://127.0.0.1:1/v1"));
+        for a in agents {
+            cfg.insert(
+                a.to_string(),
+                json!({"responses_api_agents": {"fake_agent": {"entrypoint": "app.py", "host": "127.0.0.1", "port": addr.port(), "api_key": SECRET}}}),
+            );
+        }
+        cfg.insert(
+            "head_server".into(),
+            json!({"host": "127.0.0.1", "port": addr.port()}),
+        );
+        // JSON is YAML: the body is a JSON string whose content is the config.
+        let yaml = serde_json::to_string(&Value::Object(cfg)).unwrap();
+        let config_body = Bytes::from(serde_json::to_vec(&yaml).unwrap());
+        let runs = Arc::new(Mutex::new(Vec::new()));
+        let state = Arc::new(State {
+            config_body,
+            runs: runs.clone(),
+        });
+        rt.spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    continue;
+                };
+                let state = state.clone();
+                tokio::spawn(async move {
+                    let svc = hyper::service::service_fn(move |req| handle(state.clone(), req));
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), svc)
+                        .await;
+                });
+            }
+        });
+        StandIn {
+            addr,
+            runs,
+            rt: Some(rt),
+        }
+    }
+
+    pub fn head(&self) -> String {
+        format!("127.0.0.1:{}", self.addr.port())
+    }
+}
+
+impl Drop for StandIn {
+    fn drop(&mut self) {
+        if let Some(rt) = self.rt.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+struct State {
+    config_body: Bytes,
+    runs: RunLog,
+}
+
+fn reply(status: u16, body: impl Into<Bytes>) -> Response<Full<Bytes>> {
+    Response::builder()
+        .status(status)
+        .header("content-type", "application/json")
+        .body(Full::new(body.into()))
+        .unwrap()
+}
+
+async fn handle(
+    state: Arc<State>,
+    req: Request<Incoming>,
+) -> Result<Response<Full<Bytes>>, hyper::Error> {
+    let (parts, body) = req.into_parts();
+    let body = body.collect().await?.to_bytes();
+    Ok(match (parts.method.as_str(), parts.uri.path()) {
+        ("GET", "/") => reply(200, r#"{"status":"ok"}"#),
+        ("GET", "/global_config_dict_yaml") => reply(200, state.config_body.clone()),
+        ("GET", "/server_instances") => reply(200, "[]"),
+        ("POST", "/run") => run(&state, &body).await,
+        ("POST", "/aggregate_metrics") => aggregate(&body),
+        _ => reply(404, r#"{"detail":"Not Found"}"#),
+    })
+}
+
+async fn run(state: &State, body: &[u8]) -> Response<Full<Bytes>> {
+    let Ok(Value::Object(row)) = serde_json::from_slice::<Value>(body) else {
+        return reply(422, r#"{"detail":"bad body"}"#);
+    };
+    state.runs.lock().unwrap().push((
+        row.get("_ng_task_index").cloned().unwrap_or(Value::Null),
+        row.get("_ng_rollout_index").cloned().unwrap_or(Value::Null),
+        row.get("_ng_attempt_index").cloned(),
+    ));
+    let behavior = row
+        .get("fake_behavior")
+        .and_then(Value::as_str)
+        .unwrap_or("ok")
+        .to_string();
+    if let Some(s) = behavior.strip_prefix("sleep:") {
+        tokio::time::sleep(std::time::Duration::from_secs_f64(s.parse().unwrap_or(0.0))).await;
+    }
+    if behavior == "http500" {
+        return reply(500, r#""Internal Server Error: model call failed""#);
+    }
+    let mut result = row.clone();
+    result.insert(
+        "response".into(),
+        json!({"id": "resp_standin", "object": "response", "model": "fake-model", "status": "completed",
+               "output": [{"type": "message", "role": "assistant", "id": "msg_1", "status": "completed",
+                           "content": [{"type": "output_text", "text": "ok \\boxed{4}", "annotations": []}]}],
+               "usage": {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 5,
+                         "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 15}}),
+    );
+    result.insert(
+        "reward".into(),
+        row.get("fake_reward").cloned().unwrap_or(json!(1.0)),
+    );
+    match behavior.as_str() {
+        "transient" => {
+            result.insert("_ng_failure_class".into(), json!("transient"));
+        }
+        "terminal" => {
+            result.insert("_ng_failure_class".into(), json!("timeout_exceeded"));
+            result.insert("_ng_failure_terminal".into(), json!(true));
+        }
+        "kill" => {
+            result.insert("_ng_failure_class".into(), json!("kill_shaped"));
+            result.insert("_ng_no_persist".into(), json!(true));
+        }
+        _ => {}
+    }
+    reply(200, serde_json::to_vec(&result).unwrap())
+}
+
+/// Mean/max/min/median/std of numeric top-level and `response.usage` fields, overall and per task.
+fn aggregate(body: &[u8]) -> Response<Full<Bytes>> {
+    let v: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+    let rows = v["verify_responses"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let numbers = |r: &Value| -> Vec<(String, f64)> {
+        let mut out = Vec::new();
+        for (k, x) in r.as_object().into_iter().flatten() {
+            if let Some(f) = x.as_f64() {
+                if !k.starts_with('_') {
+                    out.push((k.clone(), f));
+                }
+            }
+        }
+        for (k, x) in r["response"]["usage"].as_object().into_iter().flatten() {
+            if let Some(f) = x.as_f64() {
+                out.push((format!("response.usage.{k}"), f));
+            }
+        }
+        out
+    };
+    let stats = |rows: &[&Value]| -> Map<String, Value> {
+        let mut cols: Vec<(String, Vec<f64>)> = Vec::new();
+        for r in rows {
+            for (k, f) in numbers(r) {
+                match cols.iter_mut().find(|c| c.0 == k) {
+                    Some(c) => c.1.push(f),
+                    None => cols.push((k, vec![f])),
+                }
+            }
+        }
+        let mut m = Map::new();
+        for (k, mut xs) in cols {
+            xs.sort_by(f64::total_cmp);
+            let n = xs.len() as f64;
+            let mean = xs.iter().sum::<f64>() / n;
+            let var = if xs.len() > 1 {
+                xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)
+            } else {
+                0.0
+            };
+            let median = if xs.len() % 2 == 1 {
+                xs[xs.len() / 2]
+            } else {
+                (xs[xs.len() / 2 - 1] + xs[xs.len() / 2]) / 2.0
+            };
+            m.insert(format!("mean/{k}"), json!(mean));
+            m.insert(format!("max/{k}"), json!(xs[xs.len() - 1]));
+            m.insert(format!("min/{k}"), json!(xs[0]));
+            m.insert(format!("median/{k}"), json!(median));
+            m.insert(format!("std/{k}"), json!(var.sqrt()));
+        }
+        m
+    };
+    if rows.is_empty() {
+        return reply(
+            200,
+            r#"{"group_level_metrics":[],"agent_metrics":{},"key_metrics":{}}"#,
+        );
+    }
+    let mut tasks: Vec<(Value, Vec<&Value>)> = Vec::new();
+    for r in &rows {
+        let t = r["_ng_task_index"].clone();
+        match tasks.iter_mut().find(|x| x.0 == t) {
+            Some(x) => x.1.push(r),
+            None => tasks.push((t, vec![r])),
+        }
+    }
+    let groups: Vec<Value> = tasks
+        .iter()
+        .map(|(t, rs)| {
+            let mut m = Map::new();
+            m.insert("_ng_task_index".into(), t.clone());
+            m.extend(stats(rs));
+            Value::Object(m)
+        })
+        .collect();
+    let all: Vec<&Value> = rows.iter().collect();
+    let agent = stats(&all);
+    let key: Map<String, Value> = agent
+        .iter()
+        .filter(|(k, _)| k.starts_with("mean/"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    reply(
+        200,
+        serde_json::to_vec(
+            &json!({"group_level_metrics": groups, "agent_metrics": agent, "key_metrics": key}),
+        )
+        .unwrap(),
+    )
+}
