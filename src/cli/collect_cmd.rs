@@ -433,21 +433,18 @@ pub(super) async fn aggregate_metrics(
                 String::from_utf8_lossy(&answer[..answer.len().min(300)])
             );
         }
-        let answer: Value = crate::collect::key::parse_value(&answer).map_err(|e| {
-            anyhow::anyhow!("agent `{agent}` answered /aggregate_metrics with bad JSON: {e}")
-        })?;
-        let entry = aggregate::entry(&agent, answer)
+        let entry = aggregate::entry(&agent, &answer)
             .map_err(|e| anyhow::anyhow!("agent `{agent}`: /aggregate_metrics: {e}"))?;
-        println!(
-            "\nKey metrics for {agent}:\n{}",
-            pretty4(&entry["key_metrics"])
-        );
+        drop(answer);
+        let key_metrics: Value = crate::collect::key::parse_value(entry.key_metrics.get().as_bytes())
+            .map_err(|e| anyhow::anyhow!("agent `{agent}`: /aggregate_metrics key_metrics: {e}"))?;
+        println!("\nKey metrics for {agent}:\n{}", pretty4(&key_metrics));
         entries.push(entry);
     }
     let path = paths::aggregate_metrics(main);
     files::write_atomically(
         &path,
-        |w| Ok(w.write_all(&aggregate::file_bytes(&entries))?),
+        |w| Ok(aggregate::write_file(w, &entries)?),
     )?;
     Ok(Some(path))
 }
