@@ -18,22 +18,34 @@ async fn main() {
         return;
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mb: usize = std::env::var("BENCH_PIVOT_MB").ok().and_then(|v| v.parse().ok()).unwrap_or(500);
+    let mb: usize = std::env::var("BENCH_PIVOT_MB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(500);
     let data = root.join(format!("target/bench-data/pivot_{mb}mb.jsonl"));
     if !data.exists() {
-        eprintln!("{} is missing: run `cargo bench --bench pivot` first", data.display());
+        eprintln!(
+            "{} is missing: run `cargo bench --bench pivot` first",
+            data.display()
+        );
         std::process::exit(1);
     }
     let size = std::fs::metadata(&data).unwrap().len() as f64 / 1e6;
     let server = static_server::StaticServer::start(&root.join("dist"));
     let b = browser::Browser::start().await;
-    b.client.goto(&format!("{}#pivot", server.url())).await.unwrap();
+    b.client
+        .goto(&format!("{}#pivot", server.url()))
+        .await
+        .unwrap();
     b.wait_worker_ready().await;
     let t = Instant::now();
     b.choose_file("pivot-file", &data).await;
-    b.wait_text_for("[data-testid=pivot-verdict]", "Valid", 600).await;
+    b.wait_text_for("[data-testid=pivot-verdict]", "Valid", 600)
+        .await;
     let secs = t.elapsed().as_secs_f64();
-    let heap = b.eval("return performance.memory ? performance.memory.usedJSHeapSize : null").await;
+    let heap = b
+        .eval("return performance.memory ? performance.memory.usedJSHeapSize : null")
+        .await;
     println!(
         "browser validate-pivot: {size:.0} MB in {secs:.2} s, {:.0} MB/s; page JS heap {:.1} MB (the worker reads 8 MB slices)",
         size / secs,

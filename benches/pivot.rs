@@ -25,8 +25,8 @@ impl Rng {
 }
 
 const WORDS: &[&str] = &[
-    "ticket", "order", "refund", "seat", "policy", "customer", "verify", "event", "the", "and", "agent",
-    "must", "before", "après", "über", "→", "request", "confirm", "user", "id",
+    "ticket", "order", "refund", "seat", "policy", "customer", "verify", "event", "the", "and",
+    "agent", "must", "before", "après", "über", "→", "request", "confirm", "user", "id",
 ];
 
 fn words(rng: &mut Rng, bytes: usize) -> String {
@@ -64,7 +64,10 @@ fn generate(path: &Path, megabytes: usize) {
         let action = if row % 3 == 0 {
             format!(r#"{{"type":"message","content":{}}}"#, words(&mut rng, 200))
         } else {
-            format!(r#"{{"type":"function_call","name":"tool_{}","arguments":"{{\"order_id\": \"O{row}\", \"quantity\": 2}}"}}"#, row % 14)
+            format!(
+                r#"{{"type":"function_call","name":"tool_{}","arguments":"{{\"order_id\": \"O{row}\", \"quantity\": 2}}"}}"#,
+                row % 14
+            )
         };
         let line = format!(
             r#"{{"responses_create_params":{{"input":[{{"type":"message","role":"system","content":{system}}},{{"type":"message","role":"user","content":{}}},{{"type":"function_call","name":"tool_1","arguments":"{{\"order_id\": \"O1\"}}","call_id":"c{row}","id":"fc_{row}","status":"completed"}},{{"type":"function_call_output","call_id":"c{row}","output":{}}},{{"type":"message","role":"user","content":{}}}],"tools":{tools},"parallel_tool_calls":false,"tool_choice":"auto"}},"expected_action":{action},"agent_ref":{{"type":"responses_api_agents","name":"pivot_agent"}},"trajectory_id":"t{}","meta_info":{{"turn":{},"step":{},"assistant_depth":{},"depth":{}}}}}"#,
@@ -95,13 +98,23 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
-    let mb: usize = std::env::var("BENCH_PIVOT_MB").ok().and_then(|v| v.parse().ok()).unwrap_or(500);
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("target/bench-data/pivot_{mb}mb.jsonl"));
+    let mb: usize = std::env::var("BENCH_PIVOT_MB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(500);
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("target/bench-data/pivot_{mb}mb.jsonl"));
     let t0 = Instant::now();
     generate(&path, mb);
     let size = std::fs::metadata(&path).unwrap().len() as f64 / 1e6;
-    println!("data: {size:.0} MB pivot file (ready in {:.1} s)", t0.elapsed().as_secs_f64());
-    for (label, extra) in [("validate-pivot", vec![]), ("validate-pivot --stats", vec!["--stats"])] {
+    println!(
+        "data: {size:.0} MB pivot file (ready in {:.1} s)",
+        t0.elapsed().as_secs_f64()
+    );
+    for (label, extra) in [
+        ("validate-pivot", vec![]),
+        ("validate-pivot --stats", vec!["--stats"]),
+    ] {
         let mut best = f64::MAX;
         for _ in 0..3 {
             let t = Instant::now();
@@ -111,7 +124,11 @@ fn main() {
                 .args(&extra)
                 .output()
                 .unwrap();
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             best = best.min(t.elapsed().as_secs_f64());
         }
         println!("{label}: best {best:.2} s, {:.0} MB/s", size / best);

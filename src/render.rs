@@ -88,7 +88,7 @@ fn write_stats<W: Write>(
     mut first: bool,
 ) -> io::Result<bool> {
     let mut key = String::new();
-    for stat in 0..STATS.len() {
+    for (stat, stat_name) in STATS.iter().enumerate() {
         for (c, summary) in columns.iter().enumerate() {
             if let Some(v) = stat_value(summary, stat) {
                 if !first {
@@ -96,7 +96,7 @@ fn write_stats<W: Write>(
                 }
                 first = false;
                 key.clear();
-                key.push_str(STATS[stat]);
+                key.push_str(stat_name);
                 key.push('/');
                 key.push_str(p.column_name(c));
                 json::write_str(w, &key)?;

@@ -158,6 +158,7 @@ async fn web_app_profiles_fixtures_like_upstream() {
     b.client.goto(&server.url()).await.unwrap();
     b.wait_text("[data-testid=status]", "Choose both files")
         .await;
+    b.wait_worker_ready().await; // started, and its code fetched, with the page
     let requests_after_load = server.requests.load(std::sync::atomic::Ordering::SeqCst);
 
     // The embedded example is one click away.
@@ -201,7 +202,9 @@ async fn web_app_profiles_fixtures_like_upstream() {
     // Everything above ran locally: no request left the page after it loaded.
     assert_eq!(
         server.requests.load(std::sync::atomic::Ordering::SeqCst),
-        requests_after_load
+        requests_after_load,
+        "requests: {:?}",
+        server.paths.lock().unwrap()
     );
     b.close().await;
 }

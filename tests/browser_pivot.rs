@@ -11,16 +11,29 @@ use std::path::Path;
 
 fn dist() -> std::path::PathBuf {
     let dist = Path::new(env!("CARGO_MANIFEST_DIR")).join("dist");
-    assert!(dist.join("gymscope-worker_loader.js").exists(), "dist/ is missing or stale: scripts/trunk.sh build --release");
+    assert!(
+        dist.join("gymscope-worker_loader.js").exists(),
+        "dist/ is missing or stale: scripts/trunk.sh build --release"
+    );
     dist
 }
 
 async fn click(b: &Browser, testid: &str) {
-    b.client.find(Locator::Css(&format!("[data-testid={testid}]"))).await.unwrap().click().await.unwrap();
+    b.client
+        .find(Locator::Css(&format!("[data-testid={testid}]")))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
 }
 
 async fn set_text(b: &Browser, testid: &str, value: &str) {
-    let el = b.client.find(Locator::Css(&format!("[data-testid={testid}]"))).await.unwrap();
+    let el = b
+        .client
+        .find(Locator::Css(&format!("[data-testid={testid}]")))
+        .await
+        .unwrap();
     el.clear().await.unwrap();
     el.send_keys(value).await.unwrap();
 }
@@ -29,8 +42,12 @@ async fn set_text(b: &Browser, testid: &str, value: &str) {
 async fn pivot_page_validates_reports_and_fixes() {
     let server = StaticServer::start(&dist());
     let b = Browser::start().await;
-    b.client.goto(&format!("{}#pivot", server.url())).await.unwrap();
-    b.wait_text("[data-testid=pivot-status]", "Choose a pivot JSONL file").await;
+    b.client
+        .goto(&format!("{}#pivot", server.url()))
+        .await
+        .unwrap();
+    b.wait_text("[data-testid=pivot-status]", "Choose a pivot JSONL file")
+        .await;
     b.wait_worker_ready().await; // started, and its code fetched, with the page
     let loaded_requests = server.requests.load(std::sync::atomic::Ordering::SeqCst);
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pivot");
@@ -38,13 +55,25 @@ async fn pivot_page_validates_reports_and_fixes() {
     // An invalid file (upstream's own example): every error, grouped, upstream's line first.
     let example = fixtures.join("upstream/example.jsonl");
     b.choose_file("pivot-file", &example).await;
-    b.wait_text("[data-testid=pivot-verdict]", "Invalid: 10 errors in 5 of 5 rows").await;
-    b.wait_text("[data-testid=pivot-upstream]", "validation failed: line 1: missing required key 'agent_ref'").await;
+    b.wait_text(
+        "[data-testid=pivot-verdict]",
+        "Invalid: 10 errors in 5 of 5 rows",
+    )
+    .await;
+    b.wait_text(
+        "[data-testid=pivot-upstream]",
+        "validation failed: line 1: missing required key 'agent_ref'",
+    )
+    .await;
     let groups = b.eval("return Array.from(document.querySelectorAll('[data-testid=pivot-group]')).map(g => g.dataset.check)").await;
     assert_eq!(groups, serde_json::json!(["R2", "P2"]));
 
     // Clicking an error shows its row pretty-printed with the offending value marked.
-    let findings = b.client.find_all(Locator::Css("[data-testid=pivot-finding]")).await.unwrap();
+    let findings = b
+        .client
+        .find_all(Locator::Css("[data-testid=pivot-finding]"))
+        .await
+        .unwrap();
     assert_eq!(findings.len(), 10);
     findings[5].click().await.unwrap(); // first P2 finding: metadata null on line 1
     let row = b.wait_text("[data-testid=pivot-row]", "\"metadata\"").await;
@@ -53,10 +82,17 @@ async fn pivot_page_validates_reports_and_fixes() {
     assert_eq!(marked, serde_json::json!(["null"]));
 
     // The fix: agent_ref filled in, nulls dropped; the download is a valid pivot file.
-    set_text(&b, "pivot-agent-ref", "single_step_tool_use_with_argument_comparison_agent").await;
+    set_text(
+        &b,
+        "pivot-agent-ref",
+        "single_step_tool_use_with_argument_comparison_agent",
+    )
+    .await;
     click(&b, "pivot-fix").await;
     click(&b, "pivot-validate").await;
-    let link = b.wait_text("[data-testid=pivot-fix-download]", "5 rows, 5 changed").await;
+    let link = b
+        .wait_text("[data-testid=pivot-fix-download]", "5 rows, 5 changed")
+        .await;
     assert!(link.contains("example.fixed.jsonl"), "{link}");
     let fixed = b
         .eval_async(
@@ -74,7 +110,11 @@ async fn pivot_page_validates_reports_and_fixes() {
         "--agent-ref",
         "single_step_tool_use_with_argument_comparison_agent",
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     // A valid file: upstream's summary, exactly as the CLI prints it.
     click(&b, "pivot-fix").await;
@@ -82,7 +122,8 @@ async fn pivot_page_validates_reports_and_fixes() {
     let summary = b.wait_text("[data-testid=pivot-summary]", "rows: 5").await;
     let cli = String::from_utf8(out.stdout).unwrap();
     assert_eq!(summary.trim(), cli.trim());
-    b.wait_text("[data-testid=pivot-verdict]", "Valid: 5 rows").await;
+    b.wait_text("[data-testid=pivot-verdict]", "Valid: 5 rows")
+        .await;
 
     // Model text is shown, never run: a row whose values carry markup.
     let hostile = tmp.path().join("hostile.jsonl");
@@ -92,13 +133,28 @@ async fn pivot_page_validates_reports_and_fixes() {
     )
     .unwrap();
     b.choose_file("pivot-file", &hostile).await;
-    b.wait_text("[data-testid=pivot-upstream]", "tool_choice should be 'auto', found '<script>").await;
+    b.wait_text(
+        "[data-testid=pivot-upstream]",
+        "tool_choice should be 'auto', found '<script>",
+    )
+    .await;
     click(&b, "pivot-finding").await;
-    b.wait_text("[data-testid=pivot-row]", "<img src=x onerror=window.__pwned=1>").await;
-    assert_eq!(b.eval("return window.__pwned === undefined").await, serde_json::json!(true));
+    b.wait_text(
+        "[data-testid=pivot-row]",
+        "<img src=x onerror=window.__pwned=1>",
+    )
+    .await;
+    assert_eq!(
+        b.eval("return window.__pwned === undefined").await,
+        serde_json::json!(true)
+    );
     assert_eq!(b.eval("return document.querySelectorAll('[data-testid=pivot-row] img, [data-testid=pivot-row] script').length").await, serde_json::json!(0));
 
     // All of it ran on this machine.
-    assert_eq!(server.requests.load(std::sync::atomic::Ordering::SeqCst), loaded_requests, "no request after load");
+    assert_eq!(
+        server.requests.load(std::sync::atomic::Ordering::SeqCst),
+        loaded_requests,
+        "no request after load"
+    );
     b.close().await;
 }

@@ -29,20 +29,33 @@ fn run(dir: &Path, case: &str, extra: &[&str]) -> std::process::Output {
 fn cases(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
-        .filter_map(|e| e.unwrap().file_name().to_str()?.strip_suffix(".expected.json").map(String::from))
+        .filter_map(|e| {
+            e.unwrap()
+                .file_name()
+                .to_str()?
+                .strip_suffix(".expected.json")
+                .map(String::from)
+        })
         .collect();
     names.sort();
     names
 }
 
 fn check_case(dir: &Path, case: &str) {
-    let want: Value = serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{case}.expected.json"))).unwrap()).unwrap();
+    let want: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join(format!("{case}.expected.json"))).unwrap(),
+    )
+    .unwrap();
     let want_exit = want["exit"].as_i64().unwrap() as i32;
     for fail_fast in [false, true] {
         let out = run(dir, case, if fail_fast { &["--fail-fast"] } else { &[] });
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(want_exit), "{case} (fail-fast {fail_fast}): {stderr}");
+        assert_eq!(
+            out.status.code(),
+            Some(want_exit),
+            "{case} (fail-fast {fail_fast}): {stderr}"
+        );
         match want_exit {
             0 => assert_eq!(stdout, want["stdout"].as_str().unwrap(), "{case}: summary"),
             1 => {
@@ -51,14 +64,24 @@ fn check_case(dir: &Path, case: &str) {
                 let want_first = want["stderr_first_line"].as_str().unwrap();
                 // Python's JSON error wording is not reproduced (ours names the column too): for
                 // J and X6 the message must agree up to that wording.
-                if let Some(at) = want_first.find("invalid JSON: ").or_else(|| want_first.find("is not valid JSON: ")) {
+                if let Some(at) = want_first
+                    .find("invalid JSON: ")
+                    .or_else(|| want_first.find("is not valid JSON: "))
+                {
                     let prefix = &want_first[..at];
-                    assert!(first.starts_with(prefix), "{case}: {first:?} vs upstream {want_first:?}");
+                    assert!(
+                        first.starts_with(prefix),
+                        "{case}: {first:?} vs upstream {want_first:?}"
+                    );
                 } else {
                     assert_eq!(first, want_first, "{case}");
                 }
                 if fail_fast {
-                    assert_eq!(stderr.lines().count(), 1, "{case}: fail-fast prints upstream's line only: {stderr}");
+                    assert_eq!(
+                        stderr.lines().count(),
+                        1,
+                        "{case}: fail-fast prints upstream's line only: {stderr}"
+                    );
                 }
             }
             _ => {}
@@ -100,13 +123,21 @@ fn fix_turns_upstream_examples_into_valid_pivot_files() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "the original is invalid");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("5 rows written"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("5 rows written"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = Command::new(env!("CARGO_BIN_EXE_gymscope"))
         .args(["validate-pivot", "--agent-ref", agent, "--path"])
         .arg(&fixed)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // Upstream's validator printed exactly this for the same normalized rows (case v20).
     let want = "rows: 5\nagent_ref:\n  single_step_tool_use_with_argument_comparison_agent: 5\nexpected_tool:\n  authenticate_user: 1\n  check_seat_availability: 1\n  transfer_to_human_agents: 1\nexpected_action_split:\n  function_call: 3 (60.00%)\n  message: 2 (40.00%)\navg_input_items: 11.00\navg_tools: 14.00\n";
     assert_eq!(String::from_utf8_lossy(&out.stdout), want);
@@ -120,7 +151,11 @@ fn fix_turns_upstream_examples_into_valid_pivot_files() {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("could not be fixed") && stderr.contains("responses_create_params.tools must be a list"), "{stderr}");
+    assert!(
+        stderr.contains("could not be fixed")
+            && stderr.contains("responses_create_params.tools must be a list"),
+        "{stderr}"
+    );
 }
 
 /// Inputs where Python's `json` or argparse differ from strict JSON and clap
@@ -129,14 +164,14 @@ fn fix_turns_upstream_examples_into_valid_pivot_files() {
 #[test]
 fn quirks_differ_from_upstream_only_where_documented() {
     const REJECTED_ON_PURPOSE: [&str; 10] = [
-        "q01_nan_in_provenance",          // NaN is not JSON
-        "q02_infinity_in_rcp",            // Infinity is not JSON
-        "q03_nan_arguments",              // arguments "NaN" is not JSON either
-        "q07_lone_surrogate_provenance",  // a lone surrogate is not Unicode text
+        "q01_nan_in_provenance",         // NaN is not JSON
+        "q02_infinity_in_rcp",           // Infinity is not JSON
+        "q03_nan_arguments",             // arguments "NaN" is not JSON either
+        "q07_lone_surrogate_provenance", // a lone surrogate is not Unicode text
         "q08b_surrogateescape_agent_name",
-        "q09_nesting_300",                // nesting deeper than 128 levels
-        "q18_bigint_4300_digits",         // integers beyond 64 bits
-        "q19_float_overflow",             // 1e400
+        "q09_nesting_300",        // nesting deeper than 128 levels
+        "q18_bigint_4300_digits", // integers beyond 64 bits
+        "q19_float_overflow",     // 1e400
         "q37_lone_surrogate_arguments",
         "q38_nan_in_arguments_object",
     ];
@@ -145,18 +180,30 @@ fn quirks_differ_from_upstream_only_where_documented() {
     let names = cases(&dir);
     assert!(names.len() >= 40);
     for case in &names {
-        let want: Value =
-            serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{case}.expected.json"))).unwrap()).unwrap();
+        let want: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(format!("{case}.expected.json"))).unwrap(),
+        )
+        .unwrap();
         let out = run(&dir, case, &[]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!stderr.contains("panicked"), "{case}: {stderr}");
         if REJECTED_ON_PURPOSE.contains(&case.as_str()) {
             assert_eq!(out.status.code(), Some(1), "{case}");
-            assert!(stderr.starts_with("validation failed: line 3: "), "{case}: {stderr}");
+            assert!(
+                stderr.starts_with("validation failed: line 3: "),
+                "{case}: {stderr}"
+            );
         } else if case != OUR_EXTENSION {
-            assert_eq!(out.status.code(), want["exit"].as_i64().map(|c| c as i32), "{case}: {stderr}");
+            assert_eq!(
+                out.status.code(),
+                want["exit"].as_i64().map(|c| c as i32),
+                "{case}: {stderr}"
+            );
             if let Some(line) = want["line"].as_u64() {
-                assert!(stderr.starts_with(&format!("validation failed: line {line}: ")), "{case}: {stderr}");
+                assert!(
+                    stderr.starts_with(&format!("validation failed: line {line}: ")),
+                    "{case}: {stderr}"
+                );
             }
         }
     }

@@ -277,7 +277,9 @@ mod tests {
             "++allow_partial_rollouts=True",
         ];
         let cli = Cli::try_parse_from(normalize_legacy_args(args.map(String::from))).unwrap();
-        let Command::Profile(p) = cli.command else { panic!("parsed as profile") };
+        let Command::Profile(p) = cli.command else {
+            panic!("parsed as profile")
+        };
         assert_eq!(p.inputs, PathBuf::from("m.jsonl"));
         assert_eq!(p.rollouts, PathBuf::from("r.jsonl"));
         assert!(p.allow_partial_rollouts);

@@ -436,16 +436,15 @@ pub(super) async fn aggregate_metrics(
         let entry = aggregate::entry(&agent, &answer)
             .map_err(|e| anyhow::anyhow!("agent `{agent}`: /aggregate_metrics: {e}"))?;
         drop(answer);
-        let key_metrics: Value = crate::collect::key::parse_value(entry.key_metrics.get().as_bytes())
-            .map_err(|e| anyhow::anyhow!("agent `{agent}`: /aggregate_metrics key_metrics: {e}"))?;
+        let key_metrics: Value =
+            crate::collect::key::parse_value(entry.key_metrics.get().as_bytes()).map_err(|e| {
+                anyhow::anyhow!("agent `{agent}`: /aggregate_metrics key_metrics: {e}")
+            })?;
         println!("\nKey metrics for {agent}:\n{}", pretty4(&key_metrics));
         entries.push(entry);
     }
     let path = paths::aggregate_metrics(main);
-    files::write_atomically(
-        &path,
-        |w| Ok(aggregate::write_file(w, &entries)?),
-    )?;
+    files::write_atomically(&path, |w| Ok(aggregate::write_file(w, &entries)?))?;
     Ok(Some(path))
 }
 

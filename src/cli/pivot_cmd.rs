@@ -2,8 +2,8 @@
 //! summary or the grouped errors, and writes the `--fix` copy atomically.
 
 use super::args::{Format, ValidatePivotArgs};
-use anyhow::{Context, Result};
 use crate::pivot::{report, PivotOptions, PivotValidator};
+use anyhow::{Context, Result};
 use std::fs::File;
 use std::io::{Read, Write};
 use std::process::ExitCode;
@@ -71,13 +71,27 @@ pub fn run(args: &ValidatePivotArgs) -> Result<ExitCode> {
         }
     }
     if let (Some(fix), Some(out), Format::Text) = (&view.fix, &args.fix, args.format) {
-        writeln!(stderr, "\nfixed copy: {} rows written to '{}' ({} changed)", fix.written, out.display(), fix.changed)?;
+        writeln!(
+            stderr,
+            "\nfixed copy: {} rows written to '{}' ({} changed)",
+            fix.written,
+            out.display(),
+            fix.changed
+        )?;
         if !fix.unfixable.is_empty() {
-            writeln!(stderr, "{} rows could not be fixed and were left out:", fix.unfixable.len())?;
+            writeln!(
+                stderr,
+                "{} rows could not be fixed and were left out:",
+                fix.unfixable.len()
+            )?;
             for (_, why) in &fix.unfixable {
                 writeln!(stderr, "  {why}")?;
             }
         }
     }
-    Ok(if report.is_valid() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if report.is_valid() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

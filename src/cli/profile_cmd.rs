@@ -2,13 +2,13 @@
 //! output files atomically.
 
 use super::args::ProfileArgs;
+use super::atomic::AtomicFile;
 use crate::error::ProfileError;
 use crate::output::output_file_names;
 use crate::profile::{ProfileBuilder, ProfileOptions};
 use crate::render::{self, SeekSource};
 use anyhow::{bail, Context, Result};
 use std::fs::File;
-use super::atomic::AtomicFile;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 

@@ -72,8 +72,11 @@ pub fn entry(agent: &str, answer: &[u8]) -> Result<Entry, String> {
         key_metrics: Option<Box<RawValue>>,
         group_level_metrics: Option<Box<RawValue>>,
     }
-    let answer: Answer = serde_json::from_slice(answer).map_err(|e| format!("the answer is not a JSON object: {e}"))?;
-    let or = |v: Option<Box<RawValue>>, empty: &str| v.unwrap_or_else(|| RawValue::from_string(empty.into()).expect("valid"));
+    let answer: Answer = serde_json::from_slice(answer)
+        .map_err(|e| format!("the answer is not a JSON object: {e}"))?;
+    let or = |v: Option<Box<RawValue>>, empty: &str| {
+        v.unwrap_or_else(|| RawValue::from_string(empty.into()).expect("valid"))
+    };
     Ok(Entry {
         agent: agent.to_string(),
         agent_metrics: or(answer.agent_metrics, "{}"),
@@ -100,7 +103,10 @@ impl Serialize for Entry {
         m.serialize_entry(AGENT_REF, &serde_json::json!({ "name": self.agent }))?;
         m.serialize_entry("agent_metrics", &Transcoded(&self.agent_metrics))?;
         m.serialize_entry("key_metrics", &Transcoded(&self.key_metrics))?;
-        m.serialize_entry("group_level_metrics", &Transcoded(&self.group_level_metrics))?;
+        m.serialize_entry(
+            "group_level_metrics",
+            &Transcoded(&self.group_level_metrics),
+        )?;
         m.end()
     }
 }
@@ -184,7 +190,11 @@ mod tests {
 
     #[test]
     fn metrics_file_is_orjson_indent_2() {
-        let e = entry("a", br#"{"agent_metrics":{"mean/reward":1.0,"x":1e16},"key_metrics":{}}"#).unwrap();
+        let e = entry(
+            "a",
+            br#"{"agent_metrics":{"mean/reward":1.0,"x":1e16},"key_metrics":{}}"#,
+        )
+        .unwrap();
         let got = String::from_utf8(file_bytes(&[e])).unwrap();
         let want = "[\n  {\n    \"agent_ref\": {\n      \"name\": \"a\"\n    },\n    \"agent_metrics\": {\n      \"mean/reward\": 1.0,\n      \"x\": 1e16\n    },\n    \"key_metrics\": {},\n    \"group_level_metrics\": []\n  }\n]";
         assert_eq!(got, want);

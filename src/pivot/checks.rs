@@ -7,7 +7,9 @@ use super::tree::{Json, Kind};
 use super::PivotOptions;
 
 /// A check of the validator, named by the ids of the spec (upstream's order).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Check {
     J,
     R1,
@@ -169,7 +171,9 @@ impl std::fmt::Display for Path {
 
 /// A short description of a value for reports.
 pub fn describe(v: Option<&Json>) -> String {
-    let Some(v) = v else { return "(missing)".into() };
+    let Some(v) = v else {
+        return "(missing)".into();
+    };
     match v {
         Json::Str(s) if s.chars().count() > 60 => {
             let cut: String = s.chars().take(57).collect();
@@ -249,12 +253,22 @@ impl RowChecker<'_> {
 
     fn check_all(&mut self, row: &Json) {
         if !matches!(row, Json::Obj(_)) {
-            self.fail(Check::R1, Path::default(), Some(row), "row must be an object".into());
+            self.fail(
+                Check::R1,
+                Path::default(),
+                Some(row),
+                "row must be an object".into(),
+            );
             return;
         }
         for key in ["responses_create_params", "expected_action", "agent_ref"] {
             if row.get(key).is_none()
-                && self.fail(Check::R2, Path::of(&[key]), None, format!("missing required key {}", str_repr(key)))
+                && self.fail(
+                    Check::R2,
+                    Path::of(&[key]),
+                    None,
+                    format!("missing required key {}", str_repr(key)),
+                )
             {
                 return;
             }
@@ -263,14 +277,22 @@ impl RowChecker<'_> {
             if get_path(row, field).is_none() {
                 let path = Path(field.split('.').map(|p| Step::Key(p.to_string())).collect());
                 let found = row_lookup(row, field);
-                if self.fail(Check::F1, path, found, format!("missing required field {}", str_repr(field))) {
+                if self.fail(
+                    Check::F1,
+                    path,
+                    found,
+                    format!("missing required field {}", str_repr(field)),
+                ) {
                     return;
                 }
             }
         }
         for group in self.any_field_groups {
             if !group.iter().any(|p| get_path(row, p).is_some()) {
-                let message = format!("none of required alternative fields are present: {}", group.join(", "));
+                let message = format!(
+                    "none of required alternative fields are present: {}",
+                    group.join(", ")
+                );
                 if self.fail(Check::F2, Path::of(&[group[0].as_str()]), None, message) {
                     return;
                 }
@@ -295,15 +317,34 @@ impl RowChecker<'_> {
                 Ok(tools) => expected_tools = tools,
             }
         }
-        if let (true, Some(names), Some(expected)) = (self.options.check_tool_names, tool_names, expected_tools) {
-            let mut missing: Vec<&str> =
-                expected.iter().map(String::as_str).filter(|e| !names.iter().any(|n| n == e)).collect();
+        if let (true, Some(names), Some(expected)) =
+            (self.options.check_tool_names, tool_names, expected_tools)
+        {
+            let mut missing: Vec<&str> = expected
+                .iter()
+                .map(String::as_str)
+                .filter(|e| !names.iter().any(|n| n == e))
+                .collect();
             missing.sort_unstable();
             missing.dedup();
             if !missing.is_empty() {
-                let list = format!("[{}]", missing.iter().map(|m| str_repr(m)).collect::<Vec<_>>().join(", "));
-                let message = format!("expected_action uses tools absent from responses_create_params.tools: {list}");
-                self.fail(Check::T1, Path::of(&["expected_action", "name"]), row.get("expected_action").and_then(|a| a.get("name")), message);
+                let list = format!(
+                    "[{}]",
+                    missing
+                        .iter()
+                        .map(|m| str_repr(m))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                let message = format!(
+                    "expected_action uses tools absent from responses_create_params.tools: {list}"
+                );
+                self.fail(
+                    Check::T1,
+                    Path::of(&["expected_action", "name"]),
+                    row.get("expected_action").and_then(|a| a.get("name")),
+                    message,
+                );
             }
         }
     }
@@ -312,21 +353,39 @@ impl RowChecker<'_> {
     fn check_agent_ref(&mut self, agent_ref: &Json) -> bool {
         let at = Path::of(&["agent_ref"]);
         if !matches!(agent_ref, Json::Obj(_)) {
-            return self.fail(Check::A1, at, Some(agent_ref), "agent_ref must be an object".into());
+            return self.fail(
+                Check::A1,
+                at,
+                Some(agent_ref),
+                "agent_ref must be an object".into(),
+            );
         }
         let ty = agent_ref.get("type");
         if ty.and_then(Json::as_str) != Some("responses_api_agents")
-            && self.fail(Check::A2, at.clone().key("type"), ty, "agent_ref.type must be responses_api_agents".into())
+            && self.fail(
+                Check::A2,
+                at.clone().key("type"),
+                ty,
+                "agent_ref.type must be responses_api_agents".into(),
+            )
         {
             return true;
         }
         let name = agent_ref.get("name");
         match name.and_then(Json::as_str).filter(|n| !n.is_empty()) {
-            None => self.fail(Check::A3, at.key("name"), name, "agent_ref.name must be a non-empty string".into()),
+            None => self.fail(
+                Check::A3,
+                at.key("name"),
+                name,
+                "agent_ref.name must be a non-empty string".into(),
+            ),
             Some(n) => match &self.options.agent_ref {
                 Some(expected) if expected != n => {
-                    let message =
-                        format!("agent_ref.name {} does not match expected {}", str_repr(n), str_repr(expected));
+                    let message = format!(
+                        "agent_ref.name {} does not match expected {}",
+                        str_repr(n),
+                        str_repr(expected)
+                    );
                     self.fail(Check::A4, at.key("name"), name, message)
                 }
                 _ => false,
@@ -340,7 +399,12 @@ impl RowChecker<'_> {
         let at = Path::of(&["responses_create_params"]);
         let stop = |stopped: bool| if stopped { Err(()) } else { Ok(()) };
         if !matches!(params, Json::Obj(_)) {
-            stop(self.fail(Check::P1, at, Some(params), "responses_create_params must be an object".into()))?;
+            stop(self.fail(
+                Check::P1,
+                at,
+                Some(params),
+                "responses_create_params must be an object".into(),
+            ))?;
             return Ok(None);
         }
         let before = self.findings.len();
@@ -348,12 +412,18 @@ impl RowChecker<'_> {
             let message = "responses_create_params.metadata must be omitted or non-null".into();
             stop(self.fail(Check::P2, at.clone().key("metadata"), Some(m), message))?;
         }
-        if let Some(tc) = params.get("tool_choice").filter(|tc| tc.as_str() != Some("auto")) {
-            let message = format!("responses_create_params.tool_choice should be 'auto', found {}", repr(tc));
+        if let Some(tc) = params
+            .get("tool_choice")
+            .filter(|tc| tc.as_str() != Some("auto"))
+        {
+            let message = format!(
+                "responses_create_params.tool_choice should be 'auto', found {}",
+                repr(tc)
+            );
             stop(self.fail(Check::P3, at.clone().key("tool_choice"), Some(tc), message))?;
         }
         let input = params.get("input");
-        if !input.and_then(Json::array_len).is_some_and(|n| n > 0) {
+        if input.and_then(Json::array_len).unwrap_or(0) == 0 {
             let message = "responses_create_params.input must be a non-empty list".into();
             stop(self.fail(Check::P4, at.clone().key("input"), input, message))?;
         }
@@ -366,7 +436,10 @@ impl RowChecker<'_> {
                 None
             }
         };
-        if let Some(p) = params.get("parallel_tool_calls").filter(|p| !matches!(p, Json::Bool(_))) {
+        if let Some(p) = params
+            .get("parallel_tool_calls")
+            .filter(|p| !matches!(p, Json::Bool(_)))
+        {
             let message = "responses_create_params.parallel_tool_calls must be a boolean".into();
             stop(self.fail(Check::P6, at.key("parallel_tool_calls"), Some(p), message))?;
         }
@@ -374,7 +447,14 @@ impl RowChecker<'_> {
             return Ok(None);
         }
         let names = tool_list
-            .map(|items| items.iter().filter_map(tool_name).filter(|n| !n.is_empty()).map(String::from).collect())
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(tool_name)
+                    .filter(|n| !n.is_empty())
+                    .map(String::from)
+                    .collect()
+            })
             .unwrap_or_default();
         Ok(Some(names))
     }
@@ -384,7 +464,12 @@ impl RowChecker<'_> {
         let at = Path::of(&["expected_action"]);
         let stop = |stopped: bool| if stopped { Err(()) } else { Ok(()) };
         if !matches!(action, Json::Obj(_)) {
-            stop(self.fail(Check::X1, at, Some(action), "expected_action must be an object".into()))?;
+            stop(self.fail(
+                Check::X1,
+                at,
+                Some(action),
+                "expected_action must be an object".into(),
+            ))?;
             return Ok(None);
         }
         let ty = action.get("type");
@@ -398,10 +483,13 @@ impl RowChecker<'_> {
                 }
                 Ok(Some(Vec::new()))
             }
-            Some("function_call") => Ok(self.check_function_call(action, at)?.map(|name| vec![name])),
+            Some("function_call") => {
+                Ok(self.check_function_call(action, at)?.map(|name| vec![name]))
+            }
             Some("function_call_batch") if self.options.allow_batch => {
                 let calls = action.get("calls");
-                let Some(Json::Arr(items)) = calls.filter(|c| c.array_len().is_some_and(|n| n > 0)) else {
+                let Some(Json::Arr(items)) = calls.filter(|c| c.array_len().is_some_and(|n| n > 0))
+                else {
                     let message = "function_call_batch.calls must be a non-empty list".into();
                     stop(self.fail(Check::XB, at.key("calls"), calls, message))?;
                     return Ok(None);
@@ -411,7 +499,12 @@ impl RowChecker<'_> {
                 for (i, call) in items.iter().enumerate() {
                     let call_at = at.clone().key("calls").index(i);
                     if !matches!(call, Json::Obj(_)) {
-                        stop(self.fail(Check::XB, call_at, Some(call), "expected function call must be an object".into()))?;
+                        stop(self.fail(
+                            Check::XB,
+                            call_at,
+                            Some(call),
+                            "expected function call must be an object".into(),
+                        ))?;
                         ok = false;
                         continue;
                     }
@@ -465,19 +558,38 @@ impl RowChecker<'_> {
             _ => "function_call",
         };
         let expected_tools = match action_type {
-            "function_call" => action.and_then(|a| a.get("name")).and_then(Json::as_str).map(String::from).into_iter().collect(),
+            "function_call" => action
+                .and_then(|a| a.get("name"))
+                .and_then(Json::as_str)
+                .map(String::from)
+                .into_iter()
+                .collect(),
             "function_call_batch" => match action.and_then(|a| a.get("calls")) {
-                Some(Json::Arr(calls)) => calls.iter().filter_map(|c| c.get("name")?.as_str().map(String::from)).collect(),
+                Some(Json::Arr(calls)) => calls
+                    .iter()
+                    .filter_map(|c| c.get("name")?.as_str().map(String::from))
+                    .collect(),
                 _ => Vec::new(),
             },
             _ => Vec::new(),
         };
         RowFacts {
-            agent: row.get("agent_ref").and_then(|a| a.get("name")).and_then(Json::as_str).unwrap_or_default().to_string(),
+            agent: row
+                .get("agent_ref")
+                .and_then(|a| a.get("name"))
+                .and_then(Json::as_str)
+                .unwrap_or_default()
+                .to_string(),
             action_type,
             expected_tools,
-            input_items: params.and_then(|p| p.get("input")).and_then(Json::array_len).unwrap_or(0),
-            tools: params.and_then(|p| p.get("tools")).and_then(Json::array_len).unwrap_or(0),
+            input_items: params
+                .and_then(|p| p.get("input"))
+                .and_then(Json::array_len)
+                .unwrap_or(0),
+            tools: params
+                .and_then(|p| p.get("tools"))
+                .and_then(Json::array_len)
+                .unwrap_or(0),
         }
     }
 }

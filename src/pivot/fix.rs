@@ -25,7 +25,11 @@ pub struct Fixer {
 
 impl Fixer {
     pub fn new(agent_ref: Option<String>) -> Self {
-        Fixer { agent_ref, out: Vec::new(), report: FixReport::default() }
+        Fixer {
+            agent_ref,
+            out: Vec::new(),
+            report: FixReport::default(),
+        }
     }
 
     pub fn take_output(&mut self) -> Vec<u8> {
@@ -51,25 +55,37 @@ impl Fixer {
             return;
         }
         let Ok(mut value) = serde_json::from_str::<Value>(text) else {
-            self.report.unfixable.push((line, format!("line {line}: invalid JSON")));
+            self.report
+                .unfixable
+                .push((line, format!("line {line}: invalid JSON")));
             return;
         };
         normalize(&mut value, self.agent_ref.as_deref());
         let fixed = match serde_json::to_string(&value) {
             Ok(s) => s,
             Err(e) => {
-                self.report.unfixable.push((line, format!("line {line}: {e}")));
+                self.report
+                    .unfixable
+                    .push((line, format!("line {line}: {e}")));
                 return;
             }
         };
         let row = match tree::parse(&fixed, interest) {
             Ok(row) => row,
             Err(e) => {
-                self.report.unfixable.push((line, format!("line {line}: {e}")));
+                self.report
+                    .unfixable
+                    .push((line, format!("line {line}: {e}")));
                 return;
             }
         };
-        let mut checker = RowChecker { options, any_field_groups: groups, line, fail_fast: true, findings: Vec::new() };
+        let mut checker = RowChecker {
+            options,
+            any_field_groups: groups,
+            line,
+            fail_fast: true,
+            findings: Vec::new(),
+        };
         if checker.check(&row).is_some() {
             self.report.changed += 1;
             self.write(&fixed);
@@ -81,7 +97,9 @@ impl Fixer {
                 }
                 _ => "",
             };
-            self.report.unfixable.push((line, format!("{reason}{hint}")));
+            self.report
+                .unfixable
+                .push((line, format!("{reason}{hint}")));
         }
     }
 
@@ -94,7 +112,9 @@ impl Fixer {
 
 /// The normalization itself; returns whether anything changed.
 pub fn normalize(row: &mut Value, agent_ref: Option<&str>) -> bool {
-    let Value::Object(obj) = row else { return false };
+    let Value::Object(obj) = row else {
+        return false;
+    };
     let mut changed = false;
     if let Some(Value::Object(params)) = obj.get_mut("responses_create_params") {
         let before = params.len();
@@ -108,7 +128,11 @@ pub fn normalize(row: &mut Value, agent_ref: Option<&str>) -> bool {
                     a.insert("type".into(), "responses_api_agents".into());
                     changed = true;
                 }
-                if !a.get("name").and_then(Value::as_str).is_some_and(|n| !n.is_empty()) {
+                if a.get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .is_empty()
+                {
                     a.insert("name".into(), name.into());
                     changed = true;
                 }

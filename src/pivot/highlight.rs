@@ -15,10 +15,17 @@ pub struct Segment {
 /// path ending in a missing key, the object that lacks it is marked. Not JSON → one segment.
 pub fn pretty_segments(line: &str, path: &Path) -> Vec<Segment> {
     let Ok(value) = serde_json::from_str::<Value>(line) else {
-        return vec![Segment { text: line.to_string(), marked: false }];
+        return vec![Segment {
+            text: line.to_string(),
+            marked: false,
+        }];
     };
     let target = existing_prefix(&value, path);
-    let mut p = Printer { segments: Vec::new(), current: String::new(), marked: false };
+    let mut p = Printer {
+        segments: Vec::new(),
+        current: String::new(),
+        marked: false,
+    };
     p.value(&value, 0, &mut Vec::new(), &target);
     p.flush();
     p.segments
@@ -60,7 +67,10 @@ impl Printer {
     }
     fn flush(&mut self) {
         if !self.current.is_empty() {
-            self.segments.push(Segment { text: std::mem::take(&mut self.current), marked: self.marked });
+            self.segments.push(Segment {
+                text: std::mem::take(&mut self.current),
+                marked: self.marked,
+            });
         }
     }
     fn push(&mut self, s: &str) {
@@ -116,13 +126,25 @@ mod tests {
     fn marks_the_value_at_the_path() {
         let path = Path(vec![Step::Key("p".into()), Step::Key("m".into())]);
         let segs = pretty_segments(r#"{"p":{"m":null,"x":"<b>"}}"#, &path);
-        let marked: Vec<&str> = segs.iter().filter(|s| s.marked).map(|s| s.text.as_str()).collect();
+        let marked: Vec<&str> = segs
+            .iter()
+            .filter(|s| s.marked)
+            .map(|s| s.text.as_str())
+            .collect();
         assert_eq!(marked, ["null"]);
         let all: String = segs.iter().map(|s| s.text.as_str()).collect();
-        assert_eq!(all, "{\n  \"p\": {\n    \"m\": null,\n    \"x\": \"<b>\"\n  }\n}");
+        assert_eq!(
+            all,
+            "{\n  \"p\": {\n    \"m\": null,\n    \"x\": \"<b>\"\n  }\n}"
+        );
         let missing = Path(vec![Step::Key("p".into()), Step::Key("nope".into())]);
         let segs = pretty_segments(r#"{"p":{"m":1}}"#, &missing);
         assert_eq!(segs.iter().filter(|s| s.marked).count(), 1);
-        assert!(segs.iter().find(|s| s.marked).unwrap().text.starts_with('{'));
+        assert!(segs
+            .iter()
+            .find(|s| s.marked)
+            .unwrap()
+            .text
+            .starts_with('{'));
     }
 }

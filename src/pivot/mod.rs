@@ -105,11 +105,21 @@ impl PivotValidator {
         let any_field_groups = options
             .require_any_fields
             .iter()
-            .map(|g| g.split(',').map(str::trim).filter(|p| !p.is_empty()).map(String::from).collect::<Vec<_>>())
+            .map(|g| {
+                g.split(',')
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty())
+                    .map(String::from)
+                    .collect::<Vec<_>>()
+            })
             .filter(|g: &Vec<String>| !g.is_empty())
             .collect();
         let mut interest = base_interest();
-        for path in options.require_fields.iter().chain(options.require_any_fields.iter()) {
+        for path in options
+            .require_fields
+            .iter()
+            .chain(options.require_any_fields.iter())
+        {
             for p in path.split(',').map(str::trim).filter(|p| !p.is_empty()) {
                 interest.add_path(p);
             }
@@ -118,13 +128,18 @@ impl PivotValidator {
         if stats.is_some() {
             stats::add_interest(&mut interest);
         }
-        let fixer = options.fix.then(|| fix::Fixer::new(options.agent_ref.clone()));
+        let fixer = options
+            .fix
+            .then(|| fix::Fixer::new(options.agent_ref.clone()));
         PivotValidator {
             any_field_groups,
             interest,
             splitter: LineSplitter::new(),
             line: 0,
-            report: Report { file: file.into(), ..Report::default() },
+            report: Report {
+                file: file.into(),
+                ..Report::default()
+            },
             stats,
             fixer,
             options,
@@ -147,7 +162,10 @@ impl PivotValidator {
 
     /// Bytes of the fixed copy produced so far (with `fix`); the caller writes them out.
     pub fn take_fixed(&mut self) -> Vec<u8> {
-        self.fixer.as_mut().map(fix::Fixer::take_output).unwrap_or_default()
+        self.fixer
+            .as_mut()
+            .map(fix::Fixer::take_output)
+            .unwrap_or_default()
     }
 
     /// Lines read so far.
@@ -163,7 +181,15 @@ impl PivotValidator {
         });
         if self.report.rows == 0 && !self.report.stopped_early {
             let message = format!("{} contains no JSONL rows", self.report.file);
-            let finding = Finding { line: 0, span: None, column: None, path: Path::default(), check: Check::E, message, found: "no rows".into() };
+            let finding = Finding {
+                line: 0,
+                span: None,
+                column: None,
+                path: Path::default(),
+                check: Check::E,
+                message,
+                found: "no rows".into(),
+            };
             self.record(vec![finding]);
         }
         let fixed = self.take_fixed();
@@ -192,8 +218,16 @@ impl PivotValidator {
             Ok(text) => text,
             Err(e) => {
                 self.report.rows += 1;
-                let column = String::from_utf8_lossy(&bytes[..e.valid_up_to()]).chars().count() + 1;
-                self.json_error(line_no, span, column, "invalid UTF-8 (the file must be UTF-8 text)".into());
+                let column = String::from_utf8_lossy(&bytes[..e.valid_up_to()])
+                    .chars()
+                    .count()
+                    + 1;
+                self.json_error(
+                    line_no,
+                    span,
+                    column,
+                    "invalid UTF-8 (the file must be UTF-8 text)".into(),
+                );
                 return;
             }
         };
@@ -202,7 +236,12 @@ impl PivotValidator {
         }
         self.report.rows += 1;
         if line_no == 1 && text.starts_with('\u{feff}') {
-            self.json_error(line_no, span, 1, "Unexpected UTF-8 BOM (save the file as UTF-8 without BOM)".into());
+            self.json_error(
+                line_no,
+                span,
+                1,
+                "Unexpected UTF-8 BOM (save the file as UTF-8 without BOM)".into(),
+            );
             return;
         }
         let row = match tree::parse(text, &self.interest) {
@@ -210,7 +249,10 @@ impl PivotValidator {
             Err(e) => {
                 let column = char_column(text, e.column());
                 let message = e.to_string();
-                let message = message.rfind(" at line ").map_or(message.as_str(), |at| &message[..at]).to_string();
+                let message = message
+                    .rfind(" at line ")
+                    .map_or(message.as_str(), |at| &message[..at])
+                    .to_string();
                 self.json_error(line_no, span, column, message);
                 return;
             }
@@ -228,13 +270,23 @@ impl PivotValidator {
             stats.add_row(&row, facts.as_ref(), findings.first().map(|f| f.check));
         }
         if let Some(fixer) = &mut self.fixer {
-            fixer.row(line_no, text, findings.is_empty(), &self.options, &self.any_field_groups, &self.interest);
+            fixer.row(
+                line_no,
+                text,
+                findings.is_empty(),
+                &self.options,
+                &self.any_field_groups,
+                &self.interest,
+            );
         }
         match facts {
             Some(facts) => self.report.summary.add(&facts),
             None => {
                 // Columns cost a second parse of the line: only for findings that will be shown.
-                let shown = self.options.max_errors.saturating_sub(self.report.findings.len());
+                let shown = self
+                    .options
+                    .max_errors
+                    .saturating_sub(self.report.findings.len());
                 let budget = shown.max(usize::from(self.report.first.is_none()));
                 for f in &mut findings {
                     f.span = span;
@@ -299,13 +351,17 @@ fn base_interest() -> Interest {
 
 /// Python's `not line.strip()`: Unicode whitespace plus the separators U+001C..U+001F.
 fn is_python_blank(text: &str) -> bool {
-    text.chars().all(|c| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
+    text.chars()
+        .all(|c| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
 }
 
 /// 1-based character column of the 1-based byte column `byte_column`.
 fn char_column(text: &str, byte_column: usize) -> usize {
     let end = byte_column.saturating_sub(1).min(text.len());
-    String::from_utf8_lossy(&text.as_bytes()[..end]).chars().count() + 1
+    String::from_utf8_lossy(&text.as_bytes()[..end])
+        .chars()
+        .count()
+        + 1
 }
 
 /// Validates a whole in-memory file (tests, small inputs).

@@ -70,16 +70,28 @@ pub fn float_repr(v: f64) -> String {
     let exp: i32 = exp.parse().unwrap_or(0);
     if v == 0.0 || (-4..16).contains(&exp) {
         let fixed = format!("{v}");
-        if fixed.contains('.') { fixed } else { format!("{fixed}.0") }
+        if fixed.contains('.') {
+            fixed
+        } else {
+            format!("{fixed}.0")
+        }
     } else {
-        format!("{mantissa}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
+        format!(
+            "{mantissa}e{}{:02}",
+            if exp < 0 { '-' } else { '+' },
+            exp.abs()
+        )
     }
 }
 
 /// Python's `repr(str)`: single quotes unless the text has `'` and no `"`; escapes for
 /// backslash, the quote, `\t \n \r` and non-printable characters.
 pub fn str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
     let mut out = String::with_capacity(s.len() + 2);
     out.push(quote);
     for c in s.chars() {
@@ -145,9 +157,17 @@ mod tests {
         assert_eq!(float_repr(0.00001), "1e-05");
         assert_eq!(float_repr(1.5e-7), "1.5e-07");
         assert_eq!(float_repr(-0.0), "-0.0");
-        let list = Json::Arr(vec![Json::Str(Cow::Borrowed("a")), Json::Null, Json::Bool(true), Json::Num(Num::Int(3))]);
+        let list = Json::Arr(vec![
+            Json::Str(Cow::Borrowed("a")),
+            Json::Null,
+            Json::Bool(true),
+            Json::Num(Num::Int(3)),
+        ]);
         assert_eq!(repr(&list), "['a', None, True, 3]");
-        let obj = Json::Obj(vec![(Cow::Borrowed("type"), Json::Str(Cow::Borrowed("function")))]);
+        let obj = Json::Obj(vec![(
+            Cow::Borrowed("type"),
+            Json::Str(Cow::Borrowed("function")),
+        )]);
         assert_eq!(repr(&obj), "{'type': 'function'}");
     }
 }

@@ -54,7 +54,12 @@ impl PivotView {
                 id: check.id().into(),
                 title: check.title().into(),
                 count: *count,
-                findings: report.findings.iter().filter(|f| f.check == *check).cloned().collect(),
+                findings: report
+                    .findings
+                    .iter()
+                    .filter(|f| f.check == *check)
+                    .cloned()
+                    .collect(),
             })
             .collect();
         let owned = |v: Vec<(&str, u64)>| v.into_iter().map(|(k, n)| (k.to_string(), n)).collect();
@@ -64,21 +69,30 @@ impl PivotView {
             rows: report.rows,
             invalid_rows: report.invalid_rows,
             errors_total: report.total_errors(),
-            upstream_error: report.first.as_ref().map(|f| format!("validation failed: {}", f.upstream_message())),
+            upstream_error: report
+                .first
+                .as_ref()
+                .map(|f| format!("validation failed: {}", f.upstream_message())),
             groups,
             stopped_early: report.stopped_early,
             summary_text: report.summary.text(),
             agent_ref: owned(ranked(&report.summary.agents)),
             expected_tool: owned(ranked(&report.summary.expected_tools)),
             stats_text: report.stats.as_ref().map(|s| s.text()),
-            fix: report.fix.as_ref().map(|f| FixView { written: f.written, changed: f.changed, unfixable: f.unfixable.clone() }),
+            fix: report.fix.as_ref().map(|f| FixView {
+                written: f.written,
+                changed: f.changed,
+                unfixable: f.unfixable.clone(),
+            }),
         }
     }
 
     /// Text for stderr when the file is invalid: upstream's `validation failed: …` line, then
     /// (unless stopped early) each check with its count and the errors kept in detail.
     pub fn failure_text(&self) -> String {
-        let Some(first) = &self.upstream_error else { return String::new() };
+        let Some(first) = &self.upstream_error else {
+            return String::new();
+        };
         let mut out = format!("{first}\n");
         if self.stopped_early {
             return out;
@@ -89,18 +103,32 @@ impl PivotView {
         } else {
             format!(" in {} of {} rows", self.invalid_rows, self.rows)
         };
-        out.push_str(&format!("\n{}: {t} error{}{rows}\n", self.file, if t == 1 { "" } else { "s" }));
+        out.push_str(&format!(
+            "\n{}: {t} error{}{rows}\n",
+            self.file,
+            if t == 1 { "" } else { "s" }
+        ));
         let mut shown = 0;
         for g in &self.groups {
             out.push_str(&format!("\n[{}] {}: {}\n", g.id, g.title, g.count));
             for f in &g.findings {
-                let found = if f.found == "(missing)" { String::new() } else { format!(" (found {})", f.found) };
-                out.push_str(&format!("  {}  {}{found}\n", location(&self.file, f), f.message));
+                let found = if f.found == "(missing)" {
+                    String::new()
+                } else {
+                    format!(" (found {})", f.found)
+                };
+                out.push_str(&format!(
+                    "  {}  {}{found}\n",
+                    location(&self.file, f),
+                    f.message
+                ));
                 shown += 1;
             }
         }
         if shown < t {
-            out.push_str(&format!("\n(showing {shown} of {t} errors; --max-errors N shows more)\n"));
+            out.push_str(&format!(
+                "\n(showing {shown} of {t} errors; --max-errors N shows more)\n"
+            ));
         }
         out
     }

@@ -23,7 +23,12 @@ const PROVENANCE: [&str; 12] = [
     "conversation_info",
     "tool_use_info",
 ];
-const DEPTHS: [&str; 4] = ["meta_info.depth", "meta_info.assistant_depth", "meta_info.turn", "meta_info.step"];
+const DEPTHS: [&str; 4] = [
+    "meta_info.depth",
+    "meta_info.assistant_depth",
+    "meta_info.turn",
+    "meta_info.step",
+];
 
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Stats {
@@ -52,7 +57,10 @@ impl Stats {
         match (facts, first_failure) {
             (Some(facts), _) => {
                 self.valid += 1;
-                *self.action_types.entry(facts.action_type.to_string()).or_default() += 1;
+                *self
+                    .action_types
+                    .entry(facts.action_type.to_string())
+                    .or_default() += 1;
                 for tool in &facts.expected_tools {
                     *self.expected_tools.entry(tool.clone()).or_default() += 1;
                 }
@@ -77,13 +85,19 @@ impl Stats {
 
     /// `count / total (pct)` lines, as the skill's reference converters print them.
     pub fn text(&self) -> String {
-        let line = |name: &str, n: u64, total: u64| format!("  {name}: {n} / {total} ({})\n", pct(n, total));
+        let line = |name: &str, n: u64, total: u64| {
+            format!("  {name}: {n} / {total} ({})\n", pct(n, total))
+        };
         let mut out = format!("stats:\n  rows: {}\n", self.rows);
         out.push_str(&line("valid", self.valid, self.rows));
         if !self.rejected_by_check.is_empty() {
             out.push_str("rejected_rows_by_first_failure:\n");
             for (check, n) in &self.rejected_by_check {
-                out.push_str(&line(&format!("{} {}", check.id(), check.title()), *n, self.rows));
+                out.push_str(&line(
+                    &format!("{} {}", check.id(), check.title()),
+                    *n,
+                    self.rows,
+                ));
             }
         }
         out.push_str("action_type:\n");

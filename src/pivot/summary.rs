@@ -52,7 +52,10 @@ impl Summary {
     /// The lines upstream prints on success.
     pub fn text(&self) -> String {
         let mut out = format!("rows: {}\n", self.rows);
-        for (title, counts) in [("agent_ref", &self.agents), ("expected_tool", &self.expected_tools)] {
+        for (title, counts) in [
+            ("agent_ref", &self.agents),
+            ("expected_tool", &self.expected_tools),
+        ] {
             if counts.is_empty() {
                 continue;
             }
@@ -63,14 +66,34 @@ impl Summary {
             }
         }
         out.push_str("expected_action_split:\n");
-        out.push_str(&format!("  function_call: {} ({})\n", self.function_call, pct(self.function_call, self.rows)));
-        out.push_str(&format!("  message: {} ({})\n", self.message, pct(self.message, self.rows)));
+        out.push_str(&format!(
+            "  function_call: {} ({})\n",
+            self.function_call,
+            pct(self.function_call, self.rows)
+        ));
+        out.push_str(&format!(
+            "  message: {} ({})\n",
+            self.message,
+            pct(self.message, self.rows)
+        ));
         if self.function_call_batch > 0 {
             let n = self.function_call_batch;
-            out.push_str(&format!("  function_call_batch: {n} ({})\n", pct(n, self.rows)));
+            out.push_str(&format!(
+                "  function_call_batch: {n} ({})\n",
+                pct(n, self.rows)
+            ));
         }
-        let avg = |total: u64| if self.rows == 0 { 0.0 } else { total as f64 / self.rows as f64 };
-        out.push_str(&format!("avg_input_items: {:.2}\n", avg(self.input_items_total)));
+        let avg = |total: u64| {
+            if self.rows == 0 {
+                0.0
+            } else {
+                total as f64 / self.rows as f64
+            }
+        };
+        out.push_str(&format!(
+            "avg_input_items: {:.2}\n",
+            avg(self.input_items_total)
+        ));
         out.push_str(&format!("avg_tools: {:.2}\n", avg(self.tools_total)));
         out
     }
@@ -91,8 +114,10 @@ mod tests {
 
     #[test]
     fn ranking_is_count_then_code_point() {
-        let counts: HashMap<String, u64> =
-            [("beta", 2), ("alpha", 2), ("Alpha", 2), ("z", 5)].iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        let counts: HashMap<String, u64> = [("beta", 2), ("alpha", 2), ("Alpha", 2), ("z", 5)]
+            .iter()
+            .map(|(k, v)| (k.to_string(), *v))
+            .collect();
         let names: Vec<&str> = ranked(&counts).into_iter().map(|(n, _)| n).collect();
         assert_eq!(names, ["z", "Alpha", "alpha", "beta"]);
     }

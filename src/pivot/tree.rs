@@ -89,7 +89,10 @@ pub struct Interest {
 
 impl Interest {
     pub fn all() -> Interest {
-        Interest { all: true, ..Interest::default() }
+        Interest {
+            all: true,
+            ..Interest::default()
+        }
     }
 
     /// The node for `key`, created if missing.
@@ -121,7 +124,10 @@ impl Interest {
 /// Parses one line. Errors are serde_json's (with the byte column).
 pub fn parse<'a>(line: &'a str, interest: &Interest) -> Result<Json<'a>, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(line);
-    let value = TreeSeed { interest: Some(interest) }.deserialize(&mut de)?;
+    let value = TreeSeed {
+        interest: Some(interest),
+    }
+    .deserialize(&mut de)?;
     de.end()?;
     Ok(value)
 }
@@ -144,29 +150,63 @@ impl<'de> Visitor<'de> for TreeSeed<'_> {
         f.write_str("any JSON value")
     }
     fn visit_bool<E>(self, v: bool) -> Result<Json<'de>, E> {
-        Ok(if self.interest.is_some() { Json::Bool(v) } else { Json::Skipped(Kind::Bool) })
+        Ok(if self.interest.is_some() {
+            Json::Bool(v)
+        } else {
+            Json::Skipped(Kind::Bool)
+        })
     }
     fn visit_i64<E>(self, v: i64) -> Result<Json<'de>, E> {
-        Ok(if self.interest.is_some() { Json::Num(Num::Int(v)) } else { Json::Skipped(Kind::Num) })
+        Ok(if self.interest.is_some() {
+            Json::Num(Num::Int(v))
+        } else {
+            Json::Skipped(Kind::Num)
+        })
     }
     fn visit_u64<E>(self, v: u64) -> Result<Json<'de>, E> {
-        Ok(if self.interest.is_some() { Json::Num(Num::from_u64(v)) } else { Json::Skipped(Kind::Num) })
+        Ok(if self.interest.is_some() {
+            Json::Num(Num::from_u64(v))
+        } else {
+            Json::Skipped(Kind::Num)
+        })
     }
     fn visit_f64<E>(self, v: f64) -> Result<Json<'de>, E> {
-        Ok(if self.interest.is_some() { Json::Num(Num::Float(v)) } else { Json::Skipped(Kind::Num) })
+        Ok(if self.interest.is_some() {
+            Json::Num(Num::Float(v))
+        } else {
+            Json::Skipped(Kind::Num)
+        })
     }
     fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Json<'de>, E> {
-        Ok(if self.interest.is_some() { Json::Str(Cow::Borrowed(v)) } else { Json::Skipped(Kind::Str) })
+        Ok(if self.interest.is_some() {
+            Json::Str(Cow::Borrowed(v))
+        } else {
+            Json::Skipped(Kind::Str)
+        })
     }
     fn visit_str<E>(self, v: &str) -> Result<Json<'de>, E> {
-        Ok(if self.interest.is_some() { Json::Str(Cow::Owned(v.to_string())) } else { Json::Skipped(Kind::Str) })
+        Ok(if self.interest.is_some() {
+            Json::Str(Cow::Owned(v.to_string()))
+        } else {
+            Json::Skipped(Kind::Str)
+        })
     }
     fn visit_unit<E>(self) -> Result<Json<'de>, E> {
-        Ok(if self.interest.is_some() { Json::Null } else { Json::Skipped(Kind::Null) })
+        Ok(if self.interest.is_some() {
+            Json::Null
+        } else {
+            Json::Skipped(Kind::Null)
+        })
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json<'de>, A::Error> {
-        let elements = self.interest.and_then(|i| if i.all { Some(i) } else { i.elements.as_deref() });
+        let elements = self.interest.and_then(|i| {
+            if i.all {
+                Some(i)
+            } else {
+                i.elements.as_deref()
+            }
+        });
         if elements.is_some() {
             let mut items = Vec::new();
             while let Some(v) = seq.next_element_seed(TreeSeed { interest: elements })? {
@@ -193,7 +233,11 @@ impl<'de> Visitor<'de> for TreeSeed<'_> {
         };
         let mut entries: Vec<(Cow<'de, str>, Json<'de>)> = Vec::new();
         while let Some(key) = map.next_key::<CowStr<'de>>()? {
-            let child = if interest.all { Some(interest) } else { interest.child(&key.0) };
+            let child = if interest.all {
+                Some(interest)
+            } else {
+                interest.child(&key.0)
+            };
             let value = map.next_value_seed(TreeSeed { interest: child })?;
             match entries.iter_mut().find(|(k, _)| *k == key.0) {
                 Some(slot) => slot.1 = value,
@@ -236,8 +280,14 @@ pub fn locate(line: &str, path: &super::checks::Path) -> Option<usize> {
     let mut raw: &RawValue = serde_json::from_str(line).ok()?;
     for step in &path.0 {
         let next = match step {
-            Step::Key(k) => serde_json::from_str::<HashMap<Cow<str>, &RawValue>>(raw.get()).ok()?.get(k.as_str()).copied(),
-            Step::Index(i) => serde_json::from_str::<Vec<&RawValue>>(raw.get()).ok()?.get(*i).copied(),
+            Step::Key(k) => serde_json::from_str::<HashMap<Cow<str>, &RawValue>>(raw.get())
+                .ok()?
+                .get(k.as_str())
+                .copied(),
+            Step::Index(i) => serde_json::from_str::<Vec<&RawValue>>(raw.get())
+                .ok()?
+                .get(*i)
+                .copied(),
         };
         match next {
             Some(v) => raw = v,
@@ -255,7 +305,10 @@ mod tests {
     fn interest() -> Interest {
         let mut i = Interest::default();
         i.key("a").all = true;
-        i.key("list").elements = Some(Box::new(Interest { keys: vec![("name".into(), Interest::all())], ..Interest::default() }));
+        i.key("list").elements = Some(Box::new(Interest {
+            keys: vec![("name".into(), Interest::all())],
+            ..Interest::default()
+        }));
         i
     }
 
@@ -268,7 +321,9 @@ mod tests {
         // repeated key: last value, first position
         assert_eq!(v.get("a").unwrap().get("y"), Some(&Json::Bool(true)));
         let list = v.get("list").unwrap();
-        let Json::Arr(items) = list else { panic!("{list:?}") };
+        let Json::Arr(items) = list else {
+            panic!("{list:?}")
+        };
         assert_eq!(items[0].get("name").and_then(Json::as_str), Some("n"));
         assert_eq!(items[0].get("body"), Some(&Json::Skipped(Kind::Str)));
         assert_eq!(items[1], Json::Num(Num::Int(3)));
@@ -277,7 +332,12 @@ mod tests {
     #[test]
     fn locates_values_by_path() {
         let line = r#"{"p": {"tools": [1, {"name": 5}]}}"#;
-        let path = Path(vec![Step::Key("p".into()), Step::Key("tools".into()), Step::Index(1), Step::Key("name".into())]);
+        let path = Path(vec![
+            Step::Key("p".into()),
+            Step::Key("tools".into()),
+            Step::Index(1),
+            Step::Key("name".into()),
+        ]);
         assert_eq!(locate(line, &path), Some(line.find('5').unwrap()));
         let missing = Path(vec![Step::Key("p".into()), Step::Key("nope".into())]);
         assert_eq!(locate(line, &missing), Some(line.find("{\"tools").unwrap()));

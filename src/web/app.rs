@@ -12,8 +12,14 @@ enum Page {
 }
 
 fn page_from_hash() -> Page {
-    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
-    if hash.starts_with("#pivot") { Page::Pivot } else { Page::Profile }
+    let hash = web_sys::window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default();
+    if hash.starts_with("#pivot") {
+        Page::Pivot
+    } else {
+        Page::Profile
+    }
 }
 
 #[component]

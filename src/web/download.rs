@@ -27,7 +27,11 @@ impl ObjectUrl {
     /// For a Blob made elsewhere (the worker's fixed copy).
     pub fn from_blob(file_name: String, blob: &web_sys::Blob) -> Result<Self, String> {
         let url = web_sys::Url::create_object_url_with_blob(blob).map_err(|e| format!("{e:?}"))?;
-        Ok(ObjectUrl { file_name, url, bytes: blob.size() as usize })
+        Ok(ObjectUrl {
+            file_name,
+            url,
+            bytes: blob.size() as usize,
+        })
     }
 }
 

@@ -34,7 +34,9 @@ pub fn PivotPage() -> impl IntoView {
     let stats = RwSignal::new(false);
     let phase = RwSignal::new(Phase::Idle);
     let worker_ready = RwSignal::new(false);
-    let worker = StoredValue::new_local(BackgroundWorker::start(move |ready| worker_ready.set(ready)));
+    let worker = StoredValue::new_local(BackgroundWorker::start(move |ready| {
+        worker_ready.set(ready)
+    }));
     let shown_row = RwSignal::new(None::<(Finding, Vec<Segment>)>);
 
     let options = move || PivotOptions {
@@ -54,30 +56,43 @@ pub fn PivotPage() -> impl IntoView {
     };
 
     let run = move || {
-        let Some(f) = file.get_untracked() else { return };
+        let Some(f) = file.get_untracked() else {
+            return;
+        };
         let opts = serde_json::to_string(&options()).unwrap_or_default();
         shown_row.set(None);
-        phase.set(Phase::Running { bytes: 0.0, total: f.size(), lines: 0.0 });
-        let request = object(&[("kind", "validate-pivot".into()), ("file", f.into()), ("options", opts.into())]);
-        let on_message = move |msg: wasm_bindgen::JsValue| match protocol::text(&msg, "kind").as_str() {
-            "progress" => phase.set(Phase::Running {
-                bytes: protocol::number(&msg, "bytes"),
-                total: protocol::number(&msg, "total"),
-                lines: protocol::number(&msg, "lines"),
-            }),
-            "pivot-done" => {
-                let view: Result<PivotView, _> = serde_json::from_str(&protocol::text(&msg, "view"));
-                let fixed = protocol::blob(&msg, "fixed").and_then(|b| {
-                    let name = fixed_name(&view.as_ref().map(|v| v.file.clone()).unwrap_or_default());
-                    ObjectUrl::from_blob(name, &b).ok().map(Arc::new)
-                });
-                phase.set(match view {
-                    Ok(v) => Phase::Done(Arc::new(v), fixed),
-                    Err(e) => Phase::Failed(e.to_string()),
-                });
-            }
-            _ => phase.set(Phase::Failed(protocol::text(&msg, "message"))),
-        };
+        phase.set(Phase::Running {
+            bytes: 0.0,
+            total: f.size(),
+            lines: 0.0,
+        });
+        let request = object(&[
+            ("kind", "validate-pivot".into()),
+            ("file", f.into()),
+            ("options", opts.into()),
+        ]);
+        let on_message =
+            move |msg: wasm_bindgen::JsValue| match protocol::text(&msg, "kind").as_str() {
+                "progress" => phase.set(Phase::Running {
+                    bytes: protocol::number(&msg, "bytes"),
+                    total: protocol::number(&msg, "total"),
+                    lines: protocol::number(&msg, "lines"),
+                }),
+                "pivot-done" => {
+                    let view: Result<PivotView, _> =
+                        serde_json::from_str(&protocol::text(&msg, "view"));
+                    let fixed = protocol::blob(&msg, "fixed").and_then(|b| {
+                        let name =
+                            fixed_name(&view.as_ref().map(|v| v.file.clone()).unwrap_or_default());
+                        ObjectUrl::from_blob(name, &b).ok().map(Arc::new)
+                    });
+                    phase.set(match view {
+                        Ok(v) => Phase::Done(Arc::new(v), fixed),
+                        Err(e) => Phase::Failed(e.to_string()),
+                    });
+                }
+                _ => phase.set(Phase::Failed(protocol::text(&msg, "message"))),
+            };
         let sent = worker.with_value(|w| match w {
             Ok(w) => w.request(request, on_message),
             Err(e) => Err(e.clone()),
@@ -102,10 +117,17 @@ pub fn PivotPage() -> impl IntoView {
         }
     };
     let show_row = move |finding: Finding| {
-        let (Some(f), Some((offset, len))) = (file.get_untracked(), finding.span) else { return };
+        let (Some(f), Some((offset, len))) = (file.get_untracked(), finding.span) else {
+            return;
+        };
         spawn_local(async move {
-            let Ok(blob) = f.slice_with_f64_and_f64(offset as f64, offset as f64 + f64::from(len)) else { return };
-            let Ok(text) = JsFuture::from(blob.text()).await else { return };
+            let Ok(blob) = f.slice_with_f64_and_f64(offset as f64, offset as f64 + f64::from(len))
+            else {
+                return;
+            };
+            let Ok(text) = JsFuture::from(blob.text()).await else {
+                return;
+            };
             let segments = pretty_segments(&text.as_string().unwrap_or_default(), &finding.path);
             shown_row.set(Some((finding, segments)));
         });
@@ -179,7 +201,10 @@ fn PivotResult(
     let verdict = if view.valid {
         format!("Valid: {} rows pass every check.", view.rows)
     } else {
-        format!("Invalid: {} errors in {} of {} rows.", view.errors_total, view.invalid_rows, view.rows)
+        format!(
+            "Invalid: {} errors in {} of {} rows.",
+            view.errors_total, view.invalid_rows, view.rows
+        )
     };
     let groups = view
         .groups

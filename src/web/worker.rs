@@ -37,7 +37,12 @@ fn handle(scope: &DedicatedWorkerGlobalScope, msg: &JsValue) -> Result<JsValue, 
     }
 }
 
-fn read_slice(reader: &FileReaderSync, file: &File, start: f64, end: f64) -> Result<Vec<u8>, String> {
+fn read_slice(
+    reader: &FileReaderSync,
+    file: &File,
+    start: f64,
+    end: f64,
+) -> Result<Vec<u8>, String> {
     let blob = file.slice_with_f64_and_f64(start, end).map_err(js_error)?;
     let buffer = reader.read_as_array_buffer(&blob).map_err(js_error)?;
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
@@ -57,7 +62,11 @@ fn progress(scope: &DedicatedWorkerGlobalScope, bytes: f64, total: f64, lines: u
     let _ = scope.post_message(&msg);
 }
 
-fn validate_pivot(scope: &DedicatedWorkerGlobalScope, file: &File, options: PivotOptions) -> Result<JsValue, String> {
+fn validate_pivot(
+    scope: &DedicatedWorkerGlobalScope,
+    file: &File,
+    options: PivotOptions,
+) -> Result<JsValue, String> {
     let reader = FileReaderSync::new().map_err(js_error)?;
     let fix = options.fix;
     let mut validator = PivotValidator::new(file.name(), options);
@@ -84,10 +93,16 @@ fn validate_pivot(scope: &DedicatedWorkerGlobalScope, file: &File, options: Pivo
         fixed_parts.push(&js_sys::Uint8Array::from(rest.as_slice()));
         let options = web_sys::BlobPropertyBag::new();
         options.set_type("application/jsonl");
-        web_sys::Blob::new_with_u8_array_sequence_and_options(&fixed_parts, &options).map_err(js_error)?.into()
+        web_sys::Blob::new_with_u8_array_sequence_and_options(&fixed_parts, &options)
+            .map_err(js_error)?
+            .into()
     } else {
         JsValue::NULL
     };
     let view = serde_json::to_string(&view).map_err(|e| e.to_string())?;
-    Ok(object(&[("kind", "pivot-done".into()), ("view", view.into()), ("fixed", fixed)]))
+    Ok(object(&[
+        ("kind", "pivot-done".into()),
+        ("view", view.into()),
+        ("fixed", fixed),
+    ]))
 }

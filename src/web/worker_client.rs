@@ -35,7 +35,10 @@ pub struct BackgroundWorker {
 
 impl BackgroundWorker {
     pub fn start(on_ready: impl Fn(bool) + 'static) -> Result<BackgroundWorker, String> {
-        let state = Rc::new(RefCell::new(State { on_ready: Some(Rc::new(on_ready)), ..State::default() }));
+        let state = Rc::new(RefCell::new(State {
+            on_ready: Some(Rc::new(on_ready)),
+            ..State::default()
+        }));
         let worker: Rc<RefCell<Option<Worker>>> = Rc::new(RefCell::new(None));
         let (st, w) = (state.clone(), worker.clone());
         let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
@@ -67,7 +70,11 @@ impl BackgroundWorker {
                 }
             }
         });
-        let this = BackgroundWorker { worker, state, _handler: Rc::new(handler) };
+        let this = BackgroundWorker {
+            worker,
+            state,
+            _handler: Rc::new(handler),
+        };
         this.spawn()?;
         Ok(this)
     }
@@ -75,7 +82,8 @@ impl BackgroundWorker {
     fn spawn(&self) -> Result<(), String> {
         let options = WorkerOptions::new();
         options.set_type(WorkerType::Classic);
-        let worker = Worker::new_with_options(WORKER_URL, &options).map_err(|e| format!("cannot start the worker: {e:?}"))?;
+        let worker = Worker::new_with_options(WORKER_URL, &options)
+            .map_err(|e| format!("cannot start the worker: {e:?}"))?;
         worker.set_onmessage(Some(self._handler.as_ref().as_ref().unchecked_ref()));
         *self.worker.borrow_mut() = Some(worker);
         let on_ready = {
@@ -91,7 +99,11 @@ impl BackgroundWorker {
     }
 
     /// Sends `request`; `on_message` gets its progress and its final message.
-    pub fn request(&self, request: JsValue, on_message: impl FnMut(JsValue) + 'static) -> Result<(), String> {
+    pub fn request(
+        &self,
+        request: JsValue,
+        on_message: impl FnMut(JsValue) + 'static,
+    ) -> Result<(), String> {
         if self.state.borrow().busy {
             self.cancel()?;
         }
@@ -106,7 +118,9 @@ impl BackgroundWorker {
         };
         if ready {
             if let Some(worker) = self.worker.borrow().as_ref() {
-                worker.post_message(&request).map_err(|e| format!("{e:?}"))?;
+                worker
+                    .post_message(&request)
+                    .map_err(|e| format!("{e:?}"))?;
             }
         }
         Ok(())

@@ -86,7 +86,7 @@ impl Browser {
                 return text;
             }
             assert!(
-                t0.elapsed() < Duration::from_secs(30),
+                t0.elapsed() < Duration::from_secs(seconds),
                 "{css}: got {text:?}, want it to contain {want:?}"
             );
             tokio::time::sleep(Duration::from_millis(50)).await;
@@ -98,7 +98,10 @@ impl Browser {
         let state = "const el = document.querySelector('[data-testid=pivot-worker]'); return el ? el.textContent : ''";
         let t0 = Instant::now();
         while self.eval(state).await != "ready" {
-            assert!(t0.elapsed() < Duration::from_secs(20), "the worker never became ready");
+            assert!(
+                t0.elapsed() < Duration::from_secs(20),
+                "the worker never became ready"
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }

@@ -1,16 +1,19 @@
 //! A minimal static file server on 127.0.0.1 for the browser tests (serves `dist/`), so the
 //! tests need no Python or other server installed.
+#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 pub struct StaticServer {
     pub port: u16,
     /// Requests served so far (the tests check the page makes none after loading).
     pub requests: Arc<AtomicUsize>,
+    /// Their paths, in order, for messages.
+    pub paths: Arc<Mutex<Vec<String>>>,
 }
 
 impl StaticServer {
@@ -18,16 +21,21 @@ impl StaticServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
         let port = listener.local_addr().unwrap().port();
         let requests = Arc::new(AtomicUsize::new(0));
-        let (root, counter) = (root.to_path_buf(), requests.clone());
+        let paths = Arc::new(Mutex::new(Vec::new()));
+        let (root, counter, log) = (root.to_path_buf(), requests.clone(), paths.clone());
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
-                let (root, counter) = (root.clone(), counter.clone());
+                let (root, counter, log) = (root.clone(), counter.clone(), log.clone());
                 std::thread::spawn(move || {
-                    let _ = serve(stream, &root, &counter);
+                    let _ = serve(stream, &root, &counter, &log);
                 });
             }
         });
-        StaticServer { port, requests }
+        StaticServer {
+            port,
+            requests,
+            paths,
+        }
     }
 
     pub fn url(&self) -> String {
@@ -35,7 +43,12 @@ impl StaticServer {
     }
 }
 
-fn serve(mut stream: TcpStream, root: &PathBuf, counter: &AtomicUsize) -> std::io::Result<()> {
+fn serve(
+    mut stream: TcpStream,
+    root: &Path,
+    counter: &AtomicUsize,
+    log: &Mutex<Vec<String>>,
+) -> std::io::Result<()> {
     let mut reader = BufReader::new(stream.try_clone()?);
     loop {
         let mut request_line = String::new();
@@ -46,8 +59,9 @@ fn serve(mut stream: TcpStream, root: &PathBuf, counter: &AtomicUsize) -> std::i
         while reader.read_line(&mut line)? > 2 {
             line.clear();
         }
-        counter.fetch_add(1, Ordering::SeqCst);
         let path = request_line.split_whitespace().nth(1).unwrap_or("/");
+        log.lock().unwrap().push(path.to_string());
+        counter.fetch_add(1, Ordering::SeqCst);
         let path = path.split(['?', '#']).next().unwrap_or("/");
         let rel = if path == "/" {
             "index.html"
