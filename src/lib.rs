@@ -14,6 +14,7 @@
 pub mod collect;
 pub mod conversation;
 pub mod error;
+pub mod inspect;
 pub mod json;
 pub mod jsonl;
 pub mod output;

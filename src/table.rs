@@ -5,7 +5,7 @@ use crate::json::Num;
 use crate::profile::{ColumnSummary, Profile};
 
 /// One shown value: short text for reading, and the exact JSON number as written in the files.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Cell {
     pub text: String,
     /// The value exactly as the output file writes it (`""` when the file has no such key).
@@ -54,14 +54,14 @@ pub fn short_number(v: f64) -> String {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Row {
     /// The task index, or the agent name.
     pub key: String,
     pub cells: Vec<Cell>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Table {
     /// Header of each cell column: `mean/reward`, …, `num_rollouts`.
     pub headers: Vec<String>,
@@ -92,18 +92,36 @@ fn stat_cells(columns: &[ColumnSummary]) -> impl Iterator<Item = Cell> + '_ {
     })
 }
 
+const TASK_COUNTS: [&str; 4] = [
+    "num_rollouts",
+    "expected_num_rollouts",
+    "missing_num_rollouts",
+    "reward_profile_completion_pct",
+];
+
+/// Headers of the task table: every statistic metric by metric, then the rollout counts.
+pub fn task_headers(p: &Profile) -> Vec<String> {
+    let mut headers = stat_headers(p);
+    headers.extend(TASK_COUNTS.map(String::from));
+    headers
+}
+
+/// The task table as numbers, tasks × [`task_headers`], NaN where the file has no key.
+pub fn task_stat_values(p: &Profile) -> Vec<f64> {
+    let mut out = Vec::with_capacity(p.tasks.len() * (p.columns.len() * 5 + TASK_COUNTS.len()));
+    let num = |v: Option<Num>| v.map_or(f64::NAN, Num::as_f64);
+    for t in &p.tasks {
+        for s in &t.columns {
+            out.extend([num(s.mean.map(Num::Float)), num(s.max), num(s.min), num(s.median.map(Num::Float)), num(s.std.map(Num::Float))]);
+        }
+        out.extend([t.num_rollouts as f64, t.expected_num_rollouts as f64, t.missing_num_rollouts() as f64, t.completion_pct()]);
+    }
+    out
+}
+
 /// Every statistic of every task, metric by metric, then the rollout counts.
 pub fn task_table(p: &Profile) -> Table {
-    let mut headers = stat_headers(p);
-    headers.extend(
-        [
-            "num_rollouts",
-            "expected_num_rollouts",
-            "missing_num_rollouts",
-            "reward_profile_completion_pct",
-        ]
-        .map(String::from),
-    );
+    let headers = task_headers(p);
     let rows = p
         .tasks
         .iter()

@@ -116,16 +116,23 @@ pub(super) fn compute(scan: ScanState, inputs_file: &str) -> Profile {
             members_by_agent[*a as usize].push(i);
         }
     }
-    let mut agents: Vec<AgentProfile> = agent_keys
+    let mut agents: Vec<(AgentId, AgentProfile)> = agent_keys
         .into_iter()
         .zip(members_by_agent)
-        .map(|(agent, members)| AgentProfile {
-            columns: grouper.summarize(&rollouts, &members),
-            num_rollouts: members.len(),
-            agent,
+        .enumerate()
+        .map(|(id, (agent, members))| {
+            let columns = grouper.summarize(&rollouts, &members);
+            (id as AgentId, AgentProfile { columns, num_rollouts: members.len(), agent })
         })
         .collect();
-    agents.sort_by(|a, b| agent_order(&a.agent, &b.agent));
+    agents.sort_by(|a, b| agent_order(&a.1.agent, &b.1.agent));
+    // Each rollout's agent as a position in the sorted list.
+    let mut position = vec![0usize; agents.len()];
+    for (at, (id, _)) in agents.iter().enumerate() {
+        position[*id as usize] = at;
+    }
+    let rollout_agent = rollout_agent.iter().map(|a| a.map(|id| position[id as usize])).collect();
+    let agents = agents.into_iter().map(|(_, a)| a).collect();
 
     let summary = completion_summary(&inputs, &expected_by_task, &tasks);
     Profile {
@@ -135,6 +142,7 @@ pub(super) fn compute(scan: ScanState, inputs_file: &str) -> Profile {
         tasks,
         agents,
         rollouts,
+        rollout_agent,
         summary,
         warnings,
     }

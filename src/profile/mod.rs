@@ -173,6 +173,8 @@ pub struct Profile {
     pub summary: CompletionSummary,
     /// Things upstream would crash on that were handled, for the user to know.
     pub warnings: Vec<String>,
+    /// Each rollout's agent, as an index into `agents` (`None`: no agent name).
+    pub rollout_agent: Vec<Option<usize>>,
 }
 
 impl Profile {

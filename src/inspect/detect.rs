@@ -1,0 +1,89 @@
+//! Recognizes a dropped file by its content (its first line), not only by its name.
+
+use serde_json::Value;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum FileKind {
+    MaterializedInputs,
+    Rollouts,
+    /// `*_reward_profiling.jsonl` (upstream's or gymscope's).
+    RewardProfiling,
+    /// `*_agent_metrics.json`.
+    AgentMetrics,
+    /// A pivot dataset row (`expected_action`).
+    Pivot,
+    Unknown,
+}
+
+impl FileKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            FileKind::MaterializedInputs => "materialized inputs",
+            FileKind::Rollouts => "rollouts",
+            FileKind::RewardProfiling => "reward profile (*_reward_profiling.jsonl)",
+            FileKind::AgentMetrics => "agent metrics (*_agent_metrics.json)",
+            FileKind::Pivot => "pivot dataset",
+            FileKind::Unknown => "not recognized",
+        }
+    }
+}
+
+/// Classifies a file from its first bytes (at least its first line) and its name.
+pub fn classify(head: &[u8], file_name: &str) -> FileKind {
+    let text = String::from_utf8_lossy(head);
+    let text = text.trim_start_matches('\u{feff}').trim_start();
+    if text.starts_with('[') {
+        // agent metrics: a JSON list of objects with `agent_ref` and `mean/...` keys
+        if text.contains("\"agent_ref\"") && (text.contains("\"mean/") || text.starts_with("[]")) {
+            return FileKind::AgentMetrics;
+        }
+        return if file_name.ends_with("_agent_metrics.json") { FileKind::AgentMetrics } else { FileKind::Unknown };
+    }
+    let first = text.lines().next().unwrap_or_default();
+    let Ok(Value::Object(row)) = serde_json::from_str::<Value>(first) else {
+        return by_name(file_name);
+    };
+    let has = |k: &str| row.contains_key(k);
+    if has("rollout_infos") || (has("_ng_task_index") && row.keys().any(|k| k.starts_with("mean/"))) {
+        FileKind::RewardProfiling
+    } else if has("expected_action") {
+        FileKind::Pivot
+    } else if has("response") || has("reward") {
+        FileKind::Rollouts
+    } else if has("responses_create_params") {
+        FileKind::MaterializedInputs
+    } else {
+        by_name(file_name)
+    }
+}
+
+fn by_name(name: &str) -> FileKind {
+    if name.ends_with("_materialized_inputs.jsonl") {
+        FileKind::MaterializedInputs
+    } else if name.ends_with("_reward_profiling.jsonl") {
+        FileKind::RewardProfiling
+    } else if name.ends_with("_agent_metrics.json") {
+        FileKind::AgentMetrics
+    } else {
+        FileKind::Unknown
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognizes_each_kind_by_content() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gym-examples/blackjack");
+        let read = |f: &str| std::fs::read(dir.join(f)).unwrap();
+        assert_eq!(classify(&read("example_rollouts.jsonl"), "a.jsonl"), FileKind::Rollouts);
+        assert_eq!(classify(&read("example_rollouts_materialized_inputs.jsonl"), "b.jsonl"), FileKind::MaterializedInputs);
+        assert_eq!(classify(&read("expected/example_rollouts_reward_profiling.jsonl"), "c.jsonl"), FileKind::RewardProfiling);
+        assert_eq!(classify(&read("expected/example_rollouts_agent_metrics.json"), "d.json"), FileKind::AgentMetrics);
+        let pivot = br#"{"responses_create_params":{"input":[]},"expected_action":{"type":"message","content":"x"}}"#;
+        assert_eq!(classify(pivot, "p.jsonl"), FileKind::Pivot);
+        assert_eq!(classify(b"hello", "x_materialized_inputs.jsonl"), FileKind::MaterializedInputs);
+        assert_eq!(classify(b"hello", "x.txt"), FileKind::Unknown);
+    }
+}

@@ -1,0 +1,228 @@
+//! A profile reduced to what the inspector shows, as compact columns: per-task statistics and
+//! per-rollout points are flat `f64` arrays (NaN where missing) so a million rollouts cross from
+//! the worker to the page as a few typed arrays, not a million objects.
+
+use crate::conversation::{conversation, Item};
+use crate::profile::Profile;
+use crate::table::{self, Table};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// Tasks grouped as PivotRL selects them: every rollout failed, every one succeeded, or mixed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RewardGroup {
+    AllZero,
+    AllOne,
+    Mixed,
+    NoReward,
+}
+
+impl RewardGroup {
+    pub fn label(self) -> &'static str {
+        match self {
+            RewardGroup::AllZero => "all-0",
+            RewardGroup::AllOne => "all-1",
+            RewardGroup::Mixed => "mixed",
+            RewardGroup::NoReward => "no reward",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TaskMeta {
+    pub task: i64,
+    pub agents: Vec<String>,
+    pub group: RewardGroup,
+    /// The start of the task's last user message, for search and display.
+    pub snippet: String,
+    /// This task's rollouts are points `first_point .. first_point + num_rollouts`.
+    pub first_point: u32,
+    pub num_rollouts: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Totals {
+    pub tasks: usize,
+    pub rollouts: usize,
+    pub expected_rollouts: usize,
+    pub agents: usize,
+    pub mean_reward: Option<f64>,
+    pub mean_output_tokens: Option<f64>,
+    pub mean_total_tokens: Option<f64>,
+}
+
+/// The inspector's view of a run (the small part; the big arrays travel in [`Columns`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InspectView {
+    pub inputs_name: String,
+    pub rollouts_name: String,
+    pub summary: [String; 2],
+    pub warnings: Vec<String>,
+    pub totals: Totals,
+    pub agents: Table,
+    /// Numeric fields of the rollouts (reward, tokens, verifier fields): the plot's axes.
+    pub metrics: Vec<String>,
+    /// Headers of the task table (`mean/reward`, …, `reward_profile_completion_pct`).
+    pub task_headers: Vec<String>,
+    pub tasks: Vec<TaskMeta>,
+}
+
+/// The big arrays, row-major.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Columns {
+    /// tasks × task_headers.
+    pub task_stats: Vec<f64>,
+    /// Per rollout point, in (task, rollout) order.
+    pub point_task: Vec<f64>,
+    pub point_rollout: Vec<f64>,
+    /// Byte offset and length of each rollout's line in the rollouts file.
+    pub point_offset: Vec<f64>,
+    pub point_len: Vec<f64>,
+    /// rollouts × metrics.
+    pub point_values: Vec<f64>,
+}
+
+/// Builds the view; `snippets` maps task index → prompt snippet (see [`snippet`]).
+pub fn build(profile: &Profile, inputs_name: &str, rollouts_name: &str, snippets: &HashMap<i64, String>) -> (InspectView, Columns) {
+    let metrics: Vec<String> = (0..profile.columns.len()).map(|c| profile.column_name(c).to_string()).collect();
+    let width = metrics.len();
+    let col_of: HashMap<u32, usize> = profile.columns.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+    let mut cols = Columns::default();
+    for r in &profile.rollouts {
+        cols.point_task.push(r.key.task as f64);
+        cols.point_rollout.push(r.key.rollout as f64);
+        cols.point_offset.push(r.span.offset as f64);
+        cols.point_len.push(f64::from(r.span.len));
+        let start = cols.point_values.len();
+        cols.point_values.resize(start + width, f64::NAN);
+        r.metric_values(|k, v| {
+            if let Some(&c) = col_of.get(&k) {
+                cols.point_values[start + c] = v.as_f64();
+            }
+        });
+    }
+    let task_headers = table::task_headers(profile);
+    cols.task_stats = table::task_stat_values(profile);
+    let reward_col = metrics.iter().position(|m| m == "reward");
+    let tasks = profile
+        .tasks
+        .iter()
+        .map(|t| {
+            let mut agents: Vec<String> = Vec::new();
+            let mut rewards = Vec::new();
+            for i in t.rollouts.clone() {
+                if let Some(c) = reward_col {
+                    let v = cols.point_values[i * width + c];
+                    if !v.is_nan() {
+                        rewards.push(v);
+                    }
+                }
+            }
+            for i in t.rollouts.clone() {
+                if let Some(a) = profile.rollout_agent[i] {
+                    let name = profile.agents[a].agent.name.to_string();
+                    if !agents.contains(&name) {
+                        agents.push(name);
+                    }
+                }
+            }
+            TaskMeta {
+                task: t.task,
+                agents,
+                group: group(&rewards),
+                snippet: snippets.get(&t.task).cloned().unwrap_or_default(),
+                first_point: t.rollouts.start as u32,
+                num_rollouts: t.num_rollouts as u32,
+            }
+        })
+        .collect();
+    let mean = |name: &str| -> Option<f64> {
+        let c = metrics.iter().position(|m| m == name)?;
+        let vals: Vec<f64> = (0..profile.rollouts.len()).map(|i| cols.point_values[i * width + c]).filter(|v| !v.is_nan()).collect();
+        (!vals.is_empty()).then(|| crate::stats::np_sum(&vals) / vals.len() as f64)
+    };
+    let view = InspectView {
+        inputs_name: inputs_name.into(),
+        rollouts_name: rollouts_name.into(),
+        summary: table::summary_lines(profile),
+        warnings: profile.warnings.clone(),
+        totals: Totals {
+            tasks: profile.tasks.len(),
+            rollouts: profile.rollouts.len(),
+            expected_rollouts: profile.summary.expected_rollout_rows,
+            agents: profile.agents.len(),
+            mean_reward: mean("reward"),
+            mean_output_tokens: mean("output_tokens"),
+            mean_total_tokens: mean("total_tokens"),
+        },
+        agents: table::agent_table(profile),
+        metrics,
+        task_headers,
+        tasks,
+    };
+    (view, cols)
+}
+
+fn group(rewards: &[f64]) -> RewardGroup {
+    if rewards.is_empty() {
+        RewardGroup::NoReward
+    } else if rewards.iter().all(|&r| r == 0.0) {
+        RewardGroup::AllZero
+    } else if rewards.iter().all(|&r| r == 1.0) {
+        RewardGroup::AllOne
+    } else {
+        RewardGroup::Mixed
+    }
+}
+
+/// The start of a materialized row's last user message (or its last input item), one line.
+pub fn snippet(sample_line: &[u8]) -> String {
+    let Ok(row) = serde_json::from_slice::<serde_json::Value>(sample_line) else { return String::new() };
+    let c = conversation(&row);
+    let text = c
+        .input
+        .iter()
+        .rev()
+        .find_map(|item| match item {
+            Item::Message { role, text } if role == "user" => Some(text.as_str()),
+            _ => None,
+        })
+        .or_else(|| c.input.iter().rev().find_map(|item| match item {
+            Item::Message { text, .. } => Some(text.as_str()),
+            _ => None,
+        }))
+        .unwrap_or_default();
+    let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    one_line.chars().take(160).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_and_snippets() {
+        assert_eq!(group(&[0.0, 0.0]), RewardGroup::AllZero);
+        assert_eq!(group(&[1.0]), RewardGroup::AllOne);
+        assert_eq!(group(&[1.0, 0.0]), RewardGroup::Mixed);
+        assert_eq!(group(&[]), RewardGroup::NoReward);
+        let line = br#"{"responses_create_params":{"input":[{"role":"system","content":"sys"},{"role":"user","content":"What is\n  2+2?"}]}}"#;
+        assert_eq!(snippet(line), "What is 2+2?");
+    }
+
+    #[test]
+    fn columns_from_a_fixture() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gym-examples/blackjack");
+        let inputs = std::fs::read(dir.join("example_rollouts_materialized_inputs.jsonl")).unwrap();
+        let rollouts = std::fs::read(dir.join("example_rollouts.jsonl")).unwrap();
+        let p = crate::output::profile_bytes(&inputs, "i", &rollouts, "r", Default::default()).unwrap();
+        let (view, cols) = build(&p, "i", "r", &HashMap::new());
+        assert_eq!(view.totals.rollouts, 5);
+        assert_eq!(view.totals.mean_reward, Some(0.2));
+        assert_eq!(cols.point_task.len(), 5);
+        assert_eq!(cols.point_values.len(), 5 * view.metrics.len());
+        assert_eq!(cols.task_stats.len(), view.task_headers.len());
+        assert_eq!(view.tasks[0].group, RewardGroup::Mixed);
+        assert_eq!(view.tasks[0].agents, ["blackjack_gymnasium_agent"]);
+    }
+}
