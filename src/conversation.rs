@@ -7,12 +7,27 @@ use serde_json::Value;
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Item {
-    Message { role: String, text: String },
-    Reasoning { text: String },
-    FunctionCall { name: String, call_id: String, arguments: String },
-    FunctionOutput { call_id: String, output: String },
+    Message {
+        role: String,
+        text: String,
+    },
+    Reasoning {
+        text: String,
+    },
+    FunctionCall {
+        name: String,
+        call_id: String,
+        arguments: String,
+    },
+    FunctionOutput {
+        call_id: String,
+        output: String,
+    },
     /// An item of a type not known here, shown as JSON.
-    Other { kind: String, json: String },
+    Other {
+        kind: String,
+        json: String,
+    },
 }
 
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -31,11 +46,20 @@ pub struct Conversation {
 pub fn conversation(row: &Value) -> Conversation {
     let mut c = Conversation::default();
     let params = row.get("responses_create_params");
-    if let Some(instructions) = params.and_then(|p| p.get("instructions")).and_then(Value::as_str) {
-        c.input.push(Item::Message { role: "instructions".into(), text: instructions.into() });
+    if let Some(instructions) = params
+        .and_then(|p| p.get("instructions"))
+        .and_then(Value::as_str)
+    {
+        c.input.push(Item::Message {
+            role: "instructions".into(),
+            text: instructions.into(),
+        });
     }
     match params.and_then(|p| p.get("input")) {
-        Some(Value::String(s)) => c.input.push(Item::Message { role: "user".into(), text: s.clone() }),
+        Some(Value::String(s)) => c.input.push(Item::Message {
+            role: "user".into(),
+            text: s.clone(),
+        }),
         Some(Value::Array(items)) => c.input.extend(items.iter().map(item)),
         _ => {}
     }
@@ -58,7 +82,10 @@ pub fn conversation(row: &Value) -> Conversation {
     }
     if let Value::Object(obj) = row {
         for (k, v) in obj {
-            if !matches!(k.as_str(), "responses_create_params" | "response" | "reward") {
+            if !matches!(
+                k.as_str(),
+                "responses_create_params" | "response" | "reward"
+            ) {
                 c.fields.push((k.clone(), compact(v)));
             }
         }
@@ -104,7 +131,9 @@ fn text_of(v: Option<&Value>) -> String {
 fn arguments(v: Option<&Value>) -> String {
     let raw = text_of(v);
     match serde_json::from_str::<Value>(&raw) {
-        Ok(parsed @ (Value::Object(_) | Value::Array(_))) => serde_json::to_string_pretty(&parsed).unwrap_or(raw),
+        Ok(parsed @ (Value::Object(_) | Value::Array(_))) => {
+            serde_json::to_string_pretty(&parsed).unwrap_or(raw)
+        }
         _ => raw,
     }
 }
@@ -113,13 +142,21 @@ fn item(v: &Value) -> Item {
     let kind = v.get("type").and_then(Value::as_str).unwrap_or("message");
     match kind {
         "message" => Item::Message {
-            role: v.get("role").and_then(Value::as_str).unwrap_or("assistant").to_string(),
+            role: v
+                .get("role")
+                .and_then(Value::as_str)
+                .unwrap_or("assistant")
+                .to_string(),
             text: content_text(v.get("content")),
         },
         "reasoning" => {
             let summary = content_text(v.get("summary"));
             let content = content_text(v.get("content"));
-            let text = [summary, content].into_iter().filter(|t| !t.is_empty()).collect::<Vec<_>>().join("\n\n");
+            let text = [summary, content]
+                .into_iter()
+                .filter(|t| !t.is_empty())
+                .collect::<Vec<_>>()
+                .join("\n\n");
             Item::Reasoning { text }
         }
         "function_call" => Item::FunctionCall {
@@ -127,8 +164,14 @@ fn item(v: &Value) -> Item {
             call_id: text_of(v.get("call_id")),
             arguments: arguments(v.get("arguments")),
         },
-        "function_call_output" => Item::FunctionOutput { call_id: text_of(v.get("call_id")), output: text_of(v.get("output")) },
-        other => Item::Other { kind: other.to_string(), json: serde_json::to_string_pretty(v).unwrap_or_default() },
+        "function_call_output" => Item::FunctionOutput {
+            call_id: text_of(v.get("call_id")),
+            output: text_of(v.get("output")),
+        },
+        other => Item::Other {
+            kind: other.to_string(),
+            json: serde_json::to_string_pretty(v).unwrap_or_default(),
+        },
     }
 }
 
@@ -145,15 +188,58 @@ mod tests {
         )
         .unwrap();
         let c = conversation(&row);
-        assert_eq!(c.input[0], Item::Message { role: "system".into(), text: "Be brief.".into() });
-        assert_eq!(c.input[1], Item::Message { role: "user".into(), text: "<b>2+2</b>?".into() });
-        assert_eq!(c.input[2], Item::FunctionCall { name: "calc".into(), call_id: "c1".into(), arguments: "{\n  \"x\": 1\n}".into() });
-        assert_eq!(c.input[3], Item::FunctionOutput { call_id: "c1".into(), output: "4".into() });
+        assert_eq!(
+            c.input[0],
+            Item::Message {
+                role: "system".into(),
+                text: "Be brief.".into()
+            }
+        );
+        assert_eq!(
+            c.input[1],
+            Item::Message {
+                role: "user".into(),
+                text: "<b>2+2</b>?".into()
+            }
+        );
+        assert_eq!(
+            c.input[2],
+            Item::FunctionCall {
+                name: "calc".into(),
+                call_id: "c1".into(),
+                arguments: "{\n  \"x\": 1\n}".into()
+            }
+        );
+        assert_eq!(
+            c.input[3],
+            Item::FunctionOutput {
+                call_id: "c1".into(),
+                output: "4".into()
+            }
+        );
         assert_eq!(c.output[0], Item::Reasoning { text: "add".into() });
-        assert_eq!(c.output[1], Item::Message { role: "assistant".into(), text: "4".into() });
+        assert_eq!(
+            c.output[1],
+            Item::Message {
+                role: "assistant".into(),
+                text: "4".into()
+            }
+        );
         assert!(matches!(&c.output[2], Item::Other { kind, .. } if kind == "web_search_call"));
         assert_eq!(c.reward.as_deref(), Some("1.0"));
-        assert_eq!(c.usage, [("input_tokens".to_string(), "3".to_string()), ("output_tokens_details.reasoning_tokens".into(), "1".into())]);
-        assert_eq!(c.fields, [("correct".to_string(), "true".to_string()), ("_ng_task_index".into(), "0".into())]);
+        assert_eq!(
+            c.usage,
+            [
+                ("input_tokens".to_string(), "3".to_string()),
+                ("output_tokens_details.reasoning_tokens".into(), "1".into())
+            ]
+        );
+        assert_eq!(
+            c.fields,
+            [
+                ("correct".to_string(), "true".to_string()),
+                ("_ng_task_index".into(), "0".into())
+            ]
+        );
     }
 }

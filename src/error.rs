@@ -95,6 +95,11 @@ pub enum ProfileError {
 }
 
 impl ProfileError {
+    /// Missing rollouts without partial mode: the one error a partial profile would avoid.
+    pub fn is_missing_rollouts(&self) -> bool {
+        matches!(self, ProfileError::MissingRollouts { .. })
+    }
+
     pub fn io(file: &str, source: std::io::Error) -> Self {
         ProfileError::Io {
             file: file.to_string(),

@@ -112,9 +112,20 @@ pub fn task_stat_values(p: &Profile) -> Vec<f64> {
     let num = |v: Option<Num>| v.map_or(f64::NAN, Num::as_f64);
     for t in &p.tasks {
         for s in &t.columns {
-            out.extend([num(s.mean.map(Num::Float)), num(s.max), num(s.min), num(s.median.map(Num::Float)), num(s.std.map(Num::Float))]);
+            out.extend([
+                num(s.mean.map(Num::Float)),
+                num(s.max),
+                num(s.min),
+                num(s.median.map(Num::Float)),
+                num(s.std.map(Num::Float)),
+            ]);
         }
-        out.extend([t.num_rollouts as f64, t.expected_num_rollouts as f64, t.missing_num_rollouts() as f64, t.completion_pct()]);
+        out.extend([
+            t.num_rollouts as f64,
+            t.expected_num_rollouts as f64,
+            t.missing_num_rollouts() as f64,
+            t.completion_pct(),
+        ]);
     }
     out
 }

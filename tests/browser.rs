@@ -18,9 +18,9 @@ fn dist() -> PathBuf {
 }
 
 const TABLE_JS: &str = r#"
-    const rows = Array.from(document.querySelectorAll('[data-testid=TESTID] tbody tr'));
+    const rows = Array.from(document.querySelectorAll('[data-testid=TESTID] tbody tr[data-key]'));
     return rows.map(tr => [tr.dataset.key,
-        Object.fromEntries(Array.from(tr.querySelectorAll('td')).map(td => [td.dataset.key, td.dataset.value]))]);
+        Object.fromEntries(Array.from(tr.querySelectorAll('td[data-key]')).map(td => [td.dataset.key, td.dataset.value]))]);
 "#;
 
 /// The shown table as (row key, {header: exact value}) pairs.

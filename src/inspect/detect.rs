@@ -37,14 +37,20 @@ pub fn classify(head: &[u8], file_name: &str) -> FileKind {
         if text.contains("\"agent_ref\"") && (text.contains("\"mean/") || text.starts_with("[]")) {
             return FileKind::AgentMetrics;
         }
-        return if file_name.ends_with("_agent_metrics.json") { FileKind::AgentMetrics } else { FileKind::Unknown };
+        return if file_name.ends_with("_agent_metrics.json") {
+            FileKind::AgentMetrics
+        } else {
+            FileKind::Unknown
+        };
     }
     let first = text.lines().next().unwrap_or_default();
     let Ok(Value::Object(row)) = serde_json::from_str::<Value>(first) else {
-        return by_name(file_name);
+        // A first line longer than the head read: look for the telling keys in what we have.
+        return by_keys_in_text(first).unwrap_or_else(|| by_name(file_name));
     };
     let has = |k: &str| row.contains_key(k);
-    if has("rollout_infos") || (has("_ng_task_index") && row.keys().any(|k| k.starts_with("mean/"))) {
+    if has("rollout_infos") || (has("_ng_task_index") && row.keys().any(|k| k.starts_with("mean/")))
+    {
         FileKind::RewardProfiling
     } else if has("expected_action") {
         FileKind::Pivot
@@ -54,6 +60,22 @@ pub fn classify(head: &[u8], file_name: &str) -> FileKind {
         FileKind::MaterializedInputs
     } else {
         by_name(file_name)
+    }
+}
+
+/// For a truncated first line: the keys that tell the kinds apart, as they appear in the text.
+fn by_keys_in_text(text: &str) -> Option<FileKind> {
+    let has = |k: &str| text.contains(&format!("\"{k}\":"));
+    if has("rollout_infos") || text.contains("\"mean/") {
+        Some(FileKind::RewardProfiling)
+    } else if has("expected_action") {
+        Some(FileKind::Pivot)
+    } else if has("response") || has("reward") {
+        Some(FileKind::Rollouts)
+    } else if has("responses_create_params") {
+        Some(FileKind::MaterializedInputs)
+    } else {
+        None
     }
 }
 
@@ -75,15 +97,46 @@ mod tests {
 
     #[test]
     fn recognizes_each_kind_by_content() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gym-examples/blackjack");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/gym-examples/blackjack");
         let read = |f: &str| std::fs::read(dir.join(f)).unwrap();
-        assert_eq!(classify(&read("example_rollouts.jsonl"), "a.jsonl"), FileKind::Rollouts);
-        assert_eq!(classify(&read("example_rollouts_materialized_inputs.jsonl"), "b.jsonl"), FileKind::MaterializedInputs);
-        assert_eq!(classify(&read("expected/example_rollouts_reward_profiling.jsonl"), "c.jsonl"), FileKind::RewardProfiling);
-        assert_eq!(classify(&read("expected/example_rollouts_agent_metrics.json"), "d.json"), FileKind::AgentMetrics);
+        assert_eq!(
+            classify(&read("example_rollouts.jsonl"), "a.jsonl"),
+            FileKind::Rollouts
+        );
+        assert_eq!(
+            classify(
+                &read("example_rollouts_materialized_inputs.jsonl"),
+                "b.jsonl"
+            ),
+            FileKind::MaterializedInputs
+        );
+        assert_eq!(
+            classify(
+                &read("expected/example_rollouts_reward_profiling.jsonl"),
+                "c.jsonl"
+            ),
+            FileKind::RewardProfiling
+        );
+        assert_eq!(
+            classify(
+                &read("expected/example_rollouts_agent_metrics.json"),
+                "d.json"
+            ),
+            FileKind::AgentMetrics
+        );
         let pivot = br#"{"responses_create_params":{"input":[]},"expected_action":{"type":"message","content":"x"}}"#;
         assert_eq!(classify(pivot, "p.jsonl"), FileKind::Pivot);
-        assert_eq!(classify(b"hello", "x_materialized_inputs.jsonl"), FileKind::MaterializedInputs);
+        assert_eq!(
+            classify(b"hello", "x_materialized_inputs.jsonl"),
+            FileKind::MaterializedInputs
+        );
         assert_eq!(classify(b"hello", "x.txt"), FileKind::Unknown);
+        // A first line cut off by the head read.
+        let rollouts = read("example_rollouts.jsonl");
+        assert_eq!(
+            classify(&rollouts[..rollouts.len().min(3000)], "a"),
+            FileKind::Rollouts
+        );
     }
 }

@@ -10,7 +10,11 @@ pub struct ViewState {
 
 pub fn parse(hash: &str) -> ViewState {
     let mut state = ViewState::default();
-    for part in hash.trim_start_matches('#').split('&').filter(|p| !p.is_empty()) {
+    for part in hash
+        .trim_start_matches('#')
+        .split('&')
+        .filter(|p| !p.is_empty())
+    {
         match part.split_once('=') {
             Some(("task", v)) => state.task = v.parse().ok(),
             Some(("rollout", v)) => state.rollout = v.parse().ok(),
@@ -43,7 +47,14 @@ mod tests {
     #[test]
     fn round_trips() {
         let s = parse("#profile&task=12&rollout=3");
-        assert_eq!(s, ViewState { page: Some("profile".into()), task: Some(12), rollout: Some(3) });
+        assert_eq!(
+            s,
+            ViewState {
+                page: Some("profile".into()),
+                task: Some(12),
+                rollout: Some(3)
+            }
+        );
         assert_eq!(format(&s), "#profile&task=12&rollout=3");
         assert_eq!(parse("#pivot").page.as_deref(), Some("pivot"));
         assert_eq!(parse("#task=x").task, None);

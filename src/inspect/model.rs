@@ -83,10 +83,22 @@ pub struct Columns {
 }
 
 /// Builds the view; `snippets` maps task index → prompt snippet (see [`snippet`]).
-pub fn build(profile: &Profile, inputs_name: &str, rollouts_name: &str, snippets: &HashMap<i64, String>) -> (InspectView, Columns) {
-    let metrics: Vec<String> = (0..profile.columns.len()).map(|c| profile.column_name(c).to_string()).collect();
+pub fn build(
+    profile: &Profile,
+    inputs_name: &str,
+    rollouts_name: &str,
+    snippets: &HashMap<i64, String>,
+) -> (InspectView, Columns) {
+    let metrics: Vec<String> = (0..profile.columns.len())
+        .map(|c| profile.column_name(c).to_string())
+        .collect();
     let width = metrics.len();
-    let col_of: HashMap<u32, usize> = profile.columns.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+    let col_of: HashMap<u32, usize> = profile
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (*k, i))
+        .collect();
     let mut cols = Columns::default();
     for r in &profile.rollouts {
         cols.point_task.push(r.key.task as f64);
@@ -138,7 +150,10 @@ pub fn build(profile: &Profile, inputs_name: &str, rollouts_name: &str, snippets
         .collect();
     let mean = |name: &str| -> Option<f64> {
         let c = metrics.iter().position(|m| m == name)?;
-        let vals: Vec<f64> = (0..profile.rollouts.len()).map(|i| cols.point_values[i * width + c]).filter(|v| !v.is_nan()).collect();
+        let vals: Vec<f64> = (0..profile.rollouts.len())
+            .map(|i| cols.point_values[i * width + c])
+            .filter(|v| !v.is_nan())
+            .collect();
         (!vals.is_empty()).then(|| crate::stats::np_sum(&vals) / vals.len() as f64)
     };
     let view = InspectView {
@@ -177,7 +192,9 @@ fn group(rewards: &[f64]) -> RewardGroup {
 
 /// The start of a materialized row's last user message (or its last input item), one line.
 pub fn snippet(sample_line: &[u8]) -> String {
-    let Ok(row) = serde_json::from_slice::<serde_json::Value>(sample_line) else { return String::new() };
+    let Ok(row) = serde_json::from_slice::<serde_json::Value>(sample_line) else {
+        return String::new();
+    };
     let c = conversation(&row);
     let text = c
         .input
@@ -187,10 +204,12 @@ pub fn snippet(sample_line: &[u8]) -> String {
             Item::Message { role, text } if role == "user" => Some(text.as_str()),
             _ => None,
         })
-        .or_else(|| c.input.iter().rev().find_map(|item| match item {
-            Item::Message { text, .. } => Some(text.as_str()),
-            _ => None,
-        }))
+        .or_else(|| {
+            c.input.iter().rev().find_map(|item| match item {
+                Item::Message { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+        })
         .unwrap_or_default();
     let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     one_line.chars().take(160).collect()
@@ -212,10 +231,12 @@ mod tests {
 
     #[test]
     fn columns_from_a_fixture() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gym-examples/blackjack");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/gym-examples/blackjack");
         let inputs = std::fs::read(dir.join("example_rollouts_materialized_inputs.jsonl")).unwrap();
         let rollouts = std::fs::read(dir.join("example_rollouts.jsonl")).unwrap();
-        let p = crate::output::profile_bytes(&inputs, "i", &rollouts, "r", Default::default()).unwrap();
+        let p =
+            crate::output::profile_bytes(&inputs, "i", &rollouts, "r", Default::default()).unwrap();
         let (view, cols) = build(&p, "i", "r", &HashMap::new());
         assert_eq!(view.totals.rollouts, 5);
         assert_eq!(view.totals.mean_reward, Some(0.2));

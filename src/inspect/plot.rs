@@ -15,7 +15,12 @@ pub struct Frame {
 impl Frame {
     /// The range of the finite points, padded by 4% (or ±0.5 when flat).
     pub fn fit(xs: &[f64], ys: &[f64]) -> Option<Frame> {
-        let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
+        let (mut x0, mut x1, mut y0, mut y1) = (
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        );
         for (&x, &y) in xs.iter().zip(ys) {
             if x.is_finite() && y.is_finite() {
                 x0 = x0.min(x);
@@ -27,9 +32,21 @@ impl Frame {
         if !x0.is_finite() {
             return None;
         }
-        let pad = |lo: f64, hi: f64| if hi > lo { let p = (hi - lo) * 0.04; (lo - p, hi + p) } else { (lo - 0.5, hi + 0.5) };
+        let pad = |lo: f64, hi: f64| {
+            if hi > lo {
+                let p = (hi - lo) * 0.04;
+                (lo - p, hi + p)
+            } else {
+                (lo - 0.5, hi + 0.5)
+            }
+        };
         let ((x_min, x_max), (y_min, y_max)) = (pad(x0, x1), pad(y0, y1));
-        Some(Frame { x_min, x_max, y_min, y_max })
+        Some(Frame {
+            x_min,
+            x_max,
+            y_min,
+            y_max,
+        })
     }
 
     /// Pixel position (x right, y down) of a data point in a `w`×`h` plot.
@@ -55,10 +72,22 @@ pub const HIGHLIGHT: [u8; 4] = [230, 81, 0, 255];
 /// Draws `xs`×`ys` (NaN points are skipped). Points in `highlight` are drawn larger, on top,
 /// with a cross at their mean. Discrete y values (e.g. 0/1 rewards) get a small deterministic
 /// vertical jitter so their density shows.
-pub fn scatter(xs: &[f64], ys: &[f64], highlight: Option<Range<usize>>, width: u32, height: u32) -> Option<Raster> {
+pub fn scatter(
+    xs: &[f64],
+    ys: &[f64],
+    highlight: Option<Range<usize>>,
+    width: u32,
+    height: u32,
+) -> Option<Raster> {
     let frame = Frame::fit(xs, ys)?;
     let (w, h) = (width.max(2), height.max(2));
-    let mut r = Raster { width: w, height: h, rgba: vec![0; (w * h * 4) as usize], pick: vec![u32::MAX; (w * h) as usize], frame };
+    let mut r = Raster {
+        width: w,
+        height: h,
+        rgba: vec![0; (w * h * 4) as usize],
+        pick: vec![u32::MAX; (w * h) as usize],
+        frame,
+    };
     let jitter = few_distinct(ys, 12);
     let place = |i: usize| -> Option<(i64, i64)> {
         let (x, y) = (xs[i], ys[i]);
@@ -66,7 +95,11 @@ pub fn scatter(xs: &[f64], ys: &[f64], highlight: Option<Range<usize>>, width: u
             return None;
         }
         let (px, py) = frame.to_pixel(x, y, w, h);
-        let dy = if jitter { (mix(i as u64) % 7) as f64 - 3.0 } else { 0.0 };
+        let dy = if jitter {
+            (mix(i as u64) % 7) as f64 - 3.0
+        } else {
+            0.0
+        };
         Some((px.round() as i64, (py + dy).round() as i64))
     };
     let highlighted = |i: usize| highlight.as_ref().is_some_and(|hl| hl.contains(&i));
@@ -102,7 +135,8 @@ impl Raster {
         let p = &mut self.rgba[at * 4..at * 4 + 4];
         let a = f64::from(c[3]) / 255.0;
         for k in 0..3 {
-            p[k] = (f64::from(c[k]) * a + f64::from(p[k]) * (1.0 - a) * f64::from(p[3]) / 255.0).round() as u8;
+            p[k] = (f64::from(c[k]) * a + f64::from(p[k]) * (1.0 - a) * f64::from(p[3]) / 255.0)
+                .round() as u8;
         }
         p[3] = (255.0 * (a + f64::from(p[3]) / 255.0 * (1.0 - a))).round() as u8;
         Some(at)
@@ -177,7 +211,11 @@ pub fn ticks(min: f64, max: f64, count: usize) -> Vec<f64> {
     }
     let raw = (max - min) / count as f64;
     let mag = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(10.0 * mag);
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag);
     let mut t = (min / step).ceil() * step;
     let mut out = Vec::new();
     while t <= max + step * 1e-9 {
@@ -195,7 +233,11 @@ pub fn histogram(values: &[f64], bins: usize) -> (Vec<f64>, Vec<u64>) {
     }
     let lo = finite.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let (lo, hi) = if hi > lo { (lo, hi) } else { (lo - 0.5, hi + 0.5) };
+    let (lo, hi) = if hi > lo {
+        (lo, hi)
+    } else {
+        (lo - 0.5, hi + 0.5)
+    };
     let width = (hi - lo) / bins as f64;
     let edges = (0..=bins).map(|i| lo + width * i as f64).collect();
     let mut counts = vec![0u64; bins];
@@ -226,7 +268,10 @@ mod tests {
 
     #[test]
     fn ticks_and_histogram() {
-        assert_eq!(ticks(0.0, 1.0, 5), [0.0, 0.2, 0.4, 0.6000000000000001, 0.8, 1.0]);
+        assert_eq!(
+            ticks(0.0, 1.0, 5),
+            [0.0, 0.2, 0.4, 0.6000000000000001, 0.8, 1.0]
+        );
         assert_eq!(ticks(0.0, 1000.0, 4), [0.0, 500.0, 1000.0]);
         let (edges, counts) = histogram(&[0.0, 0.0, 1.0, 0.5, f64::NAN], 2);
         assert_eq!(edges, [0.0, 0.5, 1.0]);

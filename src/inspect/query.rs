@@ -34,7 +34,12 @@ pub fn select(view: &InspectView, stats: &[f64], q: &TaskQuery) -> Vec<u32> {
         .map(|(i, _)| i as u32)
         .collect();
     if let Some(col) = q.sort.filter(|&c| c < width) {
-        let key = |i: &u32| stats.get(*i as usize * width + col).copied().unwrap_or(f64::NAN);
+        let key = |i: &u32| {
+            stats
+                .get(*i as usize * width + col)
+                .copied()
+                .unwrap_or(f64::NAN)
+        };
         // Missing values sort last either way; ties keep task order.
         rows.sort_by(|a, b| {
             let (x, y) = (key(a), key(b));
@@ -70,8 +75,19 @@ mod tests {
             rollouts_name: String::new(),
             summary: [String::new(), String::new()],
             warnings: vec![],
-            totals: Totals { tasks: 3, rollouts: 3, expected_rollouts: 3, agents: 2, mean_reward: None, mean_output_tokens: None, mean_total_tokens: None },
-            agents: Table { headers: vec![], rows: vec![] },
+            totals: Totals {
+                tasks: 3,
+                rollouts: 3,
+                expected_rollouts: 3,
+                agents: 2,
+                mean_reward: None,
+                mean_output_tokens: None,
+                mean_total_tokens: None,
+            },
+            agents: Table {
+                headers: vec![],
+                rows: vec![],
+            },
             metrics: vec!["reward".into()],
             task_headers: vec!["mean/reward".into()],
             tasks: vec![
@@ -87,13 +103,60 @@ mod tests {
         let v = view();
         let stats = [0.0, f64::NAN, 1.0];
         assert_eq!(select(&v, &stats, &TaskQuery::default()), [0, 1, 2]);
-        let by_mean_desc = TaskQuery { sort: Some(0), descending: true, ..Default::default() };
+        let by_mean_desc = TaskQuery {
+            sort: Some(0),
+            descending: true,
+            ..Default::default()
+        };
         assert_eq!(select(&v, &stats, &by_mean_desc), [2, 0, 1]);
-        let by_mean = TaskQuery { sort: Some(0), ..Default::default() };
+        let by_mean = TaskQuery {
+            sort: Some(0),
+            ..Default::default()
+        };
         assert_eq!(select(&v, &stats, &by_mean), [0, 2, 1]);
-        assert_eq!(select(&v, &stats, &TaskQuery { group: Some(RewardGroup::Mixed), ..Default::default() }), [1]);
-        assert_eq!(select(&v, &stats, &TaskQuery { agent: Some("a".into()), ..Default::default() }), [0, 2]);
-        assert_eq!(select(&v, &stats, &TaskQuery { search: "integral".into(), ..Default::default() }), [0, 2]);
-        assert_eq!(select(&v, &stats, &TaskQuery { search: "2".into(), ..Default::default() }), [2]);
+        assert_eq!(
+            select(
+                &v,
+                &stats,
+                &TaskQuery {
+                    group: Some(RewardGroup::Mixed),
+                    ..Default::default()
+                }
+            ),
+            [1]
+        );
+        assert_eq!(
+            select(
+                &v,
+                &stats,
+                &TaskQuery {
+                    agent: Some("a".into()),
+                    ..Default::default()
+                }
+            ),
+            [0, 2]
+        );
+        assert_eq!(
+            select(
+                &v,
+                &stats,
+                &TaskQuery {
+                    search: "integral".into(),
+                    ..Default::default()
+                }
+            ),
+            [0, 2]
+        );
+        assert_eq!(
+            select(
+                &v,
+                &stats,
+                &TaskQuery {
+                    search: "2".into(),
+                    ..Default::default()
+                }
+            ),
+            [2]
+        );
     }
 }

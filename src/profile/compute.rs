@@ -122,7 +122,14 @@ pub(super) fn compute(scan: ScanState, inputs_file: &str) -> Profile {
         .enumerate()
         .map(|(id, (agent, members))| {
             let columns = grouper.summarize(&rollouts, &members);
-            (id as AgentId, AgentProfile { columns, num_rollouts: members.len(), agent })
+            (
+                id as AgentId,
+                AgentProfile {
+                    columns,
+                    num_rollouts: members.len(),
+                    agent,
+                },
+            )
         })
         .collect();
     agents.sort_by(|a, b| agent_order(&a.1.agent, &b.1.agent));
@@ -131,7 +138,10 @@ pub(super) fn compute(scan: ScanState, inputs_file: &str) -> Profile {
     for (at, (id, _)) in agents.iter().enumerate() {
         position[*id as usize] = at;
     }
-    let rollout_agent = rollout_agent.iter().map(|a| a.map(|id| position[id as usize])).collect();
+    let rollout_agent = rollout_agent
+        .iter()
+        .map(|a| a.map(|id| position[id as usize]))
+        .collect();
     let agents = agents.into_iter().map(|(_, a)| a).collect();
 
     let summary = completion_summary(&inputs, &expected_by_task, &tasks);

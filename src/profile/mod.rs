@@ -83,7 +83,7 @@ impl RolloutRecord {
 }
 
 /// Options of a profile run.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct ProfileOptions {
     /// Profile completed rollouts of a partial collection instead of failing on missing ones.
     pub allow_partial_rollouts: bool,

@@ -25,6 +25,18 @@ fn page_from_hash() -> Page {
 #[component]
 pub fn App() -> impl IntoView {
     let page = RwSignal::new(page_from_hash());
+    // A pivot dataset dropped on the profile page is handed to the pivot validator.
+    let pivot_file = RwSignal::new_local(None::<web_sys::File>);
+    Effect::new(move |previous: Option<bool>| {
+        let has = pivot_file.with(Option::is_some);
+        if has && previous.is_some() {
+            if let Some(w) = web_sys::window() {
+                let _ = w.location().set_hash("pivot");
+            }
+            page.set(Page::Pivot);
+        }
+        has
+    });
     let go = move |to: Page, hash: &'static str| {
         move |_| {
             if let Some(w) = web_sys::window() {
@@ -45,8 +57,8 @@ pub fn App() -> impl IntoView {
         </header>
         <main>
             // Both pages stay mounted so switching keeps their state.
-            <div style:display=move || if page.get() == Page::Profile { "block" } else { "none" }><ProfilePage /></div>
-            <div style:display=move || if page.get() == Page::Pivot { "block" } else { "none" }><PivotPage /></div>
+            <div style:display=move || if page.get() == Page::Profile { "block" } else { "none" }><ProfilePage pivot_file=pivot_file /></div>
+            <div style:display=move || if page.get() == Page::Pivot { "block" } else { "none" }><PivotPage file=pivot_file /></div>
         </main>
     }
 }

@@ -8,22 +8,6 @@ pub struct ObjectUrl {
 }
 
 impl ObjectUrl {
-    pub fn new(file_name: String, bytes: &[u8], mime: &str) -> Result<Self, String> {
-        let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
-        let options = web_sys::BlobPropertyBag::new();
-        options.set_type(mime);
-        let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options)
-            .map_err(|e| format!("{e:?}"))?;
-        let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| format!("{e:?}"))?;
-        Ok(ObjectUrl {
-            file_name,
-            url,
-            bytes: bytes.len(),
-        })
-    }
-}
-
-impl ObjectUrl {
     /// For a Blob made elsewhere (the worker's fixed copy).
     pub fn from_blob(file_name: String, blob: &web_sys::Blob) -> Result<Self, String> {
         let url = web_sys::Url::create_object_url_with_blob(blob).map_err(|e| format!("{e:?}"))?;

@@ -3,12 +3,16 @@
 
 mod app;
 mod download;
-mod load;
+mod inspector;
 mod pivot_page;
+mod plots;
 mod profile_page;
 mod protocol;
+mod rollout_view;
+mod task_table;
 pub mod worker;
 mod worker_client;
+mod worker_profile;
 
 pub use app::App;
 

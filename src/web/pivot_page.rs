@@ -23,8 +23,10 @@ enum Phase {
 }
 
 #[component]
-pub fn PivotPage() -> impl IntoView {
-    let file = RwSignal::new_local(None::<web_sys::File>);
+pub fn PivotPage(
+    /// The file to validate: chosen here, or dropped on the profile page and recognized there.
+    file: RwSignal<Option<web_sys::File>, LocalStorage>,
+) -> impl IntoView {
     let agent_ref = RwSignal::new(String::new());
     let require_fields = RwSignal::new(String::new());
     let check_tool_names = RwSignal::new(true);
@@ -113,9 +115,14 @@ pub fn PivotPage() -> impl IntoView {
         let input: web_sys::HtmlInputElement = event_target(&e);
         if let Some(f) = input.files().and_then(|l| l.get(0)) {
             file.set(Some(f));
-            run();
         }
     };
+    // A new file (from this page or handed over by the profile page) is validated at once.
+    Effect::new(move |_| {
+        if file.with(Option::is_some) {
+            run();
+        }
+    });
     let show_row = move |finding: Finding| {
         let (Some(f), Some((offset, len))) = (file.get_untracked(), finding.span) else {
             return;
@@ -157,7 +164,7 @@ pub fn PivotPage() -> impl IntoView {
                 {checkbox(fix, "pivot-fix", " make a fixed copy")}
             </div>
             <button data-testid="pivot-validate" on:click=move |_| run()>"Validate"</button>
-            <span hidden data-testid="pivot-worker">{move || if worker_ready.get() { "ready" } else { "loading" }}</span>
+            <span hidden data-testid="pivot-worker" data-worker-state="pivot">{move || if worker_ready.get() { "ready" } else { "loading" }}</span>
         </section>
         {move || match phase.get() {
             Phase::Idle => view! { <p data-testid="pivot-status" class="status">"Choose a pivot JSONL file."</p> }.into_any(),

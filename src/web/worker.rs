@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent};
 
-const SLICE: f64 = 8.0 * 1024.0 * 1024.0;
+pub(super) const SLICE: f64 = 8.0 * 1024.0 * 1024.0;
 
 pub fn start() {
     console_error_panic_hook::set_once();
@@ -33,11 +33,18 @@ fn handle(scope: &DedicatedWorkerGlobalScope, msg: &JsValue) -> Result<JsValue, 
                 serde_json::from_str(&protocol::text(msg, "options")).map_err(|e| e.to_string())?;
             validate_pivot(scope, &file, options)
         }
+        "profile" => {
+            let inputs = protocol::file(msg, "inputs").ok_or("no inputs file")?;
+            let rollouts = protocol::file(msg, "rollouts").ok_or("no rollouts file")?;
+            let options =
+                serde_json::from_str(&protocol::text(msg, "options")).map_err(|e| e.to_string())?;
+            super::worker_profile::run(scope, &inputs, &rollouts, options)
+        }
         other => Err(format!("unknown request {other:?}")),
     }
 }
 
-fn read_slice(
+pub(super) fn read_slice(
     reader: &FileReaderSync,
     file: &File,
     start: f64,
@@ -48,11 +55,11 @@ fn read_slice(
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
-fn js_error(e: JsValue) -> String {
+pub(super) fn js_error(e: JsValue) -> String {
     e.as_string().unwrap_or_else(|| format!("{e:?}"))
 }
 
-fn progress(scope: &DedicatedWorkerGlobalScope, bytes: f64, total: f64, lines: u64) {
+pub(super) fn progress(scope: &DedicatedWorkerGlobalScope, bytes: f64, total: f64, lines: u64) {
     let msg = object(&[
         ("kind", "progress".into()),
         ("bytes", bytes.into()),

@@ -95,7 +95,7 @@ impl Browser {
 
     /// Waits until the app's background worker has loaded (its code is fetched with the page).
     pub async fn wait_worker_ready(&self) {
-        let state = "const el = document.querySelector('[data-testid=pivot-worker]'); return el ? el.textContent : ''";
+        let state = "const els = Array.from(document.querySelectorAll('[data-worker-state]')); return els.length > 0 && els.every(e => e.textContent === 'ready') ? 'ready' : ''";
         let t0 = Instant::now();
         while self.eval(state).await != "ready" {
             assert!(

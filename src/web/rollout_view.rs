@@ -1,0 +1,129 @@
+//! One rollout, read again from the rollouts file by its byte span: the conversation (messages,
+//! reasoning, function calls with arguments, their outputs), then reward, usage and every other
+//! field; long text collapsed; the raw JSON one click away. Everything is text, never HTML.
+
+use super::inspector::{Loaded, Selection};
+use crate::conversation::{conversation, Conversation, Item};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use std::sync::Arc;
+use wasm_bindgen_futures::JsFuture;
+
+/// Text longer than this starts collapsed.
+const LONG: usize = 1500;
+
+#[derive(Clone)]
+struct Shown {
+    point: usize,
+    title: String,
+    conversation: Conversation,
+    raw: String,
+}
+
+#[component]
+pub fn RolloutView(
+    run: Arc<Loaded>,
+    rollouts: RwSignal<Option<web_sys::File>, LocalStorage>,
+    sel: Selection,
+) -> impl IntoView {
+    let shown = RwSignal::new(None::<Result<Shown, String>>);
+    let show_raw = RwSignal::new(false);
+    let r = run.clone();
+    Effect::new(move |_| {
+        let Some(point) = sel.rollout.get() else {
+            shown.set(None);
+            return;
+        };
+        let Some(file) = rollouts.get_untracked() else {
+            return;
+        };
+        let (offset, len) = (r.cols.point_offset[point], r.cols.point_len[point]);
+        let title = format!(
+            "task {} · rollout {}",
+            r.cols.point_task[point], r.cols.point_rollout[point]
+        );
+        show_raw.set(false);
+        spawn_local(async move {
+            let text = match file.slice_with_f64_and_f64(offset, offset + len) {
+                Ok(blob) => JsFuture::from(blob.text())
+                    .await
+                    .ok()
+                    .and_then(|t| t.as_string()),
+                Err(_) => None,
+            };
+            let result = match text.map(|t| (serde_json::from_str::<serde_json::Value>(&t), t)) {
+                Some((Ok(value), _)) => Ok(Shown {
+                    point,
+                    title,
+                    conversation: conversation(&value),
+                    raw: serde_json::to_string_pretty(&value).unwrap_or_default(),
+                }),
+                Some((Err(e), _)) => Err(format!(
+                    "The rollout's line no longer parses (was the file changed?): {e}"
+                )),
+                None => Err("Could not read the rollout from the file.".into()),
+            };
+            if sel.rollout.get_untracked() == Some(point) {
+                shown.set(Some(result));
+            }
+        });
+    });
+
+    move || {
+        shown.get().map(|s| match s {
+            Err(e) => view! { <section data-testid="rollout-view"><p class="error">{e}</p></section> }.into_any(),
+            Ok(s) => {
+                let c = s.conversation;
+                let _ = s.point;
+                let items = |items: Vec<Item>| items.into_iter().map(item_view).collect_view();
+                let pairs = |title: &'static str, rows: Vec<(String, String)>| {
+                    (!rows.is_empty()).then(|| view! {
+                        <h3>{title}</h3>
+                        <table class="fields">{rows.into_iter().map(|(k, v)| view! { <tr><th>{k}</th><td><code>{v}</code></td></tr> }).collect_view()}</table>
+                    })
+                };
+                let raw = s.raw;
+                view! {
+                    <section class="rollout" data-testid="rollout-view">
+                        <h2 data-testid="rollout-title">{s.title}</h2>
+                        <p class="reward">"reward: "<code data-testid="rollout-reward">{c.reward.clone().unwrap_or_else(|| "(none)".into())}</code></p>
+                        <h3>"Prompt"</h3>
+                        <div class="conversation">{items(c.input)}</div>
+                        <h3>"Response"</h3>
+                        <div class="conversation">{items(c.output)}</div>
+                        {pairs("Usage", c.usage)}
+                        {pairs("Fields", c.fields)}
+                        <button data-testid="rollout-raw-toggle" on:click=move |_| show_raw.update(|v| *v = !*v)>
+                            {move || if show_raw.get() { "Hide raw JSON" } else { "Show raw JSON" }}
+                        </button>
+                        {move || show_raw.get().then(|| view! { <pre data-testid="rollout-raw" class="raw">{raw.clone()}</pre> })}
+                    </section>
+                }
+                .into_any()
+            }
+        })
+    }
+}
+
+fn text_block(label: String, text: String) -> impl IntoView {
+    let n = text.chars().count();
+    if n > LONG {
+        view! { <details><summary>{format!("{label} ({n} characters)")}</summary><pre class="text">{text}</pre></details> }.into_any()
+    } else {
+        view! { <div class="label">{label}</div><pre class="text">{text}</pre> }.into_any()
+    }
+}
+
+fn item_view(item: Item) -> impl IntoView {
+    let (kind, body) = match item {
+        Item::Message { role, text } => ("message", text_block(role, text).into_any()),
+        Item::Reasoning { text } => ("reasoning", view! { <details><summary>"reasoning"</summary><pre class="text">{text}</pre></details> }.into_any()),
+        Item::FunctionCall { name, call_id, arguments } => (
+            "function_call",
+            text_block(format!("call {name} ({call_id})"), arguments).into_any(),
+        ),
+        Item::FunctionOutput { call_id, output } => ("function_call_output", text_block(format!("output of {call_id}"), output).into_any()),
+        Item::Other { kind, json } => ("other", text_block(kind, json).into_any()),
+    };
+    view! { <div class="item" data-testid="rollout-item" data-kind=kind>{body}</div> }
+}

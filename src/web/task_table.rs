@@ -1,0 +1,213 @@
+//! The per-task table: every profile statistic as a column, sortable by any of them, filtered
+//! by reward group, agent and search, and virtualized (only visible rows are in the DOM) so
+//! 100,000 tasks scroll smoothly. Arrow keys move the selection; Enter opens its first rollout.
+
+use super::inspector::{Loaded, Selection};
+use crate::inspect::model::RewardGroup;
+use crate::inspect::query::{select, TaskQuery};
+use crate::table::short_number;
+use leptos::ev;
+use leptos::prelude::*;
+use std::sync::Arc;
+
+const ROW_PX: f64 = 28.0;
+const VIEW_PX: f64 = 420.0;
+
+fn exact(v: f64) -> String {
+    if v.is_nan() {
+        String::new()
+    } else {
+        let mut out = Vec::new();
+        let _ = crate::json::write_f64(&mut out, v);
+        String::from_utf8(out).unwrap_or_default()
+    }
+}
+
+#[component]
+pub fn TaskTable(run: Arc<Loaded>, sel: Selection) -> impl IntoView {
+    let query = RwSignal::new(TaskQuery::default());
+    let scroll_top = RwSignal::new(0.0);
+    let wrap = NodeRef::<leptos::html::Div>::new();
+    let r = run.clone();
+    let order = Memo::new(move |_| query.with(|q| select(&r.view, &r.cols.task_stats, q)));
+    let width = run.view.task_headers.len();
+    let total = run.view.tasks.len();
+
+    let sort_by = move |col: usize| {
+        query.update(|q| {
+            if q.sort == Some(col) {
+                q.descending = !q.descending;
+            } else {
+                q.sort = Some(col);
+                q.descending = true;
+            }
+        })
+    };
+    let scroll_to = move |pos: usize| {
+        if let Some(el) = wrap.get() {
+            let y = pos as f64 * ROW_PX;
+            let top = el.scroll_top() as f64;
+            if y < top {
+                el.set_scroll_top(y as i32);
+            } else if y + ROW_PX * 2.0 > top + VIEW_PX {
+                el.set_scroll_top((y + ROW_PX * 2.0 - VIEW_PX) as i32);
+            }
+        }
+    };
+    let r = run.clone();
+    let on_key = move |e: ev::KeyboardEvent| {
+        let rows = order.get_untracked();
+        if rows.is_empty() {
+            return;
+        }
+        let pos = sel
+            .task
+            .get_untracked()
+            .and_then(|t| rows.iter().position(|&i| i as usize == t));
+        let next = match e.key().as_str() {
+            "ArrowDown" => pos.map_or(0, |p| (p + 1).min(rows.len() - 1)),
+            "ArrowUp" => pos.map_or(0, |p| p.saturating_sub(1)),
+            "Home" => 0,
+            "End" => rows.len() - 1,
+            "Enter" => {
+                if let Some(t) = sel.task.get_untracked() {
+                    sel.open_point(&r, r.view.tasks[t].first_point as usize);
+                }
+                return;
+            }
+            _ => return,
+        };
+        e.prevent_default();
+        sel.task.set(Some(rows[next] as usize));
+        scroll_to(next);
+    };
+
+    let agents: Vec<String> = run.view.agents.rows.iter().map(|r| r.key.clone()).collect();
+    let headers = run.view.task_headers.clone();
+    let head = headers
+        .iter()
+        .enumerate()
+        .map(|(c, h)| {
+            let arrow = move || match query.with(|q| (q.sort, q.descending)) {
+                (Some(s), true) if s == c => " ▼",
+                (Some(s), false) if s == c => " ▲",
+                _ => "",
+            };
+            view! { <th class="sortable" data-testid="sort" data-key=h.clone() on:click=move |_| sort_by(c)>{h.clone()}{arrow}</th> }
+        })
+        .collect_view();
+    let r = run.clone();
+    let body = move || {
+        let rows = order.get();
+        let first = ((scroll_top.get() / ROW_PX) as usize)
+            .saturating_sub(5)
+            .min(rows.len());
+        let last = (first + (VIEW_PX / ROW_PX) as usize + 10).min(rows.len());
+        let selected = sel.task.get();
+        let top_pad = first as f64 * ROW_PX;
+        let bottom_pad = (rows.len() - last) as f64 * ROW_PX;
+        let visible =
+            rows[first..last]
+                .iter()
+                .map(|&i| {
+                    let i = i as usize;
+                    let meta = &r.view.tasks[i];
+                    let cells = (0..width)
+                    .map(|c| {
+                        let v = r.cols.task_stats[i * width + c];
+                        let text = if v.is_nan() { "–".to_string() } else { short_number(v) };
+                        view! { <td data-key=headers[c].clone() data-value=exact(v)>{text}</td> }
+                    })
+                    .collect_view();
+                    let class = if selected == Some(i) { "selected" } else { "" };
+                    view! {
+                        <tr data-testid="task-row" data-key=meta.task.to_string() class=class
+                            on:click=move |_| sel.task.set(Some(i))>
+                            <th scope="row">{meta.task}</th>
+                            <td class="group">{meta.group.label()}</td>
+                            <td class="agents">{meta.agents.join(", ")}</td>
+                            {cells}
+                        </tr>
+                    }
+                })
+                .collect_view();
+        view! {
+            <tr class="pad" style:height=format!("{top_pad}px")></tr>
+            {visible}
+            <tr class="pad" style:height=format!("{bottom_pad}px")></tr>
+        }
+    };
+    let r = run.clone();
+    let task_rollouts = move || {
+        sel.task.get().map(|t| {
+            let meta = &r.view.tasks[t];
+            let reward = r.metric("reward");
+            let buttons = (meta.first_point..meta.first_point + meta.num_rollouts)
+                .map(|p| {
+                    let p = p as usize;
+                    let label = format!(
+                        "rollout {} · reward {}",
+                        r.cols.point_rollout[p],
+                        reward.map_or("–".into(), |m| short_number(r.value(p, m)))
+                    );
+                    let run = r.clone();
+                    view! { <button class="rollout-link" data-testid="open-rollout" on:click=move |_| sel.open_point(&run, p)>{label}</button> }
+                })
+                .collect_view();
+            view! {
+                <div class="task-rollouts" data-testid="task-rollouts">
+                    <p><strong>{format!("Task {}", meta.task)}</strong>" — "<span class="snippet">{meta.snippet.clone()}</span></p>
+                    {buttons}
+                </div>
+            }
+        })
+    };
+
+    view! {
+        <div class="filters">
+            <label>"Reward group "
+                <select data-testid="filter-group" on:change=move |e| {
+                    let g = match event_target_value(&e).as_str() {
+                        "all-0" => Some(RewardGroup::AllZero),
+                        "all-1" => Some(RewardGroup::AllOne),
+                        "mixed" => Some(RewardGroup::Mixed),
+                        _ => None,
+                    };
+                    query.update(|q| q.group = g);
+                }>
+                    <option value="">"all"</option>
+                    <option value="all-0">"all-0 (every rollout failed)"</option>
+                    <option value="all-1">"all-1 (every rollout succeeded)"</option>
+                    <option value="mixed">"mixed (PivotRL's signal)"</option>
+                </select>
+            </label>
+            <label>"Agent "
+                <select data-testid="filter-agent" on:change=move |e| {
+                    let a = event_target_value(&e);
+                    query.update(|q| q.agent = (!a.is_empty()).then_some(a));
+                }>
+                    <option value="">"all"</option>
+                    {agents.into_iter().map(|a| view! { <option value=a.clone()>{a.clone()}</option> }).collect_view()}
+                </select>
+            </label>
+            <label>"Search "
+                <input type="search" data-testid="task-search" placeholder="task index or prompt text"
+                    on:input=move |e| { let s = event_target_value(&e); query.update(|q| q.search = s); } />
+            </label>
+            <span data-testid="task-count">{move || format!("{} of {} tasks", order.with(Vec::len), total)}</span>
+        </div>
+        <div class="table-wrap virtual" node_ref=wrap tabindex="0" data-testid="task-table-wrap"
+            style:height=format!("{VIEW_PX}px")
+            on:scroll=move |e| {
+                let el: web_sys::HtmlElement = event_target(&e);
+                scroll_top.set(f64::from(el.scroll_top()));
+            }
+            on:keydown=on_key>
+            <table data-testid="task-table">
+                <thead><tr><th>"task"</th><th>"group"</th><th>"agents"</th>{head}</tr></thead>
+                <tbody>{body}</tbody>
+            </table>
+        </div>
+        {task_rollouts}
+    }
+}

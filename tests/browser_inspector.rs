@@ -1,0 +1,267 @@
+//! The run inspector in real headless Chromium: files recognized by content, partial mode in one
+//! click, sorting and filtering, the plot's hover and click (aimed through the page's test hook),
+//! the rollout view and the URL hash, hostile model text shown and never run, and no request after
+//! the page has loaded. Needs `dist/` and chromium: scripts/test.sh.
+
+mod common;
+
+use common::browser::Browser;
+use common::static_server::StaticServer;
+use fantoccini::Locator;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+
+fn dist() -> PathBuf {
+    let dist = Path::new(env!("CARGO_MANIFEST_DIR")).join("dist");
+    assert!(
+        dist.join("index.html").exists(),
+        "dist/ is missing: scripts/trunk.sh build --release"
+    );
+    dist
+}
+
+fn generated(case: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/generated")
+        .join(case)
+}
+
+async fn click(b: &Browser, css: &str) {
+    b.client
+        .find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|_| panic!("{css}"))
+        .click()
+        .await
+        .unwrap();
+}
+
+async fn row_keys(b: &Browser) -> Vec<String> {
+    let v = b.eval("return Array.from(document.querySelectorAll('[data-testid=task-row]')).map(r => r.dataset.key)").await;
+    serde_json::from_value(v).unwrap()
+}
+
+async fn choose_files(b: &Browser, testid: &str, files: &[PathBuf]) {
+    let input = b
+        .client
+        .find(Locator::Css(&format!("[data-testid={testid}]")))
+        .await
+        .unwrap();
+    let paths: Vec<String> = files
+        .iter()
+        .map(|p| p.to_str().unwrap().to_string())
+        .collect();
+    input.send_keys(&paths.join("\n")).await.unwrap();
+}
+
+/// Moves the mouse onto a plotted point (located by the page's hook), returns the tooltip text.
+async fn hover_point(b: &Browser, task: i64, rollout: i64) -> String {
+    let script = format!(
+        "const [x, y] = window.__gymscope.pointPixel({task}, {rollout});
+         const c = document.querySelector('[data-testid=scatter]');
+         c.dispatchEvent(new MouseEvent('mousemove', {{clientX: x, clientY: y, bubbles: true}}));
+         return [x, y];"
+    );
+    b.eval(&script).await;
+    b.wait_text(
+        "[data-testid=plot-tooltip]",
+        &format!("task {task} · rollout {rollout}"),
+    )
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn inspector_loads_filters_plots_and_opens_rollouts() {
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    b.client.goto(&server.url()).await.unwrap();
+    b.wait_text("[data-testid=status]", "Choose both files")
+        .await;
+    b.wait_worker_ready().await;
+    let loaded_requests = server.requests.load(std::sync::atomic::Ordering::SeqCst);
+
+    // One picker, both files, any names: each recognized by its content.
+    let dir = generated("partial");
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, c) = (tmp.path().join("a.jsonl"), tmp.path().join("c.jsonl"));
+    std::fs::copy(dir.join("rollouts.jsonl"), &a).unwrap();
+    std::fs::copy(dir.join("rollouts_materialized_inputs.jsonl"), &c).unwrap();
+    choose_files(&b, "files", &[a.clone(), c.clone()]).await;
+    let roles = b
+        .wait_text("[data-testid=file-roles]", "c.jsonl — materialized inputs")
+        .await;
+    assert!(roles.contains("a.jsonl — rollouts"), "{roles}");
+
+    // Strict by default; the missing rollouts are counted and partial mode is one click away.
+    let err = b
+        .wait_text(
+            "[data-testid=status]",
+            "Missing rollout results for 15 materialized input rows",
+        )
+        .await;
+    assert!(err.contains("'c.jsonl' line"), "{err}");
+    click(&b, "[data-testid=partial-offer]").await;
+    b.wait_text("[data-testid=status]", "Profile ready").await;
+    b.wait_text(
+        "[data-testid=summary]",
+        "Reward profile completion: 13/28 rollout rows (46.43%)",
+    )
+    .await;
+    b.wait_text("[data-testid=totals]", "5 tasks · 13 of 28 rollouts")
+        .await;
+
+    // Sorting by any column; filters by reward group and search by task index.
+    assert_eq!(row_keys(&b).await, ["-3", "0", "2", "5", "12"]);
+    click(&b, "[data-testid=sort][data-key='num_rollouts']").await;
+    let sorted = row_keys(&b).await;
+    let counts = b.eval("return Array.from(document.querySelectorAll('[data-testid=task-row] td[data-key=num_rollouts]')).map(td => Number(td.dataset.value))").await;
+    let counts: Vec<f64> = serde_json::from_value(counts).unwrap();
+    assert!(
+        counts.windows(2).all(|w| w[0] >= w[1]),
+        "descending: {counts:?} {sorted:?}"
+    );
+    click(&b, "[data-testid=sort][data-key='num_rollouts']").await;
+    let counts: Vec<f64> = serde_json::from_value(
+        b.eval("return Array.from(document.querySelectorAll('[data-testid=task-row] td[data-key=num_rollouts]')).map(td => Number(td.dataset.value))").await,
+    )
+    .unwrap();
+    assert!(
+        counts.windows(2).all(|w| w[0] <= w[1]),
+        "ascending: {counts:?}"
+    );
+    let search = b
+        .client
+        .find(Locator::Css("[data-testid=task-search]"))
+        .await
+        .unwrap();
+    search.send_keys("12").await.unwrap();
+    b.wait_text("[data-testid=task-count]", "1 of 5 tasks")
+        .await;
+    assert_eq!(row_keys(&b).await, ["12"]);
+    search.clear().await.unwrap();
+    search.send_keys(" ").await.unwrap();
+    b.wait_text("[data-testid=task-count]", "5 of 5 tasks")
+        .await;
+
+    // Keyboard: ArrowDown selects a task, Enter opens its first rollout.
+    let wrap = b
+        .client
+        .find(Locator::Css("[data-testid=task-table-wrap]"))
+        .await
+        .unwrap();
+    wrap.click().await.unwrap();
+    wrap.send_keys("\u{E015}").await.unwrap(); // ArrowDown
+    b.wait_text("[data-testid=task-rollouts]", "Task").await;
+    wrap.send_keys("\u{E007}").await.unwrap(); // Enter
+    b.wait_text("[data-testid=rollout-title]", "· rollout")
+        .await;
+
+    // The plot: hovering a point names its task and rollout; clicking opens that rollout.
+    let tip = hover_point(&b, 5, 2).await;
+    assert!(tip.contains("reward"), "{tip}");
+    b.eval(
+        "const [x, y] = window.__gymscope.pointPixel(5, 2);
+         document.querySelector('[data-testid=scatter]').dispatchEvent(new MouseEvent('click', {clientX: x, clientY: y, bubbles: true}));",
+    )
+    .await;
+    b.wait_text("[data-testid=rollout-title]", "task 5 · rollout 2")
+        .await;
+    assert!(b
+        .eval("return location.hash")
+        .await
+        .as_str()
+        .unwrap()
+        .ends_with("task=5&rollout=2"));
+    let kinds = b.eval("return Array.from(document.querySelectorAll('[data-testid=rollout-item]')).map(i => i.dataset.kind)").await;
+    assert!(
+        kinds.as_array().unwrap().contains(&json!("message")),
+        "{kinds}"
+    );
+    click(&b, "[data-testid=rollout-raw-toggle]").await;
+    b.wait_text("[data-testid=rollout-raw]", "\"_ng_rollout_index\": 2")
+        .await;
+
+    // A reload with the same files lands on the same rollout.
+    b.client.refresh().await.unwrap();
+    b.wait_worker_ready().await;
+    choose_files(&b, "files", &[a, c]).await;
+    b.wait_text("[data-testid=status]", "Missing rollout results")
+        .await;
+    click(&b, "[data-testid=partial-offer]").await;
+    b.wait_text("[data-testid=rollout-title]", "task 5 · rollout 2")
+        .await;
+    b.close().await;
+    let _ = loaded_requests;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn model_text_is_shown_and_never_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let evil = "</script><script>window.__pwned=1</script><img src=x onerror=\"window.__pwned=2\">";
+    let inputs = json!({"responses_create_params": {"input": [{"role": "user", "content": evil}]}, "agent_ref": {"name": evil}, "_ng_task_index": 0, "_ng_rollout_index": 0});
+    let rollout = json!({
+        "responses_create_params": {"input": [{"role": "user", "content": evil}]},
+        "response": {"output": [
+            {"type": "reasoning", "summary": [{"type": "summary_text", "text": evil}]},
+            {"type": "function_call", "name": evil, "arguments": "{\"q\": \"<img src=x onerror=window.__pwned=3>\"}", "call_id": "c"},
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": evil}]}
+        ], "usage": {"input_tokens": 3, "output_tokens": 5, "total_tokens": 8}},
+        "reward": 1.0, (evil): 2, "_ng_task_index": 0, "_ng_rollout_index": 0
+    });
+    std::fs::write(
+        tmp.path().join("evil_materialized_inputs.jsonl"),
+        format!("{inputs}\n"),
+    )
+    .unwrap();
+    std::fs::write(tmp.path().join("evil.jsonl"), format!("{rollout}\n")).unwrap();
+
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    b.client
+        .goto(&format!("{}#task=0&rollout=0", server.url()))
+        .await
+        .unwrap();
+    b.wait_worker_ready().await;
+    let loaded_requests = server.requests.load(std::sync::atomic::Ordering::SeqCst);
+    choose_files(
+        &b,
+        "files",
+        &[
+            tmp.path().join("evil.jsonl"),
+            tmp.path().join("evil_materialized_inputs.jsonl"),
+        ],
+    )
+    .await;
+    b.wait_text("[data-testid=status]", "Profile ready").await;
+    // The deep link opened the rollout; every hostile string is there as text.
+    let view = b
+        .wait_text("[data-testid=rollout-view]", "onerror=\"window.__pwned=2\"")
+        .await;
+    assert!(
+        view.contains("</script><script>window.__pwned=1</script>"),
+        "{view}"
+    );
+    b.wait_text("[data-testid=agent-metrics]", "<img src=x")
+        .await;
+    hover_point(&b, 0, 0).await;
+    let agents = b
+        .eval("return document.querySelector('[data-testid=agent-metrics]').textContent")
+        .await;
+    assert!(agents.as_str().unwrap().contains(evil));
+    assert_eq!(
+        b.eval("return window.__pwned === undefined").await,
+        json!(true)
+    );
+    assert_eq!(
+        b.eval("return document.querySelectorAll('main img, main script').length")
+            .await,
+        json!(0)
+    );
+    assert_eq!(
+        server.requests.load(std::sync::atomic::Ordering::SeqCst),
+        loaded_requests,
+        "{:?}",
+        server.paths.lock().unwrap()
+    );
+    b.close().await;
+}
