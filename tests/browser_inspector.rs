@@ -166,6 +166,12 @@ async fn inspector_loads_filters_plots_and_opens_rollouts() {
     .await;
     b.wait_text("[data-testid=rollout-title]", "task 5 · rollout 2")
         .await;
+    if let Ok(path) = std::env::var("GYMSCOPE_SCREENSHOT") {
+        hover_point(&b, 5, 1).await;
+        b.client.set_window_size(1200, 2600).await.unwrap();
+        std::fs::write(path, b.client.screenshot().await.unwrap()).unwrap();
+        b.client.set_window_size(1200, 900).await.unwrap();
+    }
     assert!(b
         .eval("return location.hash")
         .await

@@ -103,16 +103,18 @@ pub fn scatter(
         Some((px.round() as i64, (py + dy).round() as i64))
     };
     let highlighted = |i: usize| highlight.as_ref().is_some_and(|hl| hl.contains(&i));
+    // Few points are drawn larger; many small, so density still shows.
+    let radius = if xs.len() < 2_000 { 2 } else { 1 };
     for i in 0..xs.len().min(ys.len()) {
         if let (Some((px, py)), false) = (place(i), highlighted(i)) {
-            r.dot(px, py, 1, POINT, i as u32);
+            r.dot(px, py, radius, POINT, i as u32);
         }
     }
     if let Some(hl) = highlight {
         let (mut sx, mut sy, mut n) = (0.0, 0.0, 0.0);
         for i in hl.clone().filter(|&i| i < xs.len()) {
             if let Some((px, py)) = place(i) {
-                r.dot(px, py, 2, HIGHLIGHT, i as u32);
+                r.dot(px, py, radius + 1, HIGHLIGHT, i as u32);
                 sx += xs[i];
                 sy += ys[i];
                 n += 1.0;

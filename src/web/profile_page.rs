@@ -285,6 +285,16 @@ fn floats(msg: &JsValue, key: &str) -> Vec<f64> {
 }
 
 fn loaded(msg: &JsValue) -> Result<Loaded, String> {
+    // The worker's memory, for benches/browser_profile.rs.
+    if let Some(body) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.body())
+    {
+        let _ = body.set_attribute(
+            "data-worker-memory",
+            &protocol::number(msg, "worker_memory").to_string(),
+        );
+    }
     let view: InspectView =
         serde_json::from_str(&protocol::text(msg, "view")).map_err(|e| e.to_string())?;
     let cols = Columns {

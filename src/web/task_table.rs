@@ -197,7 +197,7 @@ pub fn TaskTable(run: Arc<Loaded>, sel: Selection) -> impl IntoView {
             <span data-testid="task-count">{move || format!("{} of {} tasks", order.with(Vec::len), total)}</span>
         </div>
         <div class="table-wrap virtual" node_ref=wrap tabindex="0" data-testid="task-table-wrap"
-            style:height=format!("{VIEW_PX}px")
+            style:max-height=format!("{VIEW_PX}px")
             on:scroll=move |e| {
                 let el: web_sys::HtmlElement = event_target(&e);
                 scroll_top.set(f64::from(el.scroll_top()));
