@@ -45,38 +45,9 @@ fn report_of(inputs: &[u8], rollouts: &[u8], tasks: usize, title: &str) -> (Prof
     (p, input)
 }
 
-/// Rows whose every string a page could trip on carries a payload: prompts, outputs, agent
-/// names, field names (a numeric field so it becomes a column and a plot axis).
-pub fn hostile_run() -> (String, String) {
-    let payloads = [
-        "</script><script>window.__pwned=1</script>",
-        "<img src=x onerror=\"window.__pwned=2\">",
-        "javascript:window.__pwned=3",
-    ];
-    let (mut inputs, mut rollouts) = (String::new(), String::new());
-    for (t, payload) in payloads.iter().enumerate() {
-        let p = serde_json::to_string(payload).unwrap();
-        for r in 0..2 {
-            inputs.push_str(&format!(
-                r#"{{"responses_create_params":{{"input":[{{"role":"user","content":{p}}}]}},"agent_ref":{{"name":{p}}},"_ng_task_index":{t},"_ng_rollout_index":{r}}}"#
-            ));
-            inputs.push('\n');
-            rollouts.push_str(&format!(
-                r#"{{"responses_create_params":{{"input":[{{"role":"user","content":{p}}}]}},"response":{{"output":[{{"type":"message","role":{p},"content":[{{"type":"output_text","text":{p}}}]}},{{"type":"function_call","name":{p},"arguments":{p},"call_id":{p}}}],"usage":{{"input_tokens":{},"output_tokens":{}}}}},"reward":{}.0,{p}:{},"note":{p},"_ng_task_index":{t},"_ng_rollout_index":{r}}}"#,
-                10 + t,
-                20 + r * 7 + t,
-                r,
-                t + r
-            ));
-            rollouts.push('\n');
-        }
-    }
-    (inputs, rollouts)
-}
-
 #[test]
 fn same_inputs_give_the_same_bytes() {
-    let (inputs, rollouts) = hostile_run();
+    let (inputs, rollouts) = gen_run::hostile_run();
     let a = report::render(&report_of(inputs.as_bytes(), rollouts.as_bytes(), 20, "t").1);
     let b = report::render(&report_of(inputs.as_bytes(), rollouts.as_bytes(), 20, "t").1);
     assert_eq!(a, b);
@@ -86,7 +57,7 @@ fn same_inputs_give_the_same_bytes() {
 
 #[test]
 fn every_data_string_is_escaped() {
-    let (inputs, rollouts) = hostile_run();
+    let (inputs, rollouts) = gen_run::hostile_run();
     let html =
         report::render(&report_of(inputs.as_bytes(), rollouts.as_bytes(), 20, "<b>title</b>").1);
     // Exactly two script elements: the data block and the report's own script.

@@ -110,3 +110,58 @@ pub fn generate(
     w.flush().unwrap();
     (inputs, rollouts)
 }
+
+/// Rows whose every string a page could trip on carries a payload: prompts, outputs, agent
+/// names, field names (a numeric field so it becomes a column and a plot axis).
+pub fn hostile_run() -> (String, String) {
+    let payloads = [
+        "</script><script>window.__pwned=1</script>",
+        "<img src=x onerror=\"window.__pwned=2\">",
+        "javascript:window.__pwned=3",
+    ];
+    let (mut inputs, mut rollouts) = (String::new(), String::new());
+    for (t, payload) in payloads.iter().enumerate() {
+        let p = serde_json::to_string(payload).unwrap();
+        for r in 0..2 {
+            inputs.push_str(&format!(
+                r#"{{"responses_create_params":{{"input":[{{"role":"user","content":{p}}}]}},"agent_ref":{{"name":{p}}},"_ng_task_index":{t},"_ng_rollout_index":{r}}}"#
+            ));
+            inputs.push('\n');
+            rollouts.push_str(&format!(
+                r#"{{"responses_create_params":{{"input":[{{"role":"user","content":{p}}}]}},"response":{{"output":[{{"type":"message","role":{p},"content":[{{"type":"output_text","text":{p}}}]}},{{"type":"function_call","name":{p},"arguments":{p},"call_id":{p}}}],"usage":{{"input_tokens":{},"output_tokens":{}}}}},"reward":{}.0,{p}:{},"note":{p},"_ng_task_index":{t},"_ng_rollout_index":{r}}}"#,
+                10 + t,
+                20 + r * 7 + t,
+                r,
+                t + r
+            ));
+            rollouts.push('\n');
+        }
+    }
+    (inputs, rollouts)
+}
+
+/// A run whose rollouts sit on a grid in the reward × output_tokens plot, each at least 3 px from
+/// the next, so a test can point at one: for rollout number `i = 4·task + rollout`,
+/// `output_tokens = 100 + 10·(i mod 160)` and `reward = (i div 160) / 30`.
+pub fn distinct_run(tasks: usize, repeats: usize) -> (String, String) {
+    let (mut inputs, mut rollouts) = (String::new(), String::new());
+    for t in 0..tasks {
+        for r in 0..repeats {
+            inputs.push_str(&format!(
+                r#"{{"responses_create_params":{{"input":[{{"role":"user","content":"What is {t} + {r}?"}}]}},"agent_ref":{{"name":"agent_{}"}},"_ng_task_index":{t},"_ng_rollout_index":{r}}}"#,
+                t % 2
+            ));
+            inputs.push('\n');
+            rollouts.push_str(&format!(
+                r#"{{"responses_create_params":{{"input":[{{"role":"user","content":"What is {t} + {r}?"}}]}},"response":{{"output":[{{"type":"message","role":"assistant","content":[{{"type":"output_text","text":"It is {}."}}]}}],"usage":{{"input_tokens":{},"output_tokens":{},"total_tokens":{}}}}},"reward":{},"_ng_task_index":{t},"_ng_rollout_index":{r}}}"#,
+                t + r,
+                20 + t,
+                100 + 10 * ((t * repeats + r) % 160),
+                120 + t + 10 * ((t * repeats + r) % 160),
+                ((t * repeats + r) / 160) as f64 / 30.0,
+            ));
+            rollouts.push('\n');
+        }
+    }
+    (inputs, rollouts)
+}
