@@ -109,12 +109,22 @@ async fn main() {
         let filter = b
             .eval("const t = performance.now(); const f = document.getElementById('task-filter'); f.value = 'mean/reward<0.5'; f.dispatchEvent(new Event('input')); return performance.now() - t")
             .await;
+        let script = b
+            .eval("return document.documentElement.getAttribute('data-script-ms')")
+            .await;
+        let parsed = b
+            .eval(
+                "const n = performance.getEntriesByType('navigation')[0]; return n.domInteractive",
+            )
+            .await;
         let heap = b
             .eval("return performance.memory ? performance.memory.usedJSHeapSize : 0")
             .await;
         println!(
-            "chromium run {run}: interactive {:.0} ms after navigation start ({wall:.2} s wall, WebDriver included); sort {:.0} ms; JS heap {:.0} MB",
+            "chromium run {run}: interactive {:.0} ms after navigation start (HTML parsed at {:.0} ms, script {} ms; {wall:.2} s wall with WebDriver); sort {:.0} ms; JS heap {:.0} MB",
             ready,
+            parsed.as_f64().unwrap_or(0.0),
+            script.as_str().unwrap_or("?"),
             sort.as_f64().unwrap_or(0.0),
             heap.as_f64().unwrap_or(0.0) / 1e6
         );

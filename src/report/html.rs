@@ -54,7 +54,7 @@ pub fn render(r: &ReportInput) -> String {
          <meta name=\"referrer\" content=\"no-referrer\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
          <meta name=\"generator\" content=\"gymscope {}\">\
-         <title>{} · gymscope report</title><style>{STYLE}</style></head><body>\n",
+         <title>{} · gymscope report</title><style>{STYLE}</style><script>{SCRIPT}</script></head><body>\n",
         csp_hash(SCRIPT),
         csp_hash(STYLE),
         env!("CARGO_PKG_VERSION"),
@@ -82,10 +82,7 @@ pub fn render(r: &ReportInput) -> String {
     conv::details(&mut out, r);
     out.push_str("</div></section>\n<script type=\"application/json\" id=\"report-data\">");
     out.push_str(&data::data_json(r));
-    let _ = write!(
-        out,
-        "</script>\n<script>{SCRIPT}</script>\n</body></html>\n"
-    );
+    out.push_str("</script>\n</body></html>\n");
     out
 }
 
@@ -150,7 +147,7 @@ fn plots(out: &mut String, r: &ReportInput) {
             out,
             "<figure id=\"scatter\"><figcaption>Reward × <span id=\"scatter-x-name\">{}</span>, one point per rollout \
              <span class=\"controls\" id=\"scatter-controls\" hidden><label>x: <select id=\"scatter-x\"></select></label></span></figcaption>\
-             <div id=\"scatter-static\">{}<p class=\"note\">{}</p></div>\
+             <div id=\"scatter-static\" class=\"nojs\">{}<p class=\"note\">{}</p></div>\
              <div id=\"scatter-live\" hidden><canvas id=\"scatter-canvas\" width=\"640\" height=\"300\"></canvas><div id=\"scatter-tip\" role=\"status\" hidden></div></div></figure>",
             escape(&p.fields[x]),
             svg::scatter(p, x),
@@ -176,14 +173,14 @@ fn tasks(out: &mut String, r: &ReportInput) {
          <div class=\"controls\" id=\"task-controls\" hidden><label>Filter: <input id=\"task-filter\" type=\"search\" size=\"40\" \
          placeholder=\"e.g. mean/reward<0.5   task=17   num_rollouts>=4\"></label> <span id=\"task-count\"></span> \
          <span id=\"task-pager\"></span><div id=\"task-filter-error\" class=\"warning\"></div></div>\
-         <div class=\"scroll\" id=\"task-table-wrap\">"
+         <div class=\"scroll nojs\" id=\"task-table-wrap\">"
     );
     table(out, &r.tasks, "task", STATIC_TASK_ROWS, "task-table");
     out.push_str("</div>");
     if n > STATIC_TASK_ROWS {
         let _ = write!(
             out,
-            "<p class=\"note\" id=\"task-static-note\">Without JavaScript the first {STATIC_TASK_ROWS} of {n} tasks are shown.</p>"
+            "<p class=\"note nojs\" id=\"task-static-note\">Without JavaScript the first {STATIC_TASK_ROWS} of {n} tasks are shown.</p>"
         );
     }
     out.push_str("</section>\n");
