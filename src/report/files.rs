@@ -24,6 +24,15 @@ pub enum FilesError {
     File { file: String, message: String },
 }
 
+/// What is kept of a `*_reward_profiling.jsonl` row.
+struct TaskRow {
+    task: i64,
+    done: usize,
+    expected: usize,
+    /// Only the `<stat>/<column>` entries.
+    stats: Map<String, Value>,
+}
+
 const STATS: [&str; 5] = ["mean", "max", "min", "median", "std"];
 
 impl ReportInput {
@@ -36,27 +45,58 @@ impl ReportInput {
         prompt_tasks: usize,
     ) -> Result<ReportInput, FilesError> {
         let (file, bytes) = reward_profiling;
-        let mut rows: Vec<Map<String, Value>> = Vec::new();
+        // One row at a time: its rollouts go to the points and its sample to the prompts at
+        // once; only its statistics are kept (the file can be hundreds of MB).
+        let mut rows: Vec<TaskRow> = Vec::new();
+        let mut points = Points::default();
+        let mut prompts = Vec::new();
         for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            let err = |message: String| FilesError::Line {
+            let err = |message: &str| FilesError::Line {
                 file: file.to_string(),
                 line: i + 1,
-                message,
+                message: message.to_string(),
             };
-            match serde_json::from_slice::<Value>(line) {
-                Ok(Value::Object(row)) => rows.push(row),
-                Ok(_) => return Err(err("not a JSON object".into())),
-                Err(e) => return Err(err(e.to_string())),
+            let mut row = match serde_json::from_slice::<Value>(line) {
+                Ok(Value::Object(row)) => row,
+                Ok(_) => return Err(err("not a JSON object")),
+                Err(e) => return Err(err(&e.to_string())),
+            };
+            let task = row
+                .get(TASK_INDEX)
+                .and_then(Value::as_i64)
+                .ok_or_else(|| err("`_ng_task_index` is missing or not an integer"))?;
+            let count = |key: &str| {
+                row.get(key)
+                    .and_then(Value::as_u64)
+                    .map(|v| v as usize)
+                    .ok_or_else(|| err(&format!("`{key}` is missing or not a count")))
+            };
+            let (done, expected) = (count("num_rollouts")?, count("expected_num_rollouts")?);
+            let infos = row.get("rollout_infos").and_then(Value::as_array);
+            for info in infos.into_iter().flatten() {
+                push_info(&mut points, task, info).map_err(|m| err(&m))?;
             }
+            if rows.len() < prompt_tasks {
+                if let Some(sample) = row.get("sample") {
+                    prompts.push((task, prompt_only(conversation(sample))));
+                }
+            }
+            row.retain(|k, _| stat_column(k).is_some());
+            rows.push(TaskRow {
+                task,
+                done,
+                expected,
+                stats: row,
+            });
         }
         // Metric columns in the profile's order: first seen over rows in task order (a row lists
         // its columns in that order, and a column first seen later comes after all earlier ones).
         let mut columns: Vec<String> = Vec::new();
         for row in &rows {
-            for key in row.keys() {
+            for key in row.stats.keys() {
                 if let Some(c) = stat_column(key) {
                     if !columns.iter().any(|k| k == c) {
                         columns.push(c.to_string());
@@ -80,26 +120,9 @@ impl ReportInput {
             .map(String::from),
         );
         let mut summary = CompletionSummary::default();
-        let mut points = Points::default();
-        let mut prompts = Vec::new();
-        for (i, row) in rows.iter().enumerate() {
-            let err = |message: &str| FilesError::Line {
-                file: file.to_string(),
-                line: i + 1,
-                message: message.to_string(),
-            };
-            let task = row
-                .get(TASK_INDEX)
-                .and_then(Value::as_i64)
-                .ok_or_else(|| err("`_ng_task_index` is missing or not an integer"))?;
-            let count = |key: &str| {
-                row.get(key)
-                    .and_then(Value::as_u64)
-                    .map(|v| v as usize)
-                    .ok_or_else(|| err(&format!("`{key}` is missing or not a count")))
-            };
-            let (done, expected) = (count("num_rollouts")?, count("expected_num_rollouts")?);
-            let mut cells: Vec<Cell> = table::stat_cells(&summaries(row, &names)).collect();
+        for row in &rows {
+            let (done, expected) = (row.done, row.expected);
+            let mut cells: Vec<Cell> = table::stat_cells(&summaries(&row.stats, &names)).collect();
             cells.push(Cell::count(done));
             cells.push(Cell::count(expected));
             cells.push(Cell::count(expected.saturating_sub(done)));
@@ -110,10 +133,9 @@ impl ReportInput {
             };
             cells.push(Cell::num(Some(Num::Float(pct))));
             tasks.rows.push(Row {
-                key: task.to_string(),
+                key: row.task.to_string(),
                 cells,
             });
-
             summary.expected_rollout_rows += expected;
             summary.completed_rollout_rows += done;
             summary.total_input_rows += 1;
@@ -121,16 +143,6 @@ impl ReportInput {
                 summary.complete_input_rows += 1;
             } else {
                 summary.partial_input_rows += 1;
-            }
-
-            let infos = row.get("rollout_infos").and_then(Value::as_array);
-            for info in infos.into_iter().flatten() {
-                push_info(&mut points, task, info).map_err(|m| err(&m))?;
-            }
-            if i < prompt_tasks {
-                if let Some(sample) = row.get("sample") {
-                    prompts.push((task, prompt_only(conversation(sample))));
-                }
             }
         }
 
