@@ -158,9 +158,9 @@ fn plots(out: &mut String, r: &ReportInput) {
             }
         );
     }
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<figure id=\"histogram\"><figcaption>Reward histogram</figcaption>{}</figure></div></section>\n",
+        "<figure id=\"histogram\"><figcaption>Reward histogram</figcaption>{}</figure></div></section>",
         svg::histogram(&p.reward)
     );
 }
