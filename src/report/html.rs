@@ -50,7 +50,7 @@ pub fn render(r: &ReportInput) -> String {
     let _ = write!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src {}; style-src {}; img-src data:; base-uri 'none'; form-action 'none'\">\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src {}; style-src {}; base-uri 'none'; form-action 'none'\">\
          <meta name=\"referrer\" content=\"no-referrer\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
          <meta name=\"generator\" content=\"gymscope {}\">\

@@ -256,9 +256,9 @@ document.addEventListener('DOMContentLoaded', function () {
     const d = el('details', null, 'task');
     d.id = 'task-' + task;
     const row = rowOf.get(task);
-    const range = pointsOf.get(task) || [0, 0];
+    const [at, n] = pointsOf.get(task) || [0, 0];
     const mean = T.headers.indexOf('mean/reward');
-    d.appendChild(el('summary', 'Task ' + task + ' · ' + range[1] + ' rollouts' + (mean >= 0 ? ' · mean reward ' + fmt(T.cols[mean][row]) : '')));
+    d.appendChild(el('summary', 'Task ' + task + ' · ' + n + ' rollouts' + (mean >= 0 ? ' · mean reward ' + fmt(T.cols[mean][row]) : '')));
     d.appendChild(el('p', 'This report includes no conversation for this task; its rollouts’ numbers:', 'note'));
     const wrap = el('div', null, 'scroll');
     const table = el('table');
@@ -266,7 +266,7 @@ document.addEventListener('DOMContentLoaded', function () {
     for (const h of ['rollout', 'reward'].concat(P.fields)) head.appendChild(el('th', h));
     table.appendChild(el('thead')).appendChild(head);
     const body = table.appendChild(el('tbody'));
-    for (let i = range[0]; i < range[0] + range[1]; i++) {
+    for (let i = at; i < at + n; i++) {
       const tr = el('tr');
       tr.id = 'task-' + task + '-rollout-' + P.rollout[i];
       tr.appendChild(el('th', String(P.rollout[i])));
