@@ -1,5 +1,5 @@
 //! Benchmark of `gymscope report` on a generated run of 25,000 tasks × 4 = 100,000 rollouts
-//! (~1.5 KB of text each, shuffled): the HTML file's size, the time to write it (from the run and
+//! (~2.5 KB per rollout line, shuffled): the HTML file's size, the time to write it (from the run and
 //! from the profile's files), and in headless Chromium from a file:// URL the time until the page
 //! is interactive (its script done) and the time of a sort. Bars: < 12 MB, < 2 s.
 //! Needs chromium + chromedriver (CHROMEDRIVER=/usr/bin/chromedriver).
