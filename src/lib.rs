@@ -7,6 +7,7 @@
 //! - [`stats`]: numpy-exact mean, median and std
 //! - [`profile`]: the streaming reward profile (`gym eval profile`)
 //! - [`render`]: writing the profile files and summary
+//! - [`report`]: the shareable self-contained HTML report (CLI and web app)
 //! - [`collect`]: rollout collection (`gym eval run --no-serve`); its driver is native-only
 //!
 //! The faces: `cli` (native binary) and `web` (Leptos app, wasm32).
@@ -22,6 +23,7 @@ pub mod pivot;
 pub mod profile;
 pub mod record;
 pub mod render;
+pub mod report;
 pub mod stats;
 pub mod table;
 

@@ -13,7 +13,7 @@ pub struct Cell {
 }
 
 impl Cell {
-    fn num(v: Option<Num>) -> Cell {
+    pub fn num(v: Option<Num>) -> Cell {
         match v {
             Some(n) => {
                 let mut exact = Vec::new();
@@ -29,7 +29,7 @@ impl Cell {
             },
         }
     }
-    fn count(n: usize) -> Cell {
+    pub fn count(n: usize) -> Cell {
         Cell {
             text: n.to_string(),
             exact: n.to_string(),
@@ -71,16 +71,21 @@ pub struct Table {
 const STATS: [&str; 5] = ["mean", "max", "min", "median", "std"];
 
 fn stat_headers(p: &Profile) -> Vec<String> {
-    (0..p.columns.len())
-        .flat_map(|c| {
-            STATS
-                .iter()
-                .map(move |s| format!("{s}/{}", p.column_name(c)))
-        })
+    let names: Vec<&str> = (0..p.columns.len()).map(|c| p.column_name(c)).collect();
+    stat_headers_of(&names)
+}
+
+/// `mean/c`, `max/c`, `min/c`, `median/c`, `std/c` for each metric column `c`, in this order
+/// (also used by the report when it reads the tables back from the output files).
+pub fn stat_headers_of(columns: &[&str]) -> Vec<String> {
+    columns
+        .iter()
+        .flat_map(|c| STATS.iter().map(move |s| format!("{s}/{c}")))
         .collect()
 }
 
-fn stat_cells(columns: &[ColumnSummary]) -> impl Iterator<Item = Cell> + '_ {
+/// The cells of [`stat_headers_of`] for one row.
+pub fn stat_cells(columns: &[ColumnSummary]) -> impl Iterator<Item = Cell> + '_ {
     columns.iter().flat_map(|s| {
         [
             Cell::num(s.mean.map(Num::Float)),

@@ -38,6 +38,12 @@ pub enum Command {
     /// Writes `<output stem>_materialized_inputs.jsonl` before sending anything, appends each
     /// rollout to --output (or `<stem>_failures.jsonl`), then `<stem>_aggregate_metrics.json`.
     Collect(CollectArgs),
+    /// A shareable report: one self-contained HTML file (opens offline, from file://, mail or
+    /// any static host) with the summary, agent and task tables, plots and some conversations.
+    ///
+    /// From a run (--inputs and --rollouts) or from existing profile outputs (--profile, with
+    /// `*_agent_metrics.json` taken from next to it unless --agent-metrics says otherwise).
+    Report(ReportArgs),
 }
 
 #[derive(Args, Debug)]
@@ -100,6 +106,43 @@ pub struct ProfileArgs {
     /// Write the two output files here instead of next to the rollouts file.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// The `*_materialized_inputs.jsonl` written by `gym eval run` (with --rollouts).
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "rollouts",
+        conflicts_with = "profile"
+    )]
+    pub inputs: Option<PathBuf>,
+    /// The rollouts JSONL written by `gym eval run` (with --inputs).
+    #[arg(long, value_name = "FILE", requires = "inputs")]
+    pub rollouts: Option<PathBuf>,
+    /// An existing `*_reward_profiling.jsonl` (upstream's or gymscope's) instead of a run.
+    #[arg(long, value_name = "FILE", required_unless_present = "inputs")]
+    pub profile: Option<PathBuf>,
+    /// The `*_agent_metrics.json` for --profile (default: the one next to it, if any).
+    #[arg(long, value_name = "FILE", requires = "profile")]
+    pub agent_metrics: Option<PathBuf>,
+    /// Output HTML file (default: `<stem>_report.html` next to the rollouts or profile file).
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Title shown on the page (default: the rollouts file's stem).
+    #[arg(long)]
+    pub title: Option<String>,
+    /// A date (or any text) shown under the title; none by default, so the same inputs give
+    /// the same file.
+    #[arg(long)]
+    pub date: Option<String>,
+    /// Tasks whose conversations are included (the first N tasks; with --profile, their prompts).
+    #[arg(long, value_name = "N", default_value_t = crate::report::DEFAULT_CONVERSATION_TASKS)]
+    pub conversations: usize,
+    /// Profile the completed rollouts of a partial collection.
+    #[arg(long)]
+    pub allow_partial_rollouts: bool,
 }
 
 #[derive(Args, Debug)]

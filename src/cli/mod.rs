@@ -6,6 +6,7 @@ mod collect_cmd;
 mod collect_merge;
 mod pivot_cmd;
 mod profile_cmd;
+mod report_cmd;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -29,6 +30,7 @@ pub fn run() -> ExitCode {
         Command::Profile(args) => profile_cmd::run(&args).map(|()| ExitCode::SUCCESS),
         Command::ValidatePivot(args) => pivot_cmd::run(&args),
         Command::Collect(args) => collect_cmd::run(&args),
+        Command::Report(args) => report_cmd::run(&args).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

@@ -83,7 +83,7 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
     Ok(())
 }
 
-fn feed(
+pub(super) fn feed(
     path: &Path,
     name: &str,
     buf: &mut [u8],

@@ -1,0 +1,119 @@
+//! The "Tasks in detail" section: for a bounded number of tasks, each rollout's conversation
+//! (from `conversation`), collapsed in `<details>` with ids the deep links open
+//! (`task-7`, `task-7-rollout-2`). Static HTML, so it reads without JavaScript.
+
+use super::html::escape;
+use super::ReportInput;
+use crate::conversation::{Conversation, Item};
+use std::fmt::Write;
+
+/// Longer texts are cut (the page is for reading and sharing; the rollouts file has it all).
+const MAX_TEXT: usize = 20_000;
+
+pub(super) fn details(out: &mut String, r: &ReportInput) {
+    let mut tasks: Vec<i64> = r.conversations.iter().map(|(k, _)| k.task).collect();
+    tasks.extend(r.prompts.iter().map(|(t, _)| *t));
+    tasks.sort_unstable();
+    tasks.dedup();
+    let mean_reward = r.tasks.headers.iter().position(|h| h == "mean/reward");
+    for task in tasks {
+        let rollouts: Vec<_> = r
+            .conversations
+            .iter()
+            .filter(|(k, _)| k.task == task)
+            .collect();
+        let key = task.to_string();
+        let row = r.tasks.rows.iter().find(|row| row.key == key);
+        let mut about = String::new();
+        if !rollouts.is_empty() {
+            let _ = write!(about, " · {} rollouts", rollouts.len());
+        }
+        if let (Some(c), Some(row)) = (mean_reward, row) {
+            let _ = write!(about, " · mean reward {}", row.cells[c].text);
+        }
+        let _ = write!(
+            out,
+            "<details class=\"task\" id=\"task-{task}\"><summary>Task {task}{}</summary>",
+            escape(&about)
+        );
+        if let Some((_, prompt)) = r.prompts.iter().find(|(t, _)| *t == task) {
+            out.push_str("<div class=\"conv\"><h4>Prompt (the task's sample)</h4>");
+            items(out, &prompt.input);
+            out.push_str("</div>");
+        }
+        for (key, c) in rollouts {
+            let reward = c.reward.as_deref().unwrap_or("–");
+            let _ = write!(
+                out,
+                "<details class=\"rollout\" id=\"task-{}-rollout-{}\"><summary>Rollout {} · reward {}</summary><div class=\"conv\">",
+                key.task,
+                key.rollout,
+                key.rollout,
+                escape(reward)
+            );
+            conversation(out, c);
+            out.push_str("</div></details>");
+        }
+        out.push_str("</details>");
+    }
+}
+
+fn conversation(out: &mut String, c: &Conversation) {
+    out.push_str("<h4>Prompt</h4>");
+    items(out, &c.input);
+    out.push_str("<h4>Answer</h4>");
+    items(out, &c.output);
+    let pairs = |out: &mut String, title: &str, list: &[(String, String)]| {
+        if list.is_empty() {
+            return;
+        }
+        let _ = write!(out, "<h4>{title}</h4><dl class=\"fields\">");
+        for (k, v) in list {
+            let _ = write!(out, "<dt>{}</dt><dd>{}</dd>", escape(k), escape(&cut(v)));
+        }
+        out.push_str("</dl>");
+    };
+    pairs(out, "Usage", &c.usage);
+    pairs(out, "Fields", &c.fields);
+}
+
+fn items(out: &mut String, items: &[Item]) {
+    for item in items {
+        let (class, head, text) = match item {
+            Item::Message { role, text } => ("msg", role.clone(), text.as_str()),
+            Item::Reasoning { text } => ("reasoning", "reasoning".into(), text.as_str()),
+            Item::FunctionCall {
+                name,
+                call_id,
+                arguments,
+            } => (
+                "call",
+                format!("call {name} ({call_id})"),
+                arguments.as_str(),
+            ),
+            Item::FunctionOutput { call_id, output } => (
+                "call-output",
+                format!("output of {call_id}"),
+                output.as_str(),
+            ),
+            Item::Other { kind, json } => ("other", kind.clone(), json.as_str()),
+        };
+        let _ = write!(
+            out,
+            "<div class=\"item {class}\"><div class=\"role\">{}</div><pre>{}</pre></div>",
+            escape(&head),
+            escape(&cut(text))
+        );
+    }
+}
+
+fn cut(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.len() <= MAX_TEXT {
+        return text.into();
+    }
+    let mut end = MAX_TEXT;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} more bytes)", &text[..end], text.len() - end).into()
+}

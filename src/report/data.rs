@@ -1,0 +1,231 @@
+//! The data the page's script reads, as compact columnar JSON: one array per table column and per
+//! rollout field instead of one object per row (100,000 rollouts and 25,000 tasks stay a few MB).
+//!
+//! Numbers are written at the precision shown: table cells as the table's text (`table::Cell`)
+//! so the script's cells read exactly as the static table's, plot values at 6 significant digits.
+//! The JSON is made safe to sit inside `<script type="application/json">`: `<`, `>`, `&`, U+2028
+//! and U+2029 only occur inside strings and are written as `\u003c` etc., so nothing in the data
+//! can close the element or be read as markup.
+
+use super::ReportInput;
+use crate::table::Table;
+use serde_json::Value;
+use std::fmt::Write;
+
+/// Which rollout field the scatter plots against the reward by default: output tokens when
+/// there are any, else another token count, else the first field.
+pub(super) fn default_x(fields: &[String]) -> Option<usize> {
+    fields
+        .iter()
+        .position(|f| f == "output_tokens")
+        .or_else(|| fields.iter().position(|f| f.contains("tokens")))
+        .or(if fields.is_empty() { None } else { Some(0) })
+}
+
+pub(super) fn data_json(r: &ReportInput) -> String {
+    let mut out = String::with_capacity(1 << 20);
+    out.push_str("{\"title\":");
+    string(&mut out, &r.meta.title);
+    out.push_str(",\"tasks\":");
+    table(&mut out, &r.tasks);
+    out.push_str(",\"points\":{\"task_runs\":[");
+    // Rollouts come grouped by task: (task, count) runs instead of a task per rollout.
+    let mut first = true;
+    let mut i = 0;
+    let p = &r.points;
+    while i < p.task.len() {
+        let n = p.task[i..].iter().take_while(|&&t| t == p.task[i]).count();
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        let _ = write!(out, "{},{}", p.task[i], n);
+        i += n;
+    }
+    out.push_str("],\"rollout\":");
+    ints(&mut out, &p.rollout);
+    out.push_str(",\"reward\":");
+    numbers(&mut out, &p.reward);
+    out.push_str(",\"fields\":[");
+    for (i, f) in p.fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        string(&mut out, f);
+    }
+    out.push_str("],\"values\":[");
+    for (i, column) in p.values.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        numbers(&mut out, column);
+    }
+    out.push_str("],\"x\":");
+    match default_x(&p.fields) {
+        Some(x) => {
+            let _ = write!(out, "{x}");
+        }
+        None => out.push_str("null"),
+    }
+    out.push_str("},\"detail\":");
+    let mut detail: Vec<i64> = r.conversations.iter().map(|(k, _)| k.task).collect();
+    detail.extend(r.prompts.iter().map(|(t, _)| *t));
+    detail.sort_unstable();
+    detail.dedup();
+    ints(&mut out, &detail);
+    out.push('}');
+    out
+}
+
+/// `{"headers":[…],"key":[…],"cols":[[…],…]}`, column-major.
+fn table(out: &mut String, t: &Table) {
+    out.push_str("{\"headers\":[");
+    for (i, h) in t.headers.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        string(out, h);
+    }
+    out.push_str("],\"key\":[");
+    for (i, row) in t.rows.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        // Task keys are integers; anything else (agent names) stays a string.
+        match row.key.parse::<i64>() {
+            Ok(k) if k.to_string() == row.key => {
+                let _ = write!(out, "{k}");
+            }
+            _ => string(out, &row.key),
+        }
+    }
+    out.push_str("],\"cols\":[");
+    for c in 0..t.headers.len() {
+        if c > 0 {
+            out.push(',');
+        }
+        out.push('[');
+        for (i, row) in t.rows.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            cell(out, row.cells.get(c).map_or("–", |cell| cell.text.as_str()));
+        }
+        out.push(']');
+    }
+    out.push_str("]}");
+}
+
+/// A cell's shown text as a number when it is one (`0.6667`, `1.700e-17`), `null` for no value,
+/// else the text itself.
+fn cell(out: &mut String, text: &str) {
+    if text == "–" {
+        out.push_str("null");
+        return;
+    }
+    match text.parse::<f64>() {
+        Ok(v)
+            if v.is_finite()
+                && text
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || b"-.e".contains(&b)) =>
+        {
+            number(out, v)
+        }
+        _ => string(out, text),
+    }
+}
+
+fn ints(out: &mut String, values: &[i64]) {
+    out.push('[');
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let _ = write!(out, "{v}");
+    }
+    out.push(']');
+}
+
+/// Plot values at 6 significant digits (integers, such as token counts, exactly).
+fn numbers(out: &mut String, values: &[Option<f64>]) {
+    out.push('[');
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        match v {
+            Some(v) if v.is_finite() => number(out, round6(*v)),
+            _ => out.push_str("null"),
+        }
+    }
+    out.push(']');
+}
+
+pub(super) fn round6(v: f64) -> f64 {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        return v;
+    }
+    format!("{v:.5e}").parse().unwrap_or(v)
+}
+
+/// Shortest form: integers without `.0`, others in ryu's shortest round-trip digits.
+fn number(out: &mut String, v: f64) {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        let _ = write!(out, "{}", v as i64);
+    } else {
+        out.push_str(ryu::Buffer::new().format_finite(v));
+    }
+}
+
+/// A JSON string that is also inert inside a `<script>` element.
+pub(super) fn string(out: &mut String, s: &str) {
+    let json = Value::String(s.to_string()).to_string();
+    for ch in json.chars() {
+        match ch {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_cannot_close_the_script_element() {
+        let mut out = String::new();
+        string(&mut out, "</script><b>&\u{2028}\"");
+        assert_eq!(out, r#""\u003c/script\u003e\u003cb\u003e\u0026\u2028\"""#);
+        let back: String = serde_json::from_str(&out).unwrap();
+        assert_eq!(back, "</script><b>&\u{2028}\"");
+    }
+
+    #[test]
+    fn numbers_are_short() {
+        let mut out = String::new();
+        numbers(
+            &mut out,
+            &[
+                Some(3.0),
+                Some(0.123456789),
+                Some(-0.0),
+                None,
+                Some(1.5e-9),
+                Some(f64::NAN),
+            ],
+        );
+        assert_eq!(out, "[3,0.123457,0,null,1.5e-9,null]");
+        let mut out = String::new();
+        for t in ["0.6667", "1.700e-17", "–", "∞", "165"] {
+            cell(&mut out, t);
+            out.push(' ');
+        }
+        assert_eq!(out, "0.6667 1.7e-17 null \"∞\" 165 ");
+    }
+}

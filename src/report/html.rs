@@ -1,0 +1,222 @@
+//! The page: static HTML for everything readable without JavaScript (summary, tables, SVG
+//! plots, conversations), the data as inert JSON, and the inline script and style, which the
+//! Content-Security-Policy allows by their SHA-256 hashes and allows nothing else (no
+//! `'unsafe-inline'`, no network: `default-src 'none'`).
+
+use super::{conv, data, svg, ReportInput};
+use crate::table::Table;
+use base64::Engine;
+use sha2::{Digest, Sha256};
+use std::fmt::Write;
+
+const SCRIPT: &str = include_str!("report.js");
+const STYLE: &str = include_str!("report.css");
+
+/// Tasks shown in the static table; the script shows them all (from the data).
+pub(super) const STATIC_TASK_ROWS: usize = 1_000;
+
+/// Escapes text for HTML element content and (quoted) attribute values.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn csp_hash(code: &str) -> String {
+    let digest = Sha256::digest(code.as_bytes());
+    format!(
+        "'sha256-{}'",
+        base64::engine::general_purpose::STANDARD.encode(digest)
+    )
+}
+
+/// The whole report. Same input, same bytes: nothing here reads a clock or iterates a hash map.
+pub fn render(r: &ReportInput) -> String {
+    let mut out = String::with_capacity(4 << 20);
+    let title = if r.meta.title.is_empty() {
+        "gymscope report"
+    } else {
+        &r.meta.title
+    };
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src {}; style-src {}; base-uri 'none'; form-action 'none'\">\
+         <meta name=\"referrer\" content=\"no-referrer\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <meta name=\"generator\" content=\"gymscope {}\">\
+         <title>{} · gymscope report</title><style>{STYLE}</style><script>{SCRIPT}</script></head><body>\n",
+        csp_hash(SCRIPT),
+        csp_hash(STYLE),
+        env!("CARGO_PKG_VERSION"),
+        escape(title)
+    );
+    header(&mut out, r, title);
+    summary(&mut out, r);
+    if let Some(agents) = &r.agents {
+        out.push_str("<section id=\"agents\"><h2>Agent metrics</h2><div class=\"scroll\">");
+        table(&mut out, agents, "agent", agents.rows.len(), "agent-table");
+        out.push_str("</div></section>\n");
+    }
+    plots(&mut out, r);
+    tasks(&mut out, r);
+    out.push_str("<section id=\"details\"><h2>Tasks in detail</h2>");
+    if r.conversations.is_empty() && r.prompts.is_empty() {
+        out.push_str("<p class=\"note\">No conversations are included in this report.</p>");
+    } else {
+        out.push_str(
+            "<p class=\"note\">Conversations are included for the tasks listed here; \
+             other tasks show their rollouts' numbers when opened from the table or the plot.</p>",
+        );
+    }
+    out.push_str("<div id=\"task-details\">");
+    conv::details(&mut out, r);
+    out.push_str("</div></section>\n<script type=\"application/json\" id=\"report-data\">");
+    out.push_str(&data::data_json(r));
+    out.push_str("</script>\n</body></html>\n");
+    out
+}
+
+fn header(out: &mut String, r: &ReportInput, title: &str) {
+    let _ = write!(out, "<header><h1>{}</h1><p class=\"meta\">", escape(title));
+    for (i, s) in r.meta.sources.iter().enumerate() {
+        if i > 0 {
+            out.push_str(" · ");
+        }
+        let _ = write!(
+            out,
+            "<span class=\"source\">{}</span> ({})",
+            escape(&s.name),
+            bytes(s.bytes)
+        );
+    }
+    if let Some(date) = &r.meta.date {
+        let _ = write!(out, " · <span class=\"date\">{}</span>", escape(date));
+    }
+    out.push_str(" · made with gymscope</p></header>\n");
+}
+
+fn bytes(n: u64) -> String {
+    match n {
+        n if n >= 1 << 30 => format!("{:.1} GB", n as f64 / (1u64 << 30) as f64),
+        n if n >= 1 << 20 => format!("{:.1} MB", n as f64 / (1u64 << 20) as f64),
+        n if n >= 1 << 10 => format!("{:.1} KB", n as f64 / (1u64 << 10) as f64),
+        n => format!("{n} bytes"),
+    }
+}
+
+fn summary(out: &mut String, r: &ReportInput) {
+    let s = &r.summary;
+    let _ = write!(
+        out,
+        "<section id=\"summary\"><h2>Completion</h2><ul>\
+         <li>Reward profile completion: {}/{} rollout rows ({:.2}%)</li>\
+         <li>Input rows: {} total; {} complete; {} partial; {} without rollouts dropped from output.</li></ul>",
+        s.completed_rollout_rows,
+        s.expected_rollout_rows,
+        s.completion_pct(),
+        s.total_input_rows,
+        s.complete_input_rows,
+        s.partial_input_rows,
+        s.missing_input_rows
+    );
+    if let Some(note) = &r.summary_note {
+        let _ = write!(out, "<p class=\"note\">{}</p>", escape(note));
+    }
+    for w in &r.warnings {
+        let _ = write!(out, "<p class=\"warning\">Warning: {}</p>", escape(w));
+    }
+    out.push_str("</section>\n");
+}
+
+fn plots(out: &mut String, r: &ReportInput) {
+    let p = &r.points;
+    out.push_str("<section id=\"plots\"><h2>Rewards</h2><div class=\"plots\">");
+    if let Some(x) = data::default_x(&p.fields) {
+        let (shown, total) = svg::scatter_count(p, x);
+        let _ = write!(
+            out,
+            "<figure id=\"scatter\"><figcaption>Reward × <span id=\"scatter-x-name\">{}</span>, one point per rollout \
+             <span class=\"controls\" id=\"scatter-controls\" hidden><label>x: <select id=\"scatter-x\"></select></label></span></figcaption>\
+             <div id=\"scatter-static\" class=\"nojs\">{}<p class=\"note\">{}</p></div>\
+             <div id=\"scatter-live\" hidden><canvas id=\"scatter-canvas\" width=\"640\" height=\"300\"></canvas><div id=\"scatter-tip\" role=\"status\" hidden></div></div></figure>",
+            escape(&p.fields[x]),
+            svg::scatter(p, x),
+            if shown < total {
+                format!("A sample of {shown} of {total} rollouts; with JavaScript the plot shows them all.")
+            } else {
+                format!("{total} rollouts.")
+            }
+        );
+    }
+    let _ = writeln!(
+        out,
+        "<figure id=\"histogram\"><figcaption>Reward histogram</figcaption>{}</figure></div></section>",
+        svg::histogram(&p.reward)
+    );
+}
+
+fn tasks(out: &mut String, r: &ReportInput) {
+    let n = r.tasks.rows.len();
+    let _ = write!(
+        out,
+        "<section id=\"tasks\"><h2>Tasks</h2>\
+         <div class=\"controls\" id=\"task-controls\" hidden><label>Filter: <input id=\"task-filter\" type=\"search\" size=\"40\" \
+         placeholder=\"e.g. mean/reward<0.5   task=17   num_rollouts>=4\"></label> <span id=\"task-count\"></span> \
+         <span id=\"task-pager\"></span><div id=\"task-filter-error\" class=\"warning\"></div></div>\
+         <div class=\"scroll nojs\" id=\"task-table-wrap\">"
+    );
+    table(out, &r.tasks, "task", STATIC_TASK_ROWS, "task-table");
+    out.push_str("</div>");
+    if n > STATIC_TASK_ROWS {
+        let _ = write!(
+            out,
+            "<p class=\"note nojs\" id=\"task-static-note\">Without JavaScript the first {STATIC_TASK_ROWS} of {n} tasks are shown.</p>"
+        );
+    }
+    out.push_str("</section>\n");
+}
+
+fn table(out: &mut String, t: &Table, key: &str, max_rows: usize, id: &str) {
+    let _ = write!(out, "<table id=\"{id}\"><thead><tr><th>{key}</th>");
+    for h in &t.headers {
+        let _ = write!(out, "<th>{}</th>", escape(h));
+    }
+    out.push_str("</tr></thead><tbody>");
+    for row in t.rows.iter().take(max_rows) {
+        let _ = write!(out, "<tr><th>{}</th>", escape(&row.key));
+        for c in &row.cells {
+            let _ = write!(out, "<td>{}</td>", escape(&c.text));
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</tbody></table>");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup_and_quotes() {
+        assert_eq!(
+            escape(r#"<img src=x onerror="a('b')">&"#),
+            "&lt;img src=x onerror=&quot;a(&#39;b&#39;)&quot;&gt;&amp;"
+        );
+    }
+
+    #[test]
+    fn inline_code_cannot_end_its_element_early() {
+        assert!(!SCRIPT.to_ascii_lowercase().contains("</script"));
+        assert!(!STYLE.to_ascii_lowercase().contains("</style"));
+    }
+}

@@ -1,0 +1,89 @@
+//! The shareable report: one self-contained HTML file (no request of any kind, a strict
+//! Content-Security-Policy, every data string escaped) with the completion summary, the agent and
+//! task tables, a reward × tokens scatter, a reward histogram and some tasks' conversations.
+//!
+//! Target-independent on purpose: the CLI (`gymscope report`) and the web app's "Export report"
+//! call the same [`render`], so the two can never drift apart.
+//!
+//! - [`ReportInput`]: the report as plain data, built by [`ReportInput::from_profile`] (a fresh
+//!   profile) or [`ReportInput::from_profile_files`] (upstream's or gymscope's output files);
+//! - `data`: the compact columnar JSON the page's script reads;
+//! - `svg`: the static plots, shown without JavaScript;
+//! - `html`: the page itself, escaping and the CSP hashes.
+
+mod conv;
+mod data;
+mod files;
+mod html;
+mod input;
+mod svg;
+
+pub use files::FilesError;
+pub use html::{escape, render};
+pub use input::conversation_spans;
+
+use crate::conversation::Conversation;
+use crate::error::RolloutKey;
+use crate::profile::CompletionSummary;
+use crate::table::Table;
+
+/// A file the report was made from, by name (never its full path: the page is meant to be shared).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Source {
+    pub name: String,
+    pub bytes: u64,
+}
+
+/// What the caller knows about the run beyond the profile itself.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReportMeta {
+    pub title: String,
+    pub sources: Vec<Source>,
+    /// Shown as given; there is no default so that the same inputs give the same bytes.
+    pub date: Option<String>,
+}
+
+/// One value per rollout, columnar (ascending task, rollout), as in `rollout_infos`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Points {
+    pub task: Vec<i64>,
+    pub rollout: Vec<i64>,
+    /// `None` where the reward is missing or not a number.
+    pub reward: Vec<Option<f64>>,
+    /// The other numeric fields of `rollout_infos` (usage, verifier fields), first-seen order.
+    pub fields: Vec<String>,
+    /// `values[f][i]`: field `f` of rollout `i`.
+    pub values: Vec<Vec<Option<f64>>>,
+}
+
+impl Points {
+    pub fn len(&self) -> usize {
+        self.task.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.task.is_empty()
+    }
+}
+
+/// Everything the page shows, as plain data.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReportInput {
+    pub meta: ReportMeta,
+    pub summary: CompletionSummary,
+    /// Said under the summary when part of it is unknown (tasks without any rollout are not in
+    /// `*_reward_profiling.jsonl`).
+    pub summary_note: Option<String>,
+    pub warnings: Vec<String>,
+    /// `None` when there is no agent metrics file.
+    pub agents: Option<Table>,
+    /// One row per task with at least one rollout, keyed by task index.
+    pub tasks: Table,
+    pub points: Points,
+    /// Rollouts shown as conversations (a bounded number of tasks), ascending key.
+    pub conversations: Vec<(RolloutKey, Conversation)>,
+    /// Tasks whose prompt only is shown (from a profiling file's `sample`), ascending.
+    pub prompts: Vec<(i64, Conversation)>,
+}
+
+/// How many tasks get their conversations by default.
+pub const DEFAULT_CONVERSATION_TASKS: usize = 20;

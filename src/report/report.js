@@ -1,0 +1,309 @@
+// The report's only script (allowed by its hash in the page's Content-Security-Policy). It runs
+// in <head> to mark the page as scripted at once, so the static fallbacks (`.nojs`: the first
+// 1,000 task rows, the sampled SVG scatter) are never laid out; the rest waits for the DOM. It reads
+// the JSON data block and makes the static page interactive: the full task table (sortable,
+// filterable, paged: 25,000 rows are never all in the DOM), the scatter of every rollout on a
+// canvas with hover, and #task=N&rollout=R deep links. It never builds HTML from strings: every
+// text goes in through textContent, so nothing from the data can become markup.
+'use strict';
+document.documentElement.setAttribute('data-js', '');
+document.addEventListener('DOMContentLoaded', function () {
+  const started = performance.now();
+  const data = JSON.parse(document.getElementById('report-data').textContent);
+  const $ = (id) => document.getElementById(id);
+  function el(tag, text, cls) {
+    const e = document.createElement(tag);
+    if (text !== undefined && text !== null) e.textContent = text;
+    if (cls) e.className = cls;
+    return e;
+  }
+
+  // Same rules as the Rust side's table::short_number (the data holds numbers already rounded
+  // to that text, so both tables read the same).
+  function shortNumber(v) {
+    if (!isFinite(v)) return '∞';
+    const a = Math.abs(v);
+    if (a >= 1e9 || (v !== 0 && a < 1e-4)) return v.toExponential(3).replace('e+', 'e');
+    const s = v.toFixed(4).replace(/0+$/, '').replace(/\.$/, '');
+    return s === '-0' ? '0' : s;
+  }
+  const fmt = (v) => (v === null ? '–' : typeof v === 'string' ? v : shortNumber(v));
+  const sortKey = (v) => (typeof v === 'number' ? v : v === null ? NaN : Infinity);
+
+  // ---- rollouts: the task of each point, and each task's range of points
+  const P = data.points;
+  const nPoints = P.rollout.length;
+  const taskOf = new Array(nPoints);
+  const pointsOf = new Map();
+  for (let i = 0, at = 0; i < P.task_runs.length; i += 2) {
+    const t = P.task_runs[i], n = P.task_runs[i + 1];
+    pointsOf.set(t, [at, n]);
+    for (let k = 0; k < n; k++) taskOf[at + k] = t;
+    at += n;
+  }
+
+  // ---- the task table
+  const T = data.tasks;
+  const nTasks = T.key.length;
+  const rowOf = new Map(T.key.map((k, i) => [k, i]));
+  const PAGE = 100;
+  const state = { rows: [...Array(nTasks).keys()], col: null, dir: 1, page: 0, selected: null };
+  const value = (c, i) => (c < 0 ? T.key[i] : T.cols[c][i]);
+
+  function parseFilter(text) {
+    const terms = [];
+    let rest = text.trim();
+    const cmp = /^([^\s<>=!,]+)\s*(<=|>=|!=|==|=|<|>)\s*([^\s,]+)[\s,]*/;
+    const bare = /^(-?\d+)[\s,]*/;
+    while (rest.length) {
+      let m = rest.match(cmp);
+      if (m) {
+        const c = m[1] === 'task' ? -1 : T.headers.indexOf(m[1]);
+        if (c < 0 && m[1] !== 'task') throw new Error('no column ' + m[1]);
+        const v = m[3] === '∞' ? Infinity : Number(m[3]);
+        if (Number.isNaN(v)) throw new Error('not a number: ' + m[3]);
+        terms.push([c, m[2], v]);
+      } else if ((m = rest.match(bare))) {
+        terms.push([-1, '=', Number(m[1])]);
+      } else {
+        throw new Error('cannot read “' + rest + '” (write column<value, e.g. mean/reward<0.5)');
+      }
+      rest = rest.slice(m[0].length);
+    }
+    return terms;
+  }
+  const test = { '<': (a, b) => a < b, '<=': (a, b) => a <= b, '>': (a, b) => a > b, '>=': (a, b) => a >= b,
+    '=': (a, b) => a === b, '==': (a, b) => a === b, '!=': (a, b) => a !== b };
+
+  function applyView() {
+    let terms = [];
+    const error = $('task-filter-error');
+    try {
+      terms = parseFilter($('task-filter').value);
+      error.textContent = '';
+    } catch (e) {
+      error.textContent = e.message;
+    }
+    let rows = [];
+    for (let i = 0; i < nTasks; i++) {
+      if (terms.every(([c, op, v]) => { const x = sortKey(value(c, i)); return !Number.isNaN(x) && test[op](x, v); })) rows.push(i);
+    }
+    if (state.col !== null) {
+      const c = state.col, d = state.dir;
+      rows.sort((a, b) => {
+        const x = sortKey(value(c, a)), y = sortKey(value(c, b));
+        if (Number.isNaN(x) || Number.isNaN(y)) return Number.isNaN(x) - Number.isNaN(y) || a - b; // missing last
+        return (x - y) * d || a - b;
+      });
+    }
+    state.rows = rows;
+    state.page = Math.min(state.page, Math.max(0, Math.ceil(rows.length / PAGE) - 1));
+    drawTable();
+  }
+
+  function drawTable() {
+    const table = $('task-table');
+    const tbody = el('tbody');
+    const start = state.page * PAGE;
+    for (const i of state.rows.slice(start, start + PAGE)) {
+      const tr = el('tr', null, 'link');
+      tr.dataset.task = T.key[i];
+      if (T.key[i] === state.selected) tr.classList.add('selected');
+      tr.appendChild(el('th', String(T.key[i])));
+      for (let c = 0; c < T.headers.length; c++) tr.appendChild(el('td', fmt(T.cols[c][i])));
+      tbody.appendChild(tr);
+    }
+    table.replaceChild(tbody, table.tBodies[0]);
+    const pages = Math.max(1, Math.ceil(state.rows.length / PAGE));
+    $('task-count').textContent = state.rows.length + ' of ' + nTasks + ' tasks';
+    $('task-page').textContent = 'page ' + (state.page + 1) + ' of ' + pages;
+    $('task-prev').disabled = state.page === 0;
+    $('task-next').disabled = state.page >= pages - 1;
+  }
+
+  function setupTable() {
+    const table = $('task-table');
+    const ths = table.tHead.rows[0].cells;
+    for (let c = 0; c < ths.length; c++) {
+      const th = ths[c];
+      th.classList.add('sortable');
+      th.title = 'sort';
+      th.addEventListener('click', () => {
+        const col = c - 1;
+        if (state.col === col) state.dir = -state.dir;
+        else { state.col = col; state.dir = col < 0 ? 1 : -1; }
+        for (const other of ths) other.removeAttribute('aria-sort');
+        th.setAttribute('aria-sort', state.dir > 0 ? 'ascending' : 'descending');
+        applyView();
+      });
+    }
+    const pager = $('task-pager');
+    const prev = el('button', '‹ prev'), next = el('button', 'next ›');
+    prev.id = 'task-prev'; next.id = 'task-next';
+    const label = el('span'); label.id = 'task-page';
+    prev.addEventListener('click', () => { state.page--; drawTable(); });
+    next.addEventListener('click', () => { state.page++; drawTable(); });
+    pager.append(prev, label, next);
+    let timer = 0;
+    $('task-filter').addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(() => { state.page = 0; applyView(); }, 120); });
+    table.addEventListener('click', (e) => {
+      const tr = e.target.closest('tbody tr');
+      if (tr && tr.dataset.task !== undefined) location.hash = 'task=' + tr.dataset.task;
+    });
+    $('task-controls').hidden = false;
+    applyView(); // replaces the static rows with the first page
+    $('task-table-wrap').classList.remove('nojs');
+  }
+
+  // ---- the scatter: every rollout on a canvas; hover names the task and rollout
+  const W = 640, H = 300, LEFT = 60, RIGHT = 12, TOP = 12, BOTTOM = 40;
+  const plot = { x: P.x, px: null, py: null, grid: null };
+
+  function range(get) {
+    let lo = Infinity, hi = -Infinity;
+    for (let i = 0; i < nPoints; i++) { const v = get(i); if (v !== null) { if (v < lo) lo = v; if (v > hi) hi = v; } }
+    if (!isFinite(lo)) { lo = 0; hi = 1; }
+    if (lo === hi) { lo -= 0.5; hi += 0.5; }
+    return [lo, hi];
+  }
+
+  function drawScatter() {
+    const canvas = $('scatter-canvas');
+    const dpr = window.devicePixelRatio || 1;
+    canvas.width = W * dpr; canvas.height = H * dpr;
+    const g = canvas.getContext('2d');
+    g.scale(dpr, dpr);
+    const xs = P.values[plot.x], ys = P.reward;
+    const both = (i) => xs[i] !== null && ys[i] !== null;
+    const [x0, x1] = range((i) => (both(i) ? xs[i] : null));
+    const [y0, y1] = range((i) => (both(i) ? ys[i] : null));
+    const sx = (v) => LEFT + ((v - x0) / (x1 - x0)) * (W - LEFT - RIGHT);
+    const sy = (v) => H - BOTTOM - ((v - y0) / (y1 - y0)) * (H - TOP - BOTTOM);
+    const style = getComputedStyle(document.body);
+    g.clearRect(0, 0, W, H);
+    g.strokeStyle = '#999'; g.strokeRect(LEFT, TOP, W - LEFT - RIGHT, H - TOP - BOTTOM);
+    g.fillStyle = style.color; g.font = '11px system-ui, sans-serif';
+    for (let k = 0; k <= 4; k++) {
+      const f = k / 4;
+      g.textAlign = 'center'; g.fillText(shortNumber(x0 + f * (x1 - x0)), sx(x0 + f * (x1 - x0)), H - BOTTOM + 14);
+      g.textAlign = 'right'; g.fillText(shortNumber(y0 + f * (y1 - y0)), LEFT - 4, sy(y0 + f * (y1 - y0)) + 4);
+    }
+    g.textAlign = 'center'; g.fillText(P.fields[plot.x], (LEFT + W - RIGHT) / 2, H - 6);
+    g.save(); g.translate(14, (TOP + H - BOTTOM) / 2); g.rotate(-Math.PI / 2); g.fillText('reward', 0, 0); g.restore();
+    plot.px = new Float32Array(nPoints); plot.py = new Float32Array(nPoints);
+    plot.grid = new Map();
+    g.fillStyle = 'rgba(51, 102, 204, 0.35)';
+    for (let i = 0; i < nPoints; i++) {
+      if (!both(i)) { plot.px[i] = NaN; continue; }
+      const x = sx(xs[i]), y = sy(ys[i]);
+      plot.px[i] = x; plot.py[i] = y;
+      g.fillRect(x - 1.5, y - 1.5, 3, 3);
+      const key = ((x / 8) | 0) * 4096 + ((y / 8) | 0);
+      const cell = plot.grid.get(key);
+      if (cell) cell.push(i); else plot.grid.set(key, [i]);
+    }
+    if (state.selected !== null && pointsOf.has(state.selected)) {
+      const [at, n] = pointsOf.get(state.selected);
+      g.fillStyle = '#e4572e';
+      for (let i = at; i < at + n; i++) if (!Number.isNaN(plot.px[i])) g.fillRect(plot.px[i] - 3, plot.py[i] - 3, 6, 6);
+    }
+  }
+
+  function nearest(x, y) {
+    let best = -1, bestD = 36; // within 6 px
+    const cx = (x / 8) | 0, cy = (y / 8) | 0;
+    for (let dx = -1; dx <= 1; dx++) for (let dy = -1; dy <= 1; dy++) {
+      for (const i of plot.grid.get((cx + dx) * 4096 + cy + dy) || []) {
+        const d = (plot.px[i] - x) ** 2 + (plot.py[i] - y) ** 2;
+        if (d < bestD) { bestD = d; best = i; }
+      }
+    }
+    return best;
+  }
+
+  function setupScatter() {
+    if (!$('scatter-canvas') || plot.x === null) return;
+    const select = $('scatter-x');
+    P.fields.forEach((f, i) => { const o = el('option', f); o.value = String(i); select.appendChild(o); });
+    select.value = String(plot.x);
+    select.addEventListener('change', () => { plot.x = Number(select.value); $('scatter-x-name').textContent = P.fields[plot.x]; drawScatter(); });
+    const canvas = $('scatter-canvas'), tip = $('scatter-tip');
+    const at = (e) => { const r = canvas.getBoundingClientRect(); return [((e.clientX - r.left) * W) / r.width, ((e.clientY - r.top) * H) / r.height]; };
+    canvas.addEventListener('mousemove', (e) => {
+      const [x, y] = at(e);
+      const i = nearest(x, y);
+      if (i < 0) { tip.hidden = true; canvas.style.cursor = ''; return; }
+      tip.textContent = 'task ' + taskOf[i] + ' · rollout ' + P.rollout[i] + '\nreward ' + fmt(P.reward[i]) + ' · ' + P.fields[plot.x] + ' ' + fmt(P.values[plot.x][i]);
+      tip.hidden = false;
+      tip.style.left = (e.clientX - canvas.getBoundingClientRect().left + 12) + 'px';
+      tip.style.top = (e.clientY - canvas.getBoundingClientRect().top + 12) + 'px';
+      canvas.style.cursor = 'pointer';
+    });
+    canvas.addEventListener('mouseleave', () => { tip.hidden = true; });
+    canvas.addEventListener('click', (e) => {
+      const [x, y] = at(e);
+      const i = nearest(x, y);
+      if (i >= 0) location.hash = 'task=' + taskOf[i] + '&rollout=' + P.rollout[i];
+    });
+    $('scatter-static').hidden = true;
+    $('scatter-live').hidden = false;
+    $('scatter-controls').hidden = false;
+    drawScatter();
+  }
+
+  // ---- deep links: #task=N and #task=N&rollout=R open that task (and rollout) and scroll to it
+  function builtDetail(task) {
+    const d = el('details', null, 'task');
+    d.id = 'task-' + task;
+    const row = rowOf.get(task);
+    const [at, n] = pointsOf.get(task) || [0, 0];
+    const mean = T.headers.indexOf('mean/reward');
+    d.appendChild(el('summary', 'Task ' + task + ' · ' + n + ' rollouts' + (mean >= 0 ? ' · mean reward ' + fmt(T.cols[mean][row]) : '')));
+    d.appendChild(el('p', 'This report includes no conversation for this task; its rollouts’ numbers:', 'note'));
+    const wrap = el('div', null, 'scroll');
+    const table = el('table');
+    const head = el('tr');
+    for (const h of ['rollout', 'reward'].concat(P.fields)) head.appendChild(el('th', h));
+    table.appendChild(el('thead')).appendChild(head);
+    const body = table.appendChild(el('tbody'));
+    for (let i = at; i < at + n; i++) {
+      const tr = el('tr');
+      tr.id = 'task-' + task + '-rollout-' + P.rollout[i];
+      tr.appendChild(el('th', String(P.rollout[i])));
+      tr.appendChild(el('td', fmt(P.reward[i])));
+      for (const column of P.values) tr.appendChild(el('td', fmt(column[i])));
+      body.appendChild(tr);
+    }
+    wrap.appendChild(table);
+    d.appendChild(wrap);
+    $('task-details').prepend(d);
+    return d;
+  }
+
+  function openFromHash() {
+    const m = location.hash.match(/^#task=(-?\d+)(?:&rollout=(-?\d+))?$/);
+    if (!m) return;
+    const task = Number(m[1]);
+    if (!rowOf.has(task)) return;
+    for (const old of document.querySelectorAll('.selected')) old.classList.remove('selected');
+    state.selected = task;
+    let target = $('task-' + task) || builtDetail(task);
+    target.open = true;
+    target.classList.add('selected');
+    if (m[2] !== undefined) {
+      const r = $('task-' + task + '-rollout-' + m[2]);
+      if (r) { if (r.tagName === 'DETAILS') r.open = true; r.classList.add('selected'); target = r; }
+    }
+    drawTable();
+    if (plot.grid) drawScatter();
+    target.scrollIntoView({ block: 'start' });
+  }
+
+  setupTable();
+  setupScatter();
+  window.addEventListener('hashchange', openFromHash);
+  openFromHash();
+  // For tests and the benchmark: when the page became interactive, and the script's share of it.
+  document.documentElement.setAttribute('data-ready', String(Math.round(performance.now())));
+  document.documentElement.setAttribute('data-script-ms', String(Math.round(performance.now() - started)));
+});
