@@ -271,3 +271,62 @@ async fn model_text_is_shown_and_never_run() {
     );
     b.close().await;
 }
+
+/// "Export report" writes, with the same core renderer, the very file `gymscope report` writes.
+#[tokio::test(flavor = "multi_thread")]
+async fn exported_report_is_the_clis_report() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gym-examples/blackjack");
+    let (inputs, rollouts) = (
+        dir.join("example_rollouts_materialized_inputs.jsonl"),
+        dir.join("example_rollouts.jsonl"),
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let cli_report = tmp.path().join("cli.html");
+    let out = common::run_gymscope(&[
+        "report",
+        "--inputs",
+        inputs.to_str().unwrap(),
+        "--rollouts",
+        rollouts.to_str().unwrap(),
+        "-o",
+        cli_report.to_str().unwrap(),
+        "--date",
+        "2026-11-29",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    b.client.goto(&server.url()).await.unwrap();
+    b.wait_worker_ready().await;
+    choose_files(&b, "files", &[inputs, rollouts]).await;
+    b.wait_text("[data-testid=status]", "Profile ready").await;
+    let date = b
+        .client
+        .find(Locator::Css("[data-testid=report-date]"))
+        .await
+        .unwrap();
+    date.clear().await.unwrap();
+    date.send_keys("2026-11-29").await.unwrap();
+    click(&b, "[data-testid=export-report]").await;
+    b.wait_text(
+        "[data-testid=report-download]",
+        "example_rollouts_report.html",
+    )
+    .await;
+    let html = b
+        .eval_async(
+            "const done = arguments[arguments.length - 1];
+             fetch(document.querySelector('[data-testid=report-download]').href).then(r => r.text()).then(done);",
+        )
+        .await;
+    assert_eq!(
+        html.as_str().unwrap(),
+        std::fs::read_to_string(&cli_report).unwrap()
+    );
+    b.close().await;
+}

@@ -4,9 +4,8 @@
 use super::args::ReportArgs;
 use super::atomic::AtomicFile;
 use super::profile_cmd::feed;
-use crate::conversation::conversation;
 use crate::profile::{ProfileBuilder, ProfileOptions};
-use crate::render::{LineSource, SeekSource};
+use crate::render::SeekSource;
 use crate::report::{self, ReportInput, ReportMeta, Source};
 use anyhow::{bail, Context, Result};
 use std::fs::File;
@@ -85,27 +84,20 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
 
     let mut lines =
         SeekSource(File::open(rollouts).with_context(|| format!("opening '{rollouts_name}'"))?);
-    let mut conversations = Vec::new();
-    for (key, span) in report::conversation_spans(&profile, args.conversations) {
-        let line = lines.read_span(span)?;
-        let row: serde_json::Value = serde_json::from_slice(&line).with_context(|| {
-            format!(
-                "'{rollouts_name}' line {} changed while reading it (it no longer parses); run again",
-                span.line
-            )
-        })?;
-        conversations.push((key, conversation(&row)));
-    }
     let meta = ReportMeta {
         title: args.title.clone().unwrap_or_else(|| stem(rollouts)),
         sources: vec![source(inputs)?, source(rollouts)?],
         date: args.date.clone(),
     };
     let output = rollouts.with_file_name(format!("{}_report.html", stem(rollouts)));
-    Ok((
-        ReportInput::from_profile(&profile, meta, conversations),
-        output,
-    ))
+    let input = ReportInput::from_run(
+        &profile,
+        meta,
+        &mut lines,
+        &rollouts_name,
+        args.conversations,
+    )?;
+    Ok((input, output))
 }
 
 fn from_files(args: &ReportArgs, profile: &Path) -> Result<(ReportInput, PathBuf)> {

@@ -86,3 +86,29 @@ pub(super) fn push_row(pts: &mut Points, i: usize, row: &[(&str, f64)]) {
         column.push(row.iter().find(|(n, _)| n == f).map(|&(_, v)| v));
     }
 }
+
+impl ReportInput {
+    /// The report of a profiled run: the conversations of its first `max_tasks` tasks are read
+    /// back from the rollouts file by span. The CLI and the web app both make reports this way.
+    pub fn from_run(
+        p: &Profile,
+        meta: ReportMeta,
+        rollouts: &mut dyn crate::render::LineSource,
+        rollouts_name: &str,
+        max_tasks: usize,
+    ) -> Result<ReportInput, crate::render::RenderError> {
+        let mut conversations = Vec::new();
+        for (key, span) in conversation_spans(p, max_tasks) {
+            let line = rollouts.read_span(span)?;
+            let row: serde_json::Value = serde_json::from_slice(&line).map_err(|e| {
+                crate::render::RenderError::InputChanged {
+                    file: rollouts_name.to_string(),
+                    line: span.line,
+                    message: e.to_string(),
+                }
+            })?;
+            conversations.push((key, crate::conversation::conversation(&row)));
+        }
+        Ok(ReportInput::from_profile(p, meta, conversations))
+    }
+}

@@ -3,8 +3,10 @@
 
 use super::download::ObjectUrl;
 use super::plots::Plots;
+use super::protocol::{self, object};
 use super::rollout_view::RolloutView;
 use super::task_table::TaskTable;
+use super::worker_client::BackgroundWorker;
 use crate::inspect::hash::{self, ViewState};
 use crate::inspect::model::{Columns, InspectView};
 use crate::table::{short_number, Table};
@@ -64,6 +66,7 @@ impl Selection {
 pub fn Inspector(
     run: Arc<Loaded>,
     rollouts: RwSignal<Option<web_sys::File>, LocalStorage>,
+    worker: StoredValue<Result<BackgroundWorker, String>, LocalStorage>,
 ) -> impl IntoView {
     let sel = Selection {
         task: RwSignal::new(None),
@@ -136,6 +139,7 @@ pub fn Inspector(
             {warnings}
         </section>
         <section class="downloads"><h2>"Output files"</h2>{downloads}</section>
+        <ExportReport worker=worker rollouts_name=run.view.rollouts_name.clone() />
         <section>
             <h2>"Agent metrics"</h2>
             <AgentTable table=run.view.agents.clone() />
@@ -177,6 +181,76 @@ fn AgentTable(table: Table) -> impl IntoView {
                 <tbody>{rows}</tbody>
             </table>
         </div>
+    }
+}
+
+/// "Export report": the same self-contained HTML file `gymscope report` writes, rendered by the
+/// same core code in the worker from the loaded run.
+#[component]
+fn ExportReport(
+    worker: StoredValue<Result<BackgroundWorker, String>, LocalStorage>,
+    rollouts_name: String,
+) -> impl IntoView {
+    let stem = rollouts_name
+        .rsplit_once('.')
+        .map_or(rollouts_name.as_str(), |(s, _)| s)
+        .to_string();
+    let title = RwSignal::new(stem);
+    let today = js_sys::Date::new_0()
+        .to_iso_string()
+        .as_string()
+        .unwrap_or_default();
+    let date = RwSignal::new(today.get(..10).unwrap_or_default().to_string());
+    let conversations = RwSignal::new(20usize);
+    let result = RwSignal::new(None::<Result<Arc<ObjectUrl>, String>>);
+    let export = move |_| {
+        let request = serde_json::json!({
+            "title": title.get_untracked(),
+            "date": Some(date.get_untracked()).filter(|d| !d.is_empty()),
+            "conversations": conversations.get_untracked(),
+        });
+        result.set(None);
+        let msg = object(&[
+            ("kind", "report".into()),
+            ("request", request.to_string().into()),
+        ]);
+        let on_message = move |m: wasm_bindgen::JsValue| match protocol::text(&m, "kind").as_str() {
+            "report-done" => result.set(Some(
+                protocol::blob(&m, "report")
+                    .ok_or_else(|| "no report".to_string())
+                    .and_then(|b| ObjectUrl::from_blob(protocol::text(&m, "name"), &b))
+                    .map(Arc::new),
+            )),
+            "progress" => {}
+            _ => result.set(Some(Err(protocol::text(&m, "message")))),
+        };
+        let sent = worker.with_value(|w| match w {
+            Ok(w) => w.request(msg, on_message),
+            Err(e) => Err(e.clone()),
+        });
+        if let Err(e) = sent {
+            result.set(Some(Err(e)));
+        }
+    };
+    view! {
+        <section class="export">
+            <h2>"Share"</h2>
+            <label>"Title " <input type="text" data-testid="report-title" prop:value=move || title.get()
+                on:input=move |e| title.set(event_target_value(&e)) /></label>
+            <label>" Date " <input type="text" data-testid="report-date" prop:value=move || date.get()
+                on:input=move |e| date.set(event_target_value(&e)) /></label>
+            <label>" Conversations of the first " <input type="number" min="0" data-testid="report-conversations" style:width="5em"
+                prop:value=move || conversations.get().to_string()
+                on:input=move |e| conversations.set(event_target_value(&e).parse().unwrap_or(0)) />" tasks "</label>
+            <button data-testid="export-report" on:click=export>"Export report"</button>
+            {move || result.get().map(|r| match r {
+                Ok(url) => view! {
+                    <a href=url.url.clone() download=url.file_name.clone() data-testid="report-download">
+                        {format!("{} ({:.1} MB) — one HTML file, opens offline anywhere", url.file_name, url.bytes as f64 / 1e6)}</a>
+                }.into_any(),
+                Err(e) => view! { <span class="error">{e}</span> }.into_any(),
+            })}
+        </section>
     }
 }
 

@@ -274,7 +274,7 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
             }.into_any(),
             Phase::Done(run) => view! {
                 <p data-testid="status" class="status done">"Profile ready."</p>
-                <Inspector run=run rollouts=rollouts />
+                <Inspector run=run rollouts=rollouts worker=worker />
             }.into_any(),
         }}
     }

@@ -40,6 +40,11 @@ fn handle(scope: &DedicatedWorkerGlobalScope, msg: &JsValue) -> Result<JsValue, 
                 serde_json::from_str(&protocol::text(msg, "options")).map_err(|e| e.to_string())?;
             super::worker_profile::run(scope, &inputs, &rollouts, options)
         }
+        "report" => {
+            let request =
+                serde_json::from_str(&protocol::text(msg, "request")).map_err(|e| e.to_string())?;
+            super::worker_profile::report(request)
+        }
         other => Err(format!("unknown request {other:?}")),
     }
 }

@@ -14,6 +14,17 @@ use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync};
 
 const WINDOW: u64 = 4 << 20;
 
+/// The last profile and its files, kept for a later "report" request (the page's Export report).
+struct Kept {
+    profile: crate::profile::Profile,
+    inputs: File,
+    rollouts: File,
+}
+
+thread_local! {
+    static LAST: std::cell::RefCell<Option<Kept>> = const { std::cell::RefCell::new(None) };
+}
+
 /// `sample` lines read back from the inputs file; each one's prompt snippet is kept on the way.
 /// Samples come in task order, which is (nearly always) file order, so they are read through a
 /// 4 MB window: one `FileReaderSync` call per window, not one per task (measured: one call per
@@ -21,6 +32,8 @@ const WINDOW: u64 = 4 << 20;
 struct SampleLines<'a> {
     reader: &'a FileReaderSync,
     file: &'a File,
+    /// Bytes read at once: a window for samples in file order, 0 for scattered lines.
+    window_size: u64,
     window: Vec<u8>,
     window_start: u64,
     snippets: HashMap<u64, String>,
@@ -30,7 +43,8 @@ impl LineSource for SampleLines<'_> {
     fn read_span(&mut self, span: LineSpan) -> std::io::Result<Vec<u8>> {
         let end = span.offset + u64::from(span.len);
         if span.offset < self.window_start || end > self.window_start + self.window.len() as u64 {
-            let stop = (span.offset + WINDOW.max(u64::from(span.len))).min(self.file.size() as u64);
+            let stop = (span.offset + self.window_size.max(u64::from(span.len)))
+                .min(self.file.size() as u64);
             self.window = read_slice(self.reader, self.file, span.offset as f64, stop as f64)
                 .map_err(std::io::Error::other)?;
             self.window_start = span.offset;
@@ -146,6 +160,7 @@ pub fn run(
     let mut samples = SampleLines {
         reader: &reader,
         file: inputs,
+        window_size: WINDOW,
         window: Vec::new(),
         window_start: 0,
         snippets: HashMap::new(),
@@ -167,7 +182,13 @@ pub fn run(
         .collect();
     drop(samples);
     let (view, cols) = model::build(&profile, &inputs.name(), &rollouts.name(), &snippets);
-    drop(profile);
+    LAST.with(|last| {
+        *last.borrow_mut() = Some(Kept {
+            profile,
+            inputs: inputs.clone(),
+            rollouts: rollouts.clone(),
+        })
+    });
     let (profiling_name, metrics_name) = output_file_names(&rollouts.name());
     Ok(object(&[
         ("kind", "profile-done".into()),
@@ -197,4 +218,57 @@ fn error(e: &crate::error::ProfileError) -> JsValue {
         ("message", e.to_string().into()),
         ("missing_rollouts", e.is_missing_rollouts().into()),
     ])
+}
+
+/// Settings of the page's "Export report".
+#[derive(serde::Deserialize)]
+pub struct ReportRequest {
+    pub title: String,
+    pub date: Option<String>,
+    pub conversations: usize,
+}
+
+/// Renders the report of the last profile with the same core renderer as `gymscope report`.
+pub fn report(request: ReportRequest) -> Result<JsValue, String> {
+    use crate::report::{self, ReportInput, ReportMeta, Source};
+    LAST.with(|last| {
+        let last = last.borrow();
+        let kept = last.as_ref().ok_or("profile a run first")?;
+        let reader = FileReaderSync::new().map_err(js_error)?;
+        let mut lines = SampleLines {
+            reader: &reader,
+            file: &kept.rollouts,
+            window_size: 0,
+            window: Vec::new(),
+            window_start: 0,
+            snippets: HashMap::new(),
+        };
+        let source = |f: &File| Source {
+            name: f.name(),
+            bytes: f.size() as u64,
+        };
+        let meta = ReportMeta {
+            title: request.title,
+            sources: vec![source(&kept.inputs), source(&kept.rollouts)],
+            date: request.date.filter(|d| !d.is_empty()),
+        };
+        let input = ReportInput::from_run(
+            &kept.profile,
+            meta,
+            &mut lines,
+            &kept.rollouts.name(),
+            request.conversations,
+        )
+        .map_err(|e| e.to_string())?;
+        let html = report::render(&input);
+        let mut out = BlobWriter::new();
+        std::io::Write::write_all(&mut out, html.as_bytes()).map_err(|e| e.to_string())?;
+        let name = kept.rollouts.name();
+        let stem = name.rsplit_once('.').map_or(name.as_str(), |(s, _)| s);
+        Ok(object(&[
+            ("kind", "report-done".into()),
+            ("report", out.finish("text/html")?),
+            ("name", format!("{stem}_report.html").into()),
+        ]))
+    })
 }
