@@ -177,7 +177,11 @@ pub fn agent_table(p: &Profile) -> Table {
 
 /// Upstream's first summary lines (the file paths are shown as downloads instead).
 pub fn summary_lines(p: &Profile) -> [String; 2] {
-    let s = &p.summary;
+    summary_lines_of(&p.summary)
+}
+
+/// [`summary_lines`] from the counts alone.
+pub fn summary_lines_of(s: &crate::profile::CompletionSummary) -> [String; 2] {
     [
         format!(
             "Reward profile completion: {}/{} rollout rows ({:.2}%)",

@@ -330,3 +330,75 @@ async fn exported_report_is_the_clis_report() {
     );
     b.close().await;
 }
+
+/// Existing profile files (upstream's own, here) are recognized and shown directly.
+#[tokio::test(flavor = "multi_thread")]
+async fn existing_profile_files_are_shown_directly() {
+    let expected =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gym-examples/cvdp/expected");
+    let profiling = expected.join("example_rollouts_reward_profiling.jsonl");
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    b.client.goto(&server.url()).await.unwrap();
+    b.wait_worker_ready().await;
+    choose_files(
+        &b,
+        "files",
+        &[
+            profiling.clone(),
+            expected.join("example_rollouts_agent_metrics.json"),
+        ],
+    )
+    .await;
+    b.wait_text("[data-testid=file-roles]", "shown directly")
+        .await;
+    b.wait_text("[data-testid=status]", "Profile ready").await;
+    b.wait_text(
+        "[data-testid=summary]",
+        "Reward profile completion: 5/5 rollout rows (100.00%)",
+    )
+    .await;
+    // Every shown statistic is the file's value.
+    let rows: Vec<serde_json::Value> = std::fs::read_to_string(&profiling)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let shown = b
+        .eval(
+            "return Array.from(document.querySelectorAll('[data-testid=task-row]')).map(tr => [tr.dataset.key,
+               Object.fromEntries(Array.from(tr.querySelectorAll('td[data-key]')).map(td => [td.dataset.key, td.dataset.value]))])",
+        )
+        .await;
+    let shown = shown.as_array().unwrap();
+    assert_eq!(shown.len(), rows.len());
+    for (row, want) in shown.iter().zip(&rows) {
+        for (key, cell) in row[1].as_object().unwrap() {
+            let cell = cell.as_str().unwrap();
+            match want.get(key) {
+                Some(v) if key.contains('/') => {
+                    let (got, want) = (cell.parse::<f64>().unwrap(), v.as_f64().unwrap());
+                    assert!(
+                        (got - want).abs() <= 1e-3 * want.abs().max(1.0),
+                        "{key}: {got} vs {want}"
+                    );
+                }
+                None if key.contains('/') => assert_eq!(cell, "", "{key}"),
+                _ => {}
+            }
+        }
+    }
+    assert_eq!(
+        b.eval("return document.querySelectorAll('[data-testid=agent-row]').length")
+            .await,
+        json!(1)
+    );
+    // A rollout's numbers are there; its text is not in these files, and the page says so.
+    click(&b, "[data-testid=task-row]").await;
+    click(&b, "[data-testid=open-rollout]").await;
+    b.wait_text("[data-testid=rollout-view]", "reward").await;
+    click(&b, "[data-testid=rollout-raw-toggle]").await;
+    b.wait_text("[data-testid=rollout-raw]", "not in a profile file")
+        .await;
+    b.close().await;
+}

@@ -4,6 +4,7 @@
 
 use crate::conversation::{conversation, Item};
 use crate::profile::Profile;
+use crate::report::ReportInput;
 use crate::table::{self, Table};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -178,6 +179,95 @@ pub fn build(
     (view, cols)
 }
 
+/// The view of a profile read back from its files (`*_reward_profiling.jsonl` and maybe
+/// `*_agent_metrics.json`): statistics and per-rollout numbers from `rollout_infos`; the rollouts'
+/// text is not in those files, so points have no line to open (NaN spans).
+pub fn from_report_input(input: &ReportInput) -> (InspectView, Columns) {
+    let points = &input.points;
+    let mut metrics = vec!["reward".to_string()];
+    metrics.extend(points.fields.iter().cloned());
+    let width = metrics.len();
+    let mut cols = Columns::default();
+    for i in 0..points.len() {
+        cols.point_task.push(points.task[i] as f64);
+        cols.point_rollout.push(points.rollout[i] as f64);
+        cols.point_offset.push(f64::NAN);
+        cols.point_len.push(f64::NAN);
+        cols.point_values.push(points.reward[i].unwrap_or(f64::NAN));
+        for f in &points.values {
+            cols.point_values.push(f[i].unwrap_or(f64::NAN));
+        }
+    }
+    let headers = input.tasks.headers.clone();
+    for row in &input.tasks.rows {
+        cols.task_stats.extend(
+            row.cells
+                .iter()
+                .map(|c| c.exact.parse::<f64>().unwrap_or(f64::NAN)),
+        );
+    }
+    let snippets: HashMap<i64, String> = input
+        .prompts
+        .iter()
+        .map(|(task, c)| (*task, snippet_of(c)))
+        .collect();
+    let mut tasks = Vec::with_capacity(input.tasks.rows.len());
+    let mut at = 0usize;
+    for row in &input.tasks.rows {
+        let task: i64 = row.key.parse().unwrap_or_default();
+        let first = at;
+        while at < points.len() && points.task[at] == task {
+            at += 1;
+        }
+        let rewards: Vec<f64> = (first..at).filter_map(|i| points.reward[i]).collect();
+        tasks.push(TaskMeta {
+            task,
+            agents: Vec::new(),
+            group: group(&rewards),
+            snippet: snippets.get(&task).cloned().unwrap_or_default(),
+            first_point: first as u32,
+            num_rollouts: (at - first) as u32,
+        });
+    }
+    let mean = |m: &str| -> Option<f64> {
+        let c = metrics.iter().position(|x| x == m)?;
+        let vals: Vec<f64> = (0..points.len())
+            .map(|i| cols.point_values[i * width + c])
+            .filter(|v| !v.is_nan())
+            .collect();
+        (!vals.is_empty()).then(|| crate::stats::np_sum(&vals) / vals.len() as f64)
+    };
+    let agents = input.agents.clone().unwrap_or(Table {
+        headers: Vec::new(),
+        rows: Vec::new(),
+    });
+    let view = InspectView {
+        inputs_name: String::new(),
+        rollouts_name: input
+            .meta
+            .sources
+            .first()
+            .map(|s| s.name.clone())
+            .unwrap_or_default(),
+        summary: table::summary_lines_of(&input.summary),
+        warnings: input.summary_note.iter().cloned().collect(),
+        totals: Totals {
+            tasks: tasks.len(),
+            rollouts: points.len(),
+            expected_rollouts: input.summary.expected_rollout_rows,
+            agents: agents.rows.len(),
+            mean_reward: mean("reward"),
+            mean_output_tokens: mean("output_tokens"),
+            mean_total_tokens: mean("total_tokens"),
+        },
+        agents,
+        metrics,
+        task_headers: headers,
+        tasks,
+    };
+    (view, cols)
+}
+
 fn group(rewards: &[f64]) -> RewardGroup {
     if rewards.is_empty() {
         RewardGroup::NoReward
@@ -195,7 +285,10 @@ pub fn snippet(sample_line: &[u8]) -> String {
     let Ok(row) = serde_json::from_slice::<serde_json::Value>(sample_line) else {
         return String::new();
     };
-    let c = conversation(&row);
+    snippet_of(&conversation(&row))
+}
+
+fn snippet_of(c: &crate::conversation::Conversation) -> String {
     let text = c
         .input
         .iter()
@@ -245,5 +338,32 @@ mod tests {
         assert_eq!(cols.task_stats.len(), view.task_headers.len());
         assert_eq!(view.tasks[0].group, RewardGroup::Mixed);
         assert_eq!(view.tasks[0].agents, ["blackjack_gymnasium_agent"]);
+
+        // The same run read back from upstream's profile files shows the same table and points.
+        let profiling =
+            std::fs::read(dir.join("expected/example_rollouts_reward_profiling.jsonl")).unwrap();
+        let metrics =
+            std::fs::read(dir.join("expected/example_rollouts_agent_metrics.json")).unwrap();
+        let input = crate::report::ReportInput::from_profile_files(
+            Default::default(),
+            ("p.jsonl", &profiling),
+            Some(("m.json", &metrics)),
+            100,
+        )
+        .unwrap();
+        let (files_view, files_cols) = from_report_input(&input);
+        assert_eq!(files_view.task_headers, view.task_headers);
+        assert_eq!(files_view.totals.mean_reward, view.totals.mean_reward);
+        assert_eq!(files_view.tasks[0].group, RewardGroup::Mixed);
+        assert_eq!(files_view.agents.rows.len(), 1);
+        for (a, b) in files_cols.task_stats.iter().zip(&cols.task_stats) {
+            assert!(
+                a == b
+                    || (a.is_nan() && b.is_nan())
+                    || (a - b).abs() <= 1e-9 * a.abs().max(b.abs()),
+                "{a} vs {b}"
+            );
+        }
+        assert_eq!(files_cols.point_rollout, cols.point_rollout);
     }
 }

@@ -16,7 +16,8 @@ use std::sync::Arc;
 pub struct Loaded {
     pub view: InspectView,
     pub cols: Columns,
-    pub downloads: [ObjectUrl; 2],
+    /// The profile's two output files (none when the run was read from them).
+    pub downloads: Vec<ObjectUrl>,
 }
 
 impl Loaded {

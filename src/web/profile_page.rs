@@ -71,6 +71,9 @@ async fn kind_of(file: &web_sys::File) -> FileKind {
 pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) -> impl IntoView {
     let inputs = RwSignal::new_local(None::<web_sys::File>);
     let rollouts = RwSignal::new_local(None::<web_sys::File>);
+    // An existing profile's files, shown directly when the run's own files are not given.
+    let profiling = RwSignal::new_local(None::<web_sys::File>);
+    let agent_metrics = RwSignal::new_local(None::<web_sys::File>);
     let roles = RwSignal::new(Vec::<(String, FileKind)>::new());
     let allow_partial = RwSignal::new(false);
     let phase = RwSignal::new(Phase::Idle);
@@ -139,10 +142,55 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
         }
     };
 
+    let start_files = move || {
+        let Some(p) = profiling.get_untracked() else {
+            return;
+        };
+        phase.set(Phase::Working {
+            bytes: 0.0,
+            total: p.size(),
+            lines: 0.0,
+            started: now(),
+        });
+        let mut entries = vec![
+            ("kind", JsValue::from("profile-files")),
+            ("profiling", p.into()),
+        ];
+        if let Some(m) = agent_metrics.get_untracked() {
+            entries.push(("metrics", m.into()));
+        }
+        let request = object(&entries);
+        let on_message = move |msg: JsValue| match protocol::text(&msg, "kind").as_str() {
+            "profile-done" => phase.set(match loaded(&msg) {
+                Ok(l) => Phase::Done(Arc::new(l)),
+                Err(message) => Phase::Failed {
+                    message,
+                    missing_rollouts: false,
+                },
+            }),
+            "progress" => {}
+            _ => phase.set(Phase::Failed {
+                message: protocol::text(&msg, "message"),
+                missing_rollouts: false,
+            }),
+        };
+        let sent = worker.with_value(|w| match w {
+            Ok(w) => w.request(request, on_message),
+            Err(e) => Err(e.clone()),
+        });
+        if let Err(message) = sent {
+            phase.set(Phase::Failed {
+                message,
+                missing_rollouts: false,
+            });
+        }
+    };
+
     // Files from any picker or the drop zone: each is recognized by its content.
     let take_files = move |files: Vec<web_sys::File>| {
         spawn_local(async move {
             let mut changed = false;
+            let mut profile_files = false;
             for file in files {
                 let kind = kind_of(&file).await;
                 roles.update(|r| {
@@ -159,11 +207,23 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
                         changed = true;
                     }
                     FileKind::Pivot => pivot_file.set(Some(file)),
-                    _ => {}
+                    FileKind::RewardProfiling => {
+                        profiling.set(Some(file));
+                        profile_files = true;
+                    }
+                    FileKind::AgentMetrics => {
+                        agent_metrics.set(Some(file));
+                        profile_files = true;
+                    }
+                    FileKind::Unknown => {}
                 }
             }
-            if changed {
+            let have_run =
+                inputs.with_untracked(Option::is_some) && rollouts.with_untracked(Option::is_some);
+            if changed && have_run {
                 start();
+            } else if profile_files && !have_run {
+                start_files();
             }
         });
     };
@@ -240,7 +300,7 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
                 {move || roles.get().into_iter().map(|(name, kind)| view! {
                     <li data-kind=format!("{kind:?}")>{name}" — "{kind.label()}
                         {(kind == FileKind::Pivot).then_some(" (opened in the pivot validator)")}
-                        {matches!(kind, FileKind::RewardProfiling | FileKind::AgentMetrics).then_some(" (an existing profile; choose the run's inputs and rollouts to inspect it)")}
+                        {matches!(kind, FileKind::RewardProfiling | FileKind::AgentMetrics).then_some(" (an existing profile: shown directly; add the run's inputs and rollouts to read its rollouts)")}
                     </li>
                 }).collect_view()}
                 {move || {
@@ -305,16 +365,16 @@ fn loaded(msg: &JsValue) -> Result<Loaded, String> {
         point_len: floats(msg, "point_len"),
         point_values: floats(msg, "point_values"),
     };
-    let download = |blob: &str, name: &str| -> Result<ObjectUrl, String> {
-        let b = protocol::blob(msg, blob).ok_or("no output file")?;
-        ObjectUrl::from_blob(protocol::text(msg, name), &b)
-    };
+    let downloads = [("profiling", "profiling_name"), ("metrics", "metrics_name")]
+        .into_iter()
+        .filter_map(|(blob, name)| {
+            let b = protocol::blob(msg, blob)?;
+            ObjectUrl::from_blob(protocol::text(msg, name), &b).ok()
+        })
+        .collect();
     Ok(Loaded {
         view,
         cols,
-        downloads: [
-            download("profiling", "profiling_name")?,
-            download("metrics", "metrics_name")?,
-        ],
+        downloads,
     })
 }

@@ -40,6 +40,10 @@ fn handle(scope: &DedicatedWorkerGlobalScope, msg: &JsValue) -> Result<JsValue, 
                 serde_json::from_str(&protocol::text(msg, "options")).map_err(|e| e.to_string())?;
             super::worker_profile::run(scope, &inputs, &rollouts, options)
         }
+        "profile-files" => {
+            let profiling = protocol::file(msg, "profiling").ok_or("no profiling file")?;
+            super::worker_profile::run_files(&profiling, protocol::file(msg, "metrics"))
+        }
         "report" => {
             let request =
                 serde_json::from_str(&protocol::text(msg, "request")).map_err(|e| e.to_string())?;

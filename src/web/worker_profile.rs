@@ -14,11 +14,15 @@ use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync};
 
 const WINDOW: u64 = 4 << 20;
 
-/// The last profile and its files, kept for a later "report" request (the page's Export report).
-struct Kept {
-    profile: crate::profile::Profile,
-    inputs: File,
-    rollouts: File,
+/// The last run shown, kept for a later "report" request (the page's Export report): a profile
+/// with its files, or a report input read from profile files.
+enum Kept {
+    Run {
+        profile: crate::profile::Profile,
+        inputs: File,
+        rollouts: File,
+    },
+    Files(crate::report::ReportInput),
 }
 
 thread_local! {
@@ -183,7 +187,7 @@ pub fn run(
     drop(samples);
     let (view, cols) = model::build(&profile, &inputs.name(), &rollouts.name(), &snippets);
     LAST.with(|last| {
-        *last.borrow_mut() = Some(Kept {
+        *last.borrow_mut() = Some(Kept::Run {
             profile,
             inputs: inputs.clone(),
             rollouts: rollouts.clone(),
@@ -228,42 +232,63 @@ pub struct ReportRequest {
     pub conversations: usize,
 }
 
-/// Renders the report of the last profile with the same core renderer as `gymscope report`.
+/// Renders the report of the last run with the same core renderer as `gymscope report`.
 pub fn report(request: ReportRequest) -> Result<JsValue, String> {
     use crate::report::{self, ReportInput, ReportMeta, Source};
     LAST.with(|last| {
         let last = last.borrow();
-        let kept = last.as_ref().ok_or("profile a run first")?;
-        let reader = FileReaderSync::new().map_err(js_error)?;
-        let mut lines = SampleLines {
-            reader: &reader,
-            file: &kept.rollouts,
-            window_size: 0,
-            window: Vec::new(),
-            window_start: 0,
-            snippets: HashMap::new(),
+        let date = request.date.filter(|d| !d.is_empty());
+        let (input, name) = match last.as_ref().ok_or("profile a run first")? {
+            Kept::Run {
+                profile,
+                inputs,
+                rollouts,
+            } => {
+                let reader = FileReaderSync::new().map_err(js_error)?;
+                let mut lines = SampleLines {
+                    reader: &reader,
+                    file: rollouts,
+                    window_size: 0,
+                    window: Vec::new(),
+                    window_start: 0,
+                    snippets: HashMap::new(),
+                };
+                let source = |f: &File| Source {
+                    name: f.name(),
+                    bytes: f.size() as u64,
+                };
+                let meta = ReportMeta {
+                    title: request.title,
+                    sources: vec![source(inputs), source(rollouts)],
+                    date,
+                };
+                let input = ReportInput::from_run(
+                    profile,
+                    meta,
+                    &mut lines,
+                    &rollouts.name(),
+                    request.conversations,
+                )
+                .map_err(|e| e.to_string())?;
+                (input, rollouts.name())
+            }
+            Kept::Files(input) => {
+                let mut input = input.clone();
+                input.meta.title = request.title;
+                input.meta.date = date;
+                input.prompts.truncate(request.conversations);
+                let name = input
+                    .meta
+                    .sources
+                    .first()
+                    .map(|s| s.name.clone())
+                    .unwrap_or_default();
+                (input, name.replace("_reward_profiling", ""))
+            }
         };
-        let source = |f: &File| Source {
-            name: f.name(),
-            bytes: f.size() as u64,
-        };
-        let meta = ReportMeta {
-            title: request.title,
-            sources: vec![source(&kept.inputs), source(&kept.rollouts)],
-            date: request.date.filter(|d| !d.is_empty()),
-        };
-        let input = ReportInput::from_run(
-            &kept.profile,
-            meta,
-            &mut lines,
-            &kept.rollouts.name(),
-            request.conversations,
-        )
-        .map_err(|e| e.to_string())?;
         let html = report::render(&input);
         let mut out = BlobWriter::new();
         std::io::Write::write_all(&mut out, html.as_bytes()).map_err(|e| e.to_string())?;
-        let name = kept.rollouts.name();
         let stem = name.rsplit_once('.').map_or(name.as_str(), |(s, _)| s);
         Ok(object(&[
             ("kind", "report-done".into()),
@@ -271,4 +296,77 @@ pub fn report(request: ReportRequest) -> Result<JsValue, String> {
             ("name", format!("{stem}_report.html").into()),
         ]))
     })
+}
+
+fn read_all(reader: &FileReaderSync, file: &File) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(file.size() as usize);
+    let mut at = 0.0;
+    while at < file.size() {
+        let end = (at + SLICE).min(file.size());
+        out.extend_from_slice(&read_slice(reader, file, at, end)?);
+        at = end;
+    }
+    Ok(out)
+}
+
+/// Shows an existing `*_reward_profiling.jsonl` (and `*_agent_metrics.json`) directly.
+pub fn run_files(profiling: &File, metrics: Option<File>) -> Result<JsValue, String> {
+    use crate::report::{ReportInput, ReportMeta, Source};
+    let reader = FileReaderSync::new().map_err(js_error)?;
+    let profiling_bytes = read_all(&reader, profiling)?;
+    let metrics_bytes = metrics.as_ref().map(|m| read_all(&reader, m)).transpose()?;
+    let mut sources = vec![Source {
+        name: profiling.name(),
+        bytes: profiling.size() as u64,
+    }];
+    if let Some(m) = &metrics {
+        sources.push(Source {
+            name: m.name(),
+            bytes: m.size() as u64,
+        });
+    }
+    let name = profiling.name();
+    let title = name
+        .rsplit_once('.')
+        .map_or(name.as_str(), |(s, _)| s)
+        .replace("_reward_profiling", "");
+    let meta = ReportMeta {
+        title,
+        sources,
+        date: None,
+    };
+    let metrics_name = metrics.as_ref().map(File::name).unwrap_or_default();
+    let input = match ReportInput::from_profile_files(
+        meta,
+        (&name, &profiling_bytes),
+        metrics_bytes.as_deref().map(|b| (metrics_name.as_str(), b)),
+        usize::MAX,
+    ) {
+        Ok(input) => input,
+        Err(e) => {
+            return Ok(object(&[
+                ("kind", "error".into()),
+                ("message", e.to_string().into()),
+            ]))
+        }
+    };
+    drop(profiling_bytes);
+    let (view, cols) = model::from_report_input(&input);
+    LAST.with(|last| *last.borrow_mut() = Some(Kept::Files(input)));
+    Ok(object(&[
+        ("kind", "profile-done".into()),
+        (
+            "view",
+            serde_json::to_string(&view)
+                .map_err(|e| e.to_string())?
+                .into(),
+        ),
+        ("task_stats", f64_array(&cols.task_stats)),
+        ("point_task", f64_array(&cols.point_task)),
+        ("point_rollout", f64_array(&cols.point_rollout)),
+        ("point_offset", f64_array(&cols.point_offset)),
+        ("point_len", f64_array(&cols.point_len)),
+        ("point_values", f64_array(&cols.point_values)),
+        ("worker_memory", memory_bytes().into()),
+    ]))
 }
