@@ -115,6 +115,29 @@ impl std::io::Write for BlobWriter {
     }
 }
 
+/// The "profile-done" message: the view as JSON and the columns as typed arrays.
+fn done_message(
+    view: &model::InspectView,
+    cols: &model::Columns,
+) -> Result<Vec<(&'static str, JsValue)>, String> {
+    Ok(vec![
+        ("kind", "profile-done".into()),
+        (
+            "view",
+            serde_json::to_string(view)
+                .map_err(|e| e.to_string())?
+                .into(),
+        ),
+        ("task_stats", f64_array(&cols.task_stats)),
+        ("point_task", f64_array(&cols.point_task)),
+        ("point_rollout", f64_array(&cols.point_rollout)),
+        ("point_offset", f64_array(&cols.point_offset)),
+        ("point_len", f64_array(&cols.point_len)),
+        ("point_values", f64_array(&cols.point_values)),
+        ("worker_memory", memory_bytes().into()),
+    ])
+}
+
 fn f64_array(v: &[f64]) -> JsValue {
     js_sys::Float64Array::from(v).into()
 }
@@ -194,26 +217,14 @@ pub fn run(
         })
     });
     let (profiling_name, metrics_name) = output_file_names(&rollouts.name());
-    Ok(object(&[
-        ("kind", "profile-done".into()),
-        (
-            "view",
-            serde_json::to_string(&view)
-                .map_err(|e| e.to_string())?
-                .into(),
-        ),
-        ("task_stats", f64_array(&cols.task_stats)),
-        ("point_task", f64_array(&cols.point_task)),
-        ("point_rollout", f64_array(&cols.point_rollout)),
-        ("point_offset", f64_array(&cols.point_offset)),
-        ("point_len", f64_array(&cols.point_len)),
-        ("point_values", f64_array(&cols.point_values)),
+    let mut reply = done_message(&view, &cols)?;
+    reply.extend([
         ("profiling", profiling.finish("application/jsonl")?),
         ("profiling_name", profiling_name.into()),
         ("metrics", metrics.finish("application/json")?),
         ("metrics_name", metrics_name.into()),
-        ("worker_memory", memory_bytes().into()),
-    ]))
+    ]);
+    Ok(object(&reply))
 }
 
 fn error(e: &crate::error::ProfileError) -> JsValue {
@@ -353,20 +364,5 @@ pub fn run_files(profiling: &File, metrics: Option<File>) -> Result<JsValue, Str
     drop(profiling_bytes);
     let (view, cols) = model::from_report_input(&input);
     LAST.with(|last| *last.borrow_mut() = Some(Kept::Files(input)));
-    Ok(object(&[
-        ("kind", "profile-done".into()),
-        (
-            "view",
-            serde_json::to_string(&view)
-                .map_err(|e| e.to_string())?
-                .into(),
-        ),
-        ("task_stats", f64_array(&cols.task_stats)),
-        ("point_task", f64_array(&cols.point_task)),
-        ("point_rollout", f64_array(&cols.point_rollout)),
-        ("point_offset", f64_array(&cols.point_offset)),
-        ("point_len", f64_array(&cols.point_len)),
-        ("point_values", f64_array(&cols.point_values)),
-        ("worker_memory", memory_bytes().into()),
-    ]))
+    Ok(object(&done_message(&view, &cols)?))
 }
