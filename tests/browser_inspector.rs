@@ -4,6 +4,8 @@
 //! the page has loaded. Needs `dist/` and chromium: scripts/test.sh.
 
 mod common;
+#[path = "common/gym_standin.rs"]
+mod gym_standin;
 
 use common::browser::Browser;
 use common::static_server::StaticServer;
@@ -401,4 +403,55 @@ async fn existing_profile_files_are_shown_directly() {
     b.wait_text("[data-testid=rollout-raw]", "not in a profile file")
         .await;
     b.close().await;
+}
+
+/// What `gymscope collect` writes (here against the Rust stand-in Gym server) loads in the app.
+#[test]
+fn collected_files_load_in_the_app() {
+    let gym = gym_standin::StandIn::start(&["standin_agent"]);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("input.jsonl");
+    let rows: String = (0..6)
+        .map(|i| format!("{{\"responses_create_params\":{{\"input\":[{{\"role\":\"user\",\"content\":\"task {i}\"}}]}},\"fake_behavior\":\"ok\"}}\n"))
+        .collect();
+    std::fs::write(&input, rows).unwrap();
+    let out = dir.path().join("rollouts.jsonl");
+    let collected = common::run_gymscope(&[
+        "collect",
+        "-i",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-a",
+        "standin_agent",
+        "--num-repeats",
+        "3",
+        "--head-server",
+        &format!("127.0.0.1:{}", gym.addr.port()),
+        "--no-progress",
+    ]);
+    assert!(
+        collected.status.success(),
+        "{}",
+        String::from_utf8_lossy(&collected.stderr)
+    );
+    let materialized = dir.path().join("rollouts_materialized_inputs.jsonl");
+    assert!(materialized.exists());
+
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let server = StaticServer::start(&dist());
+        let b = Browser::start().await;
+        b.client.goto(&server.url()).await.unwrap();
+        b.wait_worker_ready().await;
+        choose_files(&b, "files", &[out.clone(), materialized.clone()]).await;
+        b.wait_text("[data-testid=status]", "Profile ready").await;
+        b.wait_text("[data-testid=totals]", "6 tasks · 18 of 18 rollouts")
+            .await;
+        b.wait_text(
+            "[data-testid=summary]",
+            "Reward profile completion: 18/18 rollout rows (100.00%)",
+        )
+        .await;
+        b.close().await;
+    });
 }
