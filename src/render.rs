@@ -267,20 +267,10 @@ fn write_agent_name<W: Write>(w: &mut W, agent: &AgentKey) -> io::Result<()> {
 /// The lines upstream prints after writing the files.
 pub fn summary_text(p: &Profile, reward_profiling_path: &str, agent_metrics_path: &str) -> String {
     let s = &p.summary;
+    let [completion, input_rows] = crate::table::summary_lines_of(s);
     format!(
-        "Profiling outputs:\n\
-         Reward profile completion: {}/{} rollout rows ({:.2}%)\n\
-         Input rows: {} total; {} complete; {} partial; {} without rollouts dropped from output.\n\
-         Reward profiling outputs: {}\n\
-         Agent-level metrics: {}\n",
-        s.completed_rollout_rows,
-        s.expected_rollout_rows,
-        s.completion_pct(),
-        s.total_input_rows,
-        s.complete_input_rows,
-        s.partial_input_rows,
-        s.missing_input_rows,
-        reward_profiling_path,
-        agent_metrics_path
+        "Profiling outputs:\n{completion}\n{input_rows}\n\
+         Reward profiling outputs: {reward_profiling_path}\n\
+         Agent-level metrics: {agent_metrics_path}\n"
     )
 }

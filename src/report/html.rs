@@ -115,19 +115,12 @@ fn bytes(n: u64) -> String {
 }
 
 fn summary(out: &mut String, r: &ReportInput) {
-    let s = &r.summary;
+    let [completion, input_rows] = crate::table::summary_lines_of(&r.summary);
     let _ = write!(
         out,
-        "<section id=\"summary\"><h2>Completion</h2><ul>\
-         <li>Reward profile completion: {}/{} rollout rows ({:.2}%)</li>\
-         <li>Input rows: {} total; {} complete; {} partial; {} without rollouts dropped from output.</li></ul>",
-        s.completed_rollout_rows,
-        s.expected_rollout_rows,
-        s.completion_pct(),
-        s.total_input_rows,
-        s.complete_input_rows,
-        s.partial_input_rows,
-        s.missing_input_rows
+        "<section id=\"summary\"><h2>Completion</h2><ul><li>{}</li><li>{}</li></ul>",
+        escape(&completion),
+        escape(&input_rows)
     );
     if let Some(note) = &r.summary_note {
         let _ = write!(out, "<p class=\"note\">{}</p>", escape(note));

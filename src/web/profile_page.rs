@@ -82,6 +82,20 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
         worker_ready.set(ready)
     }));
 
+    // Sends a job to the worker; a worker that could not start is shown as the failure.
+    let send = move |request: JsValue, on_message: Box<dyn FnMut(JsValue)>| {
+        let sent = worker.with_value(|w| match w {
+            Ok(w) => w.request(request, on_message),
+            Err(e) => Err(e.clone()),
+        });
+        if let Err(message) = sent {
+            phase.set(Phase::Failed {
+                message,
+                missing_rollouts: false,
+            });
+        }
+    };
+
     let start = move || {
         let (Some(i), Some(r)) = (inputs.get_untracked(), rollouts.get_untracked()) else {
             return;
@@ -130,16 +144,7 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
                 missing_rollouts: protocol::field(&msg, "missing_rollouts").as_bool() == Some(true),
             }),
         };
-        let sent = worker.with_value(|w| match w {
-            Ok(w) => w.request(request, on_message),
-            Err(e) => Err(e.clone()),
-        });
-        if let Err(message) = sent {
-            phase.set(Phase::Failed {
-                message,
-                missing_rollouts: false,
-            });
-        }
+        send(request, Box::new(on_message));
     };
 
     let start_files = move || {
@@ -174,16 +179,7 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
                 missing_rollouts: false,
             }),
         };
-        let sent = worker.with_value(|w| match w {
-            Ok(w) => w.request(request, on_message),
-            Err(e) => Err(e.clone()),
-        });
-        if let Err(message) = sent {
-            phase.set(Phase::Failed {
-                message,
-                missing_rollouts: false,
-            });
-        }
+        send(request, Box::new(on_message));
     };
 
     // Files from any picker or the drop zone: each is recognized by its content.
