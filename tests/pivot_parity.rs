@@ -208,3 +208,50 @@ fn quirks_differ_from_upstream_only_where_documented() {
         }
     }
 }
+
+/// `--stats`: rejected rows by reason, action types, tools, depth, reward groups, provenance.
+#[test]
+fn stats_report_conversion_metrics() {
+    let tmp = tempfile::tempdir().unwrap();
+    let row = |depth: i64, action: &str, rewards: &str| {
+        format!(
+            r#"{{"responses_create_params":{{"input":[{{"role":"user","content":"q"}}],"tools":[{{"type":"function","name":"lookup"}}]}},"expected_action":{action},"agent_ref":{{"type":"responses_api_agents","name":"a"}},"uuid":"u{depth}","meta_info":{{"depth":{depth}}},"source_model_info":{{"rewards":{rewards}}}}}"#
+        )
+    };
+    let call = r#"{"type":"function_call","name":"lookup","arguments":"{}"}"#;
+    let message = r#"{"type":"message","content":"done"}"#;
+    let lines = [
+        row(1, call, "[0, 1]"),
+        row(2, call, "[1, 1]"),
+        row(2, message, "[0, 0]"),
+        row(
+            3,
+            r#"{"type":"function_call","name":"missing_tool","arguments":"{}"}"#,
+            "[0, 1]",
+        ),
+    ];
+    let path = tmp.path().join("p.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let out = common::run_gymscope(&[
+        "validate-pivot",
+        "--path",
+        path.to_str().unwrap(),
+        "--stats",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for want in [
+        "T1 expected tools appear in responses_create_params.tools: 1 / 4 (25.00%)",
+        "function_call: 2 / 3 (66.67%)",
+        "message: 1 / 3 (33.33%)",
+        "lookup: 2 / 3 (66.67%)",
+        "meta_info.depth:",
+        "  2: 2 / 4 (50.00%)",
+        "mixed: 2 / 4 (50.00%)",
+        "all-1: 1 / 4 (25.00%)",
+        "all-0: 1 / 4 (25.00%)",
+        "uuid: 4 / 4 (100.00%)",
+    ] {
+        assert!(stderr.contains(want), "missing {want:?} in:\n{stderr}");
+    }
+}
