@@ -36,17 +36,27 @@ has_wasm_std() {
   compgen -G "$libdir/libstd-*.rlib" >/dev/null
 }
 
+debian_web_available() {
+  command -v apt-get >/dev/null || return 1
+  # On a fresh machine the package lists are empty until the first update.
+  if ! apt-cache show rustc-web >/dev/null 2>&1 && ! $apt_updated; then
+    as_root apt-get update -qq && apt_updated=true
+  fi
+  apt-cache show rustc-web >/dev/null 2>&1
+}
+
 # 1. A Rust std for wasm32.
 if has_wasm_std; then
   :
-elif dpkg -s rustc-web cargo-web rust-web-src >/dev/null 2>&1 || apt-cache show rustc-web >/dev/null 2>&1; then
+elif dpkg -s rustc-web cargo-web rust-web-src >/dev/null 2>&1 || debian_web_available; then
   apt_install rustc-web cargo-web rust-web-src
   # rustc-web links wasm with /usr/bin/rust-lld, a link to a versioned lld (lld-22 here) that it
   # does not depend on: install the one the link names.
   lld=$(readlink /usr/bin/rust-lld || true)
   [[ -n "$lld" && ! -e /usr/bin/$lld ]] && apt_install "$lld"
 elif command -v rustup >/dev/null; then
-  rustup target add wasm32-unknown-unknown
+  # Bounded: without network this would otherwise wait forever.
+  timeout 600 rustup target add wasm32-unknown-unknown
 fi
 
 # 2. Trunk and a wasm-bindgen CLI of exactly the version in Cargo.lock.
