@@ -131,8 +131,10 @@ pub(super) fn histogram(rewards: &[Option<f64>]) -> String {
     values.sort_by(f64::total_cmp);
     let mut distinct = values.clone();
     distinct.dedup();
-    // (label, count)
-    let bars: Vec<(String, usize)> = if distinct.len() <= 20 {
+    // (label, count); binned bars are labelled by their lower edge, every fourth one, so the
+    // labels do not overlap (the full range is in each bar's title).
+    let binned = distinct.len() > 20;
+    let bars: Vec<(String, usize)> = if !binned {
         distinct
             .iter()
             .map(|&d| (short_number(d), values.iter().filter(|&&v| v == d).count()))
@@ -183,21 +185,32 @@ pub(super) fn histogram(rewards: &[Option<f64>]) -> String {
             x + slot / 2.0,
             y - 3.0,
         );
-        if bars.len() <= 20 && (bars.len() <= 10 || b % 2 == 0) {
+        let every = if binned {
+            4
+        } else if bars.len() <= 10 {
+            1
+        } else {
+            2
+        };
+        if b % every == 0 {
+            let (text, at) = match label.split_once('–') {
+                Some((from, _)) if binned => (from, x),
+                _ => (label.as_str(), x + slot / 2.0),
+            };
             let _ = write!(
                 out,
-                r##"<text x="{:.1}" y="{}" font-size="11" text-anchor="middle" fill="#666">{}</text>"##,
-                x + slot / 2.0,
+                r##"<text x="{at:.1}" y="{}" font-size="11" text-anchor="middle" fill="#666">{}</text>"##,
                 H - BOTTOM + 14.0,
-                escape(label)
+                escape(text)
             );
         }
     }
     let _ = write!(
         out,
-        r##"<text x="{}" y="{}" font-size="12" text-anchor="middle">reward (rollouts per value)</text></svg>"##,
+        r##"<text x="{}" y="{}" font-size="12" text-anchor="middle">reward (rollouts per {})</text></svg>"##,
         (LEFT + W - RIGHT) / 2.0,
-        H - 6.0
+        H - 6.0,
+        if binned { "bin" } else { "value" }
     );
     out
 }
