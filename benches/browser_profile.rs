@@ -7,8 +7,8 @@
 
 #[path = "../tests/common/browser.rs"]
 mod browser;
-#[path = "support/rollouts.rs"]
-mod rollouts;
+#[path = "../tests/common/gen_run.rs"]
+mod gen_run;
 #[path = "../tests/common/static_server.rs"]
 mod static_server;
 
@@ -26,12 +26,13 @@ async fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(45_000);
-    let (inputs, rollouts) = rollouts::generate(&root.join("target/bench-data"), tasks);
+    // The same data as benches/profile.rs, larger.
+    let (inputs, rollouts) = gen_run::generate(&root.join("target/bench-data"), &format!("bench_{tasks}"), tasks, 4, 3600);
     let mb = |p: &Path| std::fs::metadata(p).unwrap().len() as f64 / 1e6;
     let (inputs_mb, rollouts_mb) = (mb(&inputs), mb(&rollouts));
     println!(
         "data: {} rollouts, rollouts file {rollouts_mb:.0} MB + inputs {inputs_mb:.0} MB",
-        tasks * rollouts::REPEATS
+        tasks * 4
     );
 
     let t = Instant::now();

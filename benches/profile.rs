@@ -1,5 +1,5 @@
 //! Benchmark of `gymscope profile` end to end on a generated realistic run: 25,000 tasks × 4
-//! repeats = 100,000 rollouts, about 4.5 KB of text each (~550 MB), rows in shuffled order.
+//! repeats = 100,000 rollouts, about 4.5 KB of text each (~650 MB with inputs), rows in shuffled order.
 //! Prints wall time, MB/s and the process's peak RSS. Targets: ≥ 400 MB/s, < 250 MB.
 //!
 //!   cargo bench --bench profile            (data is generated once into target/bench-data/)
@@ -9,10 +9,16 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-#[path = "support/rollouts.rs"]
-mod rollouts;
+#[path = "../tests/common/gen_run.rs"]
+mod gen_run;
 
-use rollouts::{generate, REPEATS};
+const REPEATS: usize = 4;
+/// Text per rollout: prompt, reasoning and answer (about 4.5 KB with the JSON around it).
+const TEXT_BYTES: usize = 3600;
+
+fn generate(dir: &Path, tasks: usize) -> (std::path::PathBuf, std::path::PathBuf) {
+    gen_run::generate(dir, &format!("bench_{tasks}"), tasks, REPEATS, TEXT_BYTES)
+}
 
 /// Peak resident set of the largest child waited for so far, in MB.
 fn children_peak_rss_mb() -> f64 {
