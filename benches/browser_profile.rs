@@ -27,7 +27,13 @@ async fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(45_000);
     // The same data as benches/profile.rs, larger.
-    let (inputs, rollouts) = gen_run::generate(&root.join("target/bench-data"), &format!("bench_{tasks}"), tasks, 4, 3600);
+    let (inputs, rollouts) = gen_run::generate(
+        &root.join("target/bench-data"),
+        &format!("bench_{tasks}"),
+        tasks,
+        4,
+        3600,
+    );
     let mb = |p: &Path| std::fs::metadata(p).unwrap().len() as f64 / 1e6;
     let (inputs_mb, rollouts_mb) = (mb(&inputs), mb(&rollouts));
     println!(

@@ -18,12 +18,14 @@ pub mod error;
 pub mod inspect;
 pub mod json;
 pub mod jsonl;
+pub mod names;
 pub mod output;
 pub mod pivot;
 pub mod profile;
 pub mod record;
 pub mod render;
 pub mod report;
+pub mod reward_group;
 pub mod stats;
 pub mod table;
 

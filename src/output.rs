@@ -5,21 +5,13 @@ use crate::error::ProfileError;
 use crate::profile::{Profile, ProfileBuilder, ProfileOptions};
 use crate::render::{self, RenderError};
 
-/// Upstream's naming: `<stem>_reward_profiling.jsonl` and `<stem>_agent_metrics.json`, where the
-/// stem is the rollouts file name without its last extension (Python's `Path.stem`).
+/// Upstream's naming: `<stem>_reward_profiling.jsonl` and `<stem>_agent_metrics.json`
+/// (see [`crate::names`]).
 pub fn output_file_names(rollouts_file_name: &str) -> (String, String) {
-    let stem = file_stem(rollouts_file_name);
     (
-        format!("{stem}_reward_profiling.jsonl"),
-        format!("{stem}_agent_metrics.json"),
+        crate::names::reward_profiling(rollouts_file_name),
+        crate::names::agent_metrics(rollouts_file_name),
     )
-}
-
-fn file_stem(name: &str) -> &str {
-    match name.rfind('.') {
-        Some(0) | None => name,
-        Some(dot) => &name[..dot],
-    }
 }
 
 /// Both output files' contents, for callers that keep them in memory (the web app, tests).
@@ -60,26 +52,4 @@ pub fn profile_bytes(
         builder.push_rollouts(chunk)?;
     }
     builder.finish(options)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_follow_python_path_stem() {
-        assert_eq!(
-            output_file_names("rollouts.jsonl").0,
-            "rollouts_reward_profiling.jsonl"
-        );
-        assert_eq!(output_file_names("a.b.jsonl").1, "a.b_agent_metrics.json");
-        assert_eq!(
-            output_file_names("rollouts").0,
-            "rollouts_reward_profiling.jsonl"
-        );
-        assert_eq!(
-            output_file_names(".hidden").0,
-            ".hidden_reward_profiling.jsonl"
-        );
-    }
 }

@@ -4,6 +4,7 @@
 use super::args::ReportArgs;
 use super::atomic::AtomicFile;
 use super::profile_cmd::feed;
+use crate::names;
 use crate::profile::{ProfileBuilder, ProfileOptions};
 use crate::render::SeekSource;
 use crate::report::{self, ReportInput, ReportMeta, Source};
@@ -56,13 +57,6 @@ fn source(path: &Path) -> Result<Source> {
     })
 }
 
-fn stem(path: &Path) -> String {
-    path.file_stem()
-        .unwrap_or_default()
-        .to_string_lossy()
-        .into_owned()
-}
-
 fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(ReportInput, PathBuf)> {
     exists(inputs, "--inputs")?;
     exists(rollouts, "--rollouts")?;
@@ -85,11 +79,14 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
     let mut lines =
         SeekSource(File::open(rollouts).with_context(|| format!("opening '{rollouts_name}'"))?);
     let meta = ReportMeta {
-        title: args.title.clone().unwrap_or_else(|| stem(rollouts)),
+        title: args
+            .title
+            .clone()
+            .unwrap_or_else(|| names::report_title(&names::file_name_of(rollouts)).to_string()),
         sources: vec![source(inputs)?, source(rollouts)?],
         date: args.date.clone(),
     };
-    let output = rollouts.with_file_name(format!("{}_report.html", stem(rollouts)));
+    let output = names::beside(rollouts, |n| names::report(n));
     let input = ReportInput::from_run(
         &profile,
         meta,
@@ -102,18 +99,16 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
 
 fn from_files(args: &ReportArgs, profile: &Path) -> Result<(ReportInput, PathBuf)> {
     exists(profile, "--profile")?;
-    let base = stem(profile);
-    let base = base
-        .strip_suffix("_reward_profiling")
-        .unwrap_or(&base)
-        .to_string();
+    let profile_file = names::file_name_of(profile);
     let metrics = match &args.agent_metrics {
         Some(path) => {
             exists(path, "--agent-metrics")?;
             Some(path.clone())
         }
-        None => Some(profile.with_file_name(format!("{base}_agent_metrics.json")))
-            .filter(|p| p.exists()),
+        None => Some(names::beside(profile, |n| {
+            names::agent_metrics_of_profile(n)
+        }))
+        .filter(|p| p.exists()),
     };
     let read =
         |path: &Path| std::fs::read(path).with_context(|| format!("reading '{}'", path.display()));
@@ -124,7 +119,10 @@ fn from_files(args: &ReportArgs, profile: &Path) -> Result<(ReportInput, PathBuf
         sources.push(source(path)?);
     }
     let meta = ReportMeta {
-        title: args.title.clone().unwrap_or_else(|| base.clone()),
+        title: args
+            .title
+            .clone()
+            .unwrap_or_else(|| names::report_title(&profile_file).to_string()),
         sources,
         date: args.date.clone(),
     };
@@ -136,5 +134,5 @@ fn from_files(args: &ReportArgs, profile: &Path) -> Result<(ReportInput, PathBuf
         metrics_name.as_deref().zip(metrics_bytes.as_deref()),
         args.conversations,
     )?;
-    Ok((input, profile.with_file_name(format!("{base}_report.html"))))
+    Ok((input, names::sibling(profile, names::report(&profile_file))))
 }

@@ -9,25 +9,8 @@ use crate::table::{self, Table};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
-/// Tasks grouped as PivotRL selects them: every rollout failed, every one succeeded, or mixed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum RewardGroup {
-    AllZero,
-    AllOne,
-    Mixed,
-    NoReward,
-}
-
-impl RewardGroup {
-    pub fn label(self) -> &'static str {
-        match self {
-            RewardGroup::AllZero => "all-0",
-            RewardGroup::AllOne => "all-1",
-            RewardGroup::Mixed => "mixed",
-            RewardGroup::NoReward => "no reward",
-        }
-    }
-}
+pub use crate::reward_group::RewardGroup;
+use crate::reward_group::{classify, DEFAULT_THRESHOLD};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TaskMeta {
@@ -269,15 +252,7 @@ pub fn from_report_input(input: &ReportInput) -> (InspectView, Columns) {
 }
 
 fn group(rewards: &[f64]) -> RewardGroup {
-    if rewards.is_empty() {
-        RewardGroup::NoReward
-    } else if rewards.iter().all(|&r| r == 0.0) {
-        RewardGroup::AllZero
-    } else if rewards.iter().all(|&r| r == 1.0) {
-        RewardGroup::AllOne
-    } else {
-        RewardGroup::Mixed
-    }
+    classify(rewards.iter().map(|&r| Some(r)), DEFAULT_THRESHOLD)
 }
 
 /// The start of a materialized row's last user message (or its last input item), one line.
@@ -314,8 +289,8 @@ mod tests {
 
     #[test]
     fn groups_and_snippets() {
-        assert_eq!(group(&[0.0, 0.0]), RewardGroup::AllZero);
-        assert_eq!(group(&[1.0]), RewardGroup::AllOne);
+        assert_eq!(group(&[0.0, 0.0]), RewardGroup::AllFailure);
+        assert_eq!(group(&[1.0]), RewardGroup::AllSuccess);
         assert_eq!(group(&[1.0, 0.0]), RewardGroup::Mixed);
         assert_eq!(group(&[]), RewardGroup::NoReward);
         let line = br#"{"responses_create_params":{"input":[{"role":"system","content":"sys"},{"role":"user","content":"What is\n  2+2?"}]}}"#;

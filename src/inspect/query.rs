@@ -91,9 +91,9 @@ mod tests {
             metrics: vec!["reward".into()],
             task_headers: vec!["mean/reward".into()],
             tasks: vec![
-                task(0, RewardGroup::AllZero, "a", "Solve the integral"),
+                task(0, RewardGroup::AllFailure, "a", "Solve the integral"),
                 task(1, RewardGroup::Mixed, "b", "Find the bug"),
-                task(2, RewardGroup::AllOne, "a", "Integral of x"),
+                task(2, RewardGroup::AllSuccess, "a", "Integral of x"),
             ],
         }
     }

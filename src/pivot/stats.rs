@@ -6,6 +6,7 @@ use super::checks::{get_path, Check, RowFacts};
 use super::summary::{pct, ranked};
 use super::tree::{Interest, Json};
 use crate::json::Num;
+use crate::reward_group::{classify, RewardGroup, DEFAULT_THRESHOLD};
 use std::collections::{BTreeMap, HashMap};
 
 /// Provenance fields converters write; coverage is reported for those present in any row.
@@ -132,30 +133,25 @@ impl Stats {
     }
 }
 
-/// PivotRL's grouping of the source trajectory group by its rewards.
+/// PivotRL's grouping of the source trajectory group by its rewards (the core classifier, default
+/// threshold). With only `reward_mean`, the mean decides: at the threshold or above every rollout
+/// passed, at 0 or below none did, between some did.
 fn reward_group(row: &Json) -> Option<&'static str> {
-    let rewards: Vec<f64> = match get_path(row, "source_model_info.rewards") {
-        Some(Json::Arr(items)) => items
-            .iter()
-            .filter_map(|v| match v {
+    let group = match get_path(row, "source_model_info.rewards") {
+        Some(Json::Arr(items)) => classify(
+            items.iter().map(|v| match v {
                 Json::Num(n) => Some(n.as_f64()),
                 Json::Bool(b) => Some(f64::from(u8::from(*b))),
                 _ => None,
-            })
-            .collect(),
+            }),
+            DEFAULT_THRESHOLD,
+        ),
         _ => match get_path(row, "source_model_info.reward_mean") {
-            Some(Json::Num(n)) => vec![n.as_f64()],
+            Some(Json::Num(n)) if n.as_f64() >= DEFAULT_THRESHOLD => RewardGroup::AllSuccess,
+            Some(Json::Num(n)) if n.as_f64() <= 0.0 => RewardGroup::AllFailure,
+            Some(Json::Num(_)) => RewardGroup::Mixed,
             _ => return None,
         },
     };
-    if rewards.is_empty() {
-        return None;
-    }
-    Some(if rewards.iter().all(|&r| r == 0.0) {
-        "all-0"
-    } else if rewards.iter().all(|&r| r == 1.0) {
-        "all-1"
-    } else {
-        "mixed"
-    })
+    (group != RewardGroup::NoReward).then_some(group.label())
 }

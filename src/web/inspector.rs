@@ -192,11 +192,7 @@ fn ExportReport(
     worker: StoredValue<Result<BackgroundWorker, String>, LocalStorage>,
     rollouts_name: String,
 ) -> impl IntoView {
-    let stem = rollouts_name
-        .rsplit_once('.')
-        .map_or(rollouts_name.as_str(), |(s, _)| s)
-        .to_string();
-    let title = RwSignal::new(stem);
+    let title = RwSignal::new(crate::names::report_title(&rollouts_name).to_string());
     let today = js_sys::Date::new_0()
         .to_iso_string()
         .as_string()

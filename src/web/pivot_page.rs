@@ -84,8 +84,9 @@ pub fn PivotPage(
                     let view: Result<PivotView, _> =
                         serde_json::from_str(&protocol::text(&msg, "view"));
                     let fixed = protocol::blob(&msg, "fixed").and_then(|b| {
-                        let name =
-                            fixed_name(&view.as_ref().map(|v| v.file.clone()).unwrap_or_default());
+                        let name = crate::names::fixed_pivots(
+                            &view.as_ref().map(|v| v.file.clone()).unwrap_or_default(),
+                        );
                         ObjectUrl::from_blob(name, &b).ok().map(Arc::new)
                     });
                     phase.set(match view {
@@ -188,14 +189,6 @@ pub fn PivotPage(
                 }).collect_view()}</pre>
             </section>
         })}
-    }
-}
-
-fn fixed_name(file: &str) -> String {
-    let base = file.rsplit('/').next().unwrap_or(file);
-    match base.rsplit_once('.') {
-        Some((stem, ext)) => format!("{stem}.fixed.{ext}"),
-        None => format!("{base}.fixed.jsonl"),
     }
 }
 

@@ -167,12 +167,7 @@ pub fn TaskTable(run: Arc<Loaded>, sel: Selection) -> impl IntoView {
         <div class="filters">
             <label>"Reward group "
                 <select data-testid="filter-group" on:change=move |e| {
-                    let g = match event_target_value(&e).as_str() {
-                        "all-0" => Some(RewardGroup::AllZero),
-                        "all-1" => Some(RewardGroup::AllOne),
-                        "mixed" => Some(RewardGroup::Mixed),
-                        _ => None,
-                    };
+                    let g = RewardGroup::parse(&event_target_value(&e));
                     query.update(|q| q.group = g);
                 }>
                     <option value="">"all"</option>

@@ -294,17 +294,16 @@ pub fn report(request: ReportRequest) -> Result<JsValue, String> {
                     .first()
                     .map(|s| s.name.clone())
                     .unwrap_or_default();
-                (input, name.replace("_reward_profiling", ""))
+                (input, name)
             }
         };
         let html = report::render(&input);
         let mut out = BlobWriter::new();
         std::io::Write::write_all(&mut out, html.as_bytes()).map_err(|e| e.to_string())?;
-        let stem = name.rsplit_once('.').map_or(name.as_str(), |(s, _)| s);
         Ok(object(&[
             ("kind", "report-done".into()),
             ("report", out.finish("text/html")?),
-            ("name", format!("{stem}_report.html").into()),
+            ("name", crate::names::report(&name).into()),
         ]))
     })
 }

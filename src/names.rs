@@ -1,0 +1,183 @@
+//! Every file name gymscope derives from another, in one place, so the CLI and the web app name
+//! their outputs identically. Names are derived from a file *name* (not a path) with Python's
+//! `Path.stem` rule, as upstream's `pathlib` calls do; [`sibling`] places one next to a path.
+
+use std::path::{Path, PathBuf};
+
+/// Python's `Path.stem`: the name without its last extension; a leading dot is not an extension
+/// (`.hidden` → `.hidden`, `a.b.jsonl` → `a.b`, `rollouts` → `rollouts`).
+pub fn stem(name: &str) -> &str {
+    let name = base_name(name);
+    match name.rfind('.') {
+        Some(0) | None => name,
+        Some(dot) => &name[..dot],
+    }
+}
+
+/// The last extension including its dot (`a.b.jsonl` → `.jsonl`), empty when there is none.
+pub fn suffix(name: &str) -> &str {
+    let name = base_name(name);
+    &name[stem(name).len()..]
+}
+
+/// The last component of a `/`-separated name (browsers give bare names; the CLI may pass paths).
+pub fn base_name(name: &str) -> &str {
+    name.rsplit(['/', '\\']).next().unwrap_or(name)
+}
+
+/// The file name of `path` as text (lossy), for deriving names from CLI paths.
+pub fn file_name_of(path: &Path) -> String {
+    path.file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// `dir/x.jsonl` and a derived name → `dir/<name>`.
+pub fn sibling(path: &Path, name: impl AsRef<std::ffi::OsStr>) -> PathBuf {
+    path.with_file_name(name)
+}
+
+/// Applies a name rule to a path's file name and places the result beside it.
+pub fn beside(path: &Path, rule: impl Fn(&str) -> String) -> PathBuf {
+    sibling(path, rule(&file_name_of(path)))
+}
+
+// ---- gym eval profile ----
+
+/// `rollouts.jsonl` → `rollouts_reward_profiling.jsonl` (upstream's name).
+pub fn reward_profiling(rollouts: &str) -> String {
+    format!("{}_reward_profiling.jsonl", stem(rollouts))
+}
+
+/// `rollouts.jsonl` → `rollouts_agent_metrics.json` (upstream's name).
+pub fn agent_metrics(rollouts: &str) -> String {
+    format!("{}_agent_metrics.json", stem(rollouts))
+}
+
+/// The run's base name behind a profile file: `x_reward_profiling.jsonl` → `x`.
+pub fn run_stem_of_profile(profile: &str) -> &str {
+    let s = stem(profile);
+    s.strip_suffix("_reward_profiling").unwrap_or(s)
+}
+
+/// `x_reward_profiling.jsonl` → `x_agent_metrics.json`, the metrics written beside a profile.
+pub fn agent_metrics_of_profile(profile: &str) -> String {
+    format!("{}_agent_metrics.json", run_stem_of_profile(profile))
+}
+
+// ---- gym eval run ----
+
+/// `rollouts.jsonl` → `rollouts_materialized_inputs.jsonl`.
+pub fn materialized_inputs(rollouts: &str) -> String {
+    format!("{}_materialized_inputs.jsonl", stem(rollouts))
+}
+
+/// `rollouts.jsonl` → `rollouts_failures.jsonl`.
+pub fn failures(rollouts: &str) -> String {
+    format!("{}_failures.jsonl", stem(rollouts))
+}
+
+/// `rollouts.jsonl` → `rollouts_aggregate_metrics.json`.
+pub fn aggregate_metrics(rollouts: &str) -> String {
+    format!("{}_aggregate_metrics.json", stem(rollouts))
+}
+
+/// Shard `i` of `n`: `rollouts.jsonl` → `rollouts-shard2-of-8.jsonl`.
+pub fn shard(rollouts: &str, i: u32, n: u32) -> String {
+    format!("{}-shard{i}-of-{n}{}", stem(rollouts), suffix(rollouts))
+}
+
+/// Recognises a name written by [`shard`] for this output name: returns `(i, n)`.
+pub fn parse_shard(rollouts: &str, candidate: &str) -> Option<(u32, u32)> {
+    let middle = candidate
+        .strip_prefix(&format!("{}-shard", stem(rollouts)))?
+        .strip_suffix(suffix(rollouts))?;
+    let (i, n) = middle.split_once("-of-")?;
+    let (i, n) = (i.parse().ok()?, n.parse().ok()?);
+    (i < n).then_some((i, n))
+}
+
+// ---- gymscope's own outputs ----
+
+/// The report of a run: `rollouts.jsonl` → `rollouts_report.html`; of profile files:
+/// `x_reward_profiling.jsonl` → `x_report.html`.
+pub fn report(source: &str) -> String {
+    format!("{}_report.html", run_stem_of_profile(source))
+}
+
+/// The report's default title: the run's base name.
+pub fn report_title(source: &str) -> &str {
+    run_stem_of_profile(source)
+}
+
+/// `validate-pivot --fix` in the app: `pivots.jsonl` → `pivots.fixed.jsonl`.
+pub fn fixed_pivots(pivots: &str) -> String {
+    let s = stem(pivots);
+    match suffix(pivots) {
+        "" => format!("{s}.fixed.jsonl"),
+        ext => format!("{s}.fixed{ext}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stem_follows_python_path_stem() {
+        assert_eq!(stem("rollouts.jsonl"), "rollouts");
+        assert_eq!(stem("a.b.jsonl"), "a.b");
+        assert_eq!(stem("rollouts"), "rollouts");
+        assert_eq!(stem(".hidden"), ".hidden");
+        assert_eq!(stem(".hidden.jsonl"), ".hidden");
+        assert_eq!(stem("dir.d/run"), "run");
+        assert_eq!(suffix("a.b.jsonl"), ".jsonl");
+        assert_eq!(suffix(".hidden"), "");
+    }
+
+    #[test]
+    fn profile_names() {
+        assert_eq!(
+            reward_profiling("rollouts.jsonl"),
+            "rollouts_reward_profiling.jsonl"
+        );
+        assert_eq!(agent_metrics("a.b.jsonl"), "a.b_agent_metrics.json");
+        assert_eq!(
+            reward_profiling(".hidden"),
+            ".hidden_reward_profiling.jsonl"
+        );
+        assert_eq!(
+            agent_metrics_of_profile("x_reward_profiling.jsonl"),
+            "x_agent_metrics.json"
+        );
+    }
+
+    #[test]
+    fn report_and_fixed_names() {
+        assert_eq!(report("rollouts.jsonl"), "rollouts_report.html");
+        assert_eq!(report("x_reward_profiling.jsonl"), "x_report.html");
+        assert_eq!(report("a.b.jsonl"), "a.b_report.html");
+        assert_eq!(report_title("a.b.jsonl"), "a.b");
+        assert_eq!(fixed_pivots("p.jsonl"), "p.fixed.jsonl");
+        assert_eq!(fixed_pivots("dir/p"), "p.fixed.jsonl");
+        assert_eq!(fixed_pivots(".hidden"), ".hidden.fixed.jsonl");
+    }
+
+    #[test]
+    fn shard_names_round_trip() {
+        assert_eq!(shard("rollouts.jsonl", 2, 8), "rollouts-shard2-of-8.jsonl");
+        assert_eq!(
+            parse_shard("rollouts.jsonl", "rollouts-shard2-of-8.jsonl"),
+            Some((2, 8))
+        );
+        assert_eq!(
+            parse_shard("rollouts.jsonl", "rollouts-shard8-of-8.jsonl"),
+            None
+        );
+        assert_eq!(
+            materialized_inputs("out.jsonl"),
+            "out_materialized_inputs.jsonl"
+        );
+    }
+}
