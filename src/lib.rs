@@ -21,6 +21,7 @@ pub mod jsonl;
 pub mod names;
 pub mod output;
 pub mod pivot;
+pub mod plot;
 pub mod profile;
 pub mod record;
 pub mod render;

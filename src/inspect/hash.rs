@@ -1,9 +1,59 @@
-//! The view kept in the URL hash (`#task=12&rollout=3`), so a reload or a shared link with the
-//! same files lands on the same place.
+//! The app's place in the URL hash: the page (`#profile`, `#pivot`, `#pivot-build`,
+//! `#compare`, `#health`) and, after `&`, the view state (`#profile&task=12&rollout=3`), so a
+//! reload or a shared link with the same files lands on the same place. This parser alone
+//! decides the page.
+
+/// The app's pages, one tab each.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Route {
+    #[default]
+    Profile,
+    Pivot,
+    PivotBuild,
+    Compare,
+    Health,
+}
+
+impl Route {
+    pub const ALL: [Route; 5] = [
+        Route::Profile,
+        Route::Pivot,
+        Route::PivotBuild,
+        Route::Compare,
+        Route::Health,
+    ];
+
+    /// The name in the hash and in the tab's `data-testid="tab-<name>"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Route::Profile => "profile",
+            Route::Pivot => "pivot",
+            Route::PivotBuild => "pivot-build",
+            Route::Compare => "compare",
+            Route::Health => "health",
+        }
+    }
+
+    /// The tab's label.
+    pub fn title(self) -> &'static str {
+        match self {
+            Route::Profile => "Reward profile",
+            Route::Pivot => "Pivot validator",
+            Route::PivotBuild => "Build pivots",
+            Route::Compare => "Compare runs",
+            Route::Health => "Health",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Route> {
+        Route::ALL.into_iter().find(|r| r.name() == name)
+    }
+}
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ViewState {
-    pub page: Option<String>,
+    /// The page; a hash that names none (or only view state) is the profile page.
+    pub route: Route,
     pub task: Option<i64>,
     pub rollout: Option<i64>,
 }
@@ -18,8 +68,8 @@ pub fn parse(hash: &str) -> ViewState {
         match part.split_once('=') {
             Some(("task", v)) => state.task = v.parse().ok(),
             Some(("rollout", v)) => state.rollout = v.parse().ok(),
-            Some(("page", v)) => state.page = Some(v.to_string()),
-            None => state.page = Some(part.to_string()),
+            Some(("page", v)) => state.route = Route::from_name(v).unwrap_or_default(),
+            None => state.route = Route::from_name(part).unwrap_or_default(),
             _ => {}
         }
     }
@@ -27,10 +77,7 @@ pub fn parse(hash: &str) -> ViewState {
 }
 
 pub fn format(state: &ViewState) -> String {
-    let mut parts = Vec::new();
-    if let Some(p) = &state.page {
-        parts.push(p.clone());
-    }
+    let mut parts = vec![state.route.name().to_string()];
     if let Some(t) = state.task {
         parts.push(format!("task={t}"));
         if let Some(r) = state.rollout {
@@ -50,13 +97,32 @@ mod tests {
         assert_eq!(
             s,
             ViewState {
-                page: Some("profile".into()),
+                route: Route::Profile,
                 task: Some(12),
                 rollout: Some(3)
             }
         );
         assert_eq!(format(&s), "#profile&task=12&rollout=3");
-        assert_eq!(parse("#pivot").page.as_deref(), Some("pivot"));
         assert_eq!(parse("#task=x").task, None);
+        for r in Route::ALL {
+            let s = ViewState {
+                route: r,
+                ..ViewState::default()
+            };
+            assert_eq!(parse(&format(&s)), s);
+        }
+    }
+
+    #[test]
+    fn the_parser_decides_the_page() {
+        assert_eq!(parse("#pivot").route, Route::Pivot);
+        // Not a prefix match: `#pivot-build` is its own page, `#pivotal` none.
+        assert_eq!(parse("#pivot-build").route, Route::PivotBuild);
+        assert_eq!(parse("#pivotal").route, Route::Profile);
+        assert_eq!(parse("#compare&task=3").route, Route::Compare);
+        assert_eq!(parse("#health").route, Route::Health);
+        assert_eq!(parse("").route, Route::Profile);
+        assert_eq!(parse("#task=1&rollout=2").route, Route::Profile);
+        assert_eq!(parse("#page=pivot").route, Route::Pivot);
     }
 }

@@ -1,9 +1,12 @@
-//! The inspector's logic, in plain Rust so it is tested natively: which file is which, the
-//! profile as compact columns for the page, task filtering and sorting, the scatter plot's
-//! raster and picking, and the URL hash that keeps the view.
+//! The inspector's logic, in plain Rust so it is tested natively; the web components only lay
+//! it out: which file is which, the profile as compact columns for the page, the loaded run's
+//! lookups, task filtering and sorting, the table's virtual window and keys, and the URL hash
+//! that keeps the page and the view.
 
 pub mod detect;
 pub mod hash;
+pub mod intake;
 pub mod model;
-pub mod plot;
 pub mod query;
+pub mod run;
+pub mod table_nav;

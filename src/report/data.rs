@@ -12,16 +12,6 @@ use crate::table::Table;
 use serde_json::Value;
 use std::fmt::Write;
 
-/// Which rollout field the scatter plots against the reward by default: output tokens when
-/// there are any, else another token count, else the first field.
-pub(super) fn default_x(fields: &[String]) -> Option<usize> {
-    fields
-        .iter()
-        .position(|f| f == "output_tokens")
-        .or_else(|| fields.iter().position(|f| f.contains("tokens")))
-        .or(if fields.is_empty() { None } else { Some(0) })
-}
-
 pub(super) fn data_json(r: &ReportInput) -> String {
     let mut out = String::with_capacity(1 << 20);
     out.push_str("{\"title\":");
@@ -60,8 +50,21 @@ pub(super) fn data_json(r: &ReportInput) -> String {
         }
         numbers(&mut out, column);
     }
+    // Each field's scatter axes, from the plot model (the script draws what the app draws).
+    out.push_str("],\"scales\":[");
+    for f in 0..p.fields.len() {
+        if f > 0 {
+            out.push(',');
+        }
+        let (x, y) = p.scatter_scales(f);
+        out.push('[');
+        scale(&mut out, &x);
+        out.push(',');
+        scale(&mut out, &y);
+        out.push(']');
+    }
     out.push_str("],\"x\":");
-    match default_x(&p.fields) {
+    match crate::plot::default_x(&p.fields) {
         Some(x) => {
             let _ = write!(out, "{x}");
         }
@@ -75,6 +78,22 @@ pub(super) fn data_json(r: &ReportInput) -> String {
     ints(&mut out, &detail);
     out.push('}');
     out
+}
+
+/// `{"lo":…,"hi":…,"ticks":[…]}`.
+fn scale(out: &mut String, s: &crate::plot::Scale) {
+    out.push_str("{\"lo\":");
+    number(out, s.lo);
+    out.push_str(",\"hi\":");
+    number(out, s.hi);
+    out.push_str(",\"ticks\":[");
+    for (i, &t) in s.ticks.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        number(out, t);
+    }
+    out.push_str("]}");
 }
 
 /// `{"headers":[…],"key":[…],"cols":[[…],…]}`, column-major.

@@ -134,7 +134,7 @@ fn summary(out: &mut String, r: &ReportInput) {
 fn plots(out: &mut String, r: &ReportInput) {
     let p = &r.points;
     out.push_str("<section id=\"plots\"><h2>Rewards</h2><div class=\"plots\">");
-    if let Some(x) = data::default_x(&p.fields) {
+    if let Some(x) = crate::plot::default_x(&p.fields) {
         let (shown, total) = svg::scatter_count(p, x);
         let _ = write!(
             out,

@@ -63,6 +63,18 @@ impl Points {
     pub fn is_empty(&self) -> bool {
         self.task.is_empty()
     }
+    /// The rewards as plot values (NaN where missing).
+    pub fn reward_values(&self) -> Vec<f64> {
+        self.reward.iter().map(|v| v.unwrap_or(f64::NAN)).collect()
+    }
+    /// Field `f` as plot values (NaN where missing).
+    pub fn field_values(&self, f: usize) -> Vec<f64> {
+        self.values[f].iter().map(|v| v.unwrap_or(f64::NAN)).collect()
+    }
+    /// The scales of the reward-against-field-`f` scatter: the plot model's, as the app's.
+    pub fn scatter_scales(&self, f: usize) -> (crate::plot::Scale, crate::plot::Scale) {
+        crate::plot::scatter_scales(&self.field_values(f), &self.reward_values())
+    }
 }
 
 /// Everything the page shows, as plain data.

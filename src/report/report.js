@@ -159,14 +159,6 @@ document.addEventListener('DOMContentLoaded', function () {
   const W = 640, H = 300, LEFT = 60, RIGHT = 12, TOP = 12, BOTTOM = 40;
   const plot = { x: P.x, px: null, py: null, grid: null };
 
-  function range(get) {
-    let lo = Infinity, hi = -Infinity;
-    for (let i = 0; i < nPoints; i++) { const v = get(i); if (v !== null) { if (v < lo) lo = v; if (v > hi) hi = v; } }
-    if (!isFinite(lo)) { lo = 0; hi = 1; }
-    if (lo === hi) { lo -= 0.5; hi += 0.5; }
-    return [lo, hi];
-  }
-
   function drawScatter() {
     const canvas = $('scatter-canvas');
     const dpr = window.devicePixelRatio || 1;
@@ -175,20 +167,20 @@ document.addEventListener('DOMContentLoaded', function () {
     g.scale(dpr, dpr);
     const xs = P.values[plot.x], ys = P.reward;
     const both = (i) => xs[i] !== null && ys[i] !== null;
-    const [x0, x1] = range((i) => (both(i) ? xs[i] : null));
-    const [y0, y1] = range((i) => (both(i) ? ys[i] : null));
+    // The axes come from the plot model (Rust), as the app's do: same domain, same round ticks.
+    const [ax, ay] = P.scales[plot.x];
+    const [x0, x1, y0, y1] = [ax.lo, ax.hi, ay.lo, ay.hi];
     const sx = (v) => LEFT + ((v - x0) / (x1 - x0)) * (W - LEFT - RIGHT);
     const sy = (v) => H - BOTTOM - ((v - y0) / (y1 - y0)) * (H - TOP - BOTTOM);
     const style = getComputedStyle(document.body);
     g.clearRect(0, 0, W, H);
     g.strokeStyle = '#999'; g.strokeRect(LEFT, TOP, W - LEFT - RIGHT, H - TOP - BOTTOM);
     g.fillStyle = style.color; g.font = '11px system-ui, sans-serif';
-    for (let k = 0; k <= 4; k++) {
-      const f = k / 4;
-      g.textAlign = 'center'; g.fillText(shortNumber(x0 + f * (x1 - x0)), sx(x0 + f * (x1 - x0)), H - BOTTOM + 14);
-      g.textAlign = 'right'; g.fillText(shortNumber(y0 + f * (y1 - y0)), LEFT - 4, sy(y0 + f * (y1 - y0)) + 4);
-    }
-    g.textAlign = 'center'; g.fillText(P.fields[plot.x], (LEFT + W - RIGHT) / 2, H - 6);
+    g.textAlign = 'center';
+    for (const t of ax.ticks) g.fillText(shortNumber(t), sx(t), H - BOTTOM + 14);
+    g.textAlign = 'right';
+    for (const t of ay.ticks) g.fillText(shortNumber(t), LEFT - 4, sy(t) + 4);
+    g.textAlign = 'center'; g.fillText(P.fields[plot.x].replace(/_/g, ' '), (LEFT + W - RIGHT) / 2, H - 6);
     g.save(); g.translate(14, (TOP + H - BOTTOM) / 2); g.rotate(-Math.PI / 2); g.fillText('reward', 0, 0); g.restore();
     plot.px = new Float32Array(nPoints); plot.py = new Float32Array(nPoints);
     plot.grid = new Map();

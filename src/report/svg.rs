@@ -4,6 +4,7 @@
 
 use super::html::escape;
 use super::Points;
+use crate::plot::{self, axis_title, Scale};
 use crate::table::short_number;
 use std::fmt::Write;
 
@@ -17,32 +18,7 @@ const RIGHT: f64 = 12.0;
 const TOP: f64 = 12.0;
 const BOTTOM: f64 = 40.0;
 
-struct Axis {
-    lo: f64,
-    hi: f64,
-}
-
-impl Axis {
-    fn of(values: impl Iterator<Item = f64>) -> Axis {
-        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-        for v in values {
-            lo = lo.min(v);
-            hi = hi.max(v);
-        }
-        if !lo.is_finite() {
-            (lo, hi) = (0.0, 1.0);
-        }
-        if lo == hi {
-            (lo, hi) = (lo - 0.5, hi + 0.5);
-        }
-        Axis { lo, hi }
-    }
-    fn at(&self, v: f64, from: f64, to: f64) -> f64 {
-        from + (v - self.lo) / (self.hi - self.lo) * (to - from)
-    }
-}
-
-fn frame(out: &mut String, label: &str, x: &Axis, x_label: &str, y: &Axis, y_label: &str) {
+fn frame(out: &mut String, label: &str, x: &Scale, x_label: &str, y: &Scale, y_label: &str) {
     let _ = write!(
         out,
         r##"<svg class="plot" viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="img" aria-label="{}"><rect x="{LEFT}" y="{TOP}" width="{}" height="{}" fill="none" stroke="#999"/>"##,
@@ -50,19 +26,22 @@ fn frame(out: &mut String, label: &str, x: &Axis, x_label: &str, y: &Axis, y_lab
         W - LEFT - RIGHT,
         H - TOP - BOTTOM
     );
-    for i in 0..=4 {
-        let f = i as f64 / 4.0;
-        let (xv, yv) = (x.lo + f * (x.hi - x.lo), y.lo + f * (y.hi - y.lo));
-        let px = x.at(xv, LEFT, W - RIGHT);
-        let py = y.at(yv, H - BOTTOM, TOP);
+    for &t in &x.ticks {
         let _ = write!(
             out,
-            r##"<text x="{px:.1}" y="{}" font-size="11" text-anchor="middle" fill="#666">{}</text><text x="{}" y="{:.1}" font-size="11" text-anchor="end" fill="#666">{}</text>"##,
+            r##"<text x="{:.1}" y="{}" font-size="11" text-anchor="middle" fill="#666">{}</text>"##,
+            x.at(t, LEFT, W - RIGHT),
             H - BOTTOM + 14.0,
-            escape(&short_number(xv)),
+            escape(&short_number(t)),
+        );
+    }
+    for &t in &y.ticks {
+        let _ = write!(
+            out,
+            r##"<text x="{}" y="{:.1}" font-size="11" text-anchor="end" fill="#666">{}</text>"##,
             LEFT - 4.0,
-            py + 4.0,
-            escape(&short_number(yv)),
+            y.at(t, H - BOTTOM, TOP) + 4.0,
+            escape(&short_number(t)),
         );
     }
     let _ = write!(
@@ -83,14 +62,13 @@ pub(super) fn scatter(p: &Points, x: usize) -> String {
     let both: Vec<usize> = (0..p.len())
         .filter(|&i| p.reward[i].is_some() && xs[i].is_some())
         .collect();
-    let ax = Axis::of(both.iter().map(|&i| xs[i].unwrap_or(0.0)));
-    let ay = Axis::of(both.iter().map(|&i| p.reward[i].unwrap_or(0.0)));
+    let (ax, ay) = p.scatter_scales(x);
     let mut out = String::new();
     frame(
         &mut out,
         "reward by rollout",
         &ax,
-        &p.fields[x],
+        &axis_title(&p.fields[x]),
         &ay,
         "reward",
     );
@@ -119,50 +97,17 @@ pub(super) fn scatter_count(p: &Points, x: usize) -> (usize, usize) {
     (both.div_ceil(both.div_ceil(STATIC_POINTS).max(1)), both)
 }
 
-/// Rollouts per reward value: one bar per value when there are at most 20 distinct values
-/// (typical 0/1 rewards), else 20 equal bins.
+/// Rollouts per reward value, bars as the plot model makes them (the app draws the same).
 pub(super) fn histogram(rewards: &[Option<f64>]) -> String {
-    let mut values: Vec<f64> = rewards
-        .iter()
-        .flatten()
-        .copied()
-        .filter(|v| v.is_finite())
-        .collect();
-    values.sort_by(f64::total_cmp);
-    let mut distinct = values.clone();
-    distinct.dedup();
-    // (label, count); binned bars are labelled by their lower edge, every fourth one, so the
-    // labels do not overlap (the full range is in each bar's title).
-    let binned = distinct.len() > 20;
-    let bars: Vec<(String, usize)> = if !binned {
-        distinct
-            .iter()
-            .map(|&d| (short_number(d), values.iter().filter(|&&v| v == d).count()))
-            .collect()
-    } else {
-        let (lo, hi) = (values[0], values[values.len() - 1]);
-        let width = (hi - lo) / 20.0;
-        let mut counts = [0usize; 20];
-        for &v in &values {
-            counts[(((v - lo) / width) as usize).min(19)] += 1;
+    let h = plot::histogram(rewards.iter().flatten().copied());
+    let label = |b: &plot::Bar| {
+        if h.binned {
+            format!("{}–{}", short_number(b.lo), short_number(b.hi))
+        } else {
+            short_number(b.lo)
         }
-        counts
-            .iter()
-            .enumerate()
-            .map(|(b, &c)| {
-                let from = lo + b as f64 * width;
-                (
-                    format!("{}–{}", short_number(from), short_number(from + width)),
-                    c,
-                )
-            })
-            .collect()
     };
-    let max = bars.iter().map(|b| b.1).max().unwrap_or(0).max(1);
-    let ay = Axis {
-        lo: 0.0,
-        hi: max as f64,
-    };
+    let ay = Scale::between(0.0, h.max_count().max(1) as f64, plot::Y_TICKS);
     let mut out = String::new();
     let _ = write!(
         out,
@@ -171,37 +116,28 @@ pub(super) fn histogram(rewards: &[Option<f64>]) -> String {
         W - RIGHT,
         H - BOTTOM
     );
-    let slot = (W - LEFT - RIGHT) / bars.len().max(1) as f64;
-    for (b, (label, count)) in bars.iter().enumerate() {
-        let x = LEFT + b as f64 * slot;
-        let y = ay.at(*count as f64, H - BOTTOM, TOP + 14.0);
+    let slot = (W - LEFT - RIGHT) / h.bars.len().max(1) as f64;
+    for (b, bar) in h.bars.iter().enumerate() {
+        let (x, count) = (LEFT + b as f64 * slot, bar.count);
+        let y = ay.at(count as f64, H - BOTTOM, TOP + 14.0);
         let _ = write!(
             out,
             r##"<rect x="{:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="#3366cc"><title>reward {}: {count} rollouts</title></rect><text x="{:.1}" y="{:.1}" font-size="11" text-anchor="middle">{count}</text>"##,
             x + slot * 0.1,
             slot * 0.8,
             H - BOTTOM - y,
-            escape(label),
+            escape(&label(bar)),
             x + slot / 2.0,
             y - 3.0,
         );
-        let every = if binned {
-            4
-        } else if bars.len() <= 10 {
-            1
-        } else {
-            2
-        };
-        if b % every == 0 {
-            let (text, at) = match label.split_once('–') {
-                Some((from, _)) if binned => (from, x),
-                _ => (label.as_str(), x + slot / 2.0),
-            };
+        if b % h.label_every() == 0 {
+            // Binned bars are labelled by their lower edge, at it; values at the bar's middle.
+            let at = if h.binned { x } else { x + slot / 2.0 };
             let _ = write!(
                 out,
                 r##"<text x="{at:.1}" y="{}" font-size="11" text-anchor="middle" fill="#666">{}</text>"##,
                 H - BOTTOM + 14.0,
-                escape(text)
+                escape(&short_number(bar.lo))
             );
         }
     }
@@ -210,7 +146,7 @@ pub(super) fn histogram(rewards: &[Option<f64>]) -> String {
         r##"<text x="{}" y="{}" font-size="12" text-anchor="middle">reward (rollouts per {})</text></svg>"##,
         (LEFT + W - RIGHT) / 2.0,
         H - 6.0,
-        if binned { "bin" } else { "value" }
+        if h.binned { "bin" } else { "value" }
     );
     out
 }

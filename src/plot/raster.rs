@@ -1,6 +1,8 @@
-//! Scatter plots drawn into an RGBA buffer (one `putImageData` for a million points, instead of
-//! a million canvas calls) with a pick map for hover and click, plus axis ticks and histograms.
+//! The app's scatter plots drawn into an RGBA buffer (one `putImageData` for a million points,
+//! instead of a million canvas calls) with a pick map for hover and click. The frame comes from
+//! the plot model's scales, so ticks and domain are the report's.
 
+use super::Scale;
 use std::ops::Range;
 
 /// The data rectangle shown.
@@ -13,40 +15,14 @@ pub struct Frame {
 }
 
 impl Frame {
-    /// The range of the finite points, padded by 4% (or ±0.5 when flat).
-    pub fn fit(xs: &[f64], ys: &[f64]) -> Option<Frame> {
-        let (mut x0, mut x1, mut y0, mut y1) = (
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-        );
-        for (&x, &y) in xs.iter().zip(ys) {
-            if x.is_finite() && y.is_finite() {
-                x0 = x0.min(x);
-                x1 = x1.max(x);
-                y0 = y0.min(y);
-                y1 = y1.max(y);
-            }
+    /// The frame of an x and a y scale.
+    pub fn of(x: &Scale, y: &Scale) -> Frame {
+        Frame {
+            x_min: x.lo,
+            x_max: x.hi,
+            y_min: y.lo,
+            y_max: y.hi,
         }
-        if !x0.is_finite() {
-            return None;
-        }
-        let pad = |lo: f64, hi: f64| {
-            if hi > lo {
-                let p = (hi - lo) * 0.04;
-                (lo - p, hi + p)
-            } else {
-                (lo - 0.5, hi + 0.5)
-            }
-        };
-        let ((x_min, x_max), (y_min, y_max)) = (pad(x0, x1), pad(y0, y1));
-        Some(Frame {
-            x_min,
-            x_max,
-            y_min,
-            y_max,
-        })
     }
 
     /// Pixel position (x right, y down) of a data point in a `w`×`h` plot.
@@ -69,17 +45,17 @@ pub struct Raster {
 pub const POINT: [u8; 4] = [47, 111, 222, 90];
 pub const HIGHLIGHT: [u8; 4] = [230, 81, 0, 255];
 
-/// Draws `xs`×`ys` (NaN points are skipped). Points in `highlight` are drawn larger, on top,
-/// with a cross at their mean. Discrete y values (e.g. 0/1 rewards) get a small deterministic
-/// vertical jitter so their density shows.
+/// Draws `xs`×`ys` in `frame` (NaN points are skipped). Points in `highlight` are drawn larger,
+/// on top, with a cross at their mean. Discrete y values (e.g. 0/1 rewards) get a small
+/// deterministic vertical jitter so their density shows.
 pub fn scatter(
     xs: &[f64],
     ys: &[f64],
+    frame: Frame,
     highlight: Option<Range<usize>>,
     width: u32,
     height: u32,
-) -> Option<Raster> {
-    let frame = Frame::fit(xs, ys)?;
+) -> Raster {
     let (w, h) = (width.max(2), height.max(2));
     let mut r = Raster {
         width: w,
@@ -125,7 +101,7 @@ pub fn scatter(
             r.cross(mx.round() as i64, my.round() as i64, 7, HIGHLIGHT);
         }
     }
-    Some(r)
+    r
 }
 
 impl Raster {
@@ -206,50 +182,6 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// About `count` round tick values (1, 2 or 5 × 10^k steps) within [min, max].
-pub fn ticks(min: f64, max: f64, count: usize) -> Vec<f64> {
-    if !(min.is_finite() && max.is_finite()) || max <= min || count == 0 {
-        return vec![];
-    }
-    let raw = (max - min) / count as f64;
-    let mag = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0]
-        .into_iter()
-        .map(|m| m * mag)
-        .find(|s| *s >= raw)
-        .unwrap_or(10.0 * mag);
-    let mut t = (min / step).ceil() * step;
-    let mut out = Vec::new();
-    while t <= max + step * 1e-9 {
-        out.push(if t.abs() < step * 1e-9 { 0.0 } else { t });
-        t += step;
-    }
-    out
-}
-
-/// Counts of finite `values` in `bins` equal-width bins over their range: (edges, counts).
-pub fn histogram(values: &[f64], bins: usize) -> (Vec<f64>, Vec<u64>) {
-    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
-    if finite.is_empty() || bins == 0 {
-        return (vec![], vec![]);
-    }
-    let lo = finite.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let (lo, hi) = if hi > lo {
-        (lo, hi)
-    } else {
-        (lo - 0.5, hi + 0.5)
-    };
-    let width = (hi - lo) / bins as f64;
-    let edges = (0..=bins).map(|i| lo + width * i as f64).collect();
-    let mut counts = vec![0u64; bins];
-    for v in finite {
-        let b = (((v - lo) / width) as usize).min(bins - 1);
-        counts[b] += 1;
-    }
-    (edges, counts)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -258,7 +190,9 @@ mod tests {
     fn picks_the_nearest_point_and_highlights() {
         let xs = [0.0, 10.0, 5.0, f64::NAN];
         let ys = [0.0, 1.0, 0.5, 1.0];
-        let r = scatter(&xs, &ys, Some(2..3), 101, 101).unwrap();
+        let (sx, sy) = super::super::scatter_scales(&xs, &ys);
+        let frame = Frame::of(&sx, &sy);
+        let r = scatter(&xs, &ys, frame, Some(2..3), 101, 101);
         let (px, py) = r.frame.to_pixel(10.0, 1.0, 101, 101);
         assert_eq!(r.nearest(px, py + 1.0, 6), Some(1));
         let (px, py) = r.frame.to_pixel(5.0, 0.5, 101, 101);
@@ -266,17 +200,5 @@ mod tests {
         assert_eq!(r.nearest(-50.0, -50.0, 3), None);
         let at = (py.round() as usize * 101 + px.round() as usize) * 4;
         assert_eq!(&r.rgba[at..at + 3], &HIGHLIGHT[..3]);
-    }
-
-    #[test]
-    fn ticks_and_histogram() {
-        assert_eq!(
-            ticks(0.0, 1.0, 5),
-            [0.0, 0.2, 0.4, 0.6000000000000001, 0.8, 1.0]
-        );
-        assert_eq!(ticks(0.0, 1000.0, 4), [0.0, 500.0, 1000.0]);
-        let (edges, counts) = histogram(&[0.0, 0.0, 1.0, 0.5, f64::NAN], 2);
-        assert_eq!(edges, [0.0, 0.5, 1.0]);
-        assert_eq!(counts, [2, 2]);
     }
 }

@@ -1,0 +1,167 @@
+//! A loaded run as the inspector reads it: the view and its columns, with the lookups the page's
+//! components need (a rollout's value, the point of a task's rollout, a task's mean) and the plot
+//! model's axes and bars for it. Plain Rust, so it is tested natively.
+
+use super::model::{Columns, InspectView};
+use crate::plot::{self, Histogram, Scale};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunView {
+    pub view: InspectView,
+    pub cols: Columns,
+}
+
+impl RunView {
+    pub fn new(view: InspectView, cols: Columns) -> RunView {
+        RunView { view, cols }
+    }
+
+    pub fn points(&self) -> usize {
+        self.cols.point_task.len()
+    }
+
+    pub fn metric(&self, name: &str) -> Option<usize> {
+        self.view.metrics.iter().position(|m| m == name)
+    }
+
+    /// The value of metric `m` for point `i` (NaN when missing).
+    pub fn value(&self, i: usize, m: usize) -> f64 {
+        self.cols
+            .point_values
+            .get(i * self.view.metrics.len() + m)
+            .copied()
+            .unwrap_or(f64::NAN)
+    }
+
+    /// Metric `m` of every point (NaN where missing; all NaN for no metric).
+    pub fn metric_values(&self, m: Option<usize>) -> Vec<f64> {
+        (0..self.points())
+            .map(|i| m.map_or(f64::NAN, |m| self.value(i, m)))
+            .collect()
+    }
+
+    /// The point of (task index in `view.tasks`, rollout index).
+    pub fn point_of(&self, task: usize, rollout: i64) -> Option<usize> {
+        let t = self.view.tasks.get(task)?;
+        (t.first_point as usize..(t.first_point + t.num_rollouts) as usize)
+            .find(|&i| self.cols.point_rollout[i] as i64 == rollout)
+    }
+
+    /// The task (index in `view.tasks`) a point belongs to.
+    pub fn task_of_point(&self, point: usize) -> Option<usize> {
+        let tasks = &self.view.tasks;
+        let at = tasks.partition_point(|t| (t.first_point as usize) <= point);
+        at.checked_sub(1)
+            .filter(|&t| point < (tasks[t].first_point + tasks[t].num_rollouts) as usize)
+    }
+
+    /// The index in `view.tasks` of a task by its `_ng_task_index`.
+    pub fn task_position(&self, task: i64) -> Option<usize> {
+        self.view.tasks.iter().position(|m| m.task == task)
+    }
+
+    /// The points of task `t` (index in `view.tasks`).
+    pub fn task_points(&self, t: usize) -> std::ops::Range<usize> {
+        self.view.tasks.get(t).map_or(0..0, |m| {
+            m.first_point as usize..(m.first_point + m.num_rollouts) as usize
+        })
+    }
+
+    /// Task `t`'s mean of metric `m`, as the profile computed it (`mean/<metric>`; NaN when
+    /// the profile has no such column).
+    pub fn task_mean(&self, t: usize, m: usize) -> f64 {
+        let header = format!("mean/{}", self.view.metrics[m]);
+        let width = self.view.task_headers.len();
+        self.view
+            .task_headers
+            .iter()
+            .position(|h| *h == header)
+            .and_then(|c| self.cols.task_stats.get(t * width + c))
+            .copied()
+            .unwrap_or(f64::NAN)
+    }
+
+    /// Metric `m`'s per-task means, one per task in `view.tasks` order.
+    pub fn task_means(&self, m: Option<usize>) -> Vec<f64> {
+        (0..self.view.tasks.len())
+            .map(|t| m.map_or(f64::NAN, |m| self.task_mean(t, m)))
+            .collect()
+    }
+
+    /// The field plotted against the reward first (the plot model's rule, as in the report).
+    pub fn default_x(&self) -> Option<usize> {
+        let fields: Vec<&str> = self
+            .view
+            .metrics
+            .iter()
+            .map(String::as_str)
+            .filter(|m| *m != "reward")
+            .collect();
+        let name = fields.get(plot::default_x(&fields)?)?;
+        self.metric(name)
+    }
+
+    /// The rollout scatter's axes for x metric `x` (the report's for the same field).
+    pub fn scatter_scales(&self, x: usize) -> (Scale, Scale) {
+        plot::scatter_scales(
+            &self.metric_values(Some(x)),
+            &self.metric_values(self.metric("reward")),
+        )
+    }
+
+    /// The reward histogram (the report's bars).
+    pub fn reward_histogram(&self) -> Histogram {
+        plot::histogram(self.metric_values(self.metric("reward")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inspect::model;
+    use crate::output::profile_bytes;
+
+    fn run() -> RunView {
+        let inputs = br#"{"responses_create_params":{"input":"a"},"agent_ref":{"name":"x"},"_ng_task_index":0,"_ng_rollout_index":0}
+{"responses_create_params":{"input":"a"},"agent_ref":{"name":"x"},"_ng_task_index":0,"_ng_rollout_index":1}
+{"responses_create_params":{"input":"b"},"agent_ref":{"name":"x"},"_ng_task_index":1,"_ng_rollout_index":0}
+"#;
+        let rollouts = br#"{"_ng_task_index":0,"_ng_rollout_index":1,"reward":1.0,"response":{"usage":{"input_tokens":10,"output_tokens":30,"total_tokens":40}}}
+{"_ng_task_index":1,"_ng_rollout_index":0,"reward":0.0,"response":{"usage":{"input_tokens":5,"output_tokens":7,"total_tokens":12}}}
+{"_ng_task_index":0,"_ng_rollout_index":0,"reward":0.0,"response":{"usage":{"input_tokens":10,"output_tokens":10,"total_tokens":20}}}
+"#;
+        let p = profile_bytes(inputs, "i", rollouts, "r", Default::default()).unwrap();
+        let (view, cols) = model::build(&p, "i", "r", &Default::default());
+        RunView::new(view, cols)
+    }
+
+    #[test]
+    fn lookups() {
+        let r = run();
+        let t0 = r.task_position(0).unwrap();
+        let p = r.point_of(t0, 1).unwrap();
+        assert_eq!(r.task_of_point(p), Some(t0));
+        assert_eq!(r.value(p, r.metric("reward").unwrap()), 1.0);
+        assert_eq!(r.task_points(t0).len(), 2);
+        assert_eq!(r.point_of(t0, 9), None);
+        assert_eq!(r.task_of_point(99), None);
+    }
+
+    #[test]
+    fn task_means_are_the_profiles() {
+        let r = run();
+        let t0 = r.task_position(0).unwrap();
+        assert_eq!(r.task_mean(t0, r.metric("reward").unwrap()), 0.5);
+        assert_eq!(r.task_mean(t0, r.metric("output_tokens").unwrap()), 20.0);
+    }
+
+    #[test]
+    fn plots_use_the_model() {
+        let r = run();
+        assert_eq!(r.default_x(), r.metric("output_tokens"));
+        let (x, y) = r.scatter_scales(r.default_x().unwrap());
+        assert!(x.lo < 7.0 && x.hi > 30.0);
+        assert_eq!(y.ticks, [0.0, 0.5, 1.0]);
+        assert_eq!(r.reward_histogram().bars.len(), 2);
+    }
+}

@@ -1,0 +1,296 @@
+//! The one plot model both faces draw from: the app's canvas and the report's SVG and script.
+//! Given the same values they get the same axes (domain, round ticks, titles), the same
+//! histogram bars and the same default x field, so an exported report opens as the app showed it.
+//!
+//! - [`Scale`]: a value domain (the data's range, padded) and its round ticks (1, 2 or 5 × 10^k);
+//! - [`axis_title`]: a field name as an axis title (`output_tokens` → `output tokens`);
+//! - [`default_x`]: which field the reward is plotted against first;
+//! - [`histogram`]: rollouts per reward value, or per bin when values are many;
+//! - [`agent_colour`]: one colour per agent, in order of appearance;
+//! - [`raster`]: the app's scatter drawn into pixels, with picking.
+
+pub mod raster;
+
+/// A value domain and its tick values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scale {
+    pub lo: f64,
+    pub hi: f64,
+    pub ticks: Vec<f64>,
+}
+
+/// Ticks on an x axis (wider) and on a y axis.
+pub const X_TICKS: usize = 6;
+pub const Y_TICKS: usize = 5;
+
+impl Scale {
+    /// The range of the finite `values`, padded by 4% (±0.5 when flat; 0..1 when there are
+    /// none) so no point sits on the frame, with about `ticks` round ticks inside.
+    pub fn covering(values: impl IntoIterator<Item = f64>, ticks: usize) -> Scale {
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for v in values.into_iter().filter(|v| v.is_finite()) {
+            lo = lo.min(v);
+            hi = hi.max(v);
+        }
+        let (lo, hi) = if !lo.is_finite() {
+            (0.0, 1.0)
+        } else if hi > lo {
+            let pad = (hi - lo) * 0.04;
+            (lo - pad, hi + pad)
+        } else {
+            (lo - 0.5, hi + 0.5)
+        };
+        Scale::between(lo, hi, ticks)
+    }
+
+    /// A given domain with about `ticks` round ticks inside.
+    pub fn between(lo: f64, hi: f64, ticks: usize) -> Scale {
+        Scale {
+            lo,
+            hi,
+            ticks: round_ticks(lo, hi, ticks),
+        }
+    }
+
+    /// Where `v` falls between pixel positions `from` (at `lo`) and `to` (at `hi`).
+    pub fn at(&self, v: f64, from: f64, to: f64) -> f64 {
+        from + (v - self.lo) / (self.hi - self.lo) * (to - from)
+    }
+}
+
+/// The scales of a scatter of `ys` against `xs`, over the points where both are known (the
+/// app and the report filter the same way, so they get the same axes).
+pub fn scatter_scales(xs: &[f64], ys: &[f64]) -> (Scale, Scale) {
+    let both = || {
+        xs.iter()
+            .zip(ys)
+            .filter(|(x, y)| x.is_finite() && y.is_finite())
+    };
+    (
+        Scale::covering(both().map(|(x, _)| *x), X_TICKS),
+        Scale::covering(both().map(|(_, y)| *y), Y_TICKS),
+    )
+}
+
+/// About `count` round tick values (1, 2 or 5 × 10^k steps) within [min, max], with no
+/// floating-point residue (0.6, not 0.6000000000000001).
+pub fn round_ticks(min: f64, max: f64, count: usize) -> Vec<f64> {
+    if !(min.is_finite() && max.is_finite()) || max <= min || count == 0 {
+        return vec![];
+    }
+    let raw = (max - min) / count as f64;
+    let exp = raw.log10().floor();
+    let mag = 10f64.powf(exp);
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw * (1.0 - 1e-9))
+        .unwrap_or(10.0 * mag);
+    // Ticks are k × step for integer k; computing each from k (not by repeated addition) and
+    // rounding to the step's decimals keeps them exact.
+    let decimals = (-exp).max(0.0) as i32 + 1;
+    let scale = 10f64.powi(decimals);
+    let first = (min / step).ceil() as i64;
+    let last = (max / step + 1e-9).floor() as i64;
+    (first..=last)
+        .map(|k| {
+            let t = ((k as f64 * step) * scale).round() / scale;
+            if t == 0.0 {
+                0.0
+            } else {
+                t
+            }
+        })
+        .collect()
+}
+
+/// A field name as an axis title: underscores read as spaces.
+pub fn axis_title(field: &str) -> String {
+    field.replace('_', " ")
+}
+
+/// The field the reward is plotted against first: output tokens when the run has them, else
+/// total or input tokens, else any token count, else the first field that is not the reward.
+pub fn default_x<S: AsRef<str>>(fields: &[S]) -> Option<usize> {
+    let find = |name: &str| fields.iter().position(|f| f.as_ref() == name);
+    find("output_tokens")
+        .or_else(|| find("total_tokens"))
+        .or_else(|| find("input_tokens"))
+        .or_else(|| fields.iter().position(|f| f.as_ref().contains("tokens")))
+        .or_else(|| fields.iter().position(|f| f.as_ref() != "reward"))
+}
+
+/// Most distinct values that get a bar each; more are binned.
+pub const MAX_VALUE_BARS: usize = 20;
+/// Bins when values are many.
+pub const BINS: usize = 20;
+
+/// One bar: the values in [`lo`, `hi`) (a single value when `lo == hi`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bar {
+    pub lo: f64,
+    pub hi: f64,
+    pub count: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Histogram {
+    pub bars: Vec<Bar>,
+    /// Equal-width bins (true) or one bar per distinct value (false).
+    pub binned: bool,
+}
+
+impl Histogram {
+    pub fn max_count(&self) -> u64 {
+        self.bars.iter().map(|b| b.count).max().unwrap_or(0)
+    }
+
+    /// How often a bar gets a label below it, so labels do not overlap.
+    pub fn label_every(&self) -> usize {
+        if self.binned {
+            4
+        } else if self.bars.len() <= 10 {
+            1
+        } else {
+            2
+        }
+    }
+}
+
+/// Rollouts per reward value: one bar per value when there are at most [`MAX_VALUE_BARS`]
+/// distinct values (typical 0/1 rewards), else [`BINS`] equal bins over the range.
+pub fn histogram(values: impl IntoIterator<Item = f64>) -> Histogram {
+    let mut values: Vec<f64> = values.into_iter().filter(|v| v.is_finite()).collect();
+    if values.is_empty() {
+        return Histogram::default();
+    }
+    values.sort_by(f64::total_cmp);
+    let mut bars: Vec<Bar> = Vec::new();
+    for &v in &values {
+        match bars.last_mut() {
+            Some(b) if b.lo == v => b.count += 1,
+            _ => bars.push(Bar {
+                lo: v,
+                hi: v,
+                count: 1,
+            }),
+        }
+        if bars.len() > MAX_VALUE_BARS {
+            break;
+        }
+    }
+    if bars.len() <= MAX_VALUE_BARS {
+        return Histogram {
+            bars,
+            binned: false,
+        };
+    }
+    let (lo, hi) = (values[0], values[values.len() - 1]);
+    let width = (hi - lo) / BINS as f64;
+    let mut bars: Vec<Bar> = (0..BINS)
+        .map(|b| Bar {
+            lo: lo + b as f64 * width,
+            hi: lo + (b + 1) as f64 * width,
+            count: 0,
+        })
+        .collect();
+    for v in values {
+        bars[(((v - lo) / width) as usize).min(BINS - 1)].count += 1;
+    }
+    Histogram { bars, binned: true }
+}
+
+/// A colour-blind-safe categorical palette (Okabe–Ito, without black), repeated past 7 agents.
+pub const PALETTE: [[u8; 3]; 7] = [
+    [0, 114, 178],
+    [230, 159, 0],
+    [0, 158, 115],
+    [204, 121, 167],
+    [86, 180, 233],
+    [213, 94, 0],
+    [240, 228, 66],
+];
+
+/// The colour of the `i`-th agent (in the order the run lists its agents).
+pub fn agent_colour(i: usize) -> [u8; 3] {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// `#rrggbb` for SVG and CSS.
+pub fn hex(c: [u8; 3]) -> String {
+    format!("#{:02x}{:02x}{:02x}", c[0], c[1], c[2])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round_numbers() {
+        assert_eq!(round_ticks(0.0, 1.0, 5), [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]);
+        assert_eq!(round_ticks(0.0, 1000.0, 4), [0.0, 500.0, 1000.0]);
+        // The report once labelled 304, 564.5, 825, …: the same range now gets round ticks.
+        assert_eq!(
+            round_ticks(304.0, 1346.0, 6),
+            [400.0, 600.0, 800.0, 1000.0, 1200.0]
+        );
+        assert_eq!(round_ticks(-0.04, 1.04, 5), [0.0, 0.5, 1.0]);
+        assert!(round_ticks(1.0, 1.0, 5).is_empty());
+    }
+
+    #[test]
+    fn scale_pads_the_data_range() {
+        let s = Scale::covering([0.0, 1.0, f64::NAN], Y_TICKS);
+        assert!((s.lo + 0.04).abs() < 1e-12 && (s.hi - 1.04).abs() < 1e-12);
+        assert_eq!(s.ticks.first(), Some(&0.0));
+        assert_eq!(s.ticks.last(), Some(&1.0));
+        assert_eq!(Scale::covering([3.0], 5).lo, 2.5);
+        assert_eq!(Scale::covering([], 5).hi, 1.0);
+        assert_eq!(s.at(s.lo, 10.0, 20.0), 10.0);
+    }
+
+    #[test]
+    fn default_x_prefers_output_tokens() {
+        assert_eq!(default_x(&["reward", "input_tokens", "output_tokens"]), Some(2));
+        assert_eq!(default_x(&["reward", "input_tokens", "total_tokens"]), Some(2));
+        assert_eq!(default_x(&["reward", "cached_tokens"]), Some(1));
+        assert_eq!(default_x(&["reward", "accuracy"]), Some(1));
+        assert_eq!(default_x(&["reward"]), None);
+        assert_eq!(default_x::<&str>(&[]), None);
+    }
+
+    #[test]
+    fn histogram_bars_per_value_or_bins() {
+        let h = histogram([0.0, 1.0, 1.0, f64::NAN]);
+        assert!(!h.binned);
+        assert_eq!(
+            h.bars,
+            [
+                Bar {
+                    lo: 0.0,
+                    hi: 0.0,
+                    count: 1
+                },
+                Bar {
+                    lo: 1.0,
+                    hi: 1.0,
+                    count: 2
+                }
+            ]
+        );
+        let h = histogram((0..100).map(f64::from));
+        assert!(h.binned);
+        assert_eq!(h.bars.len(), BINS);
+        assert_eq!(h.bars.iter().map(|b| b.count).sum::<u64>(), 100);
+        assert_eq!(h.bars[0].count, 5);
+        assert_eq!(h.max_count(), 5);
+        assert!(histogram([]).bars.is_empty());
+    }
+
+    #[test]
+    fn colours_cycle() {
+        assert_eq!(agent_colour(0), agent_colour(7));
+        assert_ne!(agent_colour(0), agent_colour(1));
+        assert_eq!(hex([0, 114, 178]), "#0072b2");
+    }
+}
