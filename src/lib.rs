@@ -12,6 +12,7 @@
 //!
 //! The faces: `cli` (native binary) and `web` (Leptos app, wasm32).
 
+pub mod chunks;
 pub mod collect;
 pub mod conversation;
 pub mod error;

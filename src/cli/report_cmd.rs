@@ -86,7 +86,7 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
         sources: vec![source(inputs)?, source(rollouts)?],
         date: args.date.clone(),
     };
-    let output = names::beside(rollouts, |n| names::report(n));
+    let output = names::beside(rollouts, names::report);
     let input = ReportInput::from_run(
         &profile,
         meta,

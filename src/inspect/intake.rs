@@ -137,7 +137,10 @@ mod tests {
             next(&mut s, vec![("p", RewardProfiling), ("m", AgentMetrics)]),
             Next::ShowProfileFiles
         );
-        assert_eq!(next(&mut s, vec![("m", AgentMetrics)]), Next::ShowProfileFiles);
+        assert_eq!(
+            next(&mut s, vec![("m", AgentMetrics)]),
+            Next::ShowProfileFiles
+        );
         assert_eq!(next(&mut s, vec![("x", Unknown)]), Next::Wait);
         // Metrics alone are not enough to show anything.
         let mut s = Slots::default();
@@ -147,7 +150,11 @@ mod tests {
     #[test]
     fn a_pivot_file_goes_to_the_validator_beside_the_run() {
         let mut s = Slots::default();
-        let taken = s.take(vec![("p", Pivot), ("i", MaterializedInputs), ("r", Rollouts)]);
+        let taken = s.take(vec![
+            ("p", Pivot),
+            ("i", MaterializedInputs),
+            ("r", Rollouts),
+        ]);
         assert_eq!(taken.pivot, Some("p"));
         assert_eq!(taken.next, Next::ProfileRun);
     }

@@ -35,6 +35,23 @@ pub struct Totals {
     pub mean_total_tokens: Option<f64>,
 }
 
+impl Totals {
+    /// The run in one line, as the inspector heads it.
+    pub fn line(&self) -> String {
+        let mean = |v: Option<f64>| v.map_or("–".to_string(), table::short_number);
+        format!(
+            "{} tasks · {} of {} rollouts · {} agents · mean reward {} · mean output tokens {} · mean total tokens {}",
+            self.tasks,
+            self.rollouts,
+            self.expected_rollouts,
+            self.agents,
+            mean(self.mean_reward),
+            mean(self.mean_output_tokens),
+            mean(self.mean_total_tokens)
+        )
+    }
+}
+
 /// The inspector's view of a run (the small part; the big arrays travel in [`Columns`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InspectView {

@@ -90,7 +90,10 @@ mod tests {
     #[test]
     fn keys_move_within_bounds() {
         assert_eq!(key_action("ArrowDown", None, 5), Some(KeyAction::Move(0)));
-        assert_eq!(key_action("ArrowDown", Some(4), 5), Some(KeyAction::Move(4)));
+        assert_eq!(
+            key_action("ArrowDown", Some(4), 5),
+            Some(KeyAction::Move(4))
+        );
         assert_eq!(key_action("ArrowUp", Some(0), 5), Some(KeyAction::Move(0)));
         assert_eq!(key_action("End", Some(1), 5), Some(KeyAction::Move(4)));
         assert_eq!(key_action("Enter", Some(1), 5), Some(KeyAction::Open));

@@ -119,6 +119,26 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// Where the error is, for a list: `line 3:14`, `line 3`, or nothing for file-level errors.
+    pub fn place(&self) -> String {
+        match self.column {
+            Some(c) => format!("line {}:{c}", self.line),
+            None if self.line > 0 => format!("line {}", self.line),
+            None => String::new(),
+        }
+    }
+
+    /// ` — found …` after the message, or nothing when the value is missing.
+    pub fn found_note(&self) -> String {
+        if self.found == "(missing)" {
+            String::new()
+        } else {
+            format!(" — found {}", self.found)
+        }
+    }
+}
+
+impl Finding {
     /// Upstream's full message: `line N: …` (file-level checks have no line).
     pub fn upstream_message(&self) -> String {
         if self.check == Check::E {

@@ -18,6 +18,15 @@ use summary::Summary;
 use tree::Interest;
 
 /// What to check, with upstream's flag meanings.
+/// A typed list of dotted field paths (`a.b, c` or one per line), as the page takes
+/// `--require-field` values.
+pub fn split_field_list(text: &str) -> Vec<String> {
+    text.split([',', '\n', ' '])
+        .filter(|p| !p.is_empty())
+        .map(String::from)
+        .collect()
+}
+
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct PivotOptions {

@@ -45,6 +45,18 @@ pub struct FixView {
 }
 
 impl PivotView {
+    /// The verdict in one sentence, as the page shows it.
+    pub fn verdict(&self) -> String {
+        if self.valid {
+            format!("Valid: {} rows pass every check.", self.rows)
+        } else {
+            format!(
+                "Invalid: {} errors in {} of {} rows.",
+                self.errors_total, self.invalid_rows, self.rows
+            )
+        }
+    }
+
     pub fn new(report: &Report) -> PivotView {
         let groups = report
             .counts

@@ -251,8 +251,14 @@ mod tests {
 
     #[test]
     fn default_x_prefers_output_tokens() {
-        assert_eq!(default_x(&["reward", "input_tokens", "output_tokens"]), Some(2));
-        assert_eq!(default_x(&["reward", "input_tokens", "total_tokens"]), Some(2));
+        assert_eq!(
+            default_x(&["reward", "input_tokens", "output_tokens"]),
+            Some(2)
+        );
+        assert_eq!(
+            default_x(&["reward", "input_tokens", "total_tokens"]),
+            Some(2)
+        );
         assert_eq!(default_x(&["reward", "cached_tokens"]), Some(1));
         assert_eq!(default_x(&["reward", "accuracy"]), Some(1));
         assert_eq!(default_x(&["reward"]), None);

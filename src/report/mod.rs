@@ -69,7 +69,10 @@ impl Points {
     }
     /// Field `f` as plot values (NaN where missing).
     pub fn field_values(&self, f: usize) -> Vec<f64> {
-        self.values[f].iter().map(|v| v.unwrap_or(f64::NAN)).collect()
+        self.values[f]
+            .iter()
+            .map(|v| v.unwrap_or(f64::NAN))
+            .collect()
     }
     /// The scales of the reward-against-field-`f` scatter: the plot model's, as the app's.
     pub fn scatter_scales(&self, f: usize) -> (crate::plot::Scale, crate::plot::Scale) {

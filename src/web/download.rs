@@ -1,26 +1,31 @@
-//! Output files offered for download as `blob:` URLs (nothing leaves the machine).
+//! Files offered for download as `blob:` URLs (nothing leaves the machine). gloo's `ObjectUrl`
+//! revokes the URL when the last handle is dropped.
 
-/// A `blob:` URL with the file name to save it under; revoked when dropped.
-pub struct ObjectUrl {
-    pub file_name: String,
-    pub url: String,
-    pub bytes: usize,
+use super::protocol::Download;
+use gloo_file::ObjectUrl;
+use leptos::prelude::*;
+
+/// A file ready to save: its `blob:` URL, the name to save it under, its size.
+#[derive(Clone)]
+pub struct DownloadLink {
+    pub name: String,
+    pub url: ObjectUrl,
+    pub bytes: u64,
 }
 
-impl ObjectUrl {
-    /// For a Blob made elsewhere (the worker's fixed copy).
-    pub fn from_blob(file_name: String, blob: &web_sys::Blob) -> Result<Self, String> {
-        let url = web_sys::Url::create_object_url_with_blob(blob).map_err(|e| format!("{e:?}"))?;
-        Ok(ObjectUrl {
-            file_name,
-            url,
-            bytes: blob.size() as usize,
-        })
+impl From<Download> for DownloadLink {
+    fn from(d: Download) -> DownloadLink {
+        DownloadLink {
+            bytes: d.blob.size() as u64,
+            url: ObjectUrl::from(d.blob),
+            name: d.name,
+        }
     }
 }
 
-impl Drop for ObjectUrl {
-    fn drop(&mut self) {
-        let _ = web_sys::Url::revoke_object_url(&self.url);
+impl DownloadLink {
+    /// `<a download>` with `label` as its text.
+    pub fn anchor(&self, testid: &'static str, label: String) -> impl IntoView {
+        view! { <a href=self.url.to_string() download=self.name.clone() data-testid=testid>{label}</a> }
     }
 }

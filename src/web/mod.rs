@@ -1,18 +1,32 @@
-//! The browser app (wasm32, Leptos CSR). Thin: files are read here, everything is computed by
-//! the core, and the components only lay out [`crate::table`] values.
+//! The browser app (wasm32, Leptos CSR). Thin: files are read in a Web Worker, everything is
+//! computed by the core, and the components only lay out core values.
+//!
+//! - `app`: the shell and the router (one tab per `inspect::hash::Route`);
+//! - `protocol`: the typed page ↔ worker messages; `worker_client`: the page's side;
+//!   `worker`: the worker's side (jobs over the core);
+//! - `profile_page`, `file_pick`, `inspector`, `summary`, `export`, `plots`, `scatter_canvas`,
+//!   `histogram`, `task_table`, `rollout_view`: the run inspector;
+//! - `pivot_page`, `pivot_result`: the pivot validator;
+//! - `state`: the selection and the URL hash; `download`: blob URLs to save files.
 
 mod app;
 mod download;
+mod export;
+mod file_pick;
+mod histogram;
 mod inspector;
 mod pivot_page;
+mod pivot_result;
 mod plots;
 mod profile_page;
 mod protocol;
 mod rollout_view;
+mod scatter_canvas;
+mod state;
+mod summary;
 mod task_table;
 pub mod worker;
 mod worker_client;
-mod worker_profile;
 
 pub use app::App;
 

@@ -1,9 +1,10 @@
 //! The pivot validator page: a file and upstream's options in, the verdict, every error grouped
 //! by check (click one to see its row with the offending value marked), stats and the fixed copy.
 
-use super::download::ObjectUrl;
-use super::protocol::{self, object};
-use super::worker_client::BackgroundWorker;
+use super::download::DownloadLink;
+use super::pivot_result::PivotResult;
+use super::protocol::{Download, Progress, Reply, Request};
+use super::worker_client::start_page_worker;
 use crate::pivot::checks::Finding;
 use crate::pivot::highlight::{pretty_segments, Segment};
 use crate::pivot::report::PivotView;
@@ -12,13 +13,12 @@ use leptos::ev;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::sync::Arc;
-use wasm_bindgen_futures::JsFuture;
 
 #[derive(Clone)]
 enum Phase {
     Idle,
-    Running { bytes: f64, total: f64, lines: f64 },
-    Done(Arc<PivotView>, Option<Arc<ObjectUrl>>),
+    Running(Progress),
+    Done(Arc<PivotView>, Option<DownloadLink>),
     Failed(String),
 }
 
@@ -34,22 +34,14 @@ pub fn PivotPage(
     let fail_fast = RwSignal::new(false);
     let fix = RwSignal::new(false);
     let stats = RwSignal::new(false);
-    let phase = RwSignal::new(Phase::Idle);
-    let worker_ready = RwSignal::new(false);
-    let worker = StoredValue::new_local(BackgroundWorker::start(move |ready| {
-        worker_ready.set(ready)
-    }));
+    let phase = RwSignal::new_local(Phase::Idle);
+    let (worker, worker_ready) = start_page_worker();
     let shown_row = RwSignal::new(None::<(Finding, Vec<Segment>)>);
 
     let options = move || PivotOptions {
         agent_ref: Some(agent_ref.get_untracked()).filter(|s| !s.is_empty()),
         check_tool_names: check_tool_names.get_untracked(),
-        require_fields: require_fields
-            .get_untracked()
-            .split([',', '\n', ' '])
-            .filter(|p| !p.is_empty())
-            .map(String::from)
-            .collect(),
+        require_fields: crate::pivot::split_field_list(&require_fields.get_untracked()),
         allow_batch: allow_batch.get_untracked(),
         fail_fast: fail_fast.get_untracked(),
         fix: fix.get_untracked(),
@@ -58,58 +50,36 @@ pub fn PivotPage(
     };
 
     let run = move || {
-        let Some(f) = file.get_untracked() else {
+        let Some(file) = file.get_untracked() else {
             return;
         };
-        let opts = serde_json::to_string(&options()).unwrap_or_default();
         shown_row.set(None);
-        phase.set(Phase::Running {
+        phase.set(Phase::Running(Progress {
             bytes: 0.0,
-            total: f.size(),
-            lines: 0.0,
-        });
-        let request = object(&[
-            ("kind", "validate-pivot".into()),
-            ("file", f.into()),
-            ("options", opts.into()),
-        ]);
-        let on_message =
-            move |msg: wasm_bindgen::JsValue| match protocol::text(&msg, "kind").as_str() {
-                "progress" => phase.set(Phase::Running {
-                    bytes: protocol::number(&msg, "bytes"),
-                    total: protocol::number(&msg, "total"),
-                    lines: protocol::number(&msg, "lines"),
-                }),
-                "pivot-done" => {
-                    let view: Result<PivotView, _> =
-                        serde_json::from_str(&protocol::text(&msg, "view"));
-                    let fixed = protocol::blob(&msg, "fixed").and_then(|b| {
-                        let name = crate::names::fixed_pivots(
-                            &view.as_ref().map(|v| v.file.clone()).unwrap_or_default(),
-                        );
-                        ObjectUrl::from_blob(name, &b).ok().map(Arc::new)
+            total: file.size(),
+            lines: 0,
+        }));
+        let request = Request::ValidatePivot {
+            file,
+            options: options(),
+        };
+        worker.with_value(|w| {
+            w.request(&request, move |reply| match reply {
+                Reply::Progress(p) => phase.set(Phase::Running(p)),
+                Reply::PivotChecked { view, fixed } => {
+                    let fixed = fixed.map(|blob| {
+                        let name = crate::names::fixed_pivots(&view.file);
+                        DownloadLink::from(Download { blob, name })
                     });
-                    phase.set(match view {
-                        Ok(v) => Phase::Done(Arc::new(v), fixed),
-                        Err(e) => Phase::Failed(e.to_string()),
-                    });
+                    phase.set(Phase::Done(Arc::new(*view), fixed));
                 }
-                _ => phase.set(Phase::Failed(protocol::text(&msg, "message"))),
-            };
-        let sent = worker.with_value(|w| match w {
-            Ok(w) => w.request(request, on_message),
-            Err(e) => Err(e.clone()),
+                Reply::Failed(f) => phase.set(Phase::Failed(f.message)),
+                _ => phase.set(Phase::Failed("unexpected reply from the worker".into())),
+            })
         });
-        if let Err(e) = sent {
-            phase.set(Phase::Failed(e));
-        }
     };
     let cancel = move |_| {
-        worker.with_value(|w| {
-            if let Ok(w) = w {
-                let _ = w.cancel();
-            }
-        });
+        worker.with_value(|w| w.cancel());
         phase.set(Phase::Failed("Cancelled.".into()));
     };
     let on_file = move |e: ev::Event| {
@@ -129,14 +99,11 @@ pub fn PivotPage(
             return;
         };
         spawn_local(async move {
-            let Ok(blob) = f.slice_with_f64_and_f64(offset as f64, offset as f64 + f64::from(len))
-            else {
+            let row = gloo_file::Blob::from(f).slice(offset, offset + u64::from(len));
+            let Ok(text) = gloo_file::futures::read_as_text(&row).await else {
                 return;
             };
-            let Ok(text) = JsFuture::from(blob.text()).await else {
-                return;
-            };
-            let segments = pretty_segments(&text.as_string().unwrap_or_default(), &finding.path);
+            let segments = pretty_segments(&text, &finding.path);
             shown_row.set(Some((finding, segments)));
         });
     };
@@ -169,10 +136,10 @@ pub fn PivotPage(
         </section>
         {move || match phase.get() {
             Phase::Idle => view! { <p data-testid="pivot-status" class="status">"Choose a pivot JSONL file."</p> }.into_any(),
-            Phase::Running { bytes, total, lines } => view! {
+            Phase::Running(p) => view! {
                 <div data-testid="pivot-status" class="status working">
-                    <progress max=total value=bytes data-testid="pivot-progress"></progress>
-                    {format!(" {:.1} of {:.1} MB, {} lines ", bytes / 1e6, total / 1e6, lines)}
+                    <progress max=p.total value=p.bytes data-testid="pivot-progress"></progress>
+                    {format!(" {:.1} of {:.1} MB, {} lines ", p.bytes / 1e6, p.total / 1e6, p.lines)}
                     <button data-testid="pivot-cancel" on:click=cancel>"Cancel"</button>
                 </div>
             }.into_any(),
@@ -189,70 +156,5 @@ pub fn PivotPage(
                 }).collect_view()}</pre>
             </section>
         })}
-    }
-}
-
-#[component]
-fn PivotResult(
-    view: Arc<PivotView>,
-    fixed: Option<Arc<ObjectUrl>>,
-    on_pick: impl Fn(Finding) + Copy + Send + Sync + 'static,
-) -> impl IntoView {
-    let verdict = if view.valid {
-        format!("Valid: {} rows pass every check.", view.rows)
-    } else {
-        format!(
-            "Invalid: {} errors in {} of {} rows.",
-            view.errors_total, view.invalid_rows, view.rows
-        )
-    };
-    let groups = view
-        .groups
-        .iter()
-        .map(|g| {
-            let findings = g
-                .findings
-                .iter()
-                .map(|f| {
-                    let finding = f.clone();
-                    let place = match f.column {
-                        Some(c) => format!("line {}:{c}", f.line),
-                        None if f.line > 0 => format!("line {}", f.line),
-                        None => String::new(),
-                    };
-                    let found = if f.found == "(missing)" { String::new() } else { format!(" — found {}", f.found) };
-                    view! {
-                        <li><button class="finding" data-testid="pivot-finding" data-line=f.line.to_string()
-                            on:click=move |_| on_pick(finding.clone())>{place}</button>
-                            " " {f.message.clone()} {found}</li>
-                    }
-                })
-                .collect_view();
-            let more = (g.count as usize > g.findings.len())
-                .then(|| view! { <li class="more">{format!("… and {} more", g.count as usize - g.findings.len())}</li> });
-            view! {
-                <details open data-testid="pivot-group" data-check=g.id.clone()>
-                    <summary>{format!("[{}] {} — {}", g.id, g.title, g.count)}</summary>
-                    <ul>{findings}{more}</ul>
-                </details>
-            }
-        })
-        .collect_view();
-    let fix_view = view.fix.clone().map(|f| {
-        let link = fixed.clone().map(|u| view! {
-            <a href=u.url.clone() download=u.file_name.clone() data-testid="pivot-fix-download">
-                {format!("Download {} ({} rows, {} changed)", u.file_name, f.written, f.changed)}</a>
-        });
-        let unfixable = f.unfixable.iter().map(|(_, why)| view! { <li>{why.clone()}</li> }).collect_view();
-        view! { <section><h2>"Fixed copy"</h2>{link}<ul data-testid="pivot-unfixable">{unfixable}</ul></section> }
-    });
-    view! {
-        <p data-testid="pivot-status" class=if view.valid { "status done" } else { "status error" }>
-            <span data-testid="pivot-verdict">{verdict}</span></p>
-        {view.upstream_error.clone().map(|u| view! { <p><code data-testid="pivot-upstream">{u}</code></p> })}
-        {view.valid.then(|| view! { <pre data-testid="pivot-summary">{view.summary_text.clone()}</pre> })}
-        <section data-testid="pivot-errors">{groups}</section>
-        {view.stats_text.clone().map(|s| view! { <pre data-testid="pivot-stats">{s}</pre> })}
-        {fix_view}
     }
 }

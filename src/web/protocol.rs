@@ -1,32 +1,192 @@
-//! Messages between the page and its worker: plain JS objects with a `kind`, files passed as
-//! `File` (the worker reads them itself), structured results as JSON text of core types.
+//! The messages between the page and its worker: one enum per direction, converted with
+//! `serde-wasm-bindgen`. Core types cross as plain JS objects; `File`s, `Blob`s and typed arrays
+//! pass through unchanged (structured clone), so a big column never becomes a million JS numbers.
+//! Renaming a field changes both sides at once: there are no string keys to keep in step.
 
-use wasm_bindgen::{JsCast, JsValue};
+use crate::inspect::model::{Columns, InspectView};
+use crate::pivot::{report::PivotView, PivotOptions};
+use crate::profile::ProfileOptions;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_wasm_bindgen::preserve;
+use wasm_bindgen::JsValue;
+use web_sys::{Blob, File};
 
-pub fn object(entries: &[(&str, JsValue)]) -> JsValue {
-    let obj = js_sys::Object::new();
-    for (k, v) in entries {
-        let _ = js_sys::Reflect::set(&obj, &JsValue::from_str(k), v);
+/// Page → worker.
+#[derive(Serialize, Deserialize)]
+pub enum Request {
+    /// Profile a run from its two files.
+    Profile {
+        #[serde(with = "preserve")]
+        inputs: File,
+        #[serde(with = "preserve")]
+        rollouts: File,
+        options: ProfileOptions,
+    },
+    /// Show an existing `*_reward_profiling.jsonl` (and `*_agent_metrics.json`).
+    ProfileFiles {
+        #[serde(with = "preserve")]
+        profiling: File,
+        #[serde(with = "optional", default)]
+        metrics: Option<File>,
+    },
+    ValidatePivot {
+        #[serde(with = "preserve")]
+        file: File,
+        options: PivotOptions,
+    },
+    /// Render the report of the run shown last.
+    Report(ReportRequest),
+}
+
+/// Settings of the page's "Export report".
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ReportRequest {
+    pub title: String,
+    pub date: Option<String>,
+    pub conversations: usize,
+}
+
+/// Worker → page.
+#[derive(Serialize, Deserialize)]
+pub enum Reply {
+    /// The worker has loaded and takes requests.
+    Ready,
+    Progress(Progress),
+    Profiled(Box<Profiled>),
+    PivotChecked {
+        view: Box<PivotView>,
+        /// The fixed copy, when `--fix` was asked for.
+        #[serde(with = "optional", default)]
+        fixed: Option<Blob>,
+    },
+    Report(Download),
+    /// The one error path: every failure of a job ends here.
+    Failed(Failure),
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct Progress {
+    pub bytes: f64,
+    pub total: f64,
+    pub lines: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Failure {
+    pub message: String,
+    /// The profile failed only because rollouts are missing: the page offers partial mode.
+    pub missing_rollouts: bool,
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Failure {
+        Failure {
+            message,
+            missing_rollouts: false,
+        }
     }
-    obj.into()
 }
 
-pub fn field(msg: &JsValue, key: &str) -> JsValue {
-    js_sys::Reflect::get(msg, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+impl From<&str> for Failure {
+    fn from(message: &str) -> Failure {
+        Failure::from(message.to_string())
+    }
 }
 
-pub fn text(msg: &JsValue, key: &str) -> String {
-    field(msg, key).as_string().unwrap_or_default()
+/// A file made in the worker, to offer for download under `name`.
+#[derive(Serialize, Deserialize)]
+pub struct Download {
+    #[serde(with = "preserve")]
+    pub blob: Blob,
+    pub name: String,
 }
 
-pub fn number(msg: &JsValue, key: &str) -> f64 {
-    field(msg, key).as_f64().unwrap_or(0.0)
+#[derive(Serialize, Deserialize)]
+pub struct Profiled {
+    pub view: InspectView,
+    pub columns: JsColumns,
+    /// The profile's two output files (none when the run was read from them).
+    pub downloads: Vec<Download>,
+    /// The worker's wasm memory in bytes, for the browser benchmark.
+    pub worker_memory: f64,
 }
 
-pub fn file(msg: &JsValue, key: &str) -> Option<web_sys::File> {
-    field(msg, key).dyn_into::<web_sys::File>().ok()
+/// [`Columns`] as typed arrays: copied once into JS memory, moved to the page without a copy.
+#[derive(Serialize, Deserialize)]
+pub struct JsColumns {
+    #[serde(with = "preserve")]
+    task_stats: js_sys::Float64Array,
+    #[serde(with = "preserve")]
+    point_task: js_sys::Float64Array,
+    #[serde(with = "preserve")]
+    point_rollout: js_sys::Float64Array,
+    #[serde(with = "preserve")]
+    point_offset: js_sys::Float64Array,
+    #[serde(with = "preserve")]
+    point_len: js_sys::Float64Array,
+    #[serde(with = "preserve")]
+    point_values: js_sys::Float64Array,
 }
 
-pub fn blob(msg: &JsValue, key: &str) -> Option<web_sys::Blob> {
-    field(msg, key).dyn_into::<web_sys::Blob>().ok()
+impl From<&Columns> for JsColumns {
+    fn from(c: &Columns) -> JsColumns {
+        let a = |v: &[f64]| js_sys::Float64Array::from(v);
+        JsColumns {
+            task_stats: a(&c.task_stats),
+            point_task: a(&c.point_task),
+            point_rollout: a(&c.point_rollout),
+            point_offset: a(&c.point_offset),
+            point_len: a(&c.point_len),
+            point_values: a(&c.point_values),
+        }
+    }
+}
+
+impl From<&JsColumns> for Columns {
+    fn from(c: &JsColumns) -> Columns {
+        Columns {
+            task_stats: c.task_stats.to_vec(),
+            point_task: c.point_task.to_vec(),
+            point_rollout: c.point_rollout.to_vec(),
+            point_offset: c.point_offset.to_vec(),
+            point_len: c.point_len.to_vec(),
+            point_values: c.point_values.to_vec(),
+        }
+    }
+}
+
+/// A message as a JS value (objects, not `Map`s, for maps; JS objects passed through).
+pub fn encode<T: Serialize>(message: &T) -> Result<JsValue, String> {
+    message
+        .serialize(&serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true))
+        .map_err(|e| format!("cannot encode a message: {e}"))
+}
+
+pub fn decode<T: DeserializeOwned>(value: JsValue) -> Result<T, String> {
+    serde_wasm_bindgen::from_value(value).map_err(|e| format!("unexpected message: {e}"))
+}
+
+/// `preserve` for an optional JS object: `undefined`/`null` is `None`.
+mod optional {
+    use serde::de::Error;
+    use serde::{Deserializer, Serializer};
+    use wasm_bindgen::{JsCast, JsValue};
+
+    pub fn serialize<S: Serializer, T: JsCast>(v: &Option<T>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(v) => serde_wasm_bindgen::preserve::serialize(v, s),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>, T: JsCast>(d: D) -> Result<Option<T>, D::Error> {
+        let v: JsValue = serde_wasm_bindgen::preserve::deserialize(d)?;
+        if v.is_undefined() || v.is_null() {
+            return Ok(None);
+        }
+        v.dyn_into()
+            .map(Some)
+            .map_err(|_| D::Error::custom("not the expected JS type"))
+    }
 }

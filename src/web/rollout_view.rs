@@ -2,12 +2,12 @@
 //! reasoning, function calls with arguments, their outputs), then reward, usage and every other
 //! field; long text collapsed; the raw JSON one click away. Everything is text, never HTML.
 
-use super::inspector::{Loaded, Selection};
+use super::state::Selection;
 use crate::conversation::{conversation, Conversation, Item};
+use crate::inspect::run::RunView;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::sync::Arc;
-use wasm_bindgen_futures::JsFuture;
 
 /// Text longer than this starts collapsed.
 const LONG: usize = 1500;
@@ -22,8 +22,8 @@ struct Shown {
 
 #[component]
 pub fn RolloutView(
-    run: Arc<Loaded>,
-    rollouts: RwSignal<Option<web_sys::File>, LocalStorage>,
+    run: Arc<RunView>,
+    rollouts: Signal<Option<web_sys::File>, LocalStorage>,
     sel: Selection,
 ) -> impl IntoView {
     let shown = RwSignal::new(None::<Result<Shown, String>>);
@@ -69,13 +69,8 @@ pub fn RolloutView(
         };
         show_raw.set(false);
         spawn_local(async move {
-            let text = match file.slice_with_f64_and_f64(offset, offset + len) {
-                Ok(blob) => JsFuture::from(blob.text())
-                    .await
-                    .ok()
-                    .and_then(|t| t.as_string()),
-                Err(_) => None,
-            };
+            let line = gloo_file::Blob::from(file).slice(offset as u64, (offset + len) as u64);
+            let text = gloo_file::futures::read_as_text(&line).await.ok();
             let result = match text.map(|t| (serde_json::from_str::<serde_json::Value>(&t), t)) {
                 Some((Ok(value), _)) => Ok(Shown {
                     point,

@@ -2,16 +2,20 @@
 //! by reward group, agent and search, and virtualized (only visible rows are in the DOM) so
 //! 100,000 tasks scroll smoothly. Arrow keys move the selection; Enter opens its first rollout.
 
-use super::inspector::{Loaded, Selection};
+use super::state::Selection;
 use crate::inspect::model::RewardGroup;
 use crate::inspect::query::{select, TaskQuery};
+use crate::inspect::run::RunView;
+use crate::inspect::table_nav::{key_action, KeyAction, Viewport};
 use crate::table::short_number;
 use leptos::ev;
 use leptos::prelude::*;
 use std::sync::Arc;
 
-const ROW_PX: f64 = 28.0;
-const VIEW_PX: f64 = 420.0;
+const VIEWPORT: Viewport = Viewport {
+    row_px: 28.0,
+    view_px: 420.0,
+};
 
 fn exact(v: f64) -> String {
     if v.is_nan() {
@@ -24,7 +28,7 @@ fn exact(v: f64) -> String {
 }
 
 #[component]
-pub fn TaskTable(run: Arc<Loaded>, sel: Selection) -> impl IntoView {
+pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
     let query = RwSignal::new(TaskQuery::default());
     let scroll_top = RwSignal::new(0.0);
     let wrap = NodeRef::<leptos::html::Div>::new();
@@ -43,43 +47,30 @@ pub fn TaskTable(run: Arc<Loaded>, sel: Selection) -> impl IntoView {
             }
         })
     };
-    let scroll_to = move |pos: usize| {
-        if let Some(el) = wrap.get() {
-            let y = pos as f64 * ROW_PX;
-            let top = el.scroll_top() as f64;
-            if y < top {
-                el.set_scroll_top(y as i32);
-            } else if y + ROW_PX * 2.0 > top + VIEW_PX {
-                el.set_scroll_top((y + ROW_PX * 2.0 - VIEW_PX) as i32);
-            }
-        }
-    };
     let r = run.clone();
     let on_key = move |e: ev::KeyboardEvent| {
         let rows = order.get_untracked();
-        if rows.is_empty() {
-            return;
-        }
         let pos = sel
             .task
             .get_untracked()
             .and_then(|t| rows.iter().position(|&i| i as usize == t));
-        let next = match e.key().as_str() {
-            "ArrowDown" => pos.map_or(0, |p| (p + 1).min(rows.len() - 1)),
-            "ArrowUp" => pos.map_or(0, |p| p.saturating_sub(1)),
-            "Home" => 0,
-            "End" => rows.len() - 1,
-            "Enter" => {
-                if let Some(t) = sel.task.get_untracked() {
-                    sel.open_point(&r, r.view.tasks[t].first_point as usize);
+        match key_action(&e.key(), pos, rows.len()) {
+            Some(KeyAction::Move(next)) => {
+                e.prevent_default();
+                sel.task.set(Some(rows[next] as usize));
+                if let Some(el) = wrap.get() {
+                    if let Some(y) = VIEWPORT.scroll_to(next, f64::from(el.scroll_top())) {
+                        el.set_scroll_top(y as i32);
+                    }
                 }
-                return;
             }
-            _ => return,
-        };
-        e.prevent_default();
-        sel.task.set(Some(rows[next] as usize));
-        scroll_to(next);
+            Some(KeyAction::Open) => {
+                if let Some(t) = sel.task.get_untracked() {
+                    sel.open_point(&r, r.task_points(t).start);
+                }
+            }
+            None => {}
+        }
     };
 
     let agents: Vec<String> = run.view.agents.rows.iter().map(|r| r.key.clone()).collect();
@@ -99,15 +90,11 @@ pub fn TaskTable(run: Arc<Loaded>, sel: Selection) -> impl IntoView {
     let r = run.clone();
     let body = move || {
         let rows = order.get();
-        let first = ((scroll_top.get() / ROW_PX) as usize)
-            .saturating_sub(5)
-            .min(rows.len());
-        let last = (first + (VIEW_PX / ROW_PX) as usize + 10).min(rows.len());
+        let window = VIEWPORT.window(scroll_top.get(), rows.len());
+        let (top_pad, bottom_pad) = VIEWPORT.padding(&window, rows.len());
         let selected = sel.task.get();
-        let top_pad = first as f64 * ROW_PX;
-        let bottom_pad = (rows.len() - last) as f64 * ROW_PX;
         let visible =
-            rows[first..last]
+            rows[window]
                 .iter()
                 .map(|&i| {
                     let i = i as usize;
@@ -142,9 +129,9 @@ pub fn TaskTable(run: Arc<Loaded>, sel: Selection) -> impl IntoView {
         sel.task.get().map(|t| {
             let meta = &r.view.tasks[t];
             let reward = r.metric("reward");
-            let buttons = (meta.first_point..meta.first_point + meta.num_rollouts)
+            let buttons = r
+                .task_points(t)
                 .map(|p| {
-                    let p = p as usize;
                     let label = format!(
                         "rollout {} · reward {}",
                         r.cols.point_rollout[p],
@@ -192,7 +179,7 @@ pub fn TaskTable(run: Arc<Loaded>, sel: Selection) -> impl IntoView {
             <span data-testid="task-count">{move || format!("{} of {} tasks", order.with(Vec::len), total)}</span>
         </div>
         <div class="table-wrap virtual" node_ref=wrap tabindex="0" data-testid="task-table-wrap"
-            style:max-height=format!("{VIEW_PX}px")
+            style:max-height=format!("{}px", VIEWPORT.view_px)
             on:scroll=move |e| {
                 let el: web_sys::HtmlElement = event_target(&e);
                 scroll_top.set(f64::from(el.scroll_top()));

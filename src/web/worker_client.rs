@@ -1,8 +1,10 @@
 //! The page's side of the worker. One worker is started with the page, so its code is fetched
-//! while the page loads and later jobs make no request at all. It runs one job at a time;
-//! `cancel` (or a new job while one runs) terminates it and starts a fresh one.
+//! while the page loads and later jobs make no request at all. It runs one job at a time; a new
+//! job while one runs, or [`BackgroundWorker::cancel`], terminates it and starts a fresh one
+//! (terminating a busy worker is the only way to stop a synchronous job; gloo's worker crate
+//! has no such thing, so this is web-sys).
 
-use super::protocol;
+use super::protocol::{decode, encode, Failure, Reply, Request};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -12,16 +14,16 @@ use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 /// Trunk's loader for the worker bin (`data-loader-shim`), next to index.html.
 const WORKER_URL: &str = "./gymscope-worker_loader.js";
 
-type Callback = Box<dyn FnMut(JsValue)>;
+type OnReply = Box<dyn FnMut(Reply)>;
 
 #[derive(Default)]
 struct State {
     ready: bool,
     busy: bool,
-    /// A request waiting for the worker's `ready`.
+    /// A request waiting for the worker's `Ready`.
     pending: Option<JsValue>,
-    /// Receives the current job's messages.
-    callback: Option<Callback>,
+    /// Receives the current job's replies.
+    on_reply: Option<OnReply>,
     /// Told when the worker becomes ready (for the page's status and its tests).
     on_ready: Option<Rc<dyn Fn(bool)>>,
 }
@@ -30,7 +32,7 @@ struct State {
 pub struct BackgroundWorker {
     worker: Rc<RefCell<Option<Worker>>>,
     state: Rc<RefCell<State>>,
-    _handler: Rc<Closure<dyn FnMut(MessageEvent)>>,
+    handler: Rc<Closure<dyn FnMut(MessageEvent)>>,
 }
 
 impl BackgroundWorker {
@@ -42,9 +44,8 @@ impl BackgroundWorker {
         let worker: Rc<RefCell<Option<Worker>>> = Rc::new(RefCell::new(None));
         let (st, w) = (state.clone(), worker.clone());
         let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-            let data = e.data();
-            let kind = protocol::text(&data, "kind");
-            if kind == "ready" {
+            let reply = decode::<Reply>(e.data()).unwrap_or_else(|e| Reply::Failed(e.into()));
+            if let Reply::Ready = reply {
                 let (pending, on_ready) = {
                     let mut s = st.borrow_mut();
                     s.ready = true;
@@ -58,22 +59,22 @@ impl BackgroundWorker {
                 }
                 return;
             }
-            let done = kind != "progress";
-            let callback = st.borrow_mut().callback.take();
+            let done = !matches!(reply, Reply::Progress(_));
+            let callback = st.borrow_mut().on_reply.take();
             if let Some(mut f) = callback {
-                f(data);
+                f(reply);
                 let mut s = st.borrow_mut();
                 if done {
                     s.busy = false;
-                } else if s.callback.is_none() {
-                    s.callback = Some(f);
+                } else if s.on_reply.is_none() {
+                    s.on_reply = Some(f);
                 }
             }
         });
         let this = BackgroundWorker {
             worker,
             state,
-            _handler: Rc::new(handler),
+            handler: Rc::new(handler),
         };
         this.spawn()?;
         Ok(this)
@@ -84,7 +85,7 @@ impl BackgroundWorker {
         options.set_type(WorkerType::Classic);
         let worker = Worker::new_with_options(WORKER_URL, &options)
             .map_err(|e| format!("cannot start the worker: {e:?}"))?;
-        worker.set_onmessage(Some(self._handler.as_ref().as_ref().unchecked_ref()));
+        worker.set_onmessage(Some(self.handler.as_ref().as_ref().unchecked_ref()));
         *self.worker.borrow_mut() = Some(worker);
         let on_ready = {
             let mut s = self.state.borrow_mut();
@@ -98,28 +99,33 @@ impl BackgroundWorker {
         Ok(())
     }
 
-    /// Sends `request`; `on_message` gets its progress and its final message.
-    pub fn request(
-        &self,
-        request: JsValue,
-        on_message: impl FnMut(JsValue) + 'static,
-    ) -> Result<(), String> {
+    /// Sends `request`; `on_reply` gets its progress and then its result or failure.
+    pub fn request(&self, request: &Request, on_reply: impl FnMut(Reply) + 'static) {
+        let mut on_reply: OnReply = Box::new(on_reply);
+        if let Err(e) = self.send(request) {
+            on_reply(Reply::Failed(Failure::from(e)));
+            return;
+        }
+        self.state.borrow_mut().on_reply = Some(on_reply);
+    }
+
+    fn send(&self, request: &Request) -> Result<(), String> {
         if self.state.borrow().busy {
             self.cancel()?;
         }
+        let message = encode(request)?;
         let ready = {
             let mut s = self.state.borrow_mut();
             s.busy = true;
-            s.callback = Some(Box::new(on_message));
             if !s.ready {
-                s.pending = Some(request.clone());
+                s.pending = Some(message.clone());
             }
             s.ready
         };
         if ready {
             if let Some(worker) = self.worker.borrow().as_ref() {
                 worker
-                    .post_message(&request)
+                    .post_message(&message)
                     .map_err(|e| format!("{e:?}"))?;
             }
         }
@@ -133,9 +139,44 @@ impl BackgroundWorker {
         }
         {
             let mut s = self.state.borrow_mut();
-            s.callback = None;
+            s.on_reply = None;
             s.pending = None;
         }
         self.spawn()
     }
+}
+
+/// A page's worker handle: started with the page, shared by its components; a worker that
+/// could not start answers every request with that failure.
+#[derive(Clone)]
+pub struct WorkerHandle(Rc<Result<BackgroundWorker, String>>);
+
+impl WorkerHandle {
+    pub fn start(on_ready: impl Fn(bool) + 'static) -> WorkerHandle {
+        WorkerHandle(Rc::new(BackgroundWorker::start(on_ready)))
+    }
+
+    pub fn request(&self, request: &Request, mut on_reply: impl FnMut(Reply) + 'static) {
+        match self.0.as_ref() {
+            Ok(w) => w.request(request, on_reply),
+            Err(e) => on_reply(Reply::Failed(Failure::from(e.clone()))),
+        }
+    }
+
+    pub fn cancel(&self) {
+        if let Ok(w) = self.0.as_ref() {
+            let _ = w.cancel();
+        }
+    }
+}
+
+/// The worker as components hold it (a `Copy` handle to the page's one worker).
+pub type SharedWorker = leptos::prelude::StoredValue<WorkerHandle, leptos::prelude::LocalStorage>;
+
+/// Starts a page's worker, with a hidden `data-worker-state` element the tests wait on.
+pub fn start_page_worker() -> (SharedWorker, leptos::prelude::RwSignal<bool>) {
+    use leptos::prelude::*;
+    let ready = RwSignal::new(false);
+    let worker = StoredValue::new_local(WorkerHandle::start(move |r| ready.set(r)));
+    (worker, ready)
 }

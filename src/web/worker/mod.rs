@@ -1,0 +1,43 @@
+//! Runs inside the Web Worker: takes one [`Request`] at a time, runs its job on the core and
+//! posts [`Reply`]s (progress, then a result or a failure). Built by Trunk (`data-type="worker"`).
+
+mod io;
+mod pivot_job;
+mod profile_job;
+mod report_job;
+
+use super::protocol::{decode, Failure, Reply, Request};
+use io::post;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+pub fn start() {
+    console_error_panic_hook::set_once();
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+        let reply = decode::<Request>(e.data())
+            .map_err(Failure::from)
+            .and_then(handle)
+            .unwrap_or_else(Reply::Failed);
+        post(&reply);
+    });
+    scope.set_onmessage(Some(handler.as_ref().unchecked_ref()));
+    handler.forget(); // the handler lives as long as the worker
+    post(&Reply::Ready);
+}
+
+fn handle(request: Request) -> Result<Reply, Failure> {
+    match request {
+        Request::Profile {
+            inputs,
+            rollouts,
+            options,
+        } => profile_job::run(&inputs, &rollouts, options),
+        Request::ProfileFiles { profiling, metrics } => {
+            profile_job::run_files(&profiling, metrics.as_ref())
+        }
+        Request::ValidatePivot { file, options } => pivot_job::run(&file, options),
+        Request::Report(request) => report_job::run(request),
+    }
+}

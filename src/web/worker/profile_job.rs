@@ -1,0 +1,145 @@
+//! The worker's profile jobs: a run's two files streamed into the core profile, both output
+//! files as Blobs, and the inspector's view; or existing profile files shown directly. The run
+//! shown last is kept for a later report request.
+
+use super::super::protocol::{Download, Failure, JsColumns, Profiled, Reply};
+use super::io::{feed, post_progress, read_all, BlobWriter, SpanReader, WINDOW};
+use crate::chunks::Flow;
+use crate::error::ProfileError;
+use crate::inspect::model::{self, Columns, InspectView};
+use crate::names;
+use crate::profile::{Profile, ProfileBuilder, ProfileOptions};
+use crate::render;
+use crate::report::{ReportInput, ReportMeta, Source};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use web_sys::File;
+
+/// The run shown last: a profile with its files, or a report input read from profile files.
+pub enum Shown {
+    Run {
+        profile: Profile,
+        inputs: File,
+        rollouts: File,
+    },
+    Files(ReportInput),
+}
+
+thread_local! {
+    pub static SHOWN: RefCell<Option<Shown>> = const { RefCell::new(None) };
+}
+
+impl From<ProfileError> for Failure {
+    fn from(e: ProfileError) -> Failure {
+        Failure {
+            message: e.to_string(),
+            missing_rollouts: e.is_missing_rollouts(),
+        }
+    }
+}
+
+pub fn source(file: &File) -> Source {
+    Source {
+        name: file.name(),
+        bytes: file.size() as u64,
+    }
+}
+
+pub fn run(inputs: &File, rollouts: &File, options: ProfileOptions) -> Result<Reply, Failure> {
+    let mut builder = ProfileBuilder::new(inputs.name(), rollouts.name());
+    let total = (inputs.size() + rollouts.size()) as u64;
+    let inputs_size = inputs.size() as u64;
+    feed::<Failure>(inputs, |chunk, done| {
+        builder.push_inputs(chunk)?;
+        post_progress(done, total, builder.lines_read());
+        Ok(Flow::Continue)
+    })?;
+    feed::<Failure>(rollouts, |chunk, done| {
+        builder.push_rollouts(chunk)?;
+        post_progress(inputs_size + done, total, builder.lines_read());
+        Ok(Flow::Continue)
+    })?;
+    let profile = builder.finish(options)?;
+
+    // The samples are read back for the profiling file; each one's prompt snippet on the way.
+    let mut snippet_at: HashMap<u64, String> = HashMap::new();
+    let mut samples = SpanReader::new(inputs, WINDOW, |span, line| {
+        snippet_at.insert(span.offset, model::snippet(line));
+    })?;
+    let mut profiling = BlobWriter::new();
+    render::write_reward_profiling(&profile, &mut samples, &inputs.name(), &mut profiling)
+        .map_err(|e| Failure::from(e.to_string()))?;
+    drop(samples);
+    let mut metrics = BlobWriter::new();
+    render::write_agent_metrics(&mut metrics, &profile)
+        .map_err(|e| Failure::from(e.to_string()))?;
+    let snippets: HashMap<i64, String> = profile
+        .tasks
+        .iter()
+        .filter_map(|t| snippet_at.remove(&t.sample.offset).map(|s| (t.task, s)))
+        .collect();
+    let (view, cols) = model::build(&profile, &inputs.name(), &rollouts.name(), &snippets);
+    let downloads = vec![
+        Download {
+            blob: profiling.finish("application/jsonl")?,
+            name: names::reward_profiling(&rollouts.name()),
+        },
+        Download {
+            blob: metrics.finish("application/json")?,
+            name: names::agent_metrics(&rollouts.name()),
+        },
+    ];
+    SHOWN.with(|s| {
+        *s.borrow_mut() = Some(Shown::Run {
+            profile,
+            inputs: inputs.clone(),
+            rollouts: rollouts.clone(),
+        })
+    });
+    Ok(profiled(view, &cols, downloads))
+}
+
+/// Shows an existing `*_reward_profiling.jsonl` (and `*_agent_metrics.json`) directly.
+pub fn run_files(profiling: &File, metrics: Option<&File>) -> Result<Reply, Failure> {
+    let profiling_bytes = read_all(profiling)?;
+    let metrics_bytes = metrics.map(read_all).transpose()?;
+    let name = profiling.name();
+    let meta = ReportMeta {
+        title: names::report_title(&name).to_string(),
+        sources: std::iter::once(profiling)
+            .chain(metrics)
+            .map(source)
+            .collect(),
+        date: None,
+    };
+    let metrics_name = metrics.map(File::name).unwrap_or_default();
+    let input = ReportInput::from_profile_files(
+        meta,
+        (&name, &profiling_bytes),
+        metrics_bytes.as_deref().map(|b| (metrics_name.as_str(), b)),
+        usize::MAX,
+    )
+    .map_err(|e| Failure::from(e.to_string()))?;
+    drop(profiling_bytes);
+    let (view, cols) = model::from_report_input(&input);
+    SHOWN.with(|s| *s.borrow_mut() = Some(Shown::Files(input)));
+    Ok(profiled(view, &cols, Vec::new()))
+}
+
+fn profiled(view: InspectView, cols: &Columns, downloads: Vec<Download>) -> Reply {
+    Reply::Profiled(Box::new(Profiled {
+        view,
+        columns: JsColumns::from(cols),
+        downloads,
+        worker_memory: memory_bytes(),
+    }))
+}
+
+/// This worker's wasm memory, for the browser benchmark.
+fn memory_bytes() -> f64 {
+    use wasm_bindgen::JsCast;
+    wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .map(|m| js_sys::ArrayBuffer::from(m.buffer()).byte_length() as f64)
+        .unwrap_or(0.0)
+}
