@@ -3,6 +3,7 @@
 //! file to the verdict, MB/s, and the page's JS heap. Needs dist/ and chromium (scripts/test.sh).
 //!
 //!   cargo bench --bench pivot && cargo bench --bench browser_pivot
+#![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
 #[path = "../tests/common/browser.rs"]
 mod browser;

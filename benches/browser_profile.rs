@@ -4,6 +4,7 @@
 //! Targets: under 8 s, memory under 400 MB. Needs dist/ and chromium (scripts/test.sh).
 //!
 //!   cargo bench --bench browser_profile          (BENCH_TASKS=45000 by default: ~1 GB)
+#![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
 #[path = "../tests/common/browser.rs"]
 mod browser;

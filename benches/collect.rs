@@ -5,6 +5,7 @@
 //!
 //!   cargo bench --bench collect
 //!   BENCH_ROWS=20000 cargo bench --bench collect     (a smaller run)
+#![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
 #[path = "../tests/common/gym_standin.rs"]
 mod gym_standin;

@@ -4,6 +4,7 @@
 //!
 //!   cargo bench --bench profile            (data is generated once into target/bench-data/)
 //!   BENCH_TASKS=2500 cargo bench --bench profile   (a smaller run)
+#![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
 use std::path::Path;
 use std::process::Command;

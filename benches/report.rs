@@ -6,6 +6,7 @@
 //!
 //!   cargo bench --bench report            (data is generated once into target/bench-data/)
 //!   BENCH_TASKS=2500 cargo bench --bench report
+#![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
 #[path = "../tests/common/browser.rs"]
 mod browser;

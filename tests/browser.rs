@@ -2,6 +2,7 @@
 //! same profile as upstream's expected files; downloads hold the same data; errors are shown.
 //! Needs `dist/` (scripts/trunk.sh build --release), chromium and chromedriver: scripts/test.sh
 //! provides all three.
+#![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
 mod common;
 

@@ -2,6 +2,7 @@
 //! click, sorting and filtering, the plot's hover and click (aimed through the page's test hook),
 //! the rollout view and the URL hash, hostile model text shown and never run, and no request after
 //! the page has loaded. Needs `dist/` and chromium: scripts/test.sh.
+#![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
 mod common;
 #[path = "common/gym_standin.rs"]

@@ -3,6 +3,7 @@
 //! task table sorts, filters and pages, the plot names the rollout under the pointer, deep links
 //! open tasks, hostile strings show as text and never run, and with script blocked the page still
 //! shows the summary, tables and a static plot. Needs chromium + chromedriver (scripts/test.sh).
+#![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
 mod common;
 #[path = "common/gen_run.rs"]

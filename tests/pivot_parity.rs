@@ -3,6 +3,7 @@
 //! and line as upstream's first error (its exact message, except the wording of JSON syntax
 //! errors, which is Python's), and on success upstream's summary byte for byte. `--fail-fast` gives
 //! upstream's single line exactly.
+#![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! The HTML report, natively: the same inputs give the same bytes, every data string is escaped
 //! (in the page and in the embedded data), a profile and its output files give the same content,
 //! and a 100,000-rollout run stays under 12 MB. The browser side is `tests/browser_report.rs`.
+#![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
 mod common;
 #[path = "common/gen_run.rs"]
