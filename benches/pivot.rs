@@ -91,7 +91,7 @@ fn generate(path: &Path, megabytes: usize) {
 
 fn children_peak_rss_mb() -> f64 {
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &raw mut usage) };
     usage.ru_maxrss as f64 / 1024.0
 }
 

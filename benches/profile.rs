@@ -24,7 +24,7 @@ fn generate(dir: &Path, tasks: usize) -> (std::path::PathBuf, std::path::PathBuf
 /// Peak resident set of the largest child waited for so far, in MB.
 fn children_peak_rss_mb() -> f64 {
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &raw mut usage) };
     usage.ru_maxrss as f64 / 1024.0
 }
 

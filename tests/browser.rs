@@ -18,11 +18,11 @@ fn dist() -> PathBuf {
     dist
 }
 
-const TABLE_JS: &str = r#"
+const TABLE_JS: &str = r"
     const rows = Array.from(document.querySelectorAll('[data-testid=TESTID] tbody tr[data-key]'));
     return rows.map(tr => [tr.dataset.key,
         Object.fromEntries(Array.from(tr.querySelectorAll('td[data-key]')).map(td => [td.dataset.key, td.dataset.value]))]);
-"#;
+";
 
 /// The shown table as (row key, {header: exact value}) pairs.
 async fn table(b: &Browser, testid: &str) -> Vec<(String, serde_json::Map<String, Value>)> {
@@ -46,7 +46,7 @@ fn assert_row_matches(shown: &serde_json::Map<String, Value>, expected: &Value, 
         let cell = cell.as_str().unwrap();
         match expected.get(key) {
             None if key.contains('/') => {
-                assert_eq!(cell, "", "{what} {key}: shown but absent upstream")
+                assert_eq!(cell, "", "{what} {key}: shown but absent upstream");
             }
             None => {} // a count the page adds (rollouts per agent); not in upstream's file
             Some(want) => {

@@ -101,7 +101,7 @@ async fn set_filter(b: &Browser, text: &str) {
 /// page's own data the way the plot places it.
 async fn at_point(b: &Browser, task: i64, rollout: i64, event: &str) {
     let script = format!(
-        r#"const d = JSON.parse(document.getElementById('report-data').textContent).points;
+        r"const d = JSON.parse(document.getElementById('report-data').textContent).points;
         let at = 0; const runs = d.task_runs;
         for (let i = 0; i < runs.length; i += 2) {{ if (runs[i] === {task}) break; at += runs[i + 1]; }}
         const i = at + d.rollout.slice(at).indexOf({rollout});
@@ -111,7 +111,7 @@ async fn at_point(b: &Browser, task: i64, rollout: i64, event: &str) {
         for (let k = 0; k < xs.length; k++) if (ok(k)) {{ x0 = Math.min(x0, xs[k]); x1 = Math.max(x1, xs[k]); y0 = Math.min(y0, ys[k]); y1 = Math.max(y1, ys[k]); }}
         const px = 60 + (xs[i] - x0) / (x1 - x0) * (640 - 72), py = 300 - 40 - (ys[i] - y0) / (y1 - y0) * (300 - 52);
         const c = document.getElementById('scatter-canvas'); const r = c.getBoundingClientRect();
-        c.dispatchEvent(new MouseEvent('{event}', {{ clientX: r.left + px * r.width / 640, clientY: r.top + py * r.height / 300, bubbles: true }}));"#
+        c.dispatchEvent(new MouseEvent('{event}', {{ clientX: r.left + px * r.width / 640, clientY: r.top + py * r.height / 300, bubbles: true }}));"
     );
     b.eval(&script).await;
 }

@@ -54,7 +54,7 @@ fn keys(rows: &[Value]) -> Vec<(i64, i64)> {
             )
         })
         .collect();
-    k.sort();
+    k.sort_unstable();
     k
 }
 
@@ -302,11 +302,7 @@ fn secrets_in_the_head_config_appear_in_no_output() {
 
 fn wait_for_lines(p: &Path, n: usize, limit: Duration) {
     let start = Instant::now();
-    while std::fs::read(p)
-        .map(|b| b.iter().filter(|c| **c == b'\n').count())
-        .unwrap_or(0)
-        < n
-    {
+    while std::fs::read(p).map_or(0, |b| b.iter().filter(|c| **c == b'\n').count()) < n {
         assert!(start.elapsed() < limit, "no progress in {}", p.display());
         std::thread::sleep(Duration::from_millis(20));
     }

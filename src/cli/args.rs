@@ -275,7 +275,7 @@ fn collect_override(name: &str, value: &str, out: &mut Vec<String>) -> bool {
         _ => match name.strip_prefix("responses_create_params.") {
             Some(key) => flag("--responses-create-params", &format!("{key}={value}")),
             None if name == "responses_create_params" => {
-                flag("--responses-create-params", &format!("={value}"))
+                flag("--responses-create-params", &format!("={value}"));
             }
             None => return false,
         },

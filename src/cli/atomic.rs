@@ -31,7 +31,9 @@ impl AtomicFile {
     /// Flushes, syncs and renames the file into place.
     pub fn commit(mut self) -> Result<()> {
         let writer = self.writer.take().expect("not committed twice");
-        let file = writer.into_inner().map_err(|e| e.into_error())?;
+        let file = writer
+            .into_inner()
+            .map_err(std::io::IntoInnerError::into_error)?;
         file.sync_all()?;
         std::fs::rename(&self.tmp, &self.path)
             .with_context(|| format!("writing '{}'", self.path.display()))

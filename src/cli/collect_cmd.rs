@@ -277,7 +277,7 @@ fn materialize(args: &CollectArgs, shard: Option<Shard>, path: &Path) -> Result<
     }
     match &opts.num_repeats {
         NumRepeats::Fixed(n) => {
-            println!("Repeating rows {n} times (in a pattern of abc to aabbcc)!")
+            println!("Repeating rows {n} times (in a pattern of abc to aabbcc)!");
         }
         NumRepeats::PerAgent { .. } => println!(
             "Per-agent num_repeats: {}",

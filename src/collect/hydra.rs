@@ -101,17 +101,16 @@ impl Parser<'_> {
         }
         loop {
             self.ws();
-            let key = match self.s.get(self.i) {
-                Some(q @ (b'"' | b'\'')) => self.quoted(*q)?,
-                _ => {
-                    let start = self.i;
-                    while self.i < self.s.len() && self.s[self.i] != b':' {
-                        self.i += 1;
-                    }
-                    String::from_utf8_lossy(&self.s[start..self.i])
-                        .trim()
-                        .to_string()
+            let key = if let Some(q @ (b'"' | b'\'')) = self.s.get(self.i) {
+                self.quoted(*q)?
+            } else {
+                let start = self.i;
+                while self.i < self.s.len() && self.s[self.i] != b':' {
+                    self.i += 1;
                 }
+                String::from_utf8_lossy(&self.s[start..self.i])
+                    .trim()
+                    .to_string()
             };
             self.ws();
             if self.s.get(self.i) != Some(&b':') {

@@ -174,13 +174,14 @@ impl<'a> Materializer<'a> {
             NumRepeats::PerAgent { agents, default } => {
                 match agents.iter().find(|(a, _)| *a == agent_name) {
                     Some((_, n)) => *n,
-                    None => match default {
-                        Some(n) => *n,
-                        None => {
+                    None => {
+                        if let Some(n) = default {
+                            *n
+                        } else {
                             self.missing_repeats.insert(agent_name);
                             return Ok(());
                         }
-                    },
+                    }
                 }
             }
         };

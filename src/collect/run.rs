@@ -216,7 +216,7 @@ async fn drain(tasks: &mut JoinSet<()>, stop_rx: &mut watch::Receiver<Stop>) {
             },
             Stop::Draining(deadline) => tokio::select! {
                 r = tasks.join_next() => if r.is_none() { return },
-                _ = tokio::time::sleep_until(deadline) => {
+                () = tokio::time::sleep_until(deadline) => {
                     tasks.abort_all();
                     while tasks.join_next().await.is_some() {}
                     return;
@@ -401,7 +401,7 @@ fn write_loop(
         {
             let written = main_file
                 .write_all(&main_buf)
-                .and_then(|_| side_file.write_all(&side_buf));
+                .and_then(|()| side_file.write_all(&side_buf));
             if let Err(e) = written {
                 fail(&mut report, format!("writing the rollouts failed: {e}"));
                 batch.clear();

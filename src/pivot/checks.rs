@@ -40,7 +40,10 @@ pub enum Check {
 
 impl Check {
     pub fn id(self) -> &'static str {
-        use Check::*;
+        use Check::{
+            A1, A2, A3, A4, E, F1, F2, J, P1, P2, P3, P4, P5, P6, R1, R2, T1, X1, X2, X3, X4, X5,
+            X6, XB,
+        };
         match self {
             J => "J",
             R1 => "R1",
@@ -71,7 +74,10 @@ impl Check {
 
     /// What the check requires, in a few words (the heading of its group in reports).
     pub fn title(self) -> &'static str {
-        use Check::*;
+        use Check::{
+            A1, A2, A3, A4, E, F1, F2, J, P1, P2, P3, P4, P5, P6, R1, R2, T1, X1, X2, X3, X4, X5,
+            X6, XB,
+        };
         match self {
             J => "each line is one JSON value",
             R1 => "each row is a JSON object",
@@ -448,13 +454,12 @@ impl RowChecker<'_> {
             stop(self.fail(Check::P4, at.clone().key("input"), input, message))?;
         }
         let tools = params.get("tools");
-        let tool_list = match tools {
-            Some(Json::Arr(items)) => Some(items),
-            _ => {
-                let message = "responses_create_params.tools must be a list".into();
-                stop(self.fail(Check::P5, at.clone().key("tools"), tools, message))?;
-                None
-            }
+        let tool_list = if let Some(Json::Arr(items)) = tools {
+            Some(items)
+        } else {
+            let message = "responses_create_params.tools must be a list".into();
+            stop(self.fail(Check::P5, at.clone().key("tools"), tools, message))?;
+            None
         };
         if let Some(p) = params
             .get("parallel_tool_calls")

@@ -288,23 +288,22 @@ impl PivotValidator {
                 &self.interest,
             );
         }
-        match facts {
-            Some(facts) => self.report.summary.add(&facts),
-            None => {
-                // Columns cost a second parse of the line: only for findings that will be shown.
-                let shown = self
-                    .options
-                    .max_errors
-                    .saturating_sub(self.report.findings.len());
-                let budget = shown.max(usize::from(self.report.first.is_none()));
-                for f in &mut findings {
-                    f.span = span;
-                }
-                for f in findings.iter_mut().take(budget) {
-                    f.column = tree::locate(text, &f.path).map(|at| char_column(text, at + 1));
-                }
-                self.record(findings);
+        if let Some(facts) = facts {
+            self.report.summary.add(&facts)
+        } else {
+            // Columns cost a second parse of the line: only for findings that will be shown.
+            let shown = self
+                .options
+                .max_errors
+                .saturating_sub(self.report.findings.len());
+            let budget = shown.max(usize::from(self.report.first.is_none()));
+            for f in &mut findings {
+                f.span = span;
             }
+            for f in findings.iter_mut().take(budget) {
+                f.column = tree::locate(text, &f.path).map(|at| char_column(text, at + 1));
+            }
+            self.record(findings);
         }
     }
 

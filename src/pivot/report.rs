@@ -90,7 +90,7 @@ impl PivotView {
             summary_text: report.summary.text(),
             agent_ref: owned(ranked(&report.summary.agents)),
             expected_tool: owned(ranked(&report.summary.expected_tools)),
-            stats_text: report.stats.as_ref().map(|s| s.text()),
+            stats_text: report.stats.as_ref().map(super::stats::Stats::text),
             fix: report.fix.as_ref().map(|f| FixView {
                 written: f.written,
                 changed: f.changed,

@@ -97,12 +97,11 @@ impl Interest {
 
     /// The node for `key`, created if missing.
     pub fn key(&mut self, key: &str) -> &mut Interest {
-        let at = match self.keys.iter().position(|(k, _)| k == key) {
-            Some(at) => at,
-            None => {
-                self.keys.push((key.to_string(), Interest::default()));
-                self.keys.len() - 1
-            }
+        let at = if let Some(at) = self.keys.iter().position(|(k, _)| k == key) {
+            at
+        } else {
+            self.keys.push((key.to_string(), Interest::default()));
+            self.keys.len() - 1
         };
         &mut self.keys[at].1
     }

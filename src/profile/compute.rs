@@ -152,9 +152,9 @@ pub(super) fn compute(scan: ScanState, inputs_file: &str) -> Profile {
         tasks,
         agents,
         rollouts,
-        rollout_agent,
         summary,
         warnings,
+        rollout_agent,
     }
 }
 

@@ -52,7 +52,7 @@ impl RolloutRecord {
     /// The row's metric values in upstream's frame order: `result | response.usage` (a usage key
     /// overrides a same-named top-level key in its position), numbers only.
     pub fn metric_values(&self, mut f: impl FnMut(KeyId, Num)) {
-        for &(k, v) in self.top.iter() {
+        for &(k, v) in &self.top {
             let v = match self.usage.iter().find(|(u, _)| *u == k) {
                 Some(&(_, usage_value)) => usage_value,
                 None => v,
@@ -61,7 +61,7 @@ impl RolloutRecord {
                 f(k, v);
             }
         }
-        for &(k, v) in self.usage.iter() {
+        for &(k, v) in &self.usage {
             if let (Some(v), false) = (v, self.top.iter().any(|(t, _)| *t == k)) {
                 f(k, v);
             }

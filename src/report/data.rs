@@ -149,7 +149,7 @@ fn cell(out: &mut String, text: &str) {
                     .bytes()
                     .all(|b| b.is_ascii_digit() || b"-.e".contains(&b)) =>
         {
-            number(out, v)
+            number(out, v);
         }
         _ => string(out, text),
     }

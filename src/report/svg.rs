@@ -46,7 +46,7 @@ fn frame(out: &mut String, label: &str, x: &Scale, x_label: &str, y: &Scale, y_l
     }
     let _ = write!(
         out,
-        r##"<text x="{}" y="{}" font-size="12" text-anchor="middle">{}</text><text x="14" y="{}" font-size="12" text-anchor="middle" transform="rotate(-90 14 {})">{}</text>"##,
+        r#"<text x="{}" y="{}" font-size="12" text-anchor="middle">{}</text><text x="14" y="{}" font-size="12" text-anchor="middle" transform="rotate(-90 14 {})">{}</text>"#,
         (LEFT + W - RIGHT) / 2.0,
         H - 6.0,
         escape(x_label),
@@ -143,7 +143,7 @@ pub(super) fn histogram(rewards: &[Option<f64>]) -> String {
     }
     let _ = write!(
         out,
-        r##"<text x="{}" y="{}" font-size="12" text-anchor="middle">reward (rollouts per {})</text></svg>"##,
+        r#"<text x="{}" y="{}" font-size="12" text-anchor="middle">reward (rollouts per {})</text></svg>"#,
         (LEFT + W - RIGHT) / 2.0,
         H - 6.0,
         if h.binned { "bin" } else { "value" }

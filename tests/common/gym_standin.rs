@@ -216,7 +216,7 @@ fn aggregate(body: &[u8]) -> Response<Full<Bytes>> {
             let median = if xs.len() % 2 == 1 {
                 xs[xs.len() / 2]
             } else {
-                (xs[xs.len() / 2 - 1] + xs[xs.len() / 2]) / 2.0
+                f64::midpoint(xs[xs.len() / 2 - 1], xs[xs.len() / 2])
             };
             m.insert(format!("mean/{k}"), json!(mean));
             m.insert(format!("max/{k}"), json!(xs[xs.len() - 1]));
