@@ -7,5 +7,5 @@ fn main() -> std::process::ExitCode {
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    gymscope::web::start()
+    gymscope::web::start();
 }

@@ -289,7 +289,7 @@ impl PivotValidator {
             );
         }
         if let Some(facts) = facts {
-            self.report.summary.add(&facts)
+            self.report.summary.add(&facts);
         } else {
             // Columns cost a second parse of the line: only for findings that will be shown.
             let shown = self

@@ -29,7 +29,7 @@ pub fn ExportReport(worker: SharedWorker, rollouts_name: String) -> impl IntoVie
                 Reply::Progress(_) => {}
                 Reply::Failed(f) => result.set(Some(Err(f.message))),
                 _ => result.set(Some(Err("unexpected reply from the worker".into()))),
-            })
+            });
         });
     };
     let text_input = move |signal: RwSignal<String>, testid: &'static str| {

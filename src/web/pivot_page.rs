@@ -75,11 +75,11 @@ pub fn PivotPage(
                 }
                 Reply::Failed(f) => phase.set(Phase::Failed(f.message)),
                 _ => phase.set(Phase::Failed("unexpected reply from the worker".into())),
-            })
+            });
         });
     };
     let cancel = move |_| {
-        worker.with_value(|w| w.cancel());
+        worker.with_value(super::worker_client::WorkerHandle::cancel);
         phase.set(Phase::Failed("Cancelled.".into()));
     };
     let on_file = move |e: ev::Event| {

@@ -92,7 +92,7 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
         }
     };
     let cancel = move |_| {
-        worker.with_value(|w| w.cancel());
+        worker.with_value(super::worker_client::WorkerHandle::cancel);
         phase.set(Phase::Failed(Failure::from("Cancelled.")));
     };
     let run_partial = move |_| {
@@ -173,7 +173,7 @@ fn send(worker: SharedWorker, request: &Request, phase: RwSignal<Phase, LocalSto
             _ => phase.set(Phase::Failed(Failure::from(
                 "unexpected reply from the worker",
             ))),
-        })
+        });
     });
 }
 

@@ -173,6 +173,7 @@ mod optional {
     use serde::{Deserializer, Serializer};
     use wasm_bindgen::{JsCast, JsValue};
 
+    #[allow(clippy::ref_option)] // the signature serde's `with` requires
     pub fn serialize<S: Serializer, T: JsCast>(v: &Option<T>, s: S) -> Result<S::Ok, S::Error> {
         match v {
             Some(v) => serde_wasm_bindgen::preserve::serialize(v, s),

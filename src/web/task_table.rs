@@ -45,7 +45,7 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
                 q.sort = Some(col);
                 q.descending = true;
             }
-        })
+        });
     };
     let r = run.clone();
     let on_key = move |e: ev::KeyboardEvent| {

@@ -94,7 +94,7 @@ pub fn run(inputs: &File, rollouts: &File, options: ProfileOptions) -> Result<Re
             profile,
             inputs: inputs.clone(),
             rollouts: rollouts.clone(),
-        })
+        });
     });
     Ok(profiled(view, &cols, downloads))
 }
@@ -140,6 +140,7 @@ fn memory_bytes() -> f64 {
     use wasm_bindgen::JsCast;
     wasm_bindgen::memory()
         .dyn_into::<js_sys::WebAssembly::Memory>()
-        .map(|m| js_sys::ArrayBuffer::from(m.buffer()).byte_length() as f64)
-        .unwrap_or(0.0)
+        .map_or(0.0, |m| {
+            js_sys::ArrayBuffer::from(m.buffer()).byte_length() as f64
+        })
 }
