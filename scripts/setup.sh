@@ -49,7 +49,8 @@ debian_web_available() {
 if has_wasm_std; then
   :
 elif dpkg -s rustc-web cargo-web rust-web-src >/dev/null 2>&1 || debian_web_available; then
-  apt_install rustc-web cargo-web rust-web-src
+  # rust-web-clippy: scripts/check.sh lints the wasm32 build with Debian's toolchain too.
+  apt_install rustc-web cargo-web rust-web-src rust-web-clippy
   # rustc-web links wasm with /usr/bin/rust-lld, a link to a versioned lld (lld-22 here) that it
   # does not depend on: install the one the link names.
   lld=$(readlink /usr/bin/rust-lld || true)

@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 scripts/setup.sh --browser
+echo "== static checks (fmt, clippy native and wasm32)" >&2
+scripts/check.sh
 echo "== building the web app (dist/)" >&2
 scripts/trunk.sh build --release
 export CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}"

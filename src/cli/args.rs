@@ -310,6 +310,13 @@ fn head_server_from_dict(value: &str) -> String {
 mod tests {
     use super::*;
 
+    /// clap's own consistency checks of the definition (conflicting names, bad defaults, …).
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+
     #[test]
     fn upstream_spellings_map_to_flags() {
         let args = [
