@@ -1,14 +1,12 @@
 //! gymscope: look at NVIDIA NeMo Gym rollout data without a server.
 //!
-//! The target-independent core (no browser or network types; compiled for both faces):
-//! - [`jsonl`]: chunked line splitting with line numbers and byte spans
-//! - [`json`]: orjson-compatible numbers and formatting
-//! - [`record`]: reading one row down to its key, agent and numbers
-//! - [`stats`]: numpy-exact mean, median and std
-//! - [`profile`]: the streaming reward profile (`gym eval profile`)
-//! - [`render`]: writing the profile files and summary
-//! - [`report`]: the shareable self-contained HTML report (CLI and web app)
-//! - [`collect`]: rollout collection (`gym eval run --no-serve`); its driver is native-only
+//! The target-independent core (no browser or network types; compiled for both faces); see
+//! ARCHITECTURE.md for one line per module:
+//! - reading: [`chunks`], [`jsonl`], [`json`], [`record`]
+//! - the profile: [`profile`], [`stats`], [`render`], [`output`], [`table`]
+//! - showing it: [`inspect`], [`plot`], [`conversation`], [`report`]
+//! - datasets and runs: [`pivot`], [`reward_group`], [`collect`] (its driver is native-only)
+//! - shared: [`names`] (every derived file name), [`error`]
 //!
 //! The faces: `cli` (native binary) and `web` (Leptos app, wasm32).
 
