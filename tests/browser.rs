@@ -6,17 +6,10 @@
 
 mod common;
 
-use common::browser::Browser;
+use common::browser::{dist, Browser};
 use common::static_server::StaticServer;
 use common::*;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-
-fn dist() -> PathBuf {
-    let dist = Path::new(env!("CARGO_MANIFEST_DIR")).join("dist");
-    assert!(dist.join("index.html").exists(), "dist/ is missing: build the app with scripts/trunk.sh build --release (scripts/test.sh does)");
-    dist
-}
 
 const TABLE_JS: &str = r"
     const rows = Array.from(document.querySelectorAll('[data-testid=TESTID] tbody tr[data-key]'));

@@ -8,20 +8,11 @@ mod common;
 #[path = "common/gym_standin.rs"]
 mod gym_standin;
 
-use common::browser::Browser;
+use common::browser::{dist, Browser};
 use common::static_server::StaticServer;
 use fantoccini::Locator;
 use serde_json::json;
 use std::path::{Path, PathBuf};
-
-fn dist() -> PathBuf {
-    let dist = Path::new(env!("CARGO_MANIFEST_DIR")).join("dist");
-    assert!(
-        dist.join("index.html").exists(),
-        "dist/ is missing: scripts/trunk.sh build --release"
-    );
-    dist
-}
 
 fn generated(case: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -30,13 +21,11 @@ fn generated(case: &str) -> PathBuf {
 }
 
 async fn click(b: &Browser, css: &str) {
-    b.client
-        .find(Locator::Css(css))
-        .await
-        .unwrap_or_else(|_| panic!("{css}"))
-        .click()
-        .await
-        .unwrap();
+    b.click(css).await;
+}
+
+async fn choose_files(b: &Browser, testid: &str, files: &[PathBuf]) {
+    b.choose_files(testid, files).await;
 }
 
 async fn row_keys(b: &Browser) -> Vec<String> {
@@ -44,17 +33,26 @@ async fn row_keys(b: &Browser) -> Vec<String> {
     serde_json::from_value(v).unwrap()
 }
 
-async fn choose_files(b: &Browser, testid: &str, files: &[PathBuf]) {
-    let input = b
-        .client
-        .find(Locator::Css(&format!("[data-testid={testid}]")))
-        .await
-        .unwrap();
-    let paths: Vec<String> = files
-        .iter()
-        .map(|p| p.to_str().unwrap().to_string())
-        .collect();
-    input.send_keys(&paths.join("\n")).await.unwrap();
+/// The "partial" case under names that say nothing (`a.jsonl` rollouts, `c.jsonl` inputs).
+fn partial_run(tmp: &Path) -> [PathBuf; 2] {
+    let dir = generated("partial");
+    let (a, c) = (tmp.join("a.jsonl"), tmp.join("c.jsonl"));
+    std::fs::copy(dir.join("rollouts.jsonl"), &a).unwrap();
+    std::fs::copy(dir.join("rollouts_materialized_inputs.jsonl"), &c).unwrap();
+    [a, c]
+}
+
+/// The app with the partial run loaded in partial mode.
+async fn open_partial_run(tmp: &Path) -> (StaticServer, Browser) {
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    b.open_app(&server, "").await;
+    choose_files(&b, "files", &partial_run(tmp)).await;
+    b.wait_text("[data-testid=status]", "Missing rollout results")
+        .await;
+    click(&b, "[data-testid=partial-offer]").await;
+    b.wait_text("[data-testid=status]", "Profile ready").await;
+    (server, b)
 }
 
 /// Moves the mouse onto a plotted point (located by the page's hook), returns the tooltip text.
@@ -74,27 +72,18 @@ async fn hover_point(b: &Browser, task: i64, rollout: i64) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn inspector_loads_filters_plots_and_opens_rollouts() {
+async fn files_are_recognized_by_content_and_strict_by_default() {
     let server = StaticServer::start(&dist());
     let b = Browser::start().await;
-    b.client.goto(&server.url()).await.unwrap();
+    b.open_app(&server, "").await;
     b.wait_text("[data-testid=status]", "Choose both files")
         .await;
-    b.wait_worker_ready().await;
-    let loaded_requests = server.requests.load(std::sync::atomic::Ordering::SeqCst);
-
-    // One picker, both files, any names: each recognized by its content.
-    let dir = generated("partial");
     let tmp = tempfile::tempdir().unwrap();
-    let (a, c) = (tmp.path().join("a.jsonl"), tmp.path().join("c.jsonl"));
-    std::fs::copy(dir.join("rollouts.jsonl"), &a).unwrap();
-    std::fs::copy(dir.join("rollouts_materialized_inputs.jsonl"), &c).unwrap();
-    choose_files(&b, "files", &[a.clone(), c.clone()]).await;
+    choose_files(&b, "files", &partial_run(tmp.path())).await;
     let roles = b
         .wait_text("[data-testid=file-roles]", "c.jsonl — materialized inputs")
         .await;
     assert!(roles.contains("a.jsonl — rollouts"), "{roles}");
-
     // Strict by default; the missing rollouts are counted and partial mode is one click away.
     let err = b
         .wait_text(
@@ -104,7 +93,6 @@ async fn inspector_loads_filters_plots_and_opens_rollouts() {
         .await;
     assert!(err.contains("'c.jsonl' line"), "{err}");
     click(&b, "[data-testid=partial-offer]").await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
     b.wait_text(
         "[data-testid=summary]",
         "Reward profile completion: 13/28 rollout rows (46.43%)",
@@ -112,26 +100,24 @@ async fn inspector_loads_filters_plots_and_opens_rollouts() {
     .await;
     b.wait_text("[data-testid=totals]", "5 tasks · 13 of 28 rollouts")
         .await;
+    b.close().await;
+}
 
-    // Sorting by any column; filters by reward group and search by task index.
+#[tokio::test(flavor = "multi_thread")]
+async fn task_table_sorts_by_any_column_and_searches() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_server, b) = open_partial_run(tmp.path()).await;
     assert_eq!(row_keys(&b).await, ["-3", "0", "2", "5", "12"]);
+    let counts = || async {
+        let v = b.eval("return Array.from(document.querySelectorAll('[data-testid=task-row] td[data-key=num_rollouts]')).map(td => Number(td.dataset.value))").await;
+        serde_json::from_value::<Vec<f64>>(v).unwrap()
+    };
     click(&b, "[data-testid=sort][data-key='num_rollouts']").await;
-    let sorted = row_keys(&b).await;
-    let counts = b.eval("return Array.from(document.querySelectorAll('[data-testid=task-row] td[data-key=num_rollouts]')).map(td => Number(td.dataset.value))").await;
-    let counts: Vec<f64> = serde_json::from_value(counts).unwrap();
-    assert!(
-        counts.windows(2).all(|w| w[0] >= w[1]),
-        "descending: {counts:?} {sorted:?}"
-    );
+    let c = counts().await;
+    assert!(c.windows(2).all(|w| w[0] >= w[1]), "descending: {c:?}");
     click(&b, "[data-testid=sort][data-key='num_rollouts']").await;
-    let counts: Vec<f64> = serde_json::from_value(
-        b.eval("return Array.from(document.querySelectorAll('[data-testid=task-row] td[data-key=num_rollouts]')).map(td => Number(td.dataset.value))").await,
-    )
-    .unwrap();
-    assert!(
-        counts.windows(2).all(|w| w[0] <= w[1]),
-        "ascending: {counts:?}"
-    );
+    let c = counts().await;
+    assert!(c.windows(2).all(|w| w[0] <= w[1]), "ascending: {c:?}");
     let search = b
         .client
         .find(Locator::Css("[data-testid=task-search]"))
@@ -145,8 +131,13 @@ async fn inspector_loads_filters_plots_and_opens_rollouts() {
     search.send_keys(" ").await.unwrap();
     b.wait_text("[data-testid=task-count]", "5 of 5 tasks")
         .await;
+    b.close().await;
+}
 
-    // Keyboard: ArrowDown selects a task, Enter opens its first rollout.
+#[tokio::test(flavor = "multi_thread")]
+async fn keyboard_selects_a_task_and_enter_opens_its_rollout() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_server, b) = open_partial_run(tmp.path()).await;
     let wrap = b
         .client
         .find(Locator::Css("[data-testid=task-table-wrap]"))
@@ -154,12 +145,19 @@ async fn inspector_loads_filters_plots_and_opens_rollouts() {
         .unwrap();
     wrap.click().await.unwrap();
     wrap.send_keys("\u{E015}").await.unwrap(); // ArrowDown
-    b.wait_text("[data-testid=task-rollouts]", "Task").await;
+    b.wait_text("[data-testid=task-rollouts]", "Task -3").await;
+    wrap.send_keys("\u{E015}").await.unwrap();
+    b.wait_text("[data-testid=task-rollouts]", "Task 0").await;
     wrap.send_keys("\u{E007}").await.unwrap(); // Enter
-    b.wait_text("[data-testid=rollout-title]", "· rollout")
+    b.wait_text("[data-testid=rollout-title]", "task 0 · rollout")
         .await;
+    b.close().await;
+}
 
-    // The plot: hovering a point names its task and rollout; clicking opens that rollout.
+#[tokio::test(flavor = "multi_thread")]
+async fn plot_hover_names_a_rollout_and_click_opens_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_server, b) = open_partial_run(tmp.path()).await;
     let tip = hover_point(&b, 5, 2).await;
     assert!(tip.contains("reward"), "{tip}");
     b.eval(
@@ -175,12 +173,11 @@ async fn inspector_loads_filters_plots_and_opens_rollouts() {
         std::fs::write(path, b.client.screenshot().await.unwrap()).unwrap();
         b.client.set_window_size(1200, 900).await.unwrap();
     }
-    assert!(b
-        .eval("return location.hash")
-        .await
-        .as_str()
-        .unwrap()
-        .ends_with("task=5&rollout=2"));
+    let hash = b.eval("return location.hash").await;
+    assert!(
+        hash.as_str().unwrap().ends_with("task=5&rollout=2"),
+        "{hash}"
+    );
     let kinds = b.eval("return Array.from(document.querySelectorAll('[data-testid=rollout-item]')).map(i => i.dataset.kind)").await;
     assert!(
         kinds.as_array().unwrap().contains(&json!("message")),
@@ -189,18 +186,63 @@ async fn inspector_loads_filters_plots_and_opens_rollouts() {
     click(&b, "[data-testid=rollout-raw-toggle]").await;
     b.wait_text("[data-testid=rollout-raw]", "\"_ng_rollout_index\": 2")
         .await;
+    b.close().await;
+}
 
-    // A reload with the same files lands on the same rollout.
+#[tokio::test(flavor = "multi_thread")]
+async fn plots_have_axis_titles_and_the_histogram_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_server, b) = open_partial_run(tmp.path()).await;
+    let titles = b.eval("return Array.from(document.querySelectorAll('[data-testid=axis-title-x], [data-testid=axis-title-y]')).map(e => e.textContent)").await;
+    let titles: Vec<String> = serde_json::from_value(titles).unwrap();
+    assert!(titles.contains(&"reward".to_string()), "{titles:?}");
+    assert!(titles.iter().any(|t| t.contains("tokens")), "{titles:?}");
+    let counts = b.eval("return Array.from(document.querySelectorAll('[data-testid=histogram-bar]')).map(e => Number(e.dataset.count))").await;
+    let counts: Vec<u64> = serde_json::from_value(counts).unwrap();
+    assert_eq!(
+        counts.iter().sum::<u64>(),
+        13,
+        "one count per rollout: {counts:?}"
+    );
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reload_with_the_same_files_lands_on_the_same_rollout() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, b) = open_partial_run(tmp.path()).await;
+    b.client
+        .goto(&format!("{}#profile&task=5&rollout=2", server.url()))
+        .await
+        .unwrap();
     b.client.refresh().await.unwrap();
     b.wait_worker_ready().await;
-    choose_files(&b, "files", &[a, c]).await;
+    choose_files(&b, "files", &partial_run(tmp.path())).await;
     b.wait_text("[data-testid=status]", "Missing rollout results")
         .await;
     click(&b, "[data-testid=partial-offer]").await;
     b.wait_text("[data-testid=rollout-title]", "task 5 · rollout 2")
         .await;
     b.close().await;
-    let _ = loaded_requests;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_page_is_a_tab_chosen_by_the_hash() {
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    b.open_app(&server, "#pivot-build").await;
+    let shown = "return Array.from(document.querySelectorAll('main > div')).filter(d => d.style.display !== 'none').map(d => d.dataset.testid || '')";
+    assert_eq!(b.eval(shown).await, json!(["page-pivot-build"]));
+    for route in ["profile", "pivot", "pivot-build", "compare", "health"] {
+        b.click_testid(&format!("tab-{route}")).await;
+        let hash = b.eval("return location.hash").await;
+        assert_eq!(hash, json!(format!("#{route}")));
+        let active = b
+            .eval("return document.querySelector('nav .tab.active').dataset.testid")
+            .await;
+        assert_eq!(active, json!(format!("tab-{route}")));
+    }
+    b.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -5,28 +5,13 @@
 
 mod common;
 
-use common::browser::Browser;
+use common::browser::{dist, Browser};
 use common::static_server::StaticServer;
 use fantoccini::Locator;
 use std::path::Path;
 
-fn dist() -> std::path::PathBuf {
-    let dist = Path::new(env!("CARGO_MANIFEST_DIR")).join("dist");
-    assert!(
-        dist.join("gymscope-worker_loader.js").exists(),
-        "dist/ is missing or stale: scripts/trunk.sh build --release"
-    );
-    dist
-}
-
 async fn click(b: &Browser, testid: &str) {
-    b.client
-        .find(Locator::Css(&format!("[data-testid={testid}]")))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    b.click_testid(testid).await;
 }
 
 async fn set_text(b: &Browser, testid: &str, value: &str) {

@@ -121,6 +121,42 @@ impl Browser {
             .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
     }
 
+    /// Clicks the element `css` names.
+    pub async fn click(&self, css: &str) {
+        self.client
+            .find(Locator::Css(css))
+            .await
+            .unwrap_or_else(|_| panic!("no element {css}"))
+            .click()
+            .await
+            .unwrap();
+    }
+
+    /// Clicks `[data-testid=testid]`.
+    pub async fn click_testid(&self, testid: &str) {
+        self.click(&format!("[data-testid={testid}]")).await;
+    }
+
+    /// Chooses several files at once in an `<input type=file multiple>`.
+    pub async fn choose_files(&self, testid: &str, files: &[PathBuf]) {
+        let input = self
+            .client
+            .find(Locator::Css(&format!("[data-testid={testid}]")))
+            .await
+            .unwrap();
+        let paths: Vec<&str> = files.iter().map(|p| p.to_str().unwrap()).collect();
+        input.send_keys(&paths.join("\n")).await.unwrap();
+    }
+
+    /// Opens the built app served by `server` and waits for its workers.
+    pub async fn open_app(&self, server: &super::static_server::StaticServer, hash: &str) {
+        self.client
+            .goto(&format!("{}{hash}", server.url()))
+            .await
+            .unwrap();
+        self.wait_worker_ready().await;
+    }
+
     /// Chooses a file in an `<input type=file>` (what a person picking a file does).
     pub async fn choose_file(&self, testid: &str, path: &std::path::Path) {
         let input = self
@@ -130,6 +166,16 @@ impl Browser {
             .unwrap();
         input.send_keys(path.to_str().unwrap()).await.unwrap();
     }
+}
+
+/// The built app (`scripts/trunk.sh build --release`).
+pub fn dist() -> PathBuf {
+    let dist = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("dist");
+    assert!(
+        dist.join("index.html").exists(),
+        "dist/ is missing: scripts/trunk.sh build --release"
+    );
+    dist
 }
 
 impl Drop for Browser {
