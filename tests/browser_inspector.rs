@@ -46,7 +46,7 @@ fn partial_run(tmp: &Path) -> [PathBuf; 2] {
 async fn open_partial_run(tmp: &Path) -> (StaticServer, Browser) {
     let server = StaticServer::start(&dist());
     let b = Browser::start().await;
-    b.open_app(&server, "").await;
+    b.open_app(&server.url(), "").await;
     choose_files(&b, "files", &partial_run(tmp)).await;
     b.wait_text("[data-testid=status]", "Missing rollout results")
         .await;
@@ -75,7 +75,7 @@ async fn hover_point(b: &Browser, task: i64, rollout: i64) -> String {
 async fn files_are_recognized_by_content_and_strict_by_default() {
     let server = StaticServer::start(&dist());
     let b = Browser::start().await;
-    b.open_app(&server, "").await;
+    b.open_app(&server.url(), "").await;
     b.wait_text("[data-testid=status]", "Choose both files")
         .await;
     let tmp = tempfile::tempdir().unwrap();
@@ -230,7 +230,7 @@ async fn a_reload_with_the_same_files_lands_on_the_same_rollout() {
 async fn every_page_is_a_tab_chosen_by_the_hash() {
     let server = StaticServer::start(&dist());
     let b = Browser::start().await;
-    b.open_app(&server, "#pivot-build").await;
+    b.open_app(&server.url(), "#pivot-build").await;
     let shown = "return Array.from(document.querySelectorAll('main > div')).filter(d => d.style.display !== 'none').map(d => d.dataset.testid || '')";
     assert_eq!(b.eval(shown).await, json!(["page-pivot-build"]));
     for route in ["profile", "pivot", "pivot-build", "compare", "health"] {

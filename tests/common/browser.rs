@@ -148,12 +148,9 @@ impl Browser {
         input.send_keys(&paths.join("\n")).await.unwrap();
     }
 
-    /// Opens the built app served by `server` and waits for its workers.
-    pub async fn open_app(&self, server: &super::static_server::StaticServer, hash: &str) {
-        self.client
-            .goto(&format!("{}{hash}", server.url()))
-            .await
-            .unwrap();
+    /// Opens the built app served at `base` and waits for its workers.
+    pub async fn open_app(&self, base: &str, hash: &str) {
+        self.client.goto(&format!("{base}{hash}")).await.unwrap();
         self.wait_worker_ready().await;
     }
 
