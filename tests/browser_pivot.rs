@@ -24,23 +24,27 @@ async fn set_text(b: &Browser, testid: &str, value: &str) {
     el.send_keys(value).await.unwrap();
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn pivot_page_validates_reports_and_fixes() {
+/// The pivot page, loaded, with its worker ready; returns the request count at that point.
+async fn open_pivot_page() -> (StaticServer, Browser, usize) {
     let server = StaticServer::start(&dist());
     let b = Browser::start().await;
-    b.client
-        .goto(&format!("{}#pivot", server.url()))
-        .await
-        .unwrap();
+    b.open_app(&server.url(), "#pivot").await; // the worker is started, and fetched, with the page
     b.wait_text("[data-testid=pivot-status]", "Choose a pivot JSONL file")
         .await;
-    b.wait_worker_ready().await; // started, and its code fetched, with the page
-    let loaded_requests = server.requests.load(std::sync::atomic::Ordering::SeqCst);
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pivot");
+    let loaded = server.requests.load(std::sync::atomic::Ordering::SeqCst);
+    (server, b, loaded)
+}
 
-    // An invalid file (upstream's own example): every error, grouped, upstream's line first.
-    let example = fixtures.join("upstream/example.jsonl");
-    b.choose_file("pivot-file", &example).await;
+fn upstream_example() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pivot/upstream/example.jsonl")
+}
+
+const AGENT: &str = "single_step_tool_use_with_argument_comparison_agent";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn errors_are_grouped_by_check_and_a_click_marks_the_value() {
+    let (_server, b, _) = open_pivot_page().await;
+    b.choose_file("pivot-file", &upstream_example()).await;
     b.wait_text(
         "[data-testid=pivot-verdict]",
         "Invalid: 10 errors in 5 of 5 rows",
@@ -53,8 +57,6 @@ async fn pivot_page_validates_reports_and_fixes() {
     .await;
     let groups = b.eval("return Array.from(document.querySelectorAll('[data-testid=pivot-group]')).map(g => g.dataset.check)").await;
     assert_eq!(groups, serde_json::json!(["R2", "P2"]));
-
-    // Clicking an error shows its row pretty-printed with the offending value marked.
     let findings = b
         .client
         .find_all(Locator::Css("[data-testid=pivot-finding]"))
@@ -66,16 +68,15 @@ async fn pivot_page_validates_reports_and_fixes() {
     assert!(row.contains("\"responses_create_params\""), "{row}");
     let marked = b.eval("return Array.from(document.querySelectorAll('[data-testid=pivot-row] mark')).map(m => m.textContent)").await;
     assert_eq!(marked, serde_json::json!(["null"]));
+    b.close().await;
+}
 
-    // The fix: agent_ref filled in, nulls dropped; the download is a valid pivot file.
-    set_text(
-        &b,
-        "pivot-agent-ref",
-        "single_step_tool_use_with_argument_comparison_agent",
-    )
-    .await;
+#[tokio::test(flavor = "multi_thread")]
+async fn the_fixed_copy_is_valid_and_its_summary_is_the_clis() {
+    let (_server, b, _) = open_pivot_page().await;
+    set_text(&b, "pivot-agent-ref", AGENT).await;
     click(&b, "pivot-fix").await;
-    click(&b, "pivot-validate").await;
+    b.choose_file("pivot-file", &upstream_example()).await;
     let link = b
         .wait_text("[data-testid=pivot-fix-download]", "5 rows, 5 changed")
         .await;
@@ -94,15 +95,14 @@ async fn pivot_page_validates_reports_and_fixes() {
         "--path",
         fixed_path.to_str().unwrap(),
         "--agent-ref",
-        "single_step_tool_use_with_argument_comparison_agent",
+        AGENT,
     ]);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-
-    // A valid file: upstream's summary, exactly as the CLI prints it.
+    // The valid file: upstream's summary, exactly as the CLI prints it.
     click(&b, "pivot-fix").await;
     b.choose_file("pivot-file", &fixed_path).await;
     let summary = b.wait_text("[data-testid=pivot-summary]", "rows: 5").await;
@@ -110,8 +110,13 @@ async fn pivot_page_validates_reports_and_fixes() {
     assert_eq!(summary.trim(), cli.trim());
     b.wait_text("[data-testid=pivot-verdict]", "Valid: 5 rows")
         .await;
+    b.close().await;
+}
 
-    // Model text is shown, never run: a row whose values carry markup.
+#[tokio::test(flavor = "multi_thread")]
+async fn model_text_is_shown_never_run_and_nothing_is_fetched() {
+    let (server, b, loaded_requests) = open_pivot_page().await;
+    let tmp = tempfile::tempdir().unwrap();
     let hostile = tmp.path().join("hostile.jsonl");
     std::fs::write(
         &hostile,
@@ -135,8 +140,6 @@ async fn pivot_page_validates_reports_and_fixes() {
         serde_json::json!(true)
     );
     assert_eq!(b.eval("return document.querySelectorAll('[data-testid=pivot-row] img, [data-testid=pivot-row] script').length").await, serde_json::json!(0));
-
-    // All of it ran on this machine.
     assert_eq!(
         server.requests.load(std::sync::atomic::Ordering::SeqCst),
         loaded_requests,
