@@ -116,14 +116,20 @@ async fn at_point(b: &Browser, task: i64, rollout: i64, event: &str) {
     b.eval(&script).await;
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn report_is_interactive_from_a_file_url() {
-    let tmp = tempfile::tempdir().unwrap();
+/// A 1,200-task report opened from `file://`, its script ready.
+async fn open_distinct_report(dir: &Path) -> (PathBuf, ReportInput, Browser) {
     let (inputs, rollouts) = gen_run::distinct_run(1_200, 4);
-    let (path, input) = write_report(tmp.path(), "distinct", &inputs, &rollouts);
+    let (path, input) = write_report(dir, "distinct", &inputs, &rollouts);
     let b = Browser::start().await;
     open(&b, &url(&path)).await;
+    b.wait_text("#task-count", "1200 of 1200 tasks").await;
+    (path, input, b)
+}
 
+#[tokio::test(flavor = "multi_thread")]
+async fn nothing_is_fetched_and_the_table_reads_as_the_static_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, input, b) = open_distinct_report(tmp.path()).await;
     // Nothing fetched; the inline style and script run under the page's own CSP.
     assert_eq!(
         b.eval("return performance.getEntriesByType('resource').length")
@@ -147,20 +153,27 @@ async fn report_is_interactive_from_a_file_url() {
         assert_eq!(shown, &want);
     }
 
-    // Sorting: by mean/reward, highest first, then lowest first; missing values never first.
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sorting_by_a_column_orders_both_ways() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, input, b) = open_distinct_report(tmp.path()).await;
     let col = 1 + input
         .tasks
         .headers
         .iter()
         .position(|h| h == "mean/reward")
         .unwrap();
-    let click = format!("document.querySelectorAll('#task-table thead th')[{col}].click()");
-    b.eval(&click).await;
     let values = |rows: &[Vec<String>]| {
         rows.iter()
             .map(|r| r[col].parse::<f64>().unwrap())
             .collect::<Vec<_>>()
     };
+    // Sorting: by mean/reward, highest first, then lowest first; missing values never first.
+    let click = format!("document.querySelectorAll('#task-table thead th')[{col}].click()");
+    b.eval(&click).await;
     let desc = values(&table_rows(&b).await);
     assert!(desc.windows(2).all(|w| w[0] >= w[1]), "{desc:?}");
     let max = input
@@ -175,6 +188,24 @@ async fn report_is_interactive_from_a_file_url() {
     assert!(asc.windows(2).all(|w| w[0] <= w[1]), "{asc:?}");
     assert_eq!(b.eval(&format!("return document.querySelectorAll('#task-table thead th')[{col}].getAttribute('aria-sort')")).await, json!("ascending"));
 
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn filters_take_conditions_task_indexes_and_say_what_is_wrong() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, input, b) = open_distinct_report(tmp.path()).await;
+    let col = 1 + input
+        .tasks
+        .headers
+        .iter()
+        .position(|h| h == "mean/reward")
+        .unwrap();
+    let values = |rows: &[Vec<String>]| {
+        rows.iter()
+            .map(|r| r[col].parse::<f64>().unwrap())
+            .collect::<Vec<_>>()
+    };
     // Filtering: a condition on any column, a task index, and a readable error.
     set_filter(&b, "mean/reward>=0.6 num_rollouts=4").await;
     let count = b
@@ -206,6 +237,13 @@ async fn report_is_interactive_from_a_file_url() {
     set_filter(&b, "").await;
     b.wait_text("#task-count", "1200 of 1200 tasks").await;
 
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plot_hover_names_a_rollout_and_click_deep_links_to_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, _, b) = open_distinct_report(tmp.path()).await;
     // The plot: hovering a rollout names it; clicking it opens it (task 5 has conversations).
     assert_eq!(
         b.eval("return document.getElementById('scatter-static').hidden")
@@ -242,6 +280,13 @@ async fn report_is_interactive_from_a_file_url() {
     );
     b.wait_text("#task-5-rollout-2", "It is 7.").await;
 
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_deep_link_from_outside_opens_a_task_without_conversations() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (path, _, b) = open_distinct_report(tmp.path()).await;
     // A deep link opened from outside, to a task without conversations: its numbers are shown.
     b.client.goto("about:blank").await.unwrap();
     open(&b, &format!("{}#task=700&rollout=3", url(&path))).await;
