@@ -24,6 +24,8 @@ mod rollout_view;
 mod scatter_canvas;
 mod state;
 mod summary;
+mod task_filters;
+mod task_rollouts;
 mod task_table;
 pub mod worker;
 mod worker_client;

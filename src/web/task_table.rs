@@ -3,7 +3,8 @@
 //! 100,000 tasks scroll smoothly. Arrow keys move the selection; Enter opens its first rollout.
 
 use super::state::Selection;
-use crate::inspect::model::RewardGroup;
+use super::task_filters::TaskFilters;
+use super::task_rollouts::TaskRollouts;
 use crate::inspect::query::{select, TaskQuery};
 use crate::inspect::run::RunView;
 use crate::inspect::table_nav::{key_action, KeyAction, Viewport};
@@ -124,60 +125,8 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
             <tr class="pad" style:height=format!("{bottom_pad}px")></tr>
         }
     };
-    let r = run.clone();
-    let task_rollouts = move || {
-        sel.task.get().map(|t| {
-            let meta = &r.view.tasks[t];
-            let reward = r.metric("reward");
-            let buttons = r
-                .task_points(t)
-                .map(|p| {
-                    let label = format!(
-                        "rollout {} · reward {}",
-                        r.cols.point_rollout[p],
-                        reward.map_or("–".into(), |m| short_number(r.value(p, m)))
-                    );
-                    let run = r.clone();
-                    view! { <button class="rollout-link" data-testid="open-rollout" on:click=move |_| sel.open_point(&run, p)>{label}</button> }
-                })
-                .collect_view();
-            view! {
-                <div class="task-rollouts" data-testid="task-rollouts">
-                    <p><strong>{format!("Task {}", meta.task)}</strong>" — "<span class="snippet">{meta.snippet.clone()}</span></p>
-                    {buttons}
-                </div>
-            }
-        })
-    };
-
     view! {
-        <div class="filters">
-            <label>"Reward group "
-                <select data-testid="filter-group" on:change=move |e| {
-                    let g = RewardGroup::parse(&event_target_value(&e));
-                    query.update(|q| q.group = g);
-                }>
-                    <option value="">"all"</option>
-                    <option value="all-0">"all-0 (every rollout failed)"</option>
-                    <option value="all-1">"all-1 (every rollout succeeded)"</option>
-                    <option value="mixed">"mixed (PivotRL's signal)"</option>
-                </select>
-            </label>
-            <label>"Agent "
-                <select data-testid="filter-agent" on:change=move |e| {
-                    let a = event_target_value(&e);
-                    query.update(|q| q.agent = (!a.is_empty()).then_some(a));
-                }>
-                    <option value="">"all"</option>
-                    {agents.into_iter().map(|a| view! { <option value=a.clone()>{a.clone()}</option> }).collect_view()}
-                </select>
-            </label>
-            <label>"Search "
-                <input type="search" data-testid="task-search" placeholder="task index or prompt text"
-                    on:input=move |e| { let s = event_target_value(&e); query.update(|q| q.search = s); } />
-            </label>
-            <span data-testid="task-count">{move || format!("{} of {} tasks", order.with(Vec::len), total)}</span>
-        </div>
+        <TaskFilters query=query agents=agents count=Signal::derive(move || order.with(Vec::len)) total=total />
         <div class="table-wrap virtual" node_ref=wrap tabindex="0" data-testid="task-table-wrap"
             style:max-height=format!("{}px", VIEWPORT.view_px)
             on:scroll=move |e| {
@@ -190,6 +139,6 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
                 <tbody>{body}</tbody>
             </table>
         </div>
-        {task_rollouts}
+        <TaskRollouts run=run sel=sel />
     }
 }
