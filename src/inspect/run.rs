@@ -88,6 +88,34 @@ impl RunView {
             .collect()
     }
 
+    /// "task T · rollout R" of a point.
+    pub fn rollout_title(&self, point: usize) -> String {
+        format!(
+            "task {} · rollout {}",
+            self.cols.point_task[point], self.cols.point_rollout[point]
+        )
+    }
+
+    /// A rollout known only by its numbers (read from profile files, whose rows hold no text):
+    /// its reward and every known field, as a conversation without messages.
+    pub fn numbers_only(&self, point: usize) -> crate::conversation::Conversation {
+        let known = |m: usize| Some(self.value(point, m)).filter(|v| !v.is_nan());
+        crate::conversation::Conversation {
+            reward: self
+                .metric("reward")
+                .and_then(known)
+                .map(crate::table::short_number),
+            fields: self
+                .view
+                .metrics
+                .iter()
+                .enumerate()
+                .filter_map(|(m, name)| Some((name.clone(), crate::table::short_number(known(m)?))))
+                .collect(),
+            ..Default::default()
+        }
+    }
+
     /// The field plotted against the reward first (the plot model's rule, as in the report).
     pub fn default_x(&self) -> Option<usize> {
         let fields: Vec<&str> = self
@@ -144,6 +172,10 @@ mod tests {
         assert_eq!(r.value(p, r.metric("reward").unwrap()), 1.0);
         assert_eq!(r.task_points(t0).len(), 2);
         assert_eq!(r.point_of(t0, 9), None);
+        assert_eq!(r.rollout_title(p), "task 0 · rollout 1");
+        let c = r.numbers_only(p);
+        assert_eq!(c.reward.as_deref(), Some("1"));
+        assert!(c.fields.iter().any(|(k, v)| k == "output_tokens" && v == "30"));
         assert_eq!(r.task_of_point(99), None);
     }
 

@@ -35,34 +35,13 @@ pub fn RolloutView(
             return;
         };
         let (offset, len) = (r.cols.point_offset[point], r.cols.point_len[point]);
-        let title = format!(
-            "task {} · rollout {}",
-            r.cols.point_task[point], r.cols.point_rollout[point]
-        );
+        let title = r.rollout_title(point);
         let Some(file) = rollouts.get_untracked().filter(|_| !offset.is_nan()) else {
-            // Read from profile files: the rollout's numbers are known, its text is not.
-            let fields = r
-                .view
-                .metrics
-                .iter()
-                .enumerate()
-                .filter(|(m, _)| !r.value(point, *m).is_nan())
-                .map(|(m, name)| (name.clone(), crate::table::short_number(r.value(point, m))))
-                .collect();
-            let reward = r
-                .metric("reward")
-                .map(|m| r.value(point, m))
-                .filter(|v| !v.is_nan())
-                .map(crate::table::short_number);
             let note = "The rollout's text is not in a profile file: choose the run's inputs and rollouts files to read it.";
             shown.set(Some(Ok(Shown {
                 point,
                 title,
-                conversation: Conversation {
-                    reward,
-                    fields,
-                    ..Conversation::default()
-                },
+                conversation: r.numbers_only(point),
                 raw: note.into(),
             })));
             return;
