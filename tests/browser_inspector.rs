@@ -143,7 +143,7 @@ async fn keyboard_selects_a_task_and_enter_opens_its_rollout() {
         .find(Locator::Css("[data-testid=task-table-wrap]"))
         .await
         .unwrap();
-    wrap.click().await.unwrap();
+    // Keys go to the focused table (no click: that would select the row under the pointer).
     wrap.send_keys("\u{E015}").await.unwrap(); // ArrowDown
     b.wait_text("[data-testid=task-rollouts]", "Task -3").await;
     wrap.send_keys("\u{E015}").await.unwrap();

@@ -106,9 +106,9 @@ async fn at_point(b: &Browser, task: i64, rollout: i64, event: &str) {
         for (let i = 0; i < runs.length; i += 2) {{ if (runs[i] === {task}) break; at += runs[i + 1]; }}
         const i = at + d.rollout.slice(at).indexOf({rollout});
         const xs = d.values[d.x], ys = d.reward;
-        const ok = (k) => xs[k] !== null && ys[k] !== null;
-        let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
-        for (let k = 0; k < xs.length; k++) if (ok(k)) {{ x0 = Math.min(x0, xs[k]); x1 = Math.max(x1, xs[k]); y0 = Math.min(y0, ys[k]); y1 = Math.max(y1, ys[k]); }}
+        // The plot model's axes for this field, as the page draws them.
+        const [ax, ay] = d.scales[d.x];
+        const [x0, x1, y0, y1] = [ax.lo, ax.hi, ay.lo, ay.hi];
         const px = 60 + (xs[i] - x0) / (x1 - x0) * (640 - 72), py = 300 - 40 - (ys[i] - y0) / (y1 - y0) * (300 - 52);
         const c = document.getElementById('scatter-canvas'); const r = c.getBoundingClientRect();
         c.dispatchEvent(new MouseEvent('{event}', {{ clientX: r.left + px * r.width / 640, clientY: r.top + py * r.height / 300, bubbles: true }}));"
