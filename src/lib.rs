@@ -10,7 +10,8 @@
 //! - [`report`]: the shareable self-contained HTML report (CLI and web app)
 //! - [`collect`]: rollout collection (`gym eval run --no-serve`); its driver is native-only
 //!
-//! The faces: `cli` (native binary) and `web` (Leptos app, wasm32).
+//! The faces: `cli` (native binary) and `web` (Leptos app, wasm32); `native` holds the file
+//! handling every native command shares (streaming reader, atomic writer, input checks).
 
 pub mod collect;
 pub mod conversation;
@@ -31,6 +32,8 @@ pub mod table;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod native;
 
 #[cfg(target_arch = "wasm32")]
 pub mod web;

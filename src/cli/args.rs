@@ -84,6 +84,10 @@ pub struct ValidatePivotArgs {
     /// source reward groups, provenance coverage.
     #[arg(long)]
     pub stats: bool,
+    /// Refuse lines longer than N bytes (default 1 GiB): a file that never ends a line fails
+    /// with its name and line instead of filling memory.
+    #[arg(long, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    pub max_line_bytes: u64,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,6 +110,10 @@ pub struct ProfileArgs {
     /// Write the two output files here instead of next to the rollouts file.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
+    /// Refuse lines longer than N bytes (default 1 GiB): a file that never ends a line fails
+    /// with its name and line instead of filling memory.
+    #[arg(long, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    pub max_line_bytes: u64,
 }
 
 #[derive(Args, Debug)]
@@ -143,6 +151,10 @@ pub struct ReportArgs {
     /// Profile the completed rollouts of a partial collection.
     #[arg(long)]
     pub allow_partial_rollouts: bool,
+    /// Refuse lines longer than N bytes (default 1 GiB): a file that never ends a line fails
+    /// with its name and line instead of filling memory.
+    #[arg(long, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    pub max_line_bytes: u64,
 }
 
 #[derive(Args, Debug)]
@@ -208,6 +220,10 @@ pub struct CollectArgs {
     /// No progress bar.
     #[arg(long)]
     pub no_progress: bool,
+    /// Refuse lines longer than N bytes (default 1 GiB): a file that never ends a line fails
+    /// with its name and line instead of filling memory.
+    #[arg(long, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    pub max_line_bytes: u64,
 }
 
 /// Rewrites upstream's Hydra-style spellings (`++allow_partial_rollouts=True`,

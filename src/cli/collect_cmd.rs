@@ -2,17 +2,20 @@
 //! the messages upstream prints around them.
 
 use super::args::CollectArgs;
-use crate::collect::discover::{self, Address};
-use crate::collect::files::{self, for_each_line};
+use crate::collect::discover;
+use crate::collect::files;
+use crate::collect::head::{aggregate_metrics, fetch_config};
 use crate::collect::http::{self, Client};
 use crate::collect::key::{parse_row, to_line, KeyPart, RolloutKey};
 use crate::collect::materialize::{Materializer, NumRepeats, Options};
+use crate::collect::merge::{self, MergeOptions};
 use crate::collect::resume::{self, History};
 use crate::collect::run::{self, Report};
 use crate::collect::shard::{Shard, ShardFilter};
 use crate::collect::{aggregate, hydra, paths, CollectError, Row, TASK_INDEX};
+use crate::native::atomic::write_file;
+use crate::native::read::for_each_line;
 use anyhow::{bail, Context, Result};
-use hyper::Method;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
@@ -26,7 +29,15 @@ pub fn run(args: &CollectArgs) -> Result<ExitCode> {
         .build()
         .context("starting the async runtime")?;
     if args.merge {
-        return rt.block_on(super::collect_merge::run(args));
+        let opts = MergeOptions {
+            output: args.output.clone(),
+            shards: args.shards.clone(),
+            disable_aggregation: args.disable_aggregation,
+            head_server: args.head_server.clone(),
+            max_line_bytes: args.max_line_bytes,
+        };
+        rt.block_on(merge::run(&opts))?;
+        return Ok(ExitCode::SUCCESS);
     }
     if let Some(extra) = args.shards.first() {
         bail!(
@@ -61,7 +72,7 @@ async fn collect(args: &CollectArgs) -> Result<ExitCode> {
     let resuming = args.resume && materialized.exists() && output.exists();
     let mut history = History::default();
     if resuming {
-        read_history(&output, &failures, &mut history)?;
+        read_history(&output, &failures, args.max_line_bytes, &mut history)?;
     } else {
         if args.resume {
             if !output.exists() {
@@ -95,20 +106,25 @@ async fn collect(args: &CollectArgs) -> Result<ExitCode> {
     let mut plan = history.plan(max_attempts);
     let mut agents = BTreeSet::new();
     let mat_name = materialized.display().to_string();
-    for_each_line(&materialized, |span, line, _| {
-        let row = parse_row(line).map_err(|e| CollectError::line(&mat_name, span.line, e))?;
-        let key = RolloutKey::of(&row).ok_or_else(|| {
-            CollectError::line(
-                &mat_name,
-                span.line,
-                "row has no `_ng_task_index` / `_ng_rollout_index`",
-            )
-        })?;
-        if plan.count(&key).is_some() {
-            agents.insert(aggregate::agent_of(&row).unwrap_or_default().to_string());
-        }
-        Ok(true)
-    })?;
+    for_each_line::<CollectError>(
+        &materialized,
+        &mat_name,
+        args.max_line_bytes,
+        |span, line, _| {
+            let row = parse_row(line).map_err(|e| CollectError::line(&mat_name, span.line, e))?;
+            let key = RolloutKey::of(&row).ok_or_else(|| {
+                CollectError::line(
+                    &mat_name,
+                    span.line,
+                    "row has no `_ng_task_index` / `_ng_rollout_index`",
+                )
+            })?;
+            if plan.count(&key).is_some() {
+                agents.insert(aggregate::agent_of(&row).unwrap_or_default().to_string());
+            }
+            Ok(true)
+        },
+    )?;
     if resuming {
         println!("{}", plan.counts.report());
         plan.check_done_rows_known(&output.display().to_string(), &mat_name)?;
@@ -180,7 +196,7 @@ async fn collect(args: &CollectArgs) -> Result<ExitCode> {
         None
     } else {
         println!("Computing aggregate metrics");
-        aggregate_metrics(&client, &config, &output).await?
+        aggregate_metrics(&client, &config, &output, args.max_line_bytes).await?
     };
     println!(
         "Finished rollout collection! View results at:\nFully materialized inputs: {}\nRollouts: {}\nAggregate metrics: {}",
@@ -191,27 +207,12 @@ async fn collect(args: &CollectArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The head server's config; its text is never printed (it holds API keys).
-pub(super) async fn fetch_config(client: &Client, head: &Address) -> Result<serde_yaml::Value> {
-    let url =
-        http::uri(&head.host, head.port, "/global_config_dict_yaml").map_err(anyhow::Error::msg)?;
-    let (status, body) = client.send(Method::GET, &url, None).await.map_err(|_| {
-        anyhow::anyhow!(
-            "Could not connect to the head server at http://{}:{}. Perhaps you are not running a server or your head server is on a different port? (--head-server)",
-            head.host, head.port
-        )
-    })?;
-    if !(200..300).contains(&status) {
-        bail!(
-            "the head server at http://{}:{} answered /global_config_dict_yaml with HTTP {status}",
-            head.host,
-            head.port
-        );
-    }
-    discover::parse_config(&body).map_err(anyhow::Error::msg)
-}
-
-fn read_history(output: &Path, failures: &Path, history: &mut History) -> Result<()> {
+fn read_history(
+    output: &Path,
+    failures: &Path,
+    max_line: u64,
+    history: &mut History,
+) -> Result<()> {
     for p in [output, failures] {
         if p.exists() {
             if let Some(s) = files::set_aside_torn_tail(p)? {
@@ -223,14 +224,14 @@ fn read_history(output: &Path, failures: &Path, history: &mut History) -> Result
         }
     }
     let name = output.display().to_string();
-    for_each_line(output, |span, line, _| {
+    for_each_line::<CollectError>(output, &name, max_line, |span, line, _| {
         let row = parse_row(line).map_err(|e| CollectError::line(&name, span.line, e))?;
         history.add_main(&row, &name, span.line)?;
         Ok(true)
     })?;
     if failures.exists() {
         let name = failures.display().to_string();
-        for_each_line(failures, |span, line, _| {
+        for_each_line::<CollectError>(failures, &name, max_line, |span, line, _| {
             if line.iter().all(u8::is_ascii_whitespace) {
                 return Ok(true);
             }
@@ -296,26 +297,31 @@ fn materialize(args: &CollectArgs, shard: Option<Shard>, path: &Path) -> Result<
     let mut m = Materializer::new(&opts, &input_name);
     let mut filter = shard.map(ShardFilter::new);
     let mut kept = 0u64;
-    files::write_atomically(path, |w| {
+    write_file(path, |w| -> Result<(), CollectError> {
         let mut index = 0u64;
-        for_each_line(input, |_, line, newline| {
-            if limit.is_some_and(|n| index >= n) {
-                return Ok(false);
-            }
-            let limit_index = if limit.is_some() { index } else { 0 };
-            index += 1;
-            m.push_line(line, newline, limit_index, &mut |row: &Row| {
-                if let Some(f) = filter.as_mut() {
-                    if !f.keep(&KeyPart::of(&row[TASK_INDEX])) {
-                        return Ok(());
-                    }
+        for_each_line::<CollectError>(
+            input,
+            &input_name,
+            args.max_line_bytes,
+            |_, line, newline| {
+                if limit.is_some_and(|n| index >= n) {
+                    return Ok(false);
                 }
-                kept += 1;
-                w.write_all(&to_line(row))?;
-                Ok(())
-            })?;
-            Ok(true)
-        })?;
+                let limit_index = if limit.is_some() { index } else { 0 };
+                index += 1;
+                m.push_line(line, newline, limit_index, &mut |row: &Row| {
+                    if let Some(f) = filter.as_mut() {
+                        if !f.keep(&KeyPart::of(&row[TASK_INDEX])) {
+                            return Ok(());
+                        }
+                    }
+                    kept += 1;
+                    w.write_all(&to_line(row))?;
+                    Ok(())
+                })?;
+                Ok(true)
+            },
+        )?;
         let summary = std::mem::replace(&mut m, Materializer::new(&opts, &input_name)).finish()?;
         for warning in summary.warnings {
             eprintln!("Warning: {warning}");
@@ -384,78 +390,6 @@ fn set_aside_old_failures(failures: &Path) -> Result<()> {
         remove_if_exists(failures)?;
     }
     Ok(())
-}
-
-/// A rollout key and the stripped row's compact JSON.
-type KeyedLine = (RolloutKey, Vec<u8>);
-
-/// POSTs the main file's rows, stripped, to each agent's `/aggregate_metrics` and writes
-/// `<stem>_aggregate_metrics.json`; `None` when there are no rows (as upstream).
-pub(super) async fn aggregate_metrics(
-    client: &Client,
-    config: &serde_yaml::Value,
-    main: &Path,
-) -> Result<Option<PathBuf>> {
-    let mut agents: Vec<(String, Vec<KeyedLine>)> = Vec::new();
-    let mut slot: HashMap<String, usize> = HashMap::new();
-    let name = main.display().to_string();
-    for_each_line(main, |span, line, _| {
-        let row = parse_row(line).map_err(|e| CollectError::line(&name, span.line, e))?;
-        let (Some(agent), Some(key)) = (aggregate::agent_of(&row), RolloutKey::of(&row)) else {
-            return Ok(true);
-        };
-        let i = *slot.entry(agent.to_string()).or_insert_with(|| {
-            agents.push((agent.to_string(), Vec::new()));
-            agents.len() - 1
-        });
-        let mut stripped = to_line(&aggregate::strip(&row));
-        stripped.pop();
-        agents[i].1.push((key, stripped));
-        Ok(true)
-    })?;
-    if agents.is_empty() {
-        return Ok(None);
-    }
-    let mut entries = Vec::new();
-    for (agent, mut rows) in agents {
-        rows.sort_by(|a, b| a.0.cmp(&b.0));
-        let body = aggregate::request_body(rows.iter().map(|(_, b)| b.as_slice()));
-        drop(rows);
-        let a = discover::agent_address(config, &agent).map_err(anyhow::Error::msg)?;
-        let url = http::uri(&a.host, a.port, "/aggregate_metrics").map_err(anyhow::Error::msg)?;
-        let (status, answer) = client
-            .send(Method::POST, &url, Some(body.into()))
-            .await
-            .map_err(|e| anyhow::anyhow!("POST {url} failed: {e}"))?;
-        if !(200..300).contains(&status) {
-            bail!(
-                "agent `{agent}` answered /aggregate_metrics with HTTP {status}: {}",
-                String::from_utf8_lossy(&answer[..answer.len().min(300)])
-            );
-        }
-        let entry = aggregate::entry(&agent, &answer)
-            .map_err(|e| anyhow::anyhow!("agent `{agent}`: /aggregate_metrics: {e}"))?;
-        drop(answer);
-        let key_metrics: Value =
-            crate::collect::key::parse_value(entry.key_metrics.get().as_bytes()).map_err(|e| {
-                anyhow::anyhow!("agent `{agent}`: /aggregate_metrics key_metrics: {e}")
-            })?;
-        println!("\nKey metrics for {agent}:\n{}", pretty4(&key_metrics));
-        entries.push(entry);
-    }
-    let path = paths::aggregate_metrics(main);
-    files::write_atomically(&path, |w| Ok(aggregate::write_file(w, &entries)?))?;
-    Ok(Some(path))
-}
-
-fn pretty4(v: &Value) -> String {
-    let mut out = Vec::new();
-    let mut ser = serde_json::Serializer::with_formatter(
-        &mut out,
-        serde_json::ser::PrettyFormatter::with_indent(b"    "),
-    );
-    serde::Serialize::serialize(v, &mut ser).expect("writing to a Vec cannot fail");
-    String::from_utf8(out).unwrap_or_default()
 }
 
 /// Python's `repr` of a JSON value, for upstream's messages.

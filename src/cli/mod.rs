@@ -1,11 +1,10 @@
 //! The native command line: parses flags and hands each command to its module.
 
 mod args;
-mod atomic;
 mod collect_cmd;
-mod collect_merge;
 mod pivot_cmd;
 mod profile_cmd;
+mod progress;
 mod report_cmd;
 
 use clap::Parser;
@@ -13,7 +12,8 @@ use std::process::ExitCode;
 
 pub use args::{normalize_legacy_args, Cli, Command};
 
-/// Runs the CLI with the process arguments; errors are printed as `Error: …` with exit code 1.
+/// Runs the CLI with the process arguments; errors are printed as `Error: …` with exit code 1, or
+/// 2 for a usage error (a bad flag, a pipe as an input, an output that is an input).
 pub fn run() -> ExitCode {
     let cli = match Cli::try_parse_from(normalize_legacy_args(std::env::args())) {
         Ok(cli) => cli,
@@ -36,7 +36,11 @@ pub fn run() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("Error: {e:#}");
-            ExitCode::FAILURE
+            if e.downcast_ref::<crate::native::UsageError>().is_some() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
         }
     }
 }

@@ -2,10 +2,11 @@
 //! summary or the grouped errors, and writes the `--fix` copy atomically.
 
 use super::args::{Format, ValidatePivotArgs};
+use crate::native::read::for_each_chunk;
+use crate::native::{check_input, check_output, AtomicFile, Input};
 use crate::pivot::{report, PivotOptions, PivotValidator};
-use anyhow::{Context, Result};
-use std::fs::File;
-use std::io::{Read, Write};
+use anyhow::Result;
+use std::io::Write;
 use std::process::ExitCode;
 
 pub fn run(args: &ValidatePivotArgs) -> Result<ExitCode> {
@@ -21,28 +22,28 @@ pub fn run(args: &ValidatePivotArgs) -> Result<ExitCode> {
         stats: args.stats,
         fix: args.fix.is_some(),
     };
-    let mut file = File::open(&args.path).with_context(|| format!("cannot read '{name}'"))?;
+    let input = Input {
+        path: &args.path,
+        flag: "--path",
+    };
+    // Read once, front to back: a pipe is fine here.
+    check_input(input, false)?;
     let mut fixed = match &args.fix {
-        Some(out) => Some(super::atomic::AtomicFile::create(out)?),
+        Some(out) => {
+            check_output(out, &[input])?;
+            Some(AtomicFile::create(out)?)
+        }
         None => None,
     };
-    let mut validator = PivotValidator::new(&name, options);
-    let mut buf = vec![0u8; 4 << 20];
-    loop {
-        let n = match file.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e).with_context(|| format!("cannot read '{name}'")),
-        };
-        let go_on = validator.push(&buf[..n]);
+    let mut validator =
+        PivotValidator::new(&name, options).with_max_line_bytes(args.max_line_bytes);
+    for_each_chunk::<anyhow::Error>(&args.path, &name, |chunk| {
+        let go_on = validator.push(chunk);
         if let Some(out) = &mut fixed {
             out.write_all(&validator.take_fixed())?;
         }
-        if !go_on {
-            break;
-        }
-    }
+        Ok(go_on)
+    })?;
     let (report, rest) = validator.finish();
     if let Some(mut out) = fixed {
         out.write_all(&rest)?;

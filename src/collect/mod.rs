@@ -10,8 +10,9 @@
 //! - [`shard`]: the deterministic `--shard i/n` slice
 //! - [`aggregate`]: the `/aggregate_metrics` request and the metrics file
 //!
-//! The native part (files, HTTP, signals, progress): [`files`], [`discover`], [`http`], [`run`],
-//! [`progress`]; the command itself is `cli::collect_cmd`.
+//! The native part (files, HTTP, signals, progress): [`files`], [`discover`], [`http`], [`head`]
+//! (head config, aggregation), [`run`], [`merge`] (`--merge`), [`progress`]; the command's flags
+//! are handled by `cli::collect_cmd`.
 
 pub mod aggregate;
 pub mod hydra;
@@ -27,7 +28,11 @@ pub mod discover;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod files;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod head;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod http;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod merge;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod progress;
 #[cfg(not(target_arch = "wasm32"))]

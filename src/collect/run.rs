@@ -238,13 +238,18 @@ async fn watch_signals(
     printer: Printer,
     grace: Duration,
 ) {
-    let Ok(mut term) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-    else {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
         return;
     };
+    // From here on the signals are this loop's: the temp-file handler must not end the process.
+    let _handled = crate::native::signals::handled_elsewhere();
     loop {
         let name = tokio::select! {
-            _ = tokio::signal::ctrl_c() => "Ctrl-C",
+            _ = int.recv() => "Ctrl-C",
             _ = term.recv() => "SIGTERM",
         };
         interrupted

@@ -11,7 +11,7 @@ pub mod stats;
 pub mod summary;
 pub mod tree;
 
-use crate::jsonl::LineSplitter;
+use crate::jsonl::{LineSplitter, LineTooLong, SplitError};
 use checks::{Check, Finding, Path, RowChecker};
 use std::collections::BTreeMap;
 use summary::Summary;
@@ -152,12 +152,42 @@ impl PivotValidator {
             return false;
         }
         let mut splitter = std::mem::take(&mut self.splitter);
-        let _ = splitter.push::<()>(chunk, |span, bytes| {
+        let result = splitter.push::<()>(chunk, |span, bytes| {
             self.physical_lines(span.offset, bytes);
             Ok(())
         });
         self.splitter = splitter;
+        if let Err(SplitError::TooLong(t)) = result {
+            self.line_too_long(t);
+        }
         !self.report.stopped_early
+    }
+
+    /// Refuses lines longer than `max` bytes (default 1 GiB): the line is reported and reading stops.
+    pub fn with_max_line_bytes(mut self, max: u64) -> Self {
+        self.splitter = LineSplitter::with_max_line_bytes(max);
+        self
+    }
+
+    /// A line over the limit is an error on that line, and the end of the run: nothing after it
+    /// can be read without holding it whole.
+    fn line_too_long(&mut self, t: LineTooLong) {
+        // Physical lines (a lone CR ends one too), as every other finding counts them.
+        let line = self.line + 1;
+        let finding = Finding {
+            line,
+            span: None,
+            column: None,
+            path: Path::default(),
+            check: Check::E,
+            message: format!(
+                "line {line} is longer than {} bytes (the limit; raise it with --max-line-bytes)",
+                t.limit
+            ),
+            found: "a line too long".into(),
+        };
+        self.record(vec![finding]);
+        self.report.stopped_early = true;
     }
 
     /// Bytes of the fixed copy produced so far (with `fix`); the caller writes them out.
