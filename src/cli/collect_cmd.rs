@@ -40,10 +40,11 @@ pub fn run(args: &CollectArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(extra) = args.shards.first() {
-        bail!(
+        return Err(crate::native::UsageError(format!(
             "unexpected argument '{}' (shard files are only taken with --merge)",
             extra.display()
-        );
+        ))
+        .into());
     }
     rt.block_on(collect(args))
 }

@@ -2,6 +2,7 @@
 
 mod args;
 mod collect_cmd;
+mod hydra_args;
 mod pivot_cmd;
 mod profile_cmd;
 mod progress;
@@ -10,12 +11,20 @@ mod report_cmd;
 use clap::Parser;
 use std::process::ExitCode;
 
-pub use args::{normalize_legacy_args, Cli, Command};
+pub use args::{Cli, Command};
+pub use hydra_args::normalize_legacy_args;
 
 /// Runs the CLI with the process arguments; errors are printed as `Error: …` with exit code 1, or
 /// 2 for a usage error (a bad flag, a pipe as an input, an output that is an input).
 pub fn run() -> ExitCode {
-    let cli = match Cli::try_parse_from(normalize_legacy_args(std::env::args())) {
+    let args = match normalize_legacy_args(std::env::args()) {
+        Ok(args) => args,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();

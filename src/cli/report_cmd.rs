@@ -95,7 +95,7 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
     check_run_files(inputs, rollouts)?;
     let output = output_path(
         args,
-        names::beside(rollouts, |n| names::report(n)),
+        names::beside(rollouts, names::report),
         &[
             Input {
                 path: inputs,

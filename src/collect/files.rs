@@ -43,7 +43,7 @@ pub fn set_aside_torn_tail(path: &Path) -> Result<Option<SetAside>, CollectError
     if complete {
         return Ok(None);
     }
-    let to = crate::names::beside(path, |n| crate::names::torn(n));
+    let to = crate::names::beside(path, crate::names::torn);
     let mut aside = OpenOptions::new()
         .create(true)
         .append(true)

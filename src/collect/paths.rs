@@ -6,17 +6,17 @@ use std::path::{Path, PathBuf};
 
 /// `out/rollouts.jsonl` → `out/rollouts_materialized_inputs.jsonl`.
 pub fn materialized(output: &Path) -> PathBuf {
-    names::beside(output, |n| names::materialized_inputs(n))
+    names::beside(output, names::materialized_inputs)
 }
 
 /// `out/rollouts.jsonl` → `out/rollouts_failures.jsonl`.
 pub fn failures(output: &Path) -> PathBuf {
-    names::beside(output, |n| names::failures(n))
+    names::beside(output, names::failures)
 }
 
 /// `out/rollouts.jsonl` → `out/rollouts_aggregate_metrics.json`.
 pub fn aggregate_metrics(output: &Path) -> PathBuf {
-    names::beside(output, |n| names::aggregate_metrics(n))
+    names::beside(output, names::aggregate_metrics)
 }
 
 /// Where shard `i` of `n` writes: `out/rollouts.jsonl` → `out/rollouts-shard2-of-8.jsonl`, so one

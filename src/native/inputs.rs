@@ -69,11 +69,35 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// `a/missing/../b` → `a/b`: what a path names once its missing directories are created.
+fn lexical(path: &Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let mut out = std::path::PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
+            {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Refuses (exit 2, before writing) an output that is one of the inputs. An output that does not
-/// exist yet cannot be one.
+/// exist yet cannot be one, unless its path only fails to resolve through a directory that does
+/// not exist yet (`-o new/../shard0.jsonl`, where the directory would be created).
 pub fn check_output(output: &Path, inputs: &[Input]) -> Result<(), UsageError> {
+    let resolved = if output.exists() {
+        output.to_path_buf()
+    } else {
+        lexical(output)
+    };
     for input in inputs {
-        if same_file(output, input.path) {
+        if same_file(&resolved, input.path) {
             return Err(UsageError(format!(
                 "refusing to write '{}': it is the input '{}' ({}); choose another output",
                 output.display(),
@@ -94,7 +118,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let a = dir.path().join("a.jsonl");
         std::fs::write(&a, b"{}\n").unwrap();
-        let link = dir.path().join("sub/../link.jsonl");
+        let link = dir.path().join("sub/../link.jsonl"); // resolved once `sub` exists
         std::fs::create_dir(dir.path().join("sub")).unwrap();
         std::os::unix::fs::symlink(&a, dir.path().join("link.jsonl")).unwrap();
         let hard = dir.path().join("hard.jsonl");
@@ -108,6 +132,8 @@ mod tests {
             assert!(e.0.contains("--inputs"), "{e}");
         }
         assert!(check_output(&dir.path().join("new.jsonl"), &inputs).is_ok());
+        let through_missing = dir.path().join("missing/../a.jsonl");
+        assert!(check_output(&through_missing, &inputs).is_err());
     }
 
     #[test]
