@@ -3,8 +3,8 @@
 
 use super::args::CollectArgs;
 use crate::collect::discover;
-use crate::collect::files;
 use crate::collect::head::{aggregate_metrics, fetch_config};
+use crate::collect::history;
 use crate::collect::http::{self, Client};
 use crate::collect::key::{parse_row, to_line, KeyPart, RolloutKey};
 use crate::collect::materialize::{Materializer, NumRepeats, Options};
@@ -73,7 +73,7 @@ async fn collect(args: &CollectArgs) -> Result<ExitCode> {
     let resuming = args.resume && materialized.exists() && output.exists();
     let mut history = History::default();
     if resuming {
-        read_history(&output, &failures, args.max_line_bytes, &mut history)?;
+        history::read(&output, &failures, args.max_line_bytes, &mut history)?;
     } else {
         if args.resume {
             if !output.exists() {
@@ -205,43 +205,22 @@ async fn collect(args: &CollectArgs) -> Result<ExitCode> {
         output.display(),
         metrics.map_or("None".to_string(), |p| p.display().to_string())
     );
-    Ok(ExitCode::SUCCESS)
-}
-
-fn read_history(
-    output: &Path,
-    failures: &Path,
-    max_line: u64,
-    history: &mut History,
-) -> Result<()> {
-    for p in [output, failures] {
-        if p.exists() {
-            if let Some(s) = files::set_aside_torn_tail(p)? {
-                println!(
-                    "The last line of '{}' was torn (an interrupted write): moved its {} bytes to '{}'; that rollout runs again.",
-                    p.display(), s.bytes, s.to.display()
-                );
-            }
+    // 0 only when every rollout succeeded: `collect && profile` must not go on after failures.
+    let outcome = history::outcome(
+        &materialized,
+        &output,
+        &failures,
+        max_attempts,
+        args.max_line_bytes,
+    )?;
+    if let Some(msg) = outcome.unfinished_report(&failures.display().to_string()) {
+        eprintln!("{msg}");
+        if outcome.to_run > 0 {
+            eprintln!("To retry them:\n  {}", resume_command());
         }
+        return Ok(ExitCode::from(3));
     }
-    let name = output.display().to_string();
-    for_each_line::<CollectError>(output, &name, max_line, |span, line, _| {
-        let row = parse_row(line).map_err(|e| CollectError::line(&name, span.line, e))?;
-        history.add_main(&row, &name, span.line)?;
-        Ok(true)
-    })?;
-    if failures.exists() {
-        let name = failures.display().to_string();
-        for_each_line::<CollectError>(failures, &name, max_line, |span, line, _| {
-            if line.iter().all(u8::is_ascii_whitespace) {
-                return Ok(true);
-            }
-            let row = parse_row(line).map_err(|e| CollectError::line(&name, span.line, e))?;
-            history.add_failure(&row);
-            Ok(true)
-        })?;
-    }
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }
 
 fn materialize(args: &CollectArgs, shard: Option<Shard>, path: &Path) -> Result<()> {

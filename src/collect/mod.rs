@@ -30,6 +30,8 @@ pub mod files;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod head;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod history;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod http;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod merge;
