@@ -228,14 +228,13 @@ fn materialize(args: &CollectArgs, shard: Option<Shard>, path: &Path) -> Result<
         .input
         .as_ref()
         .context("--input is required for a fresh collection (the tasks JSONL)")?;
-    if !input.exists() {
-        bail!(
-            "Input file not found: '{}' (--input). Check the path is spelled correctly.",
-            input.display()
-        );
-    }
+    let input = &crate::collect::files::resolve_input(
+        input,
+        std::env::var("NEMO_GYM_EXTRA_ROOTS").ok().as_deref(),
+    )?;
     let limit = args.limit.filter(|n| *n > 0);
     let opts = Options {
+        add_seed: args.num_repeats_add_seed,
         agent_name: args.agent.clone().filter(|a| !a.is_empty()),
         overrides: overrides(args)?,
         num_repeats: NumRepeats::from_value(&match &args.num_repeats {

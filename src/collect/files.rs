@@ -7,6 +7,44 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+/// Where upstream looks for a relative `--input`: under each `NEMO_GYM_EXTRA_ROOTS` root
+/// (`:`-separated, empty entries skipped), then the working directory. (Upstream also looks under
+/// its own install root, which gymscope does not have.) The first file found wins; the error
+/// names every place looked.
+pub fn resolve_input(path: &Path, extra_roots: Option<&str>) -> Result<PathBuf, CollectError> {
+    if path.is_absolute() {
+        return if path.exists() {
+            Ok(path.to_path_buf())
+        } else {
+            Err(not_found(path, &[path.to_path_buf()]))
+        };
+    }
+    let mut tried = Vec::new();
+    let roots = extra_roots
+        .unwrap_or_default()
+        .split(':')
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .chain([PathBuf::new()]);
+    for root in roots {
+        let candidate = root.join(path);
+        if candidate.exists() {
+            return Ok(candidate);
+        }
+        tried.push(candidate);
+    }
+    Err(not_found(path, &tried))
+}
+
+fn not_found(path: &Path, tried: &[PathBuf]) -> CollectError {
+    let places: Vec<String> = tried.iter().map(|p| format!("'{}'", p.display())).collect();
+    CollectError::Config(format!(
+        "Input file not found: '{}' (--input). Looked at {} (relative paths are searched under NEMO_GYM_EXTRA_ROOTS, then the working directory). Check the path is spelled correctly.",
+        path.display(),
+        places.join(", ")
+    ))
+}
+
 pub fn io_err(path: &Path, e: std::io::Error) -> CollectError {
     CollectError::Config(format!("'{}': {e}", path.display()))
 }
@@ -81,6 +119,31 @@ fn last_line_start(file: &mut File, end: u64) -> std::io::Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn relative_inputs_are_searched_under_the_extra_roots_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::create_dir_all(b.join("data")).unwrap();
+        std::fs::write(b.join("data/in.jsonl"), b"{}\n").unwrap();
+        let roots = format!("{}::{}", a.display(), b.display());
+        let found = resolve_input(Path::new("data/in.jsonl"), Some(&roots)).unwrap();
+        assert_eq!(found, b.join("data/in.jsonl"));
+        let e = resolve_input(Path::new("data/none.jsonl"), Some(&roots))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("Input file not found: 'data/none.jsonl' (--input). Looked at '"),
+            "{e}"
+        );
+        for place in [a.join("data/none.jsonl"), b.join("data/none.jsonl")] {
+            assert!(e.contains(&format!("'{}'", place.display())), "{e}");
+        }
+        assert!(
+            e.contains(", 'data/none.jsonl'"),
+            "the working directory last: {e}"
+        );
+    }
 
     #[test]
     fn torn_tail_is_set_aside() {

@@ -19,8 +19,10 @@ pub mod hydra;
 pub mod key;
 pub mod materialize;
 pub mod paths;
+pub mod pyjson;
 pub mod resume;
 pub mod route;
+pub mod seed;
 pub mod shard;
 
 #[cfg(not(target_arch = "wasm32"))]
