@@ -173,11 +173,13 @@ pub async fn run(cfg: Config, plan: &Plan, client: Client) -> Result<Report, Col
             fail_fast: cfg.fail_fast,
             retries: retries.clone(),
             printer: printer.clone(),
+            stop: stop_rx.clone(),
         };
         let tx = tx.clone();
         tasks.spawn(async move {
-            let outcome = job.run().await;
-            let _ = tx.send(outcome).await;
+            if let Some(outcome) = job.run().await {
+                let _ = tx.send(outcome).await;
+            }
             drop(permit);
         });
     }
@@ -282,13 +284,19 @@ struct Job {
     fail_fast: bool,
     retries: Arc<AtomicU64>,
     printer: Printer,
+    stop: watch::Receiver<Stop>,
 }
 
 impl Job {
-    async fn run(self) -> Outcome {
+    /// The rollout's outcome, or `None` when a stop came while it was only retrying a connection
+    /// (nothing was sent to the agent; it runs again on `--resume`).
+    async fn run(self) -> Option<Outcome> {
         let answer = match self.timeout {
-            None => Some(self.post().await),
-            Some(t) => tokio::time::timeout(t, self.post()).await.ok(),
+            None => Some(self.post().await?),
+            Some(t) => match tokio::time::timeout(t, self.post()).await {
+                Ok(answer) => Some(answer?),
+                Err(_) => None,
+            },
         };
         let failure = match &answer {
             None => CollectorFailure::Timeout {
@@ -297,13 +305,13 @@ impl Job {
             Some((status, body)) if (200..300).contains(status) => match parse_row(body) {
                 Ok(mut result) => {
                     merge_row_keys(&mut result, &self.row);
-                    return Outcome::Done {
+                    return Some(Outcome::Done {
                         route: route::route(&result),
                         line: to_line(&result),
                         numbers: progress_numbers(&result),
                         agent: self.agent,
                         collector_failure: false,
-                    };
+                    });
                 }
                 Err(e) => CollectorFailure::BadResponse {
                     detail: format!("/run answered HTTP {status} with {e}"),
@@ -311,12 +319,12 @@ impl Job {
             },
             Some((status, body)) => {
                 if self.fail_fast {
-                    return Outcome::Fatal(format!(
+                    return Some(Outcome::Fatal(format!(
                         "agent `{}` answered /run for rollout {} with HTTP {status}: {}",
                         self.agent,
                         self.key,
                         String::from_utf8_lossy(&body[..body.len().min(300)])
-                    ));
+                    )));
                 }
                 CollectorFailure::Http {
                     status: *status,
@@ -324,27 +332,33 @@ impl Job {
                 }
             }
         };
-        Outcome::Done {
+        Some(Outcome::Done {
             route: Route::Sidecar,
             line: to_line(&failure_row(&self.row, failure)),
             numbers: Vec::new(),
             agent: self.agent,
             collector_failure: true,
-        }
+        })
     }
 
     /// POSTs until an answer arrives: connection-level errors retry with exponential backoff
-    /// (0.5 s doubling, capped at 10 s), as upstream retries them forever.
-    async fn post(&self) -> (u16, Bytes) {
+    /// (0.5 s doubling, capped at 10 s), as upstream retries them forever, but only while the run
+    /// is running: once Ctrl-C/SIGTERM stops it, a rollout that never reached its agent gives up
+    /// at once (`None`) instead of holding the process for the grace period.
+    async fn post(&self) -> Option<(u16, Bytes)> {
         let mut delay = Duration::from_millis(500);
+        let mut stop = self.stop.clone();
         loop {
             match self
                 .client
                 .send(Method::POST, &self.uri, Some(self.body.clone()))
                 .await
             {
-                Ok(answer) => return answer,
+                Ok(answer) => return Some(answer),
                 Err(TransportError(e)) => {
+                    if *stop.borrow_and_update() != Stop::Running {
+                        return None;
+                    }
                     let n = self.retries.fetch_add(1, Ordering::Relaxed);
                     if n == 0 || (n + 1) % 100 == 0 {
                         self.printer.line(&format!(
@@ -354,7 +368,10 @@ impl Job {
                             n + 1
                         ));
                     }
-                    tokio::time::sleep(delay).await;
+                    tokio::select! {
+                        _ = tokio::time::sleep(delay) => {}
+                        _ = stop.changed() => return None,
+                    }
                     delay = (delay * 2).min(Duration::from_secs(10));
                 }
             }
