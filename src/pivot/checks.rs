@@ -540,7 +540,7 @@ impl RowChecker<'_> {
                 stop(self.fail(Check::X5, at.key("arguments"), arguments, message))?;
             }
             Some(text) => {
-                if let Err(e) = serde_json::from_str::<crate::json::Skip>(text) {
+                if let Err(e) = parse_arguments(text) {
                     let message = format!("function_call.arguments is not valid JSON: {e}");
                     stop(self.fail(Check::X6, at.key("arguments"), arguments, message))?;
                 }
@@ -601,4 +601,22 @@ fn row_lookup<'r, 'a>(row: &'r Json<'a>, dotted: &str) -> Option<&'r Json<'a>> {
         current = current.get(part)?;
     }
     Some(current)
+}
+
+/// `json.loads(arguments)` as Python reads it: as deep as the row itself may nest.
+fn parse_arguments(text: &str) -> Result<(), String> {
+    use super::depth;
+    let (levels, too_deep) = depth::measure(text.as_bytes());
+    if too_deep.is_some() {
+        return Err(format!("nesting deeper than {} levels", depth::MAX_DEPTH));
+    }
+    depth::with_stack_for(levels, || {
+        depth::from_str::<crate::json::Skip>(text).map_err(|e| e.to_string())
+    })
+    .unwrap_or_else(|| {
+        Err(format!(
+            "could not start a thread to read {levels} levels of nesting"
+        ))
+    })
+    .map(|_| ())
 }

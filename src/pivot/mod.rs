@@ -3,6 +3,7 @@
 //! summary, optional `--stats` and a normalized `--fix` copy.
 
 pub mod checks;
+pub mod depth;
 pub mod fix;
 pub mod highlight;
 pub mod pyrepr;
@@ -274,6 +275,22 @@ impl PivotValidator {
             );
             return;
         }
+        let (depth, too_deep) = depth::measure(text.as_bytes());
+        if let Some(at) = too_deep {
+            let column = char_column(text, at + 1);
+            let message = format!("nesting deeper than {} levels", depth::MAX_DEPTH);
+            self.json_error(line_no, span, column, message);
+            return;
+        }
+        let done = depth::with_stack_for(depth, || self.check_row(line_no, span, text));
+        if done.is_none() {
+            let message = format!("could not start a thread to read {depth} levels of nesting");
+            self.json_error(line_no, span, 1, message);
+        }
+    }
+
+    /// Parses and checks one row (measured within [`depth::MAX_DEPTH`]).
+    fn check_row(&mut self, line_no: u64, span: Option<(u64, u32)>, text: &str) {
         let row = match tree::parse(text, &self.interest) {
             Ok(row) => row,
             Err(e) => {
