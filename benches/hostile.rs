@@ -59,6 +59,8 @@ fn wide_row(dir: &Path, fields: usize) -> (PathBuf, PathBuf) {
 /// Runs gymscope with `args`; returns (seconds, exit code, peak RSS in MB) of that child alone.
 fn run(args: &[&str]) -> (f64, i32, f64) {
     let t = Instant::now();
+    // Waited for with wait4 below, which also gives this child's own peak RSS.
+    #[allow(clippy::zombie_processes)]
     let child = Command::new(env!("CARGO_BIN_EXE_gymscope"))
         .args(args)
         .stdout(std::process::Stdio::null())

@@ -88,6 +88,11 @@ pub struct ValidatePivotArgs {
     /// with its name and line instead of filling memory.
     #[arg(long, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
+    /// A NeMo Gym checkout: also check every row's `responses_create_params` against Gym's
+    /// Pydantic request model (unknown keys, input items, tools, `stream`, `metadata`), as
+    /// upstream's `--gym-repo` does; gymscope checks the same rules itself.
+    #[arg(long, value_name = "DIR")]
+    pub gym_repo: Option<PathBuf>,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

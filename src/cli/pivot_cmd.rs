@@ -21,7 +21,18 @@ pub fn run(args: &ValidatePivotArgs) -> Result<ExitCode> {
         max_errors: args.max_errors,
         stats: args.stats,
         fix: args.fix.is_some(),
+        gym_models: args.gym_repo.is_some(),
     };
+    if let Some(dir) = &args.gym_repo {
+        if let Some(missing) = missing_gym_module(dir) {
+            // Upstream's words: its import of Gym's validators failed.
+            eprintln!(
+                "validation failed: failed to import Gym validators from {}: No module named '{missing}'",
+                python_path(dir)
+            );
+            return Ok(ExitCode::FAILURE);
+        }
+    }
     let input = Input {
         path: &args.path,
         flag: "--path",
@@ -95,4 +106,29 @@ pub fn run(args: &ValidatePivotArgs) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// The module Python could not import from `dir` (upstream puts `dir` first on `sys.path` and
+/// imports `nemo_gym.openai_utils`), or `None` when the checkout has it.
+fn missing_gym_module(dir: &std::path::Path) -> Option<&'static str> {
+    if !dir.join("nemo_gym").is_dir() {
+        Some("nemo_gym")
+    } else if !dir.join("nemo_gym/openai_utils.py").is_file() {
+        Some("nemo_gym.openai_utils")
+    } else {
+        None
+    }
+}
+
+/// `str(Path(dir))` as Python prints it: no `.` components, no trailing slash.
+fn python_path(dir: &std::path::Path) -> String {
+    let tidy: std::path::PathBuf = dir
+        .components()
+        .filter(|c| *c != std::path::Component::CurDir)
+        .collect();
+    if tidy.as_os_str().is_empty() {
+        ".".into()
+    } else {
+        tidy.display().to_string()
+    }
 }

@@ -34,6 +34,8 @@ pub enum Check {
     X6,
     /// `--allow-batch`: `calls` of a `function_call_batch` must be a non-empty list of objects.
     XB,
+    /// `--gym-repo`: Gym's Pydantic model of `responses_create_params` (see `gym_models`).
+    G,
     T1,
     E,
 }
@@ -64,6 +66,7 @@ impl Check {
             X5 => "X5",
             X6 => "X6",
             XB => "XB",
+            G => "G",
             T1 => "T1",
             E => "E",
         }
@@ -95,6 +98,7 @@ impl Check {
             X5 => "function_call.arguments is a string",
             X6 => "function_call.arguments is valid JSON",
             XB => "a function_call_batch has a non-empty list of calls",
+            G => "responses_create_params passes Gym's model (--gym-repo)",
             T1 => "expected tools appear in responses_create_params.tools",
             E => "the file has at least one row",
         }
@@ -315,6 +319,42 @@ impl RowChecker<'_> {
             match self.check_expected_action(action) {
                 Err(()) => return,
                 Ok(tools) => expected_tools = tools,
+            }
+        }
+        // Upstream validates with Gym's models after A/P/X and before T: only a row that passed
+        // them gets this far there.
+        if self.options.gym_models && self.findings.is_empty() {
+            if let Some(params) = row.get("responses_create_params") {
+                let errors = super::gym_models::check(params);
+                if let Some(first) = errors.first() {
+                    let path =
+                        Path(
+                            std::iter::once(Step::Key("responses_create_params".into()))
+                                .chain(first.loc.split('.').filter(|p| !p.is_empty()).map(|p| {
+                                    Step::Key(p.split('[').next().unwrap_or(p).to_string())
+                                }))
+                                .collect(),
+                        );
+                    // A row with a long tool list can break a rule per tool: name a few.
+                    let mut listed: Vec<String> = errors
+                        .iter()
+                        .take(5)
+                        .map(|e| format!("{}: {}", e.loc, e.msg))
+                        .collect();
+                    if errors.len() > 5 {
+                        listed.push(format!("and {} more", errors.len() - 5));
+                    }
+                    let message = format!(
+                        "Gym model validation failed: {} validation error{} for {}: {}",
+                        errors.len(),
+                        if errors.len() == 1 { "" } else { "s" },
+                        super::gym_models::MODEL,
+                        listed.join("; ")
+                    );
+                    if self.fail(Check::G, path, None, message) {
+                        return;
+                    }
+                }
             }
         }
         if let (true, Some(names), Some(expected)) =

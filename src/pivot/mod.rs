@@ -5,6 +5,7 @@
 pub mod checks;
 pub mod depth;
 pub mod fix;
+pub mod gym_models;
 pub mod highlight;
 pub mod pyrepr;
 pub mod report;
@@ -41,6 +42,8 @@ pub struct PivotOptions {
     pub stats: bool,
     /// Produce a normalized copy (`--fix`).
     pub fix: bool,
+    /// `--gym-repo`: also check `responses_create_params` against Gym's Pydantic model.
+    pub gym_models: bool,
 }
 
 impl Default for PivotOptions {
@@ -55,6 +58,7 @@ impl Default for PivotOptions {
             max_errors: 50,
             stats: false,
             fix: false,
+            gym_models: false,
         }
     }
 }
@@ -124,6 +128,9 @@ impl PivotValidator {
             for p in path.split(',').map(str::trim).filter(|p| !p.is_empty()) {
                 interest.add_path(p);
             }
+        }
+        if options.gym_models {
+            interest.key("responses_create_params").all = true;
         }
         let stats = options.stats.then(stats::Stats::default);
         if stats.is_some() {
