@@ -119,10 +119,11 @@ pub fn check(params: &Json) -> Vec<ModelError> {
             "stream" if !optional && !matches!(value, Json::Bool(false)) && !lax_false(value) => {
                 err(loc, "Input should be False")
             }
-            "background" | "store" | "parallel_tool_calls" if !lax_bool(value) => {
-                if !(optional && key != "parallel_tool_calls") {
-                    err(loc, "Input should be a valid boolean")
-                }
+            // `parallel_tool_calls` is a plain bool: null is not one.
+            "background" | "store" | "parallel_tool_calls"
+                if !lax_bool(value) && !(optional && key != "parallel_tool_calls") =>
+            {
+                err(loc, "Input should be a valid boolean")
             }
             "instructions" | "previous_response_id" | "user" | "model"
                 if !optional && !matches!(value, Json::Str(_)) =>
@@ -137,25 +138,26 @@ pub fn check(params: &Json) -> Vec<ModelError> {
             "temperature" | "top_p" if !optional && !lax_float(value) => {
                 err(loc, "Input should be a valid number")
             }
-            "service_tier" if !optional => {
-                if !one_of(value, &["auto", "default", "flex", "scale", "priority"]) {
-                    err(
-                        loc,
-                        "Input should be 'auto', 'default', 'flex', 'scale' or 'priority'",
-                    )
-                }
+            "service_tier"
+                if !optional
+                    && !one_of(value, &["auto", "default", "flex", "scale", "priority"]) =>
+            {
+                err(
+                    loc,
+                    "Input should be 'auto', 'default', 'flex', 'scale' or 'priority'",
+                )
             }
             "truncation" if !optional && !one_of(value, &["auto", "disabled"]) => {
                 err(loc, "Input should be 'auto' or 'disabled'")
             }
-            "tool_choice" => {
-                if !(one_of(value, &["none", "auto", "required"]) || matches!(value, Json::Obj(_)))
-                {
-                    err(
-                        loc,
-                        "Input should be 'none', 'auto', 'required' or a tool choice object",
-                    )
-                }
+            "tool_choice"
+                if !(one_of(value, &["none", "auto", "required"])
+                    || matches!(value, Json::Obj(_))) =>
+            {
+                err(
+                    loc,
+                    "Input should be 'none', 'auto', 'required' or a tool choice object",
+                )
             }
             "include" if !optional => match value {
                 Json::Arr(items) if items.iter().all(|i| matches!(i, Json::Str(_))) => {}
