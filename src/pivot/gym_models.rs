@@ -121,7 +121,7 @@ pub fn check(params: &Json) -> Vec<ModelError> {
             }
             // `parallel_tool_calls` is a plain bool: null is not one.
             "background" | "store" | "parallel_tool_calls"
-                if !lax_bool(value) && !(optional && key != "parallel_tool_calls") =>
+                if !(lax_bool(value) || (optional && key != "parallel_tool_calls")) =>
             {
                 err(loc, "Input should be a valid boolean")
             }
