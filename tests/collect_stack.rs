@@ -220,3 +220,36 @@ fn sigterm_stops_rollouts_that_only_retry_a_connection_at_once() {
     );
     assert!(err.contains("Stopped by SIGTERM"), "{err}");
 }
+
+#[test]
+fn a_fresh_run_never_replaces_its_input() {
+    let gym = StandIn::start(&[AGENT]);
+    let dir = tempfile::tempdir().unwrap();
+    let input = write_input(dir.path(), 2);
+    let before = std::fs::read(&input).unwrap();
+    // -o the input itself, and an input named like the materialized file of -o.
+    let named = dir.path().join("r_materialized_inputs.jsonl");
+    std::fs::copy(&input, &named).unwrap();
+    for (i, o) in [
+        (input.clone(), input.clone()),
+        (named.clone(), dir.path().join("r.jsonl")),
+    ] {
+        let r = gymscope(
+            &[
+                "collect",
+                "-i",
+                i.to_str().unwrap(),
+                "-o",
+                o.to_str().unwrap(),
+                "-a",
+                AGENT,
+                "--head-server",
+                &gym.head(),
+            ],
+            &[],
+        );
+        assert_eq!(r.status.code(), Some(2), "{}", text(&r));
+        assert!(text(&r).contains("refusing to write"), "{}", text(&r));
+        assert_eq!(std::fs::read(&i).unwrap(), before);
+    }
+}

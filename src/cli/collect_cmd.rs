@@ -15,6 +15,7 @@ use crate::collect::shard::{Shard, ShardFilter};
 use crate::collect::{aggregate, hydra, paths, CollectError, Row, TASK_INDEX};
 use crate::native::atomic::write_file;
 use crate::native::read::for_each_line;
+use crate::native::{check_output, Input};
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
@@ -91,7 +92,25 @@ async fn collect(args: &CollectArgs) -> Result<ExitCode> {
         } else {
             println!("Clearing output fpath since `resume_from_cache=False`!");
         }
-        materialize(args, shard, &materialized)?;
+        let input = args
+            .input
+            .as_ref()
+            .context("--input is required for a fresh collection (the tasks JSONL)")?;
+        let input = crate::collect::files::resolve_input(
+            input,
+            std::env::var("NEMO_GYM_EXTRA_ROOTS").ok().as_deref(),
+        )?;
+        // A fresh run replaces all three files: none may be the input (by identity).
+        for out in [&output, &materialized, &failures] {
+            check_output(
+                out,
+                &[Input {
+                    path: &input,
+                    flag: "--input",
+                }],
+            )?;
+        }
+        materialize(args, &input, shard, &materialized)?;
         remove_if_exists(&output)?;
         set_aside_old_failures(&failures)?;
     }
@@ -223,15 +242,7 @@ async fn collect(args: &CollectArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn materialize(args: &CollectArgs, shard: Option<Shard>, path: &Path) -> Result<()> {
-    let input = args
-        .input
-        .as_ref()
-        .context("--input is required for a fresh collection (the tasks JSONL)")?;
-    let input = &crate::collect::files::resolve_input(
-        input,
-        std::env::var("NEMO_GYM_EXTRA_ROOTS").ok().as_deref(),
-    )?;
+fn materialize(args: &CollectArgs, input: &Path, shard: Option<Shard>, path: &Path) -> Result<()> {
     let limit = args.limit.filter(|n| *n > 0);
     let opts = Options {
         add_seed: args.num_repeats_add_seed,
