@@ -11,8 +11,8 @@
 //! - [`aggregate`]: the `/aggregate_metrics` request and the metrics file
 //!
 //! The native part (files, HTTP, signals, progress): [`files`], [`discover`], [`http`], [`head`]
-//! (head config, aggregation), [`run`], [`merge`] (`--merge`), [`progress`]; the command's flags
-//! are handled by `cli::collect_cmd`.
+//! (head config, aggregation), [`history`], [`command`] (a fresh run or resume, end to end),
+//! [`run`], [`merge`] (`--merge`), [`progress`]; the command's flags are `cli::collect_cmd`'s.
 
 pub mod aggregate;
 pub mod hydra;
@@ -26,9 +26,13 @@ pub mod seed;
 pub mod shard;
 
 #[cfg(not(target_arch = "wasm32"))]
+pub mod command;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod discover;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod files;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod fresh;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod head;
 #[cfg(not(target_arch = "wasm32"))]
