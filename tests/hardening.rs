@@ -440,3 +440,53 @@ fn a_signal_during_a_write_leaves_no_temporary_file() {
     assert_eq!(status.signal(), Some(libc::SIGTERM), "ended by the signal");
     assert!(temps(&out).is_empty(), "left {:?}", temps(&out));
 }
+
+/// Statistics are computed only for the columns a group has (memory bounded by the data); a
+/// column one rollout of a large group has is computed from that value alone, exactly as the
+/// full NaN-padded column would give (-0.0 keeps the full path: numpy's sum makes it +0.0).
+#[test]
+fn sparse_columns_give_the_dense_statistics() {
+    let mut inputs = String::new();
+    let mut rollouts = String::new();
+    for r in 0..20 {
+        inputs.push_str(&format!(
+            "{{\"_ng_task_index\":0,\"_ng_rollout_index\":{r},\"agent_ref\":{{\"name\":\"a\"}}}}\n"
+        ));
+        let extra = match r {
+            7 => ",\"x\":0.1",
+            11 => ",\"y\":-0.0",
+            _ => "",
+        };
+        rollouts.push_str(&format!(
+            "{{\"_ng_task_index\":0,\"_ng_rollout_index\":{r},\"reward\":{}{extra}}}\n",
+            r % 2
+        ));
+    }
+    let p = gymscope::output::profile_bytes(
+        inputs.as_bytes(),
+        "in.jsonl",
+        rollouts.as_bytes(),
+        "out.jsonl",
+        Default::default(),
+    )
+    .unwrap();
+    let col = |name: &str| {
+        (0..p.columns.len())
+            .find(|&c| p.column_name(c) == name)
+            .unwrap()
+    };
+    let task = &p.tasks[0].columns;
+    let x = task[col("x")];
+    assert_eq!((x.mean, x.median, x.std), (Some(0.1), Some(0.1), None));
+    let y = task[col("y")];
+    assert_eq!(y.mean.map(f64::is_sign_positive), Some(true), "{y:?}");
+    assert_eq!(task[col("reward")].mean, Some(0.5));
+    // Agent rows too.
+    assert_eq!(p.agents[0].columns[col("x")].mean, Some(0.1));
+    let rendered = gymscope::output::render_in_memory(&p, inputs.as_bytes(), "in.jsonl").unwrap();
+    let row = String::from_utf8(rendered.reward_profiling).unwrap();
+    assert!(
+        row.contains("\"mean/x\":0.1") && !row.contains("\"std/x\""),
+        "{row}"
+    );
+}

@@ -256,10 +256,19 @@ impl<'a> Grouper<'a> {
                     .count();
             let cells = &self.cells[start..end];
             // NaN where a rollout has no value: numpy's NaN-skipping sums depend on positions.
+            // A lone value is the exception (its sum with zeros is itself, unless it is -0.0), so
+            // a column that one rollout of a large group has costs 1, not the group's size.
             self.column.clear();
-            self.column.resize(members.len(), f64::NAN);
-            for &(_, row, v) in cells {
-                self.column[row as usize] = v.as_f64();
+            match cells {
+                [(_, _, v)] if !(v.as_f64() == 0.0 && v.as_f64().is_sign_negative()) => {
+                    self.column.push(v.as_f64())
+                }
+                _ => {
+                    self.column.resize(members.len(), f64::NAN);
+                    for &(_, row, v) in cells {
+                        self.column[row as usize] = v.as_f64();
+                    }
+                }
             }
             let st = self.scratch.column_stats(&self.column);
             let (max, min) = if self.all_int {
