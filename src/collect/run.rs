@@ -98,7 +98,10 @@ pub async fn run(cfg: Config, plan: &Plan, client: Client) -> Result<Report, Col
     let (tx, rx) = mpsc::channel::<Outcome>(cfg.concurrency.max(1));
     let writer = {
         let stop_tx = stop_tx.clone();
-        tokio::task::spawn_blocking(move || write_loop(rx, main_file, side_file, progress, stop_tx))
+        let names = (cfg.output.clone(), cfg.failures.clone());
+        tokio::task::spawn_blocking(move || {
+            write_loop(rx, (main_file, side_file), names, progress, stop_tx)
+        })
     };
     let retries = Arc::new(AtomicU64::new(0));
 
@@ -382,8 +385,8 @@ impl Job {
 /// The writer thread: appends each batch of results with one `write` per file, then counts them.
 fn write_loop(
     mut rx: mpsc::Receiver<Outcome>,
-    mut main_file: File,
-    mut side_file: File,
+    (mut main_file, mut side_file): (File, File),
+    (main_path, side_path): (PathBuf, PathBuf),
     mut progress: Progress,
     stop_tx: Arc<watch::Sender<Stop>>,
 ) -> Report {
@@ -421,11 +424,19 @@ fn write_loop(
             }
         }
         {
+            // A full disk must say which file it could not write.
+            let named =
+                |p: &Path, e: std::io::Error| format!("writing '{}' failed: {e}", p.display());
             let written = main_file
                 .write_all(&main_buf)
-                .and_then(|_| side_file.write_all(&side_buf));
-            if let Err(e) = written {
-                fail(&mut report, format!("writing the rollouts failed: {e}"));
+                .map_err(|e| named(&main_path, e))
+                .and_then(|_| {
+                    side_file
+                        .write_all(&side_buf)
+                        .map_err(|e| named(&side_path, e))
+                });
+            if let Err(msg) = written {
+                fail(&mut report, msg);
                 batch.clear();
                 continue;
             }
