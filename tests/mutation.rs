@@ -6,6 +6,8 @@
 //!   MUTATION_SEED=7 MUTATION_SECONDS=600 cargo test --test mutation   (another seed, longer)
 
 mod common;
+#[path = "common/gym_standin.rs"]
+mod gym_standin;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -193,6 +195,9 @@ fn mutated_inputs_never_panic_or_break_the_rules() {
             .join("tests/fixtures/pivot/upstream/swe_pivot_example.jsonl"),
     )
     .unwrap();
+    // `collect` against the stand-in: the input is materialized (and parsed) before discovery.
+    let gym = gym_standin::StandIn::start(&["standin_agent", "blackjack_gymnasium_agent"]);
+    let head = gym.head();
     let start = Instant::now();
     let mut rounds = 0;
     let mut seen: std::collections::BTreeMap<(String, i32), usize> = Default::default();
@@ -307,6 +312,25 @@ fn mutated_inputs_never_panic_or_break_the_rules() {
                 codes: &[0, 1, 2],
             },
             Case {
+                what: "collect",
+                args: vec![
+                    "collect".into(),
+                    "-i".into(),
+                    s("m.jsonl"),
+                    "-o".into(),
+                    s("fresh.jsonl"),
+                    "-a".into(),
+                    "standin_agent".into(),
+                    "--head-server".into(),
+                    head.clone(),
+                    "--no-progress".into(),
+                    "--max-line-bytes".into(),
+                    line_limit.into(),
+                ],
+                inputs: vec![p("m.jsonl")],
+                codes: &[0, 1, 2, 3, 130],
+            },
+            Case {
                 what: "collect --merge",
                 args: vec![
                     "collect".into(),
@@ -348,7 +372,7 @@ fn mutated_inputs_never_panic_or_break_the_rules() {
         }
     }
     eprintln!(
-        "mutation: {rounds} rounds × 6 commands in {:.0?} (seed {seed}); exit codes: {seen:?}",
+        "mutation: {rounds} rounds × 7 commands in {:.0?} (seed {seed}); exit codes: {seen:?}",
         start.elapsed()
     );
     assert!(rounds >= 5, "too few rounds to mean anything");
@@ -358,6 +382,7 @@ fn mutated_inputs_never_panic_or_break_the_rules() {
         "report",
         "report --profile",
         "validate-pivot",
+        "collect",
         "collect --merge",
     ] {
         assert!(

@@ -12,7 +12,7 @@ use super::{aggregate, discover, fresh, history, paths, CollectError};
 use crate::native::read::for_each_line;
 use crate::native::{check_output, Input};
 use anyhow::{Context, Result};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -130,7 +130,8 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         println!("{w}");
     }
     let mut plan = history.plan(max_attempts);
-    let mut agents = BTreeSet::new();
+    // Each agent with the first materialized line that needs it, for messages.
+    let mut agents: BTreeMap<String, u64> = BTreeMap::new();
     let mat_name = materialized.display().to_string();
     for_each_line::<CollectError>(
         &materialized,
@@ -146,7 +147,8 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
                 )
             })?;
             if plan.count(&key).is_some() {
-                agents.insert(aggregate::agent_of(&row).unwrap_or_default().to_string());
+                let agent = aggregate::agent_of(&row).unwrap_or_default().to_string();
+                agents.entry(agent).or_insert(span.line);
             }
             Ok(true)
         },
@@ -156,8 +158,9 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         plan.check_done_rows_known(&output.display().to_string(), &mat_name)?;
     }
     let mut addresses = HashMap::new();
-    for agent in &agents {
-        let a = discover::agent_address(&config, agent).map_err(anyhow::Error::msg)?;
+    for (agent, line) in &agents {
+        let a = discover::agent_address(&config, agent)
+            .map_err(|e| anyhow::anyhow!("'{mat_name}' line {line}: {e}"))?;
         addresses.insert(
             agent.clone(),
             http::uri(&a.host, a.port, "/run").map_err(anyhow::Error::msg)?,
