@@ -253,3 +253,65 @@ fn a_fresh_run_never_replaces_its_input() {
         assert_eq!(std::fs::read(&i).unwrap(), before);
     }
 }
+
+/// On a terminal (a pty from `script`): the bar's rate has one decimal, and the bar is cleared
+/// before the summary, which starts on its own line.
+#[test]
+fn on_a_terminal_the_bar_is_cleared_before_the_summary() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("no `script` (util-linux) here: skipped");
+        return;
+    }
+    let gym = StandIn::start(&[AGENT]);
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("input.jsonl");
+    let mut s = String::new();
+    for i in 0..8 {
+        s.push_str(&format!(
+            "{{\"responses_create_params\":{{\"input\":[{{\"role\":\"user\",\"content\":\"task {i}\"}}]}},\"fake_behavior\":\"sleep:0.3\"}}\n"
+        ));
+    }
+    std::fs::write(&p, s).unwrap();
+    let out = dir.path().join("r.jsonl");
+    let log = dir.path().join("tty.log");
+    let cmd = format!(
+        "{} collect -i {} -o {} -a {AGENT} --head-server {} --concurrency 2",
+        env!("CARGO_BIN_EXE_gymscope"),
+        p.display(),
+        out.display(),
+        gym.head()
+    );
+    let r = Command::new("script")
+        .args(["-qfec", &cmd])
+        .arg(&log)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", text(&r));
+    let tty = String::from_utf8_lossy(&std::fs::read(&log).unwrap()).into_owned();
+    assert!(
+        tty.contains("Collecting rollouts"),
+        "the bar was drawn: {tty}"
+    );
+    let rate = tty
+        .split("/s")
+        .filter_map(|before| before.rsplit(' ').next())
+        .filter(|n| n.parse::<f64>().is_ok() && n.contains('.'))
+        .map(|n| n.split('.').nth(1).unwrap().len())
+        .collect::<Vec<_>>();
+    assert!(
+        !rate.is_empty() && rate.iter().all(|d| *d == 1),
+        "rate decimals {rate:?}: {tty}"
+    );
+    // The bar's last drawing is cleared before the summary is printed.
+    let at = tty.find("Collected 8 rollouts").expect("summary");
+    let before = &tty[..at];
+    let last_bar = before
+        .rfind("Collecting rollouts")
+        .expect("a bar before the summary");
+    assert!(
+        before[last_bar..].contains("\u{1b}[2K"),
+        "summary glued to the bar: {:?}",
+        &before[last_bar..]
+    );
+}
