@@ -56,10 +56,9 @@ impl TempGuard {
 impl Drop for TempGuard {
     fn drop(&mut self) {
         if let Some(i) = self.slot {
-            let ptr = TEMPS[i].swap(std::ptr::null_mut(), Ordering::AcqRel);
-            if !ptr.is_null() {
-                drop(unsafe { CString::from_raw(ptr) });
-            }
+            // The string is not freed: a handler running on another thread may have loaded the
+            // pointer just before this swap. A path per output file is all that is kept.
+            TEMPS[i].swap(std::ptr::null_mut(), Ordering::AcqRel);
         }
     }
 }
@@ -93,8 +92,7 @@ fn on_signal(sig: libc::c_int) {
     for slot in &TEMPS {
         let ptr = slot.load(Ordering::Acquire);
         if !ptr.is_null() {
-            // SAFETY: the pointer is a live CString until its guard swaps it out; unlink is
-            // async-signal-safe.
+            // SAFETY: registered strings are never freed; unlink is async-signal-safe.
             unsafe { libc::unlink(ptr) };
         }
     }
