@@ -593,6 +593,34 @@ mod tests {
     }
 
     #[test]
+    fn wide_rows_use_the_hash_index_with_the_same_result() {
+        // Beyond LINEAR_FIELDS fields a repeated key is found by hash: same first position and
+        // last value as the linear search, in `top` and in `usage`.
+        let mut line = String::from("{");
+        for i in 0..40 {
+            line.push_str(&format!("\"f{i}\":{i},"));
+        }
+        line.push_str("\"f3\":3.5,\"response\":{\"usage\":{");
+        for i in 0..40 {
+            line.push_str(&format!("\"u{i}\":{i},"));
+        }
+        line.push_str("\"u7\":\"s\",\"f5\":1}}}");
+        let mut keys = KeyTable::default();
+        let row = parse_row(line.as_bytes(), RowKind::Rollout, &mut keys).unwrap();
+        let top = names(&keys, &row.top);
+        assert_eq!(top.len(), 40, "`response` is not a number: pruned");
+        assert_eq!(top[3], ("f3".into(), Some(Num::Float(3.5))));
+        let usage = names(&keys, &row.usage);
+        // u7 became a string (dropped: it overrides nothing); f5 overrides the top-level f5.
+        assert_eq!(usage.len(), 40);
+        assert!(!usage.iter().any(|(k, _)| k == "u7"));
+        assert_eq!(
+            usage.last().unwrap(),
+            &("f5".to_string(), Some(Num::Int(1)))
+        );
+    }
+
+    #[test]
     fn negative_zero_integer_is_int_zero() {
         let mut keys = KeyTable::default();
         let row = parse_row(
