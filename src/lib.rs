@@ -8,7 +8,8 @@
 //! - datasets and runs: [`pivot`], [`reward_group`], [`collect`] (its driver is native-only)
 //! - shared: [`names`] (every derived file name), [`error`]
 //!
-//! The faces: `cli` (native binary) and `web` (Leptos app, wasm32).
+//! The faces: `cli` (native binary) and `web` (Leptos app, wasm32); `native` holds the file
+//! handling every native command shares (streaming reader, atomic writer, input checks).
 
 pub mod chunks;
 pub mod collect;
@@ -31,6 +32,8 @@ pub mod table;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod native;
 
 #[cfg(target_arch = "wasm32")]
 pub mod web;

@@ -43,6 +43,17 @@ pub fn beside(path: &Path, rule: impl Fn(&str) -> String) -> PathBuf {
     sibling(path, rule(&file_name_of(path)))
 }
 
+/// The temporary file an output is written to before it is renamed into place:
+/// `x.jsonl` → `.x.jsonl.<pid>.tmp` (hidden, in the same directory so the rename is atomic).
+pub fn temp(name: &str, pid: u32) -> String {
+    format!(".{}.{pid}.tmp", base_name(name))
+}
+
+/// The file a torn last line is moved to on `--resume`: `x.jsonl` → `x.jsonl.torn`.
+pub fn torn(name: &str) -> String {
+    format!("{}.torn", base_name(name))
+}
+
 // ---- gym eval profile ----
 
 /// `rollouts.jsonl` → `rollouts_reward_profiling.jsonl` (upstream's name).

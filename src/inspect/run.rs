@@ -175,7 +175,10 @@ mod tests {
         assert_eq!(r.rollout_title(p), "task 0 · rollout 1");
         let c = r.numbers_only(p);
         assert_eq!(c.reward.as_deref(), Some("1"));
-        assert!(c.fields.iter().any(|(k, v)| k == "output_tokens" && v == "30"));
+        assert!(c
+            .fields
+            .iter()
+            .any(|(k, v)| k == "output_tokens" && v == "30"));
         assert_eq!(r.task_of_point(99), None);
     }
 
