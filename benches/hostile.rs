@@ -70,7 +70,7 @@ fn run(args: &[&str]) -> (f64, i32, f64) {
         .unwrap();
     let mut status = 0;
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    unsafe { libc::wait4(child.id() as i32, &raw mut status, 0, &raw mut usage) };
     let code = if libc::WIFEXITED(status) {
         libc::WEXITSTATUS(status)
     } else {

@@ -246,12 +246,11 @@ fn upsert(
     if index.is_empty() {
         index.extend(fields.iter().enumerate().map(|(i, (k, _))| (*k, i)));
     }
-    match index.get(&key) {
-        Some(&i) => fields[i].1 = value,
-        None => {
-            index.insert(key, fields.len());
-            fields.push((key, value));
-        }
+    if let Some(&i) = index.get(&key) {
+        fields[i].1 = value
+    } else {
+        index.insert(key, fields.len());
+        fields.push((key, value));
     }
 }
 

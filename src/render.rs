@@ -225,12 +225,11 @@ fn write_rollout_info<W: Write>(w: &mut W, p: &Profile, r: &RolloutRecord) -> io
         .collect();
     for (k, v) in r.usage_numbers().chain(r.top_numbers()) {
         let name = p.keys.name(k);
-        match at.get(name) {
-            Some(&i) => fields[i].1 = InfoValue::Num(v),
-            None => {
-                at.insert(name, fields.len());
-                fields.push((name, InfoValue::Num(v)));
-            }
+        if let Some(&i) = at.get(name) {
+            fields[i].1 = InfoValue::Num(v)
+        } else {
+            at.insert(name, fields.len());
+            fields.push((name, InfoValue::Num(v)));
         }
     }
     w.write_all(b"{")?;

@@ -60,7 +60,7 @@ const NASTY: &[&str] = &[
 
 fn mutate(rng: &mut Rng, data: &[u8]) -> Vec<u8> {
     let mut out = data.to_vec();
-    for _ in 0..1 + rng.below(3) {
+    for _ in 0..=rng.below(3) {
         let at = rng.below(out.len() + 1);
         match rng.below(10) {
             0 => {
@@ -104,7 +104,7 @@ fn mutate(rng: &mut Rng, data: &[u8]) -> Vec<u8> {
                 // A numeric field with its own name (a new column).
                 let field = format!("\"f{}\":{},", rng.below(1000), rng.below(100));
                 if let Some(pos) = out.iter().position(|b| *b == b'{') {
-                    out.splice(pos + 1..pos + 1, field.into_bytes());
+                    out.splice((pos + 1)..=pos, field.into_bytes());
                 }
             }
             8 => out.extend_from_slice(b"{\"_ng_task_index\":0,\"_ng_rollout_index\":0}"),
@@ -210,10 +210,10 @@ fn mutated_inputs_never_panic_or_break_the_rules() {
         let s = |n: &str| p(n).to_string_lossy().into_owned();
         // The run's files, one of them mutated (or both).
         let which = rng.below(3);
-        let m_bytes = if which != 1 {
-            mutate(&mut rng, &inputs)
-        } else {
+        let m_bytes = if which == 1 {
             inputs.clone()
+        } else {
+            mutate(&mut rng, &inputs)
         };
         let r_bytes = if which != 0 {
             mutate(&mut rng, &rollouts)

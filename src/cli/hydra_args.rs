@@ -151,7 +151,7 @@ mod tests {
     use std::path::PathBuf;
 
     fn norm(args: &[&str]) -> Result<Vec<String>, String> {
-        normalize_legacy_args(args.iter().map(|s| s.to_string()))
+        normalize_legacy_args(args.iter().map(std::string::ToString::to_string))
     }
 
     #[test]

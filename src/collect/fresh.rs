@@ -44,7 +44,7 @@ pub(super) fn materialize(
     }
     match &opts.num_repeats {
         NumRepeats::Fixed(n) => {
-            println!("Repeating rows {n} times (in a pattern of abc to aabbcc)!")
+            println!("Repeating rows {n} times (in a pattern of abc to aabbcc)!");
         }
         NumRepeats::PerAgent { .. } => println!(
             "Per-agent num_repeats: {}",

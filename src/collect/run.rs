@@ -221,7 +221,7 @@ async fn drain(tasks: &mut JoinSet<()>, stop_rx: &mut watch::Receiver<Stop>) {
             },
             Stop::Draining(deadline) => tokio::select! {
                 r = tasks.join_next() => if r.is_none() { return },
-                _ = tokio::time::sleep_until(deadline) => {
+                () = tokio::time::sleep_until(deadline) => {
                     tasks.abort_all();
                     while tasks.join_next().await.is_some() {}
                     return;
@@ -372,7 +372,7 @@ impl Job {
                         ));
                     }
                     tokio::select! {
-                        _ = tokio::time::sleep(delay) => {}
+                        () = tokio::time::sleep(delay) => {}
                         _ = stop.changed() => return None,
                     }
                     delay = (delay * 2).min(Duration::from_secs(10));
@@ -430,7 +430,7 @@ fn write_loop(
             let written = main_file
                 .write_all(&main_buf)
                 .map_err(|e| named(&main_path, e))
-                .and_then(|_| {
+                .and_then(|()| {
                     side_file
                         .write_all(&side_buf)
                         .map_err(|e| named(&side_path, e))

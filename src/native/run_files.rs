@@ -103,7 +103,7 @@ mod tests {
         let e = check_run_files(&r, &m).unwrap_err().to_string();
         assert!(e.contains("swapped"), "{e}");
         assert!(
-            e.contains("'") && e.contains("r.jsonl' (--inputs) looks like rollouts"),
+            e.contains('\'') && e.contains("r.jsonl' (--inputs) looks like rollouts"),
             "{e}"
         );
         let e = check_run_files(&m, &m).unwrap_err();

@@ -90,7 +90,7 @@ pub fn check(params: &Json) -> Vec<ModelError> {
         errors.push(ModelError {
             loc,
             msg: msg.into(),
-        })
+        });
     };
     let Json::Obj(entries) = params else {
         err(String::new(), "Input should be a valid dictionary");
@@ -117,26 +117,26 @@ pub fn check(params: &Json) -> Vec<ModelError> {
                 _ => err(loc, "Input should be a valid dictionary"),
             },
             "stream" if !optional && !matches!(value, Json::Bool(false)) && !lax_false(value) => {
-                err(loc, "Input should be False")
+                err(loc, "Input should be False");
             }
             // `parallel_tool_calls` is a plain bool: null is not one.
             "background" | "store" | "parallel_tool_calls"
                 if !(lax_bool(value) || (optional && key != "parallel_tool_calls")) =>
             {
-                err(loc, "Input should be a valid boolean")
+                err(loc, "Input should be a valid boolean");
             }
             "instructions" | "previous_response_id" | "user" | "model"
                 if !optional && !matches!(value, Json::Str(_)) =>
             {
-                err(loc, "Input should be a valid string")
+                err(loc, "Input should be a valid string");
             }
             "max_output_tokens" | "max_tool_calls" | "top_logprobs"
                 if !optional && !lax_int(value) =>
             {
-                err(loc, "Input should be a valid integer")
+                err(loc, "Input should be a valid integer");
             }
             "temperature" | "top_p" if !optional && !lax_float(value) => {
-                err(loc, "Input should be a valid number")
+                err(loc, "Input should be a valid number");
             }
             "service_tier"
                 if !optional
@@ -145,10 +145,10 @@ pub fn check(params: &Json) -> Vec<ModelError> {
                 err(
                     loc,
                     "Input should be 'auto', 'default', 'flex', 'scale' or 'priority'",
-                )
+                );
             }
             "truncation" if !optional && !one_of(value, &["auto", "disabled"]) => {
-                err(loc, "Input should be 'auto' or 'disabled'")
+                err(loc, "Input should be 'auto' or 'disabled'");
             }
             "tool_choice"
                 if !(one_of(value, &["none", "auto", "required"])
@@ -157,14 +157,14 @@ pub fn check(params: &Json) -> Vec<ModelError> {
                 err(
                     loc,
                     "Input should be 'none', 'auto', 'required' or a tool choice object",
-                )
+                );
             }
             "include" if !optional => match value {
                 Json::Arr(items) if items.iter().all(|i| matches!(i, Json::Str(_))) => {}
                 _ => err(loc, "Input should be a valid list of strings"),
             },
             "prompt" | "reasoning" | "text" if !optional && !matches!(value, Json::Obj(_)) => {
-                err(loc, "Input should be a valid dictionary")
+                err(loc, "Input should be a valid dictionary");
             }
             _ if !FIELDS.contains(&key) => err(loc, "Extra inputs are not permitted"),
             _ => {}

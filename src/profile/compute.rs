@@ -261,7 +261,7 @@ impl<'a> Grouper<'a> {
             self.column.clear();
             match cells {
                 [(_, _, v)] if !(v.as_f64() == 0.0 && v.as_f64().is_sign_negative()) => {
-                    self.column.push(v.as_f64())
+                    self.column.push(v.as_f64());
                 }
                 _ => {
                     self.column.resize(members.len(), f64::NAN);

@@ -54,7 +54,7 @@ impl RolloutRecord {
     /// overrides a same-named top-level key in its position), numbers only.
     pub fn metric_values(&self, mut f: impl FnMut(KeyId, Num)) {
         if self.usage.is_empty() {
-            for &(k, v) in self.top.iter() {
+            for &(k, v) in &self.top {
                 if let Some(v) = v {
                     f(k, v);
                 }
@@ -76,7 +76,7 @@ impl RolloutRecord {
                 self.usage.iter().find(|(u, _)| *u == k).map(|&(_, v)| v)
             }
         };
-        for &(k, v) in self.top.iter() {
+        for &(k, v) in &self.top {
             if let Some(v) = in_usage(k).unwrap_or(v) {
                 f(k, v);
             }
@@ -86,7 +86,7 @@ impl RolloutRecord {
         } else {
             HashSet::new()
         };
-        for &(k, v) in self.usage.iter() {
+        for &(k, v) in &self.usage {
             let in_top = if top_keys.is_empty() {
                 self.top.iter().any(|(t, _)| *t == k)
             } else {
