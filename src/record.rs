@@ -247,7 +247,7 @@ fn upsert(
         index.extend(fields.iter().enumerate().map(|(i, (k, _))| (*k, i)));
     }
     if let Some(&i) = index.get(&key) {
-        fields[i].1 = value
+        fields[i].1 = value;
     } else {
         index.insert(key, fields.len());
         fields.push((key, value));

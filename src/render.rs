@@ -226,7 +226,7 @@ fn write_rollout_info<W: Write>(w: &mut W, p: &Profile, r: &RolloutRecord) -> io
     for (k, v) in r.usage_numbers().chain(r.top_numbers()) {
         let name = p.keys.name(k);
         if let Some(&i) = at.get(name) {
-            fields[i].1 = InfoValue::Num(v)
+            fields[i].1 = InfoValue::Num(v);
         } else {
             at.insert(name, fields.len());
             fields.push((name, InfoValue::Num(v)));
