@@ -8,11 +8,13 @@
 //! - [`profile`]: the streaming reward profile (`gym eval profile`)
 //! - [`render`]: writing the profile files and summary
 //! - [`report`]: the shareable self-contained HTML report (CLI and web app)
+//! - [`compare`]: two runs paired by task: deltas, transitions, bootstrap interval, report
 //! - [`collect`]: rollout collection (`gym eval run --no-serve`); its driver is native-only
 //!
 //! The faces: `cli` (native binary) and `web` (Leptos app, wasm32).
 
 pub mod collect;
+pub mod compare;
 pub mod conversation;
 pub mod error;
 pub mod inspect;

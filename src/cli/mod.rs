@@ -4,6 +4,7 @@ mod args;
 mod atomic;
 mod collect_cmd;
 mod collect_merge;
+mod compare_cmd;
 mod pivot_cmd;
 mod profile_cmd;
 mod report_cmd;
@@ -31,6 +32,7 @@ pub fn run() -> ExitCode {
         Command::ValidatePivot(args) => pivot_cmd::run(&args),
         Command::Collect(args) => collect_cmd::run(&args),
         Command::Report(args) => report_cmd::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Compare(args) => compare_cmd::run(&args).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

@@ -83,19 +83,24 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
     Ok(())
 }
 
-pub(super) fn feed(
+/// Streams a file in `buf`-sized chunks to `push` (any consumer whose errors can hold the
+/// profile's read error).
+pub(super) fn feed<E>(
     path: &Path,
     name: &str,
     buf: &mut [u8],
-    mut push: impl FnMut(&[u8]) -> Result<(), ProfileError>,
-) -> Result<()> {
-    let mut file = File::open(path).map_err(|e| ProfileError::io(name, e))?;
+    mut push: impl FnMut(&[u8]) -> Result<(), E>,
+) -> Result<()>
+where
+    E: From<ProfileError> + std::error::Error + Send + Sync + 'static,
+{
+    let mut file = File::open(path).map_err(|e| E::from(ProfileError::io(name, e)))?;
     loop {
         let n = match file.read(buf) {
             Ok(0) => return Ok(()),
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(ProfileError::io(name, e).into()),
+            Err(e) => return Err(E::from(ProfileError::io(name, e)).into()),
         };
         push(&buf[..n])?;
     }

@@ -1,0 +1,171 @@
+//! A side from an existing `*_reward_profiling.jsonl` (upstream's or gymscope's), fed in chunks:
+//! per row, `sample` gives the content key and agent, `rollout_infos` the rewards (in
+//! rollout-index order) and `mean/<field>` the other means. Rows are read one at a time and only
+//! those numbers are kept. Errors name the file, line and column or field, as the profile's do.
+
+use super::key::TaskKey;
+use super::side::{agent_name, reward_stats, AgentNames, LineRef, RunKind, RunTasks, TaskEntry};
+use super::CompareError;
+use crate::error::ProfileError;
+use crate::jsonl::{LineSpan, LineSplitter};
+use crate::record::{ROLLOUT_INDEX, TASK_INDEX};
+use crate::reward_group::reward_value;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+/// `push(chunk)* -> finish()`.
+pub struct ProfilingFileReader {
+    file: String,
+    name: String,
+    threshold: f64,
+    splitter: LineSplitter,
+    fields: Vec<String>,
+    field_index: HashMap<String, usize>,
+    agents: AgentNames,
+    tasks: Vec<TaskEntry>,
+    lines: Vec<LineRef>,
+    seen: HashMap<i64, u64>,
+    key_buf: String,
+    scratch: Vec<f64>,
+}
+
+impl ProfilingFileReader {
+    /// `file` is how errors name the file; `name` how the comparison shows it.
+    pub fn new(file: &str, name: &str, threshold: f64) -> Self {
+        ProfilingFileReader {
+            file: file.to_string(),
+            name: name.to_string(),
+            threshold,
+            splitter: LineSplitter::new(),
+            fields: Vec::new(),
+            field_index: HashMap::new(),
+            agents: AgentNames::default(),
+            tasks: Vec::new(),
+            lines: Vec::new(),
+            seen: HashMap::new(),
+            key_buf: String::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    pub fn push(&mut self, chunk: &[u8]) -> Result<(), CompareError> {
+        let mut splitter = std::mem::take(&mut self.splitter);
+        let result = splitter.push(chunk, |span, line| self.row(span, line));
+        self.splitter = splitter;
+        result
+    }
+
+    pub fn finish(mut self) -> Result<RunTasks, CompareError> {
+        let mut splitter = std::mem::take(&mut self.splitter);
+        splitter.finish(|span, line| self.row(span, line))?;
+        // The file is in task order; sort anyway so a hand-edited file pairs the same.
+        self.tasks.sort_by_key(|t| t.task);
+        Ok(RunTasks {
+            kind: RunKind::ProfilingFile,
+            name: self.name,
+            fields: self.fields,
+            agents: self.agents.names,
+            tasks: self.tasks,
+            lines: self.lines,
+            warnings: Vec::new(),
+        })
+    }
+
+    fn bad(&self, span: LineSpan, field: &'static str, problem: String) -> CompareError {
+        ProfileError::BadField {
+            file: self.file.clone(),
+            line: span.line,
+            field,
+            problem,
+        }
+        .into()
+    }
+
+    fn row(&mut self, span: LineSpan, line: &[u8]) -> Result<(), CompareError> {
+        let malformed = |column: usize, message: String| ProfileError::MalformedJson {
+            file: self.file.clone(),
+            line: span.line,
+            column,
+            message,
+        };
+        let row: Map<String, Value> = match serde_json::from_slice::<Value>(line) {
+            Ok(Value::Object(row)) => row,
+            Ok(_) => return Err(malformed(1, "not a JSON object".into()).into()),
+            Err(e) => return Err(malformed(e.column().max(1), e.to_string()).into()),
+        };
+        let task = match row.get(TASK_INDEX) {
+            Some(v) => v.as_i64().ok_or_else(|| {
+                self.bad(span, TASK_INDEX, format!("must be an integer, found {v}"))
+            })?,
+            None => return Err(self.bad(span, TASK_INDEX, "is missing".into())),
+        };
+        if let Some(first) = self.seen.insert(task, span.line) {
+            return Err(self.bad(
+                span,
+                TASK_INDEX,
+                format!("repeats task {task} of line {first} (one row per task)"),
+            ));
+        }
+        let sample = row
+            .get("sample")
+            .filter(|s| s.is_object())
+            .ok_or_else(|| self.bad(span, "sample", "is missing or not an object".into()))?;
+        let infos = row
+            .get("rollout_infos")
+            .and_then(Value::as_array)
+            .ok_or_else(|| self.bad(span, "rollout_infos", "is missing or not a list".into()))?;
+        let mut rewards: Vec<(i64, Option<f64>)> = Vec::with_capacity(infos.len());
+        for info in infos {
+            let rollout = info
+                .get(ROLLOUT_INDEX)
+                .and_then(Value::as_i64)
+                .ok_or_else(|| {
+                    self.bad(
+                        span,
+                        "rollout_infos",
+                        "has an entry without an integer `_ng_rollout_index`".into(),
+                    )
+                })?;
+            rewards.push((rollout, info.get("reward").and_then(reward_value)));
+        }
+        rewards.sort_by_key(|&(r, _)| r);
+        let (mean_reward, outcomes) = reward_stats(
+            rewards.iter().map(|&(_, r)| r),
+            self.threshold,
+            &mut self.scratch,
+        );
+        let mut means = vec![f64::NAN; self.fields.len()];
+        for (k, v) in &row {
+            let Some(field) = k.strip_prefix("mean/").filter(|f| *f != "reward") else {
+                continue;
+            };
+            let next = self.fields.len();
+            let f = *self.field_index.entry(field.to_string()).or_insert(next);
+            if f == next {
+                self.fields.push(field.to_string());
+            }
+            if means.len() <= f {
+                means.resize(f + 1, f64::NAN);
+            }
+            // `null` is an overflowed mean (orjson writes inf as null): no value.
+            means[f] = v.as_f64().unwrap_or(f64::NAN);
+        }
+        let num = |k: &str| row.get(k).and_then(Value::as_u64);
+        let start = self.lines.len() as u32;
+        self.lines.push(LineRef {
+            rollout: None,
+            span,
+        });
+        self.tasks.push(TaskEntry {
+            task,
+            key: TaskKey::of_row(sample, &mut self.key_buf),
+            agent: self.agents.id(agent_name(sample)),
+            rollouts: num("num_rollouts").unwrap_or(infos.len() as u64) as u32,
+            mean_reward,
+            outcomes,
+            means,
+            lines: start..start + 1,
+        });
+        Ok(())
+    }
+}
