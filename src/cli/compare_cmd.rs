@@ -207,7 +207,7 @@ fn load(input: &Input, name: &str, args: &CompareArgs) -> Result<RunTasks> {
     match input {
         Input::Profiling(path) => {
             let file = path.display().to_string();
-            let mut reader = ProfilingFileReader::new(&file, name, args.pass_threshold);
+            let mut reader = ProfilingFileReader::new(&file, name);
             feed(path, &file, &mut buf, |c| reader.push(c))?;
             Ok(reader.finish()?)
         }
@@ -230,7 +230,6 @@ fn load(input: &Input, name: &str, args: &CompareArgs) -> Result<RunTasks> {
                 &mut samples,
                 &inputs_name,
                 name,
-                args.pass_threshold,
             )?)
         }
     }

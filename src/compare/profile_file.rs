@@ -4,7 +4,7 @@
 //! those numbers are kept. Errors name the file, line and column or field, as the profile's do.
 
 use super::key::TaskKey;
-use super::side::{agent_name, reward_stats, AgentNames, LineRef, RunKind, RunTasks, TaskEntry};
+use super::side::{agent_name, push_rewards, AgentNames, LineRef, RunKind, RunTasks, TaskEntry};
 use super::CompareError;
 use crate::error::ProfileError;
 use crate::jsonl::{LineSpan, LineSplitter};
@@ -17,12 +17,12 @@ use std::collections::HashMap;
 pub struct ProfilingFileReader {
     file: String,
     name: String,
-    threshold: f64,
     splitter: LineSplitter,
     fields: Vec<String>,
     field_index: HashMap<String, usize>,
     agents: AgentNames,
     tasks: Vec<TaskEntry>,
+    rewards: Vec<f64>,
     lines: Vec<LineRef>,
     seen: HashMap<i64, u64>,
     key_buf: String,
@@ -31,16 +31,16 @@ pub struct ProfilingFileReader {
 
 impl ProfilingFileReader {
     /// `file` is how errors name the file; `name` how the comparison shows it.
-    pub fn new(file: &str, name: &str, threshold: f64) -> Self {
+    pub fn new(file: &str, name: &str) -> Self {
         ProfilingFileReader {
             file: file.to_string(),
             name: name.to_string(),
-            threshold,
             splitter: LineSplitter::new(),
             fields: Vec::new(),
             field_index: HashMap::new(),
             agents: AgentNames::default(),
             tasks: Vec::new(),
+            rewards: Vec::new(),
             lines: Vec::new(),
             seen: HashMap::new(),
             key_buf: String::new(),
@@ -66,6 +66,7 @@ impl ProfilingFileReader {
             fields: self.fields,
             agents: self.agents.names,
             tasks: self.tasks,
+            rewards: self.rewards,
             lines: self.lines,
             warnings: Vec::new(),
         })
@@ -129,9 +130,9 @@ impl ProfilingFileReader {
             rewards.push((rollout, info.get("reward").and_then(reward_value)));
         }
         rewards.sort_by_key(|&(r, _)| r);
-        let (mean_reward, outcomes) = reward_stats(
+        let (mean_reward, reward_range) = push_rewards(
             rewards.iter().map(|&(_, r)| r),
-            self.threshold,
+            &mut self.rewards,
             &mut self.scratch,
         );
         let mut means = vec![f64::NAN; self.fields.len()];
@@ -162,7 +163,7 @@ impl ProfilingFileReader {
             agent: self.agents.id(agent_name(sample)),
             rollouts: num("num_rollouts").unwrap_or(infos.len() as u64) as u32,
             mean_reward,
-            outcomes,
+            rewards: reward_range,
             means,
             lines: start..start + 1,
         });

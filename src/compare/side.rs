@@ -38,7 +38,8 @@ pub struct TaskEntry {
     pub rollouts: u32,
     /// Mean of the numeric rewards (booleans as 0/1), summed in rollout-index order.
     pub mean_reward: Option<f64>,
-    pub outcomes: Outcomes,
+    /// This task's rewards in [`RunTasks::rewards`], rollout-index order.
+    pub rewards: std::ops::Range<u32>,
     /// Per [`RunTasks::fields`] entry, the profile's mean (NaN where absent; may be shorter).
     pub means: Vec<f64>,
     /// This task's lines in [`RunTasks::lines`].
@@ -64,29 +65,33 @@ pub struct RunTasks {
     pub fields: Vec<String>,
     pub agents: Vec<String>,
     pub tasks: Vec<TaskEntry>,
+    /// Every rollout's reward (NaN when not a number), task by task: the reward groups are
+    /// decided at comparison time, with its threshold.
+    pub rewards: Vec<f64>,
     pub lines: Vec<LineRef>,
     pub warnings: Vec<String>,
 }
 
-/// Numeric rewards of a task's rollouts (rollout-index order) → mean and outcomes. The sum is
-/// numpy's pairwise sum over that order, so equal rewards give a bit-identical mean.
-pub(super) fn reward_stats(
+/// Appends a task's rewards (rollout-index order) and returns their mean. The sum is numpy's
+/// pairwise sum over that order, so equal rewards give a bit-identical mean.
+pub(super) fn push_rewards(
     rewards: impl Iterator<Item = Option<f64>>,
-    threshold: f64,
+    all: &mut Vec<f64>,
     scratch: &mut Vec<f64>,
-) -> (Option<f64>, Outcomes) {
+) -> (Option<f64>, std::ops::Range<u32>) {
+    let start = all.len() as u32;
     scratch.clear();
-    let mut outcomes = Outcomes::default();
     for r in rewards {
-        outcomes.add(r, threshold);
-        if let Some(r) = r.filter(|r| !r.is_nan()) {
+        let r = r.unwrap_or(f64::NAN);
+        all.push(r);
+        if !r.is_nan() {
             scratch.push(r);
         }
     }
     let mean = (!scratch.is_empty())
         .then(|| crate::stats::pairwise_sum(scratch) / scratch.len() as f64)
         .filter(|m| m.is_finite());
-    (mean, outcomes)
+    (mean, start..all.len() as u32)
 }
 
 /// A row's `agent_ref.name` as text (a number as its JSON text).
@@ -124,7 +129,6 @@ impl RunTasks {
         inputs: &mut dyn LineSource,
         inputs_file: &str,
         name: &str,
-        threshold: f64,
     ) -> Result<RunTasks, CompareError> {
         let reward_column = p.columns.iter().position(|&k| p.keys.name(k) == "reward");
         let columns: Vec<usize> = (0..p.columns.len())
@@ -133,6 +137,7 @@ impl RunTasks {
         let mut agents = AgentNames::default();
         let mut tasks = Vec::with_capacity(p.tasks.len());
         let mut lines = Vec::with_capacity(p.rollouts.len());
+        let mut all_rewards = Vec::with_capacity(p.rollouts.len());
         let (mut buf, mut scratch) = (String::new(), Vec::new());
         for t in &p.tasks {
             let sample = render::read_sample(inputs, inputs_file, t.sample).map_err(|e| {
@@ -143,13 +148,13 @@ impl RunTasks {
                 }
             })?;
             let rollouts = &p.rollouts[t.rollouts.clone()];
-            let (mean_reward, outcomes) = reward_stats(
+            let (mean_reward, rewards) = push_rewards(
                 rollouts.iter().map(|r| match &r.reward {
                     Some(Reward::Num(n)) => Some(n.as_f64()),
                     Some(Reward::Other(v)) => reward_value(v),
                     None => None,
                 }),
-                threshold,
+                &mut all_rewards,
                 &mut scratch,
             );
             let start = lines.len() as u32;
@@ -163,7 +168,7 @@ impl RunTasks {
                 agent: agents.id(agent_name(&sample)),
                 rollouts: t.num_rollouts as u32,
                 mean_reward,
-                outcomes,
+                rewards,
                 means: columns
                     .iter()
                     .map(|&c| t.columns[c].mean.unwrap_or(f64::NAN))
@@ -180,6 +185,7 @@ impl RunTasks {
                 .collect(),
             agents: agents.names,
             tasks,
+            rewards: all_rewards,
             lines,
             warnings: p.warnings.clone(),
         })
@@ -187,6 +193,15 @@ impl RunTasks {
 
     pub fn field(&self, name: &str) -> Option<usize> {
         self.fields.iter().position(|f| f == name)
+    }
+
+    /// A task's reward group at `threshold`.
+    pub fn outcomes(&self, task: &TaskEntry, threshold: f64) -> Outcomes {
+        let mut o = Outcomes::default();
+        for &r in &self.rewards[task.rewards.start as usize..task.rewards.end as usize] {
+            o.add(Some(r), threshold);
+        }
+        o
     }
 
     pub fn agent_of(&self, task: &TaskEntry) -> Option<&str> {
