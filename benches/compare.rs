@@ -1,1 +1,140 @@
-fn main() {}
+//! Benchmark of `gymscope compare` on two generated runs of the same 25,000 tasks × 4 repeats
+//! (100,000 rollouts each, ~4.5 KB of text per rollout; B holds the tasks under other indices,
+//! with another temperature and other rewards, so pairing is by content). Prints, per command,
+//! the best of three wall times and the peak RSS of that process: profiling A and B (the
+//! target: comparing takes no more than about that), comparing the runs (JSON, and with the
+//! report), and comparing their two `*_reward_profiling.jsonl` files.
+//!
+//!   cargo bench --bench compare             (data generated once into target/bench-data/)
+//!   BENCH_TASKS=2500 cargo bench --bench compare
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+#[path = "../tests/common/gen_run.rs"]
+mod gen_run;
+
+const REPEATS: usize = 4;
+const TEXT_BYTES: usize = 3600;
+
+/// Runs the command, returning its wall time and its own peak RSS in MB.
+fn measure(args: &[&std::ffi::OsStr]) -> (f64, f64) {
+    let t = Instant::now();
+    let child = Command::new(env!("CARGO_BIN_EXE_gymscope"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    let secs = t.elapsed().as_secs_f64();
+    assert_eq!(pid, child.id() as i32);
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "{args:?} failed"
+    );
+    (secs, usage.ru_maxrss as f64 / 1024.0)
+}
+
+/// Best of three runs (wall time), with the largest peak RSS seen.
+fn best(label: &str, args: &[&std::ffi::OsStr]) -> f64 {
+    let mut times = Vec::new();
+    let mut rss: f64 = 0.0;
+    for _ in 0..3 {
+        let (t, r) = measure(args);
+        times.push(t);
+        rss = rss.max(r);
+    }
+    times.sort_by(f64::total_cmp);
+    println!(
+        "{label}: best {:.2} s, median {:.2} s, peak RSS {rss:.1} MB",
+        times[0], times[1]
+    );
+    times[0]
+}
+
+fn size(p: &Path) -> f64 {
+    std::fs::metadata(p).unwrap().len() as f64 / 1e6
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return; // `cargo test --benches` asks for a list; nothing to list
+    }
+    let tasks: usize = std::env::var("BENCH_TASKS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(25_000);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    let t0 = Instant::now();
+    let gen = |name: &str, variant| -> (PathBuf, PathBuf) {
+        let name = format!("{name}_{tasks}");
+        gen_run::generate_variant(&dir, &name, tasks, REPEATS, TEXT_BYTES, variant)
+    };
+    let (ia, ra) = gen("compare_a", 0);
+    let (ib, rb) = gen("compare_b", 1);
+    println!(
+        "data: 2 × {} rollouts, {:.0} MB + {:.0} MB with inputs (ready in {:.1} s)",
+        tasks * REPEATS,
+        size(&ia) + size(&ra),
+        size(&ib) + size(&rb),
+        t0.elapsed().as_secs_f64()
+    );
+    let out = dir.join("compare-out");
+    std::fs::create_dir_all(&out).unwrap();
+    let os = |s: &'static str| std::ffi::OsStr::new(s);
+    let profile = |i: &PathBuf, r: &PathBuf| {
+        [
+            os("profile"),
+            os("--inputs"),
+            i.as_os_str(),
+            os("--rollouts"),
+            r.as_os_str(),
+            os("--out-dir"),
+            out.as_os_str(),
+        ]
+    };
+    let pa = best("profile A", &profile(&ia, &ra));
+    let pb = best("profile B", &profile(&ib, &rb));
+    let both = pa + pb;
+    println!("profiling both: {both:.2} s");
+    let cmp = best(
+        "compare A B --format json",
+        &[
+            os("compare"),
+            ra.as_os_str(),
+            rb.as_os_str(),
+            os("--format"),
+            os("json"),
+        ],
+    );
+    let report = out.join("compare.html");
+    let with_report = best(
+        "compare A B --report (20 tasks' conversations)",
+        &[
+            os("compare"),
+            ra.as_os_str(),
+            rb.as_os_str(),
+            os("--report"),
+            report.as_os_str(),
+        ],
+    );
+    println!("report: {:.1} MB", size(&report));
+    let stem = |r: &PathBuf| r.file_stem().unwrap().to_string_lossy().to_string();
+    let (fa, fb) = (
+        out.join(format!("{}_reward_profiling.jsonl", stem(&ra))),
+        out.join(format!("{}_reward_profiling.jsonl", stem(&rb))),
+    );
+    best(
+        "compare of the two profiling files",
+        &[os("compare"), fa.as_os_str(), fb.as_os_str()],
+    );
+    println!(
+        "compare / profiling both: {:.2} (json), {:.2} (with report)",
+        cmp / both,
+        with_report / both
+    );
+}
