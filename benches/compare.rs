@@ -8,6 +8,7 @@
 //!   cargo bench --bench compare             (data generated once into target/bench-data/)
 //!   BENCH_TASKS=2500 cargo bench --bench compare
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -19,7 +20,7 @@ const REPEATS: usize = 4;
 const TEXT_BYTES: usize = 3600;
 
 /// Runs the command, returning its wall time and its own peak RSS in MB.
-fn measure(args: &[&std::ffi::OsStr]) -> (f64, f64) {
+fn measure(args: &[&OsStr]) -> (f64, f64) {
     let t = Instant::now();
     let child = Command::new(env!("CARGO_BIN_EXE_gymscope"))
         .args(args)
@@ -40,7 +41,7 @@ fn measure(args: &[&std::ffi::OsStr]) -> (f64, f64) {
 }
 
 /// Best of three runs (wall time), with the largest peak RSS seen.
-fn best(label: &str, args: &[&std::ffi::OsStr]) -> f64 {
+fn best(label: &str, args: &[&OsStr]) -> f64 {
     let mut times = Vec::new();
     let mut rss: f64 = 0.0;
     for _ in 0..3 {
@@ -54,6 +55,18 @@ fn best(label: &str, args: &[&std::ffi::OsStr]) -> f64 {
         times[0], times[1]
     );
     times[0]
+}
+
+fn profile_args<'a>(inputs: &'a Path, rollouts: &'a Path, out: &'a Path) -> [&'a OsStr; 7] {
+    [
+        OsStr::new("profile"),
+        OsStr::new("--inputs"),
+        inputs.as_os_str(),
+        OsStr::new("--rollouts"),
+        rollouts.as_os_str(),
+        OsStr::new("--out-dir"),
+        out.as_os_str(),
+    ]
 }
 
 fn size(p: &Path) -> f64 {
@@ -85,20 +98,9 @@ fn main() {
     );
     let out = dir.join("compare-out");
     std::fs::create_dir_all(&out).unwrap();
-    let os = |s: &'static str| std::ffi::OsStr::new(s);
-    let profile = |i: &PathBuf, r: &PathBuf| {
-        [
-            os("profile"),
-            os("--inputs"),
-            i.as_os_str(),
-            os("--rollouts"),
-            r.as_os_str(),
-            os("--out-dir"),
-            out.as_os_str(),
-        ]
-    };
-    let pa = best("profile A", &profile(&ia, &ra));
-    let pb = best("profile B", &profile(&ib, &rb));
+    let os = OsStr::new;
+    let pa = best("profile A", &profile_args(&ia, &ra, &out));
+    let pb = best("profile B", &profile_args(&ib, &rb, &out));
     let both = pa + pb;
     println!("profiling both: {both:.2} s");
     let cmp = best(

@@ -13,7 +13,7 @@ use crate::render::LineSource;
 pub type SideConversations = Vec<(Option<i64>, Conversation)>;
 
 /// A regressed task's conversations in A and in B.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PairConversations {
     pub task_a: i64,
     pub task_b: i64,

@@ -104,7 +104,7 @@ pub enum CompareError {
 }
 
 /// One paired task: A's and B's numbers side by side.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PairedTask {
     /// `_ng_task_index` in A and in B.
     pub task_a: i64,
@@ -131,8 +131,9 @@ pub struct PairedTask {
     pub fields_b: Vec<Option<f64>>,
 }
 
-/// Everything the comparison found, ready to be printed or drawn.
-#[derive(Clone, Debug, PartialEq)]
+/// Everything the comparison found, ready to be printed or drawn (serializable, so a Web
+/// Worker can hand it to the page).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Comparison {
     pub options: CompareOptions,
     /// The two runs' names (file names, never local paths).

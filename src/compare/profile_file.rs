@@ -170,3 +170,48 @@ impl ProfilingFileReader {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<RunTasks, String> {
+        let mut r = ProfilingFileReader::new("p.jsonl", "p");
+        for chunk in text.as_bytes().chunks(5) {
+            r.push(chunk).map_err(|e| e.to_string())?;
+        }
+        r.finish().map_err(|e| e.to_string())
+    }
+
+    const ROW: &str = r#"{"_ng_task_index":3,"mean/reward":0.5,"mean/output_tokens":12.0,"sample":{"responses_create_params":{"input":"q"},"agent_ref":{"name":"ag"}},"num_rollouts":2,"rollout_infos":[{"_ng_rollout_index":1,"reward":true},{"_ng_rollout_index":0,"reward":"x"}]}"#;
+
+    #[test]
+    fn reads_rewards_in_rollout_order_and_means() {
+        let run = read(&format!("{ROW}\n")).unwrap();
+        let t = &run.tasks[0];
+        assert_eq!((t.task, t.rollouts, t.mean_reward), (3, 2, Some(1.0)));
+        // Rollout 0's reward is not a number (NaN), rollout 1's `true` counts as 1.
+        let rewards = &run.rewards[t.rewards.start as usize..t.rewards.end as usize];
+        assert!(rewards[0].is_nan() && rewards[1] == 1.0);
+        assert_eq!(run.fields, vec!["output_tokens"]);
+        assert_eq!(t.mean(0), Some(12.0));
+        assert_eq!(run.agent_of(t), Some("ag"));
+        assert_eq!(run.lines[0].span.line, 1);
+    }
+
+    #[test]
+    fn errors_name_the_line_and_field() {
+        let two = format!("{ROW}\n{ROW}\n");
+        let e = read(&two).unwrap_err();
+        assert!(
+            e.contains("'p.jsonl' line 2: field `_ng_task_index` repeats task 3 of line 1"),
+            "{e}"
+        );
+        let e = read("{\"_ng_task_index\":1}\n\n").unwrap_err();
+        assert!(e.contains("line 1: field `sample`"), "{e}");
+        let e = read(&format!("{ROW}\n\n")).unwrap_err();
+        assert!(e.contains("'p.jsonl' at line 2, column 1"), "{e}");
+        let e = read("{\"sample\":{}}").unwrap_err();
+        assert!(e.contains("field `_ng_task_index` is missing"), "{e}");
+    }
+}

@@ -76,7 +76,7 @@ document.addEventListener('DOMContentLoaded', function () {
       tr.appendChild(el('th', show[0](i)));
       for (let c = 1; c < show.length; c++) {
         const td = el('td', show[c](i));
-        if (c === 5 && T.delta[i] !== null && T.delta[i] !== 0) td.className = T.delta[i] > 0 ? 'delta better' : 'delta worse';
+        if (c === 5 && T.delta[i] !== null && T.delta[i] !== 0) td.className = T.delta[i] > 0 ? 'delta up better' : 'delta down worse';
         tr.appendChild(td);
       }
       if (hasPair.has(T.task_a[i])) tr.title = 'conversations side by side below';

@@ -54,9 +54,12 @@ pub(super) fn n(v: Option<f64>) -> String {
 /// A delta coloured by its direction (`up`/`down`), with the word for it in the title, so
 /// colour is never the only signal.
 fn delta_html(d: Option<f64>, higher_is_better: bool) -> String {
+    // Arrow by sign, colour by whether that direction is better (fewer tokens is better).
     let class = match d {
-        Some(d) if (d > 0.0) == higher_is_better && d != 0.0 => "delta better",
-        Some(d) if d != 0.0 => "delta worse",
+        Some(d) if d > 0.0 && higher_is_better => "delta up better",
+        Some(d) if d > 0.0 => "delta up worse",
+        Some(d) if d < 0.0 && higher_is_better => "delta down worse",
+        Some(d) if d < 0.0 => "delta down better",
         _ => "delta",
     };
     format!("<span class=\"{class}\">{}</span>", escape(&signed(d)))

@@ -49,6 +49,9 @@ pub struct Scatter<'a> {
     pub y_range: (f64, f64),
     pub diagonal: bool,
     pub zero: bool,
+    /// How many series there are: marks of different series at one place are set side by
+    /// side (a fixed offset per series, never random), so each colour shows.
+    pub series: usize,
     pub marks: &'a [Mark],
 }
 
@@ -67,6 +70,26 @@ pub fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     }
     let pad = (hi - lo) * 0.05;
     (lo - pad, hi + pad)
+}
+
+/// Round tick values inside a range: steps of 1, 2 or 5 × 10^k, about five of them.
+pub fn ticks((lo, hi): (f64, f64)) -> Vec<f64> {
+    let raw = (hi - lo) / 5.0;
+    if !(raw.is_finite() && raw > 0.0) {
+        return vec![lo];
+    }
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = mag
+        * match raw / mag {
+            r if r <= 1.5 => 1.0,
+            r if r <= 3.0 => 2.0,
+            r if r <= 7.0 => 5.0,
+            _ => 10.0,
+        };
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step).floor() as i64;
+    // Multiplying (not adding) keeps 0.1 × 3 from drifting into 0.30000000000000004's label.
+    (first..=last).map(|k| k as f64 * step).collect()
 }
 
 fn sx(v: f64, (lo, hi): (f64, f64)) -> f64 {
@@ -93,15 +116,19 @@ fn frame(
         W - LEFT - RIGHT,
         H - TOP - BOTTOM
     );
-    for i in 0..=4 {
-        let f = i as f64 / 4.0;
-        let (xv, yv) = (x.0 + f * (x.1 - x.0), y.0 + f * (y.1 - y.0));
+    for xv in ticks(x) {
         let _ = write!(
             out,
-            r##"<text x="{:.1}" y="{}" font-size="11" text-anchor="middle" fill="#888">{}</text><text x="{}" y="{:.1}" font-size="11" text-anchor="end" fill="#888">{}</text>"##,
+            r##"<text x="{:.1}" y="{}" font-size="11" text-anchor="middle" fill="#888">{}</text>"##,
             sx(xv, x),
             H - BOTTOM + 14.0,
             escape(&short_number(xv)),
+        );
+    }
+    for yv in ticks(y) {
+        let _ = write!(
+            out,
+            r##"<text x="{}" y="{:.1}" font-size="11" text-anchor="end" fill="#888">{}</text>"##,
             LEFT - 4.0,
             sy(yv, y) + 4.0,
             escape(&short_number(yv)),
@@ -150,12 +177,16 @@ pub fn scatter(s: &Scatter) -> String {
         r#"<g fill-opacity="0.55" data-plot="{}">"#,
         escape(s.id)
     );
+    // Area proportional to the count, the largest mark 11 px in radius.
+    let most = s.marks.iter().map(|m| m.count).max().unwrap_or(1).max(1) as f64;
+    let centre = (s.series.max(1) - 1) as f64 / 2.0;
     for m in s.marks {
-        let r = (2.5 + 1.5 * (m.count as f64).sqrt()).min(16.0);
+        let r = 2.5 + 8.5 * (m.count as f64 / most).sqrt();
+        let dodge = (m.series as f64 - centre) * 5.0;
         let _ = write!(
             out,
             r##"<circle class="mark" cx="{:.1}" cy="{:.1}" r="{r:.1}" fill="{}" data-id="{}"><title>{}</title></circle>"##,
-            sx(m.x, x),
+            sx(m.x, x) + dodge,
             sy(m.y, y),
             colour(m.series),
             m.id,
@@ -288,6 +319,19 @@ mod tests {
     }
 
     #[test]
+    fn ticks_are_round() {
+        assert_eq!(
+            ticks((-0.05, 1.05)),
+            vec![0.0, 0.2, 0.4, 0.6000000000000001, 0.8, 1.0]
+        );
+        assert_eq!(
+            ticks((-3217.5, 3294.7)),
+            vec![-3000.0, -2000.0, -1000.0, 0.0, 1000.0, 2000.0, 3000.0]
+        );
+        assert_eq!(ticks((2.0, 2.0)), vec![2.0]);
+    }
+
+    #[test]
     fn titles_are_escaped() {
         let m = [Mark {
             x: 0.5,
@@ -306,6 +350,7 @@ mod tests {
             y_range: (0.0, 1.0),
             diagonal: true,
             zero: false,
+            series: 1,
             marks: &m,
         });
         assert!(svg.contains("<title>&lt;b&gt;&amp;&lt;/b&gt;</title>"));

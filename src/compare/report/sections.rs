@@ -49,6 +49,7 @@ pub(super) fn plots(out: &mut String, c: &Comparison, m: &Model) {
             y_range: m.scatter.y_range,
             diagonal: true,
             zero: false,
+            series: m.agents.len(),
             marks: &m.scatter.marks,
         }),
         escape(&missing(m.scatter.missing))
@@ -72,6 +73,7 @@ pub(super) fn plots(out: &mut String, c: &Comparison, m: &Model) {
             y_range: m.cost.y_range,
             diagonal: false,
             zero: true,
+            series: m.agents.len(),
             marks: &m.cost.marks,
         }),
         escape(&missing(m.cost.missing))
