@@ -22,6 +22,8 @@ const TEXT_BYTES: usize = 3600;
 /// Runs the command, returning its wall time and its own peak RSS in MB.
 fn measure(args: &[&OsStr]) -> (f64, f64) {
     let t = Instant::now();
+    // Reaped by `wait4` below, which also gives this child's own peak RSS.
+    #[allow(clippy::zombie_processes)]
     let child = Command::new(env!("CARGO_BIN_EXE_gymscope"))
         .args(args)
         .stdout(Stdio::null())

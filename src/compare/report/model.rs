@@ -119,6 +119,17 @@ fn tasks(n: usize) -> String {
     }
 }
 
+/// A mark's place: (x, y) as ordered bits or grid cells, and the series.
+type Place = (u64, u64, usize);
+
+/// A mark being built: its id, how many points, and the first point's exact position.
+struct Slot {
+    id: usize,
+    count: usize,
+    x: f64,
+    y: f64,
+}
+
 /// Groups points by exact place and series, or, when there are too many places, by grid cell.
 fn marks(
     points: &[Option<(f64, f64)>],
@@ -128,7 +139,7 @@ fn marks(
     yr: (f64, f64),
     title: impl Fn(String, String, String, &str) -> String,
 ) -> Marks {
-    let exact: BTreeMap<(u64, u64, usize), usize> = points
+    let exact: BTreeMap<Place, usize> = points
         .iter()
         .zip(series)
         .filter_map(|(p, &s)| p.map(|(x, y)| ((ordered(x), ordered(y), s), 0)))
@@ -143,17 +154,25 @@ fn marks(
             (ordered(x), ordered(y), s)
         }
     };
-    // Place → (mark id, count); ids in place order, so the same input gives the same page.
-    let mut places: BTreeMap<(u64, u64, usize), (usize, usize, f64, f64)> = BTreeMap::new();
+    // Ids in place order, so the same input gives the same page.
+    let mut places: BTreeMap<Place, Slot> = BTreeMap::new();
     for (p, &s) in points.iter().zip(series) {
         if let Some((x, y)) = *p {
-            places.entry(place(x, y, s)).or_insert((0, 0, x, y)).1 += 1;
+            places
+                .entry(place(x, y, s))
+                .or_insert(Slot {
+                    id: 0,
+                    count: 0,
+                    x,
+                    y,
+                })
+                .count += 1;
         }
     }
     let mut marks = Vec::with_capacity(places.len());
-    for (id, (&(px, py, s), entry)) in places.iter_mut().enumerate() {
-        entry.0 = id;
-        let (count, x, y) = (entry.1, entry.2, entry.3);
+    for (id, (&(px, py, s), slot)) in places.iter_mut().enumerate() {
+        slot.id = id;
+        let (count, x, y) = (slot.count, slot.x, slot.y);
         let agent = match agents.get(s).map(String::as_str) {
             Some("") | None => "no agent",
             Some(a) => a,
@@ -181,7 +200,7 @@ fn marks(
     let of = points
         .iter()
         .zip(series)
-        .map(|(p, &s)| p.map(|(x, y)| places[&place(x, y, s)].0))
+        .map(|(p, &s)| p.map(|(x, y)| places[&place(x, y, s)].id))
         .collect();
     Marks {
         marks,
