@@ -14,6 +14,15 @@ fn n(v: Option<f64>) -> String {
     v.map_or_else(|| "–".into(), short_number)
 }
 
+/// `1 task`, `3 tasks`.
+pub fn tasks(n: usize) -> String {
+    if n == 1 {
+        "1 task".into()
+    } else {
+        format!("{n} tasks")
+    }
+}
+
 /// A delta with its sign: `+0.25`, `-0.5`, `0`.
 pub fn signed(v: Option<f64>) -> String {
     match v {
@@ -36,12 +45,12 @@ pub fn mean_line(m: &MeanDelta) -> String {
 pub fn format(c: &Comparison) -> String {
     let mut out = String::new();
     let o = &c.overall;
-    let _ = writeln!(out, "A: {} ({} tasks)", c.a_name, c.tasks_a);
-    let _ = writeln!(out, "B: {} ({} tasks)", c.b_name, c.tasks_b);
+    let _ = writeln!(out, "A: {} ({})", c.a_name, tasks(c.tasks_a));
+    let _ = writeln!(out, "B: {} ({})", c.b_name, tasks(c.tasks_b));
     let _ = writeln!(
         out,
-        "Paired {} tasks by {} ({} only in A, {} only in B)",
-        o.paired_tasks,
+        "Paired {} by {} ({} only in A, {} only in B)",
+        tasks(o.paired_tasks),
         c.options.pair_by.as_str(),
         c.only_a,
         c.only_b
@@ -93,8 +102,8 @@ pub fn format(c: &Comparison) -> String {
             let name = if name.is_empty() { "(none)" } else { name };
             let _ = writeln!(
                 out,
-                "  {name}: {} tasks, reward {}; {} improved, {} regressed, {} unchanged; tokens Δ {}",
-                s.paired_tasks,
+                "  {name}: {}, reward {}; {} improved, {} regressed, {} unchanged; tokens Δ {}",
+                tasks(s.paired_tasks),
                 mean_line(&s.mean_reward),
                 s.improved,
                 s.regressed,

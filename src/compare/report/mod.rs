@@ -13,7 +13,7 @@ mod sections;
 
 use super::conversations::PairConversations;
 use super::summary::MeanDelta;
-use super::text::signed;
+use super::text::{signed, tasks};
 use super::{Comparison, BOOTSTRAP_RESAMPLES};
 use crate::report::{escape, page_head, page_header, ReportMeta, BASE_STYLE};
 use crate::reward_group::RewardGroup;
@@ -77,18 +77,18 @@ fn headline(out: &mut String, c: &Comparison) {
     let _ = write!(
         out,
         "<section id=\"headline\"><h2>Is B better than A?</h2><p class=\"runs\">\
-         <span class=\"run-a\">A</span> {} ({} tasks) · <span class=\"run-b\">B</span> {} ({} tasks)</p>\
+         <span class=\"run-a\">A</span> {} ({}) · <span class=\"run-b\">B</span> {} ({})</p>\
          <div class=\"cards\"><div class=\"card\"><div class=\"label\">mean reward</div>\
-         <div class=\"value\">{} → {} {}</div><div class=\"sub\">95% CI {} (paired bootstrap over {} tasks, {BOOTSTRAP_RESAMPLES} resamples, seed {})</div></div>",
+         <div class=\"value\">{} → {} {}</div><div class=\"sub\">95% CI {} (paired bootstrap over {}, {BOOTSTRAP_RESAMPLES} resamples, seed {})</div></div>",
         escape(&c.a_name),
-        c.tasks_a,
+        tasks(c.tasks_a),
         escape(&c.b_name),
-        c.tasks_b,
+        tasks(c.tasks_b),
         n(r.a),
         n(r.b),
         delta_html(r.delta, true),
         escape(&ci(r)),
-        r.tasks,
+        tasks(r.tasks),
         c.options.seed
     );
     let _ = write!(
@@ -114,11 +114,11 @@ fn headline(out: &mut String, c: &Comparison) {
     let _ = write!(
         out,
         "<div class=\"card\"><div class=\"label\">mean output tokens</div><div class=\"value\">{} → {} {}</div>\
-         <div class=\"sub\">per rollout, over {} tasks</div></div></div>",
+         <div class=\"sub\">per rollout, over {}</div></div></div>",
         n(o.tokens.a),
         n(o.tokens.b),
         delta_html(o.tokens.delta, false),
-        o.tokens.tasks
+        tasks(o.tokens.tasks)
     );
     if !c.fields.is_empty() {
         out.push_str("<table class=\"fields\"><thead><tr><th>field (task means)</th><th>A</th><th>B</th><th>Δ</th></tr></thead><tbody>");

@@ -4,7 +4,7 @@
 //! on either filters the task table to exactly those tasks.
 
 use super::plots::{bins, range, Bar, Mark, Tone};
-use crate::compare::text::signed;
+use crate::compare::text::{signed, tasks};
 use crate::compare::Comparison;
 use crate::table::short_number;
 use std::collections::BTreeMap;
@@ -108,14 +108,6 @@ pub(super) fn model(c: &Comparison) -> Model {
         cost,
         bars,
         bar_of,
-    }
-}
-
-fn tasks(n: usize) -> String {
-    if n == 1 {
-        "1 task".into()
-    } else {
-        format!("{n} tasks")
     }
 }
 

@@ -4,6 +4,7 @@ use super::model::Model;
 use super::plots::{self, Scatter};
 use super::{delta_html, n};
 use crate::compare::conversations::{PairConversations, SideConversations};
+use crate::compare::text::tasks as count_tasks;
 use crate::compare::Comparison;
 use crate::report::{escape, write_conversation, write_items};
 use std::fmt::Write;
@@ -33,7 +34,10 @@ pub(super) fn plots(out: &mut String, c: &Comparison, m: &Model) {
         if k == 0 {
             String::new()
         } else {
-            format!(" {k} tasks without a value on one side are not drawn.")
+            format!(
+                " {} without a value on one side are not drawn.",
+                count_tasks(k)
+            )
         }
     };
     let _ = write!(
@@ -56,9 +60,9 @@ pub(super) fn plots(out: &mut String, c: &Comparison, m: &Model) {
     );
     let _ = write!(
         out,
-        "<figure><figcaption>Reward delta per task (B − A)</figcaption>{}<p class=\"note\">{} tasks with a delta.</p></figure>",
+        "<figure><figcaption>Reward delta per task (B − A)</figcaption>{}<p class=\"note\">{} with a delta.</p></figure>",
         plots::bars("histogram", "tasks per reward delta", "reward delta (B − A)", &m.bars),
-        m.bars.iter().map(|b| b.count).sum::<usize>()
+        count_tasks(m.bars.iter().map(|b| b.count).sum::<usize>())
     );
     let _ = write!(
         out,
