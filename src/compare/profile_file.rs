@@ -140,11 +140,15 @@ impl ProfilingFileReader {
             let Some(field) = k.strip_prefix("mean/").filter(|f| *f != "reward") else {
                 continue;
             };
-            let next = self.fields.len();
-            let f = *self.field_index.entry(field.to_string()).or_insert(next);
-            if f == next {
-                self.fields.push(field.to_string());
-            }
+            let f = match self.field_index.get(field) {
+                Some(&f) => f,
+                None => {
+                    self.field_index
+                        .insert(field.to_string(), self.fields.len());
+                    self.fields.push(field.to_string());
+                    self.fields.len() - 1
+                }
+            };
             if means.len() <= f {
                 means.resize(f + 1, f64::NAN);
             }

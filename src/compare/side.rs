@@ -113,11 +113,13 @@ pub(super) struct AgentNames {
 impl AgentNames {
     pub(super) fn id(&mut self, name: Option<String>) -> Option<u32> {
         let name = name?;
-        let next = self.names.len() as u32;
-        Some(*self.index.entry(name.clone()).or_insert_with(|| {
-            self.names.push(name);
-            next
-        }))
+        if let Some(&id) = self.index.get(&name) {
+            return Some(id);
+        }
+        let id = self.names.len() as u32;
+        self.index.insert(name.clone(), id);
+        self.names.push(name);
+        Some(id)
     }
 }
 

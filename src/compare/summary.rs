@@ -97,22 +97,36 @@ fn mean(values: &[f64]) -> Option<f64> {
 /// interpolation between order statistics, numpy's default). Seeded, so deterministic.
 pub fn bootstrap_ci(deltas: &[f64], resamples: usize, seed: u64) -> Option<(f64, f64)> {
     let n = deltas.len();
-    if n == 0 || resamples == 0 {
+    if n == 0 || resamples == 0 || n > u32::MAX as usize {
         return None;
     }
     let mut rng = fastrand::Rng::with_seed(seed);
     let mut means: Vec<f64> = (0..resamples)
         .map(|_| {
-            // Four running sums: the additions do not wait on each other (same draws, in order).
+            // Two draws per 64-bit random number, each mapped to 0..n by multiply-shift: its bias
+            // (at most n / 2^32, 6e-6 at 25,000 tasks) is far below the resampling noise, and
+            // the bootstrap's cost is these draws. Four running sums, so the additions do not
+            // wait on each other.
             let mut sums = [0.0f64; 4];
-            for k in 0..n {
-                sums[k & 3] += deltas[rng.usize(..n)];
+            let mut k = 0;
+            while k < n {
+                let x = rng.u64(..);
+                sums[k & 3] += deltas[pick(x & 0xffff_ffff, n)];
+                if k + 1 < n {
+                    sums[(k + 1) & 3] += deltas[pick(x >> 32, n)];
+                }
+                k += 2;
             }
             ((sums[0] + sums[1]) + (sums[2] + sums[3])) / n as f64
         })
         .collect();
     means.sort_unstable_by(f64::total_cmp);
     Some((percentile(&means, 2.5), percentile(&means, 97.5)))
+}
+
+/// A 32-bit random number scaled to `0..n` (Lemire's multiply-shift without rejection).
+fn pick(r32: u64, n: usize) -> usize {
+    ((r32 * n as u64) >> 32) as usize
 }
 
 /// numpy's `percentile(..., method="linear")` of sorted values.
