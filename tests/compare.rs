@@ -444,3 +444,36 @@ fn few_pairs_by_content_suggest_pairing_by_index() {
         c.warnings
     );
 }
+
+#[test]
+fn tasks_without_a_numeric_reward_are_counted_and_listed_last() {
+    let no_reward = |index| Task {
+        index,
+        prompt: "judged later",
+        agent: "math",
+        rollouts: vec![(json!(null), 5), (json!("pass"), 7)],
+    };
+    let a = run(&[task(0, "p", &[1.0]), no_reward(1)], 0.6, 0);
+    let b = run(
+        &[task(0, "p", &[0.0]), task(1, "judged later", &[1.0, 1.0])],
+        0.6,
+        0,
+    );
+    let c = compare::compare(&side(&a, "a"), &side(&b, "b"), by_content()).unwrap();
+    let o = &c.overall;
+    assert_eq!(
+        (
+            o.paired_tasks,
+            o.regressed,
+            o.without_reward,
+            o.mean_reward.tasks
+        ),
+        (2, 1, 1, 1)
+    );
+    assert_eq!(o.transitions[3][2], 1, "no_reward → all_success");
+    let doc = compare::to_json(&c);
+    let last = &doc["tasks"][1];
+    assert_eq!((&last["task_a"], &last["delta"]), (&json!(1), &Value::Null));
+    assert_eq!(last["group_a"], "no_reward");
+    assert_eq!(doc["mean_reward"]["delta"], json!(-1.0));
+}
