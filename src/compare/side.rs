@@ -1,5 +1,6 @@
-//! One side of a comparison: a run reduced to what comparing needs, per task. Memory is a few
-//! dozen bytes per task and field, plus one line reference per rollout (to show conversations).
+//! One side of a comparison: a run reduced to what comparing needs. Per task a few dozen bytes
+//! and one mean per field; per rollout its reward (the groups are decided at comparison time,
+//! with its threshold) and where its line is (to show conversations).
 
 use super::key::TaskKey;
 use super::CompareError;
