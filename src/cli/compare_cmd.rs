@@ -69,13 +69,10 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     }
     if let Some(out) = &args.report {
         let meta = ReportMeta {
-            title: args.title.clone().unwrap_or_else(|| {
-                format!(
-                    "{} vs {}",
-                    names::report_title(&a.name),
-                    names::report_title(&b.name)
-                )
-            }),
+            title: args
+                .title
+                .clone()
+                .unwrap_or_else(|| compare::report::default_title(&cmp)),
             sources: [&input_a, &input_b]
                 .iter()
                 .flat_map(|i| i.files())

@@ -23,6 +23,16 @@ use std::fmt::Write;
 const SCRIPT: &str = include_str!("compare.js");
 const STYLE: &str = include_str!("compare.css");
 
+/// The title when none is given: `A vs B` from the runs' names (`base vs step200`), the same in
+/// the CLI and the app so both make the same bytes.
+pub fn default_title(c: &Comparison) -> String {
+    format!(
+        "{} vs {}",
+        crate::names::report_title(&c.a_name),
+        crate::names::report_title(&c.b_name)
+    )
+}
+
 /// The whole page.
 pub fn render(c: &Comparison, meta: &ReportMeta, conversations: &[PairConversations]) -> String {
     let m = model::model(c);
