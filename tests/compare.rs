@@ -477,3 +477,51 @@ fn tasks_without_a_numeric_reward_are_counted_and_listed_last() {
     assert_eq!(last["group_a"], "no_reward");
     assert_eq!(doc["mean_reward"]["delta"], json!(-1.0));
 }
+
+#[test]
+fn cli_seed_and_threshold() {
+    let dir = tempfile::tempdir().unwrap();
+    // 30 tasks with varied deltas, so resamples differ between seeds.
+    let prompts: Vec<String> = (0..30).map(|i| format!("q{i}")).collect();
+    // B's rewards carry a per-task offset, so the deltas are all distinct.
+    let rewards = |i: usize, shift: usize| -> Vec<f64> {
+        (0..4)
+            .map(|r| (((i * 7 + r * 3 + shift) % 5) as f64) / 4.0 + (shift * i) as f64 * 1e-3)
+            .collect()
+    };
+    let ta: Vec<Task> = prompts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| task(i as i64, p, &rewards(i, 0)))
+        .collect();
+    let tb: Vec<Task> = prompts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| task(i as i64, p, &rewards(i, i % 3)))
+        .collect();
+    let (_, ra) = write_run(dir.path(), "a", &run(&ta, 0.6, 0));
+    let (_, rb) = write_run(dir.path(), "b", &run(&tb, 0.6, 0));
+    let doc = |extra: &[&str]| {
+        let mut args = vec!["compare", ra.as_str(), rb.as_str(), "--format", "json"];
+        args.extend_from_slice(extra);
+        json_of(&args)
+    };
+    let (d0, d1) = (doc(&[]), doc(&["--seed", "1"]));
+    assert_eq!(d0["bootstrap"]["seed"], 0);
+    assert_ne!(d0["mean_reward"]["ci95"], d1["mean_reward"]["ci95"]);
+    assert_eq!(
+        d0["tasks"], d1["tasks"],
+        "only the interval depends on the seed"
+    );
+    assert_eq!(d0, doc(&["--seed", "0"]));
+    // With success at 0.5, rewards of 0.5 and 0.75 count: fewer all_failure tasks.
+    let half = doc(&["--pass-threshold", "0.5"]);
+    let failures = |d: &Value| {
+        d["transitions"]["all_failure"]["all_failure"]
+            .as_u64()
+            .unwrap()
+    };
+    assert!(failures(&half) < failures(&d0) || failures(&d0) == 0);
+    assert_eq!(half["pass_threshold"], 0.5);
+    assert_ne!(half["transitions"], d0["transitions"]);
+}
