@@ -168,3 +168,34 @@ fn report_from_the_cli_with_a_profile_file_side() {
         .collect();
     assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
 }
+
+#[test]
+fn static_table_keeps_both_ends_of_a_long_list() {
+    use compare_runs::{run, task};
+    let prompts: Vec<String> = (0..1_100).map(|i| format!("q{i}")).collect();
+    let rewards = [[0.0], [1.0]];
+    let ta: Vec<_> = prompts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| task(i as i64, p, &rewards[i % 2]))
+        .collect();
+    let tb: Vec<_> = prompts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| task(i as i64, p, &rewards[(i / 2) % 2]))
+        .collect();
+    let (a, b) = (run(&ta, 0.6, 0), run(&tb, 0.6, 0));
+    let c = compare::compare(&side(&a, "a"), &side(&b, "b"), by_content()).unwrap();
+    let html = compare::report::render(&c, &ReportMeta::default(), &[]);
+    let table = element(&html, "<table id=\"task-table\">", "</table>");
+    assert_eq!(table.matches("<tr><th>").count(), 1_000);
+    assert!(table.contains("… 100 tasks not shown without JavaScript …"));
+    // The worst regression first and the best improvement last.
+    let (first, last) = (&c.tasks[0], &c.tasks[c.tasks.len() - 1]);
+    assert_eq!((first.delta, last.delta), (Some(-1.0), Some(1.0)));
+    assert!(table.contains(&format!("<tr><th>{}</th>", first.task_a)));
+    assert!(table.ends_with(&format!(
+        "<tr><th>{}</th><td>{}</td><td class=\"agent\">math</td><td>0</td><td>1</td><td><span class=\"delta up better\">+1</span></td><td>all_failure</td><td>all_success</td><td>100</td><td>100</td></tr></tbody>",
+        last.task_a, last.task_b
+    )));
+}

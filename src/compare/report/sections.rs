@@ -99,7 +99,23 @@ pub(super) fn tasks(out: &mut String, c: &Comparison, m: &Model) {
          <th data-col=\"6\">group A</th><th data-col=\"7\">group B</th>\
          <th data-col=\"8\">tokens A</th><th data-col=\"9\">tokens B</th></tr></thead><tbody>",
     );
-    for (i, t) in c.tasks.iter().take(STATIC_ROWS).enumerate() {
+    // Without the script: the worst regressions and, when they do not all fit, the best
+    // improvements (the end of the list), with the number of tasks left out between them.
+    let half = STATIC_ROWS / 2;
+    let shown: Vec<usize> = if total <= STATIC_ROWS {
+        (0..total).collect()
+    } else {
+        (0..half).chain(total - half..total).collect()
+    };
+    for (k, &i) in shown.iter().enumerate() {
+        if k == half && total > STATIC_ROWS {
+            let _ = write!(
+                out,
+                "<tr class=\"gap\"><td colspan=\"10\">… {} not shown without JavaScript …</td></tr>",
+                count_tasks(total - STATIC_ROWS)
+            );
+        }
+        let t = &c.tasks[i];
         let agent = m.agents[m.series[i]].as_str();
         let _ = write!(
             out,
@@ -120,7 +136,7 @@ pub(super) fn tasks(out: &mut String, c: &Comparison, m: &Model) {
     if total > STATIC_ROWS {
         let _ = write!(
             out,
-            "<p class=\"note nojs\">Without JavaScript the first {STATIC_ROWS} of {total} paired tasks are shown (worst regression first).</p>"
+            "<p class=\"note nojs\">Without JavaScript the {half} worst regressions and the {half} best improvements of {total} paired tasks are shown.</p>"
         );
     }
     out.push_str("</section>\n");
