@@ -5,7 +5,8 @@
 //! - reading: [`chunks`], [`jsonl`], [`json`], [`record`]
 //! - the profile: [`profile`], [`stats`], [`render`], [`output`], [`table`]
 //! - showing it: [`inspect`], [`plot`], [`conversation`], [`report`]
-//! - datasets and runs: [`pivot`], [`reward_group`], [`collect`] (its driver is native-only)
+//! - datasets and runs: [`pivot`], [`reward_group`], [`compare`] (two runs paired by task),
+//!   [`collect`] (its driver is native-only)
 //! - shared: [`names`] (every derived file name), [`error`]
 //!
 //! The faces: `cli` (native binary) and `web` (Leptos app, wasm32); `native` holds the file
@@ -13,6 +14,7 @@
 
 pub mod chunks;
 pub mod collect;
+pub mod compare;
 pub mod conversation;
 pub mod error;
 pub mod inspect;

@@ -44,6 +44,13 @@ pub enum Command {
     /// From a run (--inputs and --rollouts) or from existing profile outputs (--profile, with
     /// `*_agent_metrics.json` taken from next to it unless --agent-metrics says otherwise).
     Report(ReportArgs),
+    /// Compare two runs of the same tasks: is B better than A, on which tasks, at what token
+    /// cost? Tasks are paired by content; the mean reward delta gets a paired bootstrap 95%
+    /// interval.
+    ///
+    /// A and B are each a run's rollouts file (its `*_materialized_inputs.jsonl` taken from
+    /// next to it), `INPUTS:ROLLOUTS`, or a `*_reward_profiling.jsonl`; recognized by content.
+    Compare(CompareArgs),
 }
 
 #[derive(Args, Debug)]
@@ -246,4 +253,52 @@ mod tests {
         use clap::CommandFactory;
         super::Cli::command().debug_assert();
     }
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PairByArg {
+    /// By the task's content (prompt, tools, instructions): robust to reordering.
+    Content,
+    /// By `_ng_task_index` (for a prompt change).
+    Index,
+}
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// The baseline run: a rollouts file, `INPUTS:ROLLOUTS`, or a `*_reward_profiling.jsonl`.
+    #[arg(value_name = "A")]
+    pub a: String,
+    /// The run compared with it, given the same ways.
+    #[arg(value_name = "B")]
+    pub b: String,
+    /// `text` (headline, transition table, largest changes) or `json` (one document).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Also write a self-contained HTML comparison report here.
+    #[arg(long, value_name = "OUT.html")]
+    pub report: Option<PathBuf>,
+    /// Title of the report (default: "A vs B" from the file names).
+    #[arg(long)]
+    pub title: Option<String>,
+    /// A date (or any text) shown under the report's title; none by default.
+    #[arg(long)]
+    pub date: Option<String>,
+    /// Regressed tasks whose conversations the report shows side by side (worst first).
+    #[arg(long, value_name = "N", default_value_t = crate::report::DEFAULT_CONVERSATION_TASKS)]
+    pub conversations: usize,
+    /// Seed of the paired bootstrap (10,000 resamples): the same seed gives the same interval.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+    /// How tasks are paired.
+    #[arg(long, value_enum, default_value_t = PairByArg::Content)]
+    pub pair_by: PairByArg,
+    /// A rollout succeeds when its reward is at least this (for the reward groups).
+    #[arg(long, value_name = "X", default_value_t = crate::reward_group::DEFAULT_THRESHOLD)]
+    pub pass_threshold: f64,
+    /// Compare the completed rollouts of partial collections, as for `profile`.
+    #[arg(long)]
+    pub allow_partial_rollouts: bool,
+    /// Refuse lines longer than N bytes (default 1 GiB), naming the file and line.
+    #[arg(long, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    pub max_line_bytes: u64,
 }

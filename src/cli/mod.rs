@@ -2,6 +2,7 @@
 
 mod args;
 mod collect_cmd;
+mod compare_cmd;
 mod hydra_args;
 mod pivot_cmd;
 mod profile_cmd;
@@ -40,6 +41,7 @@ pub fn run() -> ExitCode {
         Command::ValidatePivot(args) => pivot_cmd::run(&args),
         Command::Collect(args) => collect_cmd::run(&args),
         Command::Report(args) => report_cmd::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Compare(args) => compare_cmd::run(&args).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,
