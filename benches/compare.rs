@@ -34,7 +34,7 @@ fn measure(args: &[&OsStr]) -> (f64, f64, f64) {
         .unwrap();
     let mut status = 0;
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    let pid = unsafe { libc::wait4(child.id() as i32, &raw mut status, 0, &raw mut usage) };
     let secs = t.elapsed().as_secs_f64();
     assert_eq!(pid, child.id() as i32);
     assert!(

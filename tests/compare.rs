@@ -88,7 +88,7 @@ fn duplicate_contents_pair_in_order_of_task_index() {
     );
     let c = compare::compare(&side(&a, "a"), &side(&b, "b"), by_content()).unwrap();
     let mut pairs: Vec<(i64, i64)> = c.tasks.iter().map(|t| (t.task_a, t.task_b)).collect();
-    pairs.sort();
+    pairs.sort_unstable();
     assert_eq!(pairs, vec![(2, 1), (5, 4), (6, 8)]);
     assert_eq!((c.only_a, c.only_b), (0, 1));
 }
@@ -159,14 +159,14 @@ fn unchanged_rewards_give_delta_exactly_zero_whatever_the_order() {
     let tasks_a: Vec<Task> = prompts
         .iter()
         .enumerate()
-        .map(|(i, p)| task(i as i64, p, &rewards[..1 + i % 5]))
+        .map(|(i, p)| task(i as i64, p, &rewards[..=(i % 5)]))
         .collect();
     // B: the same tasks under other task indices, rows listed in another order.
     let tasks_b: Vec<Task> = prompts
         .iter()
         .enumerate()
         .rev()
-        .map(|(i, p)| task(100 + (i as i64 * 7) % 40, p, &rewards[..1 + i % 5]))
+        .map(|(i, p)| task(100 + (i as i64 * 7) % 40, p, &rewards[..=(i % 5)]))
         .collect();
     let (a, b) = (run(&tasks_a, 0.6, 0), run(&tasks_b, 0.9, 11));
     let c = compare::compare(&side(&a, "a"), &side(&b, "b"), by_content()).unwrap();

@@ -149,14 +149,13 @@ impl ProfilingFileReader {
             let Some(field) = k.strip_prefix("mean/").filter(|f| *f != "reward") else {
                 continue;
             };
-            let f = match self.field_index.get(field) {
-                Some(&f) => f,
-                None => {
-                    self.field_index
-                        .insert(field.to_string(), self.fields.len());
-                    self.fields.push(field.to_string());
-                    self.fields.len() - 1
-                }
+            let f = if let Some(&f) = self.field_index.get(field) {
+                f
+            } else {
+                self.field_index
+                    .insert(field.to_string(), self.fields.len());
+                self.fields.push(field.to_string());
+                self.fields.len() - 1
             };
             if means.len() <= f {
                 means.resize(f + 1, f64::NAN);

@@ -54,7 +54,7 @@ pub(super) fn data_json(c: &Comparison, m: &Model, convs: &[PairConversations]) 
     list(&mut out, m.agents.iter(), |o, a| json_string(o, a));
     out.push_str(",\"groups\":");
     list(&mut out, RewardGroup::ALL.iter(), |o, g| {
-        json_string(o, g.as_str())
+        json_string(o, g.as_str());
     });
     let t = &c.tasks;
     out.push_str(",\"tasks\":{\"task_a\":");

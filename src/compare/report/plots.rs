@@ -136,7 +136,7 @@ fn frame(
     }
     let _ = write!(
         out,
-        r##"<text x="{}" y="{}" font-size="12" text-anchor="middle" fill="currentColor">{}</text><text x="14" y="{}" font-size="12" text-anchor="middle" fill="currentColor" transform="rotate(-90 14 {})">{}</text>"##,
+        r#"<text x="{}" y="{}" font-size="12" text-anchor="middle" fill="currentColor">{}</text><text x="14" y="{}" font-size="12" text-anchor="middle" fill="currentColor" transform="rotate(-90 14 {})">{}</text>"#,
         (LEFT + W - RIGHT) / 2.0,
         H - 8.0,
         escape(labels.0),
@@ -185,7 +185,7 @@ pub fn scatter(s: &Scatter) -> String {
         let dodge = (m.series as f64 - centre) * 5.0;
         let _ = write!(
             out,
-            r##"<circle class="mark" cx="{:.1}" cy="{:.1}" r="{r:.1}" fill="{}" data-id="{}"><title>{}</title></circle>"##,
+            r#"<circle class="mark" cx="{:.1}" cy="{:.1}" r="{r:.1}" fill="{}" data-id="{}"><title>{}</title></circle>"#,
             sx(m.x, x) + dodge,
             sy(m.y, y),
             colour(m.series),
@@ -268,7 +268,7 @@ pub fn bars(id: &str, label: &str, x_label: &str, bars: &[Bar]) -> String {
         };
         let _ = write!(
             out,
-            r##"<rect class="mark" x="{:.1}" y="{:.1}" width="{:.1}" height="{h:.1}" fill="{fill}" data-id="{i}"><title>{}</title></rect>"##,
+            r#"<rect class="mark" x="{:.1}" y="{:.1}" width="{:.1}" height="{h:.1}" fill="{fill}" data-id="{i}"><title>{}</title></rect>"#,
             x + slot * 0.1,
             H - BOTTOM - h,
             slot * 0.8,
@@ -295,7 +295,7 @@ pub fn bars(id: &str, label: &str, x_label: &str, bars: &[Bar]) -> String {
     }
     let _ = write!(
         out,
-        r##"</g><text x="{}" y="{}" font-size="12" text-anchor="middle" fill="currentColor">{}</text></svg>"##,
+        r#"</g><text x="{}" y="{}" font-size="12" text-anchor="middle" fill="currentColor">{}</text></svg>"#,
         (LEFT + W - RIGHT) / 2.0,
         H - 8.0,
         escape(x_label)

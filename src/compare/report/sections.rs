@@ -150,21 +150,18 @@ fn side(out: &mut String, label: &str, run: &str, convs: &SideConversations) {
         escape(run)
     );
     for (rollout, c) in convs {
-        match rollout {
-            Some(r) => {
-                let _ = write!(
-                    out,
-                    "<details class=\"rollout\"><summary>Rollout {r} · reward {}</summary><div class=\"conv\">",
-                    escape(c.reward.as_deref().unwrap_or("–"))
-                );
-                write_conversation(out, c);
-                out.push_str("</div></details>");
-            }
-            None => {
-                out.push_str("<p class=\"note\">From a profiling file: the prompt only (the answers are not in that file).</p><div class=\"conv\">");
-                write_items(out, &c.input);
-                out.push_str("</div>");
-            }
+        if let Some(r) = rollout {
+            let _ = write!(
+                out,
+                "<details class=\"rollout\"><summary>Rollout {r} · reward {}</summary><div class=\"conv\">",
+                escape(c.reward.as_deref().unwrap_or("–"))
+            );
+            write_conversation(out, c);
+            out.push_str("</div></details>");
+        } else {
+            out.push_str("<p class=\"note\">From a profiling file: the prompt only (the answers are not in that file).</p><div class=\"conv\">");
+            write_items(out, &c.input);
+            out.push_str("</div>");
         }
     }
     out.push_str("</div>");
