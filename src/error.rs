@@ -87,11 +87,14 @@ pub enum ProfileError {
         first_line: u64,
     },
 
-    #[error("Could not read '{file}': {source}")]
-    Io {
-        file: String,
-        source: std::io::Error,
-    },
+    #[error(
+        "'{file}' line {line} is longer than {limit} bytes (the limit; raise it with --max-line-bytes)"
+    )]
+    LineTooLong { file: String, line: u64, limit: u64 },
+
+    // Not `source`: the cause is part of this message and must not be printed twice.
+    #[error("Could not read '{file}': {cause}")]
+    Io { file: String, cause: std::io::Error },
 }
 
 impl ProfileError {
@@ -100,10 +103,10 @@ impl ProfileError {
         matches!(self, ProfileError::MissingRollouts { .. })
     }
 
-    pub fn io(file: &str, source: std::io::Error) -> Self {
+    pub fn io(file: &str, cause: std::io::Error) -> Self {
         ProfileError::Io {
             file: file.to_string(),
-            source,
+            cause,
         }
     }
 }

@@ -207,6 +207,43 @@ impl<'de> de::Deserialize<'de> for MaybeNum {
     }
 }
 
+/// What a JSON value is, for messages that say what was found instead of an expected integer.
+pub fn describe(v: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a bool",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "an integer",
+        Value::Number(n) => {
+            let f = n.as_f64().unwrap_or(f64::NAN);
+            if f.fract() == 0.0 && f.abs() >= 9.2e18 {
+                "a number beyond 64 bits"
+            } else {
+                "a float"
+            }
+        }
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// What a raw JSON token is, from its text: like [`describe`], and it can tell an integer beyond
+/// 64 bits (`123456789012345678901`) from a float. Meant for tokens that are not an `i64`.
+pub fn describe_token(text: &str) -> &'static str {
+    match text.as_bytes().first() {
+        Some(b'n') => "null",
+        Some(b't' | b'f') => "a bool",
+        Some(b'"') => "a string",
+        Some(b'[') => "an array",
+        Some(b'{') => "an object",
+        _ if text.bytes().all(|b| b.is_ascii_digit() || b == b'-') => {
+            "an integer out of the 64-bit range"
+        }
+        _ => "a float",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,14 +12,60 @@ pub struct LineSpan {
     pub len: u32,
 }
 
+/// The default longest line: 1 GiB. A line that never ends (`/dev/zero`, a sparse file of NULs)
+/// must fail with its line number, not grow memory until the allocator aborts.
+pub const DEFAULT_MAX_LINE_BYTES: u64 = 1 << 30;
+
+/// A line longer than the splitter's limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineTooLong {
+    /// 1-based number of the line that is too long.
+    pub line: u64,
+    /// The limit it passed, in bytes.
+    pub limit: u64,
+}
+
+impl std::fmt::Display for LineTooLong {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(
+            f,
+            "line {} is longer than {} bytes (the limit; raise it with --max-line-bytes)",
+            self.line, self.limit
+        )
+    }
+}
+
+/// Why [`LineSplitter::push`] stopped: the line callback's error, or a line over the limit.
+#[derive(Debug, PartialEq)]
+pub enum SplitError<E> {
+    Line(E),
+    TooLong(LineTooLong),
+}
+
+impl<E> SplitError<E> {
+    /// One error type for both: `too_long` turns the limit error into the caller's.
+    pub fn into_error(self, too_long: impl FnOnce(LineTooLong) -> E) -> E {
+        match self {
+            SplitError::Line(e) => e,
+            SplitError::TooLong(t) => too_long(t),
+        }
+    }
+}
+
 /// Incremental line splitter. Feed chunks with [`LineSplitter::push`], then call
 /// [`LineSplitter::finish`] for a last line without a terminating newline.
-#[derive(Default)]
 pub struct LineSplitter {
     carry: Vec<u8>,
     carry_offset: u64,
     next_offset: u64,
     line_no: u64,
+    max_line: u64,
+}
+
+impl Default for LineSplitter {
+    fn default() -> Self {
+        Self::with_max_line_bytes(DEFAULT_MAX_LINE_BYTES)
+    }
 }
 
 impl LineSplitter {
@@ -27,19 +73,45 @@ impl LineSplitter {
         Self::default()
     }
 
+    /// A splitter that refuses lines longer than `max` bytes (without the terminator).
+    pub fn with_max_line_bytes(max: u64) -> Self {
+        LineSplitter {
+            carry: Vec::new(),
+            carry_offset: 0,
+            next_offset: 0,
+            line_no: 0,
+            max_line: max.max(1),
+        }
+    }
+
+    fn check_len(&self, len: usize) -> Result<(), LineTooLong> {
+        // A `\r` before the `\n` is not part of the line; allow for it.
+        if len as u64 > self.max_line.saturating_add(1) {
+            return Err(LineTooLong {
+                line: self.line_no + 1,
+                limit: self.max_line,
+            });
+        }
+        Ok(())
+    }
+
     /// Calls `on_line(span, bytes)` for every line completed by `chunk`. `bytes` excludes the
-    /// `\n` and a `\r` before it (upstream reads in universal-newline mode). Stops at the first error.
+    /// `\n` and a `\r` before it (upstream reads in universal-newline mode). Stops at the first
+    /// error, or at a line longer than the limit (before holding more than the limit in memory).
     pub fn push<E>(
         &mut self,
         chunk: &[u8],
         mut on_line: impl FnMut(LineSpan, &[u8]) -> Result<(), E>,
-    ) -> Result<(), E> {
+    ) -> Result<(), SplitError<E>> {
         let chunk_offset = self.next_offset;
         self.next_offset += chunk.len() as u64;
         let mut start = 0usize;
         for nl in memchr::memchr_iter(b'\n', chunk) {
+            self.check_len(self.carry.len() + (nl - start))
+                .map_err(SplitError::TooLong)?;
             if self.carry.is_empty() {
-                self.emit(chunk_offset + start as u64, &chunk[start..nl], &mut on_line)?;
+                self.emit(chunk_offset + start as u64, &chunk[start..nl], &mut on_line)
+                    .map_err(SplitError::Line)?;
             } else {
                 let mut line = std::mem::take(&mut self.carry);
                 line.extend_from_slice(&chunk[start..nl]);
@@ -47,11 +119,13 @@ impl LineSplitter {
                 let result = self.emit(offset, &line, &mut on_line);
                 line.clear();
                 self.carry = line; // keep the allocation
-                result?;
+                result.map_err(SplitError::Line)?;
             }
             start = nl + 1;
         }
         if start < chunk.len() {
+            self.check_len(self.carry.len() + (chunk.len() - start))
+                .map_err(SplitError::TooLong)?;
             if self.carry.is_empty() {
                 self.carry_offset = chunk_offset + start as u64;
             }
@@ -153,6 +227,36 @@ mod tests {
             let at = span.offset as usize;
             assert_eq!(&data[at..at + span.len as usize], &bytes[..]);
         }
+    }
+
+    #[test]
+    fn a_line_over_the_limit_stops_at_any_chunk_size_without_holding_it() {
+        let data = b"12345\nabcdefghij\nxy\n";
+        for chunk in 1..data.len() {
+            let mut s = LineSplitter::with_max_line_bytes(6);
+            let mut lines = 0;
+            let mut err = None;
+            for c in data.chunks(chunk) {
+                if let Err(e) = s.push::<()>(c, |_, _| {
+                    lines += 1;
+                    Ok(())
+                }) {
+                    err = Some(e);
+                    break;
+                }
+                assert!(s.carry.len() <= 7, "chunk {chunk}: carry stays bounded");
+            }
+            assert_eq!(lines, 1, "chunk {chunk}");
+            assert_eq!(
+                err,
+                Some(SplitError::TooLong(LineTooLong { line: 2, limit: 6 })),
+                "chunk {chunk}"
+            );
+        }
+        // Exactly at the limit, with or without a CR, is accepted.
+        assert_eq!(split(b"123456\r\n123456", 2).len(), 2);
+        let mut s = LineSplitter::with_max_line_bytes(6);
+        assert!(s.push::<()>(b"123456\r\n123456\n", |_, _| Ok(())).is_ok());
     }
 
     #[test]

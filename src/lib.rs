@@ -5,13 +5,16 @@
 //! - reading: [`chunks`], [`jsonl`], [`json`], [`record`]
 //! - the profile: [`profile`], [`stats`], [`render`], [`output`], [`table`]
 //! - showing it: [`inspect`], [`plot`], [`conversation`], [`report`]
-//! - datasets and runs: [`pivot`], [`reward_group`], [`collect`] (its driver is native-only)
+//! - datasets and runs: [`pivot`], [`reward_group`], [`compare`] (two runs paired by task),
+//!   [`collect`] (its driver is native-only)
 //! - shared: [`names`] (every derived file name), [`error`]
 //!
-//! The faces: `cli` (native binary) and `web` (Leptos app, wasm32).
+//! The faces: `cli` (native binary) and `web` (Leptos app, wasm32); `native` holds the file
+//! handling every native command shares (streaming reader, atomic writer, input checks).
 
 pub mod chunks;
 pub mod collect;
+pub mod compare;
 pub mod conversation;
 pub mod error;
 pub mod inspect;
@@ -31,6 +34,8 @@ pub mod table;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod native;
 
 #[cfg(target_arch = "wasm32")]
 pub mod web;

@@ -43,6 +43,17 @@ pub fn beside(path: &Path, rule: impl Fn(&str) -> String) -> PathBuf {
     sibling(path, rule(&file_name_of(path)))
 }
 
+/// The temporary file an output is written to before it is renamed into place:
+/// `x.jsonl` → `.x.jsonl.<pid>.tmp` (hidden, in the same directory so the rename is atomic).
+pub fn temp(name: &str, pid: u32) -> String {
+    format!(".{}.{pid}.tmp", base_name(name))
+}
+
+/// The file a torn last line is moved to on `--resume`: `x.jsonl` → `x.jsonl.torn`.
+pub fn torn(name: &str) -> String {
+    format!("{}.torn", base_name(name))
+}
+
 // ---- gym eval profile ----
 
 /// `rollouts.jsonl` → `rollouts_reward_profiling.jsonl` (upstream's name).
@@ -71,6 +82,13 @@ pub fn agent_metrics_of_profile(profile: &str) -> String {
 /// `rollouts.jsonl` → `rollouts_materialized_inputs.jsonl`.
 pub fn materialized_inputs(rollouts: &str) -> String {
     format!("{}_materialized_inputs.jsonl", stem(rollouts))
+}
+
+/// The rollouts file a materialized-inputs file was written for:
+/// `x_materialized_inputs.jsonl` → `x.jsonl` (`None` for other names).
+pub fn rollouts_of_inputs(inputs: &str) -> Option<String> {
+    let s = stem(inputs).strip_suffix("_materialized_inputs")?;
+    Some(format!("{s}{}", suffix(inputs)))
 }
 
 /// `rollouts.jsonl` → `rollouts_failures.jsonl`.
@@ -109,6 +127,15 @@ pub fn report(source: &str) -> String {
 /// The report's default title: the run's base name.
 pub fn report_title(source: &str) -> &str {
     run_stem_of_profile(source)
+}
+
+/// The default comparison report name: `a.jsonl` and `b.jsonl` → `a_vs_b_compare.html`.
+pub fn compare_report(a: &str, b: &str) -> String {
+    format!(
+        "{}_vs_{}_compare.html",
+        run_stem_of_profile(a),
+        run_stem_of_profile(b)
+    )
 }
 
 /// `validate-pivot --fix` in the app: `pivots.jsonl` → `pivots.fixed.jsonl`.
@@ -178,6 +205,15 @@ mod tests {
         assert_eq!(
             materialized_inputs("out.jsonl"),
             "out_materialized_inputs.jsonl"
+        );
+        assert_eq!(
+            rollouts_of_inputs("dir/out_materialized_inputs.jsonl").as_deref(),
+            Some("out.jsonl")
+        );
+        assert_eq!(rollouts_of_inputs("out.jsonl"), None);
+        assert_eq!(
+            compare_report("a.jsonl", "b_reward_profiling.jsonl"),
+            "a_vs_b_compare.html"
         );
     }
 }

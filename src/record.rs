@@ -207,8 +207,10 @@ fn scan(
 /// that override nothing: they cannot affect the profile.
 fn prune_unused_non_numeric(row: &mut Row) {
     let Row { top, usage, .. } = row;
-    top.retain(|(k, v)| v.is_some() || usage.iter().any(|(u, _)| u == k));
-    usage.retain(|(k, v)| v.is_some() || top.iter().any(|(t, _)| t == k));
+    let usage_keys = key_set(usage);
+    top.retain(|(k, v)| v.is_some() || contains(usage, &usage_keys, *k));
+    let top_keys = key_set(top);
+    usage.retain(|(k, v)| v.is_some() || contains(top, &top_keys, *k));
     top.shrink_to_fit();
     usage.shrink_to_fit();
 }
@@ -217,11 +219,54 @@ fn is_negative_zero(n: Num) -> bool {
     matches!(n, Num::Float(f) if f == 0.0 && f.is_sign_negative())
 }
 
+/// Rows with up to this many fields find a repeated key by a linear search (fastest when small);
+/// beyond it, by a hash index, so a row with 128,000 fields is not quadratic.
+const LINEAR_FIELDS: usize = 16;
+
+/// `fields` and the position of each key in it; `index` is empty until `fields` outgrows
+/// [`LINEAR_FIELDS`], then kept in step.
+#[derive(Default)]
+struct FieldIndex(HashMap<KeyId, usize>);
+
 /// Sets `key` to `value` keeping the first position, as a Python dict does on a repeated key.
-fn upsert(fields: &mut Vec<(KeyId, Option<Num>)>, key: KeyId, value: Option<Num>) {
-    match fields.iter_mut().find(|(k, _)| *k == key) {
-        Some(slot) => slot.1 = value,
-        None => fields.push((key, value)),
+fn upsert(
+    fields: &mut Vec<(KeyId, Option<Num>)>,
+    index: &mut FieldIndex,
+    key: KeyId,
+    value: Option<Num>,
+) {
+    let index = &mut index.0;
+    if index.is_empty() && fields.len() < LINEAR_FIELDS {
+        match fields.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) => slot.1 = value,
+            None => fields.push((key, value)),
+        }
+        return;
+    }
+    if index.is_empty() {
+        index.extend(fields.iter().enumerate().map(|(i, (k, _))| (*k, i)));
+    }
+    if let Some(&i) = index.get(&key) {
+        fields[i].1 = value;
+    } else {
+        index.insert(key, fields.len());
+        fields.push((key, value));
+    }
+}
+
+/// Whether `key` is among `fields`' keys: a linear search for few, a set for many.
+fn key_set(fields: &[(KeyId, Option<Num>)]) -> Option<std::collections::HashSet<KeyId>> {
+    (fields.len() > LINEAR_FIELDS).then(|| fields.iter().map(|(k, _)| *k).collect())
+}
+
+fn contains(
+    fields: &[(KeyId, Option<Num>)],
+    set: &Option<std::collections::HashSet<KeyId>>,
+    key: KeyId,
+) -> bool {
+    match set {
+        Some(set) => set.contains(&key),
+        None => fields.iter().any(|(k, _)| *k == key),
     }
 }
 
@@ -266,6 +311,13 @@ struct RowSeed<'a> {
     saw_negative_zero: &'a mut bool,
 }
 
+/// The positions of the row's keys while it is read (see [`upsert`]).
+#[derive(Default)]
+struct RowIndex {
+    top: FieldIndex,
+    usage: FieldIndex,
+}
+
 impl<'de> DeserializeSeed<'de> for RowSeed<'_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
@@ -281,6 +333,7 @@ impl<'de> Visitor<'de> for RowSeed<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let rollout = self.kind == RowKind::Rollout;
+        let mut index = RowIndex::default();
         while let Some(name) = map.next_key::<KeyStr>()? {
             let name = name.as_str();
             match name {
@@ -289,7 +342,7 @@ impl<'de> Visitor<'de> for RowSeed<'_> {
                 "agent_ref" => {
                     self.row.agent = map.next_value::<AgentRefValue>()?.0;
                     if rollout {
-                        upsert(&mut self.row.top, key::AGENT_REF, None);
+                        upsert(&mut self.row.top, &mut index.top, key::AGENT_REF, None);
                     }
                 }
                 _ if !rollout => {
@@ -297,25 +350,27 @@ impl<'de> Visitor<'de> for RowSeed<'_> {
                 }
                 "response" => {
                     self.row.usage.clear(); // a repeated key: the last value wins
+                    index.usage.0.clear();
                     map.next_value_seed(ObjectOrSkip(ResponseFields {
                         keys: &mut *self.keys,
                         usage: &mut self.row.usage,
+                        index: &mut index.usage,
                         saw_negative_zero: &mut *self.saw_negative_zero,
                     }))?;
-                    upsert(&mut self.row.top, key::RESPONSE, None);
+                    upsert(&mut self.row.top, &mut index.top, key::RESPONSE, None);
                 }
                 "reward" => {
                     let value: serde_json::Value = map.next_value()?;
                     let (reward, num) = reward_from_value(value);
                     *self.saw_negative_zero |= num.is_some_and(is_negative_zero);
                     self.row.reward = Some(reward);
-                    upsert(&mut self.row.top, key::REWARD, num);
+                    upsert(&mut self.row.top, &mut index.top, key::REWARD, num);
                 }
                 _ => {
                     let MaybeNum(num) = map.next_value()?;
                     *self.saw_negative_zero |= num.is_some_and(is_negative_zero);
                     let id = self.keys.intern(name);
-                    upsert(&mut self.row.top, id, num);
+                    upsert(&mut self.row.top, &mut index.top, id, num);
                 }
             }
         }
@@ -405,6 +460,7 @@ impl<'de, V: ObjectVisitor<'de>> Visitor<'de> for ObjectOrSkip<V> {
 struct ResponseFields<'a> {
     keys: &'a mut KeyTable,
     usage: &'a mut Vec<(KeyId, Option<Num>)>,
+    index: &'a mut FieldIndex,
     saw_negative_zero: &'a mut bool,
 }
 
@@ -413,9 +469,11 @@ impl<'de> ObjectVisitor<'de> for ResponseFields<'_> {
         while let Some(name) = map.next_key::<KeyStr>()? {
             if name.as_str() == "usage" {
                 self.usage.clear();
+                self.index.0.clear();
                 map.next_value_seed(ObjectOrSkip(UsageFields {
                     keys: &mut *self.keys,
                     usage: &mut *self.usage,
+                    index: &mut *self.index,
                     saw_negative_zero: &mut *self.saw_negative_zero,
                 }))?;
             } else {
@@ -430,6 +488,7 @@ impl<'de> ObjectVisitor<'de> for ResponseFields<'_> {
 struct UsageFields<'a> {
     keys: &'a mut KeyTable,
     usage: &'a mut Vec<(KeyId, Option<Num>)>,
+    index: &'a mut FieldIndex,
     saw_negative_zero: &'a mut bool,
 }
 
@@ -439,7 +498,7 @@ impl<'de> ObjectVisitor<'de> for UsageFields<'_> {
             let MaybeNum(num) = map.next_value()?;
             *self.saw_negative_zero |= num.is_some_and(is_negative_zero);
             let id = self.keys.intern(name.as_str());
-            upsert(self.usage, id, num);
+            upsert(self.usage, self.index, id, num);
         }
         Ok(())
     }
@@ -449,13 +508,15 @@ struct IndexValue(IndexField);
 
 impl<'de> de::Deserialize<'de> for IndexValue {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let MaybeNum(num) = MaybeNum::deserialize(d)?;
+        // The token's text says what it was when it is not an integer (`"0"`, `null`, `[0]`, an
+        // integer beyond 64 bits), which the parsed number alone cannot.
+        let raw = <&'de serde_json::value::RawValue>::deserialize(d)?;
+        let text = raw.get();
+        let MaybeNum(num) = serde_json::from_str(text).map_err(de::Error::custom)?;
         Ok(IndexValue(match num {
             Some(Num::Int(v)) => IndexField::Int(v),
-            Some(Num::UInt(_)) => IndexField::Invalid("an integer out of range"),
             Some(Num::Float(f)) if f == 0.0 && f.is_sign_negative() => IndexField::Int(0),
-            Some(Num::Float(_)) => IndexField::Invalid("a float"),
-            None => IndexField::Invalid("not a number"),
+            _ => IndexField::Invalid(crate::json::describe_token(text)),
         }))
     }
 }
@@ -527,6 +588,34 @@ mod tests {
                 ("a".into(), Some(Num::Float(3.5))),
                 ("b".into(), Some(Num::Int(2)))
             ]
+        );
+    }
+
+    #[test]
+    fn wide_rows_use_the_hash_index_with_the_same_result() {
+        // Beyond LINEAR_FIELDS fields a repeated key is found by hash: same first position and
+        // last value as the linear search, in `top` and in `usage`.
+        let mut line = String::from("{");
+        for i in 0..40 {
+            line.push_str(&format!("\"f{i}\":{i},"));
+        }
+        line.push_str("\"f3\":3.5,\"response\":{\"usage\":{");
+        for i in 0..40 {
+            line.push_str(&format!("\"u{i}\":{i},"));
+        }
+        line.push_str("\"u7\":\"s\",\"f5\":1}}}");
+        let mut keys = KeyTable::default();
+        let row = parse_row(line.as_bytes(), RowKind::Rollout, &mut keys).unwrap();
+        let top = names(&keys, &row.top);
+        assert_eq!(top.len(), 40, "`response` is not a number: pruned");
+        assert_eq!(top[3], ("f3".into(), Some(Num::Float(3.5))));
+        let usage = names(&keys, &row.usage);
+        // u7 became a string (dropped: it overrides nothing); f5 overrides the top-level f5.
+        assert_eq!(usage.len(), 40);
+        assert!(!usage.iter().any(|(k, _)| k == "u7"));
+        assert_eq!(
+            usage.last().unwrap(),
+            &("f5".to_string(), Some(Num::Int(1)))
         );
     }
 

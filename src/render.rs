@@ -4,8 +4,11 @@
 
 use crate::json::{self, Num};
 use crate::jsonl::LineSpan;
-use crate::profile::{AgentKey, ColumnSummary, Profile, RolloutRecord, TaskProfile};
+use crate::profile::{
+    AgentKey, ColumnSummaries, ColumnSummary, Profile, RolloutRecord, TaskProfile,
+};
 use crate::record::{self, Reward};
+use std::collections::HashMap;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 
 /// Gives back a line of the materialized-inputs file by its span, so `sample` rows are read
@@ -84,12 +87,12 @@ fn stat_value(s: &ColumnSummary, stat: usize) -> Option<Num> {
 fn write_stats<W: Write>(
     w: &mut W,
     p: &Profile,
-    columns: &[ColumnSummary],
+    columns: &ColumnSummaries,
     mut first: bool,
 ) -> io::Result<bool> {
     let mut key = String::new();
     for (stat, stat_name) in STATS.iter().enumerate() {
-        for (c, summary) in columns.iter().enumerate() {
+        for (c, summary) in columns.present() {
             if let Some(v) = stat_value(summary, stat) {
                 if !first {
                     w.write_all(b",")?;
@@ -214,11 +217,19 @@ fn write_rollout_info<W: Write>(w: &mut W, p: &Profile, r: &RolloutRecord) -> io
         Some(Reward::Other(v)) => fields.push(("reward", InfoValue::Json(v))),
         None => {}
     }
+    // Position of each name in `fields`, so a rollout with 128,000 fields is not quadratic.
+    let mut at: HashMap<&str, usize> = fields
+        .iter()
+        .enumerate()
+        .map(|(i, (n, _))| (*n, i))
+        .collect();
     for (k, v) in r.usage_numbers().chain(r.top_numbers()) {
         let name = p.keys.name(k);
-        match fields.iter_mut().find(|(n, _)| *n == name) {
-            Some(slot) => slot.1 = InfoValue::Num(v),
-            None => fields.push((name, InfoValue::Num(v))),
+        if let Some(&i) = at.get(name) {
+            fields[i].1 = InfoValue::Num(v);
+        } else {
+            at.insert(name, fields.len());
+            fields.push((name, InfoValue::Num(v)));
         }
     }
     w.write_all(b"{")?;

@@ -85,8 +85,10 @@ pub fn stat_headers_of(columns: &[&str]) -> Vec<String> {
 }
 
 /// The cells of [`stat_headers_of`] for one row.
-pub fn stat_cells(columns: &[ColumnSummary]) -> impl Iterator<Item = Cell> + '_ {
-    columns.iter().flat_map(|s| {
+pub fn stat_cells<'a>(
+    columns: impl IntoIterator<Item = &'a ColumnSummary> + 'a,
+) -> impl Iterator<Item = Cell> + 'a {
+    columns.into_iter().flat_map(|s| {
         [
             Cell::num(s.mean.map(Num::Float)),
             Cell::num(s.max),

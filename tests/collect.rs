@@ -113,7 +113,18 @@ fn fresh_run_routes_each_class_then_resume_retries_the_right_ones() {
         "4",
     ];
     let r = gymscope(&args);
-    assert!(r.status.success(), "{}", text(&r));
+    // Rollouts remain in the failures sidecar: exit 3, with the counts (issue 10).
+    assert_eq!(r.status.code(), Some(3), "{}", text(&r));
+    assert!(
+        text(&r).contains("6 of 12 rollouts did not succeed (4 with failures recorded in '"),
+        "{}",
+        text(&r)
+    );
+    assert!(
+        text(&r).contains("`--resume` would retry 4 of them (2 are terminal or out of attempts)."),
+        "{}",
+        text(&r)
+    );
 
     let mat =
         std::fs::read_to_string(dir.path().join("sub/rollouts_materialized_inputs.jsonl")).unwrap();
@@ -154,7 +165,12 @@ fn fresh_run_routes_each_class_then_resume_retries_the_right_ones() {
     let mut resume = args.to_vec();
     resume.push("--resume");
     let r = gymscope(&resume);
-    assert!(r.status.success(), "{}", text(&r));
+    assert_eq!(
+        r.status.code(),
+        Some(3),
+        "terminal ones remain: {}",
+        text(&r)
+    );
     let t = text(&r);
     assert!(t.contains("- 12 original input rows\n- 6 rows already done (in main jsonl)\n- 4 prior failure attempts (4 unique tasks) in sidecar\n- 2 sidecar-terminal"), "{t}");
     let mut runs: Vec<String> = gym
@@ -210,7 +226,12 @@ fn http_errors_are_recorded_or_abort_with_fail_fast() {
         "1",
     ];
     let r = gymscope(&base);
-    assert!(r.status.success(), "{}", text(&r));
+    assert_eq!(r.status.code(), Some(3), "{}", text(&r));
+    assert!(
+        text(&r).contains("1 of 3 rollouts did not succeed"),
+        "{}",
+        text(&r)
+    );
     assert_eq!(keys(&lines(&out)), [(0, 0), (2, 0)]);
     let side = lines(&dir.path().join("r_failures.jsonl"));
     assert_eq!(side.len(), 1);
@@ -523,7 +544,7 @@ fn timeout_records_a_failure_that_resume_retries() {
     ];
     let started = Instant::now();
     let r = gymscope(&args);
-    assert!(r.status.success(), "{}", text(&r));
+    assert_eq!(r.status.code(), Some(3), "{}", text(&r));
     assert!(started.elapsed() < Duration::from_secs(3));
     let side = lines(&dir.path().join("r_failures.jsonl"));
     assert_eq!(side[0]["_ng_failure_class"], "collector_timeout");

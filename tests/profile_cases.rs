@@ -220,7 +220,7 @@ fn rows_without_index_keys_name_the_field() {
     .unwrap_err();
     assert_eq!(
         err,
-        "'out.jsonl' line 1: field `_ng_task_index` must be an integer, found not a number"
+        "'out.jsonl' line 1: field `_ng_task_index` must be an integer, found a string"
     );
     let err = profile(
         &lines(&[r#"{"agent_ref":{"name":"a"},"_ng_task_index":0}"#.into()]),

@@ -44,6 +44,13 @@ pub enum Command {
     /// From a run (--inputs and --rollouts) or from existing profile outputs (--profile, with
     /// `*_agent_metrics.json` taken from next to it unless --agent-metrics says otherwise).
     Report(ReportArgs),
+    /// Compare two runs of the same tasks: is B better than A, on which tasks, at what token
+    /// cost? Tasks are paired by content; the mean reward delta gets a paired bootstrap 95%
+    /// interval.
+    ///
+    /// A and B are each a run's rollouts file (its `*_materialized_inputs.jsonl` taken from
+    /// next to it), `INPUTS:ROLLOUTS`, or a `*_reward_profiling.jsonl`; recognized by content.
+    Compare(CompareArgs),
 }
 
 #[derive(Args, Debug)]
@@ -84,6 +91,15 @@ pub struct ValidatePivotArgs {
     /// source reward groups, provenance coverage.
     #[arg(long)]
     pub stats: bool,
+    /// Refuse lines longer than N bytes (default 1 GiB): a file that never ends a line fails
+    /// with its name and line instead of filling memory.
+    #[arg(long, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    pub max_line_bytes: u64,
+    /// A NeMo Gym checkout: also check every row's `responses_create_params` against Gym's
+    /// Pydantic request model (unknown keys, input items, tools, `stream`, `metadata`), as
+    /// upstream's `--gym-repo` does; gymscope checks the same rules itself.
+    #[arg(long, value_name = "DIR")]
+    pub gym_repo: Option<PathBuf>,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,6 +122,10 @@ pub struct ProfileArgs {
     /// Write the two output files here instead of next to the rollouts file.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
+    /// Refuse lines longer than N bytes (default 1 GiB): a file that never ends a line fails
+    /// with its name and line instead of filling memory.
+    #[arg(long, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    pub max_line_bytes: u64,
 }
 
 #[derive(Args, Debug)]
@@ -143,6 +163,10 @@ pub struct ReportArgs {
     /// Profile the completed rollouts of a partial collection.
     #[arg(long)]
     pub allow_partial_rollouts: bool,
+    /// Refuse lines longer than N bytes (default 1 GiB): a file that never ends a line fails
+    /// with its name and line instead of filling memory.
+    #[arg(long, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    pub max_line_bytes: u64,
 }
 
 #[derive(Args, Debug)]
@@ -208,159 +232,73 @@ pub struct CollectArgs {
     /// No progress bar.
     #[arg(long)]
     pub no_progress: bool,
-}
-
-/// Rewrites upstream's Hydra-style spellings (`++allow_partial_rollouts=True`,
-/// `+rollouts_jsonl_fpath=...`) into gymscope's flags, so upstream command lines work unchanged.
-pub fn normalize_legacy_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
-    let mut out = Vec::new();
-    for arg in args {
-        let Some(body) = arg.strip_prefix("++").or_else(|| arg.strip_prefix('+')) else {
-            out.push(arg);
-            continue;
-        };
-        let (name, value) = body.split_once('=').unwrap_or((body, "True"));
-        let flag = match name {
-            "materialized_inputs_jsonl_fpath" => Some("--inputs"),
-            "rollouts_jsonl_fpath" => Some("--rollouts"),
-            "allow_partial_rollouts" => {
-                if matches!(value.to_ascii_lowercase().as_str(), "true" | "1" | "yes") {
-                    out.push("--allow-partial-rollouts".into());
-                }
-                None
-            }
-            _ => {
-                if !collect_override(name, value, &mut out) {
-                    out.push(arg.clone());
-                }
-                None
-            }
-        };
-        if let Some(flag) = flag {
-            out.push(flag.into());
-            out.push(value.into());
-        }
-    }
-    out
-}
-
-/// `gym eval run` / `ng_collect_rollouts` config keys → `gymscope collect` flags. Returns false
-/// for keys it does not know.
-fn collect_override(name: &str, value: &str, out: &mut Vec<String>) -> bool {
-    let truthy = || matches!(value.to_ascii_lowercase().as_str(), "true" | "1" | "yes");
-    let mut flag = |f: &str, v: &str| {
-        out.push(f.into());
-        out.push(v.into());
-    };
-    match name {
-        "input_jsonl_fpath" => flag("--input", value),
-        "output_jsonl_fpath" => flag("--output", value),
-        "agent_name" => flag("--agent", value),
-        "limit" => flag("--limit", value),
-        "num_repeats" => flag("--num-repeats", value),
-        "num_samples_in_parallel" => flag("--concurrency", value),
-        "head_server" => flag("--head-server", &head_server_from_dict(value)),
-        "resume_from_cache" | "disable_aggregation" => {
-            if truthy() {
-                out.push(
-                    if name == "resume_from_cache" {
-                        "--resume"
-                    } else {
-                        "--disable-aggregation"
-                    }
-                    .into(),
-                );
-            }
-        }
-        _ => match name.strip_prefix("responses_create_params.") {
-            Some(key) => flag("--responses-create-params", &format!("{key}={value}")),
-            None if name == "responses_create_params" => {
-                flag("--responses-create-params", &format!("={value}"));
-            }
-            None => return false,
-        },
-    }
-    true
-}
-
-/// `{host: H, port: P}` → `H:P` (left as is when it is not that shape, for clap to report).
-fn head_server_from_dict(value: &str) -> String {
-    let Ok(serde_json::Value::Object(m)) = crate::collect::hydra::parse(value) else {
-        return value.to_string();
-    };
-    let part = |k: &str| match m.get(k) {
-        Some(serde_json::Value::String(s)) => s.clone(),
-        Some(v) => v.to_string(),
-        None => String::new(),
-    };
-    let host = if m.contains_key("host") {
-        part("host")
-    } else {
-        "127.0.0.1".into()
-    };
-    let port = if m.contains_key("port") {
-        part("port")
-    } else {
-        "11000".into()
-    };
-    format!("{host}:{port}")
+    /// Refuse lines longer than N bytes (default 1 GiB): a file that never ends a line fails
+    /// with its name and line instead of filling memory.
+    #[arg(long, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    pub max_line_bytes: u64,
+    /// Put `seed=<rollout index>` into `responses_create_params.metadata.extra_body` of every
+    /// materialized row (upstream's `+num_repeats_add_seed=true`).
+    #[arg(long)]
+    pub num_repeats_add_seed: bool,
+    /// Accepted for `gym eval run --no-serve` command lines: gymscope never starts servers.
+    #[arg(long)]
+    pub no_serve: bool,
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     /// clap's own consistency checks of the definition (conflicting names, bad defaults, …).
     #[test]
     fn the_command_line_definition_is_consistent() {
         use clap::CommandFactory;
-        Cli::command().debug_assert();
+        super::Cli::command().debug_assert();
     }
+}
 
-    #[test]
-    fn upstream_spellings_map_to_flags() {
-        let args = [
-            "gymscope",
-            "profile",
-            "+materialized_inputs_jsonl_fpath=m.jsonl",
-            "++rollouts_jsonl_fpath=r.jsonl",
-            "++allow_partial_rollouts=True",
-        ];
-        let cli = Cli::try_parse_from(normalize_legacy_args(args.map(String::from))).unwrap();
-        let Command::Profile(p) = cli.command else {
-            panic!("parsed as profile")
-        };
-        assert_eq!(p.inputs, PathBuf::from("m.jsonl"));
-        assert_eq!(p.rollouts, PathBuf::from("r.jsonl"));
-        assert!(p.allow_partial_rollouts);
-        let off = normalize_legacy_args(["++allow_partial_rollouts=False".to_string()]);
-        assert!(off.is_empty());
-    }
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PairByArg {
+    /// By the task's content (prompt, tools, instructions): robust to reordering.
+    Content,
+    /// By `_ng_task_index` (for a prompt change).
+    Index,
+}
 
-    #[test]
-    fn collect_upstream_spellings_map_to_flags() {
-        let args = [
-            "gymscope",
-            "collect",
-            "+agent_name=A",
-            "+input_jsonl_fpath=in.jsonl",
-            "+output_jsonl_fpath=o.jsonl",
-            "+num_repeats={a: 2, _default: 1}",
-            "+num_samples_in_parallel=8",
-            "+resume_from_cache=true",
-            "++responses_create_params.temperature=0.5",
-            "+head_server={host: 127.0.0.2, port: 12000}",
-        ];
-        let cli = Cli::try_parse_from(normalize_legacy_args(args.map(String::from))).unwrap();
-        let Command::Collect(c) = cli.command else {
-            panic!("not collect")
-        };
-        assert_eq!(c.agent.as_deref(), Some("A"));
-        assert_eq!(c.input, Some(PathBuf::from("in.jsonl")));
-        assert_eq!(c.num_repeats.as_deref(), Some("{a: 2, _default: 1}"));
-        assert_eq!(c.concurrency, Some(8));
-        assert!(c.resume);
-        assert_eq!(c.responses_create_params, ["temperature=0.5"]);
-        assert_eq!(c.head_server, "127.0.0.2:12000");
-    }
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// The baseline run: a rollouts file, `INPUTS:ROLLOUTS`, or a `*_reward_profiling.jsonl`.
+    #[arg(value_name = "A")]
+    pub a: String,
+    /// The run compared with it, given the same ways.
+    #[arg(value_name = "B")]
+    pub b: String,
+    /// `text` (headline, transition table, largest changes) or `json` (one document).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Also write a self-contained HTML comparison report here.
+    #[arg(long, value_name = "OUT.html")]
+    pub report: Option<PathBuf>,
+    /// Title of the report (default: "A vs B" from the file names).
+    #[arg(long)]
+    pub title: Option<String>,
+    /// A date (or any text) shown under the report's title; none by default.
+    #[arg(long)]
+    pub date: Option<String>,
+    /// Regressed tasks whose conversations the report shows side by side (worst first).
+    #[arg(long, value_name = "N", default_value_t = crate::report::DEFAULT_CONVERSATION_TASKS)]
+    pub conversations: usize,
+    /// Seed of the paired bootstrap (10,000 resamples): the same seed gives the same interval.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+    /// How tasks are paired.
+    #[arg(long, value_enum, default_value_t = PairByArg::Content)]
+    pub pair_by: PairByArg,
+    /// A rollout succeeds when its reward is at least this (for the reward groups).
+    #[arg(long, value_name = "X", default_value_t = crate::reward_group::DEFAULT_THRESHOLD)]
+    pub pass_threshold: f64,
+    /// Compare the completed rollouts of partial collections, as for `profile`.
+    #[arg(long)]
+    pub allow_partial_rollouts: bool,
+    /// Refuse lines longer than N bytes (default 1 GiB), naming the file and line.
+    #[arg(long, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    pub max_line_bytes: u64,
 }

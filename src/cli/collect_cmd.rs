@@ -1,24 +1,11 @@
-//! `gymscope collect`: fresh run or resume, materialization, discovery, the run, aggregation and
-//! the messages upstream prints around them.
+//! `gymscope collect`: flags into [`CollectOptions`] (or [`MergeOptions`]), the collection's
+//! [`Ending`] into the exit code. The collection itself is `collect::command` / `collect::merge`.
 
 use super::args::CollectArgs;
-use crate::collect::discover::{self, Address};
-use crate::collect::files::{self, for_each_line};
-use crate::collect::http::{self, Client};
-use crate::collect::key::{parse_row, to_line, KeyPart, RolloutKey};
-use crate::collect::materialize::{Materializer, NumRepeats, Options};
-use crate::collect::resume::{self, History};
-use crate::collect::run::{self, Report};
-use crate::collect::shard::{Shard, ShardFilter};
-use crate::collect::{aggregate, hydra, paths, CollectError, Row, TASK_INDEX};
-use anyhow::{bail, Context, Result};
-use hyper::Method;
-use serde_json::Value;
-use std::collections::{BTreeSet, HashMap};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use crate::collect::command::{self, CollectOptions, Ending};
+use crate::collect::merge::{self, MergeOptions};
+use anyhow::{Context, Result};
 use std::process::ExitCode;
-use std::time::Duration;
 
 pub fn run(args: &CollectArgs) -> Result<ExitCode> {
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -26,482 +13,52 @@ pub fn run(args: &CollectArgs) -> Result<ExitCode> {
         .build()
         .context("starting the async runtime")?;
     if args.merge {
-        return rt.block_on(super::collect_merge::run(args));
+        let opts = MergeOptions {
+            output: args.output.clone(),
+            shards: args.shards.clone(),
+            disable_aggregation: args.disable_aggregation,
+            head_server: args.head_server.clone(),
+            max_line_bytes: args.max_line_bytes,
+        };
+        rt.block_on(merge::run(&opts))?;
+        return Ok(ExitCode::SUCCESS);
     }
     if let Some(extra) = args.shards.first() {
-        bail!(
+        return Err(crate::native::UsageError(format!(
             "unexpected argument '{}' (shard files are only taken with --merge)",
             extra.display()
-        );
+        ))
+        .into());
     }
-    rt.block_on(collect(args))
-}
-
-async fn collect(args: &CollectArgs) -> Result<ExitCode> {
-    let shard = match &args.shard {
-        Some(s) => Some(s.parse::<Shard>().map_err(anyhow::Error::msg)?),
-        None => None,
+    let opts = CollectOptions {
+        input: args.input.clone(),
+        output: args.output.clone(),
+        agent: args.agent.clone(),
+        limit: args.limit,
+        num_repeats: args.num_repeats.clone(),
+        num_repeats_add_seed: args.num_repeats_add_seed,
+        concurrency: args.concurrency,
+        resume: args.resume,
+        temperature: args.temperature.clone(),
+        top_p: args.top_p.clone(),
+        max_output_tokens: args.max_output_tokens.clone(),
+        responses_create_params: args.responses_create_params.clone(),
+        disable_aggregation: args.disable_aggregation,
+        head_server: args.head_server.clone(),
+        fail_fast: args.fail_fast,
+        timeout: args.timeout,
+        grace: args.grace,
+        shard: args.shard.clone(),
+        no_progress: args.no_progress,
+        max_line_bytes: args.max_line_bytes,
+        resume_command: resume_command(),
     };
-    let output = match shard {
-        Some(s) => paths::shard_output(&args.output, s.index, s.count),
-        None => args.output.clone(),
-    };
-    let materialized = paths::materialized(&output);
-    let failures = paths::failures(&output);
-    let client = Client::default();
-    let config = fetch_config(
-        &client,
-        &discover::parse_address(&args.head_server).map_err(anyhow::Error::msg)?,
-    )
-    .await?;
-    if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating '{}'", dir.display()))?;
-    }
-
-    let resuming = args.resume && materialized.exists() && output.exists();
-    let mut history = History::default();
-    if resuming {
-        read_history(&output, &failures, &mut history)?;
-    } else {
-        if args.resume {
-            if !output.exists() {
-                println!(
-                    "Skipping resume_from_cache because output_fpath {} doesn't exist!",
-                    output.display()
-                );
-            }
-            if !materialized.exists() {
-                println!(
-                    "Skipping resume_from_cache because materialized_jsonl_fpath {} doesn't exist!",
-                    materialized.display()
-                );
-            }
-        } else {
-            println!("Clearing output fpath since `resume_from_cache=False`!");
-        }
-        materialize(args, shard, &materialized)?;
-        remove_if_exists(&output)?;
-        set_aside_old_failures(&failures)?;
-    }
-
-    let (max_attempts, warning) = resume::max_attempts(
-        std::env::var("NEMO_GYM_MAX_ROLLOUT_ATTEMPTS")
-            .ok()
-            .as_deref(),
-    );
-    if let Some(w) = warning {
-        println!("{w}");
-    }
-    let mut plan = history.plan(max_attempts);
-    let mut agents = BTreeSet::new();
-    let mat_name = materialized.display().to_string();
-    for_each_line(&materialized, |span, line, _| {
-        let row = parse_row(line).map_err(|e| CollectError::line(&mat_name, span.line, e))?;
-        let key = RolloutKey::of(&row).ok_or_else(|| {
-            CollectError::line(
-                &mat_name,
-                span.line,
-                "row has no `_ng_task_index` / `_ng_rollout_index`",
-            )
-        })?;
-        if plan.count(&key).is_some() {
-            agents.insert(aggregate::agent_of(&row).unwrap_or_default().to_string());
-        }
-        Ok(true)
-    })?;
-    if resuming {
-        println!("{}", plan.counts.report());
-        plan.check_done_rows_known(&output.display().to_string(), &mat_name)?;
-    }
-    let mut addresses = HashMap::new();
-    for agent in &agents {
-        let a = discover::agent_address(&config, agent).map_err(anyhow::Error::msg)?;
-        addresses.insert(
-            agent.clone(),
-            http::uri(&a.host, a.port, "/run").map_err(anyhow::Error::msg)?,
-        );
-    }
-    if let Some(n) = args.concurrency.filter(|n| *n > 0) {
-        println!("Querying with {n} concurrent requests");
-    }
-    let total = plan.counts.to_run;
-    let report = if total > 0 {
-        run::run(
-            run::Config {
-                materialized: materialized.clone(),
-                output: output.clone(),
-                failures: failures.clone(),
-                agents: addresses,
-                concurrency: args.concurrency.filter(|n| *n > 0).unwrap_or(1024),
-                timeout: args
-                    .timeout
-                    .filter(|t| *t > 0.0)
-                    .map(Duration::from_secs_f64),
-                grace: Duration::from_secs_f64(args.grace.max(0.0)),
-                fail_fast: args.fail_fast,
-                total,
-                progress: !args.no_progress,
-            },
-            &plan,
-            client.clone(),
-        )
-        .await?
-    } else {
-        // Upstream opens both files before dispatch, so they exist afterwards.
-        for p in [&output, &failures] {
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(p)
-                .with_context(|| format!("opening '{}'", p.display()))?;
-        }
-        Report::default()
-    };
-    print_summary(&report, &output, &failures);
-    if let Some(msg) = &report.fatal {
-        eprintln!("Error: {msg}");
-        eprintln!(
-            "Every finished rollout is on disk. To continue:\n  {}",
-            resume_command()
-        );
-        return Ok(ExitCode::FAILURE);
-    }
-    if let Some(signal) = report.interrupted {
-        eprintln!(
-            "Stopped by {signal}. Every finished rollout is on disk. To continue:\n  {}",
-            resume_command()
-        );
-        return Ok(ExitCode::from(130));
-    }
-
-    println!("Sorting results to ensure consistent ordering");
-    let metrics = if args.disable_aggregation {
-        println!("Skipping aggregate-metrics computation because disable_aggregation=True. Run `gymscope collect --merge` (or `gym eval aggregate`) after all shards finish to compute the global metrics.");
-        None
-    } else {
-        println!("Computing aggregate metrics");
-        aggregate_metrics(&client, &config, &output).await?
-    };
-    println!(
-        "Finished rollout collection! View results at:\nFully materialized inputs: {}\nRollouts: {}\nAggregate metrics: {}",
-        materialized.display(),
-        output.display(),
-        metrics.map_or("None".to_string(), |p| p.display().to_string())
-    );
-    Ok(ExitCode::SUCCESS)
-}
-
-/// The head server's config; its text is never printed (it holds API keys).
-pub(super) async fn fetch_config(client: &Client, head: &Address) -> Result<serde_yaml::Value> {
-    let url =
-        http::uri(&head.host, head.port, "/global_config_dict_yaml").map_err(anyhow::Error::msg)?;
-    let (status, body) = client.send(Method::GET, &url, None).await.map_err(|_| {
-        anyhow::anyhow!(
-            "Could not connect to the head server at http://{}:{}. Perhaps you are not running a server or your head server is on a different port? (--head-server)",
-            head.host, head.port
-        )
-    })?;
-    if !(200..300).contains(&status) {
-        bail!(
-            "the head server at http://{}:{} answered /global_config_dict_yaml with HTTP {status}",
-            head.host,
-            head.port
-        );
-    }
-    discover::parse_config(&body).map_err(anyhow::Error::msg)
-}
-
-fn read_history(output: &Path, failures: &Path, history: &mut History) -> Result<()> {
-    for p in [output, failures] {
-        if p.exists() {
-            if let Some(s) = files::set_aside_torn_tail(p)? {
-                println!(
-                    "The last line of '{}' was torn (an interrupted write): moved its {} bytes to '{}'; that rollout runs again.",
-                    p.display(), s.bytes, s.to.display()
-                );
-            }
-        }
-    }
-    let name = output.display().to_string();
-    for_each_line(output, |span, line, _| {
-        let row = parse_row(line).map_err(|e| CollectError::line(&name, span.line, e))?;
-        history.add_main(&row, &name, span.line)?;
-        Ok(true)
-    })?;
-    if failures.exists() {
-        let name = failures.display().to_string();
-        for_each_line(failures, |span, line, _| {
-            if line.iter().all(u8::is_ascii_whitespace) {
-                return Ok(true);
-            }
-            let row = parse_row(line).map_err(|e| CollectError::line(&name, span.line, e))?;
-            history.add_failure(&row);
-            Ok(true)
-        })?;
-    }
-    Ok(())
-}
-
-fn materialize(args: &CollectArgs, shard: Option<Shard>, path: &Path) -> Result<()> {
-    let input = args
-        .input
-        .as_ref()
-        .context("--input is required for a fresh collection (the tasks JSONL)")?;
-    if !input.exists() {
-        bail!(
-            "Input file not found: '{}' (--input). Check the path is spelled correctly.",
-            input.display()
-        );
-    }
-    let limit = args.limit.filter(|n| *n > 0);
-    let opts = Options {
-        agent_name: args.agent.clone().filter(|a| !a.is_empty()),
-        overrides: overrides(args)?,
-        num_repeats: NumRepeats::from_value(&match &args.num_repeats {
-            Some(s) => hydra::parse(s).map_err(|e| anyhow::anyhow!("--num-repeats: {e}"))?,
-            None => Value::from(1),
-        })
-        .map_err(anyhow::Error::msg)?,
-    };
-    if let Some(n) = limit {
-        println!("Limiting the number of rows to {n}");
-    }
-    if let Some(a) = &opts.agent_name {
-        println!("Using `{a}` for rows that do not already have an agent ref");
-    }
-    if !opts.overrides.is_empty() {
-        println!(
-            "Overriding responses_create_params fields with {}",
-            py_repr(&Value::Object(opts.overrides.clone()))
-        );
-    }
-    match &opts.num_repeats {
-        NumRepeats::Fixed(n) => {
-            println!("Repeating rows {n} times (in a pattern of abc to aabbcc)!");
-        }
-        NumRepeats::PerAgent { .. } => println!(
-            "Per-agent num_repeats: {}",
-            py_repr(
-                &hydra::parse(args.num_repeats.as_deref().unwrap_or("{}")).unwrap_or(Value::Null)
-            )
-        ),
-    }
-    if let Some(s) = shard {
-        println!(
-            "Shard {} of {}: running every {}th task starting with task number {}",
-            s.index, s.count, s.count, s.index
-        );
-    }
-    let input_name = input.display().to_string();
-    let mut m = Materializer::new(&opts, &input_name);
-    let mut filter = shard.map(ShardFilter::new);
-    let mut kept = 0u64;
-    files::write_atomically(path, |w| {
-        let mut index = 0u64;
-        for_each_line(input, |_, line, newline| {
-            if limit.is_some_and(|n| index >= n) {
-                return Ok(false);
-            }
-            let limit_index = if limit.is_some() { index } else { 0 };
-            index += 1;
-            m.push_line(line, newline, limit_index, &mut |row: &Row| {
-                if let Some(f) = filter.as_mut() {
-                    if !f.keep(&KeyPart::of(&row[TASK_INDEX])) {
-                        return Ok(());
-                    }
-                }
-                kept += 1;
-                w.write_all(&to_line(row))?;
-                Ok(())
-            })?;
-            Ok(true)
-        })?;
-        let summary = std::mem::replace(&mut m, Materializer::new(&opts, &input_name)).finish()?;
-        for warning in summary.warnings {
-            eprintln!("Warning: {warning}");
-        }
-        Ok(())
-    })?;
-    println!("Materialized {kept} rows into {}", path.display());
-    Ok(())
-}
-
-/// `responses_create_params` overrides in upstream's order: the three flags, then the others.
-fn overrides(args: &CollectArgs) -> Result<Row> {
-    let mut out = Row::new();
-    for (key, value) in [
-        ("temperature", &args.temperature),
-        ("top_p", &args.top_p),
-        ("max_output_tokens", &args.max_output_tokens),
-    ] {
-        if let Some(v) = value {
-            out.insert(
-                key.into(),
-                hydra::parse(v).map_err(|e| anyhow::anyhow!("--{}: {e}", key.replace('_', "-")))?,
-            );
-        }
-    }
-    for kv in &args.responses_create_params {
-        let (key, value) = kv
-            .split_once('=')
-            .with_context(|| format!("--responses-create-params expects KEY=VALUE, got `{kv}`"))?;
-        let value = hydra::parse(value)
-            .map_err(|e| anyhow::anyhow!("--responses-create-params {key}: {e}"))?;
-        if key.is_empty() {
-            let Value::Object(map) = value else {
-                bail!("responses_create_params must be a dict, got `{kv}`");
-            };
-            out.extend(map);
-        } else {
-            hydra::set_dotted(&mut out, key, value);
-        }
-    }
-    Ok(out)
-}
-
-fn remove_if_exists(path: &Path) -> Result<()> {
-    match std::fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            Err(e).with_context(|| format!("removing '{}'", path.display()))
-        }
-        _ => Ok(()),
-    }
-}
-
-/// A fresh run keeps an old failures sidecar as `<name>.prev` instead of counting its rows as
-/// attempts of the new run's rollouts (upstream leaves it in place).
-fn set_aside_old_failures(failures: &Path) -> Result<()> {
-    if std::fs::metadata(failures).is_ok_and(|m| m.len() > 0) {
-        let mut prev = failures.as_os_str().to_owned();
-        prev.push(".prev");
-        std::fs::rename(failures, &prev)
-            .with_context(|| format!("moving '{}' aside", failures.display()))?;
-        println!(
-            "Moved the previous run's failures to {}",
-            PathBuf::from(prev).display()
-        );
-    } else {
-        remove_if_exists(failures)?;
-    }
-    Ok(())
-}
-
-/// A rollout key and the stripped row's compact JSON.
-type KeyedLine = (RolloutKey, Vec<u8>);
-
-/// POSTs the main file's rows, stripped, to each agent's `/aggregate_metrics` and writes
-/// `<stem>_aggregate_metrics.json`; `None` when there are no rows (as upstream).
-pub(super) async fn aggregate_metrics(
-    client: &Client,
-    config: &serde_yaml::Value,
-    main: &Path,
-) -> Result<Option<PathBuf>> {
-    let mut agents: Vec<(String, Vec<KeyedLine>)> = Vec::new();
-    let mut slot: HashMap<String, usize> = HashMap::new();
-    let name = main.display().to_string();
-    for_each_line(main, |span, line, _| {
-        let row = parse_row(line).map_err(|e| CollectError::line(&name, span.line, e))?;
-        let (Some(agent), Some(key)) = (aggregate::agent_of(&row), RolloutKey::of(&row)) else {
-            return Ok(true);
-        };
-        let i = *slot.entry(agent.to_string()).or_insert_with(|| {
-            agents.push((agent.to_string(), Vec::new()));
-            agents.len() - 1
-        });
-        let mut stripped = to_line(&aggregate::strip(&row));
-        stripped.pop();
-        agents[i].1.push((key, stripped));
-        Ok(true)
-    })?;
-    if agents.is_empty() {
-        return Ok(None);
-    }
-    let mut entries = Vec::new();
-    for (agent, mut rows) in agents {
-        rows.sort_by(|a, b| a.0.cmp(&b.0));
-        let body = aggregate::request_body(rows.iter().map(|(_, b)| b.as_slice()));
-        drop(rows);
-        let a = discover::agent_address(config, &agent).map_err(anyhow::Error::msg)?;
-        let url = http::uri(&a.host, a.port, "/aggregate_metrics").map_err(anyhow::Error::msg)?;
-        let (status, answer) = client
-            .send(Method::POST, &url, Some(body.into()))
-            .await
-            .map_err(|e| anyhow::anyhow!("POST {url} failed: {e}"))?;
-        if !(200..300).contains(&status) {
-            bail!(
-                "agent `{agent}` answered /aggregate_metrics with HTTP {status}: {}",
-                String::from_utf8_lossy(&answer[..answer.len().min(300)])
-            );
-        }
-        let entry = aggregate::entry(&agent, &answer)
-            .map_err(|e| anyhow::anyhow!("agent `{agent}`: /aggregate_metrics: {e}"))?;
-        drop(answer);
-        let key_metrics: Value =
-            crate::collect::key::parse_value(entry.key_metrics.get().as_bytes()).map_err(|e| {
-                anyhow::anyhow!("agent `{agent}`: /aggregate_metrics key_metrics: {e}")
-            })?;
-        println!("\nKey metrics for {agent}:\n{}", pretty4(&key_metrics));
-        entries.push(entry);
-    }
-    let path = paths::aggregate_metrics(main);
-    files::write_atomically(&path, |w| Ok(aggregate::write_file(w, &entries)?))?;
-    Ok(Some(path))
-}
-
-fn pretty4(v: &Value) -> String {
-    let mut out = Vec::new();
-    let mut ser = serde_json::Serializer::with_formatter(
-        &mut out,
-        serde_json::ser::PrettyFormatter::with_indent(b"    "),
-    );
-    serde::Serialize::serialize(v, &mut ser).expect("writing to a Vec cannot fail");
-    String::from_utf8(out).unwrap_or_default()
-}
-
-/// Python's `repr` of a JSON value, for upstream's messages.
-fn py_repr(v: &Value) -> String {
-    match v {
-        Value::Null => "None".into(),
-        Value::Bool(b) => if *b { "True" } else { "False" }.into(),
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'")),
-        Value::Array(a) => format!("[{}]", a.iter().map(py_repr).collect::<Vec<_>>().join(", ")),
-        Value::Object(o) => format!(
-            "{{{}}}",
-            o.iter()
-                .map(|(k, v)| format!("'{k}': {}", py_repr(v)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
-}
-
-fn print_summary(r: &Report, output: &Path, failures: &Path) {
-    if r.completed == 0 && r.interrupted.is_none() && r.fatal.is_none() {
-        println!("Nothing to run: every rollout is done, terminal or out of attempts.");
-        return;
-    }
-    let secs = r.elapsed.as_secs_f64().max(1e-9);
-    println!(
-        "Collected {} rollouts in {:.1} s ({:.1} rollouts/s): {} to {}, {} to {}{}, {} not persisted (kill-shaped).{}",
-        r.completed,
-        secs,
-        r.completed as f64 / secs,
-        r.main,
-        output.display(),
-        r.sidecar,
-        failures.display(),
-        if r.collector_failures > 0 {
-            format!(" ({} HTTP errors, bad answers or timeouts recorded by gymscope; retried on --resume)", r.collector_failures)
-        } else {
-            String::new()
-        },
-        r.nowhere,
-        if r.connection_retries > 0 { format!(" {} connection retries.", r.connection_retries) } else { String::new() }
-    );
-    if !r.status.is_empty() {
-        println!("Running means: {}", r.status);
-    }
+    Ok(match rt.block_on(command::collect(&opts))? {
+        Ending::Success => ExitCode::SUCCESS,
+        Ending::Unfinished => ExitCode::from(3),
+        Ending::Interrupted => ExitCode::from(130),
+        Ending::Fatal => ExitCode::FAILURE,
+    })
 }
 
 /// The command line that continues this run: the same arguments plus `--resume`.

@@ -1,21 +1,31 @@
 //! The native command line: parses flags and hands each command to its module.
 
 mod args;
-mod atomic;
 mod collect_cmd;
-mod collect_merge;
+mod compare_cmd;
+mod hydra_args;
 mod pivot_cmd;
 mod profile_cmd;
+mod progress;
 mod report_cmd;
 
 use clap::Parser;
 use std::process::ExitCode;
 
-pub use args::{normalize_legacy_args, Cli, Command};
+pub use args::{Cli, Command};
+pub use hydra_args::normalize_legacy_args;
 
-/// Runs the CLI with the process arguments; errors are printed as `Error: …` with exit code 1.
+/// Runs the CLI with the process arguments; errors are printed as `Error: …` with exit code 1, or
+/// 2 for a usage error (a bad flag, a pipe as an input, an output that is an input).
 pub fn run() -> ExitCode {
-    let cli = match Cli::try_parse_from(normalize_legacy_args(std::env::args())) {
+    let args = match normalize_legacy_args(std::env::args()) {
+        Ok(args) => args,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
@@ -31,12 +41,17 @@ pub fn run() -> ExitCode {
         Command::ValidatePivot(args) => pivot_cmd::run(&args),
         Command::Collect(args) => collect_cmd::run(&args),
         Command::Report(args) => report_cmd::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Compare(args) => compare_cmd::run(&args).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("Error: {e:#}");
-            ExitCode::FAILURE
+            if e.downcast_ref::<crate::native::UsageError>().is_some() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
         }
     }
 }

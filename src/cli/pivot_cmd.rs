@@ -2,10 +2,11 @@
 //! summary or the grouped errors, and writes the `--fix` copy atomically.
 
 use super::args::{Format, ValidatePivotArgs};
+use crate::native::read::for_each_chunk;
+use crate::native::{check_input, check_output, AtomicFile, Input};
 use crate::pivot::{report, PivotOptions, PivotValidator};
-use anyhow::{Context, Result};
-use std::fs::File;
-use std::io::{Read, Write};
+use anyhow::Result;
+use std::io::Write;
 use std::process::ExitCode;
 
 pub fn run(args: &ValidatePivotArgs) -> Result<ExitCode> {
@@ -20,29 +21,40 @@ pub fn run(args: &ValidatePivotArgs) -> Result<ExitCode> {
         max_errors: args.max_errors,
         stats: args.stats,
         fix: args.fix.is_some(),
+        gym_models: args.gym_repo.is_some(),
     };
-    let mut file = File::open(&args.path).with_context(|| format!("cannot read '{name}'"))?;
+    if let Some(dir) = &args.gym_repo {
+        if let Some(missing) = missing_gym_module(dir) {
+            // Upstream's words: its import of Gym's validators failed.
+            eprintln!(
+                "validation failed: failed to import Gym validators from {}: No module named '{missing}'",
+                python_path(dir)
+            );
+            return Ok(ExitCode::FAILURE);
+        }
+    }
+    let input = Input {
+        path: &args.path,
+        flag: "--path",
+    };
+    // Read once, front to back: a pipe is fine here.
+    check_input(input, false)?;
     let mut fixed = match &args.fix {
-        Some(out) => Some(super::atomic::AtomicFile::create(out)?),
+        Some(out) => {
+            check_output(out, &[input])?;
+            Some(AtomicFile::create(out)?)
+        }
         None => None,
     };
-    let mut validator = PivotValidator::new(&name, options);
-    let mut buf = vec![0u8; 4 << 20];
-    loop {
-        let n = match file.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e).with_context(|| format!("cannot read '{name}'")),
-        };
-        let go_on = validator.push(&buf[..n]);
+    let mut validator =
+        PivotValidator::new(&name, options).with_max_line_bytes(args.max_line_bytes);
+    for_each_chunk::<anyhow::Error>(&args.path, &name, |chunk| {
+        let go_on = validator.push(chunk);
         if let Some(out) = &mut fixed {
             out.write_all(&validator.take_fixed())?;
         }
-        if !go_on {
-            break;
-        }
-    }
+        Ok(go_on)
+    })?;
     let (report, rest) = validator.finish();
     if let Some(mut out) = fixed {
         out.write_all(&rest)?;
@@ -94,4 +106,29 @@ pub fn run(args: &ValidatePivotArgs) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// The module Python could not import from `dir` (upstream puts `dir` first on `sys.path` and
+/// imports `nemo_gym.openai_utils`), or `None` when the checkout has it.
+fn missing_gym_module(dir: &std::path::Path) -> Option<&'static str> {
+    if !dir.join("nemo_gym").is_dir() {
+        Some("nemo_gym")
+    } else if !dir.join("nemo_gym/openai_utils.py").is_file() {
+        Some("nemo_gym.openai_utils")
+    } else {
+        None
+    }
+}
+
+/// `str(Path(dir))` as Python prints it: no `.` components, no trailing slash.
+fn python_path(dir: &std::path::Path) -> String {
+    let tidy: std::path::PathBuf = dir
+        .components()
+        .filter(|c| *c != std::path::Component::CurDir)
+        .collect();
+    if tidy.as_os_str().is_empty() {
+        ".".into()
+    } else {
+        tidy.display().to_string()
+    }
 }

@@ -2,75 +2,63 @@
 //! output files atomically.
 
 use super::args::ProfileArgs;
-use super::atomic::AtomicFile;
-use crate::error::ProfileError;
-use crate::output::output_file_names;
-use crate::profile::{ProfileBuilder, ProfileOptions};
+use crate::names;
+use crate::native::read::for_each_chunk;
+use crate::native::run_files::check_run_files;
+use crate::native::{check_output, AtomicFile, Input};
+use crate::profile::{Profile, ProfileBuilder, ProfileOptions};
 use crate::render::{self, SeekSource};
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use std::fs::File;
-use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
-const CHUNK: usize = 4 << 20;
-
 pub fn run(args: &ProfileArgs) -> Result<()> {
-    for (path, flag) in [(&args.inputs, "--inputs"), (&args.rollouts, "--rollouts")] {
-        if !path.exists() {
-            bail!(
-                "Input file not found: '{}' ({flag}). Check the path is spelled correctly.",
-                path.display()
-            );
-        }
-    }
-    let inputs_name = args.inputs.display().to_string();
-    let rollouts_name = args.rollouts.display().to_string();
-    let mut builder = ProfileBuilder::new(&inputs_name, &rollouts_name);
-    let mut buf = vec![0u8; CHUNK];
-    feed(&args.inputs, &inputs_name, &mut buf, |chunk| {
-        builder.push_inputs(chunk)
-    })?;
-    feed(&args.rollouts, &rollouts_name, &mut buf, |chunk| {
-        builder.push_rollouts(chunk)
-    })?;
-    drop(buf);
-    let profile = builder.finish(ProfileOptions {
-        allow_partial_rollouts: args.allow_partial_rollouts,
-    })?;
-    for warning in &profile.warnings {
-        eprintln!("Warning: {warning}");
-    }
-
-    let (profiling_name, metrics_name) = output_file_names(
-        &args
-            .rollouts
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy(),
-    );
+    check_run_files(&args.inputs, &args.rollouts)?;
+    let inputs = [
+        Input {
+            path: &args.inputs,
+            flag: "--inputs",
+        },
+        Input {
+            path: &args.rollouts,
+            flag: "--rollouts",
+        },
+    ];
+    let rollouts_file = names::file_name_of(&args.rollouts);
     let dir = match &args.out_dir {
-        Some(dir) => {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("creating --out-dir '{}'", dir.display()))?;
-            dir.clone()
-        }
+        Some(dir) => dir.clone(),
         None => args
             .rollouts
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_default(),
     };
-    let profiling_path = tidy(&dir.join(profiling_name));
-    let metrics_path = tidy(&dir.join(metrics_name));
+    let profiling_path = tidy(&dir.join(names::reward_profiling(&rollouts_file)));
+    let metrics_path = tidy(&dir.join(names::agent_metrics(&rollouts_file)));
+    for out in [&profiling_path, &metrics_path] {
+        check_output(out, &inputs)?;
+    }
 
-    let mut inputs =
+    let profile = profile_run(
+        &args.inputs,
+        &args.rollouts,
+        args.allow_partial_rollouts,
+        args.max_line_bytes,
+    )?;
+    if let Some(dir) = &args.out_dir {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("creating --out-dir '{}'", dir.display()))?;
+    }
+    let inputs_name = args.inputs.display().to_string();
+    let mut source =
         SeekSource(File::open(&args.inputs).with_context(|| format!("opening '{inputs_name}'"))?);
     let mut out = AtomicFile::create(&profiling_path)?;
-    render::write_reward_profiling(&profile, &mut inputs, &inputs_name, &mut out)?;
+    render::write_reward_profiling(&profile, &mut source, &inputs_name, &mut out)?;
+    // Both files are complete before either is renamed into place.
+    let mut metrics = AtomicFile::create(&metrics_path)?;
+    render::write_agent_metrics(&mut metrics, &profile)?;
     out.commit()?;
-    let mut out = AtomicFile::create(&metrics_path)?;
-    render::write_agent_metrics(&mut out, &profile)?;
-    out.commit()?;
+    metrics.commit()?;
 
     print!(
         "{}",
@@ -83,22 +71,36 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
     Ok(())
 }
 
-pub(super) fn feed(
-    path: &Path,
-    name: &str,
-    buf: &mut [u8],
-    mut push: impl FnMut(&[u8]) -> Result<(), ProfileError>,
-) -> Result<()> {
-    let mut file = File::open(path).map_err(|e| ProfileError::io(name, e))?;
-    loop {
-        let n = match file.read(buf) {
-            Ok(0) => return Ok(()),
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(ProfileError::io(name, e).into()),
-        };
-        push(&buf[..n])?;
+/// Streams a run's two files through [`ProfileBuilder`] (shared by `profile` and `report`).
+pub(super) fn profile_run(
+    inputs: &Path,
+    rollouts: &Path,
+    allow_partial_rollouts: bool,
+    max_line_bytes: u64,
+) -> Result<Profile> {
+    let inputs_name = inputs.display().to_string();
+    let rollouts_name = rollouts.display().to_string();
+    let mut builder =
+        ProfileBuilder::new(&inputs_name, &rollouts_name).with_max_line_bytes(max_line_bytes);
+    let mut progress = super::progress::FileProgress::new(&[inputs, rollouts]);
+    for_each_chunk(inputs, &inputs_name, |chunk| {
+        builder.push_inputs(chunk)?;
+        progress.advance(chunk.len());
+        Ok::<_, crate::error::ProfileError>(true)
+    })?;
+    for_each_chunk(rollouts, &rollouts_name, |chunk| {
+        builder.push_rollouts(chunk)?;
+        progress.advance(chunk.len());
+        Ok::<_, crate::error::ProfileError>(true)
+    })?;
+    progress.finish();
+    let profile = builder.finish(ProfileOptions {
+        allow_partial_rollouts,
+    })?;
+    for warning in &profile.warnings {
+        eprintln!("Warning: {warning}");
     }
+    Ok(profile)
 }
 
 /// Python's `Path` drops `.` components (`./r.jsonl` prints as `r.jsonl`); so do we.

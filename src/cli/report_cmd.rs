@@ -2,10 +2,12 @@
 //! profile, conversations read back by span) or from existing profile outputs.
 
 use super::args::ReportArgs;
-use super::atomic::AtomicFile;
-use super::profile_cmd::feed;
+use super::profile_cmd::profile_run;
+use crate::jsonl::{LineSplitter, SplitError};
 use crate::names;
-use crate::profile::{ProfileBuilder, ProfileOptions};
+use crate::native::read::{for_each_chunk, ReadError};
+use crate::native::run_files::check_run_files;
+use crate::native::{check_input, check_output, AtomicFile, Input};
 use crate::render::SeekSource;
 use crate::report::{self, ReportInput, ReportMeta, Source};
 use anyhow::{bail, Context, Result};
@@ -14,13 +16,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub fn run(args: &ReportArgs) -> Result<()> {
-    let (input, default_output) = match (&args.inputs, &args.rollouts, &args.profile) {
+    let (input, path) = match (&args.inputs, &args.rollouts, &args.profile) {
         (Some(inputs), Some(rollouts), _) => from_run(args, inputs, rollouts)?,
         (_, _, Some(profile)) => from_files(args, profile)?,
         _ => bail!("give --inputs and --rollouts (a run), or --profile (its outputs)"),
     };
     let html = report::render(&input);
-    let path = args.output.clone().unwrap_or(default_output);
     let mut out = AtomicFile::create(&path)?;
     out.write_all(html.as_bytes())?;
     out.commit()?;
@@ -34,14 +35,47 @@ pub fn run(args: &ReportArgs) -> Result<()> {
     Ok(())
 }
 
-fn exists(path: &Path, flag: &str) -> Result<()> {
-    if !path.exists() {
-        bail!(
-            "Input file not found: '{}' ({flag}). Check the path is spelled correctly.",
-            path.display()
-        );
-    }
-    Ok(())
+/// The HTML file to write: `-o`, or the default; never one of the inputs (checked by identity,
+/// before anything is read).
+fn output_path(args: &ReportArgs, default: PathBuf, inputs: &[Input]) -> Result<PathBuf> {
+    let path = args.output.clone().unwrap_or(default);
+    check_output(&path, inputs)?;
+    Ok(path)
+}
+
+/// A file read whole (`--profile`, `--agent-metrics`), with the line limit and UTF-8 checked as
+/// `profile` checks them, so the messages are the same.
+fn read_capped(path: &Path, max_line: u64) -> Result<Vec<u8>> {
+    let name = path.display().to_string();
+    let mut splitter = LineSplitter::with_max_line_bytes(max_line);
+    let mut bytes = Vec::new();
+    let check = |span: crate::jsonl::LineSpan, line: &[u8]| match simdutf8::compat::from_utf8(line)
+    {
+        Ok(_) => Ok(()),
+        Err(e) => Err(format!(
+            "'{name}' line {}, column {}: invalid UTF-8 (the file must be UTF-8 text)",
+            span.line,
+            String::from_utf8_lossy(&line[..e.valid_up_to()])
+                .chars()
+                .count()
+                + 1
+        )),
+    };
+    for_each_chunk::<anyhow::Error>(path, &name, |chunk| {
+        splitter.push(chunk, check).map_err(|e| match e {
+            SplitError::Line(m) => anyhow::anyhow!(m),
+            SplitError::TooLong(t) => ReadError::TooLong {
+                file: name.clone(),
+                line: t.line,
+                limit: t.limit,
+            }
+            .into(),
+        })?;
+        bytes.extend_from_slice(chunk);
+        Ok(true)
+    })?;
+    splitter.finish(check).map_err(anyhow::Error::msg)?;
+    Ok(bytes)
 }
 
 /// The file's name and size: the page names its sources but never shows local paths.
@@ -58,23 +92,28 @@ fn source(path: &Path) -> Result<Source> {
 }
 
 fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(ReportInput, PathBuf)> {
-    exists(inputs, "--inputs")?;
-    exists(rollouts, "--rollouts")?;
-    let inputs_name = inputs.display().to_string();
+    check_run_files(inputs, rollouts)?;
+    let output = output_path(
+        args,
+        names::beside(rollouts, names::report),
+        &[
+            Input {
+                path: inputs,
+                flag: "--inputs",
+            },
+            Input {
+                path: rollouts,
+                flag: "--rollouts",
+            },
+        ],
+    )?;
     let rollouts_name = rollouts.display().to_string();
-    let mut builder = ProfileBuilder::new(&inputs_name, &rollouts_name);
-    let mut buf = vec![0u8; 4 << 20];
-    feed(inputs, &inputs_name, &mut buf, |c| builder.push_inputs(c))?;
-    feed(rollouts, &rollouts_name, &mut buf, |c| {
-        builder.push_rollouts(c)
-    })?;
-    drop(buf);
-    let profile = builder.finish(ProfileOptions {
-        allow_partial_rollouts: args.allow_partial_rollouts,
-    })?;
-    for warning in &profile.warnings {
-        eprintln!("Warning: {warning}");
-    }
+    let profile = profile_run(
+        inputs,
+        rollouts,
+        args.allow_partial_rollouts,
+        args.max_line_bytes,
+    )?;
 
     let mut lines =
         SeekSource(File::open(rollouts).with_context(|| format!("opening '{rollouts_name}'"))?);
@@ -86,7 +125,6 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
         sources: vec![source(inputs)?, source(rollouts)?],
         date: args.date.clone(),
     };
-    let output = names::beside(rollouts, names::report);
     let input = ReportInput::from_run(
         &profile,
         meta,
@@ -98,11 +136,23 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
 }
 
 fn from_files(args: &ReportArgs, profile: &Path) -> Result<(ReportInput, PathBuf)> {
-    exists(profile, "--profile")?;
+    check_input(
+        Input {
+            path: profile,
+            flag: "--profile",
+        },
+        false,
+    )?;
     let profile_file = names::file_name_of(profile);
     let metrics = match &args.agent_metrics {
         Some(path) => {
-            exists(path, "--agent-metrics")?;
+            check_input(
+                Input {
+                    path,
+                    flag: "--agent-metrics",
+                },
+                false,
+            )?;
             Some(path.clone())
         }
         None => Some(names::beside(profile, |n| {
@@ -110,8 +160,22 @@ fn from_files(args: &ReportArgs, profile: &Path) -> Result<(ReportInput, PathBuf
         }))
         .filter(|p| p.exists()),
     };
-    let read =
-        |path: &Path| std::fs::read(path).with_context(|| format!("reading '{}'", path.display()));
+    let mut inputs = vec![Input {
+        path: profile,
+        flag: "--profile",
+    }];
+    if let Some(m) = &metrics {
+        inputs.push(Input {
+            path: m,
+            flag: "--agent-metrics",
+        });
+    }
+    let output = output_path(
+        args,
+        names::sibling(profile, names::report(&profile_file)),
+        &inputs,
+    )?;
+    let read = |path: &Path| read_capped(path, args.max_line_bytes);
     let profiling_bytes = read(profile)?;
     let metrics_bytes = metrics.as_deref().map(read).transpose()?;
     let mut sources = vec![source(profile)?];
@@ -134,5 +198,5 @@ fn from_files(args: &ReportArgs, profile: &Path) -> Result<(ReportInput, PathBuf
         metrics_name.as_deref().zip(metrics_bytes.as_deref()),
         args.conversations,
     )?;
-    Ok((input, names::sibling(profile, names::report(&profile_file))))
+    Ok((input, output))
 }

@@ -1,50 +1,48 @@
-//! File handling for collection: streaming JSONL lines, setting aside a torn last line, and
-//! atomic whole-file writes.
+//! File handling for collection: setting aside a torn last line. (Streaming lines and atomic
+//! writes are [`crate::native`]'s, shared by every command.)
 
 use super::key::parse_row;
 use super::CollectError;
-use crate::jsonl::{LineSpan, LineSplitter};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-const CHUNK: usize = 1 << 20;
-
-/// Calls `on_line(span, bytes, had_newline)` for each line of the file, in order; stops
-/// early when `on_line` returns `Ok(false)`.
-pub fn for_each_line(
-    path: &Path,
-    mut on_line: impl FnMut(LineSpan, &[u8], bool) -> Result<bool, CollectError>,
-) -> Result<(), CollectError> {
-    let mut file = File::open(path).map_err(|e| io_err(path, e))?;
-    let mut splitter = LineSplitter::new();
-    let mut buf = vec![0u8; CHUNK];
-    let mut go_on = true;
-    loop {
-        let n = match file.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(io_err(path, e)),
+/// Where upstream looks for a relative `--input`: under each `NEMO_GYM_EXTRA_ROOTS` root
+/// (`:`-separated, empty entries skipped), then the working directory. (Upstream also looks under
+/// its own install root, which gymscope does not have.) The first file found wins; the error
+/// names every place looked.
+pub fn resolve_input(path: &Path, extra_roots: Option<&str>) -> Result<PathBuf, CollectError> {
+    if path.is_absolute() {
+        return if path.exists() {
+            Ok(path.to_path_buf())
+        } else {
+            Err(not_found(path, &[path.to_path_buf()]))
         };
-        // `Err(None)` is the early stop, not a failure.
-        let r = splitter.push(&buf[..n], |span, line| {
-            if !go_on {
-                return Err(None);
-            }
-            go_on = on_line(span, line, true).map_err(Some)?;
-            Ok(())
-        });
-        match r {
-            Ok(()) => {}
-            Err(None) => return Ok(()),
-            Err(Some(e)) => return Err(e),
-        }
-        if !go_on {
-            return Ok(());
-        }
     }
-    splitter.finish(|span, line| on_line(span, line, false).map(|_| ()))
+    let mut tried = Vec::new();
+    let roots = extra_roots
+        .unwrap_or_default()
+        .split(':')
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .chain([PathBuf::new()]);
+    for root in roots {
+        let candidate = root.join(path);
+        if candidate.exists() {
+            return Ok(candidate);
+        }
+        tried.push(candidate);
+    }
+    Err(not_found(path, &tried))
+}
+
+fn not_found(path: &Path, tried: &[PathBuf]) -> CollectError {
+    let places: Vec<String> = tried.iter().map(|p| format!("'{}'", p.display())).collect();
+    CollectError::Config(format!(
+        "Input file not found: '{}' (--input). Looked at {} (relative paths are searched under NEMO_GYM_EXTRA_ROOTS, then the working directory). Check the path is spelled correctly.",
+        path.display(),
+        places.join(", ")
+    ))
 }
 
 pub fn io_err(path: &Path, e: std::io::Error) -> CollectError {
@@ -83,9 +81,7 @@ pub fn set_aside_torn_tail(path: &Path) -> Result<Option<SetAside>, CollectError
     if complete {
         return Ok(None);
     }
-    let mut to = path.as_os_str().to_owned();
-    to.push(".torn");
-    let to = PathBuf::from(to);
+    let to = crate::names::beside(path, crate::names::torn);
     let mut aside = OpenOptions::new()
         .create(true)
         .append(true)
@@ -120,36 +116,34 @@ fn last_line_start(file: &mut File, end: u64) -> std::io::Result<u64> {
     Ok(0)
 }
 
-/// Writes through a temporary file in the same directory, renamed over `path` when complete.
-pub fn write_atomically(
-    path: &Path,
-    write: impl FnOnce(&mut std::io::BufWriter<File>) -> Result<(), CollectError>,
-) -> Result<(), CollectError> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut w = std::io::BufWriter::with_capacity(
-            1 << 20,
-            File::create(&tmp).map_err(|e| io_err(&tmp, e))?,
-        );
-        write(&mut w)?;
-        let file = w.into_inner().map_err(|e| io_err(&tmp, e.into_error()))?;
-        file.sync_all().map_err(|e| io_err(&tmp, e))?;
-        std::fs::rename(&tmp, path).map_err(|e| io_err(path, e))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn relative_inputs_are_searched_under_the_extra_roots_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::create_dir_all(b.join("data")).unwrap();
+        std::fs::write(b.join("data/in.jsonl"), b"{}\n").unwrap();
+        let roots = format!("{}::{}", a.display(), b.display());
+        let found = resolve_input(Path::new("data/in.jsonl"), Some(&roots)).unwrap();
+        assert_eq!(found, b.join("data/in.jsonl"));
+        let e = resolve_input(Path::new("data/none.jsonl"), Some(&roots))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("Input file not found: 'data/none.jsonl' (--input). Looked at '"),
+            "{e}"
+        );
+        for place in [a.join("data/none.jsonl"), b.join("data/none.jsonl")] {
+            assert!(e.contains(&format!("'{}'", place.display())), "{e}");
+        }
+        assert!(
+            e.contains(", 'data/none.jsonl'"),
+            "the working directory last: {e}"
+        );
+    }
 
     #[test]
     fn torn_tail_is_set_aside() {
@@ -167,14 +161,6 @@ mod tests {
         std::fs::write(&p, b"{\"a\":").unwrap();
         set_aside_torn_tail(&p).unwrap().unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"");
-        let mut lines = Vec::new();
-        std::fs::write(&p, b"a\nb\nc").unwrap();
-        for_each_line(&p, |span, l, nl| {
-            lines.push((span.line, l.to_vec(), nl));
-            Ok(span.line < 2)
-        })
-        .unwrap();
-        assert_eq!(lines, [(1, b"a".to_vec(), true), (2, b"b".to_vec(), true)]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -76,15 +76,35 @@ pub fn parse_value(line: &[u8]) -> Result<Value, serde_json::Error> {
     serde_json::from_slice(line)
 }
 
-/// Parses a line that must be a JSON object; the error says what was wrong, without location.
+/// Parses a line that must be a JSON object; the error says what was wrong and at which column
+/// (the caller names the file and line), in the words `gymscope profile` uses.
 pub fn parse_row(line: &[u8]) -> Result<Row, String> {
+    if let Err(e) = simdutf8::compat::from_utf8(line) {
+        let column = String::from_utf8_lossy(&line[..e.valid_up_to()])
+            .chars()
+            .count()
+            + 1;
+        return Err(format!(
+            "Malformed JSON at column {column}: invalid UTF-8 (the file must be UTF-8 text)"
+        ));
+    }
     match parse_value(line) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(other) => Err(format!(
             "expected a JSON object, found {}",
             kind_name(&other)
         )),
-        Err(e) => Err(format!("Malformed JSON: {e}")),
+        Err(e) => {
+            // serde_json ends with " at line 1 column N": the line is the caller's, so keep
+            // only the column (in characters, as editors count).
+            let message = e.to_string();
+            let message = message
+                .rfind(" at line ")
+                .map_or(message.as_str(), |at| &message[..at]);
+            let prefix = &line[..e.column().saturating_sub(1).min(line.len())];
+            let column = String::from_utf8_lossy(prefix).chars().count() + 1;
+            Err(format!("Malformed JSON at column {column}: {message}"))
+        }
     }
 }
 

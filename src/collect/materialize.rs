@@ -55,6 +55,8 @@ pub struct Options {
     /// `responses_create_params` overrides, merged shallowly (top-level keys replaced whole).
     pub overrides: Row,
     pub num_repeats: NumRepeats,
+    /// `+num_repeats_add_seed`: each repeat's rollout index as `extra_body.seed`.
+    pub add_seed: bool,
 }
 
 pub struct Materializer<'a> {
@@ -188,6 +190,9 @@ impl<'a> Materializer<'a> {
         for _ in 0..repeats {
             let counter = self.rollout_counter.entry(task_key.clone()).or_insert(0);
             row.insert(ROLLOUT_INDEX.into(), Value::from(*counter));
+            if self.opts.add_seed {
+                super::seed::add_seed(&mut row, *counter).map_err(err)?;
+            }
             *counter += 1;
             self.rows += 1;
             emit(&row)?;
@@ -293,6 +298,7 @@ mod tests {
 
     fn opts(agent: Option<&str>, overrides: &str, repeats: &str) -> Options {
         Options {
+            add_seed: false,
             agent_name: agent.map(String::from),
             overrides: hydra::parse(overrides)
                 .unwrap()

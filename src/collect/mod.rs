@@ -10,24 +10,37 @@
 //! - [`shard`]: the deterministic `--shard i/n` slice
 //! - [`aggregate`]: the `/aggregate_metrics` request and the metrics file
 //!
-//! The native part (files, HTTP, signals, progress): [`files`], [`discover`], [`http`], [`run`],
-//! [`progress`]; the command itself is `cli::collect_cmd`.
+//! The native part (files, HTTP, signals, progress): [`files`], [`discover`], [`http`], [`head`]
+//! (head config, aggregation), [`history`], [`command`] (a fresh run or resume, end to end),
+//! [`run`], [`merge`] (`--merge`), [`progress`]; the command's flags are `cli::collect_cmd`'s.
 
 pub mod aggregate;
 pub mod hydra;
 pub mod key;
 pub mod materialize;
 pub mod paths;
+pub mod pyjson;
 pub mod resume;
 pub mod route;
+pub mod seed;
 pub mod shard;
 
+#[cfg(not(target_arch = "wasm32"))]
+pub mod command;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod discover;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod files;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod fresh;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod head;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod history;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod http;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod merge;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod progress;
 #[cfg(not(target_arch = "wasm32"))]

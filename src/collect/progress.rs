@@ -1,7 +1,7 @@
 //! The progress display: an indicatif bar on a terminal (done/total, rate, ETA, failures and the
 //! running mean of each numeric field per agent), one status line per 10 % elsewhere (logs).
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
@@ -48,9 +48,16 @@ impl Progress {
         );
         bar.set_style(
             ProgressStyle::with_template(
-                "Collecting rollouts {bar:25} {pos}/{len} {per_sec} ETA {eta} {msg}",
+                "Collecting rollouts {bar:25} {pos}/{len} {rate} ETA {eta} {msg}",
             )
-            .expect("valid template"),
+            .expect("valid template")
+            // indicatif's {per_sec} shows four decimals; one is plenty for rollouts/s.
+            .with_key(
+                "rate",
+                |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = write!(w, "{:.1}/s", state.per_sec());
+                },
+            ),
         );
         if tty {
             bar.enable_steady_tick(Duration::from_millis(250));
@@ -77,6 +84,10 @@ impl Progress {
     pub fn record(&mut self, agent: &str, numbers: &[(String, f64)], failed: bool) {
         self.done += 1;
         self.failures += u64::from(failed);
+        if failed {
+            // Not in the main file, so not in the metrics: the running means leave it out too.
+            return;
+        }
         let means = self.agents.entry(agent.to_string()).or_default();
         means.count += 1;
         for (name, x) in numbers {
@@ -94,21 +105,31 @@ impl Progress {
             self.last_msg = Instant::now();
             self.bar.set_message(self.status(4));
         }
-        if self.lines && self.total > 0 {
-            while self.done * 100 >= self.next_line_pct * self.total && self.next_line_pct <= 100 {
-                let secs = self.start.elapsed().as_secs_f64().max(1e-9);
-                eprintln!(
-                    "Finished {} / {} rollouts ({}%) in {:.0} s ({:.1} rollouts/s). {}",
-                    self.done,
-                    self.total,
-                    self.next_line_pct,
-                    secs,
-                    self.done as f64 / secs,
-                    self.status(usize::MAX)
-                );
-                self.next_line_pct += 10;
-            }
+        if let Some(line) = self.line_due() {
+            eprintln!("{line}");
         }
+    }
+
+    /// The status line due after this batch, if a 10 % step was passed: one line however many
+    /// steps were, with the real percentage (with few rollouts one finishes several steps).
+    fn line_due(&mut self) -> Option<String> {
+        if !self.lines || self.total == 0 || self.next_line_pct > 100 {
+            return None;
+        }
+        let pct = self.done * 100 / self.total;
+        if pct < self.next_line_pct {
+            return None;
+        }
+        self.next_line_pct = (pct / 10 + 1) * 10;
+        let secs = self.start.elapsed().as_secs_f64().max(1e-9);
+        Some(format!(
+            "Finished {} / {} rollouts ({pct}%) in {:.0} s ({:.1} rollouts/s). {}",
+            self.done,
+            self.total,
+            secs,
+            self.done as f64 / secs,
+            self.status(usize::MAX)
+        ))
     }
 
     /// `failures N | agent: reward 0.93, …` with at most `fields` fields per agent.
@@ -123,8 +144,40 @@ impl Progress {
         s
     }
 
+    /// Clears the bar, so the summary that follows starts on its own line (it repeats the
+    /// counts and running means).
     pub fn finish(&self) {
-        self.bar.set_message(self.status(4));
-        self.bar.finish();
+        self.bar.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn few_rollouts_print_real_percentages_once_and_failures_stay_out_of_the_means() {
+        let mut p = Progress::new(3, true);
+        p.lines = true; // as when stderr is not a terminal
+        p.tty = false;
+        let mut printed = Vec::new();
+        for (i, failed) in [false, true, false].into_iter().enumerate() {
+            let reward = if failed { 0.0 } else { 1.0 };
+            p.record("a", &[("reward".into(), reward)], failed);
+            if let Some(line) = p.line_due() {
+                printed.push(line);
+            }
+            assert!(p.line_due().is_none(), "after rollout {i}: printed once");
+        }
+        let pcts: Vec<&str> = printed
+            .iter()
+            .map(|l| l.split(['(', ')']).nth(1).unwrap())
+            .collect();
+        assert_eq!(pcts, ["33%", "66%", "100%"]);
+        assert!(
+            printed[2].ends_with("failures 1 | a: reward 1.0000"),
+            "{}",
+            printed[2]
+        );
     }
 }

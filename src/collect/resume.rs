@@ -52,6 +52,10 @@ pub struct Counts {
     pub maxed_out: u64,
     pub max_attempts: u32,
     pub to_run: u64,
+    /// Materialized rows without a success in the main file.
+    pub unfinished: u64,
+    /// Of those, rows with at least one attempt in the failures sidecar.
+    pub unfinished_in_sidecar: u64,
 }
 
 impl History {
@@ -129,6 +133,12 @@ impl Plan {
         if let Some(seen) = self.done.get_mut(key) {
             *seen = true;
         }
+        if !self.done.contains_key(key) {
+            self.counts.unfinished += 1;
+            if self.attempts.contains_key(key) || self.gated.contains(key) {
+                self.counts.unfinished_in_sidecar += 1;
+            }
+        }
         let attempt = self.attempt(key);
         if attempt.is_some() {
             self.counts.to_run += 1;
@@ -153,6 +163,21 @@ impl Plan {
 }
 
 impl Counts {
+    /// After a run that did not stop early: why it is not a success (exit 3), or `None` when
+    /// every rollout succeeded.
+    pub fn unfinished_report(&self, failures: &str) -> Option<String> {
+        (self.unfinished > 0).then(|| {
+            format!(
+                "{} of {} rollouts did not succeed ({} with failures recorded in '{failures}'); `--resume` would retry {} of them ({} are terminal or out of attempts).",
+                self.unfinished,
+                self.input_rows,
+                self.unfinished_in_sidecar,
+                self.to_run,
+                self.unfinished - self.to_run
+            )
+        })
+    }
+
     /// Upstream's resume report.
     pub fn report(&self) -> String {
         format!(
@@ -222,6 +247,11 @@ mod tests {
                 c.to_run
             ),
             (5, 1, 4, 3, 1, 1, 2)
+        );
+        assert_eq!((c.unfinished, c.unfinished_in_sidecar), (4, 3));
+        assert_eq!(
+            c.unfinished_report("f").unwrap(),
+            "4 of 5 rollouts did not succeed (3 with failures recorded in 'f'); `--resume` would retry 2 of them (2 are terminal or out of attempts)."
         );
         assert!(c.report().contains(
             "- 1 hit max_attempts=2 \u{2192} not retried\n- 2 rows that still need to be run"

@@ -98,7 +98,10 @@ pub async fn run(cfg: Config, plan: &Plan, client: Client) -> Result<Report, Col
     let (tx, rx) = mpsc::channel::<Outcome>(cfg.concurrency.max(1));
     let writer = {
         let stop_tx = stop_tx.clone();
-        tokio::task::spawn_blocking(move || write_loop(rx, main_file, side_file, progress, stop_tx))
+        let names = (cfg.output.clone(), cfg.failures.clone());
+        tokio::task::spawn_blocking(move || {
+            write_loop(rx, (main_file, side_file), names, progress, stop_tx)
+        })
     };
     let retries = Arc::new(AtomicU64::new(0));
 
@@ -173,11 +176,13 @@ pub async fn run(cfg: Config, plan: &Plan, client: Client) -> Result<Report, Col
             fail_fast: cfg.fail_fast,
             retries: retries.clone(),
             printer: printer.clone(),
+            stop: stop_rx.clone(),
         };
         let tx = tx.clone();
         tasks.spawn(async move {
-            let outcome = job.run().await;
-            let _ = tx.send(outcome).await;
+            if let Some(outcome) = job.run().await {
+                let _ = tx.send(outcome).await;
+            }
             drop(permit);
         });
     }
@@ -238,13 +243,18 @@ async fn watch_signals(
     printer: Printer,
     grace: Duration,
 ) {
-    let Ok(mut term) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-    else {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
         return;
     };
+    // From here on the signals are this loop's: the temp-file handler must not end the process.
+    let _handled = crate::native::signals::handled_elsewhere();
     loop {
         let name = tokio::select! {
-            _ = tokio::signal::ctrl_c() => "Ctrl-C",
+            _ = int.recv() => "Ctrl-C",
             _ = term.recv() => "SIGTERM",
         };
         interrupted
@@ -277,13 +287,19 @@ struct Job {
     fail_fast: bool,
     retries: Arc<AtomicU64>,
     printer: Printer,
+    stop: watch::Receiver<Stop>,
 }
 
 impl Job {
-    async fn run(self) -> Outcome {
+    /// The rollout's outcome, or `None` when a stop came while it was only retrying a connection
+    /// (nothing was sent to the agent; it runs again on `--resume`).
+    async fn run(self) -> Option<Outcome> {
         let answer = match self.timeout {
-            None => Some(self.post().await),
-            Some(t) => tokio::time::timeout(t, self.post()).await.ok(),
+            None => Some(self.post().await?),
+            Some(t) => match tokio::time::timeout(t, self.post()).await {
+                Ok(answer) => Some(answer?),
+                Err(_) => None,
+            },
         };
         let failure = match &answer {
             None => CollectorFailure::Timeout {
@@ -292,13 +308,13 @@ impl Job {
             Some((status, body)) if (200..300).contains(status) => match parse_row(body) {
                 Ok(mut result) => {
                     merge_row_keys(&mut result, &self.row);
-                    return Outcome::Done {
+                    return Some(Outcome::Done {
                         route: route::route(&result),
                         line: to_line(&result),
                         numbers: progress_numbers(&result),
                         agent: self.agent,
                         collector_failure: false,
-                    };
+                    });
                 }
                 Err(e) => CollectorFailure::BadResponse {
                     detail: format!("/run answered HTTP {status} with {e}"),
@@ -306,12 +322,12 @@ impl Job {
             },
             Some((status, body)) => {
                 if self.fail_fast {
-                    return Outcome::Fatal(format!(
+                    return Some(Outcome::Fatal(format!(
                         "agent `{}` answered /run for rollout {} with HTTP {status}: {}",
                         self.agent,
                         self.key,
                         String::from_utf8_lossy(&body[..body.len().min(300)])
-                    ));
+                    )));
                 }
                 CollectorFailure::Http {
                     status: *status,
@@ -319,27 +335,33 @@ impl Job {
                 }
             }
         };
-        Outcome::Done {
+        Some(Outcome::Done {
             route: Route::Sidecar,
             line: to_line(&failure_row(&self.row, failure)),
             numbers: Vec::new(),
             agent: self.agent,
             collector_failure: true,
-        }
+        })
     }
 
     /// POSTs until an answer arrives: connection-level errors retry with exponential backoff
-    /// (0.5 s doubling, capped at 10 s), as upstream retries them forever.
-    async fn post(&self) -> (u16, Bytes) {
+    /// (0.5 s doubling, capped at 10 s), as upstream retries them forever, but only while the run
+    /// is running: once Ctrl-C/SIGTERM stops it, a rollout that never reached its agent gives up
+    /// at once (`None`) instead of holding the process for the grace period.
+    async fn post(&self) -> Option<(u16, Bytes)> {
         let mut delay = Duration::from_millis(500);
+        let mut stop = self.stop.clone();
         loop {
             match self
                 .client
                 .send(Method::POST, &self.uri, Some(self.body.clone()))
                 .await
             {
-                Ok(answer) => return answer,
+                Ok(answer) => return Some(answer),
                 Err(TransportError(e)) => {
+                    if *stop.borrow_and_update() != Stop::Running {
+                        return None;
+                    }
                     let n = self.retries.fetch_add(1, Ordering::Relaxed);
                     if n == 0 || (n + 1) % 100 == 0 {
                         self.printer.line(&format!(
@@ -349,7 +371,10 @@ impl Job {
                             n + 1
                         ));
                     }
-                    tokio::time::sleep(delay).await;
+                    tokio::select! {
+                        () = tokio::time::sleep(delay) => {}
+                        _ = stop.changed() => return None,
+                    }
                     delay = (delay * 2).min(Duration::from_secs(10));
                 }
             }
@@ -360,8 +385,8 @@ impl Job {
 /// The writer thread: appends each batch of results with one `write` per file, then counts them.
 fn write_loop(
     mut rx: mpsc::Receiver<Outcome>,
-    mut main_file: File,
-    mut side_file: File,
+    (mut main_file, mut side_file): (File, File),
+    (main_path, side_path): (PathBuf, PathBuf),
     mut progress: Progress,
     stop_tx: Arc<watch::Sender<Stop>>,
 ) -> Report {
@@ -399,11 +424,19 @@ fn write_loop(
             }
         }
         {
+            // A full disk must say which file it could not write.
+            let named =
+                |p: &Path, e: std::io::Error| format!("writing '{}' failed: {e}", p.display());
             let written = main_file
                 .write_all(&main_buf)
-                .and_then(|()| side_file.write_all(&side_buf));
-            if let Err(e) = written {
-                fail(&mut report, format!("writing the rollouts failed: {e}"));
+                .map_err(|e| named(&main_path, e))
+                .and_then(|()| {
+                    side_file
+                        .write_all(&side_buf)
+                        .map_err(|e| named(&side_path, e))
+                });
+            if let Err(msg) = written {
+                fail(&mut report, msg);
                 batch.clear();
                 continue;
             }

@@ -34,6 +34,8 @@ pub enum Check {
     X6,
     /// `--allow-batch`: `calls` of a `function_call_batch` must be a non-empty list of objects.
     XB,
+    /// `--gym-repo`: Gym's Pydantic model of `responses_create_params` (see `gym_models`).
+    G,
     T1,
     E,
 }
@@ -41,8 +43,8 @@ pub enum Check {
 impl Check {
     pub fn id(self) -> &'static str {
         use Check::{
-            A1, A2, A3, A4, E, F1, F2, J, P1, P2, P3, P4, P5, P6, R1, R2, T1, X1, X2, X3, X4, X5,
-            X6, XB,
+            A1, A2, A3, A4, E, F1, F2, G, J, P1, P2, P3, P4, P5, P6, R1, R2, T1, X1, X2, X3, X4,
+            X5, X6, XB,
         };
         match self {
             J => "J",
@@ -67,6 +69,7 @@ impl Check {
             X5 => "X5",
             X6 => "X6",
             XB => "XB",
+            G => "G",
             T1 => "T1",
             E => "E",
         }
@@ -75,8 +78,8 @@ impl Check {
     /// What the check requires, in a few words (the heading of its group in reports).
     pub fn title(self) -> &'static str {
         use Check::{
-            A1, A2, A3, A4, E, F1, F2, J, P1, P2, P3, P4, P5, P6, R1, R2, T1, X1, X2, X3, X4, X5,
-            X6, XB,
+            A1, A2, A3, A4, E, F1, F2, G, J, P1, P2, P3, P4, P5, P6, R1, R2, T1, X1, X2, X3, X4,
+            X5, X6, XB,
         };
         match self {
             J => "each line is one JSON value",
@@ -101,6 +104,7 @@ impl Check {
             X5 => "function_call.arguments is a string",
             X6 => "function_call.arguments is valid JSON",
             XB => "a function_call_batch has a non-empty list of calls",
+            G => "responses_create_params passes Gym's model (--gym-repo)",
             T1 => "expected tools appear in responses_create_params.tools",
             E => "the file has at least one row",
         }
@@ -343,6 +347,42 @@ impl RowChecker<'_> {
                 Ok(tools) => expected_tools = tools,
             }
         }
+        // Upstream validates with Gym's models after A/P/X and before T: only a row that passed
+        // them gets this far there.
+        if self.options.gym_models && self.findings.is_empty() {
+            if let Some(params) = row.get("responses_create_params") {
+                let errors = super::gym_models::check(params);
+                if let Some(first) = errors.first() {
+                    let path =
+                        Path(
+                            std::iter::once(Step::Key("responses_create_params".into()))
+                                .chain(first.loc.split('.').filter(|p| !p.is_empty()).map(|p| {
+                                    Step::Key(p.split('[').next().unwrap_or(p).to_string())
+                                }))
+                                .collect(),
+                        );
+                    // A row with a long tool list can break a rule per tool: name a few.
+                    let mut listed: Vec<String> = errors
+                        .iter()
+                        .take(5)
+                        .map(|e| format!("{}: {}", e.loc, e.msg))
+                        .collect();
+                    if errors.len() > 5 {
+                        listed.push(format!("and {} more", errors.len() - 5));
+                    }
+                    let message = format!(
+                        "Gym model validation failed: {} validation error{} for {}: {}",
+                        errors.len(),
+                        if errors.len() == 1 { "" } else { "s" },
+                        super::gym_models::MODEL,
+                        listed.join("; ")
+                    );
+                    if self.fail(Check::G, path, None, message) {
+                        return;
+                    }
+                }
+            }
+        }
         if let (true, Some(names), Some(expected)) =
             (self.options.check_tool_names, tool_names, expected_tools)
         {
@@ -565,7 +605,7 @@ impl RowChecker<'_> {
                 stop(self.fail(Check::X5, at.key("arguments"), arguments, message))?;
             }
             Some(text) => {
-                if let Err(e) = serde_json::from_str::<crate::json::Skip>(text) {
+                if let Err(e) = parse_arguments(text) {
                     let message = format!("function_call.arguments is not valid JSON: {e}");
                     stop(self.fail(Check::X6, at.key("arguments"), arguments, message))?;
                 }
@@ -626,4 +666,22 @@ fn row_lookup<'r, 'a>(row: &'r Json<'a>, dotted: &str) -> Option<&'r Json<'a>> {
         current = current.get(part)?;
     }
     Some(current)
+}
+
+/// `json.loads(arguments)` as Python reads it: as deep as the row itself may nest.
+fn parse_arguments(text: &str) -> Result<(), String> {
+    use super::depth;
+    let (levels, too_deep) = depth::measure(text.as_bytes());
+    if too_deep.is_some() {
+        return Err(format!("nesting deeper than {} levels", depth::MAX_DEPTH));
+    }
+    depth::with_stack_for(levels, || {
+        depth::from_str::<crate::json::Skip>(text).map_err(|e| e.to_string())
+    })
+    .unwrap_or_else(|| {
+        Err(format!(
+            "could not start a thread to read {levels} levels of nesting"
+        ))
+    })
+    .map(|_| ())
 }

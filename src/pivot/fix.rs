@@ -54,7 +54,7 @@ impl Fixer {
             self.write(text);
             return;
         }
-        let Ok(mut value) = serde_json::from_str::<Value>(text) else {
+        let Ok(mut value) = super::depth::from_str::<Value>(text) else {
             self.report
                 .unfixable
                 .push((line, format!("line {line}: invalid JSON")));

@@ -3,7 +3,9 @@
 //! summary, optional `--stats` and a normalized `--fix` copy.
 
 pub mod checks;
+pub mod depth;
 pub mod fix;
+pub mod gym_models;
 pub mod highlight;
 pub mod pyrepr;
 pub mod report;
@@ -11,7 +13,7 @@ pub mod stats;
 pub mod summary;
 pub mod tree;
 
-use crate::jsonl::LineSplitter;
+use crate::jsonl::{LineSplitter, LineTooLong, SplitError};
 use checks::{Check, Finding, Path, RowChecker};
 use std::collections::BTreeMap;
 use summary::Summary;
@@ -49,6 +51,8 @@ pub struct PivotOptions {
     pub stats: bool,
     /// Produce a normalized copy (`--fix`).
     pub fix: bool,
+    /// `--gym-repo`: also check `responses_create_params` against Gym's Pydantic model.
+    pub gym_models: bool,
 }
 
 impl Default for PivotOptions {
@@ -63,6 +67,7 @@ impl Default for PivotOptions {
             max_errors: 50,
             stats: false,
             fix: false,
+            gym_models: false,
         }
     }
 }
@@ -133,6 +138,9 @@ impl PivotValidator {
                 interest.add_path(p);
             }
         }
+        if options.gym_models {
+            interest.key("responses_create_params").all = true;
+        }
         let stats = options.stats.then(stats::Stats::default);
         if stats.is_some() {
             stats::add_interest(&mut interest);
@@ -161,12 +169,42 @@ impl PivotValidator {
             return false;
         }
         let mut splitter = std::mem::take(&mut self.splitter);
-        let _ = splitter.push::<()>(chunk, |span, bytes| {
+        let result = splitter.push::<()>(chunk, |span, bytes| {
             self.physical_lines(span.offset, bytes);
             Ok(())
         });
         self.splitter = splitter;
+        if let Err(SplitError::TooLong(t)) = result {
+            self.line_too_long(t);
+        }
         !self.report.stopped_early
+    }
+
+    /// Refuses lines longer than `max` bytes (default 1 GiB): the line is reported and reading stops.
+    pub fn with_max_line_bytes(mut self, max: u64) -> Self {
+        self.splitter = LineSplitter::with_max_line_bytes(max);
+        self
+    }
+
+    /// A line over the limit is an error on that line, and the end of the run: nothing after it
+    /// can be read without holding it whole.
+    fn line_too_long(&mut self, t: LineTooLong) {
+        // Physical lines (a lone CR ends one too), as every other finding counts them.
+        let line = self.line + 1;
+        let finding = Finding {
+            line,
+            span: None,
+            column: None,
+            path: Path::default(),
+            check: Check::E,
+            message: format!(
+                "line {line} is longer than {} bytes (the limit; raise it with --max-line-bytes)",
+                t.limit
+            ),
+            found: "a line too long".into(),
+        };
+        self.record(vec![finding]);
+        self.report.stopped_early = true;
     }
 
     /// Bytes of the fixed copy produced so far (with `fix`); the caller writes them out.
@@ -253,6 +291,22 @@ impl PivotValidator {
             );
             return;
         }
+        let (depth, too_deep) = depth::measure(text.as_bytes());
+        if let Some(at) = too_deep {
+            let column = char_column(text, at + 1);
+            let message = format!("nesting deeper than {} levels", depth::MAX_DEPTH);
+            self.json_error(line_no, span, column, message);
+            return;
+        }
+        let done = depth::with_stack_for(depth, || self.check_row(line_no, span, text));
+        if done.is_none() {
+            let message = format!("could not start a thread to read {depth} levels of nesting");
+            self.json_error(line_no, span, 1, message);
+        }
+    }
+
+    /// Parses and checks one row (measured within [`depth::MAX_DEPTH`]).
+    fn check_row(&mut self, line_no: u64, span: Option<(u64, u32)>, text: &str) {
         let row = match tree::parse(text, &self.interest) {
             Ok(row) => row,
             Err(e) => {

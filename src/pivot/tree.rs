@@ -122,7 +122,7 @@ impl Interest {
 
 /// Parses one line. Errors are serde_json's (with the byte column).
 pub fn parse<'a>(line: &'a str, interest: &Interest) -> Result<Json<'a>, serde_json::Error> {
-    let mut de = serde_json::Deserializer::from_str(line);
+    let mut de = super::depth::deserializer(line);
     let value = TreeSeed {
         interest: Some(interest),
     }
@@ -268,6 +268,14 @@ impl<'de> de::Deserialize<'de> for CowStr<'de> {
     }
 }
 
+/// `serde_json::from_str` for borrowed values, without the recursion limit (see `depth`).
+fn deep_from_str<'a, T: serde::Deserialize<'a>>(text: &'a str) -> serde_json::Result<T> {
+    let mut de = super::depth::deserializer(text);
+    let value = T::deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
 /// Byte offset of the value at `path` in `line` (of its nearest existing ancestor when the path
 /// ends in a missing key), found by walking the line's raw JSON. Used only for reporting errors,
 /// so the fast parse never tracks positions.
@@ -276,14 +284,14 @@ pub fn locate(line: &str, path: &super::checks::Path) -> Option<usize> {
     use serde_json::value::RawValue;
     use std::collections::HashMap;
     let start = line.as_ptr() as usize;
-    let mut raw: &RawValue = serde_json::from_str(line).ok()?;
+    let mut raw: &RawValue = deep_from_str(line).ok()?;
     for step in &path.0 {
         let next = match step {
-            Step::Key(k) => serde_json::from_str::<HashMap<Cow<str>, &RawValue>>(raw.get())
+            Step::Key(k) => deep_from_str::<HashMap<Cow<str>, &RawValue>>(raw.get())
                 .ok()?
                 .get(k.as_str())
                 .copied(),
-            Step::Index(i) => serde_json::from_str::<Vec<&RawValue>>(raw.get())
+            Step::Index(i) => deep_from_str::<Vec<&RawValue>>(raw.get())
                 .ok()?
                 .get(*i)
                 .copied(),

@@ -2,7 +2,8 @@
 
 use super::scan::{InputRow, ScanState};
 use super::{
-    AgentKey, AgentProfile, ColumnSummary, CompletionSummary, Profile, RolloutRecord, TaskProfile,
+    AgentKey, AgentProfile, ColumnSummaries, ColumnSummary, CompletionSummary, Profile,
+    RolloutRecord, TaskProfile,
 };
 use crate::json::Num;
 use crate::record::{key, AgentField, KeyId};
@@ -208,14 +209,15 @@ fn completion_summary(
     }
 }
 
-/// Computes [`ColumnSummary`]s of a group of rollouts, reusing its buffers between groups.
+/// Computes [`ColumnSummaries`] of a group of rollouts, reusing its buffers between groups.
+/// Only the columns the group has values in are computed and kept: time and memory follow the
+/// data, not groups × columns.
 struct Grouper<'a> {
-    columns: &'a [KeyId],
     column_of: &'a HashMap<KeyId, usize>,
+    width: usize,
     all_int: bool,
-    /// Row-major [rollout][column] values of the current group; NaN where missing.
-    values: Vec<f64>,
-    ints: Vec<Option<Num>>,
+    /// (column, row in the group, value) of every metric value in the group.
+    cells: Vec<(u32, u32, Num)>,
     column: Vec<f64>,
     scratch: Scratch,
 }
@@ -223,39 +225,55 @@ struct Grouper<'a> {
 impl<'a> Grouper<'a> {
     fn new(columns: &'a [KeyId], column_of: &'a HashMap<KeyId, usize>, all_int: bool) -> Self {
         Grouper {
-            columns,
             column_of,
+            width: columns.len(),
             all_int,
-            values: Vec::new(),
-            ints: Vec::new(),
+            cells: Vec::new(),
             column: Vec::new(),
             scratch: Scratch::default(),
         }
     }
 
-    fn summarize(&mut self, rollouts: &[RolloutRecord], members: &[usize]) -> Vec<ColumnSummary> {
-        let width = self.columns.len();
-        self.values.clear();
-        self.values.resize(members.len() * width, f64::NAN);
-        self.ints.clear();
-        self.ints.resize(members.len() * width, None);
+    fn summarize(&mut self, rollouts: &[RolloutRecord], members: &[usize]) -> ColumnSummaries {
+        self.cells.clear();
         for (row, &i) in members.iter().enumerate() {
             rollouts[i].metric_values(|k, v| {
                 if let Some(&c) = self.column_of.get(&k) {
-                    self.values[row * width + c] = v.as_f64();
-                    self.ints[row * width + c] = Some(v);
+                    self.cells.push((c as u32, row as u32, v));
                 }
             });
         }
-        let mut out = Vec::with_capacity(width);
-        for c in 0..width {
+        // Stable: within a column, rows stay in group order (a row has a column at most once).
+        self.cells.sort_by_key(|&(c, _, _)| c);
+        let mut out: Vec<(u32, ColumnSummary, usize)> = Vec::new();
+        let mut start = 0;
+        while start < self.cells.len() {
+            let c = self.cells[start].0;
+            let end = start
+                + self.cells[start..]
+                    .iter()
+                    .take_while(|cell| cell.0 == c)
+                    .count();
+            let cells = &self.cells[start..end];
+            // NaN where a rollout has no value: numpy's NaN-skipping sums depend on positions.
+            // A lone value is the exception (its sum with zeros is itself, unless it is -0.0), so
+            // a column that one rollout of a large group has costs 1, not the group's size.
             self.column.clear();
-            self.column
-                .extend((0..members.len()).map(|row| self.values[row * width + c]));
+            match cells {
+                [(_, _, v)] if !(v.as_f64() == 0.0 && v.as_f64().is_sign_negative()) => {
+                    self.column.push(v.as_f64());
+                }
+                _ => {
+                    self.column.resize(members.len(), f64::NAN);
+                    for &(_, row, v) in cells {
+                        self.column[row as usize] = v.as_f64();
+                    }
+                }
+            }
             let st = self.scratch.column_stats(&self.column);
             let (max, min) = if self.all_int {
-                let ints = (0..members.len()).filter_map(|row| match self.ints[row * width + c] {
-                    Some(Num::Int(v)) => Some(v),
+                let ints = cells.iter().filter_map(|(_, _, v)| match v {
+                    Num::Int(v) => Some(*v),
                     _ => None,
                 });
                 let (mx, mn) =
@@ -278,6 +296,7 @@ impl<'a> Grouper<'a> {
                 (mx.map(Num::Float), mn.map(Num::Float))
             };
             out.push((
+                c,
                 ColumnSummary {
                     mean: st.mean,
                     max,
@@ -287,16 +306,21 @@ impl<'a> Grouper<'a> {
                 },
                 st.count,
             ));
+            start = end;
         }
         // Upstream: "std is more interpretable as 0 than NaN": only when *every* column's std is
-        // NaN, columns with no missing value in the group get std 0.
-        if out.iter().all(|(s, _)| s.std.is_none()) {
-            for (s, count) in &mut out {
+        // NaN, columns with no missing value in the group get std 0. (Columns the group has no
+        // value in have NaN std and a count of 0: they change neither side of this rule.)
+        if out.iter().all(|(_, s, _)| s.std.is_none()) {
+            for (_, s, count) in &mut out {
                 if *count == members.len() {
                     s.std = Some(0.0);
                 }
             }
         }
-        out.into_iter().map(|(s, _)| s).collect()
+        ColumnSummaries::new(
+            self.width,
+            out.into_iter().map(|(c, s, _)| (c, s)).collect(),
+        )
     }
 }

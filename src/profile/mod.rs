@@ -13,6 +13,7 @@ use crate::error::RolloutKey;
 use crate::json::Num;
 use crate::jsonl::LineSpan;
 use crate::record::{key, AgentField, KeyId, KeyTable, Reward};
+use std::collections::{HashMap, HashSet};
 
 /// An agent's group key: a name, or a number when a rollout's numeric `agent_name` field
 /// replaces it (upstream lets that column win).
@@ -52,17 +53,46 @@ impl RolloutRecord {
     /// The row's metric values in upstream's frame order: `result | response.usage` (a usage key
     /// overrides a same-named top-level key in its position), numbers only.
     pub fn metric_values(&self, mut f: impl FnMut(KeyId, Num)) {
+        if self.usage.is_empty() {
+            for &(k, v) in &self.top {
+                if let Some(v) = v {
+                    f(k, v);
+                }
+            }
+            return;
+        }
+        // Few usage fields (the usual 3–6): linear lookups; many: a hash map, so rows with huge
+        // numbers of fields stay linear.
+        let many = self.usage.len() > 16;
+        let usage_of: HashMap<KeyId, Option<Num>> = if many {
+            self.usage.iter().copied().collect()
+        } else {
+            HashMap::new()
+        };
+        let in_usage = |k: KeyId| -> Option<Option<Num>> {
+            if many {
+                usage_of.get(&k).copied()
+            } else {
+                self.usage.iter().find(|(u, _)| *u == k).map(|&(_, v)| v)
+            }
+        };
         for &(k, v) in &self.top {
-            let v = match self.usage.iter().find(|(u, _)| *u == k) {
-                Some(&(_, usage_value)) => usage_value,
-                None => v,
-            };
-            if let Some(v) = v {
+            if let Some(v) = in_usage(k).unwrap_or(v) {
                 f(k, v);
             }
         }
+        let top_keys: HashSet<KeyId> = if many || self.top.len() > 16 {
+            self.top.iter().map(|(k, _)| *k).collect()
+        } else {
+            HashSet::new()
+        };
         for &(k, v) in &self.usage {
-            if let (Some(v), false) = (v, self.top.iter().any(|(t, _)| *t == k)) {
+            let in_top = if top_keys.is_empty() {
+                self.top.iter().any(|(t, _)| *t == k)
+            } else {
+                top_keys.contains(&k)
+            };
+            if let (Some(v), false) = (v, in_top) {
                 f(k, v);
             }
         }
@@ -99,12 +129,101 @@ pub struct ColumnSummary {
     pub std: Option<f64>,
 }
 
+/// The statistics of every metric column in one group (a task, an agent), stored only for the
+/// columns the group has a value in: a column no rollout of the group has is all `None`, as
+/// upstream writes no key for it. Memory is then bounded by the data, not by groups × columns
+/// (4,000 tasks each with its own field took 1.7 GB dense).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ColumnSummaries {
+    width: usize,
+    /// Ascending column index.
+    present: Vec<(u32, ColumnSummary)>,
+}
+
+const NO_VALUES: ColumnSummary = ColumnSummary {
+    mean: None,
+    max: None,
+    min: None,
+    median: None,
+    std: None,
+};
+
+impl ColumnSummaries {
+    /// `present` must be in ascending column order, each below `width`.
+    pub fn new(width: usize, present: Vec<(u32, ColumnSummary)>) -> Self {
+        debug_assert!(present.windows(2).all(|w| w[0].0 < w[1].0));
+        ColumnSummaries { width, present }
+    }
+
+    /// Dense: one entry per column, in column order (as a slice of all columns).
+    pub fn from_dense(columns: Vec<ColumnSummary>) -> Self {
+        let width = columns.len();
+        let present = columns
+            .into_iter()
+            .enumerate()
+            .filter(|(_, s)| *s != NO_VALUES)
+            .map(|(c, s)| (c as u32, s))
+            .collect();
+        ColumnSummaries { width, present }
+    }
+
+    /// The number of columns.
+    pub fn len(&self) -> usize {
+        self.width
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.width == 0
+    }
+
+    /// Column `c`'s statistics (all `None` where the group has no value).
+    pub fn get(&self, c: usize) -> &ColumnSummary {
+        match self.present.binary_search_by_key(&(c as u32), |(k, _)| *k) {
+            Ok(i) => &self.present[i].1,
+            Err(_) => &NO_VALUES,
+        }
+    }
+
+    /// Every column in order, `None`s included.
+    pub fn iter(&self) -> impl Iterator<Item = &ColumnSummary> + '_ {
+        let mut next = self.present.iter().peekable();
+        (0..self.width).map(move |c| match next.peek() {
+            Some((k, s)) if *k as usize == c => {
+                next.next();
+                s
+            }
+            _ => &NO_VALUES,
+        })
+    }
+
+    /// Only the columns with a value in the group, with their index, in order.
+    pub fn present(&self) -> impl Iterator<Item = (usize, &ColumnSummary)> + '_ {
+        self.present.iter().map(|(c, s)| (*c as usize, s))
+    }
+}
+
+impl std::ops::Index<usize> for ColumnSummaries {
+    type Output = ColumnSummary;
+    fn index(&self, c: usize) -> &ColumnSummary {
+        assert!(c < self.width, "column {c} of {}", self.width);
+        self.get(c)
+    }
+}
+
+impl<'a> IntoIterator for &'a ColumnSummaries {
+    type Item = &'a ColumnSummary;
+    type IntoIter = Box<dyn Iterator<Item = &'a ColumnSummary> + 'a>;
+    fn into_iter(self) -> Self::IntoIter {
+        Box::new(self.iter())
+    }
+}
+
 /// One row of `*_reward_profiling.jsonl`.
 #[derive(Debug)]
 pub struct TaskProfile {
     pub task: i64,
     /// One entry per [`Profile::columns`] entry.
-    pub columns: Vec<ColumnSummary>,
+    pub columns: ColumnSummaries,
     /// The materialized row written as `sample`.
     pub sample: LineSpan,
     pub num_rollouts: usize,
@@ -126,7 +245,7 @@ impl TaskProfile {
 #[derive(Debug)]
 pub struct AgentProfile {
     pub agent: AgentKey,
-    pub columns: Vec<ColumnSummary>,
+    pub columns: ColumnSummaries,
     pub num_rollouts: usize,
 }
 

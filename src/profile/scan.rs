@@ -3,7 +3,7 @@
 
 use super::{compute, Profile, ProfileOptions, RolloutRecord};
 use crate::error::{ProfileError, RolloutKey};
-use crate::jsonl::{LineSpan, LineSplitter};
+use crate::jsonl::{LineSpan, LineSplitter, SplitError, DEFAULT_MAX_LINE_BYTES};
 use crate::record::{self, AgentField, IndexField, KeyTable, Row, RowKind};
 use std::collections::HashMap;
 
@@ -32,6 +32,7 @@ pub struct ProfileBuilder {
     inputs_file: String,
     rollouts_file: String,
     splitter: LineSplitter,
+    max_line_bytes: u64,
     inputs_done: bool,
     state: ScanState,
 }
@@ -54,9 +55,17 @@ impl ProfileBuilder {
             inputs_file: inputs_file.into(),
             rollouts_file: rollouts_file.into(),
             splitter: LineSplitter::new(),
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             inputs_done: false,
             state: ScanState::default(),
         }
+    }
+
+    /// Refuses lines longer than `max` bytes (default 1 GiB), naming the file and line.
+    pub fn with_max_line_bytes(mut self, max: u64) -> Self {
+        self.max_line_bytes = max;
+        self.splitter = LineSplitter::with_max_line_bytes(max);
+        self
     }
 
     /// Feeds the next chunk of the materialized-inputs file.
@@ -64,6 +73,7 @@ impl ProfileBuilder {
         let (state, file) = (&mut self.state, &self.inputs_file);
         self.splitter
             .push(chunk, |span, line| state.input_line(file, span, line))
+            .map_err(|e| too_long(e, file))
     }
 
     /// Feeds the next chunk of the rollouts file (after the whole inputs file).
@@ -72,6 +82,7 @@ impl ProfileBuilder {
         let (state, file) = (&mut self.state, &self.rollouts_file);
         self.splitter
             .push(chunk, |span, line| state.rollout_line(file, span, line))
+            .map_err(|e| too_long(e, file))
     }
 
     /// Lines read so far from the file being read now.
@@ -84,7 +95,7 @@ impl ProfileBuilder {
             let (state, file) = (&mut self.state, &self.inputs_file);
             self.splitter
                 .finish(|span, line| state.input_line(file, span, line))?;
-            self.splitter = LineSplitter::new();
+            self.splitter = LineSplitter::with_max_line_bytes(self.max_line_bytes);
             self.inputs_done = true;
         }
         Ok(())
@@ -103,6 +114,14 @@ impl ProfileBuilder {
             .check_keys(&self.inputs_file, &self.rollouts_file, options)?;
         Ok(compute::compute(self.state, &self.inputs_file))
     }
+}
+
+fn too_long(e: SplitError<ProfileError>, file: &str) -> ProfileError {
+    e.into_error(|t| ProfileError::LineTooLong {
+        file: file.to_string(),
+        line: t.line,
+        limit: t.limit,
+    })
 }
 
 impl ScanState {

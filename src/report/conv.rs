@@ -58,7 +58,7 @@ pub(super) fn details(out: &mut String, r: &ReportInput) {
     }
 }
 
-fn conversation(out: &mut String, c: &Conversation) {
+pub(crate) fn conversation(out: &mut String, c: &Conversation) {
     out.push_str("<h4>Prompt</h4>");
     items(out, &c.input);
     out.push_str("<h4>Answer</h4>");
@@ -77,7 +77,7 @@ fn conversation(out: &mut String, c: &Conversation) {
     pairs(out, "Fields", &c.fields);
 }
 
-fn items(out: &mut String, items: &[Item]) {
+pub(crate) fn items(out: &mut String, items: &[Item]) {
     for item in items {
         let (class, head, text) = match item {
             Item::Message { role, text } => ("msg", role.clone(), text.as_str()),

@@ -198,7 +198,7 @@ fn number(out: &mut String, v: f64) {
 }
 
 /// A JSON string that is also inert inside a `<script>` element.
-pub(super) fn string(out: &mut String, s: &str) {
+pub(crate) fn string(out: &mut String, s: &str) {
     let json = Value::String(s.to_string()).to_string();
     for ch in json.chars() {
         match ch {

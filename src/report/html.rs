@@ -10,7 +10,8 @@ use sha2::{Digest, Sha256};
 use std::fmt::Write;
 
 const SCRIPT: &str = include_str!("report.js");
-const STYLE: &str = include_str!("report.css");
+/// The report's style, also the base of other pages' (the comparison report's).
+pub(crate) const STYLE: &str = include_str!("report.css");
 
 /// Tasks shown in the static table; the script shows them all (from the data).
 pub(super) const STATIC_TASK_ROWS: usize = 1_000;
@@ -47,20 +48,8 @@ pub fn render(r: &ReportInput) -> String {
     } else {
         &r.meta.title
     };
-    let _ = write!(
-        out,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src {}; style-src {}; base-uri 'none'; form-action 'none'\">\
-         <meta name=\"referrer\" content=\"no-referrer\">\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <meta name=\"generator\" content=\"gymscope {}\">\
-         <title>{} · gymscope report</title><style>{STYLE}</style><script>{SCRIPT}</script></head><body>\n",
-        csp_hash(SCRIPT),
-        csp_hash(STYLE),
-        env!("CARGO_PKG_VERSION"),
-        escape(title)
-    );
-    header(&mut out, r, title);
+    page_head(&mut out, title, "gymscope report", SCRIPT, STYLE);
+    header(&mut out, &r.meta, title);
     summary(&mut out, r);
     if let Some(agents) = &r.agents {
         out.push_str("<section id=\"agents\"><h2>Agent metrics</h2><div class=\"scroll\">");
@@ -86,9 +75,29 @@ pub fn render(r: &ReportInput) -> String {
     out
 }
 
-fn header(out: &mut String, r: &ReportInput, title: &str) {
+/// The page up to `<body>`: the Content-Security-Policy allows exactly the inline `script` and
+/// `style` given (by hash) and nothing else. Shared by every self-contained page gymscope writes.
+pub(crate) fn page_head(out: &mut String, title: &str, kind: &str, script: &str, style: &str) {
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src {}; style-src {}; base-uri 'none'; form-action 'none'\">\
+         <meta name=\"referrer\" content=\"no-referrer\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <meta name=\"generator\" content=\"gymscope {}\">\
+         <title>{} · {}</title><style>{style}</style><script>{script}</script></head><body>\n",
+        csp_hash(script),
+        csp_hash(style),
+        env!("CARGO_PKG_VERSION"),
+        escape(title),
+        escape(kind)
+    );
+}
+
+/// The title and the sources' names and sizes (never their paths), and the date when given.
+pub(crate) fn header(out: &mut String, meta: &super::ReportMeta, title: &str) {
     let _ = write!(out, "<header><h1>{}</h1><p class=\"meta\">", escape(title));
-    for (i, s) in r.meta.sources.iter().enumerate() {
+    for (i, s) in meta.sources.iter().enumerate() {
         if i > 0 {
             out.push_str(" · ");
         }
@@ -99,7 +108,7 @@ fn header(out: &mut String, r: &ReportInput, title: &str) {
             bytes(s.bytes)
         );
     }
-    if let Some(date) = &r.meta.date {
+    if let Some(date) = &meta.date {
         let _ = write!(out, " · <span class=\"date\">{}</span>", escape(date));
     }
     out.push_str(" · made with gymscope</p></header>\n");

@@ -20,6 +20,10 @@ mod svg;
 
 pub use files::FilesError;
 pub use html::{escape, render};
+// Pieces other self-contained pages (the comparison report) are built from.
+pub(crate) use conv::{conversation as write_conversation, items as write_items};
+pub(crate) use data::string as json_string;
+pub(crate) use html::{header as page_header, page_head, STYLE as BASE_STYLE};
 pub use input::conversation_spans;
 
 use crate::conversation::Conversation;

@@ -64,6 +64,19 @@ pub fn generate(
     repeats: usize,
     text_bytes: usize,
 ) -> (PathBuf, PathBuf) {
+    generate_variant(dir, name, tasks, repeats, text_bytes, 0)
+}
+
+/// Another run of the same tasks (variant 0 is [`generate`]'s run): the same prompts under other
+/// task indices (rotated by a third), another temperature, other rewards, tokens and order.
+pub fn generate_variant(
+    dir: &Path,
+    name: &str,
+    tasks: usize,
+    repeats: usize,
+    text_bytes: usize,
+    variant: u64,
+) -> (PathBuf, PathBuf) {
     let inputs = dir.join(format!("{name}_materialized_inputs.jsonl"));
     let rollouts = dir.join(format!("{name}.jsonl"));
     if inputs.exists() && rollouts.exists() {
@@ -71,14 +84,20 @@ pub fn generate(
     }
     std::fs::create_dir_all(dir).unwrap();
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let prompts: Vec<String> = (0..tasks).map(|_| text(&mut rng, text_bytes / 3)).collect();
+    let base: Vec<String> = (0..tasks).map(|_| text(&mut rng, text_bytes / 3)).collect();
+    // Task t holds the prompt of the base run's task `source[t]` (and its agent).
+    let shift = if variant == 0 { 0 } else { tasks / 3 + 1 };
+    let source: Vec<usize> = (0..tasks).map(|t| (t + shift) % tasks.max(1)).collect();
+    let prompts: Vec<&String> = source.iter().map(|&p| &base[p]).collect();
+    rng.0 ^= variant.wrapping_mul(0xA24B_AED4_963E_E407);
+    let temperature = if variant == 0 { "1.0" } else { "0.6" };
     let mut w = BufWriter::new(File::create(&inputs).unwrap());
     for (t, prompt) in prompts.iter().enumerate() {
         for r in 0..repeats {
             writeln!(
                 w,
-                r#"{{"responses_create_params":{{"input":[{{"role":"system","content":"You are a careful solver."}},{{"role":"user","content":{prompt}}}],"temperature":1.0}},"agent_ref":{{"type":"responses_api_agents","name":"math_agent_{}"}},"_ng_task_index":{t},"_ng_rollout_index":{r}}}"#,
-                t % 3
+                r#"{{"responses_create_params":{{"input":[{{"role":"system","content":"You are a careful solver."}},{{"role":"user","content":{prompt}}}],"temperature":{temperature}}},"agent_ref":{{"type":"responses_api_agents","name":"math_agent_{}"}},"_ng_task_index":{t},"_ng_rollout_index":{r}}}"#,
+                source[t] % 3
             )
             .unwrap();
         }
@@ -103,7 +122,7 @@ pub fn generate(
             input_tokens + output_tokens,
             reward == 1.0,
             rng.unit(),
-            t % 3
+            source[t] % 3
         )
         .unwrap();
     }

@@ -27,6 +27,11 @@ pub struct StandIn {
 
 impl StandIn {
     pub fn start(agents: &[&str]) -> StandIn {
+        StandIn::start_with(agents, &[])
+    }
+
+    /// Also lists `dead` agents in the config, at a port nobody listens on (connection refused).
+    pub fn start_with(agents: &[&str], dead: &[&str]) -> StandIn {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
@@ -43,6 +48,12 @@ impl StandIn {
             cfg.insert(
                 a.to_string(),
                 json!({"responses_api_agents": {"fake_agent": {"entrypoint": "app.py", "host": "127.0.0.1", "port": addr.port(), "api_key": SECRET}}}),
+            );
+        }
+        for a in dead {
+            cfg.insert(
+                a.to_string(),
+                json!({"responses_api_agents": {"fake_agent": {"entrypoint": "app.py", "host": "127.0.0.1", "port": 9}}}),
             );
         }
         cfg.insert(

@@ -1,0 +1,278 @@
+//! `gymscope compare A B`: recognizes each side by content (a run's rollouts file with its
+//! materialized inputs beside it, `INPUTS:ROLLOUTS`, or a `*_reward_profiling.jsonl`), reduces
+//! it to the core's `RunTasks` (one profile in memory at a time), compares, prints text or JSON,
+//! and optionally writes the HTML report atomically.
+
+use super::args::{CompareArgs, Format, PairByArg};
+use super::profile_cmd::profile_run;
+use crate::compare::{self, CompareOptions, PairBy, ProfilingFileReader, RunTasks};
+use crate::inspect::detect::{classify, FileKind};
+use crate::names;
+use crate::native::atomic::AtomicFile;
+use crate::native::read::for_each_chunk;
+use crate::render::SeekSource;
+use crate::report::{ReportMeta, Source};
+use anyhow::{bail, Context, Result};
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+/// One side, as found on disk.
+enum Input {
+    Run { inputs: PathBuf, rollouts: PathBuf },
+    Profiling(PathBuf),
+}
+
+impl Input {
+    /// The file the report's conversations are read back from.
+    fn lines_file(&self) -> &Path {
+        match self {
+            Input::Run { rollouts, .. } => rollouts,
+            Input::Profiling(p) => p,
+        }
+    }
+    fn files(&self) -> Vec<&Path> {
+        match self {
+            Input::Run { inputs, rollouts } => vec![inputs, rollouts],
+            Input::Profiling(p) => vec![p],
+        }
+    }
+}
+
+pub fn run(args: &CompareArgs) -> Result<()> {
+    let options = CompareOptions {
+        pair_by: match args.pair_by {
+            PairByArg::Content => PairBy::Content,
+            PairByArg::Index => PairBy::Index,
+        },
+        pass_threshold: args.pass_threshold,
+        seed: args.seed,
+    };
+    if !options.pass_threshold.is_finite() {
+        bail!(compare::CompareError::BadThreshold(options.pass_threshold));
+    }
+    let input_a = resolve(&args.a, "A")?;
+    let input_b = resolve(&args.b, "B")?;
+    if let Some(out) = &args.report {
+        refuse_overwrite(out, &[&input_a, &input_b])?;
+    }
+    let (name_a, name_b) = display_names(&input_a, &input_b);
+    let a = load(&input_a, &name_a, args)?;
+    let b = load(&input_b, &name_b, args)?;
+    let cmp = compare::compare(&a, &b, options)?;
+
+    match args.format {
+        Format::Text => print!("{}", compare::text::format(&cmp)),
+        Format::Json => println!("{}", serde_json::to_string_pretty(&compare::to_json(&cmp))?),
+    }
+    if let Some(out) = &args.report {
+        let meta = ReportMeta {
+            title: args
+                .title
+                .clone()
+                .unwrap_or_else(|| compare::report::default_title(&cmp)),
+            sources: [&input_a, &input_b]
+                .iter()
+                .flat_map(|i| i.files())
+                .map(source)
+                .collect::<Result<_>>()?,
+            date: args.date.clone(),
+        };
+        let open = |p: &Path| -> Result<SeekSource<File>> {
+            Ok(SeekSource(
+                File::open(p).with_context(|| format!("opening '{}'", p.display()))?,
+            ))
+        };
+        let (la, lb) = (input_a.lines_file(), input_b.lines_file());
+        let conversations = compare::conversations::read(
+            &cmp,
+            (&a, &la.display().to_string(), &mut open(la)?),
+            (&b, &lb.display().to_string(), &mut open(lb)?),
+            args.conversations,
+        )?;
+        let html = compare::report::render(&cmp, &meta, &conversations);
+        let mut file = AtomicFile::create(out)?;
+        file.write_all(html.as_bytes())?;
+        file.commit()?;
+        eprintln!(
+            "Report: {} ({:.1} MB, {} paired tasks)",
+            out.display(),
+            html.len() as f64 / 1e6,
+            cmp.tasks.len()
+        );
+    }
+    Ok(())
+}
+
+fn not_found(path: &Path, side: &str) -> anyhow::Error {
+    anyhow::anyhow!(
+        "Input file not found: '{}' ({side}). Check the path is spelled correctly.",
+        path.display()
+    )
+}
+
+/// The first bytes of a file, enough for `inspect::detect` to tell what it is.
+fn head(path: &Path) -> Result<Vec<u8>> {
+    let mut buf = Vec::with_capacity(64 << 10);
+    File::open(path)
+        .with_context(|| format!("opening '{}'", path.display()))?
+        .take(64 << 10)
+        .read_to_end(&mut buf)
+        .with_context(|| format!("reading '{}'", path.display()))?;
+    Ok(buf)
+}
+
+fn kind(path: &Path) -> Result<FileKind> {
+    Ok(classify(&head(path)?, &names::file_name_of(path)))
+}
+
+/// Which files a command-line argument names, by their content.
+fn resolve(arg: &str, side: &str) -> Result<Input> {
+    let whole = Path::new(arg);
+    if !whole.exists() {
+        if let Some((x, y)) = arg.split_once(':') {
+            let (x, y) = (PathBuf::from(x), PathBuf::from(y));
+            for p in [&x, &y] {
+                if !p.exists() {
+                    return Err(not_found(p, side));
+                }
+            }
+            return match (kind(&x)?, kind(&y)?) {
+                (FileKind::MaterializedInputs, FileKind::Rollouts) => Ok(Input::Run {
+                    inputs: x,
+                    rollouts: y,
+                }),
+                // Given the other way round: the contents say which is which.
+                (FileKind::Rollouts, FileKind::MaterializedInputs) => Ok(Input::Run {
+                    inputs: y,
+                    rollouts: x,
+                }),
+                (kx, ky) => bail!(
+                    "{side} '{arg}': expected INPUTS:ROLLOUTS, but '{}' looks like {} and '{}' like {}",
+                    x.display(),
+                    kx.label(),
+                    y.display(),
+                    ky.label()
+                ),
+            };
+        }
+        return Err(not_found(whole, side));
+    }
+    let path = whole.to_path_buf();
+    let name = names::file_name_of(&path);
+    match kind(&path)? {
+        FileKind::RewardProfiling => Ok(Input::Profiling(path)),
+        FileKind::Rollouts => {
+            let inputs = names::beside(&path, names::materialized_inputs);
+            if !inputs.exists() {
+                bail!(
+                    "{side} '{}' is a rollouts file, but its materialized inputs '{}' are not \
+                     next to it: give both as INPUTS:ROLLOUTS",
+                    path.display(),
+                    inputs.display()
+                );
+            }
+            Ok(Input::Run {
+                inputs,
+                rollouts: path,
+            })
+        }
+        FileKind::MaterializedInputs => match names::rollouts_of_inputs(&name) {
+            Some(rollouts) if names::sibling(&path, &rollouts).exists() => Ok(Input::Run {
+                rollouts: names::sibling(&path, rollouts),
+                inputs: path,
+            }),
+            _ => bail!(
+                "{side} '{}' holds materialized inputs; give the rollouts file (or INPUTS:ROLLOUTS)",
+                path.display()
+            ),
+        },
+        other => bail!(
+            "{side} '{}' is not a run or a reward profile (it looks like {}); give a rollouts \
+             file, INPUTS:ROLLOUTS or a *_reward_profiling.jsonl",
+            path.display(),
+            other.label()
+        ),
+    }
+}
+
+/// Reduces one side to the core's per-task summary; a run's profile is dropped right after.
+fn load(input: &Input, name: &str, args: &CompareArgs) -> Result<RunTasks> {
+    match input {
+        Input::Profiling(path) => {
+            let file = path.display().to_string();
+            let mut reader = ProfilingFileReader::new(&file, name);
+            for_each_chunk::<anyhow::Error>(path, &file, |c| {
+                reader.push(c)?;
+                Ok(true)
+            })?;
+            Ok(reader.finish()?)
+        }
+        Input::Run { inputs, rollouts } => {
+            let inputs_name = inputs.display().to_string();
+            let profile = profile_run(
+                inputs,
+                rollouts,
+                args.allow_partial_rollouts,
+                args.max_line_bytes,
+            )?;
+            let mut samples =
+                SeekSource(File::open(inputs).with_context(|| format!("opening '{inputs_name}'"))?);
+            Ok(RunTasks::from_profile(
+                &profile,
+                &mut samples,
+                &inputs_name,
+                name,
+            )?)
+        }
+    }
+}
+
+/// The sides' names as shown: file names, with their folder's name when both are the same
+/// (`run1/rollouts.jsonl`), never a full local path.
+fn display_names(a: &Input, b: &Input) -> (String, String) {
+    let (pa, pb) = (a.lines_file(), b.lines_file());
+    let (na, nb) = (names::file_name_of(pa), names::file_name_of(pb));
+    if na != nb {
+        return (na, nb);
+    }
+    let with_dir = |p: &Path, n: String| {
+        let dir = p
+            .canonicalize()
+            .ok()
+            .and_then(|c| c.parent().map(names::file_name_of))
+            .unwrap_or_default();
+        if dir.is_empty() {
+            n
+        } else {
+            format!("{dir}/{n}")
+        }
+    };
+    (with_dir(pa, na), with_dir(pb, nb))
+}
+
+/// The report must not replace one of the files it is made from.
+fn refuse_overwrite(out: &Path, inputs: &[&Input]) -> Result<()> {
+    let Ok(out_real) = out.canonicalize() else {
+        return Ok(()); // does not exist yet
+    };
+    for input in inputs {
+        for p in input.files() {
+            if p.canonicalize().is_ok_and(|p| p == out_real) {
+                bail!(
+                    "--report '{}' is one of the inputs; choose another file name",
+                    out.display()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+fn source(path: &Path) -> Result<Source> {
+    let meta = std::fs::metadata(path).with_context(|| format!("reading '{}'", path.display()))?;
+    Ok(Source {
+        name: names::file_name_of(path),
+        bytes: meta.len(),
+    })
+}

@@ -1,0 +1,254 @@
+//! Upstream's Hydra-style spellings (`++allow_partial_rollouts=True`, `+rollouts_jsonl_fpath=…`,
+//! `+head_server.port=…`) rewritten into gymscope's flags, so upstream command lines work
+//! unchanged. A key gymscope does not know, or knows but does not implement, is a usage error
+//! naming it (exit 2), never passed on to be mistaken for a file.
+
+/// Keys upstream's `gym eval run` / `ng_collect_rollouts` accepts that gymscope does not
+/// implement, with what to do instead.
+const NOT_SUPPORTED: [(&str, &str); 9] = [
+    ("prompt_config", "apply the prompt to the input rows first"),
+    ("skills", "stamp `skills_ref` on the input rows first"),
+    ("upload_rollouts", "exporters are not part of gymscope"),
+    (
+        "rollout_collection_driver",
+        "e2e mode (starting servers) is not part of gymscope",
+    ),
+    (
+        "split",
+        "e2e mode (starting servers) is not part of gymscope",
+    ),
+    (
+        "reuse_existing_data_preparation",
+        "e2e mode is not part of gymscope",
+    ),
+    (
+        "config_paths",
+        "start the servers with `gym env start`, then point --head-server at them",
+    ),
+    (
+        "policy_model_name",
+        "the model is configured on the servers, not in collection",
+    ),
+    (
+        "policy_base_url",
+        "the model is configured on the servers, not in collection",
+    ),
+];
+
+/// Rewrites the process arguments; `Err` is the usage error to print (exit 2).
+pub fn normalize_legacy_args(
+    args: impl IntoIterator<Item = String>,
+) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut head: (Option<String>, Option<String>) = (None, None);
+    for arg in args {
+        let Some(body) = arg.strip_prefix("++").or_else(|| arg.strip_prefix('+')) else {
+            out.push(arg);
+            continue;
+        };
+        let (name, value) = body.split_once('=').unwrap_or((body, "True"));
+        match name {
+            "materialized_inputs_jsonl_fpath" => flag(&mut out, "--inputs", value),
+            "rollouts_jsonl_fpath" => flag(&mut out, "--rollouts", value),
+            "allow_partial_rollouts" => {
+                if boolean(name, value)? {
+                    out.push("--allow-partial-rollouts".into());
+                }
+            }
+            "head_server.host" => head.0 = Some(value.to_string()),
+            "head_server.port" => head.1 = Some(value.to_string()),
+            _ => collect_override(name, value, &mut out)?,
+        }
+    }
+    if head.0.is_some() || head.1.is_some() {
+        let host = head.0.unwrap_or_else(|| "127.0.0.1".into());
+        let port = head.1.unwrap_or_else(|| "11000".into());
+        flag(&mut out, "--head-server", &format!("{host}:{port}"));
+    }
+    Ok(out)
+}
+
+fn flag(out: &mut Vec<String>, f: &str, v: &str) {
+    out.push(f.into());
+    out.push(v.into());
+}
+
+/// A boolean as upstream's config model reads it; anything else is refused (as Hydra and
+/// Pydantic refuse `maybe`) instead of silently meaning false.
+fn boolean(name: &str, value: &str) -> Result<bool, String> {
+    match value.to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" | "on" | "t" | "y" => Ok(true),
+        "false" | "0" | "no" | "off" | "f" | "n" => Ok(false),
+        _ => Err(format!(
+            "+{name}={value}: not a boolean (use true or false)"
+        )),
+    }
+}
+
+/// `gym eval run` / `ng_collect_rollouts` config keys → `gymscope collect` flags.
+fn collect_override(name: &str, value: &str, out: &mut Vec<String>) -> Result<(), String> {
+    let on = |out: &mut Vec<String>, f: &str| -> Result<(), String> {
+        if boolean(name, value)? {
+            out.push(f.into());
+        }
+        Ok(())
+    };
+    match name {
+        "input_jsonl_fpath" => flag(out, "--input", value),
+        "output_jsonl_fpath" => flag(out, "--output", value),
+        "agent_name" => flag(out, "--agent", value),
+        "limit" => flag(out, "--limit", value),
+        "num_repeats" => flag(out, "--num-repeats", value),
+        "num_samples_in_parallel" => flag(out, "--concurrency", value),
+        "head_server" => flag(out, "--head-server", &head_server_from_dict(value)),
+        "resume_from_cache" => on(out, "--resume")?,
+        "disable_aggregation" => on(out, "--disable-aggregation")?,
+        "num_repeats_add_seed" => on(out, "--num-repeats-add-seed")?,
+        "responses_create_params" => flag(out, "--responses-create-params", &format!("={value}")),
+        _ => match name.strip_prefix("responses_create_params.") {
+            Some(key) => flag(out, "--responses-create-params", &format!("{key}={value}")),
+            None => {
+                return Err(match NOT_SUPPORTED.iter().find(|(k, _)| *k == name) {
+                    Some((_, instead)) => format!("not supported by gymscope: {name} ({instead})"),
+                    None => format!(
+                        "unknown key `+{name}`: gymscope takes upstream's keys for `gym eval profile` and `gym eval run` (see `gymscope profile --help`, `gymscope collect --help`)"
+                    ),
+                })
+            }
+        },
+    }
+    Ok(())
+}
+
+/// `{host: H, port: P}` → `H:P` (left as is when it is not that shape, for clap to report).
+fn head_server_from_dict(value: &str) -> String {
+    let Ok(serde_json::Value::Object(m)) = crate::collect::hydra::parse(value) else {
+        return value.to_string();
+    };
+    let part = |k: &str| match m.get(k) {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+        None => String::new(),
+    };
+    let host = if m.contains_key("host") {
+        part("host")
+    } else {
+        "127.0.0.1".into()
+    };
+    let port = if m.contains_key("port") {
+        part("port")
+    } else {
+        "11000".into()
+    };
+    format!("{host}:{port}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::args::{Cli, Command};
+    use clap::Parser;
+    use std::path::PathBuf;
+
+    fn norm(args: &[&str]) -> Result<Vec<String>, String> {
+        normalize_legacy_args(args.iter().map(std::string::ToString::to_string))
+    }
+
+    #[test]
+    fn upstream_spellings_map_to_flags() {
+        let args = [
+            "gymscope",
+            "profile",
+            "+materialized_inputs_jsonl_fpath=m.jsonl",
+            "++rollouts_jsonl_fpath=r.jsonl",
+            "++allow_partial_rollouts=True",
+        ];
+        let cli = Cli::try_parse_from(norm(&args).unwrap()).unwrap();
+        let Command::Profile(p) = cli.command else {
+            panic!("parsed as profile")
+        };
+        assert_eq!(p.inputs, PathBuf::from("m.jsonl"));
+        assert_eq!(p.rollouts, PathBuf::from("r.jsonl"));
+        assert!(p.allow_partial_rollouts);
+        assert!(norm(&["++allow_partial_rollouts=False"])
+            .unwrap()
+            .is_empty());
+    }
+
+    #[test]
+    fn a_value_that_is_not_a_boolean_is_refused() {
+        let e = norm(&["++allow_partial_rollouts=maybe"]).unwrap_err();
+        assert_eq!(
+            e,
+            "+allow_partial_rollouts=maybe: not a boolean (use true or false)"
+        );
+        assert!(norm(&["+resume_from_cache=perhaps"]).is_err());
+    }
+
+    #[test]
+    fn unknown_and_unsupported_keys_are_named() {
+        let e = norm(&["collect", "+no_such_key=1"]).unwrap_err();
+        assert!(e.contains("unknown key `+no_such_key`"), "{e}");
+        let e = norm(&["collect", "+prompt_config=p.yaml"]).unwrap_err();
+        assert!(
+            e.starts_with("not supported by gymscope: prompt_config"),
+            "{e}"
+        );
+        let e = norm(&["collect", "+skills={path: x}"]).unwrap_err();
+        assert!(e.starts_with("not supported by gymscope: skills"), "{e}");
+    }
+
+    #[test]
+    fn collect_upstream_spellings_map_to_flags() {
+        let args = [
+            "gymscope",
+            "collect",
+            "+agent_name=A",
+            "+input_jsonl_fpath=in.jsonl",
+            "+output_jsonl_fpath=o.jsonl",
+            "+num_repeats={a: 2, _default: 1}",
+            "+num_samples_in_parallel=8",
+            "+resume_from_cache=true",
+            "++responses_create_params.temperature=0.5",
+            "+head_server={host: 127.0.0.2, port: 12000}",
+            "+num_repeats_add_seed=true",
+            "--no-serve",
+        ];
+        let cli = Cli::try_parse_from(norm(&args).unwrap()).unwrap();
+        let Command::Collect(c) = cli.command else {
+            panic!("not collect")
+        };
+        assert_eq!(c.agent.as_deref(), Some("A"));
+        assert_eq!(c.input, Some(PathBuf::from("in.jsonl")));
+        assert_eq!(c.num_repeats.as_deref(), Some("{a: 2, _default: 1}"));
+        assert_eq!(c.concurrency, Some(8));
+        assert!(c.resume && c.num_repeats_add_seed && c.no_serve);
+        assert_eq!(c.responses_create_params, ["temperature=0.5"]);
+        assert_eq!(c.head_server, "127.0.0.2:12000");
+
+        let dotted = [
+            "gymscope",
+            "collect",
+            "-o",
+            "o.jsonl",
+            "+head_server.port=12001",
+        ];
+        let Command::Collect(c) = Cli::try_parse_from(norm(&dotted).unwrap()).unwrap().command
+        else {
+            panic!("not collect")
+        };
+        assert_eq!(c.head_server, "127.0.0.1:12001");
+        let both = [
+            "gymscope",
+            "collect",
+            "-o",
+            "o.jsonl",
+            "++head_server.host=10.0.0.5",
+            "+head_server.port=9",
+        ];
+        let Command::Collect(c) = Cli::try_parse_from(norm(&both).unwrap()).unwrap().command else {
+            panic!("not collect")
+        };
+        assert_eq!(c.head_server, "10.0.0.5:9");
+    }
+}

@@ -1,0 +1,280 @@
+//! `gymscope collect` (native): a fresh run or a resume, from materialization through discovery,
+//! the run and aggregation to the verdict, with the messages upstream prints around them. The
+//! CLI turns flags into [`CollectOptions`] and the [`Ending`] into an exit code.
+
+use super::head::{aggregate_metrics, fetch_config};
+use super::http::{self, Client};
+use super::key::{parse_row, RolloutKey};
+use super::resume::{self, History};
+use super::run::{self, Report};
+use super::shard::Shard;
+use super::{aggregate, discover, fresh, history, paths, CollectError};
+use crate::native::read::for_each_line;
+use crate::native::{check_output, Input};
+use anyhow::{Context, Result};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What to collect: `gymscope collect`'s flags, as given (values typed where they are used).
+pub struct CollectOptions {
+    pub input: Option<PathBuf>,
+    pub output: PathBuf,
+    pub agent: Option<String>,
+    pub limit: Option<u64>,
+    pub num_repeats: Option<String>,
+    pub num_repeats_add_seed: bool,
+    pub concurrency: Option<usize>,
+    pub resume: bool,
+    pub temperature: Option<String>,
+    pub top_p: Option<String>,
+    pub max_output_tokens: Option<String>,
+    pub responses_create_params: Vec<String>,
+    pub disable_aggregation: bool,
+    pub head_server: String,
+    pub fail_fast: bool,
+    pub timeout: Option<f64>,
+    pub grace: f64,
+    pub shard: Option<String>,
+    pub no_progress: bool,
+    pub max_line_bytes: u64,
+    /// The command line that continues this run, printed after a stop.
+    pub resume_command: String,
+}
+
+/// How a collection ended (the CLI's exit codes: 0, 3, 130, 1).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// Every rollout succeeded.
+    Success,
+    /// Rollouts did not succeed (in the failures sidecar, terminal ones included).
+    Unfinished,
+    /// Stopped by Ctrl-C or SIGTERM.
+    Interrupted,
+    /// Aborted (`--fail-fast`, a write error).
+    Fatal,
+}
+
+/// Runs a fresh collection or a resume, printing upstream's messages around each step.
+pub async fn collect(args: &CollectOptions) -> Result<Ending> {
+    let shard = match &args.shard {
+        Some(s) => Some(s.parse::<Shard>().map_err(anyhow::Error::msg)?),
+        None => None,
+    };
+    let output = match shard {
+        Some(s) => paths::shard_output(&args.output, s.index, s.count),
+        None => args.output.clone(),
+    };
+    let materialized = paths::materialized(&output);
+    let failures = paths::failures(&output);
+    let client = Client::default();
+    let config = fetch_config(
+        &client,
+        &discover::parse_address(&args.head_server).map_err(anyhow::Error::msg)?,
+    )
+    .await?;
+    if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating '{}'", dir.display()))?;
+    }
+
+    let resuming = args.resume && materialized.exists() && output.exists();
+    let mut history = History::default();
+    if resuming {
+        history::read(&output, &failures, args.max_line_bytes, &mut history)?;
+    } else {
+        if args.resume {
+            if !output.exists() {
+                println!(
+                    "Skipping resume_from_cache because output_fpath {} doesn't exist!",
+                    output.display()
+                );
+            }
+            if !materialized.exists() {
+                println!(
+                    "Skipping resume_from_cache because materialized_jsonl_fpath {} doesn't exist!",
+                    materialized.display()
+                );
+            }
+        } else {
+            println!("Clearing output fpath since `resume_from_cache=False`!");
+        }
+        let input = args
+            .input
+            .as_ref()
+            .context("--input is required for a fresh collection (the tasks JSONL)")?;
+        let input = crate::collect::files::resolve_input(
+            input,
+            std::env::var("NEMO_GYM_EXTRA_ROOTS").ok().as_deref(),
+        )?;
+        // A fresh run replaces all three files: none may be the input (by identity).
+        for out in [&output, &materialized, &failures] {
+            check_output(
+                out,
+                &[Input {
+                    path: &input,
+                    flag: "--input",
+                }],
+            )?;
+        }
+        fresh::materialize(args, &input, shard, &materialized)?;
+        fresh::remove_if_exists(&output)?;
+        fresh::set_aside_old_failures(&failures)?;
+    }
+
+    let (max_attempts, warning) = resume::max_attempts(
+        std::env::var("NEMO_GYM_MAX_ROLLOUT_ATTEMPTS")
+            .ok()
+            .as_deref(),
+    );
+    if let Some(w) = warning {
+        println!("{w}");
+    }
+    let mut plan = history.plan(max_attempts);
+    // Each agent with the first materialized line that needs it, for messages.
+    let mut agents: BTreeMap<String, u64> = BTreeMap::new();
+    let mat_name = materialized.display().to_string();
+    for_each_line::<CollectError>(
+        &materialized,
+        &mat_name,
+        args.max_line_bytes,
+        |span, line, _| {
+            let row = parse_row(line).map_err(|e| CollectError::line(&mat_name, span.line, e))?;
+            let key = RolloutKey::of(&row).ok_or_else(|| {
+                CollectError::line(
+                    &mat_name,
+                    span.line,
+                    "row has no `_ng_task_index` / `_ng_rollout_index`",
+                )
+            })?;
+            if plan.count(&key).is_some() {
+                let agent = aggregate::agent_of(&row).unwrap_or_default().to_string();
+                agents.entry(agent).or_insert(span.line);
+            }
+            Ok(true)
+        },
+    )?;
+    if resuming {
+        println!("{}", plan.counts.report());
+        plan.check_done_rows_known(&output.display().to_string(), &mat_name)?;
+    }
+    let mut addresses = HashMap::new();
+    for (agent, line) in &agents {
+        let a = discover::agent_address(&config, agent)
+            .map_err(|e| anyhow::anyhow!("'{mat_name}' line {line}: {e}"))?;
+        addresses.insert(
+            agent.clone(),
+            http::uri(&a.host, a.port, "/run").map_err(anyhow::Error::msg)?,
+        );
+    }
+    if let Some(n) = args.concurrency.filter(|n| *n > 0) {
+        println!("Querying with {n} concurrent requests");
+    }
+    let total = plan.counts.to_run;
+    let report = if total > 0 {
+        run::run(
+            run::Config {
+                materialized: materialized.clone(),
+                output: output.clone(),
+                failures: failures.clone(),
+                agents: addresses,
+                concurrency: args.concurrency.filter(|n| *n > 0).unwrap_or(1024),
+                timeout: args
+                    .timeout
+                    .filter(|t| *t > 0.0)
+                    .map(Duration::from_secs_f64),
+                grace: Duration::from_secs_f64(args.grace.max(0.0)),
+                fail_fast: args.fail_fast,
+                total,
+                progress: !args.no_progress,
+            },
+            &plan,
+            client.clone(),
+        )
+        .await?
+    } else {
+        // Upstream opens both files before dispatch, so they exist afterwards.
+        for p in [&output, &failures] {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+                .with_context(|| format!("opening '{}'", p.display()))?;
+        }
+        Report::default()
+    };
+    print_summary(&report, &output, &failures);
+    if let Some(msg) = &report.fatal {
+        eprintln!("Error: {msg}");
+        eprintln!(
+            "Every finished rollout is on disk. To continue:\n  {}",
+            args.resume_command
+        );
+        return Ok(Ending::Fatal);
+    }
+    if let Some(signal) = report.interrupted {
+        eprintln!(
+            "Stopped by {signal}. Every finished rollout is on disk. To continue:\n  {}",
+            args.resume_command
+        );
+        return Ok(Ending::Interrupted);
+    }
+
+    println!("Sorting results to ensure consistent ordering");
+    let metrics = if args.disable_aggregation {
+        println!("Skipping aggregate-metrics computation because disable_aggregation=True. Run `gymscope collect --merge` (or `gym eval aggregate`) after all shards finish to compute the global metrics.");
+        None
+    } else {
+        println!("Computing aggregate metrics");
+        aggregate_metrics(&client, &config, &output, args.max_line_bytes).await?
+    };
+    println!(
+        "Finished rollout collection! View results at:\nFully materialized inputs: {}\nRollouts: {}\nAggregate metrics: {}",
+        materialized.display(),
+        output.display(),
+        metrics.map_or("None".to_string(), |p| p.display().to_string())
+    );
+    // 0 only when every rollout succeeded: `collect && profile` must not go on after failures.
+    let outcome = history::outcome(
+        &materialized,
+        &output,
+        &failures,
+        max_attempts,
+        args.max_line_bytes,
+    )?;
+    if let Some(msg) = outcome.unfinished_report(&failures.display().to_string()) {
+        eprintln!("{msg}");
+        if outcome.to_run > 0 {
+            eprintln!("To retry them:\n  {}", args.resume_command);
+        }
+        return Ok(Ending::Unfinished);
+    }
+    Ok(Ending::Success)
+}
+
+fn print_summary(r: &Report, output: &Path, failures: &Path) {
+    if r.completed == 0 && r.interrupted.is_none() && r.fatal.is_none() {
+        println!("Nothing to run: every rollout is done, terminal or out of attempts.");
+        return;
+    }
+    let secs = r.elapsed.as_secs_f64().max(1e-9);
+    println!(
+        "Collected {} rollouts in {:.1} s ({:.1} rollouts/s): {} to {}, {} to {}{}, {} not persisted (kill-shaped).{}",
+        r.completed,
+        secs,
+        r.completed as f64 / secs,
+        r.main,
+        output.display(),
+        r.sidecar,
+        failures.display(),
+        if r.collector_failures > 0 {
+            format!(" ({} HTTP errors, bad answers or timeouts recorded by gymscope; retried on --resume)", r.collector_failures)
+        } else {
+            String::new()
+        },
+        r.nowhere,
+        if r.connection_retries > 0 { format!(" {} connection retries.", r.connection_retries) } else { String::new() }
+    );
+    if !r.status.is_empty() {
+        println!("Running means: {}", r.status);
+    }
+}

@@ -1,0 +1,289 @@
+//! `gymscope collect --merge` (native): joins the shards' materialized inputs, rollouts and
+//! failures into the files of `--output`, sorted by rollout key, and aggregates once. Rows are
+//! indexed by byte span and copied by offset, so memory holds keys, not rows.
+//!
+//! Every check runs before anything is written, and the three outputs are renamed into place
+//! only once all of them are complete.
+
+use super::head::{aggregate_metrics, fetch_config};
+use super::http::Client;
+use super::key::{parse_row, KeyPart, RolloutKey};
+use super::{discover, files, paths, CollectError, Row, ROLLOUT_INDEX, TASK_INDEX};
+use crate::native::read::for_each_line;
+use crate::native::{check_input, check_output, AtomicFile, Input, UsageError};
+use anyhow::{bail, Context, Result};
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::Write;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+/// What `--merge` was asked to do.
+pub struct MergeOptions {
+    pub output: PathBuf,
+    /// The shards' rollouts files; empty: every `<output stem>-shardI-of-N` beside `output`.
+    pub shards: Vec<PathBuf>,
+    pub disable_aggregation: bool,
+    pub head_server: String,
+    pub max_line_bytes: u64,
+}
+
+struct Span {
+    key: RolloutKey,
+    file: usize,
+    line: u64,
+    offset: u64,
+    len: u32,
+}
+
+pub async fn run(opts: &MergeOptions) -> Result<()> {
+    let shards = if opts.shards.is_empty() {
+        find_shards(&opts.output)?
+    } else {
+        opts.shards.clone()
+    };
+    let mats: Vec<PathBuf> = shards.iter().map(|s| paths::materialized(s)).collect();
+    let materialized = paths::materialized(&opts.output);
+    let failures = paths::failures(&opts.output);
+    check_files(opts, &shards, &mats, [&materialized, &failures])?;
+    println!("Merging {} shard(s):", shards.len());
+    for s in &shards {
+        println!("  - {}", s.display());
+    }
+    let mut inputs = index(&mats, true, opts.max_line_bytes)?;
+    let mut known: HashMap<&RolloutKey, &Span> = HashMap::new();
+    for s in &inputs {
+        if let Some(other) = known.insert(&s.key, s) {
+            bail!(
+                "rollout {} is in both '{}' line {} and '{}' line {}: these shards are not slices of one run",
+                s.key,
+                mats[other.file].display(),
+                other.line,
+                mats[s.file].display(),
+                s.line
+            );
+        }
+    }
+    let mut rollouts = index(&shards, false, opts.max_line_bytes)?;
+    let mut seen: HashMap<&RolloutKey, &Span> = HashMap::new();
+    for s in &rollouts {
+        if !known.contains_key(&s.key) {
+            bail!(
+                "'{}' line {}: rollout {} is in no shard's materialized inputs",
+                shards[s.file].display(),
+                s.line,
+                s.key
+            );
+        }
+        if let Some(other) = seen.insert(&s.key, s) {
+            bail!(
+                "rollout {} is in both '{}' line {} and '{}' line {}",
+                s.key,
+                shards[other.file].display(),
+                other.line,
+                shards[s.file].display(),
+                s.line
+            );
+        }
+    }
+    let missing = inputs.len() - rollouts.len();
+    drop((known, seen));
+
+    if let Some(dir) = opts.output.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating '{}'", dir.display()))?;
+    }
+    inputs.sort_by(|a, b| a.key.cmp(&b.key));
+    rollouts.sort_by(|a, b| a.key.cmp(&b.key));
+    // All three are written in full before any is renamed into place.
+    let mat_out = copy_spans(&mats, &inputs, &materialized)?;
+    let main_out = copy_spans(&shards, &rollouts, &opts.output)?;
+    let mut fail_out = AtomicFile::create(&failures)?;
+    for s in &shards {
+        let f = paths::failures(s);
+        if f.exists() {
+            let mut from = File::open(&f).map_err(|e| files::io_err(&f, e))?;
+            std::io::copy(&mut from, &mut fail_out)
+                .with_context(|| format!("copying '{}'", f.display()))?;
+        }
+    }
+    mat_out.commit()?;
+    main_out.commit()?;
+    fail_out.commit()?;
+    println!(
+        "Merged {} materialized rows and {} rollouts into {}",
+        inputs.len(),
+        rollouts.len(),
+        opts.output.display()
+    );
+    if missing > 0 {
+        println!(
+            "{missing} materialized rows have no rollout (unfinished, failed or terminal): `--resume` their shards first, or profile with --allow-partial-rollouts."
+        );
+    }
+    let metrics = if opts.disable_aggregation {
+        None
+    } else {
+        println!("Computing aggregate metrics");
+        let client = Client::default();
+        let head = discover::parse_address(&opts.head_server).map_err(anyhow::Error::msg)?;
+        let config = fetch_config(&client, &head).await?;
+        aggregate_metrics(&client, &config, &opts.output, opts.max_line_bytes).await?
+    };
+    println!(
+        "Finished rollout aggregation! View results at:\nFully materialized inputs: {}\nMerged rollouts: {}\nFailures: {}\nAggregate metrics: {}",
+        materialized.display(),
+        opts.output.display(),
+        failures.display(),
+        metrics.map_or("None".to_string(), |p| p.display().to_string())
+    );
+    Ok(())
+}
+
+/// Before reading: every shard file is a regular file, and no output is a shard's file (by
+/// identity: `-o ./shard0…`, links and `..` are all caught). Usage errors, exit 2.
+fn check_files(
+    opts: &MergeOptions,
+    shards: &[PathBuf],
+    mats: &[PathBuf],
+    others: [&Path; 2],
+) -> Result<()> {
+    if opts.output.is_dir() {
+        return Err(UsageError(format!(
+            "--output '{}' is a directory; give the merged rollouts file's name",
+            opts.output.display()
+        ))
+        .into());
+    }
+    let side: Vec<PathBuf> = shards.iter().map(|s| paths::failures(s)).collect();
+    let mut inputs = Vec::new();
+    for (s, m) in shards.iter().zip(mats) {
+        check_input(
+            Input {
+                path: s,
+                flag: "shard",
+            },
+            true,
+        )?;
+        check_input(
+            Input {
+                path: m,
+                flag: "shard's materialized inputs",
+            },
+            true,
+        )?;
+    }
+    for p in shards.iter().chain(mats).chain(&side) {
+        inputs.push(Input {
+            path: p,
+            flag: "a shard's file",
+        });
+    }
+    for out in [opts.output.as_path()].into_iter().chain(others) {
+        check_output(out, &inputs)?;
+    }
+    Ok(())
+}
+
+/// Every `<output stem>-shardI-of-N<suffix>` beside `output`; all N of them must be there.
+fn find_shards(output: &Path) -> Result<Vec<PathBuf>> {
+    let dir = output
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut found: Vec<(u32, u32, PathBuf)> = Vec::new();
+    for entry in std::fs::read_dir(dir).with_context(|| format!("listing '{}'", dir.display()))? {
+        let entry = entry.with_context(|| format!("listing '{}'", dir.display()))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some((i, n)) = paths::parse_shard_name(output, &name) {
+            found.push((n, i, output.with_file_name(name)));
+        }
+    }
+    found.sort();
+    let Some(&(n, _, _)) = found.first() else {
+        bail!(
+            "no shard files like '{}' found",
+            paths::shard_output(output, 0, 2).display()
+        );
+    };
+    if found.iter().any(|f| f.0 != n) {
+        bail!(
+            "shard files of different shard counts are next to '{}'; name the shards to merge",
+            output.display()
+        );
+    }
+    let have: Vec<u32> = found.iter().map(|f| f.1).collect();
+    let absent: Vec<String> = (0..n)
+        .filter(|i| !have.contains(i))
+        .map(|i| paths::shard_output(output, i, n).display().to_string())
+        .collect();
+    if !absent.is_empty() {
+        bail!("missing shard files: {}", absent.join(", "));
+    }
+    Ok(found.into_iter().map(|f| f.2).collect())
+}
+
+/// The row's key, which must be two integers as `gymscope profile` requires (not `null`, a
+/// float, a string or an object), or what is wrong with it.
+fn integer_key(row: &Row) -> Result<RolloutKey, String> {
+    let part = |name: &str| match row.get(name) {
+        None => Err(format!("field `{name}` is missing")),
+        Some(v @ serde_json::Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(KeyPart::of(v)),
+        Some(v) => Err(format!(
+            "field `{name}` must be an integer, found {}",
+            crate::json::describe(v)
+        )),
+    };
+    Ok(RolloutKey(part(TASK_INDEX)?, part(ROLLOUT_INDEX)?))
+}
+
+/// Key, line and byte span of every row. A line without its newline means a shard is still
+/// running or was interrupted.
+fn index(paths: &[PathBuf], materialized: bool, max_line: u64) -> Result<Vec<Span>> {
+    let mut out = Vec::new();
+    for (file, path) in paths.iter().enumerate() {
+        let name = path.display().to_string();
+        for_each_line::<CollectError>(path, &name, max_line, |span, line, newline| {
+            if !newline {
+                return Err(CollectError::line(
+                    &name,
+                    span.line,
+                    if materialized {
+                        "incomplete last line"
+                    } else {
+                        "incomplete last line: is this shard still running? `--resume` it first"
+                    },
+                ));
+            }
+            let row = parse_row(line).map_err(|e| CollectError::line(&name, span.line, e))?;
+            let key = integer_key(&row).map_err(|e| CollectError::line(&name, span.line, e))?;
+            out.push(Span {
+                key,
+                file,
+                line: span.line,
+                offset: span.offset,
+                len: span.len,
+            });
+            Ok(true)
+        })?;
+    }
+    Ok(out)
+}
+
+/// Writes the rows at `spans`, in order, into a temporary file for `to` (committed by the caller).
+fn copy_spans(sources: &[PathBuf], spans: &[Span], to: &Path) -> Result<AtomicFile> {
+    let files: Vec<File> = sources
+        .iter()
+        .map(|p| File::open(p).with_context(|| format!("opening '{}'", p.display())))
+        .collect::<Result<_>>()?;
+    let mut out = AtomicFile::create(to)?;
+    let mut buf = Vec::new();
+    for s in spans {
+        buf.resize(s.len as usize, 0);
+        files[s.file]
+            .read_exact_at(&mut buf, s.offset)
+            .map_err(|e| files::io_err(&sources[s.file], e))?;
+        out.write_all(&buf)?;
+        out.write_all(b"\n")?;
+    }
+    Ok(out)
+}

@@ -1,0 +1,104 @@
+//! `gymscope compare --format json`: one JSON document (schema in the README, "Comparing runs").
+//! Keys are written in a fixed order; a number that does not exist (no reward, no tokens) is
+//! `null`.
+
+use super::summary::MeanDelta;
+use super::{Comparison, GroupSummary, BOOTSTRAP_RESAMPLES};
+use crate::reward_group::RewardGroup;
+use serde_json::{json, Map, Value};
+
+fn num(v: Option<f64>) -> Value {
+    v.filter(|v| v.is_finite()).map_or(Value::Null, Value::from)
+}
+
+fn mean_delta(m: &MeanDelta, with_ci: bool) -> Value {
+    let mut o = Map::new();
+    o.insert("tasks".into(), m.tasks.into());
+    o.insert("a".into(), num(m.a));
+    o.insert("b".into(), num(m.b));
+    o.insert("delta".into(), num(m.delta));
+    if with_ci {
+        o.insert(
+            "ci95".into(),
+            m.ci95.map_or(Value::Null, |(lo, hi)| json!([lo, hi])),
+        );
+    }
+    Value::Object(o)
+}
+
+fn transitions(t: &[[usize; 4]; 4]) -> Value {
+    let mut rows = Map::new();
+    for (i, from) in RewardGroup::ALL.iter().enumerate() {
+        let mut row = Map::new();
+        for (j, to) in RewardGroup::ALL.iter().enumerate() {
+            row.insert(to.as_str().into(), t[i][j].into());
+        }
+        rows.insert(from.as_str().into(), Value::Object(row));
+    }
+    Value::Object(rows)
+}
+
+fn group(c: &Comparison, s: &GroupSummary) -> Map<String, Value> {
+    let mut o = Map::new();
+    o.insert("paired_tasks".into(), s.paired_tasks.into());
+    o.insert("mean_reward".into(), mean_delta(&s.mean_reward, true));
+    o.insert("transitions".into(), transitions(&s.transitions));
+    o.insert("improved".into(), s.improved.into());
+    o.insert("regressed".into(), s.regressed.into());
+    o.insert("unchanged".into(), s.unchanged.into());
+    o.insert("without_reward".into(), s.without_reward.into());
+    o.insert("output_tokens".into(), mean_delta(&s.tokens, false));
+    let fields: Map<String, Value> = c
+        .fields
+        .iter()
+        .zip(&s.fields)
+        .map(|(name, m)| (name.clone(), mean_delta(m, false)))
+        .collect();
+    o.insert("fields".into(), Value::Object(fields));
+    o
+}
+
+/// The whole comparison as one JSON value.
+pub fn to_json(c: &Comparison) -> Value {
+    let mut o = Map::new();
+    o.insert("a".into(), json!({"name": c.a_name, "tasks": c.tasks_a}));
+    o.insert("b".into(), json!({"name": c.b_name, "tasks": c.tasks_b}));
+    o.insert("pair_by".into(), c.options.pair_by.as_str().into());
+    o.insert("pass_threshold".into(), c.options.pass_threshold.into());
+    o.insert(
+        "bootstrap".into(),
+        json!({"resamples": BOOTSTRAP_RESAMPLES, "seed": c.options.seed, "rng": "fastrand 2 (wyrand)"}),
+    );
+    o.insert("only_a".into(), c.only_a.into());
+    o.insert("only_b".into(), c.only_b.into());
+    o.extend(group(c, &c.overall));
+    let agents: Map<String, Value> = c
+        .agents
+        .iter()
+        .map(|(name, s)| (name.clone(), Value::Object(group(c, s))))
+        .collect();
+    o.insert("agents".into(), Value::Object(agents));
+    let tasks: Vec<Value> = c
+        .tasks
+        .iter()
+        .map(|t| {
+            json!({
+                "task_a": t.task_a,
+                "task_b": t.task_b,
+                "agent": t.agent,
+                "mean_a": num(t.mean_a),
+                "mean_b": num(t.mean_b),
+                "delta": num(t.delta),
+                "group_a": t.group_a.as_str(),
+                "group_b": t.group_b.as_str(),
+                "tokens_a": num(t.tokens_a),
+                "tokens_b": num(t.tokens_b),
+                "rollouts_a": t.rollouts_a,
+                "rollouts_b": t.rollouts_b,
+            })
+        })
+        .collect();
+    o.insert("tasks".into(), Value::Array(tasks));
+    o.insert("warnings".into(), json!(c.warnings));
+    Value::Object(o)
+}

@@ -1,0 +1,170 @@
+//! A task's identity across runs: the canonical JSON (keys sorted, compact) of its first
+//! materialized row without `_ng_*` keys and `agent_ref`, and with `responses_create_params`
+//! reduced to `input`, `tools` and `instructions` (sampling settings such as temperature differ
+//! between runs of the same tasks). Only a 128-bit digest of that text is kept, so memory grows
+//! with the number of tasks, not with the prompts' length.
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::fmt::Write;
+
+/// The digest of a task's canonical content.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TaskKey(pub [u8; 16]);
+
+/// The parts of `responses_create_params` that say what the task is.
+const TASK_PARAMS: [&str; 3] = ["input", "tools", "instructions"];
+
+impl TaskKey {
+    /// The key of a materialized row (or a profile's `sample`); `buf` is reused between calls.
+    pub fn of_row(row: &Value, buf: &mut String) -> TaskKey {
+        buf.clear();
+        canonical_row(row, buf);
+        let digest = Sha256::digest(buf.as_bytes());
+        let mut key = [0u8; 16];
+        key.copy_from_slice(&digest[..16]);
+        TaskKey(key)
+    }
+}
+
+/// The row's canonical text, as hashed by [`TaskKey::of_row`] (public for tests and debugging).
+pub fn canonical_row(row: &Value, out: &mut String) {
+    let Value::Object(map) = row else {
+        return canonical(row, out);
+    };
+    let mut keys: Vec<&String> = map
+        .keys()
+        .filter(|k| !k.starts_with("_ng_") && k.as_str() != "agent_ref")
+        .collect();
+    keys.sort_unstable();
+    out.push('{');
+    for (i, k) in keys.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        string(k, out);
+        out.push(':');
+        match (k.as_str(), &map[k]) {
+            ("responses_create_params", Value::Object(params)) => {
+                out.push('{');
+                let mut first = true;
+                // TASK_PARAMS is already in sorted order.
+                for name in TASK_PARAMS {
+                    if let Some(v) = params.get(name) {
+                        if !first {
+                            out.push(',');
+                        }
+                        first = false;
+                        string(name, out);
+                        out.push(':');
+                        canonical(v, out);
+                    }
+                }
+                out.push('}');
+            }
+            (_, v) => canonical(v, out),
+        }
+    }
+    out.push('}');
+}
+
+fn canonical(v: &Value, out: &mut String) {
+    match v {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort_unstable();
+            out.push('{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                string(k, out);
+                out.push(':');
+                canonical(&map[k], out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                canonical(item, out);
+            }
+            out.push(']');
+        }
+        Value::String(s) => string(s, out),
+        other => {
+            let _ = write!(out, "{other}");
+        }
+    }
+}
+
+fn string(s: &str, out: &mut String) {
+    let _ = write!(out, "{}", Value::String(s.to_string()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn text(v: &Value) -> String {
+        let mut s = String::new();
+        canonical_row(v, &mut s);
+        s
+    }
+
+    #[test]
+    fn sorts_keys_and_drops_what_varies_between_runs() {
+        let a = json!({
+            "responses_create_params": {"temperature": 0.6, "input": [{"role": "user", "content": "2+2?"}], "tools": []},
+            "agent_ref": {"name": "x"}, "_ng_task_index": 3, "_ng_rollout_index": 0,
+            "z": {"b": 1, "a": 2.5}
+        });
+        assert_eq!(
+            text(&a),
+            r#"{"responses_create_params":{"input":[{"content":"2+2?","role":"user"}],"tools":[]},"z":{"a":2.5,"b":1}}"#
+        );
+        let b = json!({
+            "z": {"a": 2.5, "b": 1}, "_ng_task_index": 9, "_ng_rollout_index": 2,
+            "responses_create_params": {"tools": [], "input": [{"content": "2+2?", "role": "user"}], "top_p": 0.9, "metadata": {"seed": 4}},
+            "agent_ref": {"name": "y"}
+        });
+        let mut buf = String::new();
+        assert_eq!(TaskKey::of_row(&a, &mut buf), TaskKey::of_row(&b, &mut buf));
+    }
+
+    #[test]
+    fn different_content_gives_different_keys() {
+        let mut buf = String::new();
+        let k = |v: Value, buf: &mut String| TaskKey::of_row(&v, buf);
+        let base = k(
+            json!({"responses_create_params": {"input": "a"}, "x": 1}),
+            &mut buf,
+        );
+        assert_ne!(
+            base,
+            k(
+                json!({"responses_create_params": {"input": "b"}, "x": 1}),
+                &mut buf
+            )
+        );
+        // An int and a float are different values, as in the files.
+        assert_ne!(
+            base,
+            k(
+                json!({"responses_create_params": {"input": "a"}, "x": 1.0}),
+                &mut buf
+            )
+        );
+        assert_ne!(
+            base,
+            k(
+                json!({"responses_create_params": {"input": "a", "instructions": "be brief"}, "x": 1}),
+                &mut buf
+            )
+        );
+    }
+}

@@ -1,0 +1,214 @@
+//! The one way gymscope writes an output file: into a hidden temporary file beside it, renamed
+//! into place only when complete, so a failure, Ctrl-C or a full disk never leaves a truncated
+//! output or a stray temporary file.
+//!
+//! Every error names the output file. A temporary file that exists is registered, so a signal
+//! that ends the process (SIGINT, SIGTERM, SIGHUP) removes it first (see [`super::signals`]).
+
+use super::signals;
+use crate::names;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// An output file being written. Dropped without [`AtomicFile::commit`], it removes itself.
+pub struct AtomicFile {
+    path: PathBuf,
+    tmp: PathBuf,
+    writer: Option<BufWriter<File>>,
+    /// Registration for removal on a signal.
+    guard: Option<signals::TempGuard>,
+}
+
+/// Writing failed; the message names the output file.
+#[derive(Debug, thiserror::Error)]
+#[error("could not write '{file}': {cause}")]
+pub struct WriteError {
+    pub file: String,
+    pub cause: io::Error,
+}
+
+impl From<WriteError> for crate::collect::CollectError {
+    fn from(e: WriteError) -> Self {
+        crate::collect::CollectError::Config(e.to_string())
+    }
+}
+
+impl AtomicFile {
+    pub fn create(path: &Path) -> Result<AtomicFile, WriteError> {
+        let err = |cause| WriteError {
+            file: path.display().to_string(),
+            cause,
+        };
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        if path.is_dir() {
+            return Err(err(io::Error::new(
+                io::ErrorKind::IsADirectory,
+                "it is a directory",
+            )));
+        }
+        let tmp = dir.join(names::temp(
+            &path.file_name().unwrap_or_default().to_string_lossy(),
+            std::process::id(),
+        ));
+        // Registered before it exists, so there is no moment a signal could leave it behind.
+        let guard = signals::TempGuard::register(&tmp);
+        let file = File::create(&tmp).map_err(err)?;
+        Ok(AtomicFile {
+            path: path.to_path_buf(),
+            tmp,
+            writer: Some(BufWriter::with_capacity(1 << 20, file)),
+            guard: Some(guard),
+        })
+    }
+
+    /// The final path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Flushes, syncs and renames the file into place; on any failure the temporary file is
+    /// removed (by `Drop`) and the error names the output.
+    pub fn commit(mut self) -> Result<(), WriteError> {
+        let result = (|| {
+            let writer = self.writer.as_mut().expect("open until committed");
+            writer.flush()?;
+            writer.get_ref().sync_all()?;
+            std::fs::rename(&self.tmp, &self.path)
+        })();
+        match result {
+            Ok(()) => {
+                self.writer = None; // renamed: nothing left to remove
+                self.guard = None;
+                Ok(())
+            }
+            Err(cause) => Err(self.error(cause)),
+        }
+    }
+
+    fn error(&self, cause: io::Error) -> WriteError {
+        WriteError {
+            file: self.path.display().to_string(),
+            cause,
+        }
+    }
+
+    /// An I/O error of this file, with its name in the message (`No space left on device`
+    /// alone does not say which file).
+    fn named(&self, e: io::Error) -> io::Error {
+        io::Error::new(e.kind(), self.error(e))
+    }
+}
+
+/// Writes `path` atomically with `write`; the temporary file is removed on any error.
+pub fn write_file<E: From<WriteError> + From<io::Error>>(
+    path: &Path,
+    write: impl FnOnce(&mut AtomicFile) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut out = AtomicFile::create(path)?;
+    write(&mut out)?;
+    out.commit()?;
+    Ok(())
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let r = self
+            .writer
+            .as_mut()
+            .expect("open until committed")
+            .write(buf);
+        r.map_err(|e| self.named(e))
+    }
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        let r = self
+            .writer
+            .as_mut()
+            .expect("open until committed")
+            .write_all(buf);
+        r.map_err(|e| self.named(e))
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        let r = self.writer.as_mut().expect("open until committed").flush();
+        r.map_err(|e| self.named(e))
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if let Some(writer) = self.writer.take() {
+            // Not committed: leave no partial file. The buffer is dropped unflushed on purpose.
+            let (file, _) = writer.into_parts();
+            drop(file);
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+        self.guard = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temps(dir: &Path) -> Vec<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect()
+    }
+
+    #[test]
+    fn commit_renames_and_failures_leave_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("o.json");
+        let mut f = AtomicFile::create(&out).unwrap();
+        f.write_all(b"abc").unwrap();
+        assert_eq!(temps(dir.path()).len(), 1);
+        f.commit().unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), b"abc");
+        assert!(temps(dir.path()).is_empty());
+
+        // Dropped before commit (an error on the way): no temp, old file untouched.
+        let mut f = AtomicFile::create(&out).unwrap();
+        f.write_all(b"new").unwrap();
+        drop(f);
+        assert!(temps(dir.path()).is_empty());
+        assert_eq!(std::fs::read(&out).unwrap(), b"abc");
+
+        // The rename fails (the target became a directory): the error names it, no temp left.
+        let target = dir.path().join("d");
+        let f = AtomicFile::create(&target).unwrap();
+        std::fs::create_dir(&target).unwrap();
+        std::fs::write(target.join("x"), b"x").unwrap();
+        let e = f.commit().unwrap_err();
+        assert!(e.to_string().contains(&target.display().to_string()), "{e}");
+        assert!(temps(dir.path()).is_empty());
+
+        // A directory as the output is refused up front.
+        let e = AtomicFile::create(dir.path()).err().unwrap();
+        assert!(e.to_string().contains("directory"), "{e}");
+    }
+
+    #[test]
+    fn a_full_disk_names_the_file_and_leaves_no_temp() {
+        // /dev/full: every write fails with ENOSPC. Write through a file named in a temp dir by
+        // replacing the writer's file after creation.
+        let Ok(full) = File::options().write(true).open("/dev/full") else {
+            return; // not on this system
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("big.jsonl");
+        let mut f = AtomicFile::create(&out).unwrap();
+        f.writer = Some(BufWriter::with_capacity(16, full));
+        let e = f.write_all(&[b'x'; 64]).unwrap_err();
+        assert_eq!(e.raw_os_error(), None, "wrapped with the file's name");
+        assert!(e.to_string().contains("big.jsonl"), "{e}");
+        assert!(e.to_string().contains("No space left"), "{e}");
+        drop(f);
+        assert!(temps(dir.path()).is_empty());
+    }
+}

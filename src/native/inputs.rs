@@ -1,0 +1,164 @@
+//! Checks on a command's files before anything is read or written: inputs that cannot be read
+//! twice (pipes), and outputs that are one of the inputs (compared by identity, not by text).
+
+use std::fs::Metadata;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::Path;
+
+/// A mistake in how the command was called: exit code 2, before anything is written.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// An input file as given on the command line, with the flag that named it.
+#[derive(Clone, Copy)]
+pub struct Input<'a> {
+    pub path: &'a Path,
+    pub flag: &'a str,
+}
+
+/// The input must exist (exit 1, upstream's wording) and be a regular file or device. A pipe,
+/// socket (`--inputs <(…)`) or directory is refused at once (exit 2): gymscope reads its inputs
+/// twice, the second time by offset, and would hang or fail half-way on them.
+pub fn check_input(input: Input, reads_twice: bool) -> anyhow::Result<()> {
+    let meta = match std::fs::metadata(input.path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => anyhow::bail!(
+            "Input file not found: '{}' ({}). Check the path is spelled correctly.",
+            input.path.display(),
+            input.flag
+        ),
+        Err(e) => anyhow::bail!("Could not read '{}': {e}", input.path.display()),
+    };
+    let kind = meta.file_type();
+    let what = if kind.is_dir() {
+        Some("a directory")
+    } else if kind.is_fifo() {
+        Some("a pipe")
+    } else if kind.is_socket() {
+        Some("a socket")
+    } else {
+        None
+    };
+    match what {
+        Some("a directory") => Err(UsageError(format!(
+            "'{}' ({}) is a directory, not a file",
+            input.path.display(),
+            input.flag
+        ))
+        .into()),
+        Some(what) if reads_twice => Err(UsageError(format!(
+            "'{}' ({}) is {what}: gymscope reads its inputs twice (the second time by offset), so they must be regular files; save it to a file first",
+            input.path.display(),
+            input.flag
+        ))
+        .into()),
+        _ => Ok(()),
+    }
+}
+
+fn identity(meta: &Metadata) -> (u64, u64) {
+    (meta.dev(), meta.ino())
+}
+
+/// True when both paths name the same file (after symlinks, hard links included).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => identity(&a) == identity(&b),
+        _ => false,
+    }
+}
+
+/// `a/missing/../b` → `a/b`: what a path names once its missing directories are created.
+fn lexical(path: &Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let mut out = std::path::PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
+            {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Refuses (exit 2, before writing) an output that is one of the inputs. An output that does not
+/// exist yet cannot be one, unless its path only fails to resolve through a directory that does
+/// not exist yet (`-o new/../shard0.jsonl`, where the directory would be created).
+pub fn check_output(output: &Path, inputs: &[Input]) -> Result<(), UsageError> {
+    let resolved = if output.exists() {
+        output.to_path_buf()
+    } else {
+        lexical(output)
+    };
+    for input in inputs {
+        if same_file(&resolved, input.path) {
+            return Err(UsageError(format!(
+                "refusing to write '{}': it is the input '{}' ({}); choose another output",
+                output.display(),
+                input.path.display(),
+                input.flag
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_are_compared_by_identity() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.jsonl");
+        std::fs::write(&a, b"{}\n").unwrap();
+        let link = dir.path().join("sub/../link.jsonl"); // resolved once `sub` exists
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        std::os::unix::fs::symlink(&a, dir.path().join("link.jsonl")).unwrap();
+        let hard = dir.path().join("hard.jsonl");
+        std::fs::hard_link(&a, &hard).unwrap();
+        let inputs = [Input {
+            path: &a,
+            flag: "--inputs",
+        }];
+        for out in [&a, &link, &hard] {
+            let e = check_output(out, &inputs).unwrap_err();
+            assert!(e.0.contains("--inputs"), "{e}");
+        }
+        assert!(check_output(&dir.path().join("new.jsonl"), &inputs).is_ok());
+        let through_missing = dir.path().join("missing/../a.jsonl");
+        assert!(check_output(&through_missing, &inputs).is_err());
+    }
+
+    #[test]
+    fn pipes_are_refused_only_when_read_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("p");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let input = Input {
+            path: &fifo,
+            flag: "--rollouts",
+        };
+        let e = check_input(input, true).unwrap_err();
+        assert!(e.downcast_ref::<UsageError>().is_some());
+        assert!(e.to_string().contains("is a pipe"), "{e}");
+        assert!(e.to_string().contains("twice"), "{e}");
+        assert!(check_input(input, false).is_ok());
+        let e = check_input(
+            Input {
+                path: dir.path(),
+                flag: "--path",
+            },
+            false,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("is a directory"), "{e}");
+    }
+}

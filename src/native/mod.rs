@@ -1,0 +1,13 @@
+//! Native file handling shared by every command (never compiled for wasm32): the one streaming
+//! reader with the line limit ([`read`]), the one atomic writer ([`atomic`]) with its clean-up on
+//! signals ([`signals`]), and the checks on inputs and outputs before anything runs ([`inputs`],
+//! [`run_files`]).
+
+pub mod atomic;
+pub mod inputs;
+pub mod read;
+pub mod run_files;
+pub mod signals;
+
+pub use atomic::{AtomicFile, WriteError};
+pub use inputs::{check_input, check_output, Input, UsageError};

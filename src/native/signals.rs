@@ -1,0 +1,107 @@
+//! Temporary files are removed when a signal ends the process while they are being written
+//! (Ctrl-C during a multi-GB profile used to leave hundreds of MB of `.NAME.PID.tmp` behind).
+//!
+//! A signal handler may only do async-signal-safe work, so the temporary paths live in a fixed
+//! table of atomic pointers to C strings: the handler `unlink`s each one, then, unless a command
+//! handles the signal itself (`collect`'s graceful stop), restores the default action and raises
+//! the signal again, so the process ends as it would have without the handler.
+
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+use std::sync::Once;
+
+const SLOTS: usize = 64;
+const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+
+static TEMPS: [AtomicPtr<libc::c_char>; SLOTS] =
+    [const { AtomicPtr::new(std::ptr::null_mut()) }; SLOTS];
+/// Set while a command handles SIGINT/SIGTERM itself: the handler then only removes temp files.
+static HANDLED_ELSEWHERE: AtomicBool = AtomicBool::new(false);
+static INSTALL: Once = Once::new();
+
+/// A registered temporary path; dropping it unregisters it (the file itself is not touched).
+pub struct TempGuard {
+    slot: Option<usize>,
+}
+
+impl TempGuard {
+    pub fn register(path: &Path) -> TempGuard {
+        install();
+        let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
+            return TempGuard { slot: None };
+        };
+        let ptr = c.into_raw();
+        for (i, slot) in TEMPS.iter().enumerate() {
+            if slot
+                .compare_exchange(
+                    std::ptr::null_mut(),
+                    ptr,
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                )
+                .is_ok()
+            {
+                return TempGuard { slot: Some(i) };
+            }
+        }
+        // More than SLOTS outputs open at once does not happen; such a file is still removed on
+        // every other path.
+        drop(unsafe { CString::from_raw(ptr) });
+        TempGuard { slot: None }
+    }
+}
+
+impl Drop for TempGuard {
+    fn drop(&mut self) {
+        if let Some(i) = self.slot {
+            // The string is not freed: a handler running on another thread may have loaded the
+            // pointer just before this swap. A path per output file is all that is kept.
+            TEMPS[i].swap(std::ptr::null_mut(), Ordering::AcqRel);
+        }
+    }
+}
+
+/// While the returned guard lives, SIGINT/SIGTERM are the caller's to handle (tokio's signal
+/// streams in `collect`): the handler removes temp files but does not end the process.
+pub fn handled_elsewhere() -> HandledElsewhere {
+    install();
+    HANDLED_ELSEWHERE.store(true, Ordering::SeqCst);
+    HandledElsewhere(())
+}
+
+pub struct HandledElsewhere(());
+
+impl Drop for HandledElsewhere {
+    fn drop(&mut self) {
+        HANDLED_ELSEWHERE.store(false, Ordering::SeqCst);
+    }
+}
+
+fn install() {
+    INSTALL.call_once(|| {
+        for sig in SIGNALS {
+            // SAFETY: `on_signal` only loads atomics and calls async-signal-safe libc functions.
+            let _ = unsafe { signal_hook_registry::register(sig, move || on_signal(sig)) };
+        }
+    });
+}
+
+fn on_signal(sig: libc::c_int) {
+    for slot in &TEMPS {
+        let ptr = slot.load(Ordering::Acquire);
+        if !ptr.is_null() {
+            // SAFETY: registered strings are never freed; unlink is async-signal-safe.
+            unsafe { libc::unlink(ptr) };
+        }
+    }
+    if sig == libc::SIGHUP || !HANDLED_ELSEWHERE.load(Ordering::SeqCst) {
+        // SAFETY: signal and raise are async-signal-safe; the raised signal is delivered with
+        // the default action once this handler returns.
+        unsafe {
+            libc::signal(sig, libc::SIG_DFL);
+            libc::raise(sig);
+        }
+    }
+}
