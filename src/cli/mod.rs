@@ -2,11 +2,13 @@
 
 mod args;
 mod atomic;
+mod build_pivot_cmd;
 mod collect_cmd;
 mod collect_merge;
 mod pivot_cmd;
 mod profile_cmd;
 mod report_cmd;
+mod select_pivot_cmd;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -31,6 +33,8 @@ pub fn run() -> ExitCode {
         Command::ValidatePivot(args) => pivot_cmd::run(&args),
         Command::Collect(args) => collect_cmd::run(&args),
         Command::Report(args) => report_cmd::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::BuildPivot(args) => build_pivot_cmd::run(&args),
+        Command::SelectPivot(args) => select_pivot_cmd::run(&args),
     };
     match result {
         Ok(code) => code,
