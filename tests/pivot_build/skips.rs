@@ -301,8 +301,11 @@ fn negative_examples_say_why() {
     ];
     for (name, reason) in expect {
         let built = build_file(name, all.clone());
-        let top = built.metrics.top_skips(1);
-        assert_eq!(top[0].0, reason, "{name}: {:?}", built.metrics.top_skips(5));
+        assert!(
+            built.metrics.skip(reason) > 0,
+            "{name}: {:?}",
+            built.metrics.top_skips(5)
+        );
         assert_rows_valid(&built.rows, false);
     }
     // Harness rollouts without tool schemas: the report says how many were lost that way.
