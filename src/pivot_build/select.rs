@@ -262,6 +262,7 @@ impl SelectionCounts {
 }
 
 /// What to write: the rows' spans in output order, each with the `profile_info` to append.
+#[derive(Debug)]
 pub struct Plan {
     pub selected: Vec<Decision>,
     pub counts: SelectionCounts,

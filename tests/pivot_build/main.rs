@@ -4,6 +4,7 @@
 
 mod cli;
 mod formats;
+mod select;
 mod skips;
 
 use gymscope::pivot::{validate_bytes, PivotOptions};
