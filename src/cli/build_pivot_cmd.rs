@@ -59,7 +59,7 @@ fn options(args: &BuildPivotArgs) -> Result<BuildOptions> {
                 path.display()
             );
         };
-        o.extra_tools = tools::normalize(list).0;
+        o.extra_tools = tools::normalize(list.clone()).0;
     }
     Ok(o)
 }

@@ -106,7 +106,7 @@ impl PivotBuilder {
     }
 
     fn scan_line(&mut self, bytes: &[u8]) {
-        let Ok(text) = std::str::from_utf8(bytes) else {
+        let Ok(text) = simdutf8::basic::from_utf8(bytes) else {
             self.row_index += 1;
             return;
         };
@@ -222,7 +222,7 @@ impl PivotBuilder {
 
     fn convert_line(&mut self, bytes: &[u8]) {
         let format = self.format.expect("start_conversion ran");
-        let text = match std::str::from_utf8(bytes) {
+        let text = match simdutf8::compat::from_utf8(bytes) {
             Ok(t) if t.trim().is_empty() => return,
             Ok(t) => Ok(t),
             Err(e) => Err(format!(
@@ -247,7 +247,7 @@ impl PivotBuilder {
             metadata: None,
             index_kind,
         };
-        let row: Value = match text.and_then(|t| {
+        let mut row: Value = match text.and_then(|t| {
             serde_json::from_str(t).map_err(|e| format!("line {}: invalid JSON: {e}", self.line))
         }) {
             Ok(v) => v,
@@ -256,12 +256,20 @@ impl PivotBuilder {
         if format == SourceFormat::Generic {
             return self.convert_generic(&row, &bare);
         }
+        // Owned copies of the small identity fields: the row's items are moved out below.
+        let field = |k: &str| row.get(k).filter(|v| !v.is_null()).cloned();
+        let (uuid, task_index, rollout_index, metadata) = (
+            field("uuid"),
+            field("_ng_task_index"),
+            field("_ng_rollout_index"),
+            field("metadata"),
+        );
         let rref = RowRef {
             trajectory_id,
-            uuid: row.get("uuid").filter(|v| !v.is_null()),
-            task_index: row.get("_ng_task_index").filter(|v| !v.is_null()),
-            rollout_index: row.get("_ng_rollout_index").filter(|v| !v.is_null()),
-            metadata: row.get("metadata").filter(|v| !v.is_null()),
+            uuid: uuid.as_ref(),
+            task_index: task_index.as_ref(),
+            rollout_index: rollout_index.as_ref(),
+            metadata: metadata.as_ref(),
             index_kind,
         };
         if detect(&row) != Some(format)
@@ -277,7 +285,8 @@ impl PivotBuilder {
         }
         // Reward and source group (spec §d.1).
         let reward_path = self.reward_path().unwrap_or_default();
-        let reward_value = dotted(&row, &reward_path);
+        let reward_owned = dotted(&row, &reward_path).cloned();
+        let reward_value = reward_owned.as_ref();
         let reward = reward_of(reward_value);
         let facts = if reward_value.is_none() && format == SourceFormat::Chat {
             None
@@ -305,7 +314,7 @@ impl PivotBuilder {
         };
         let built = match format {
             SourceFormat::Responses => {
-                responses::trajectory(&row, self.options.include_input_turns)
+                responses::trajectory(&mut row, self.options.include_input_turns)
                     .map_err(|e| (Reason::InvalidSourceRow, e))
             }
             SourceFormat::Chat => {
@@ -413,7 +422,7 @@ impl PivotBuilder {
         base: &Map<String, Value>,
         model_info: Option<&Value>,
     ) -> bool {
-        let (tools, filled) = tools::normalize(&t.tools);
+        let (tools, filled) = tools::normalize(std::mem::take(&mut t.tools));
         t.tools = tools;
         tools::extend_with(&mut t.tools, &self.options.extra_tools);
         self.metrics.tools_parameters_filled += filled;

@@ -2,7 +2,7 @@
 //! both its compact form and its canonical (sorted-key) form; a row is then assembled from
 //! those bytes, so a prefix repeated by every later pivot costs a copy, not a serialization.
 
-use super::trajectory::{clean_item, Kind, Trajectory};
+use super::trajectory::{clean_entries, Kind, Piece, Trajectory};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -22,7 +22,7 @@ pub fn canonical(v: &Value, out: &mut Vec<u8>) {
                 if i > 0 {
                     out.push(b',');
                 }
-                compact(&Value::String(k.clone()), out);
+                write_str(k, out);
                 out.push(b':');
                 canonical(&m[k], out);
             }
@@ -40,6 +40,83 @@ pub fn canonical(v: &Value, out: &mut Vec<u8>) {
         }
         other => compact(other, out),
     }
+}
+
+fn write_str(s: &str, out: &mut Vec<u8>) {
+    serde_json::to_writer(out, s).expect("serializing a string cannot fail");
+}
+
+fn write_value(v: &Value, canon: bool, out: &mut Vec<u8>) {
+    if canon {
+        canonical(v, out)
+    } else {
+        compact(v, out)
+    }
+}
+
+/// Writes an object from `(key, write member)` pairs, sorted by key when canonical.
+fn write_object<'a, T>(
+    mut members: Vec<(&'a str, T)>,
+    canon: bool,
+    out: &mut Vec<u8>,
+    mut member: impl FnMut(&T, &mut Vec<u8>),
+) {
+    if canon {
+        members.sort_by(|a, b| a.0.cmp(b.0));
+    }
+    out.push(b'{');
+    for (i, (k, v)) in members.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_str(k, out);
+        out.push(b':');
+        member(v, out);
+    }
+    out.push(b'}');
+}
+
+/// A prefix item, cleaned (see [`clean_entries`]), compact or canonical.
+fn write_item(item: &Value, trajectory_id: u64, index: usize, canon: bool, out: &mut Vec<u8>) {
+    let Some(entries) = clean_entries(item, trajectory_id, index) else {
+        return write_value(item, canon, out);
+    };
+    write_object(entries, canon, out, |piece, out| match piece {
+        Piece::Value(v) => write_value(v, canon, out),
+        Piece::Text(s) => write_str(s, out),
+        Piece::Parts(parts) => {
+            out.push(b'[');
+            for (i, part) in parts.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                match part {
+                    Value::Object(m) if m.contains_key("logprobs") => {
+                        let kept: Vec<(&str, &Value)> = m
+                            .iter()
+                            .filter(|(k, _)| *k != "logprobs")
+                            .map(|(k, v)| (k.as_str(), v))
+                            .collect();
+                        write_object(kept, canon, out, |v, out| write_value(v, canon, out));
+                    }
+                    other => write_value(other, canon, out),
+                }
+            }
+            out.push(b']');
+        }
+    });
+}
+
+/// A list of values, compact or canonical.
+fn write_list(values: &[Value], canon: bool, out: &mut Vec<u8>) {
+    out.push(b'[');
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_value(v, canon, out);
+    }
+    out.push(b']');
 }
 
 /// A trajectory's prefix material, serialized once.
@@ -65,11 +142,18 @@ impl Prepared {
             .iter()
             .enumerate()
             .map(|(i, item)| {
-                (!(drop_reasoning && t.kinds[i] == Kind::Reasoning))
-                    .then(|| both(&clean_item(item, trajectory_id, i)))
+                (!(drop_reasoning && t.kinds[i] == Kind::Reasoning)).then(|| {
+                    let (mut a, mut b) = (Vec::new(), Vec::new());
+                    write_item(item, trajectory_id, i, false, &mut a);
+                    write_item(item, trajectory_id, i, true, &mut b);
+                    (a, b)
+                })
             })
             .collect();
-        let tools = both(&Value::Array(t.tools.clone()));
+        let (mut tools_compact, mut tools_canon) = (Vec::new(), Vec::new());
+        write_list(&t.tools, false, &mut tools_compact);
+        write_list(&t.tools, true, &mut tools_canon);
+        let tools = (tools_compact, tools_canon);
         let carried = t
             .carried
             .iter()

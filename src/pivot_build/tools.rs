@@ -4,10 +4,10 @@
 use serde_json::{Map, Value};
 
 /// Normalizes a tool list; returns the tools and how many had their `parameters` filled.
-pub fn normalize(tools: &[Value]) -> (Vec<Value>, u64) {
+pub fn normalize(tools: Vec<Value>) -> (Vec<Value>, u64) {
     let mut filled = 0;
     let tools = tools
-        .iter()
+        .into_iter()
         .map(|t| {
             let (tool, was_filled) = normalize_one(t);
             filled += u64::from(was_filled);
@@ -21,12 +21,21 @@ fn empty_schema() -> Value {
     serde_json::json!({"type": "object", "properties": {}})
 }
 
-fn normalize_one(tool: &Value) -> (Value, bool) {
-    let Value::Object(map) = tool else {
-        return (tool.clone(), false);
+fn normalize_one(tool: Value) -> (Value, bool) {
+    let Value::Object(map) = &tool else {
+        return (tool, false);
     };
     if map.get("type").and_then(Value::as_str) != Some("function") {
-        return (tool.clone(), false); // web search, MCP, …: passed through
+        return (tool, false); // web search, MCP, …: passed through
+    }
+    // Already clean (the common case): kept as it is, without a copy.
+    let clean = map.contains_key("parameters")
+        && map.contains_key("strict")
+        && !map.get("parameters").is_some_and(Value::is_null)
+        && map.iter().all(|(k, v)| !v.is_null() || k == "strict")
+        && !map.contains_key("function");
+    if clean {
+        return (tool, false);
     }
     if let Some(Value::Object(function)) = map.get("function") {
         // Chat form → Responses form, keys in the spec's order.
@@ -108,7 +117,7 @@ mod tests {
     fn chat_form_becomes_responses_form() {
         let chat = json!({"type": "function", "function": {"name": "f", "description": "d",
             "parameters": {"type": "object"}, "strict": false}});
-        let (tools, filled) = normalize(&[chat]);
+        let (tools, filled) = normalize(vec![chat]);
         assert_eq!(filled, 0);
         assert_eq!(
             serde_json::to_string(&tools[0]).unwrap(),
@@ -116,7 +125,7 @@ mod tests {
         );
         let bare =
             json!({"type": "function", "name": "g", "description": null, "parameters": null});
-        let (tools, filled) = normalize(&[bare]);
+        let (tools, filled) = normalize(vec![bare]);
         assert_eq!(filled, 1);
         assert_eq!(
             tools[0],
@@ -124,6 +133,6 @@ mod tests {
             "parameters": {"type": "object", "properties": {}}, "strict": true})
         );
         let web = json!({"type": "web_search"});
-        assert_eq!(normalize(&[web.clone()]).0, vec![web]);
+        assert_eq!(normalize(vec![web.clone()]).0, vec![web]);
     }
 }

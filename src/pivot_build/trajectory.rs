@@ -3,7 +3,7 @@
 //! prefix the skip checks need.
 
 use super::skips::IndexKind;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// What one item of `T` is (spec §a.1 step 2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -178,42 +178,45 @@ const TOKEN_FIELDS: [&str; 4] = [
     "routed_experts",
 ];
 
-/// An item as it goes into a prefix (spec §a.1 step 7): nulls, token fields and content-part
-/// `logprobs` removed; a deterministic id for assistant messages and reasoning items without one.
-pub fn clean_item(item: &Value, trajectory_id: u64, index: usize) -> Value {
+/// One member of a cleaned item: borrowed from the source, or generated.
+pub enum Piece<'a> {
+    Value(&'a Value),
+    /// A generated string (an id).
+    Text(String),
+    /// Message content parts, written without their `logprobs`.
+    Parts(&'a [Value]),
+}
+
+/// An item as it goes into a prefix (spec §a.1 step 7), as a view over the source item (no
+/// copy): nulls, token fields and content-part `logprobs` left out; a deterministic id first for
+/// assistant messages and reasoning items without one. `None` for a non-object item.
+pub fn clean_entries(
+    item: &Value,
+    trajectory_id: u64,
+    index: usize,
+) -> Option<Vec<(&str, Piece<'_>)>> {
     let Value::Object(map) = item else {
-        return item.clone();
+        return None;
     };
-    let mut out = Map::with_capacity(map.len());
+    let mut out = Vec::with_capacity(map.len() + 1);
+    let mut has_id = false;
+    let mut list_content = false;
     for (k, v) in map {
         if v.is_null() || TOKEN_FIELDS.contains(&k.as_str()) {
             continue;
         }
-        if k == "content" {
-            if let Value::Array(parts) = v {
-                let parts = parts
-                    .iter()
-                    .map(|p| match p {
-                        Value::Object(pm) if pm.contains_key("logprobs") => {
-                            let mut pm = pm.clone();
-                            pm.remove("logprobs");
-                            Value::Object(pm)
-                        }
-                        other => other.clone(),
-                    })
-                    .collect();
-                out.insert(k.clone(), Value::Array(parts));
-                continue;
+        has_id |= k == "id";
+        match (k.as_str(), v) {
+            ("content", Value::Array(parts)) => {
+                list_content = true;
+                out.push((k.as_str(), Piece::Parts(parts)));
             }
+            _ => out.push((k.as_str(), Piece::Value(v))),
         }
-        out.insert(k.clone(), v.clone());
     }
-    if !out.contains_key("id") {
-        let kind = classify(item);
-        let prefix = match kind {
-            Kind::AssistantText if matches!(out.get("content"), Some(Value::Array(_))) => {
-                Some("msg_")
-            }
+    if !has_id {
+        let prefix = match classify(item) {
+            Kind::AssistantText if list_content => Some("msg_"),
             Kind::Reasoning => Some("rs_"),
             _ => None,
         };
@@ -223,13 +226,10 @@ pub fn clean_item(item: &Value, trajectory_id: u64, index: usize) -> Value {
                 stable_hex(&format!("{trajectory_id}:{index}"))
             );
             // Gym's models do not care where `id` sits; first, as the API writes it.
-            let mut with_id = Map::with_capacity(out.len() + 1);
-            with_id.insert("id".into(), id.into());
-            with_id.extend(out);
-            out = with_id;
+            out.insert(0, ("id", Piece::Text(id)));
         }
     }
-    Value::Object(out)
+    Some(out)
 }
 
 /// First 32 hex digits of SHA-256 of `text`: deterministic ids and pivot ids.
