@@ -103,7 +103,11 @@ fn children_usage() -> (f64, f64, f64) {
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    (usage.ru_maxrss as f64 / 1024.0, secs(usage.ru_utime), secs(usage.ru_stime))
+    (
+        usage.ru_maxrss as f64 / 1024.0,
+        secs(usage.ru_utime),
+        secs(usage.ru_stime),
+    )
 }
 
 fn main() {

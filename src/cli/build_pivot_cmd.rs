@@ -144,17 +144,37 @@ pub fn run(args: &BuildPivotArgs) -> Result<ExitCode> {
         Ok(true)
     })?;
     builder.start_conversion()?;
-    let mut rows = AtomicFile::create(&args.output)?;
-    let mut audit = AtomicFile::create(&skipped_path)?;
-    stream(&args.input, |chunk| {
+    let rows = AtomicFile::create(&args.output)?;
+    let audit = AtomicFile::create(&skipped_path)?;
+    // Writing is about as costly as converting (the output is several times the input): a
+    // writer thread overlaps the two.
+    let (send, receive) = std::sync::mpsc::sync_channel::<(Vec<u8>, Vec<u8>)>(2);
+    let writer = std::thread::spawn(move || -> Result<(AtomicFile, AtomicFile)> {
+        let (mut rows, mut audit) = (rows, audit);
+        for (r, a) in receive {
+            rows.write_all(&r)?;
+            audit.write_all(&a)?;
+        }
+        Ok((rows, audit))
+    });
+    let converted = stream(&args.input, |chunk| {
         let go_on = builder.convert(chunk);
-        rows.write_all(&builder.take_rows())?;
-        audit.write_all(&builder.take_audit())?;
-        Ok(go_on)
-    })?;
-    let metrics = builder.finish()?;
-    rows.write_all(&builder.take_rows())?;
-    audit.write_all(&builder.take_audit())?;
+        // A closed channel means the writer failed; its error is reported below.
+        Ok(send
+            .send((builder.take_rows(), builder.take_audit()))
+            .is_ok()
+            && go_on)
+    })
+    .and_then(|()| Ok(builder.finish()?));
+    if converted.is_ok() {
+        let _ = send.send((builder.take_rows(), builder.take_audit()));
+    }
+    drop(send);
+    let written = writer
+        .join()
+        .map_err(|_| anyhow::anyhow!("the writer thread panicked"))?;
+    let metrics = converted?;
+    let (rows, audit) = written?;
 
     let paths = Paths {
         input: input_name,

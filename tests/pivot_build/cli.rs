@@ -317,3 +317,43 @@ fn bad_rows_are_audited_not_fatal_and_input_is_never_overwritten() {
     assert!(String::from_utf8_lossy(&r.stderr)
         .contains("weird.jsonl' line 2: the first row fits no source layout"));
 }
+
+/// `--tools FILE` supplies schemas a harness rollout did not record; without it those calls are
+/// `tool_not_in_tools`.
+#[test]
+fn tools_file_supplies_missing_schemas() {
+    let dir = tempfile::tempdir().unwrap();
+    let row = serde_json::json!({"responses_create_params": {"input": [{"role": "user", "content": "list files", "type": "message"}], "tools": []},
+        "response": {"output": [{"type": "function_call", "name": "bash", "arguments": "{\"cmd\": \"ls\"}", "call_id": "c1", "id": "fc_1", "status": "completed"}]},
+        "reward": 1.0});
+    let src = dir.path().join("harness.jsonl");
+    std::fs::write(&src, format!("{row}\n")).unwrap();
+    let out = dir.path().join("p.jsonl");
+    let base = [
+        "build-pivot",
+        "--input",
+        src.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+        "--agent-ref",
+        AGENT,
+    ];
+    let r = gymscope(&base);
+    assert_eq!(r.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("tool_not_in_tools: 1"));
+    let info = std::fs::read_to_string(dir.path().join("p.info.md")).unwrap();
+    assert!(info.contains(
+        "1 tool-call decision points were skipped because the source recorded no tool schemas"
+    ));
+    let tools = dir.path().join("tools.json");
+    std::fs::write(&tools, r#"[{"type": "function", "function": {"name": "bash", "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}}}}]"#).unwrap();
+    let r = gymscope(&[&base[..], &["--tools", tools.to_str().unwrap()]].concat());
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let rows = lines(&std::fs::read(&out).unwrap());
+    assert_eq!(
+        rows[0]["responses_create_params"]["tools"][0]["name"],
+        "bash"
+    );
+    assert_eq!(rows[0]["expected_action"]["name"], "bash");
+    assert_rows_valid(&std::fs::read(&out).unwrap(), false);
+}

@@ -492,3 +492,65 @@ fn output_is_deterministic_at_every_chunk_size() {
         );
     }
 }
+
+/// `--reasoning drop` removes earlier reasoning items from the prefix, nothing else.
+#[test]
+fn reasoning_drop_removes_prefix_reasoning() {
+    let data = std::fs::read(upstream(
+        "conversational_tool_use_simulation.example_rollouts.jsonl",
+    ))
+    .unwrap();
+    let first_line = [data.split(|b| *b == b'\n').next().unwrap(), b"\n"].concat();
+    let mut o = options();
+    o.min_reward = 0.0;
+    o.drop_reasoning = true;
+    let rows = lines(&build(&first_line, o).rows);
+    let types: Vec<&str> = rows[1]["responses_create_params"]["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        types,
+        [
+            "message",
+            "message",
+            "function_call",
+            "function_call_output"
+        ]
+    );
+    assert_rows_valid(&lines_bytes(&rows), false);
+}
+
+/// tau2 rows read as plain Responses rollouts: only the tail in `output` gives pivots, unless
+/// `--include-input-turns` also uses the turns inside `input` after its first user message.
+#[test]
+fn include_input_turns_on_split_trajectories() {
+    let mut o = options();
+    o.source_format = Some(gymscope::pivot_build::SourceFormat::Responses);
+    let plain = build_file("tau2.example_rollouts.jsonl", o.clone())
+        .metrics
+        .pivot_rows_written;
+    o.include_input_turns = true;
+    let built = build_file("tau2.example_rollouts.jsonl", o);
+    assert!(
+        built.metrics.pivot_rows_written > plain,
+        "{} vs {plain}",
+        built.metrics.pivot_rows_written
+    );
+    for row in lines(&built.rows) {
+        let input = row["responses_create_params"]["input"].as_array().unwrap();
+        assert!(
+            input.iter().any(|i| i["role"] == "user"),
+            "the greeting before the first user message is never a pivot"
+        );
+    }
+    assert_rows_valid(&built.rows, false);
+}
+
+fn lines_bytes(rows: &[Value]) -> Vec<u8> {
+    rows.iter()
+        .flat_map(|r| [serde_json::to_vec(r).unwrap(), b"\n".to_vec()].concat())
+        .collect()
+}
