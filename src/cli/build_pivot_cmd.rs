@@ -148,16 +148,22 @@ pub fn run(args: &BuildPivotArgs) -> Result<ExitCode> {
     let audit = AtomicFile::create(&skipped_path)?;
     // Writing is about as costly as converting (the output is several times the input): a
     // writer thread overlaps the two.
+    // Written buffers come back to be refilled (no fresh pages for every chunk).
     let (send, receive) = std::sync::mpsc::sync_channel::<(Vec<u8>, Vec<u8>)>(2);
+    let (recycle, recycled) = std::sync::mpsc::channel::<Vec<u8>>();
     let writer = std::thread::spawn(move || -> Result<(AtomicFile, AtomicFile)> {
         let (mut rows, mut audit) = (rows, audit);
         for (r, a) in receive {
             rows.write_all(&r)?;
             audit.write_all(&a)?;
+            let _ = recycle.send(r);
         }
         Ok((rows, audit))
     });
     let converted = stream(&args.input, |chunk| {
+        if let Ok(buffer) = recycled.try_recv() {
+            builder.give_back(buffer);
+        }
         let go_on = builder.convert(chunk);
         // A closed channel means the writer failed; its error is reported below.
         Ok(send

@@ -13,6 +13,22 @@ use crate::jsonl::LineSplitter;
 use crate::verifier::{self, Action, ComparatorConfig};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Hashes a pivot id by its first 8 bytes (it is a SHA-256 digest already).
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for (i, b) in bytes.iter().take(8).enumerate() {
+            self.0 ^= u64::from(*b) << (8 * i);
+        }
+    }
+}
 
 /// Builds a pivot dataset from a source fed twice in chunks: `scan` … `start_conversion`, then
 /// `convert` … `finish`; after each `convert`, `take_rows` / `take_audit` hand over the output.
@@ -30,7 +46,8 @@ pub struct PivotBuilder {
     groups: Groups,
     /// Task groups of one (rows without the group field), by class.
     single_groups: [u64; 3],
-    dedup: HashSet<[u8; 16]>,
+    /// Ids of the pivots written: already SHA-256 bytes, so their first 8 bytes are the hash.
+    dedup: HashSet<[u8; 16], BuildHasherDefault<IdHasher>>,
     metrics: Metrics,
     conv_counts: conversational::ConvCounts,
     rows: Vec<u8>,
@@ -59,7 +76,7 @@ impl PivotBuilder {
             line: 0,
             groups: Groups::default(),
             single_groups: [0; 3],
-            dedup: HashSet::new(),
+            dedup: HashSet::default(),
             metrics: Metrics::default(),
             conv_counts: Default::default(),
             rows: Vec::new(),
@@ -175,9 +192,16 @@ impl PivotBuilder {
 
     /// Pivot rows produced so far (JSONL bytes); the caller writes them out.
     pub fn take_rows(&mut self) -> Vec<u8> {
-        // The next chunk makes about as much: reserve it, so the buffer is not regrown by copying.
-        let next = Vec::with_capacity(self.rows.len());
-        std::mem::replace(&mut self.rows, next)
+        std::mem::take(&mut self.rows)
+    }
+
+    /// Hands back a buffer returned by `take_rows` once written, so the next rows reuse its
+    /// memory instead of faulting in fresh pages.
+    pub fn give_back(&mut self, mut buffer: Vec<u8>) {
+        if self.rows.is_empty() && buffer.capacity() > self.rows.capacity() {
+            buffer.clear();
+            self.rows = buffer;
+        }
     }
 
     /// Audit records produced so far (JSONL bytes).

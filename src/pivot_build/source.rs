@@ -8,7 +8,8 @@ use std::collections::HashMap;
 
 /// A row's top-level keys with their raw JSON text: enough for the first pass, which never
 /// builds the row's tree.
-pub type RawRow<'a> = HashMap<std::borrow::Cow<'a, str>, &'a RawValue>;
+// A BTreeMap: rows have a few dozen keys, and no hashing is cheaper than SipHash here.
+pub type RawRow<'a> = std::collections::BTreeMap<std::borrow::Cow<'a, str>, &'a RawValue>;
 
 /// The value at a dotted path of a raw row, parsing only the objects on the way.
 pub fn dotted_raw(row: &RawRow<'_>, path: &str) -> Option<Value> {
