@@ -343,8 +343,10 @@ fn compare_values(config: &ComparatorConfig, exp: &Value, act: &Value) -> Option
         }
         (Number(e), Number(a)) if e.is_f64() => {
             let diff = (a.as_f64().unwrap_or(f64::NAN) - e.as_f64().unwrap_or(f64::NAN)).abs();
-            (!(diff < config.floating_point_comparison_threshold))
-                .then_some(Category::ArgumentValueDifferent)
+            // Upstream: `abs(a - e) < threshold`; NaN compares false, so it fails.
+            let close = diff.partial_cmp(&config.floating_point_comparison_threshold)
+                == Some(std::cmp::Ordering::Less);
+            (!close).then_some(Category::ArgumentValueDifferent)
         }
         (String(e), String(a)) => compare_strings(config, e, a),
         (Number(e), Bool(b)) => {

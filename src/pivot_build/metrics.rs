@@ -260,7 +260,7 @@ impl Metrics {
         for w in warnings {
             out.push_str(&format!("> Warning: {w}\n\n"));
         }
-        let sections: Vec<(&str, Vec<&str>, Vec<Vec<String>>)> = vec![
+        let sections: Vec<Section> = vec![
             ("Summary", vec!["metric", "value"], summary),
             (
                 "Skip Reasons",
@@ -328,6 +328,9 @@ impl Metrics {
             .collect()
     }
 }
+
+/// A report section: title, header cells, rows.
+type Section<'a> = (&'a str, Vec<&'a str>, Vec<Vec<String>>);
 
 /// A markdown table, each column padded to its widest cell.
 fn table(header: &[&str], rows: &[Vec<String>]) -> String {

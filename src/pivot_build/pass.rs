@@ -224,8 +224,8 @@ impl PivotBuilder {
         }
         let mut m = self.metrics.clone();
         let tasks = self.groups.class_counts();
-        for i in 0..3 {
-            m.group_tasks[i] = tasks[i] + self.single_groups[i];
+        for ((slot, t), single) in m.group_tasks.iter_mut().zip(tasks).zip(self.single_groups) {
+            *slot = t + single;
         }
         if self.format == Some(SourceFormat::Conversational) {
             let c = self.conv_counts;

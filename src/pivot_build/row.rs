@@ -55,8 +55,8 @@ fn write_value(v: &Value, canon: bool, out: &mut Vec<u8>) {
 }
 
 /// Writes an object from `(key, write member)` pairs, sorted by key when canonical.
-fn write_object<'a, T>(
-    mut members: Vec<(&'a str, T)>,
+fn write_object<T>(
+    mut members: Vec<(&str, T)>,
     canon: bool,
     out: &mut Vec<u8>,
     mut member: impl FnMut(&T, &mut Vec<u8>),

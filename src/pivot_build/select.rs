@@ -423,7 +423,8 @@ impl Selector {
             .collect();
         if let Some(t) = o.difficulty_threshold.filter(|t| *t > 0.0) {
             let before = kept.len();
-            kept.retain(|d| !(d.pass_rate > t));
+            // NaN (unprofiled, kept for inspection) is not above the threshold.
+            kept.retain(|d| d.pass_rate.partial_cmp(&t) != Some(std::cmp::Ordering::Greater));
             counts.dropped_above_difficulty_threshold = (before - kept.len()) as u64;
         }
         if let Some(max) = o.max_pivots {
