@@ -357,3 +357,55 @@ fn tools_file_supplies_missing_schemas() {
     assert_eq!(rows[0]["expected_action"]["name"], "bash");
     assert_rows_valid(&std::fs::read(&out).unwrap(), false);
 }
+
+#[test]
+fn select_pivot_usage_errors_name_the_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let pivots = dir.path().join("p.jsonl");
+    std::fs::write(&pivots, "{\"pivot_info\": {\"pivot_id\": \"x\"}}\n").unwrap();
+    let profile = dir.path().join("prof.jsonl");
+    std::fs::write(&profile, "{\"_ng_task_index\": 0}\n").unwrap();
+    let out = dir.path().join("s.jsonl");
+    let base = [
+        "select-pivot",
+        "--pivots",
+        pivots.to_str().unwrap(),
+        "--profile",
+        profile.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+    ];
+    let r = gymscope(&base);
+    assert_eq!(r.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&r.stderr)
+        .contains("prof.jsonl' line 1: field `rollout_infos` is missing"));
+    let r = gymscope(&[&base[..], &["--keep", "sometimes"]].concat());
+    assert!(String::from_utf8_lossy(&r.stderr).contains("--keep: 'sometimes'"));
+    let r = gymscope(&[
+        "select-pivot",
+        "--pivots",
+        pivots.to_str().unwrap(),
+        "--profile",
+        profile.to_str().unwrap(),
+        "--output",
+        pivots.to_str().unwrap(),
+    ]);
+    assert!(String::from_utf8_lossy(&r.stderr).contains("is the input file"));
+    assert_eq!(
+        names_in(dir.path()),
+        ["p.jsonl", "prof.jsonl"],
+        "nothing written, no temp file"
+    );
+    let r = gymscope(&[
+        "build-pivot",
+        "--input",
+        pivots.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+        "--agent-ref",
+        "a",
+        "--source-groups",
+        "half",
+    ]);
+    assert!(String::from_utf8_lossy(&r.stderr).contains("--source-groups: 'half'"));
+}

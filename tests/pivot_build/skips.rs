@@ -330,3 +330,25 @@ fn limit_stops_after_n_rows() {
     let built = build_file("finance_sec_search.example_rollouts.jsonl", o);
     assert_eq!(lines(&built.rows).len(), 7);
 }
+
+/// `--stamp-task-index` appends the row's position; `--group-by` groups by another field.
+#[test]
+fn stamp_task_index_and_group_by() {
+    let a = rollout(json!([user("hi")]), json!([say("hello")]), 1.0, 0);
+    let b = rollout(json!([user("hey")]), json!([say("hello there")]), 0.0, 1);
+    let mut o = options();
+    o.stamp_task_index = true;
+    let built = build(format!("{a}\n{a}\n{b}\n").as_bytes(), o.clone());
+    let rows = lines(&built.rows);
+    assert_eq!(rows.len(), 1);
+    let keys: Vec<&String> = rows[0].as_object().unwrap().keys().collect();
+    assert_eq!(keys.last().unwrap().as_str(), "_ng_task_index");
+    assert_eq!(rows[0]["_ng_task_index"], 0);
+    assert_rows_valid(&built.rows, false);
+    // Grouped by the agent name, all three rows are one mixed group.
+    o.group_by = "agent_ref.name".into();
+    let built = build(format!("{a}\n{b}\n").as_bytes(), o);
+    let row = &lines(&built.rows)[0];
+    assert_eq!(row["pivot_info"]["source_group"], "mixed");
+    assert_eq!(row["pivot_info"]["source_group_size"], 2);
+}
