@@ -24,6 +24,7 @@ pub mod names;
 pub mod output;
 pub mod pivot;
 pub mod plot;
+pub mod pivot_build;
 pub mod profile;
 pub mod record;
 pub mod render;
@@ -31,6 +32,7 @@ pub mod report;
 pub mod reward_group;
 pub mod stats;
 pub mod table;
+pub mod verifier;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;

@@ -147,6 +147,33 @@ pub fn fixed_pivots(pivots: &str) -> String {
     }
 }
 
+// ---- build-pivot / select-pivot ----
+
+/// `build-pivot`'s audit of skipped rows and turns: `pivots.jsonl` → `pivots.skipped.jsonl`.
+pub fn pivot_skipped(pivots: &str) -> String {
+    format!("{}.skipped.jsonl", stem(pivots))
+}
+
+/// `build-pivot`'s conversion metrics: `pivots.jsonl` → `pivots.metrics.json`.
+pub fn pivot_metrics(pivots: &str) -> String {
+    format!("{}.metrics.json", stem(pivots))
+}
+
+/// `build-pivot`'s markdown report: `pivots.jsonl` → `pivots.info.md`.
+pub fn pivot_info(pivots: &str) -> String {
+    format!("{}.info.md", stem(pivots))
+}
+
+/// `build-pivot`'s Gym config: `pivots.jsonl` → `pivots.gym.yaml`.
+pub fn pivot_gym_config(pivots: &str) -> String {
+    format!("{}.gym.yaml", stem(pivots))
+}
+
+/// `select-pivot`'s counts: `selected.jsonl` → `selected.selection.json`.
+pub fn pivot_selection(selected: &str) -> String {
+    format!("{}.selection.json", stem(selected))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,6 +216,15 @@ mod tests {
         assert_eq!(fixed_pivots("p.jsonl"), "p.fixed.jsonl");
         assert_eq!(fixed_pivots("dir/p"), "p.fixed.jsonl");
         assert_eq!(fixed_pivots(".hidden"), ".hidden.fixed.jsonl");
+    }
+
+    #[test]
+    fn pivot_build_names() {
+        assert_eq!(pivot_skipped("dir/p.jsonl"), "p.skipped.jsonl");
+        assert_eq!(pivot_metrics("p.jsonl"), "p.metrics.json");
+        assert_eq!(pivot_info("a.b.jsonl"), "a.b.info.md");
+        assert_eq!(pivot_gym_config("p"), "p.gym.yaml");
+        assert_eq!(pivot_selection("s.jsonl"), "s.selection.json");
     }
 
     #[test]

@@ -51,6 +51,18 @@ pub enum Command {
     /// A and B are each a run's rollouts file (its `*_materialized_inputs.jsonl` taken from
     /// next to it), `INPUTS:ROLLOUTS`, or a `*_reward_profiling.jsonl`; recognized by content.
     Compare(CompareArgs),
+    /// Build a pivot dataset (PivotRL) from rollouts or chat trajectories: one row per assistant
+    /// decision point of the successful source trajectories.
+    ///
+    /// Writes OUT and, next to it, `<out stem>.skipped.jsonl` (every skip with its reason),
+    /// `<out stem>.metrics.json`, `<out stem>.info.md` and `<out stem>.gym.yaml` (the Gym config
+    /// that serves the dataset). Exit code 1 when no pivot was written.
+    BuildPivot(BuildPivotArgs),
+    /// Keep the pivots whose on-policy rollouts had mixed rewards (PivotRL's selection), from the
+    /// pivot file and the reward profile of its collected rollouts.
+    ///
+    /// Writes --output and `<output stem>.selection.json`, and prints the counts.
+    SelectPivot(SelectPivotArgs),
 }
 
 #[derive(Args, Debug)]
@@ -245,16 +257,6 @@ pub struct CollectArgs {
     pub no_serve: bool,
 }
 
-#[cfg(test)]
-mod tests {
-    /// clap's own consistency checks of the definition (conflicting names, bad defaults, …).
-    #[test]
-    fn the_command_line_definition_is_consistent() {
-        use clap::CommandFactory;
-        super::Cli::command().debug_assert();
-    }
-}
-
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PairByArg {
     /// By the task's content (prompt, tools, instructions): robust to reordering.
@@ -301,4 +303,160 @@ pub struct CompareArgs {
     /// Refuse lines longer than N bytes (default 1 GiB), naming the file and line.
     #[arg(long, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceFormatArg {
+    Auto,
+    Responses,
+    Chat,
+    Conversational,
+    Generic,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReasoningArg {
+    Keep,
+    Drop,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MultiCallArg {
+    Skip,
+    Batch,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SelfcheckArg {
+    Error,
+    Skip,
+}
+
+#[derive(Args, Debug)]
+pub struct BuildPivotArgs {
+    /// Source file: Gym rollouts, tau2 rollouts, chat trajectories or generic candidate groups.
+    #[arg(long, value_name = "FILE")]
+    pub input: PathBuf,
+    /// The pivot JSONL to write; the other outputs are named after it.
+    #[arg(long, value_name = "OUT.jsonl")]
+    pub output: PathBuf,
+    /// `agent_ref.name` of every row and the agent block of the Gym config.
+    #[arg(long, value_name = "NAME")]
+    pub agent_ref: String,
+    /// Source layout (default: detected from the first non-blank line).
+    #[arg(long, value_enum, default_value_t = SourceFormatArg::Auto)]
+    pub source_format: SourceFormatArg,
+    /// A source rollout succeeds when its reward is at least this; only successes are converted.
+    #[arg(long, value_name = "X", default_value_t = 1.0)]
+    pub min_reward: f64,
+    /// Dotted path of the reward (default `reward`; chat rows: `metadata.reward`).
+    #[arg(long, value_name = "DOTTED")]
+    pub reward_field: Option<String>,
+    /// Dotted path that groups rollouts of one task (rows without it are a group of one).
+    #[arg(long, value_name = "DOTTED", default_value = "_ng_task_index")]
+    pub group_by: String,
+    /// Task-group classes that may contribute pivots (`mixed`, `all_success`, `all_failure`).
+    #[arg(long, value_name = "LIST", default_value = "mixed,all_success")]
+    pub source_groups: String,
+    /// Also use assistant turns inside `input` (after its first user message) as decision points.
+    #[arg(long)]
+    pub include_input_turns: bool,
+    /// Keep earlier reasoning items in the prefix (`keep`) or remove them (`drop`).
+    #[arg(long, value_enum, default_value_t = ReasoningArg::Keep)]
+    pub reasoning: ReasoningArg,
+    /// Only tool-call pivots (message targets are skipped as `message_pivot_disabled`).
+    #[arg(long)]
+    pub tool_calls_only: bool,
+    /// Turns with several calls: `skip` (audit record), or `batch` (`function_call_batch` rows and
+    /// a config with parallel rewarding; such rows need `validate-pivot --allow-batch`).
+    #[arg(long, value_enum, default_value_t = MultiCallArg::Skip)]
+    pub multi_call: MultiCallArg,
+    /// Extra tool schemas (a JSON array, chat or Responses form) added when a name is missing.
+    #[arg(long, value_name = "FILE")]
+    pub tools: Option<PathBuf>,
+    /// Do not require the expected tool among the tools.
+    #[arg(long)]
+    pub no_check_tool_names: bool,
+    /// Skip all but the last of N or more consecutive calls of the same tool.
+    #[arg(long, value_name = "N")]
+    pub doom_loop_threshold: Option<u32>,
+    /// Skip calls whose tool output reads like an error.
+    #[arg(long)]
+    pub skip_tool_errors: bool,
+    /// Stop after N pivot rows.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u64>,
+    /// Add a top-level `_ng_task_index` (the row's position) for files that will be sharded.
+    #[arg(long)]
+    pub stamp_task_index: bool,
+    /// Write the Gym config here instead of `<out stem>.gym.yaml`.
+    #[arg(long, value_name = "PATH")]
+    pub config_out: Option<PathBuf>,
+    /// License of the dataset entries (one Gym accepts).
+    #[arg(long, default_value = "TBD")]
+    pub license: String,
+    /// Add a validation dataset entry with this path.
+    #[arg(long, value_name = "PATH")]
+    pub validation_path: Option<String>,
+    /// Description of the resources server in the config.
+    #[arg(long)]
+    pub description: Option<String>,
+    /// The comparator's word-overlap threshold for multi-word string arguments (0 to 0.5).
+    #[arg(long, value_name = "X", default_value_t = 0.1)]
+    pub word_count_similarity_threshold: f64,
+    /// Write the dataset path in the config as given instead of absolute.
+    #[arg(long)]
+    pub relative_paths: bool,
+    /// A row that does not score 1.0 with its own expected action: fail the build or skip it.
+    #[arg(long, value_enum, default_value_t = SelfcheckArg::Error)]
+    pub on_selfcheck_fail: SelfcheckArg,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortArg {
+    None,
+    Difficulty,
+    Variance,
+}
+
+#[derive(Args, Debug)]
+pub struct SelectPivotArgs {
+    /// The pivot JSONL written by build-pivot.
+    #[arg(long, value_name = "FILE")]
+    pub pivots: PathBuf,
+    /// `*_reward_profiling.jsonl` of the pivots' collected rollouts (`gymscope profile`).
+    #[arg(long, value_name = "FILE")]
+    pub profile: PathBuf,
+    /// The selected pivots; `<stem>.selection.json` is written next to it.
+    #[arg(long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// Pivots with fewer rollouts are `insufficient_rollouts`.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub min_rollouts: u32,
+    /// A rollout succeeds when its reward is at least this.
+    #[arg(long, value_name = "X", default_value_t = 1.0)]
+    pub success_threshold: f64,
+    /// Classes to keep (default `mixed`; also `all_success`, `all_failure`, `unprofiled`,
+    /// `insufficient_rollouts`, for inspection).
+    #[arg(long, value_name = "CLASSES", default_value = "mixed")]
+    pub keep: String,
+    /// Keep at most N pivots, dropping the easiest (highest pass rate) first.
+    #[arg(long, value_name = "N")]
+    pub max_pivots: Option<u64>,
+    /// Drop pivots whose pass rate is above T (T > 0).
+    #[arg(long, value_name = "T")]
+    pub difficulty_threshold: Option<f64>,
+    /// Output order: file order, ascending pass rate, or descending reward variance.
+    #[arg(long, value_enum, default_value_t = SortArg::None)]
+    pub sort: SortArg,
+}
+
+#[cfg(test)]
+mod tests {
+    /// clap's own consistency checks of the definition (conflicting names, bad defaults, …).
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
 }

@@ -9,6 +9,7 @@ use crate::compare::{self, CompareOptions, PairBy, ProfilingFileReader, RunTasks
 use crate::inspect::detect::{classify, FileKind};
 use crate::names;
 use crate::native::atomic::AtomicFile;
+use crate::native::inputs;
 use crate::native::read::for_each_chunk;
 use crate::render::SeekSource;
 use crate::report::{ReportMeta, Source};
@@ -252,21 +253,15 @@ fn display_names(a: &Input, b: &Input) -> (String, String) {
 }
 
 /// The report must not replace one of the files it is made from.
+/// Refuses (exit 2, before anything is written) a `--report` that is one of the inputs, by
+/// identity as every command does.
 fn refuse_overwrite(out: &Path, inputs: &[&Input]) -> Result<()> {
-    let Ok(out_real) = out.canonicalize() else {
-        return Ok(()); // does not exist yet
-    };
-    for input in inputs {
-        for p in input.files() {
-            if p.canonicalize().is_ok_and(|p| p == out_real) {
-                bail!(
-                    "--report '{}' is one of the inputs; choose another file name",
-                    out.display()
-                );
-            }
-        }
-    }
-    Ok(())
+    let files: Vec<inputs::Input> = inputs
+        .iter()
+        .flat_map(|i| i.files())
+        .map(|path| inputs::Input { path, flag: "input" })
+        .collect();
+    Ok(inputs::check_output(out, &files)?)
 }
 
 fn source(path: &Path) -> Result<Source> {

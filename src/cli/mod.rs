@@ -1,6 +1,7 @@
 //! The native command line: parses flags and hands each command to its module.
 
 mod args;
+mod build_pivot_cmd;
 mod collect_cmd;
 mod compare_cmd;
 mod hydra_args;
@@ -8,6 +9,7 @@ mod pivot_cmd;
 mod profile_cmd;
 mod progress;
 mod report_cmd;
+mod select_pivot_cmd;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -42,6 +44,8 @@ pub fn run() -> ExitCode {
         Command::Collect(args) => collect_cmd::run(&args),
         Command::Report(args) => report_cmd::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Compare(args) => compare_cmd::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::BuildPivot(args) => build_pivot_cmd::run(&args),
+        Command::SelectPivot(args) => select_pivot_cmd::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -17,6 +17,10 @@ pub type RunLog = Arc<Mutex<Vec<(Value, Value, Option<Value>)>>>;
 
 pub const SECRET: &str = "sk-STANDIN-SECRET-0123456789";
 
+/// Answers a `/run` in place of the built-in echo: the result row for a request row. Used for
+/// agents whose answer depends on the row (e.g. the pivot agent, scored by the core verifier).
+pub type Responder = Arc<dyn Fn(&Map<String, Value>) -> Value + Send + Sync>;
+
 /// A running stand-in; stops when dropped.
 pub struct StandIn {
     pub addr: SocketAddr,
@@ -27,11 +31,20 @@ pub struct StandIn {
 
 impl StandIn {
     pub fn start(agents: &[&str]) -> StandIn {
-        StandIn::start_with(agents, &[])
+        StandIn::start_full(agents, &[], None)
     }
 
     /// Also lists `dead` agents in the config, at a port nobody listens on (connection refused).
     pub fn start_with(agents: &[&str], dead: &[&str]) -> StandIn {
+        StandIn::start_full(agents, dead, None)
+    }
+
+    /// A stand-in whose agents answer with `responder` instead of the echo.
+    pub fn start_responding(agents: &[&str], responder: Responder) -> StandIn {
+        StandIn::start_full(agents, &[], Some(responder))
+    }
+
+    fn start_full(agents: &[&str], dead: &[&str], responder: Option<Responder>) -> StandIn {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
@@ -67,6 +80,7 @@ impl StandIn {
         let state = Arc::new(State {
             config_body,
             runs: runs.clone(),
+            responder,
         });
         rt.spawn(async move {
             loop {
@@ -105,6 +119,7 @@ impl Drop for StandIn {
 struct State {
     config_body: Bytes,
     runs: RunLog,
+    responder: Option<Responder>,
 }
 
 fn reply(status: u16, body: impl Into<Bytes>) -> Response<Full<Bytes>> {
@@ -140,6 +155,9 @@ async fn run(state: &State, body: &[u8]) -> Response<Full<Bytes>> {
         row.get("_ng_rollout_index").cloned().unwrap_or(Value::Null),
         row.get("_ng_attempt_index").cloned(),
     ));
+    if let Some(responder) = &state.responder {
+        return reply(200, serde_json::to_vec(&responder(&row)).unwrap());
+    }
     let behavior = row
         .get("fake_behavior")
         .and_then(Value::as_str)

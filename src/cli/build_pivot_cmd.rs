@@ -1,0 +1,251 @@
+//! `gymscope build-pivot`: streams the source twice through the core builder and writes the
+//! pivot rows, the audit, the metrics, the markdown report and the Gym config, each atomically.
+
+use super::args::{BuildPivotArgs, MultiCallArg, ReasoningArg, SelfcheckArg, SourceFormatArg};
+use crate::native::atomic::AtomicFile;
+use crate::native::inputs::{check_output, Input};
+use crate::native::read::for_each_chunk;
+use crate::names;
+use crate::pivot_build::config::{self, ConfigOptions};
+use crate::pivot_build::{tools, BuildOptions, Paths, PivotBuilder, SourceFormat};
+use crate::reward_group::RewardGroup;
+use anyhow::{bail, Context, Result};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+fn options(args: &BuildPivotArgs) -> Result<BuildOptions> {
+    let mut o = BuildOptions::new(&args.agent_ref);
+    o.source_format = match args.source_format {
+        SourceFormatArg::Auto => None,
+        SourceFormatArg::Responses => Some(SourceFormat::Responses),
+        SourceFormatArg::Chat => Some(SourceFormat::Chat),
+        SourceFormatArg::Conversational => Some(SourceFormat::Conversational),
+        SourceFormatArg::Generic => Some(SourceFormat::Generic),
+    };
+    o.min_reward = args.min_reward;
+    o.reward_field = args.reward_field.clone();
+    o.group_by = args.group_by.clone();
+    o.source_groups = args
+        .source_groups
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| match RewardGroup::parse(s) {
+            Some(g @ (RewardGroup::Mixed | RewardGroup::AllSuccess | RewardGroup::AllFailure)) => {
+                Ok(g)
+            }
+            _ => bail!("--source-groups: '{s}' is not one of mixed, all_success, all_failure"),
+        })
+        .collect::<Result<_>>()?;
+    o.include_input_turns = args.include_input_turns;
+    o.drop_reasoning = args.reasoning == ReasoningArg::Drop;
+    o.tool_calls_only = args.tool_calls_only;
+    o.multi_call_batch = args.multi_call == MultiCallArg::Batch;
+    o.check_tool_names = !args.no_check_tool_names;
+    o.doom_loop_threshold = args.doom_loop_threshold;
+    o.skip_tool_errors = args.skip_tool_errors;
+    o.limit = args.limit;
+    o.stamp_task_index = args.stamp_task_index;
+    o.word_count_similarity_threshold = args.word_count_similarity_threshold;
+    o.selfcheck_skip = args.on_selfcheck_fail == SelfcheckArg::Skip;
+    if let Some(path) = &args.tools {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read '{}'", path.display()))?;
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .with_context(|| format!("'{}': invalid JSON", path.display()))?;
+        let Some(list) = value.as_array() else {
+            bail!(
+                "'{}': --tools must be a JSON array of tools",
+                path.display()
+            );
+        };
+        o.extra_tools = tools::normalize(list.clone()).0;
+    }
+    Ok(o)
+}
+
+/// Reads a file in chunks through the one native reader.
+fn stream(path: &Path, each: impl FnMut(&[u8]) -> Result<bool>) -> Result<()> {
+    for_each_chunk::<anyhow::Error>(path, &path.display().to_string(), each)
+}
+
+/// Refuses (exit 2, before anything is written) an output that is the input under any name:
+/// compared by identity (device and inode), as every command does.
+pub fn refuse_overwrite(input: &Path, outputs: &[&Path]) -> Result<()> {
+    let inputs = [Input {
+        path: input,
+        flag: "input",
+    }];
+    for out in outputs {
+        check_output(out, &inputs)?;
+    }
+    Ok(())
+}
+
+pub fn run(args: &BuildPivotArgs) -> Result<ExitCode> {
+    let options = options(args)?;
+    let out_name = names::file_name_of(&args.output);
+    let skipped_path = names::sibling(&args.output, names::pivot_skipped(&out_name));
+    let metrics_path = names::sibling(&args.output, names::pivot_metrics(&out_name));
+    let info_path = names::sibling(&args.output, names::pivot_info(&out_name));
+    let config_path = args
+        .config_out
+        .clone()
+        .unwrap_or_else(|| names::sibling(&args.output, names::pivot_gym_config(&out_name)));
+    refuse_overwrite(
+        &args.input,
+        &[
+            &args.output,
+            &skipped_path,
+            &metrics_path,
+            &info_path,
+            &config_path,
+        ],
+    )?;
+    let train_path = if args.relative_paths {
+        args.output.display().to_string()
+    } else {
+        absolute(&args.output)?.display().to_string()
+    };
+    let config_options = ConfigOptions {
+        agent_ref: args.agent_ref.clone(),
+        train_path,
+        validation_path: args.validation_path.clone(),
+        license: args.license.clone(),
+        description: args.description.clone().unwrap_or_else(|| {
+            format!(
+                "Single-step pivot dataset built by gymscope from {} rollouts.",
+                names::stem(&out_name)
+            )
+        }),
+        comparator: options.comparator(),
+    };
+    config::validate(&config_options).map_err(anyhow::Error::msg)?;
+
+    let input_name = args.input.display().to_string();
+    let mut builder = PivotBuilder::new(&input_name, options);
+    stream(&args.input, |chunk| {
+        builder.scan(chunk);
+        Ok(true)
+    })?;
+    builder.start_conversion()?;
+    let rows = AtomicFile::create(&args.output)?;
+    let audit = AtomicFile::create(&skipped_path)?;
+    // Writing is about as costly as converting (the output is several times the input): a
+    // writer thread overlaps the two.
+    // Written buffers come back to be refilled (no fresh pages for every chunk).
+    let (send, receive) = std::sync::mpsc::sync_channel::<(Vec<u8>, Vec<u8>)>(2);
+    let (recycle, recycled) = std::sync::mpsc::channel::<Vec<u8>>();
+    let writer = std::thread::spawn(move || -> Result<(AtomicFile, AtomicFile)> {
+        let (mut rows, mut audit) = (rows, audit);
+        for (r, a) in receive {
+            rows.write_all(&r)?;
+            audit.write_all(&a)?;
+            let _ = recycle.send(r);
+        }
+        Ok((rows, audit))
+    });
+    let converted = stream(&args.input, |chunk| {
+        if let Ok(buffer) = recycled.try_recv() {
+            builder.give_back(buffer);
+        }
+        let go_on = builder.convert(chunk);
+        // A closed channel means the writer failed; its error is reported below.
+        Ok(send
+            .send((builder.take_rows(), builder.take_audit()))
+            .is_ok()
+            && go_on)
+    })
+    .and_then(|()| Ok(builder.finish()?));
+    if converted.is_ok() {
+        let _ = send.send((builder.take_rows(), builder.take_audit()));
+    }
+    drop(send);
+    let written = writer
+        .join()
+        .map_err(|_| anyhow::anyhow!("the writer thread panicked"))?;
+    let metrics = converted?;
+    let (rows, audit) = written?;
+
+    let paths = Paths {
+        input: input_name,
+        output: args.output.display().to_string(),
+        config: config_path.display().to_string(),
+        skipped: skipped_path.display().to_string(),
+        agent_ref: args.agent_ref.clone(),
+    };
+    let write = |path: &PathBuf, text: &str| -> Result<()> {
+        let mut f = AtomicFile::create(path)?;
+        f.write_all(text.as_bytes())?;
+        Ok(f.commit()?)
+    };
+    audit.commit()?;
+    write(&metrics_path, &metrics.json_text(&paths))?;
+    write(&info_path, &metrics.markdown(&paths))?;
+    let stdout = &mut std::io::stdout().lock();
+    if metrics.pivot_rows_written == 0 {
+        drop(rows); // no dataset: nothing to train on, so no pivot file and no config
+        let mut msg = format!(
+            "no pivot written: {} source rows, {} decision points; top skip reasons:\n",
+            metrics.source_rows_seen, metrics.decision_points
+        );
+        for (reason, count) in metrics.top_skips(5) {
+            msg.push_str(&format!("  {}: {count}\n", reason.as_str()));
+        }
+        msg.push_str(&format!(
+            "details: {}\nmetrics: {}",
+            skipped_path.display(),
+            metrics_path.display()
+        ));
+        eprintln!("{msg}");
+        return Ok(ExitCode::FAILURE);
+    }
+    rows.commit()?;
+    let yaml = config::render(&config_options);
+    check_yaml(&yaml, &args.agent_ref)?;
+    write(&config_path, &yaml)?;
+    writeln!(
+        stdout,
+        "pivots: {} rows from {} of {} source rows ({} decision points, {} skipped); selfcheck: {} / {} passed",
+        metrics.pivot_rows_written,
+        metrics.trajectories_with_pivots,
+        metrics.source_rows_seen,
+        metrics.decision_points,
+        metrics.skipped_decision_points(),
+        metrics.selfcheck_passed,
+        metrics.selfcheck_passed + metrics.selfcheck_failed
+    )?;
+    for (label, path) in [
+        ("pivot rows", &args.output),
+        ("skipped", &skipped_path),
+        ("metrics", &metrics_path),
+        ("report", &info_path),
+        ("gym config", &config_path),
+    ] {
+        writeln!(stdout, "{label}: {}", path.display())?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn absolute(path: &Path) -> Result<PathBuf> {
+    Ok(if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()?.join(path)
+    })
+}
+
+/// The config parses and its agent block is the rows' `agent_ref.name` (spec §e).
+fn check_yaml(yaml: &str, agent_ref: &str) -> Result<()> {
+    let value: serde_yaml::Value =
+        serde_yaml::from_str(yaml).context("the generated Gym config does not parse")?;
+    let agent = value
+        .get(agent_ref)
+        .and_then(|a| a.get("responses_api_agents"))
+        .and_then(|a| a.get("tool_simulation_agent"));
+    if agent.is_none() {
+        bail!("the generated Gym config has no agent block named '{agent_ref}'");
+    }
+    Ok(())
+}

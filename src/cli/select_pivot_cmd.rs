@@ -1,0 +1,91 @@
+//! `gymscope select-pivot`: indexes the profile, decides on every pivot in the core, then copies
+//! the selected rows (read back by byte span) with their `profile_info` and writes the counts.
+
+use super::args::{SelectPivotArgs, SortArg};
+use crate::native::atomic::AtomicFile;
+use crate::native::read::for_each_chunk;
+use super::build_pivot_cmd::refuse_overwrite;
+use crate::names;
+use crate::pivot_build::select::{
+    selected_row, Class, ProfileIndex, SelectOptions, Selector, Sort,
+};
+use anyhow::{bail, Context, Result};
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Reads a file in chunks through the one native reader.
+fn stream(path: &Path, mut each: impl FnMut(&[u8])) -> Result<()> {
+    for_each_chunk::<anyhow::Error>(path, &path.display().to_string(), |chunk| {
+        each(chunk);
+        Ok(true)
+    })
+}
+
+pub fn run(args: &SelectPivotArgs) -> Result<ExitCode> {
+    let keep = args
+        .keep
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| Class::parse(s).with_context(|| format!("--keep: '{s}' is not one of mixed, all_success, all_failure, unprofiled, insufficient_rollouts")))
+        .collect::<Result<Vec<_>>>()?;
+    if args.difficulty_threshold.is_some_and(|t| t <= 0.0) {
+        bail!("--difficulty-threshold must be greater than 0");
+    }
+    let options = SelectOptions {
+        min_rollouts: args.min_rollouts,
+        success_threshold: args.success_threshold,
+        keep,
+        max_pivots: args.max_pivots,
+        difficulty_threshold: args.difficulty_threshold,
+        sort: match args.sort {
+            SortArg::None => Sort::None,
+            SortArg::Difficulty => Sort::Difficulty,
+            SortArg::Variance => Sort::Variance,
+        },
+    };
+    let out_name = names::file_name_of(&args.output);
+    let selection_path = names::sibling(&args.output, names::pivot_selection(&out_name));
+    refuse_overwrite(&args.pivots, &[&args.output, &selection_path])?;
+    refuse_overwrite(&args.profile, &[&args.output, &selection_path])?;
+
+    let mut index = ProfileIndex::new(args.profile.display().to_string());
+    stream(&args.profile, |c| index.push(c))?;
+    let index = index.finish()?;
+    let mut selector = Selector::new(args.pivots.display().to_string(), index, options);
+    stream(&args.pivots, |c| selector.push(c))?;
+    let plan = selector.finish()?;
+
+    let mut pivots = File::open(&args.pivots)
+        .with_context(|| format!("cannot read '{}'", args.pivots.display()))?;
+    let mut out = AtomicFile::create(&args.output)?;
+    let mut line = Vec::new();
+    for d in &plan.selected {
+        line.resize(d.span.len as usize, 0);
+        pivots.seek(SeekFrom::Start(d.span.offset))?;
+        pivots
+            .read_exact(&mut line)
+            .with_context(|| format!("'{}' changed while reading", args.pivots.display()))?;
+        let row = selected_row(&line, d.profile_info.as_ref()).map_err(|e| {
+            anyhow::anyhow!("'{}' line {}: {e}", args.pivots.display(), d.span.line)
+        })?;
+        out.write_all(&row)?;
+    }
+    out.commit()?;
+    let mut json = serde_json::to_string_pretty(&plan.counts.to_json())?;
+    json.push('\n');
+    let mut sel = AtomicFile::create(&selection_path)?;
+    sel.write_all(json.as_bytes())?;
+    sel.commit()?;
+    let stdout = &mut std::io::stdout().lock();
+    write!(stdout, "{}", plan.counts.markdown())?;
+    writeln!(
+        stdout,
+        "selected pivots: {}\nselection: {}",
+        args.output.display(),
+        selection_path.display()
+    )?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,163 @@
+//! The Gym config that serves a pivot dataset (spec §e): a `single_step_tool_use_with_argument_comparison`
+//! resources server and a `tool_simulation_agent` whose train dataset is the pivot file. The
+//! model block (`policy_model`) comes from a separate model config.
+
+use crate::verifier::ComparatorConfig;
+
+/// Licenses Gym accepts for train and validation entries (`nemo_gym/config_types.py`).
+pub const LICENSES: [&str; 10] = [
+    "Apache 2.0",
+    "MIT",
+    "Creative Commons Attribution 4.0 International",
+    "Creative Commons Attribution-ShareAlike 4.0 International",
+    "CC BY-SA 4.0",
+    "CC BY-NC 3.0",
+    "NVIDIA Internal Use Only, Do Not Distribute",
+    "NVIDIA Evaluation Dataset License Agreement",
+    "TBD",
+    "GNU General Public License v3.0",
+];
+
+#[derive(Clone, Debug)]
+pub struct ConfigOptions {
+    pub agent_ref: String,
+    /// `jsonl_fpath` of the train entry, as it should appear in the file.
+    pub train_path: String,
+    pub validation_path: Option<String>,
+    pub license: String,
+    pub description: String,
+    pub comparator: ComparatorConfig,
+}
+
+/// The resources-server instance: a trailing `_agent` becomes `_resources_server`.
+pub fn resources_server_name(agent_ref: &str) -> String {
+    match agent_ref.strip_suffix("_agent") {
+        Some(base) => format!("{base}_resources_server"),
+        None => format!("{agent_ref}_resources_server"),
+    }
+}
+
+/// A YAML scalar: plain when unambiguous, else a JSON (= YAML double-quoted) string.
+fn scalar(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_./- ".contains(c))
+        && !s.starts_with(['-', ' ', '.'])
+        && !s.ends_with(' ')
+        && s.parse::<f64>().is_err()
+        && !["true", "false", "null", "yes", "no", "on", "off", "~"]
+            .contains(&s.to_ascii_lowercase().as_str());
+    if plain {
+        s.to_string()
+    } else {
+        serde_json::to_string(s).expect("a string serializes")
+    }
+}
+
+fn float(x: f64) -> String {
+    let s = format!("{x:?}");
+    if s.contains(['.', 'e']) {
+        s
+    } else {
+        format!("{s}.0")
+    }
+}
+
+/// The config text. Checked by `validate` for the rules Gym enforces.
+pub fn render(o: &ConfigOptions) -> String {
+    let rs = resources_server_name(&o.agent_ref);
+    let c = &o.comparator;
+    let mut y = String::new();
+    y.push_str(&format!(
+        "{}:\n  resources_servers:\n    single_step_tool_use_with_argument_comparison:\n",
+        scalar(&rs)
+    ));
+    y.push_str(
+        "      entrypoint: app.py\n      domain: agent\n      tool_call_comparator_config:\n",
+    );
+    y.push_str(&format!(
+        "        word_count_similarity_threshold: {}\n",
+        float(c.word_count_similarity_threshold)
+    ));
+    if c.parallel_tool_call_rewarding {
+        y.push_str("        parallel_tool_call_rewarding: true\n");
+        y.push_str(&format!(
+            "        allow_subset: {}\n        allow_superset: {}\n",
+            c.allow_subset, c.allow_superset
+        ));
+        y.push_str(&format!(
+            "        parallel_tool_call_reward_mode: {}\n",
+            c.parallel_tool_call_reward_mode.as_str()
+        ));
+    }
+    y.push_str(&format!(
+        "      verified: false\n      description: {}\n",
+        scalar(&o.description)
+    ));
+    y.push_str(&format!(
+        "{}:\n  responses_api_agents:\n    tool_simulation_agent:\n      entrypoint: app.py\n",
+        scalar(&o.agent_ref)
+    ));
+    y.push_str(&format!(
+        "      resources_server:\n        type: resources_servers\n        name: {}\n",
+        scalar(&rs)
+    ));
+    y.push_str("      model_server:\n        type: responses_api_models\n        name: policy_model\n      datasets:\n");
+    let mut entry = |name: &str, path: &str| {
+        y.push_str(&format!(
+            "      - name: {name}\n        type: {name}\n        jsonl_fpath: {}\n        num_repeats: 1\n        license: {}\n",
+            scalar(path),
+            scalar(&o.license)
+        ));
+    };
+    entry("train", &o.train_path);
+    if let Some(v) = &o.validation_path {
+        entry("validation", v);
+    }
+    y
+}
+
+/// The option checks Gym would otherwise fail on at server start.
+pub fn validate(o: &ConfigOptions) -> Result<(), String> {
+    if !LICENSES.contains(&o.license.as_str()) {
+        return Err(format!(
+            "--license '{}' is not one Gym accepts: {}",
+            o.license,
+            LICENSES.join(", ")
+        ));
+    }
+    let t = o.comparator.word_count_similarity_threshold;
+    if !(0.0..=0.5).contains(&t) {
+        return Err(format!(
+            "--word-count-similarity-threshold {t} must be between 0 and 0.5: identical multi-word strings score exactly 0.5, so a higher threshold rejects even the demonstration"
+        ));
+    }
+    if o.agent_ref.is_empty() {
+        return Err("--agent-ref must not be empty".into());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_scalars() {
+        assert_eq!(
+            resources_server_name("x_agent_agent"),
+            "x_agent_resources_server"
+        );
+        assert_eq!(resources_server_name("pivots"), "pivots_resources_server");
+        assert_eq!(scalar("/data/p.jsonl"), "/data/p.jsonl");
+        assert_eq!(scalar("Apache 2.0"), "Apache 2.0");
+        assert_eq!(scalar("true"), "\"true\"");
+        assert_eq!(scalar("a: b"), "\"a: b\"");
+        assert_eq!(
+            scalar("NVIDIA Internal Use Only, Do Not Distribute"),
+            "\"NVIDIA Internal Use Only, Do Not Distribute\""
+        );
+        assert_eq!(float(0.1), "0.1");
+        assert_eq!(float(0.0), "0.0");
+    }
+}

@@ -1,0 +1,199 @@
+//! Conversion metrics (spec §f): the counts a user needs before training, as
+//! `<out stem>.metrics.json` and the markdown `<out stem>.info.md`. No clock values: the files
+//! are part of the deterministic output.
+
+use super::skips::Reason;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+mod info;
+
+/// Counters filled while building.
+#[derive(Clone, Debug, Default)]
+pub struct Metrics {
+    pub source_format: String,
+    pub source_rows_seen: u64,
+    pub invalid_source_rows: u64,
+    pub source_rows_used: u64,
+    pub trajectories_with_pivots: u64,
+    pub decision_points: u64,
+    pub pivot_rows_written: u64,
+    pub nameless_tool_calls: u64,
+    pub tools_parameters_filled: u64,
+    pub skips: BTreeMap<Reason, u64>,
+    pub multi_tool_counts: BTreeMap<String, u64>,
+    pub action_types: BTreeMap<String, u64>,
+    pub tools: BTreeMap<String, u64>,
+    pub turn_step: BTreeMap<String, u64>,
+    pub depth: BTreeMap<String, u64>,
+    pub with_target_reasoning: u64,
+    pub with_target_content: u64,
+    pub multistep: u64,
+    pub multistep_with_prior_reasoning: u64,
+    /// Task groups by class: all_success, all_failure, mixed.
+    pub group_tasks: [u64; 3],
+    /// Source rows by their group's class.
+    pub group_trajectories: [u64; 3],
+    pub coverage: BTreeMap<&'static str, u64>,
+    pub selfcheck_passed: u64,
+    pub selfcheck_failed: u64,
+    /// Rows that lost a tool-call pivot because the source had no tool schemas.
+    pub pivots_lost_without_tools: u64,
+    /// The tau2 layout's cleaning counts.
+    pub conversational: Option<[u64; 3]>,
+}
+
+/// Paths as given, for the header of both files.
+#[derive(Clone, Debug, Default)]
+pub struct Paths {
+    pub input: String,
+    pub output: String,
+    pub config: String,
+    pub skipped: String,
+    pub agent_ref: String,
+}
+
+/// `c / t` as a percentage with two decimals (`pivot.md` §2.6).
+pub fn pct(c: u64, t: u64) -> String {
+    if t == 0 {
+        "0.00%".into()
+    } else {
+        format!("{:.2}%", (c as f64 / t as f64) * 100.0)
+    }
+}
+
+pub(crate) fn cell(c: u64, t: u64) -> String {
+    format!("{c} / {t} ({})", pct(c, t))
+}
+
+/// Sorted by descending count, then key.
+pub(crate) fn sorted(m: &BTreeMap<String, u64>) -> Vec<(&String, u64)> {
+    let mut v: Vec<_> = m.iter().map(|(k, c)| (k, *c)).collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    v
+}
+
+fn dist(m: &BTreeMap<String, u64>) -> Value {
+    Value::Object(
+        sorted(m)
+            .into_iter()
+            .map(|(k, c)| (k.clone(), c.into()))
+            .collect(),
+    )
+}
+
+pub(crate) const GROUPS: [&str; 3] = ["all_success", "all_failure", "mixed"];
+
+impl Metrics {
+    pub fn skipped_decision_points(&self) -> u64 {
+        self.skips
+            .iter()
+            .filter(|(r, _)| !r.is_row_level())
+            .map(|(_, c)| c)
+            .sum()
+    }
+
+    pub fn skip(&self, r: Reason) -> u64 {
+        self.skips.get(&r).copied().unwrap_or(0)
+    }
+
+    /// The most frequent skip reasons (for the "nothing written" message).
+    pub fn top_skips(&self, n: usize) -> Vec<(Reason, u64)> {
+        let mut v: Vec<(Reason, u64)> = self
+            .skips
+            .iter()
+            .filter(|(_, c)| **c > 0)
+            .map(|(r, c)| (*r, *c))
+            .collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        v.truncate(n);
+        v
+    }
+
+    pub fn to_json(&self, paths: &Paths) -> Value {
+        let mut counts = Map::new();
+        for (k, v) in [
+            ("source_rows_seen", self.source_rows_seen),
+            ("invalid_source_rows", self.invalid_source_rows),
+            ("below_min_reward", self.skip(Reason::BelowMinReward)),
+            (
+                "source_group_filtered",
+                self.skip(Reason::SourceGroupFiltered),
+            ),
+            ("source_rows_used", self.source_rows_used),
+            ("trajectories_with_pivots", self.trajectories_with_pivots),
+            ("decision_points", self.decision_points),
+            ("pivot_rows_written", self.pivot_rows_written),
+            ("skipped_decision_points", self.skipped_decision_points()),
+            ("nameless_tool_calls", self.nameless_tool_calls),
+            ("tools_parameters_filled", self.tools_parameters_filled),
+            ("selfcheck_passed", self.selfcheck_passed),
+            ("selfcheck_failed", self.selfcheck_failed),
+        ] {
+            counts.insert(k.into(), v.into());
+        }
+        if let Some([seed, user_tools, unconvertible]) = self.conversational {
+            counts.insert("skipped_seed_assistant_messages".into(), seed.into());
+            counts.insert("dropped_user_tool_messages".into(), user_tools.into());
+            counts.insert(
+                "dropped_unconvertible_messages".into(),
+                unconvertible.into(),
+            );
+        }
+        let skip_reasons: Map<String, Value> = Reason::ALL
+            .iter()
+            .map(|r| (r.as_str().to_string(), self.skip(*r).into()))
+            .collect();
+        let groups = |a: &[u64; 3]| -> Value {
+            Value::Object(
+                GROUPS
+                    .iter()
+                    .zip(a)
+                    .map(|(g, c)| (g.to_string(), (*c).into()))
+                    .collect(),
+            )
+        };
+        let coverage: Map<String, Value> = [
+            "_ng_task_index",
+            "_ng_rollout_index",
+            "task_id",
+            "uuid",
+            "reward",
+        ]
+        .iter()
+        .map(|k| {
+            (
+                k.to_string(),
+                self.coverage.get(k).copied().unwrap_or(0).into(),
+            )
+        })
+        .collect();
+        json!({
+            "input": paths.input, "output": paths.output, "source_format": self.source_format,
+            "agent_ref": paths.agent_ref, "config_output": paths.config, "skipped_output": paths.skipped,
+            "counts": counts,
+            "skip_reasons": skip_reasons,
+            "skipped_multi_tool_count_distribution": dist(&self.multi_tool_counts),
+            "action_type_distribution": dist(&self.action_types),
+            "tool_distribution": dist(&self.tools),
+            "turn_step_distribution": dist(&self.turn_step),
+            "assistant_depth_distribution": dist(&self.depth),
+            "pivot_content": {
+                "pivots_with_target_reasoning": self.with_target_reasoning,
+                "pivots_with_target_content": self.with_target_content,
+                "multistep_pivots": self.multistep,
+                "multistep_pivots_with_prior_step_reasoning": self.multistep_with_prior_reasoning,
+            },
+            "source_reward_groups": {"tasks": groups(&self.group_tasks), "trajectories": groups(&self.group_trajectories)},
+            "provenance_coverage": coverage,
+        })
+    }
+
+    /// `metrics.json`: pretty-printed with a 2-space indent and a trailing newline.
+    pub fn json_text(&self, paths: &Paths) -> String {
+        let mut s = serde_json::to_string_pretty(&self.to_json(paths))
+            .expect("serializing a JSON value cannot fail");
+        s.push('\n');
+        s
+    }
+}

@@ -1,0 +1,196 @@
+//! PivotRL selection (spec §d.2-§d.3, `gymscope select-pivot`): the pivots whose on-policy
+//! rollouts had mixed rewards, tied to their profile rows by `pivot_id` (from the profile's
+//! `sample.pivot_info`) or else by `_ng_task_index` = the pivot's position in its file.
+//!
+//! Fed in chunks: the profile first ([`ProfileIndex`]), then the pivot file ([`Selector`]),
+//! which yields a [`Plan`]: the byte spans of the rows to write, in output order, each with its
+//! `profile_info`. Memory: the profile's rewards and one entry per pivot, never the rows.
+
+use crate::jsonl::LineSpan;
+
+mod scan;
+pub use scan::{ProfileIndex, Selector};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+/// What selection decided about one pivot (spec §d.3 steps 1-3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Class {
+    Unprofiled,
+    InsufficientRollouts,
+    AllSuccess,
+    AllFailure,
+    Mixed,
+}
+
+impl Class {
+    pub const ALL: [Class; 5] = [
+        Class::Unprofiled,
+        Class::InsufficientRollouts,
+        Class::AllSuccess,
+        Class::AllFailure,
+        Class::Mixed,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Class::Unprofiled => "unprofiled",
+            Class::InsufficientRollouts => "insufficient_rollouts",
+            Class::AllSuccess => "all_success",
+            Class::AllFailure => "all_failure",
+            Class::Mixed => "mixed",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Class> {
+        Class::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sort {
+    None,
+    Difficulty,
+    Variance,
+}
+
+#[derive(Clone, Debug)]
+pub struct SelectOptions {
+    pub min_rollouts: u32,
+    pub success_threshold: f64,
+    pub keep: Vec<Class>,
+    pub max_pivots: Option<u64>,
+    pub difficulty_threshold: Option<f64>,
+    pub sort: Sort,
+}
+
+impl Default for SelectOptions {
+    fn default() -> Self {
+        SelectOptions {
+            min_rollouts: 8,
+            success_threshold: crate::reward_group::DEFAULT_THRESHOLD,
+            keep: vec![Class::Mixed],
+            max_pivots: None,
+            difficulty_threshold: None,
+            sort: Sort::None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct SelectError {
+    pub message: String,
+}
+
+pub(crate) fn error(message: String) -> SelectError {
+    SelectError { message }
+}
+
+/// One pivot's outcome.
+#[derive(Clone, Debug)]
+pub struct Decision {
+    pub span: LineSpan,
+    pub class: Class,
+    pub pass_rate: f64,
+    pub variance: f64,
+    pub profile_info: Option<Value>,
+}
+
+/// Counts of `<selected stem>.selection.json` (spec §d.3 step 7).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SelectionCounts {
+    pub pivots: u64,
+    pub profiled: u64,
+    pub classes: HashMap<Class, u64>,
+    pub dropped_above_difficulty_threshold: u64,
+    pub dropped_easiest: u64,
+    pub kept: u64,
+    pub rollouts_per_pivot: std::collections::BTreeMap<u64, u64>,
+}
+
+impl SelectionCounts {
+    pub fn class(&self, c: Class) -> u64 {
+        self.classes.get(&c).copied().unwrap_or(0)
+    }
+
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("pivots".into(), self.pivots.into());
+        m.insert("profiled".into(), self.profiled.into());
+        for c in [
+            Class::Unprofiled,
+            Class::InsufficientRollouts,
+            Class::AllSuccess,
+            Class::AllFailure,
+            Class::Mixed,
+        ] {
+            m.insert(c.as_str().into(), self.class(c).into());
+        }
+        m.insert(
+            "dropped_above_difficulty_threshold".into(),
+            self.dropped_above_difficulty_threshold.into(),
+        );
+        m.insert("dropped_easiest".into(), self.dropped_easiest.into());
+        m.insert("kept".into(), self.kept.into());
+        let per: Map<String, Value> = self
+            .rollouts_per_pivot
+            .iter()
+            .map(|(n, c)| (n.to_string(), (*c).into()))
+            .collect();
+        m.insert("rollouts_per_pivot".into(), Value::Object(per));
+        Value::Object(m)
+    }
+
+    /// The counts as a markdown table, `count / pivots (pct)` cells.
+    pub fn markdown(&self) -> String {
+        let j = self.to_json();
+        let mut out = String::from("| selection | count |\n| --- | --- |\n");
+        for (k, v) in j.as_object().into_iter().flatten() {
+            if let Some(c) = v.as_u64() {
+                let cell = if k == "pivots" {
+                    c.to_string()
+                } else {
+                    format!(
+                        "{c} / {} ({})",
+                        self.pivots,
+                        super::metrics::pct(c, self.pivots)
+                    )
+                };
+                out.push_str(&format!("| {k} | {cell} |\n"));
+            }
+        }
+        out
+    }
+}
+
+/// What to write: the rows' spans in output order, each with the `profile_info` to append.
+#[derive(Debug)]
+pub struct Plan {
+    pub selected: Vec<Decision>,
+    pub counts: SelectionCounts,
+}
+
+/// A selected row: the original pivot row with `profile_info` right after `pivot_info`.
+pub fn selected_row(line: &[u8], profile_info: Option<&Value>) -> Result<Vec<u8>, String> {
+    let row: Map<String, Value> = serde_json::from_slice(line).map_err(|e| e.to_string())?;
+    let mut out = Map::with_capacity(row.len() + 1);
+    let has_pivot_info = row.contains_key("pivot_info");
+    for (k, v) in row {
+        let after = k == "pivot_info";
+        out.insert(k, v);
+        if after {
+            if let Some(info) = profile_info {
+                out.insert("profile_info".into(), info.clone());
+            }
+        }
+    }
+    if !has_pivot_info {
+        if let Some(info) = profile_info {
+            out.insert("profile_info".into(), info.clone());
+        }
+    }
+    let mut bytes = serde_json::to_vec(&Value::Object(out)).map_err(|e| e.to_string())?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}

@@ -1,0 +1,322 @@
+//! Reading the two inputs of a selection: the profile into a [`ProfileIndex`], then the pivot
+//! file through a [`Selector`], which decides on every pivot and plans the output.
+
+use super::{error, Class, Decision, Plan, SelectError, SelectOptions, SelectionCounts, Sort};
+use crate::jsonl::{LineSpan, LineSplitter};
+use crate::reward_group::{reward_value, Outcomes, RewardGroup};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+struct Entry {
+    task_index: Option<u64>,
+    rewards: Vec<f64>,
+    std: Option<f64>,
+}
+
+/// The profile's rows, indexed by `pivot_id` and by `_ng_task_index`.
+pub struct ProfileIndex {
+    file: String,
+    splitter: LineSplitter,
+    entries: Vec<Entry>,
+    by_id: HashMap<String, usize>,
+    by_task: HashMap<u64, usize>,
+    error: Option<SelectError>,
+}
+
+impl ProfileIndex {
+    pub fn new(file: impl Into<String>) -> ProfileIndex {
+        ProfileIndex {
+            file: file.into(),
+            splitter: LineSplitter::new(),
+            entries: Vec::new(),
+            by_id: HashMap::new(),
+            by_task: HashMap::new(),
+            error: None,
+        }
+    }
+
+    pub fn push(&mut self, chunk: &[u8]) {
+        let mut splitter = std::mem::take(&mut self.splitter);
+        let _ = splitter.push::<()>(chunk, |span, bytes| {
+            self.line(span, bytes);
+            Ok(())
+        });
+        self.splitter = splitter;
+    }
+
+    pub fn finish(mut self) -> Result<ProfileIndex, SelectError> {
+        let mut splitter = std::mem::take(&mut self.splitter);
+        let _ = splitter.finish::<()>(|span, bytes| {
+            self.line(span, bytes);
+            Ok(())
+        });
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => Ok(self),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    fn line(&mut self, span: LineSpan, bytes: &[u8]) {
+        if self.error.is_some() || bytes.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        let row: Value = match serde_json::from_slice(bytes) {
+            Ok(Value::Object(m)) => Value::Object(m),
+            Ok(_) => return self.fail(span.line, "a profile row must be a JSON object".into()),
+            Err(e) => return self.fail(span.line, format!("invalid JSON: {e}")),
+        };
+        let Some(infos) = row.get("rollout_infos").and_then(Value::as_array) else {
+            return self.fail(
+                span.line,
+                "field `rollout_infos` is missing (is this a `*_reward_profiling.jsonl`?)".into(),
+            );
+        };
+        let rewards = infos
+            .iter()
+            .filter_map(|i| i.get("reward").and_then(reward_value))
+            .collect();
+        let entry = Entry {
+            task_index: row.get("_ng_task_index").and_then(Value::as_u64),
+            rewards,
+            std: row.get("std/reward").and_then(Value::as_f64),
+        };
+        let i = self.entries.len();
+        if let Some(id) = row
+            .pointer("/sample/pivot_info/pivot_id")
+            .and_then(Value::as_str)
+        {
+            self.by_id.entry(id.to_string()).or_insert(i);
+        }
+        if let Some(t) = entry.task_index {
+            self.by_task.entry(t).or_insert(i);
+        }
+        self.entries.push(entry);
+    }
+
+    fn fail(&mut self, line: u64, what: String) {
+        self.error = Some(error(format!("'{}' line {line}: {what}", self.file)));
+    }
+}
+
+/// Reads the pivot file and decides.
+pub struct Selector {
+    file: String,
+    index: ProfileIndex,
+    options: SelectOptions,
+    splitter: LineSplitter,
+    position: u64,
+    decisions: Vec<Decision>,
+    error: Option<SelectError>,
+}
+
+impl Selector {
+    pub fn new(file: impl Into<String>, index: ProfileIndex, options: SelectOptions) -> Selector {
+        Selector {
+            file: file.into(),
+            index,
+            options,
+            splitter: LineSplitter::new(),
+            position: 0,
+            decisions: Vec::new(),
+            error: None,
+        }
+    }
+
+    pub fn push(&mut self, chunk: &[u8]) {
+        let mut splitter = std::mem::take(&mut self.splitter);
+        let _ = splitter.push::<()>(chunk, |span, bytes| {
+            self.line(span, bytes);
+            Ok(())
+        });
+        self.splitter = splitter;
+    }
+
+    fn line(&mut self, span: LineSpan, bytes: &[u8]) {
+        if self.error.is_some() || bytes.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        let position = self.position;
+        self.position += 1;
+        let row: Value = match serde_json::from_slice(bytes) {
+            Ok(v) => v,
+            Err(e) => {
+                self.error = Some(error(format!(
+                    "'{}' line {}: invalid JSON: {e}",
+                    self.file, span.line
+                )));
+                return;
+            }
+        };
+        let id = row.pointer("/pivot_info/pivot_id").and_then(Value::as_str);
+        let stamped = row.get("_ng_task_index").and_then(Value::as_u64);
+        let by_id = id.and_then(|id| self.index.by_id.get(id)).copied();
+        if let (Some(i), Some(t)) = (by_id, stamped) {
+            if self.index.entries[i].task_index.is_some_and(|pt| pt != t) {
+                self.error = Some(error(format!(
+                    "'{}' line {}: pivot_id {} is profiled under _ng_task_index {}, but the row says {t}",
+                    self.file,
+                    span.line,
+                    id.unwrap_or_default(),
+                    self.index.entries[i].task_index.unwrap_or_default()
+                )));
+                return;
+            }
+        }
+        // Without ids in the profile, the collection's task index is the position in the file.
+        let entry = match by_id {
+            Some(i) => Some(i),
+            None if self.index.by_id.is_empty() || id.is_none() => self
+                .index
+                .by_task
+                .get(&stamped.unwrap_or(position))
+                .copied(),
+            None => None,
+        };
+        self.decisions.push(self.decide(span, entry));
+    }
+
+    fn decide(&self, span: LineSpan, entry: Option<usize>) -> Decision {
+        let Some(e) = entry.map(|i| &self.index.entries[i]) else {
+            return Decision {
+                span,
+                class: Class::Unprofiled,
+                pass_rate: f64::NAN,
+                variance: f64::NAN,
+                profile_info: None,
+            };
+        };
+        let n = e.rewards.len();
+        let mean = if n > 0 {
+            e.rewards.iter().sum::<f64>() / n as f64
+        } else {
+            f64::NAN
+        };
+        let std = e.std.unwrap_or_else(|| {
+            crate::stats::Scratch::default()
+                .column_stats(&e.rewards)
+                .std
+                .unwrap_or(f64::NAN)
+        });
+        let mut outcomes = Outcomes::default();
+        for r in &e.rewards {
+            outcomes.add(Some(*r), self.options.success_threshold);
+        }
+        let class = if n < self.options.min_rollouts as usize || n == 0 {
+            Class::InsufficientRollouts
+        } else {
+            match outcomes.group() {
+                RewardGroup::AllSuccess => Class::AllSuccess,
+                RewardGroup::AllFailure => Class::AllFailure,
+                RewardGroup::Mixed => Class::Mixed,
+                RewardGroup::NoReward => Class::InsufficientRollouts,
+            }
+        };
+        let info = json!({"num_rollouts": n, "rewards": e.rewards, "reward_mean": finite(mean), "reward_std": finite(std),
+            "reward_var": finite(std * std), "group": class.as_str()});
+        Decision {
+            span,
+            class,
+            pass_rate: mean,
+            variance: std * std,
+            profile_info: Some(info),
+        }
+    }
+
+    pub fn finish(mut self) -> Result<Plan, SelectError> {
+        let mut splitter = std::mem::take(&mut self.splitter);
+        let _ = splitter.finish::<()>(|span, bytes| {
+            self.line(span, bytes);
+            Ok(())
+        });
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        let o = &self.options;
+        let mut counts = SelectionCounts {
+            pivots: self.decisions.len() as u64,
+            ..Default::default()
+        };
+        for d in &self.decisions {
+            *counts.classes.entry(d.class).or_default() += 1;
+            if let Some(info) = &d.profile_info {
+                counts.profiled += 1;
+                *counts
+                    .rollouts_per_pivot
+                    .entry(info["num_rollouts"].as_u64().unwrap_or(0))
+                    .or_default() += 1;
+            }
+        }
+        let mut kept: Vec<Decision> = self
+            .decisions
+            .into_iter()
+            .filter(|d| o.keep.contains(&d.class))
+            .collect();
+        if let Some(t) = o.difficulty_threshold.filter(|t| *t > 0.0) {
+            let before = kept.len();
+            // NaN (unprofiled, kept for inspection) is not above the threshold.
+            kept.retain(|d| d.pass_rate.partial_cmp(&t) != Some(std::cmp::Ordering::Greater));
+            counts.dropped_above_difficulty_threshold = (before - kept.len()) as u64;
+        }
+        if let Some(max) = o.max_pivots {
+            if kept.len() as u64 > max {
+                // Keep the hardest: lowest pass rate first, ties by file order; then back to file order.
+                let mut order: Vec<usize> = (0..kept.len()).collect();
+                order.sort_by(|&a, &b| rate(&kept[a]).total_cmp(&rate(&kept[b])).then(a.cmp(&b)));
+                let mut keep = vec![false; kept.len()];
+                order
+                    .iter()
+                    .take(max as usize)
+                    .for_each(|&i| keep[i] = true);
+                counts.dropped_easiest = (kept.len() as u64) - max;
+                let mut i = 0;
+                kept.retain(|_| {
+                    i += 1;
+                    keep[i - 1]
+                });
+            }
+        }
+        match o.sort {
+            Sort::None => {}
+            Sort::Difficulty => kept.sort_by(|a, b| rate(a).total_cmp(&rate(b))),
+            Sort::Variance => kept.sort_by(|a, b| var(b).total_cmp(&var(a))),
+        }
+        counts.kept = kept.len() as u64;
+        Ok(Plan {
+            selected: kept,
+            counts,
+        })
+    }
+}
+
+/// Unprofiled pivots (kept only for inspection) sort last.
+fn rate(d: &Decision) -> f64 {
+    if d.pass_rate.is_nan() {
+        f64::INFINITY
+    } else {
+        d.pass_rate
+    }
+}
+
+fn var(d: &Decision) -> f64 {
+    if d.variance.is_nan() {
+        f64::NEG_INFINITY
+    } else {
+        d.variance
+    }
+}
+
+fn finite(x: f64) -> Value {
+    if x.is_finite() {
+        json!(x)
+    } else {
+        Value::Null
+    }
+}

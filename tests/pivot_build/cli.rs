@@ -1,0 +1,411 @@
+//! The `build-pivot` command: file names next to OUT, printed names, exit codes, no temp files,
+//! the Gym config, byte-identical reruns, and never writing over the input.
+
+use super::*;
+use std::process::{Command, Output};
+
+fn gymscope(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gymscope"))
+        .args(args)
+        .output()
+        .expect("run gymscope")
+}
+
+fn names_in(dir: &std::path::Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn writes_every_output_next_to_out_and_reruns_identically() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("session.state.jsonl");
+    let src = upstream("example_session_state_mgmt.example_rollouts.jsonl");
+    let args = [
+        "build-pivot",
+        "--input",
+        src.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+        "--agent-ref",
+        AGENT,
+    ];
+    let r = gymscope(&args);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let stdout = String::from_utf8(r.stdout).unwrap();
+    assert_eq!(
+        names_in(dir.path()),
+        [
+            "session.state.gym.yaml",
+            "session.state.info.md",
+            "session.state.jsonl",
+            "session.state.metrics.json",
+            "session.state.skipped.jsonl"
+        ]
+    );
+    for name in [
+        "session.state.jsonl",
+        "session.state.skipped.jsonl",
+        "session.state.metrics.json",
+        "session.state.info.md",
+        "session.state.gym.yaml",
+    ] {
+        assert!(
+            stdout.contains(&dir.path().join(name).display().to_string()),
+            "{name} not printed:\n{stdout}"
+        );
+    }
+    assert!(stdout.contains("selfcheck: 10 / 10 passed"), "{stdout}");
+    let read = |n: &str| std::fs::read(dir.path().join(n)).unwrap();
+    let first: Vec<Vec<u8>> = names_in(dir.path()).iter().map(|n| read(n)).collect();
+    assert!(gymscope(&args).status.success());
+    let second: Vec<Vec<u8>> = names_in(dir.path()).iter().map(|n| read(n)).collect();
+    assert_eq!(
+        first, second,
+        "same input and flags give byte-identical files"
+    );
+
+    let yaml = String::from_utf8(read("session.state.gym.yaml")).unwrap();
+    let expected = format!(
+        "session_state_pivot_single_step_tool_use_with_argument_comparison_resources_server:
+  resources_servers:
+    single_step_tool_use_with_argument_comparison:
+      entrypoint: app.py
+      domain: agent
+      tool_call_comparator_config:
+        word_count_similarity_threshold: 0.1
+      verified: false
+      description: Single-step pivot dataset built by gymscope from session.state rollouts.
+{AGENT}:
+  responses_api_agents:
+    tool_simulation_agent:
+      entrypoint: app.py
+      resources_server:
+        type: resources_servers
+        name: session_state_pivot_single_step_tool_use_with_argument_comparison_resources_server
+      model_server:
+        type: responses_api_models
+        name: policy_model
+      datasets:
+      - name: train
+        type: train
+        jsonl_fpath: {}
+        num_repeats: 1
+        license: TBD
+",
+        out.display()
+    );
+    assert_eq!(yaml, expected);
+    let info = String::from_utf8(read("session.state.info.md")).unwrap();
+    assert!(info.starts_with("# Pivot Dataset Metrics\n\n"));
+    for section in [
+        "## Summary",
+        "## Skip Reasons",
+        "## Expected Action Type Distribution",
+        "## Expected Tool Distribution",
+        "## Turn Step Distribution",
+        "## Assistant Depth Distribution",
+        "## Source Reward Groups",
+    ] {
+        assert!(info.contains(&format!("{section}\n\n| ")), "{section}");
+    }
+    let row = info
+        .lines()
+        .find(|l| l.starts_with("| multi_tool_call "))
+        .unwrap();
+    let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+    assert_eq!(cells, ["", "multi_tool_call", "5", "33.33%", ""]);
+    let widths: Vec<usize> = info
+        .lines()
+        .skip_while(|l| !l.starts_with("| reason"))
+        .take(3)
+        .map(str::len)
+        .collect();
+    assert!(
+        widths.windows(2).all(|w| w[0] == w[1]),
+        "columns padded to one width: {widths:?}"
+    );
+    let metrics: Value = serde_json::from_slice(&read("session.state.metrics.json")).unwrap();
+    assert_eq!(metrics["counts"]["pivot_rows_written"], 10);
+    assert_eq!(
+        metrics["skipped_output"],
+        dir.path()
+            .join("session.state.skipped.jsonl")
+            .display()
+            .to_string()
+    );
+}
+
+#[test]
+fn config_flags_and_batch_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("p.jsonl");
+    let cfg = dir.path().join("conf/elsewhere.yaml");
+    std::fs::create_dir_all(cfg.parent().unwrap()).unwrap();
+    let src = upstream("example_session_state_mgmt.example_rollouts.jsonl");
+    let r = gymscope(&[
+        "build-pivot",
+        "--input",
+        src.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+        "--agent-ref",
+        "plain",
+        "--config-out",
+        cfg.to_str().unwrap(),
+        "--license",
+        "Apache 2.0",
+        "--validation-path",
+        "val.jsonl",
+        "--multi-call",
+        "batch",
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(!dir.path().join("p.gym.yaml").exists());
+    let yaml = std::fs::read_to_string(&cfg).unwrap();
+    assert!(yaml.starts_with("plain_resources_server:\n"));
+    assert!(yaml.contains("        parallel_tool_call_rewarding: true\n        allow_subset: true\n        allow_superset: true\n        parallel_tool_call_reward_mode: f1\n"));
+    assert!(yaml.contains("      - name: validation\n        type: validation\n        jsonl_fpath: val.jsonl\n        num_repeats: 1\n        license: Apache 2.0\n"));
+    let r = gymscope(&[
+        "validate-pivot",
+        "--path",
+        out.to_str().unwrap(),
+        "--agent-ref",
+        "plain",
+        "--allow-batch",
+    ]);
+    assert!(r.status.success());
+
+    for (flag, value, says) in [
+        ("--license", "GPL", "is not one Gym accepts"),
+        (
+            "--word-count-similarity-threshold",
+            "0.6",
+            "between 0 and 0.5",
+        ),
+    ] {
+        let r = gymscope(&[
+            "build-pivot",
+            "--input",
+            src.to_str().unwrap(),
+            "--output",
+            out.to_str().unwrap(),
+            "--agent-ref",
+            "a",
+            flag,
+            value,
+        ]);
+        assert_eq!(r.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&r.stderr).contains(says));
+    }
+}
+
+#[test]
+fn nothing_written_exits_1_with_top_reasons() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("p.jsonl");
+    let src = upstream("ruler.example_rollouts.jsonl");
+    let r = gymscope(&[
+        "build-pivot",
+        "--input",
+        src.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+        "--agent-ref",
+        AGENT,
+        "--min-reward=-100",
+        "--source-groups",
+        "mixed,all_success,all_failure",
+    ]);
+    assert_eq!(r.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(
+        err.contains("no pivot written") && err.contains("  no_action: 5"),
+        "{err}"
+    );
+    // The audit and metrics say why; no dataset and no config; no temporary file left.
+    assert_eq!(
+        names_in(dir.path()),
+        ["p.info.md", "p.metrics.json", "p.skipped.jsonl"]
+    );
+}
+
+#[test]
+fn bad_rows_are_audited_not_fatal_and_input_is_never_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src.jsonl");
+    let good = std::fs::read_to_string(upstream(
+        "example_session_state_mgmt.example_rollouts.jsonl",
+    ))
+    .unwrap();
+    let first = good.lines().next().unwrap();
+    std::fs::write(
+        &src,
+        format!("{first}\n{{\"truncated\": \n[1, 2]\n\u{1}\n{first}\n"),
+    )
+    .unwrap();
+    let out = dir.path().join("out.jsonl");
+    let r = gymscope(&[
+        "build-pivot",
+        "--input",
+        src.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+        "--agent-ref",
+        AGENT,
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let audit = lines(&std::fs::read(dir.path().join("out.skipped.jsonl")).unwrap());
+    let invalid: Vec<&Value> = audit
+        .iter()
+        .filter(|a| a["reason"] == "invalid_source_row")
+        .collect();
+    assert_eq!(invalid.len(), 3);
+    assert!(invalid[0]["detail"]
+        .as_str()
+        .unwrap()
+        .starts_with("line 2: invalid JSON"));
+    assert!(
+        audit.iter().any(|a| a["reason"] == "duplicate_pivot"),
+        "the repeated row's pivots are duplicates"
+    );
+
+    let before = std::fs::read(&src).unwrap();
+    let r = gymscope(&[
+        "build-pivot",
+        "--input",
+        src.to_str().unwrap(),
+        "--output",
+        src.to_str().unwrap(),
+        "--agent-ref",
+        AGENT,
+    ]);
+    assert_eq!(r.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("is the input file"));
+    assert_eq!(std::fs::read(&src).unwrap(), before);
+    let r = gymscope(&[
+        "build-pivot",
+        "--input",
+        src.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+        "--agent-ref",
+        AGENT,
+        "--config-out",
+        src.to_str().unwrap(),
+    ]);
+    assert_eq!(r.status.code(), Some(1));
+    assert_eq!(std::fs::read(&src).unwrap(), before);
+
+    // A first line in no known layout is an error naming the line.
+    let weird = dir.path().join("weird.jsonl");
+    std::fs::write(&weird, "\n{\"x\": 1}\n").unwrap();
+    let r = gymscope(&[
+        "build-pivot",
+        "--input",
+        weird.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+        "--agent-ref",
+        AGENT,
+    ]);
+    assert_eq!(r.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&r.stderr)
+        .contains("weird.jsonl' line 2: the first row fits no source layout"));
+}
+
+/// `--tools FILE` supplies schemas a harness rollout did not record; without it those calls are
+/// `tool_not_in_tools`.
+#[test]
+fn tools_file_supplies_missing_schemas() {
+    let dir = tempfile::tempdir().unwrap();
+    let row = serde_json::json!({"responses_create_params": {"input": [{"role": "user", "content": "list files", "type": "message"}], "tools": []},
+        "response": {"output": [{"type": "function_call", "name": "bash", "arguments": "{\"cmd\": \"ls\"}", "call_id": "c1", "id": "fc_1", "status": "completed"}]},
+        "reward": 1.0});
+    let src = dir.path().join("harness.jsonl");
+    std::fs::write(&src, format!("{row}\n")).unwrap();
+    let out = dir.path().join("p.jsonl");
+    let base = [
+        "build-pivot",
+        "--input",
+        src.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+        "--agent-ref",
+        AGENT,
+    ];
+    let r = gymscope(&base);
+    assert_eq!(r.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("tool_not_in_tools: 1"));
+    let info = std::fs::read_to_string(dir.path().join("p.info.md")).unwrap();
+    assert!(info.contains(
+        "1 tool-call decision points were skipped because the source recorded no tool schemas"
+    ));
+    let tools = dir.path().join("tools.json");
+    std::fs::write(&tools, r#"[{"type": "function", "function": {"name": "bash", "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}}}}]"#).unwrap();
+    let r = gymscope(&[&base[..], &["--tools", tools.to_str().unwrap()]].concat());
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let rows = lines(&std::fs::read(&out).unwrap());
+    assert_eq!(
+        rows[0]["responses_create_params"]["tools"][0]["name"],
+        "bash"
+    );
+    assert_eq!(rows[0]["expected_action"]["name"], "bash");
+    assert_rows_valid(&std::fs::read(&out).unwrap(), false);
+}
+
+#[test]
+fn select_pivot_usage_errors_name_the_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let pivots = dir.path().join("p.jsonl");
+    std::fs::write(&pivots, "{\"pivot_info\": {\"pivot_id\": \"x\"}}\n").unwrap();
+    let profile = dir.path().join("prof.jsonl");
+    std::fs::write(&profile, "{\"_ng_task_index\": 0}\n").unwrap();
+    let out = dir.path().join("s.jsonl");
+    let base = [
+        "select-pivot",
+        "--pivots",
+        pivots.to_str().unwrap(),
+        "--profile",
+        profile.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+    ];
+    let r = gymscope(&base);
+    assert_eq!(r.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&r.stderr)
+        .contains("prof.jsonl' line 1: field `rollout_infos` is missing"));
+    let r = gymscope(&[&base[..], &["--keep", "sometimes"]].concat());
+    assert!(String::from_utf8_lossy(&r.stderr).contains("--keep: 'sometimes'"));
+    let r = gymscope(&[
+        "select-pivot",
+        "--pivots",
+        pivots.to_str().unwrap(),
+        "--profile",
+        profile.to_str().unwrap(),
+        "--output",
+        pivots.to_str().unwrap(),
+    ]);
+    assert!(String::from_utf8_lossy(&r.stderr).contains("is the input file"));
+    assert_eq!(
+        names_in(dir.path()),
+        ["p.jsonl", "prof.jsonl"],
+        "nothing written, no temp file"
+    );
+    let r = gymscope(&[
+        "build-pivot",
+        "--input",
+        pivots.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+        "--agent-ref",
+        "a",
+        "--source-groups",
+        "half",
+    ]);
+    assert!(String::from_utf8_lossy(&r.stderr).contains("--source-groups: 'half'"));
+}
