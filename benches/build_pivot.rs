@@ -102,7 +102,7 @@ fn generate(path: &Path, megabytes: usize) {
 /// Peak RSS (MB) and user / system CPU seconds of the finished children.
 fn children_usage() -> (f64, f64, f64) {
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &raw mut usage) };
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     (
         usage.ru_maxrss as f64 / 1024.0,

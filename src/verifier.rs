@@ -28,7 +28,12 @@ pub enum Category {
 
 impl Category {
     pub fn text(self) -> &'static str {
-        use Category::*;
+        use Category::{
+            ArgumentListLengthDifferent, ArgumentObjectKeysDifferent, ArgumentValueDifferent,
+            ArgumentValueTypeDifferent, ArgumentsDecodeError, ExpectedChatMessageFound,
+            ExpectedToolCall, ExpectedToolCallBatch, FunctionCallBatchLengthDifferent,
+            NoActionFound, NoExpectedChatMessage, NoExpectedToolCall, UnexpectedTool,
+        };
         match self {
             NoActionFound => "No tool call or chat message was found in the response",
             NoExpectedToolCall => "No tool call was found when one was expected",
@@ -146,10 +151,10 @@ impl Action {
                 _ => {}
             }
         }
-        if !calls.is_empty() {
-            Some(Action::Calls(calls))
-        } else {
+        if calls.is_empty() {
             text.map(Action::Message)
+        } else {
+            Some(Action::Calls(calls))
         }
     }
 
@@ -226,13 +231,7 @@ fn compare_calls(config: &ComparatorConfig, expected: &[Call], actual: &[Call]) 
     }
     let matching = maximum_matching(&candidates);
     let matched = matching.len();
-    let reward = if !config.parallel_tool_call_rewarding {
-        if matched == e {
-            1.0
-        } else {
-            0.0
-        }
-    } else {
+    let reward = if config.parallel_tool_call_rewarding {
         let required = if config.allow_subset { e.min(a) } else { e };
         match config.parallel_tool_call_reward_mode {
             RewardMode::F1 if e + a > 0 => 2.0 * matched as f64 / (e + a) as f64,
@@ -241,6 +240,10 @@ fn compare_calls(config: &ComparatorConfig, expected: &[Call], actual: &[Call]) 
             RewardMode::Fractional => 0.0,
             RewardMode::BinaryStrict => f64::from(u8::from(matched == required)),
         }
+    } else if matched == e {
+        1.0
+    } else {
+        0.0
     };
     if reward == 1.0 {
         let category = if e == 1 {
@@ -351,10 +354,7 @@ mod tests {
             score(0.1, r#"{"a":1}"#, r#"{"a":1,"b":2}"#).1,
             ArgumentObjectKeysDifferent
         );
-        assert_eq!(
-            score(0.1, r#"[1,2]"#, r#"[1]"#).1,
-            ArgumentListLengthDifferent
-        );
+        assert_eq!(score(0.1, r"[1,2]", r"[1]").1, ArgumentListLengthDifferent);
         assert_eq!(score(0.1, r#"{"a":1}"#, "{oops").1, ArgumentsDecodeError);
         assert_eq!(
             score(0.1, r#""Paris""#, r#""paris""#).1,

@@ -2,10 +2,10 @@
 //! pivot rows, the audit, the metrics, the markdown report and the Gym config, each atomically.
 
 use super::args::{BuildPivotArgs, MultiCallArg, ReasoningArg, SelfcheckArg, SourceFormatArg};
+use crate::names;
 use crate::native::atomic::AtomicFile;
 use crate::native::inputs::{check_output, Input};
 use crate::native::read::for_each_chunk;
-use crate::names;
 use crate::pivot_build::config::{self, ConfigOptions};
 use crate::pivot_build::{tools, BuildOptions, Paths, PivotBuilder, SourceFormat};
 use crate::reward_group::RewardGroup;
@@ -24,8 +24,8 @@ fn options(args: &BuildPivotArgs) -> Result<BuildOptions> {
         SourceFormatArg::Generic => Some(SourceFormat::Generic),
     };
     o.min_reward = args.min_reward;
-    o.reward_field = args.reward_field.clone();
-    o.group_by = args.group_by.clone();
+    o.reward_field.clone_from(&args.reward_field);
+    o.group_by.clone_from(&args.group_by);
     o.source_groups = args
         .source_groups
         .split(',')

@@ -259,7 +259,10 @@ fn refuse_overwrite(out: &Path, inputs: &[&Input]) -> Result<()> {
     let files: Vec<inputs::Input> = inputs
         .iter()
         .flat_map(|i| i.files())
-        .map(|path| inputs::Input { path, flag: "input" })
+        .map(|path| inputs::Input {
+            path,
+            flag: "input",
+        })
         .collect();
     Ok(inputs::check_output(out, &files)?)
 }

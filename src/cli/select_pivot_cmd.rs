@@ -2,10 +2,10 @@
 //! the selected rows (read back by byte span) with their `profile_info` and writes the counts.
 
 use super::args::{SelectPivotArgs, SortArg};
-use crate::native::atomic::AtomicFile;
-use crate::native::read::for_each_chunk;
 use super::build_pivot_cmd::refuse_overwrite;
 use crate::names;
+use crate::native::atomic::AtomicFile;
+use crate::native::read::for_each_chunk;
 use crate::pivot_build::select::{
     selected_row, Class, ProfileIndex, SelectOptions, Selector, Sort,
 };

@@ -118,19 +118,18 @@ impl PivotBuilder {
         }
         self.row_index += 1;
         if self.format.is_none() && self.error.is_none() {
-            match serde_json::from_str::<Value>(text)
+            if let Some(f) = serde_json::from_str::<Value>(text)
                 .ok()
                 .as_ref()
                 .and_then(detect)
             {
-                Some(f) => self.format = Some(f),
-                None => {
-                    self.error = Some(BuildError::new(format!(
-                        "'{}' line {}: the first row fits no source layout (Gym rollouts with `responses_create_params` and `response.output`, tau2 rollouts with `result.messages`, chat rows with `messages`, or a JSON array of candidates with `problem` and `expected_action`); pass --source-format to say which it is",
-                        self.file, self.line
-                    )));
-                    return;
-                }
+                self.format = Some(f)
+            } else {
+                self.error = Some(BuildError::new(format!(
+                    "'{}' line {}: the first row fits no source layout (Gym rollouts with `responses_create_params` and `response.output`, tau2 rollouts with `result.messages`, chat rows with `messages`, or a JSON array of candidates with `problem` and `expected_action`); pass --source-format to say which it is",
+                    self.file, self.line
+                )));
+                return;
             }
         }
         let Some(reward_path) = self.reward_path() else {
@@ -304,7 +303,7 @@ impl PivotBuilder {
             None
         } else {
             let success = reward.is_some_and(|r| r >= self.options.min_reward);
-            let key = dotted(&row, &self.options.group_by).map(|v| v.to_string());
+            let key = dotted(&row, &self.options.group_by).map(std::string::ToString::to_string);
             let facts = self.groups.facts(key.as_deref(), success);
             self.metrics.group_trajectories[class_slot(facts.class)] += 1;
             if key.is_none() {

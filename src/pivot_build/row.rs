@@ -48,9 +48,9 @@ fn write_str(s: &str, out: &mut Vec<u8>) {
 
 fn write_value(v: &Value, canon: bool, out: &mut Vec<u8>) {
     if canon {
-        canonical(v, out)
+        canonical(v, out);
     } else {
-        compact(v, out)
+        compact(v, out);
     }
 }
 

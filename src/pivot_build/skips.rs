@@ -49,7 +49,12 @@ impl Reason {
     ];
 
     pub fn as_str(self) -> &'static str {
-        use Reason::*;
+        use Reason::{
+            BelowMinReward, DoomLoop, DuplicatePivot, EmptyMessage, IncompleteTurn,
+            InvalidSourceRow, MalformedArguments, MessagePivotDisabled, MissingToolCallId,
+            MultiToolCall, NoAction, NoUserMessage, SelfcheckFailed, SourceGroupFiltered,
+            ToolError, ToolNotInTools, UnmatchedCallInPrefix, UnsupportedActionType,
+        };
         match self {
             InvalidSourceRow => "invalid_source_row",
             BelowMinReward => "below_min_reward",

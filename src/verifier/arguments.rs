@@ -25,7 +25,7 @@ pub fn compare_call(config: &ComparatorConfig, expected: &Call, actual: &Call) -
 
 /// `compare_tool_call_arguments`: `None` when they match, else the first reason (expected-key order).
 fn compare_values(config: &ComparatorConfig, exp: &Value, act: &Value) -> Option<Category> {
-    use Value::*;
+    use Value::{Array, Bool, Null, Number, Object, String};
     let same_type = match (exp, act) {
         (Object(_), Object(_)) | (Array(_), Array(_)) | (String(_), String(_)) | (Null, Null) => {
             true

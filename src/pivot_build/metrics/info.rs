@@ -159,7 +159,12 @@ fn table(header: &[&str], rows: &[Vec<String>]) -> String {
             .collect();
         format!("| {} |\n", padded.join(" | "))
     };
-    let mut out = line(header.iter().map(|h| h.to_string()).collect());
+    let mut out = line(
+        header
+            .iter()
+            .map(std::string::ToString::to_string)
+            .collect(),
+    );
     out.push_str(&line(widths.iter().map(|w| "-".repeat(*w)).collect()));
     for r in rows {
         out.push_str(&line(r.clone()));
