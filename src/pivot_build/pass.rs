@@ -123,7 +123,7 @@ impl PivotBuilder {
                 .as_ref()
                 .and_then(detect)
             {
-                self.format = Some(f)
+                self.format = Some(f);
             } else {
                 self.error = Some(BuildError::new(format!(
                     "'{}' line {}: the first row fits no source layout (Gym rollouts with `responses_create_params` and `response.output`, tau2 rollouts with `result.messages`, chat rows with `messages`, or a JSON array of candidates with `problem` and `expected_action`); pass --source-format to say which it is",
