@@ -32,9 +32,31 @@ async fn kind_of(file: &web_sys::File) -> FileKind {
     classify(&head, &file.name())
 }
 
-fn bytes_file(name: &str, bytes: &[u8]) -> web_sys::File {
+pub fn bytes_file(name: &str, bytes: &[u8]) -> web_sys::File {
     let file = gloo_file::File::new(name, bytes);
     AsRef::<web_sys::File>::as_ref(&file).clone()
+}
+
+/// Recognizes each file of a picker's list by its content, then hands them on (in order).
+pub fn kinds_of(
+    list: Option<web_sys::FileList>,
+    on_files: impl FnOnce(Vec<(web_sys::File, FileKind)>) + 'static,
+) {
+    classify_all(file_list(list), on_files);
+}
+
+fn classify_all(
+    files: Vec<web_sys::File>,
+    on_files: impl FnOnce(Vec<(web_sys::File, FileKind)>) + 'static,
+) {
+    spawn_local(async move {
+        let mut kinds = Vec::with_capacity(files.len());
+        for file in files {
+            let kind = kind_of(&file).await;
+            kinds.push((file, kind));
+        }
+        on_files(kinds);
+    });
 }
 
 fn file_list(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {

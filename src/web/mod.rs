@@ -7,9 +7,12 @@
 //! - `profile_page`, `file_pick`, `inspector`, `summary`, `export`, `plots`, `scatter_canvas`,
 //!   `histogram`, `task_table`, `rollout_view`: the run inspector;
 //! - `pivot_page`, `pivot_result`: the pivot validator;
+//! - `compare_page`, `compare_result`: two runs compared;
 //! - `state`: the selection and the URL hash; `download`: blob URLs to save files.
 
 mod app;
+mod compare_page;
+mod compare_result;
 mod download;
 mod export;
 mod file_pick;

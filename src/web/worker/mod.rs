@@ -1,6 +1,7 @@
 //! Runs inside the Web Worker: takes one [`Request`] at a time, runs its job on the core and
 //! posts [`Reply`]s (progress, then a result or a failure). Built by Trunk (`data-type="worker"`).
 
+mod compare_job;
 mod io;
 mod pivot_job;
 mod profile_job;
@@ -39,5 +40,8 @@ fn handle(request: Request) -> Result<Reply, Failure> {
         }
         Request::ValidatePivot { file, options } => pivot_job::run(&file, options),
         Request::Report(request) => report_job::run(request),
+        Request::Compare { a, b, options } => compare_job::run(a, b, options),
+        Request::CompareTask { index } => compare_job::task(index),
+        Request::CompareReport(request) => compare_job::report(request),
     }
 }
