@@ -15,10 +15,22 @@ use std::sync::Arc;
 
 /// The embedded example: two generated checkpoints of the same tasks (assets/example-compare).
 const EXAMPLE: [(&str, &[u8]); 4] = [
-    ("base_materialized_inputs.jsonl", include_bytes!("../../assets/example-compare/base_materialized_inputs.jsonl")),
-    ("base.jsonl", include_bytes!("../../assets/example-compare/base.jsonl")),
-    ("step200_materialized_inputs.jsonl", include_bytes!("../../assets/example-compare/step200_materialized_inputs.jsonl")),
-    ("step200.jsonl", include_bytes!("../../assets/example-compare/step200.jsonl")),
+    (
+        "base_materialized_inputs.jsonl",
+        include_bytes!("../../assets/example-compare/base_materialized_inputs.jsonl"),
+    ),
+    (
+        "base.jsonl",
+        include_bytes!("../../assets/example-compare/base.jsonl"),
+    ),
+    (
+        "step200_materialized_inputs.jsonl",
+        include_bytes!("../../assets/example-compare/step200_materialized_inputs.jsonl"),
+    ),
+    (
+        "step200.jsonl",
+        include_bytes!("../../assets/example-compare/step200.jsonl"),
+    ),
 ];
 
 #[derive(Clone)]
@@ -32,7 +44,10 @@ enum Phase {
 /// A side's input once its files are known: a run, or a profiling file alone.
 fn input_of(s: &Slots<web_sys::File>) -> Option<CompareInput> {
     match (&s.inputs, &s.rollouts, &s.profiling) {
-        (Some(i), Some(r), _) => Some(CompareInput::Run { inputs: i.clone(), rollouts: r.clone() }),
+        (Some(i), Some(r), _) => Some(CompareInput::Run {
+            inputs: i.clone(),
+            rollouts: r.clone(),
+        }),
         (_, _, Some(p)) => Some(CompareInput::Profiling { file: p.clone() }),
         _ => None,
     }
@@ -40,26 +55,43 @@ fn input_of(s: &Slots<web_sys::File>) -> Option<CompareInput> {
 
 #[component]
 pub fn ComparePage() -> impl IntoView {
-    let sides = [RwSignal::new_local(Slots::<web_sys::File>::default()), RwSignal::new_local(Slots::default())];
+    let sides = [
+        RwSignal::new_local(Slots::<web_sys::File>::default()),
+        RwSignal::new_local(Slots::default()),
+    ];
     let pair_by_index = RwSignal::new(false);
     let phase = RwSignal::new_local(Phase::Idle);
     let (worker, worker_ready) = start_page_worker();
     let start = move || {
-        let (Some(a), Some(b)) = (sides[0].with_untracked(input_of), sides[1].with_untracked(input_of)) else {
+        let (Some(a), Some(b)) = (
+            sides[0].with_untracked(input_of),
+            sides[1].with_untracked(input_of),
+        ) else {
             return;
         };
         let options = CompareOptions {
-            pair_by: if pair_by_index.get_untracked() { PairBy::Index } else { PairBy::Content },
+            pair_by: if pair_by_index.get_untracked() {
+                PairBy::Index
+            } else {
+                PairBy::Content
+            },
             ..CompareOptions::default()
         };
-        phase.set(Phase::Working(Progress { bytes: 0.0, total: 1.0, lines: 0 }));
+        phase.set(Phase::Working(Progress {
+            bytes: 0.0,
+            total: 1.0,
+            lines: 0,
+        }));
         worker.with_value(|w| {
-            w.request(&Request::Compare { a, b, options }, move |reply| match reply {
-                Reply::Progress(p) => phase.set(Phase::Working(p)),
-                Reply::Compared(c) => phase.set(Phase::Done(Arc::from(c))),
-                Reply::Failed(Failure { message, .. }) => phase.set(Phase::Failed(message)),
-                _ => phase.set(Phase::Failed("unexpected reply from the worker".into())),
-            });
+            w.request(
+                &Request::Compare { a, b, options },
+                move |reply| match reply {
+                    Reply::Progress(p) => phase.set(Phase::Working(p)),
+                    Reply::Compared(c) => phase.set(Phase::Done(Arc::from(c))),
+                    Reply::Failed(Failure { message, .. }) => phase.set(Phase::Failed(message)),
+                    _ => phase.set(Phase::Failed("unexpected reply from the worker".into())),
+                },
+            );
         });
     };
     let take = move |side: usize, files: Vec<(web_sys::File, FileKind)>| {
@@ -75,7 +107,12 @@ pub fn ComparePage() -> impl IntoView {
         };
         let chosen = move || {
             sides[side].with(|s| {
-                [&s.inputs, &s.rollouts, &s.profiling].into_iter().flatten().map(web_sys::File::name).collect::<Vec<_>>().join(", ")
+                [&s.inputs, &s.rollouts, &s.profiling]
+                    .into_iter()
+                    .flatten()
+                    .map(web_sys::File::name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             })
         };
         view! {
@@ -89,14 +126,20 @@ pub fn ComparePage() -> impl IntoView {
         let files: Vec<(web_sys::File, FileKind)> = EXAMPLE
             .iter()
             .map(|(name, bytes)| {
-                let kind = if name.contains("materialized") { FileKind::MaterializedInputs } else { FileKind::Rollouts };
+                let kind = if name.contains("materialized") {
+                    FileKind::MaterializedInputs
+                } else {
+                    FileKind::Rollouts
+                };
                 (super::file_pick::bytes_file(name, bytes), kind)
             })
             .collect();
         let (a, b) = files.split_at(2);
         sides[0].set(Slots::default());
         sides[1].set(Slots::default());
-        sides[0].update(|s| { s.take(a.to_vec()); });
+        sides[0].update(|s| {
+            s.take(a.to_vec());
+        });
         take(1, b.to_vec());
     };
     view! {

@@ -2,7 +2,7 @@
 //! two files, or a profiling file read), compared, and kept for the side-by-side view of a task
 //! and for "Export report" (the bytes `gymscope compare --report` writes).
 
-use super::super::protocol::{CompareInput, Compared, Download, Failure, ReportRequest, Reply};
+use super::super::protocol::{CompareInput, Compared, Download, Failure, Reply, ReportRequest};
 use super::io::{feed, post_progress, BlobWriter, SpanReader, WINDOW};
 use super::profile_job::source;
 use crate::chunks::Flow;
