@@ -74,31 +74,17 @@ pub fn FilePick(
     missing: impl IntoView + 'static,
     children: Children,
 ) -> impl IntoView {
-    let take = move |files: Vec<web_sys::File>| {
-        spawn_local(async move {
-            let mut kinds = Vec::with_capacity(files.len());
-            for file in files {
-                let kind = kind_of(&file).await;
-                kinds.push((file, kind));
-            }
-            on_files(kinds);
-        });
-    };
     let from_input = move |e: ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&e);
-        take(file_list(input.files()));
+        kinds_of(input.files(), on_files);
     };
     let on_drop = move |e: ev::DragEvent| {
         e.prevent_default();
-        take(file_list(e.data_transfer().and_then(|d| d.files())));
+        kinds_of(e.data_transfer().and_then(|d| d.files()), on_files);
     };
     let load_example = move |_| {
-        take(
-            EXAMPLE
-                .iter()
-                .map(|(name, bytes)| bytes_file(name, bytes))
-                .collect(),
-        );
+        let files = EXAMPLE.iter().map(|(n, b)| bytes_file(n, b)).collect();
+        classify_all(files, on_files);
     };
     view! {
         <section class="pick" data-testid="drop-zone" on:dragover=|e: ev::DragEvent| e.prevent_default() on:drop=on_drop>
