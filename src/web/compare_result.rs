@@ -2,9 +2,9 @@
 //! paired tasks worst regression first (a click shows both runs' rollouts of the task side by
 //! side), and "Export report" (the bytes `gymscope compare --report` writes).
 
+use super::conversation_view::items_view;
 use super::download::DownloadLink;
 use super::protocol::{Compared, Reply, ReportRequest, Request};
-use super::rollout_view::item_view;
 use super::worker_client::SharedWorker;
 use crate::compare::conversations::{PairConversations, SideConversations};
 use crate::table::short_number;
@@ -76,7 +76,8 @@ fn SideBySide(pair: PairConversations) -> impl IntoView {
             .into_iter()
             .map(|(rollout, c)| {
                 let head = rollout.map_or("prompt".to_string(), |r| format!("rollout {r} · reward {}", c.reward.clone().unwrap_or_else(|| "–".into())));
-                let items = c.input.into_iter().chain(c.output).map(item_view).collect_view();
+                let items: Vec<_> = c.input.into_iter().chain(c.output).collect();
+                let items = items_view(&items, Signal::stored(false));
                 view! { <details class="rollout" data-testid="compare-rollout"><summary>{head}</summary>{items}</details> }
             })
             .collect_view();

@@ -13,6 +13,7 @@
 mod app;
 mod compare_page;
 mod compare_result;
+mod conversation_view;
 mod download;
 mod export;
 mod file_pick;
