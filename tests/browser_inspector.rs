@@ -564,7 +564,7 @@ async fn markdown_renders_safely_and_arguments_read_as_code() {
     );
     // The empty message is left out; the arguments read as code.
     let kinds = b.eval(&format!("return Array.from(document.querySelectorAll('{view} [data-testid=rollout-item]')).map(i => i.dataset.kind)")).await;
-    assert_eq!(kinds, json!(["message", "function_call", "message"]));
+    assert_eq!(kinds, json!(["function_call", "message"]));
     let code = b
         .eval(&format!(
             "return document.querySelector('{view} pre.code').textContent"
