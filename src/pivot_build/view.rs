@@ -210,6 +210,8 @@ pub struct PivotEntry {
     pub trajectory_id: u64,
     /// The expected action in a few words.
     pub action: String,
+    /// The source row's byte span (offset, length).
+    pub source: Option<(u64, u32)>,
 }
 
 #[derive(Deserialize)]

@@ -7,6 +7,7 @@
 //! - `profile_page`, `file_pick`, `inspector`, `summary`, `export`, `plots`, `scatter_canvas`,
 //!   `histogram`, `task_table`, `rollout_view`: the run inspector;
 //! - `pivot_page`, `pivot_result`: the pivot validator;
+//! - `pivot_build_page`, `pivot_build_result`, `pivot_pair`, `pivot_select`: the pivot builder;
 //! - `state`: the selection and the URL hash; `download`: blob URLs to save files.
 
 mod app;
@@ -15,8 +16,12 @@ mod export;
 mod file_pick;
 mod histogram;
 mod inspector;
+mod pivot_build_page;
+mod pivot_build_result;
 mod pivot_page;
+mod pivot_pair;
 mod pivot_result;
+mod pivot_select;
 mod plots;
 mod profile_page;
 mod protocol;

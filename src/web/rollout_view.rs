@@ -113,7 +113,7 @@ fn text_block(label: String, text: String) -> impl IntoView {
     }
 }
 
-fn item_view(item: Item) -> impl IntoView {
+pub(super) fn item_view(item: Item) -> impl IntoView {
     let (kind, body) = match item {
         Item::Message { role, text } => ("message", text_block(role, text).into_any()),
         Item::Reasoning { text } => ("reasoning", view! { <details><summary>"reasoning"</summary><pre class="text">{text}</pre></details> }.into_any()),

@@ -2,6 +2,7 @@
 //! posts [`Reply`]s (progress, then a result or a failure). Built by Trunk (`data-type="worker"`).
 
 mod io;
+mod pivot_build_job;
 mod pivot_job;
 mod profile_job;
 mod report_job;
@@ -38,6 +39,12 @@ fn handle(request: Request) -> Result<Reply, Failure> {
             profile_job::run_files(&profiling, metrics.as_ref())
         }
         Request::ValidatePivot { file, options } => pivot_job::run(&file, options),
+        Request::BuildPivots { file, options } => pivot_build_job::build(&file, options),
+        Request::SelectPivots {
+            pivots,
+            profile,
+            options,
+        } => pivot_build_job::select(&pivots, &profile, options),
         Request::Report(request) => report_job::run(request),
     }
 }
