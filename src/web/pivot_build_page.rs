@@ -3,7 +3,6 @@
 //! and any pivot beside the rollout it came from; below, the selection from a pivot file and its
 //! profile.
 
-use super::download::DownloadLink;
 use super::pivot_build_result::{BuildResult, Built};
 use super::pivot_pair::PairView;
 use super::pivot_select::SelectSection;
@@ -69,31 +68,16 @@ pub fn PivotBuildPage() -> impl IntoView {
             w.request(&request, move |reply| match reply {
                 Reply::Progress(p) => phase.set(Phase::Running(p)),
                 Reply::PivotsBuilt(b) => {
-                    let rows_blob = b.rows.as_ref().map(|d| d.blob.clone());
-                    let link = |d| Some(DownloadLink::from(d));
-                    phase.set(Phase::Done(Rc::new(Built {
-                        summary: b.summary,
-                        command: b.command,
-                        verdict: b.verdict,
-                        pivots: b.pivots,
-                        rows_blob,
-                        source: file.clone(),
-                        links: [
-                            ("pb-download-rows", b.rows.and_then(link)),
-                            ("pb-download-audit", link(b.audit)),
-                            ("pb-download-metrics", link(b.metrics)),
-                            ("pb-download-info", link(b.info)),
-                            ("pb-download-config", b.config.and_then(link)),
-                        ]
-                        .into_iter()
-                        .filter_map(|(id, l)| l.map(|l| (id, l)))
-                        .collect(),
-                    })));
+                    phase.set(Phase::Done(Rc::new(Built::new(*b, file.clone()))));
                 }
                 Reply::Failed(f) => phase.set(Phase::Failed(f.message)),
                 _ => phase.set(Phase::Failed("unexpected reply from the worker".into())),
             });
         });
+    };
+    let cancel = move |_| {
+        worker.with_value(super::worker_client::WorkerHandle::cancel);
+        phase.set(Phase::Failed("Cancelled.".into()));
     };
     let open = move |entry: PivotEntry| {
         let Phase::Done(built) = phase.get_untracked() else {
@@ -152,7 +136,8 @@ pub fn PivotBuildPage() -> impl IntoView {
             Phase::Running(p) => view! {
                 <div data-testid="pb-status" class="status working">
                     <progress max=p.total value=p.bytes></progress>
-                    {format!(" {:.1} of {:.1} MB read (two passes), {} source rows", p.bytes / 1e6, p.total / 1e6, p.lines)}
+                    {format!(" {:.1} of {:.1} MB read (two passes), {} source rows ", p.bytes / 1e6, p.total / 1e6, p.lines)}
+                    <button data-testid="pb-cancel" on:click=cancel>"Cancel"</button>
                 </div>
             }.into_any(),
             Phase::Failed(e) => view! { <pre data-testid="pb-status" class="status error">{e}</pre> }.into_any(),

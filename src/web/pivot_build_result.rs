@@ -3,6 +3,7 @@
 //! one beside its rollout).
 
 use super::download::DownloadLink;
+use super::protocol::PivotsBuilt;
 use crate::pivot::report::PivotView;
 use crate::pivot_build::view::{BuildSummary, PivotEntry};
 use leptos::prelude::*;
@@ -20,6 +21,31 @@ pub struct Built {
     /// The pivot rows, read back by span to show one.
     pub rows_blob: Option<web_sys::Blob>,
     pub source: web_sys::File,
+}
+
+impl Built {
+    /// The worker's reply, its files as download links; `source` is the file built from.
+    pub fn new(b: PivotsBuilt, source: web_sys::File) -> Built {
+        let link = |d| Some(DownloadLink::from(d));
+        Built {
+            rows_blob: b.rows.as_ref().map(|d| d.blob.clone()),
+            summary: b.summary,
+            command: b.command,
+            verdict: b.verdict,
+            pivots: b.pivots,
+            source,
+            links: [
+                ("pb-download-rows", b.rows.and_then(link)),
+                ("pb-download-audit", link(b.audit)),
+                ("pb-download-metrics", link(b.metrics)),
+                ("pb-download-info", link(b.info)),
+                ("pb-download-config", b.config.and_then(link)),
+            ]
+            .into_iter()
+            .filter_map(|(id, l)| l.map(|l| (id, l)))
+            .collect(),
+        }
+    }
 }
 
 #[component]
