@@ -174,9 +174,14 @@ async fn a_pivot_opens_beside_its_rollout_with_prefix_and_action_marked() {
     b.choose_file("pb-source-file", &source).await;
     b.wait_text("[data-testid=pb-headline]", "pivots: 11 rows")
         .await;
-    // Open the last pivot by its line number.
-    let last = rows.last().unwrap();
-    set_text(&b, "pb-open-line", &rows.len().to_string()).await;
+    // Open the last tool-call pivot by its line number.
+    let (i, last) = rows
+        .iter()
+        .enumerate()
+        .rfind(|(_, r)| r["expected_action"]["type"] == "function_call")
+        .unwrap();
+    assert!(i > 0, "a pivot other than the first");
+    set_text(&b, "pb-open-line", &(i + 1).to_string()).await;
     b.click_testid("pb-open").await;
     let title = b
         .wait_text(
