@@ -20,6 +20,7 @@ pub mod error;
 pub mod inspect;
 pub mod json;
 pub mod jsonl;
+pub mod model_text;
 pub mod names;
 pub mod output;
 pub mod pivot;

@@ -145,24 +145,21 @@ async fn check_fixture(b: &Browser, name: &str) {
     );
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn web_app_profiles_fixtures_like_upstream() {
+/// The app, loaded, with its worker ready; returns the request count at that point.
+async fn open_app() -> (StaticServer, Browser, usize) {
     let server = StaticServer::start(&dist());
     let b = Browser::start().await;
-    b.client.goto(&server.url()).await.unwrap();
+    b.open_app(&server.url(), "").await; // the worker is started, and fetched, with the page
     b.wait_text("[data-testid=status]", "Choose both files")
         .await;
-    b.wait_worker_ready().await; // started, and its code fetched, with the page
-    let requests_after_load = server.requests.load(std::sync::atomic::Ordering::SeqCst);
+    let loaded = server.requests.load(std::sync::atomic::Ordering::SeqCst);
+    (server, b, loaded)
+}
 
-    // The embedded example is one click away.
-    b.client
-        .find(fantoccini::Locator::Css("[data-testid=load-example]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+#[tokio::test(flavor = "multi_thread")]
+async fn the_embedded_example_is_one_click_away() {
+    let (server, b, loaded) = open_app().await;
+    b.click_testid("load-example").await;
     b.wait_text("[data-testid=status]", "Profile ready").await;
     b.wait_text(
         "[data-testid=summary]",
@@ -173,12 +170,35 @@ async fn web_app_profiles_fixtures_like_upstream() {
     if let Ok(path) = std::env::var("GYMSCOPE_SCREENSHOT") {
         std::fs::write(path, b.client.screenshot().await.unwrap()).unwrap();
     }
+    assert_eq!(
+        server.requests.load(std::sync::atomic::Ordering::SeqCst),
+        loaded,
+        "no request after load: {:?}",
+        server.paths.lock().unwrap()
+    );
+    b.close().await;
+}
 
+#[tokio::test(flavor = "multi_thread")]
+async fn web_app_profiles_fixtures_like_upstream() {
+    let (server, b, loaded) = open_app().await;
     for name in ["blackjack", "cvdp", "ether0", "longmt_eval", "asr_with_pc"] {
         check_fixture(&b, name).await;
     }
+    // Everything ran locally: no request left the page after it loaded.
+    assert_eq!(
+        server.requests.load(std::sync::atomic::Ordering::SeqCst),
+        loaded,
+        "requests: {:?}",
+        server.paths.lock().unwrap()
+    );
+    b.close().await;
+}
 
-    // Upstream crashes on rows without index keys; the page names the file, line and field.
+#[tokio::test(flavor = "multi_thread")]
+async fn rows_without_index_keys_name_file_line_and_field() {
+    // Upstream crashes on them; the page names the file, line and field.
+    let (_server, b, _) = open_app().await;
     let dir = fixtures_dir().join("polymath");
     b.choose_file(
         "inputs-file",
@@ -191,14 +211,6 @@ async fn web_app_profiles_fixtures_like_upstream() {
     assert!(
         err.contains("'example_rollouts.jsonl' line 1: field `_ng_task_index` is missing"),
         "{err}"
-    );
-
-    // Everything above ran locally: no request left the page after it loaded.
-    assert_eq!(
-        server.requests.load(std::sync::atomic::Ordering::SeqCst),
-        requests_after_load,
-        "requests: {:?}",
-        server.paths.lock().unwrap()
     );
     b.close().await;
 }

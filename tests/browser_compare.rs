@@ -1,7 +1,6 @@
 //! The comparison report in real headless Chromium, from a file:// URL: nothing is fetched, its
 //! own script and style pass its CSP, hostile text never runs, and every count, mark and bar
-//! filters the paired-task table. Needs chromium + chromedriver; without them this one test says
-//! so and passes (nothing else depends on a browser).
+//! filters the paired-task table. Needs chromium + chromedriver (scripts/setup.sh --browser).
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
 mod common;
@@ -14,7 +13,6 @@ use gymscope::output::profile_bytes;
 use gymscope::profile::ProfileOptions;
 use gymscope::report::ReportMeta;
 use serde_json::{json, Value};
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 fn side(inputs: &str, rollouts: &str, name: &str) -> RunTasks {
@@ -27,15 +25,6 @@ fn side(inputs: &str, rollouts: &str, name: &str) -> RunTasks {
     )
     .unwrap();
     RunTasks::from_profile(&p, &mut inputs.as_bytes(), "in.jsonl", name).unwrap()
-}
-
-fn browser_available() -> bool {
-    let on_path = |bin: &str| {
-        std::env::var_os("PATH")
-            .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(bin).exists()))
-    };
-    let chrome = std::env::var("CHROME_BIN").unwrap_or_else(|_| "/usr/bin/chromium".into());
-    Path::new(&chrome).exists() && on_path("chromedriver")
 }
 
 async fn wait_for(b: &Browser, script: &str, what: &str) -> Value {
@@ -52,10 +41,6 @@ async fn wait_for(b: &Browser, script: &str, what: &str) -> Value {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn comparison_report_works_from_a_file_url() {
-    if !browser_available() {
-        eprintln!("skipped: no chromium + chromedriver (scripts/setup.sh --browser installs them)");
-        return;
-    }
     let tmp = tempfile::tempdir().unwrap();
     // Hostile strings everywhere; B's rewards all 0, so every task regressed.
     let (ia, ra) = gen_run::hostile_run();

@@ -498,3 +498,87 @@ fn collected_files_load_in_the_app() {
         b.close().await;
     });
 }
+
+/// A rollout whose answer is Markdown with everything that could fetch or run something: the
+/// page renders the Markdown, shows raw HTML and images as text, links only http(s) with
+/// `rel="noopener noreferrer"`, indents JSON arguments with real newlines, and fetches nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn markdown_renders_safely_and_arguments_read_as_code() {
+    let tmp = tempfile::tempdir().unwrap();
+    let answer = "# Result\n\nSee **this** and [docs](https://example.com/docs) or [x](javascript:window.__pwned=1).\n\n![chart](https://example.com/chart.png)\n\n<img src=https://example.com/p.png onerror=window.__pwned=2>\n\n<iframe src=https://example.com></iframe>";
+    let inputs = json!({"responses_create_params": {"input": [{"role": "user", "content": "go"}]}, "_ng_task_index": 0, "_ng_rollout_index": 0});
+    let rollout = json!({
+        "response": {"output": [
+            {"type": "function_call", "name": "python", "arguments": "{\"code\": \"def f():\\n    return 1\\n\"}", "call_id": "c1"},
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": ""}]},
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": answer}]}
+        ]},
+        "reward": 1.0, "_ng_task_index": 0, "_ng_rollout_index": 0
+    });
+    std::fs::write(
+        tmp.path().join("md_materialized_inputs.jsonl"),
+        format!("{inputs}\n"),
+    )
+    .unwrap();
+    std::fs::write(tmp.path().join("md.jsonl"), format!("{rollout}\n")).unwrap();
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    b.open_app(&server.url(), "#profile&task=0&rollout=0").await;
+    let loaded = server.requests.load(std::sync::atomic::Ordering::SeqCst);
+    choose_files(
+        &b,
+        "files",
+        &[
+            tmp.path().join("md.jsonl"),
+            tmp.path().join("md_materialized_inputs.jsonl"),
+        ],
+    )
+    .await;
+    b.wait_text("[data-testid=rollout-view]", "Result").await;
+    let view = "[data-testid=rollout-view]";
+    let q = |css: &str| format!("return document.querySelectorAll('{view} {css}').length");
+    assert_eq!(b.eval(&q(".md h1")).await, json!(1), "Markdown heading");
+    assert_eq!(b.eval(&q(".md strong")).await, json!(1));
+    assert_eq!(b.eval(&q("img, iframe, script")).await, json!(0));
+    let links = b.eval(&format!("return Array.from(document.querySelectorAll('{view} .md a')).map(a => [a.getAttribute('href'), a.rel])")).await;
+    assert_eq!(
+        links,
+        json!([["https://example.com/docs", "noopener noreferrer"]])
+    );
+    let text = b
+        .wait_text(view, "[image: chart] (https://example.com/chart.png)")
+        .await;
+    assert!(
+        text.contains("<img src=https://example.com/p.png onerror=window.__pwned=2>"),
+        "{text}"
+    );
+    assert!(
+        text.contains("<iframe src=https://example.com></iframe>"),
+        "{text}"
+    );
+    // The empty message is left out; the arguments read as code.
+    let kinds = b.eval(&format!("return Array.from(document.querySelectorAll('{view} [data-testid=rollout-item]')).map(i => i.dataset.kind)")).await;
+    assert_eq!(kinds, json!(["message", "function_call", "message"]));
+    let code = b
+        .eval(&format!(
+            "return document.querySelector('{view} pre.code').textContent"
+        ))
+        .await;
+    assert_eq!(
+        code,
+        json!("{\n  \"code\": \"def f():\n    return 1\n\"\n}")
+    );
+    // "As written" shows the text as it is in the row.
+    b.click_testid("rollout-as-written").await;
+    b.wait_text(view, "# Result").await;
+    assert_eq!(
+        b.eval("return window.__pwned === undefined").await,
+        json!(true)
+    );
+    assert_eq!(
+        server.requests.load(std::sync::atomic::Ordering::SeqCst),
+        loaded,
+        "no request after load"
+    );
+    b.close().await;
+}

@@ -203,7 +203,9 @@ async fn a_pivot_opens_beside_its_rollout_with_prefix_and_action_marked() {
     let at = last["pivot_info"]["source_item_index"].as_u64().unwrap() as usize;
     assert!(marks[..at].iter().all(|m| *m == "prefix"), "{marks:?}");
     assert_eq!(marks[at], "action", "{marks:?}");
-    let prefix_items = b.eval("return document.querySelectorAll('[data-testid=pb-prefix] [data-testid=rollout-item]').length").await;
+    let prefix_items = b
+        .eval("return document.querySelectorAll('[data-testid=pb-prefix-item]').length")
+        .await;
     assert_eq!(prefix_items, json!(at));
     assert_eq!(
         prefix_items,

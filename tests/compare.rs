@@ -410,10 +410,12 @@ fn errors_name_file_line_and_column() {
         "{e}"
     );
 
-    // The report never replaces an input.
+    // The report never replaces an input: refused as a usage error (exit 2) before writing.
     let before = std::fs::read(&ra).unwrap();
-    let e = err(&["compare", &ra, &ra, "--report", &ra]);
-    assert!(e.contains("is one of the inputs"), "{e}");
+    let out = run_gymscope(&["compare", &ra, &ra, "--report", &ra]);
+    assert_eq!(out.status.code(), Some(2));
+    let e = String::from_utf8(out.stderr).unwrap();
+    assert!(e.contains("it is the input"), "{e}");
     assert_eq!(std::fs::read(&ra).unwrap(), before);
 }
 

@@ -51,6 +51,26 @@ pub fn lines_needed(
     (la, lb)
 }
 
+/// Both runs' conversations of one paired task (`c.tasks[index]`), for a side-by-side view.
+pub fn task_conversations(
+    c: &Comparison,
+    index: usize,
+    (a, file_a, src_a): (&RunTasks, &str, &mut dyn LineSource),
+    (b, file_b, src_b): (&RunTasks, &str, &mut dyn LineSource),
+) -> Result<PairConversations, CompareError> {
+    let t = c.tasks.get(index).ok_or_else(|| CompareError::Sample {
+        file: c.a_name.clone(),
+        line: 0,
+        message: format!("no paired task {index}"),
+    })?;
+    Ok(PairConversations {
+        task_a: t.task_a,
+        task_b: t.task_b,
+        a: side(a, t.pos_a, file_a, src_a)?,
+        b: side(b, t.pos_b, file_b, src_b)?,
+    })
+}
+
 /// Reads the conversations of the first `n` regressed tasks; `file_a`/`file_b` name the files
 /// the sources read (rollouts, or the profiling file) in errors.
 pub fn read(

@@ -52,7 +52,10 @@ pub fn classify(head: &[u8], file_name: &str) -> FileKind {
     if has("rollout_infos") || (has("_ng_task_index") && row.keys().any(|k| k.starts_with("mean/")))
     {
         FileKind::RewardProfiling
-    } else if has("expected_action") {
+    } else if has("_ng_rollout_index") && !(has("response") || has("reward")) {
+        // A collected run's row (a pivot dataset's too, once materialized for collection).
+        FileKind::MaterializedInputs
+    } else if has("expected_action") && !has("_ng_rollout_index") {
         FileKind::Pivot
     } else if has("response") || has("reward") {
         FileKind::Rollouts
@@ -68,7 +71,9 @@ fn by_keys_in_text(text: &str) -> Option<FileKind> {
     let has = |k: &str| text.contains(&format!("\"{k}\":"));
     if has("rollout_infos") || text.contains("\"mean/") {
         Some(FileKind::RewardProfiling)
-    } else if has("expected_action") {
+    } else if has("_ng_rollout_index") && !(has("response") || has("reward")) {
+        Some(FileKind::MaterializedInputs)
+    } else if has("expected_action") && !has("_ng_rollout_index") {
         Some(FileKind::Pivot)
     } else if has("response") || has("reward") {
         Some(FileKind::Rollouts)
@@ -94,6 +99,25 @@ fn by_name(name: &str) -> FileKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn collected_pivot_rows_are_a_run_not_a_dataset() {
+        let pivot =
+            r#"{"responses_create_params":{"input":[]},"expected_action":{"type":"message"}}"#;
+        assert_eq!(classify(pivot.as_bytes(), "p.jsonl"), FileKind::Pivot);
+        let materialized = r#"{"responses_create_params":{"input":[]},"expected_action":{"type":"message"},"_ng_task_index":0,"_ng_rollout_index":1}"#;
+        assert_eq!(
+            classify(materialized.as_bytes(), "x.jsonl"),
+            FileKind::MaterializedInputs
+        );
+        let rollout = r#"{"expected_action":{"type":"message"},"_ng_task_index":0,"_ng_rollout_index":1,"reward":1.0,"response":{}}"#;
+        assert_eq!(classify(rollout.as_bytes(), "y.jsonl"), FileKind::Rollouts);
+        // The same from a first line cut short.
+        assert_eq!(
+            by_keys_in_text(&materialized[..materialized.len() - 1]),
+            Some(FileKind::MaterializedInputs)
+        );
+    }
 
     #[test]
     fn recognizes_each_kind_by_content() {

@@ -77,12 +77,23 @@ impl PivotBuilder {
     /// Feeds the next chunk of the first pass (rewards per task group).
     pub fn scan(&mut self, chunk: &[u8]) {
         let mut splitter = std::mem::take(&mut self.splitter);
-        let _ = splitter.push::<()>(chunk, |span, bytes| {
+        let pushed = splitter.push::<()>(chunk, |span, bytes| {
             self.line = span.line;
             self.scan_line(bytes);
             Ok(())
         });
         self.splitter = splitter;
+        self.too_long(pushed);
+    }
+
+    /// A line over the splitter's limit (1 GiB) fails the build, naming the file and line.
+    fn too_long(&mut self, pushed: Result<(), crate::jsonl::SplitError<()>>) {
+        if let (Err(crate::jsonl::SplitError::TooLong(t)), None) = (pushed, &self.error) {
+            self.error = Some(BuildError::new(format!(
+                "'{}' line {} is longer than {} bytes (the limit)",
+                self.file, t.line, t.limit
+            )));
+        }
     }
 
     /// Ends the first pass; returns the layout being converted.
@@ -164,7 +175,7 @@ impl PivotBuilder {
             return false;
         }
         let mut splitter = std::mem::take(&mut self.splitter);
-        let _ = splitter.push::<()>(chunk, |span, bytes| {
+        let pushed = splitter.push::<()>(chunk, |span, bytes| {
             if !self.done && self.error.is_none() {
                 self.line = span.line;
                 self.convert_line(bytes);
@@ -172,6 +183,7 @@ impl PivotBuilder {
             Ok(())
         });
         self.splitter = splitter;
+        self.too_long(pushed);
         !self.done && self.error.is_none()
     }
 

@@ -145,6 +145,23 @@ impl Histogram {
         self.bars.iter().map(|b| b.count).max().unwrap_or(0)
     }
 
+    /// The bar a value falls in (`None` for a value outside every bar, or not finite).
+    pub fn bin_of(&self, v: f64) -> Option<usize> {
+        if !v.is_finite() {
+            return None;
+        }
+        if self.binned {
+            let (first, last) = (self.bars.first()?, self.bars.last()?);
+            if v < first.lo || v > last.hi {
+                return None;
+            }
+            let width = first.hi - first.lo;
+            Some((((v - first.lo) / width) as usize).min(self.bars.len() - 1))
+        } else {
+            self.bars.iter().position(|b| b.lo == v)
+        }
+    }
+
     /// How often a bar gets a label below it, so labels do not overlap.
     pub fn label_every(&self) -> usize {
         if self.binned {
@@ -160,6 +177,16 @@ impl Histogram {
 /// Rollouts per reward value: one bar per value when there are at most [`MAX_VALUE_BARS`]
 /// distinct values (typical 0/1 rewards), else [`BINS`] equal bins over the range.
 pub fn histogram(values: impl IntoIterator<Item = f64>) -> Histogram {
+    histogram_with(values, MAX_VALUE_BARS, BINS)
+}
+
+/// [`histogram`] with other limits: a bar per value up to `value_bars` distinct values, else
+/// `bins` equal bins.
+pub fn histogram_with(
+    values: impl IntoIterator<Item = f64>,
+    value_bars: usize,
+    bins: usize,
+) -> Histogram {
     let mut values: Vec<f64> = values.into_iter().filter(|v| v.is_finite()).collect();
     if values.is_empty() {
         return Histogram::default();
@@ -175,19 +202,19 @@ pub fn histogram(values: impl IntoIterator<Item = f64>) -> Histogram {
                 count: 1,
             }),
         }
-        if bars.len() > MAX_VALUE_BARS {
+        if bars.len() > value_bars {
             break;
         }
     }
-    if bars.len() <= MAX_VALUE_BARS {
+    if bars.len() <= value_bars {
         return Histogram {
             bars,
             binned: false,
         };
     }
     let (lo, hi) = (values[0], values[values.len() - 1]);
-    let width = (hi - lo) / BINS as f64;
-    let mut bars: Vec<Bar> = (0..BINS)
+    let width = (hi - lo) / bins as f64;
+    let mut bars: Vec<Bar> = (0..bins)
         .map(|b| Bar {
             lo: lo + b as f64 * width,
             hi: lo + (b + 1) as f64 * width,
@@ -195,7 +222,7 @@ pub fn histogram(values: impl IntoIterator<Item = f64>) -> Histogram {
         })
         .collect();
     for v in values {
-        bars[(((v - lo) / width) as usize).min(BINS - 1)].count += 1;
+        bars[(((v - lo) / width) as usize).min(bins - 1)].count += 1;
     }
     Histogram { bars, binned: true }
 }
@@ -291,6 +318,11 @@ mod tests {
         assert_eq!(h.bars[0].count, 5);
         assert_eq!(h.max_count(), 5);
         assert!(histogram([]).bars.is_empty());
+        assert_eq!(h.bin_of(0.0), Some(0));
+        assert_eq!(h.bin_of(99.0), Some(BINS - 1));
+        assert_eq!(h.bin_of(f64::NAN), None);
+        let v = histogram([0.0, 1.0]);
+        assert_eq!((v.bin_of(1.0), v.bin_of(0.5)), (Some(1), None));
     }
 
     #[test]

@@ -79,11 +79,17 @@ pub fn scatter(
         Some((px.round() as i64, (py + dy).round() as i64))
     };
     let highlighted = |i: usize| highlight.as_ref().is_some_and(|hl| hl.contains(&i));
-    // Few points are drawn larger; many small, so density still shows.
-    let radius = if xs.len() < 2_000 { 2 } else { 1 };
+    // Few points are drawn larger and more opaque (a 5-rollout run must be visible); many
+    // small and faint, so density still shows where they pile up.
+    let (radius, alpha) = match xs.len() {
+        0..500 => (3, 200),
+        500..5_000 => (2, 140),
+        _ => (1, POINT[3]),
+    };
+    let point = [POINT[0], POINT[1], POINT[2], alpha];
     for i in 0..xs.len().min(ys.len()) {
         if let (Some((px, py)), false) = (place(i), highlighted(i)) {
-            r.dot(px, py, radius, POINT, i as u32);
+            r.dot(px, py, radius, point, i as u32);
         }
     }
     if let Some(hl) = highlight {

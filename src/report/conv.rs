@@ -5,6 +5,7 @@
 use super::html::escape;
 use super::ReportInput;
 use crate::conversation::{Conversation, Item};
+use crate::model_text::{shown_items, Body};
 use std::fmt::Write;
 
 /// Longer texts are cut (the page is for reading and sharing; the rollouts file has it all).
@@ -77,33 +78,33 @@ pub(crate) fn conversation(out: &mut String, c: &Conversation) {
     pairs(out, "Fields", &c.fields);
 }
 
+/// Each item in its reading form (`model_text`): messages and reasoning as safe Markdown,
+/// calls and outputs as indented JSON; reasoning collapsed; empty items left out.
 pub(crate) fn items(out: &mut String, items: &[Item]) {
-    for item in items {
-        let (class, head, text) = match item {
-            Item::Message { role, text } => ("msg", role.clone(), text.as_str()),
-            Item::Reasoning { text } => ("reasoning", "reasoning".into(), text.as_str()),
-            Item::FunctionCall {
-                name,
-                call_id,
-                arguments,
-            } => (
-                "call",
-                format!("call {name} ({call_id})"),
-                arguments.as_str(),
-            ),
-            Item::FunctionOutput { call_id, output } => (
-                "call-output",
-                format!("output of {call_id}"),
-                output.as_str(),
-            ),
-            Item::Other { kind, json } => ("other", kind.clone(), json.as_str()),
+    for item in shown_items(items) {
+        let body = match &item.body {
+            Body::Markdown(html) if item.raw.len() <= MAX_TEXT => {
+                format!("<div class=\"md\">{html}</div>")
+            }
+            // Cut text is shown as it is: Markdown cut mid-way could read wrongly.
+            Body::Markdown(_) => format!("<pre>{}</pre>", escape(&cut(&item.raw))),
+            Body::Code(code) => format!("<pre class=\"code\">{}</pre>", escape(&cut(code))),
         };
-        let _ = write!(
-            out,
-            "<div class=\"item {class}\"><div class=\"role\">{}</div><pre>{}</pre></div>",
-            escape(&head),
-            escape(&cut(text))
-        );
+        if item.collapsed {
+            let _ = write!(
+                out,
+                "<details class=\"item {}\"><summary class=\"role\">{}</summary>{body}</details>",
+                item.kind,
+                escape(&item.head)
+            );
+        } else {
+            let _ = write!(
+                out,
+                "<div class=\"item {}\"><div class=\"role\">{}</div>{body}</div>",
+                item.kind,
+                escape(&item.head)
+            );
+        }
     }
 }
 

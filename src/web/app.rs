@@ -1,6 +1,7 @@
 //! The app shell: a header with one tab per page and the pages, chosen by the URL hash through
 //! the core's parser (`inspect::hash`), so a reload or a shared link opens the same page.
 
+use super::compare_page::ComparePage;
 use super::pivot_build_page::PivotBuildPage;
 use super::pivot_page::PivotPage;
 use super::profile_page::ProfilePage;
@@ -43,7 +44,8 @@ pub fn App() -> impl IntoView {
             <div style:display=shown(Route::Profile)><ProfilePage pivot_file=pivot_file /></div>
             <div style:display=shown(Route::Pivot)><PivotPage file=pivot_file /></div>
             <div style:display=shown(Route::PivotBuild) data-testid="page-pivot-build"><PivotBuildPage /></div>
-            {[Route::Compare, Route::Health].map(|r| view! {
+            <div style:display=shown(Route::Compare) data-testid="page-compare"><ComparePage /></div>
+            {[Route::Health].map(|r| view! {
                 <div style:display=shown(r) data-testid=format!("page-{}", r.name())>
                     <p class="status">{format!("{}: coming in a later version of gymscope.", r.title())}</p>
                 </div>

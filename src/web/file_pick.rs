@@ -32,9 +32,31 @@ async fn kind_of(file: &web_sys::File) -> FileKind {
     classify(&head, &file.name())
 }
 
-fn bytes_file(name: &str, bytes: &[u8]) -> web_sys::File {
+pub fn bytes_file(name: &str, bytes: &[u8]) -> web_sys::File {
     let file = gloo_file::File::new(name, bytes);
     AsRef::<web_sys::File>::as_ref(&file).clone()
+}
+
+/// Recognizes each file of a picker's list by its content, then hands them on (in order).
+pub fn kinds_of(
+    list: Option<web_sys::FileList>,
+    on_files: impl FnOnce(Vec<(web_sys::File, FileKind)>) + 'static,
+) {
+    classify_all(file_list(list), on_files);
+}
+
+fn classify_all(
+    files: Vec<web_sys::File>,
+    on_files: impl FnOnce(Vec<(web_sys::File, FileKind)>) + 'static,
+) {
+    spawn_local(async move {
+        let mut kinds = Vec::with_capacity(files.len());
+        for file in files {
+            let kind = kind_of(&file).await;
+            kinds.push((file, kind));
+        }
+        on_files(kinds);
+    });
 }
 
 fn file_list(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
@@ -52,31 +74,17 @@ pub fn FilePick(
     missing: impl IntoView + 'static,
     children: Children,
 ) -> impl IntoView {
-    let take = move |files: Vec<web_sys::File>| {
-        spawn_local(async move {
-            let mut kinds = Vec::with_capacity(files.len());
-            for file in files {
-                let kind = kind_of(&file).await;
-                kinds.push((file, kind));
-            }
-            on_files(kinds);
-        });
-    };
     let from_input = move |e: ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&e);
-        take(file_list(input.files()));
+        kinds_of(input.files(), on_files);
     };
     let on_drop = move |e: ev::DragEvent| {
         e.prevent_default();
-        take(file_list(e.data_transfer().and_then(|d| d.files())));
+        kinds_of(e.data_transfer().and_then(|d| d.files()), on_files);
     };
     let load_example = move |_| {
-        take(
-            EXAMPLE
-                .iter()
-                .map(|(name, bytes)| bytes_file(name, bytes))
-                .collect(),
-        );
+        let files = EXAMPLE.iter().map(|(n, b)| bytes_file(n, b)).collect();
+        classify_all(files, on_files);
     };
     view! {
         <section class="pick" data-testid="drop-zone" on:dragover=|e: ev::DragEvent| e.prevent_default() on:drop=on_drop>

@@ -7,10 +7,14 @@
 //! - `profile_page`, `file_pick`, `inspector`, `summary`, `export`, `plots`, `scatter_canvas`,
 //!   `histogram`, `task_table`, `rollout_view`: the run inspector;
 //! - `pivot_page`, `pivot_result`: the pivot validator;
+//! - `compare_page`, `compare_result`: two runs compared;
 //! - `pivot_build_page`, `pivot_build_result`, `pivot_pair`, `pivot_select`: the pivot builder;
 //! - `state`: the selection and the URL hash; `download`: blob URLs to save files.
 
 mod app;
+mod compare_page;
+mod compare_result;
+mod conversation_view;
 mod download;
 mod export;
 mod file_pick;

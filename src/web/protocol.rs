@@ -53,6 +53,32 @@ pub enum Request {
     },
     /// Render the report of the run shown last.
     Report(ReportRequest),
+    /// Compare two runs (each a run's two files or a profiling file).
+    Compare {
+        a: CompareInput,
+        b: CompareInput,
+        options: crate::compare::CompareOptions,
+    },
+    /// Both runs' rollouts of paired task `index` of the last comparison.
+    CompareTask { index: usize },
+    /// The comparison report of the last comparison (the bytes `gymscope compare --report`
+    /// writes for the same files and options).
+    CompareReport(ReportRequest),
+}
+
+/// One side of a comparison, as the page has it.
+#[derive(Serialize, Deserialize)]
+pub enum CompareInput {
+    Run {
+        #[serde(with = "preserve")]
+        inputs: File,
+        #[serde(with = "preserve")]
+        rollouts: File,
+    },
+    Profiling {
+        #[serde(with = "preserve")]
+        file: File,
+    },
 }
 
 /// Settings of the page's "Export report".
@@ -79,6 +105,8 @@ pub enum Reply {
     PivotsBuilt(Box<PivotsBuilt>),
     PivotsSelected(Box<PivotsSelected>),
     Report(Download),
+    Compared(Box<Compared>),
+    ComparedTask(Box<crate::compare::conversations::PairConversations>),
     /// The one error path: every failure of a job ends here.
     Failed(Failure),
 }
@@ -118,6 +146,13 @@ pub struct Download {
     #[serde(with = "preserve")]
     pub blob: Blob,
     pub name: String,
+}
+
+/// A comparison and its summary sections as the report renders them (escaped HTML).
+#[derive(Serialize, Deserialize)]
+pub struct Compared {
+    pub comparison: crate::compare::Comparison,
+    pub summary_html: String,
 }
 
 #[derive(Serialize, Deserialize)]

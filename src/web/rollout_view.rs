@@ -2,15 +2,13 @@
 //! reasoning, function calls with arguments, their outputs), then reward, usage and every other
 //! field; long text collapsed; the raw JSON one click away. Everything is text, never HTML.
 
+use super::conversation_view::items_view;
 use super::state::Selection;
-use crate::conversation::{conversation, Conversation, Item};
+use crate::conversation::{conversation, Conversation};
 use crate::inspect::run::RunView;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::sync::Arc;
-
-/// Text longer than this starts collapsed.
-const LONG: usize = 1500;
 
 #[derive(Clone)]
 struct Shown {
@@ -28,6 +26,7 @@ pub fn RolloutView(
 ) -> impl IntoView {
     let shown = RwSignal::new(None::<Result<Shown, String>>);
     let show_raw = RwSignal::new(false);
+    let as_written_set = RwSignal::new(false);
     let r = run.clone();
     Effect::new(move |_| {
         let Some(point) = sel.rollout.get() else {
@@ -74,7 +73,7 @@ pub fn RolloutView(
             Ok(s) => {
                 let c = s.conversation;
                 let _ = s.point;
-                let items = |items: Vec<Item>| items.into_iter().map(item_view).collect_view();
+                let as_written = Signal::derive(move || as_written_set.get());
                 let pairs = |title: &'static str, rows: Vec<(String, String)>| {
                     (!rows.is_empty()).then(|| view! {
                         <h3>{title}</h3>
@@ -86,10 +85,13 @@ pub fn RolloutView(
                     <section class="rollout" data-testid="rollout-view">
                         <h2 data-testid="rollout-title">{s.title}</h2>
                         <p class="reward">"reward: "<code data-testid="rollout-reward">{c.reward.clone().unwrap_or_else(|| "(none)".into())}</code></p>
+                        <label class="as-written"><input type="checkbox" data-testid="rollout-as-written"
+                            prop:checked=move || as_written.get() on:change=move |e| as_written_set.set(event_target_checked(&e)) />
+                            " show the text as written (no Markdown, no indenting)"</label>
                         <h3>"Prompt"</h3>
-                        <div class="conversation">{items(c.input)}</div>
+                        <div class="conversation">{items_view(&c.input, as_written)}</div>
                         <h3>"Response"</h3>
-                        <div class="conversation">{items(c.output)}</div>
+                        <div class="conversation">{items_view(&c.output, as_written)}</div>
                         {pairs("Usage", c.usage)}
                         {pairs("Fields", c.fields)}
                         <button data-testid="rollout-raw-toggle" on:click=move |_| show_raw.update(|v| *v = !*v)>
@@ -102,27 +104,4 @@ pub fn RolloutView(
             }
         })
     }
-}
-
-fn text_block(label: String, text: String) -> impl IntoView {
-    let n = text.chars().count();
-    if n > LONG {
-        view! { <details><summary>{format!("{label} ({n} characters)")}</summary><pre class="text">{text}</pre></details> }.into_any()
-    } else {
-        view! { <div class="label">{label}</div><pre class="text">{text}</pre> }.into_any()
-    }
-}
-
-pub(super) fn item_view(item: Item) -> impl IntoView {
-    let (kind, body) = match item {
-        Item::Message { role, text } => ("message", text_block(role, text).into_any()),
-        Item::Reasoning { text } => ("reasoning", view! { <details><summary>"reasoning"</summary><pre class="text">{text}</pre></details> }.into_any()),
-        Item::FunctionCall { name, call_id, arguments } => (
-            "function_call",
-            text_block(format!("call {name} ({call_id})"), arguments).into_any(),
-        ),
-        Item::FunctionOutput { call_id, output } => ("function_call_output", text_block(format!("output of {call_id}"), output).into_any()),
-        Item::Other { kind, json } => ("other", text_block(kind, json).into_any()),
-    };
-    view! { <div class="item" data-testid="rollout-item" data-kind=kind>{body}</div> }
 }

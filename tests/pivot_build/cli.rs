@@ -284,8 +284,9 @@ fn bad_rows_are_audited_not_fatal_and_input_is_never_overwritten() {
         "--agent-ref",
         AGENT,
     ]);
-    assert_eq!(r.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&r.stderr).contains("is the input file"));
+    // Refused by identity as a usage error (exit 2), before anything is written.
+    assert_eq!(r.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("it is the input"));
     assert_eq!(std::fs::read(&src).unwrap(), before);
     let r = gymscope(&[
         "build-pivot",
@@ -298,7 +299,7 @@ fn bad_rows_are_audited_not_fatal_and_input_is_never_overwritten() {
         "--config-out",
         src.to_str().unwrap(),
     ]);
-    assert_eq!(r.status.code(), Some(1));
+    assert_eq!(r.status.code(), Some(2));
     assert_eq!(std::fs::read(&src).unwrap(), before);
 
     // A first line in no known layout is an error naming the line.
@@ -390,7 +391,8 @@ fn select_pivot_usage_errors_name_the_problem() {
         "--output",
         pivots.to_str().unwrap(),
     ]);
-    assert!(String::from_utf8_lossy(&r.stderr).contains("is the input file"));
+    assert_eq!(r.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("it is the input"));
     assert_eq!(
         names_in(dir.path()),
         ["p.jsonl", "prof.jsonl"],

@@ -57,6 +57,18 @@ pub fn render(c: &Comparison, meta: &ReportMeta, conversations: &[PairConversati
     out
 }
 
+/// The report's summary sections (headline, agents, transitions, plots) as one HTML fragment,
+/// every data string escaped: the app's Compare page shows exactly what the report shows.
+pub fn summary_html(c: &Comparison) -> String {
+    let m = model::model(c);
+    let mut out = String::with_capacity(64 << 10);
+    headline(&mut out, c);
+    agents(&mut out, c);
+    transitions(&mut out, c);
+    sections::plots(&mut out, c, &m);
+    out
+}
+
 pub(super) fn n(v: Option<f64>) -> String {
     v.map_or_else(|| "–".into(), short_number)
 }

@@ -4,20 +4,17 @@
 //! clickable through their `data-plot`/`data-id` attributes. Presentation attributes only, never
 //! `style=`, which the page's Content-Security-Policy would block.
 //!
-//! Kept in one file on purpose: it is meant to move onto the shared plot model (scales, round
-//! ticks, axis titles, bins) as one piece.
+//! Domains, round ticks, bars and colours come from the shared plot model ([`crate::plot`]), as
+//! in the run report and the app.
 
+use crate::plot::{self as model, Scale};
 use crate::report::escape;
 use crate::table::short_number;
 use std::fmt::Write;
 
-/// One colour per agent, kept across the page (legend, marks, tables).
-pub const PALETTE: [&str; 8] = [
-    "#3366cc", "#e4572e", "#17a398", "#9c6ade", "#c69026", "#d6457a", "#5b8c2a", "#7f7f7f",
-];
-
-pub fn colour(series: usize) -> &'static str {
-    PALETTE[series % PALETTE.len()]
+/// One colour per agent, kept across the page (legend, marks, tables): the plot model's.
+pub fn colour(series: usize) -> String {
+    model::hex(model::agent_colour(series))
 }
 
 const W: f64 = 460.0;
@@ -55,41 +52,15 @@ pub struct Scatter<'a> {
     pub marks: &'a [Mark],
 }
 
-/// The range of some values, padded by 5% (a single value gets ±0.5).
+/// The plot model's padded domain of some values.
 pub fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
-    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for v in values.filter(|v| v.is_finite()) {
-        lo = lo.min(v);
-        hi = hi.max(v);
-    }
-    if !lo.is_finite() {
-        return (0.0, 1.0);
-    }
-    if lo == hi {
-        return (lo - 0.5, hi + 0.5);
-    }
-    let pad = (hi - lo) * 0.05;
-    (lo - pad, hi + pad)
+    let s = Scale::covering(values, model::Y_TICKS);
+    (s.lo, s.hi)
 }
 
-/// Round tick values inside a range: steps of 1, 2 or 5 × 10^k, about five of them.
+/// The plot model's round ticks inside a range.
 pub fn ticks((lo, hi): (f64, f64)) -> Vec<f64> {
-    let raw = (hi - lo) / 5.0;
-    if !(raw.is_finite() && raw > 0.0) {
-        return vec![lo];
-    }
-    let mag = 10f64.powf(raw.log10().floor());
-    let step = mag
-        * match raw / mag {
-            r if r <= 1.5 => 1.0,
-            r if r <= 3.0 => 2.0,
-            r if r <= 7.0 => 5.0,
-            _ => 10.0,
-        };
-    let first = (lo / step).ceil() as i64;
-    let last = (hi / step).floor() as i64;
-    // Multiplying (not adding) keeps 0.1 × 3 from drifting into 0.30000000000000004's label.
-    (first..=last).map(|k| k as f64 * step).collect()
+    model::round_ticks(lo, hi, model::Y_TICKS)
 }
 
 fn sx(v: f64, (lo, hi): (f64, f64)) -> f64 {
@@ -213,32 +184,12 @@ pub struct Bar {
     pub tone: Tone,
 }
 
-/// Equal-width bins of `values`: one per distinct value when there are at most `max_bins`
-/// (deltas of binary rewards), else `max_bins` equal bins. Returns each bin's (low, high) edges
-/// and each value's bin.
+/// The plot model's bars of `values` (a bar per distinct value up to `max_bins`, else
+/// `max_bins` equal bins): each bin's (low, high) edges and each value's bin.
 pub fn bins(values: &[f64], max_bins: usize) -> (Vec<(f64, f64)>, Vec<usize>) {
-    let mut distinct: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
-    distinct.sort_by(f64::total_cmp);
-    distinct.dedup();
-    if distinct.is_empty() {
-        return (Vec::new(), vec![0; values.len()]);
-    }
-    if distinct.len() <= max_bins {
-        let of = values
-            .iter()
-            .map(|v| distinct.partition_point(|d| d < v).min(distinct.len() - 1))
-            .collect();
-        return (distinct.iter().map(|&d| (d, d)).collect(), of);
-    }
-    let (lo, hi) = (distinct[0], distinct[distinct.len() - 1]);
-    let width = (hi - lo) / max_bins as f64;
-    let edges = (0..max_bins)
-        .map(|b| (lo + b as f64 * width, lo + (b + 1) as f64 * width))
-        .collect();
-    let of = values
-        .iter()
-        .map(|v| (((v - lo) / width).max(0.0) as usize).min(max_bins - 1))
-        .collect();
+    let h = model::histogram_with(values.iter().copied(), max_bins, max_bins);
+    let edges = h.bars.iter().map(|b| (b.lo, b.hi)).collect();
+    let of = values.iter().map(|&v| h.bin_of(v).unwrap_or(0)).collect();
     (edges, of)
 }
 
@@ -320,15 +271,9 @@ mod tests {
 
     #[test]
     fn ticks_are_round() {
-        assert_eq!(
-            ticks((-0.05, 1.05)),
-            vec![0.0, 0.2, 0.4, 0.6000000000000001, 0.8, 1.0]
-        );
-        assert_eq!(
-            ticks((-3217.5, 3294.7)),
-            vec![-3000.0, -2000.0, -1000.0, 0.0, 1000.0, 2000.0, 3000.0]
-        );
-        assert_eq!(ticks((2.0, 2.0)), vec![2.0]);
+        assert_eq!(ticks((-0.05, 1.05)), vec![0.0, 0.5, 1.0]);
+        assert_eq!(ticks((-3217.5, 3294.7)), vec![-2000.0, 0.0, 2000.0]);
+        assert!(ticks((2.0, 2.0)).is_empty());
     }
 
     #[test]
@@ -355,6 +300,7 @@ mod tests {
         });
         assert!(svg.contains("<title>&lt;b&gt;&amp;&lt;/b&gt;</title>"));
         assert!(svg.contains("&lt;x&gt;") && !svg.contains("<x>"));
-        assert!(svg.contains(r##"fill="#e4572e""##)); // series 9 wraps to colour 1
+        // Series 9 wraps around the plot model's palette.
+        assert!(svg.contains(&format!(r#"fill="{}""#, colour(9 % model::PALETTE.len()))));
     }
 }

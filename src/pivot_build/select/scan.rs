@@ -37,11 +37,14 @@ impl ProfileIndex {
 
     pub fn push(&mut self, chunk: &[u8]) {
         let mut splitter = std::mem::take(&mut self.splitter);
-        let _ = splitter.push::<()>(chunk, |span, bytes| {
+        let pushed = splitter.push::<()>(chunk, |span, bytes| {
             self.line(span, bytes);
             Ok(())
         });
         self.splitter = splitter;
+        if self.error.is_none() {
+            self.error = too_long(&self.file, pushed);
+        }
     }
 
     pub fn finish(mut self) -> Result<ProfileIndex, SelectError> {
@@ -106,6 +109,17 @@ impl ProfileIndex {
     }
 }
 
+/// A line over the splitter's limit stops a scan with an error naming it.
+fn too_long(file: &str, pushed: Result<(), crate::jsonl::SplitError<()>>) -> Option<SelectError> {
+    match pushed {
+        Err(crate::jsonl::SplitError::TooLong(t)) => Some(error(format!(
+            "'{file}' line {} is longer than {} bytes (the limit)",
+            t.line, t.limit
+        ))),
+        _ => None,
+    }
+}
+
 /// Reads the pivot file and decides.
 pub struct Selector {
     file: String,
@@ -132,11 +146,14 @@ impl Selector {
 
     pub fn push(&mut self, chunk: &[u8]) {
         let mut splitter = std::mem::take(&mut self.splitter);
-        let _ = splitter.push::<()>(chunk, |span, bytes| {
+        let pushed = splitter.push::<()>(chunk, |span, bytes| {
             self.line(span, bytes);
             Ok(())
         });
         self.splitter = splitter;
+        if self.error.is_none() {
+            self.error = too_long(&self.file, pushed);
+        }
     }
 
     fn line(&mut self, span: LineSpan, bytes: &[u8]) {

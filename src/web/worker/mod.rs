@@ -1,6 +1,7 @@
 //! Runs inside the Web Worker: takes one [`Request`] at a time, runs its job on the core and
 //! posts [`Reply`]s (progress, then a result or a failure). Built by Trunk (`data-type="worker"`).
 
+mod compare_job;
 mod io;
 mod pivot_build_job;
 mod pivot_job;
@@ -46,5 +47,8 @@ fn handle(request: Request) -> Result<Reply, Failure> {
             options,
         } => pivot_build_job::select(&pivots, &profile, options),
         Request::Report(request) => report_job::run(request),
+        Request::Compare { a, b, options } => compare_job::run(a, b, options),
+        Request::CompareTask { index } => compare_job::task(index),
+        Request::CompareReport(request) => compare_job::report(request),
     }
 }

@@ -1,0 +1,290 @@
+//! Model text made readable, safely, for the app and the report alike:
+//! - [`markdown_html`]: assistant and user text as Markdown, with every piece of raw HTML shown
+//!   as text (never parsed), images shown as their alt text and URL (never fetched), and links
+//!   only for `http(s)` URLs, opening elsewhere with `rel="noopener noreferrer"`;
+//! - [`pretty_json`]: function-call arguments and JSON tool outputs indented, with the newlines
+//!   inside strings shown as line breaks, so code reads as code.
+//!
+//! The HTML returned holds only tags this module writes; every text and attribute from the data
+//! is escaped by pulldown-cmark's writer or by [`crate::report::escape`].
+
+use crate::conversation::Item;
+use crate::report::escape;
+use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
+use serde_json::Value;
+use std::fmt::Write;
+
+/// How one conversation item is shown, the same in the app and the report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shown {
+    /// `message`, `reasoning`, `function_call`, `function_call_output`, `other`.
+    pub kind: &'static str,
+    /// The label above it: the role, `call NAME (ID)`, `output of ID`, the item type.
+    pub head: String,
+    pub body: Body,
+    /// The text as it is in the row (the "raw" view).
+    pub raw: String,
+    /// Shown closed at first (reasoning).
+    pub collapsed: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Body {
+    /// Safe HTML from [`markdown_html`].
+    Markdown(String),
+    /// Monospace text, e.g. JSON from [`pretty_json`]; escape it when writing HTML.
+    Code(String),
+}
+
+/// The items worth showing (empty ones are left out), each in its best reading form.
+pub fn shown_items(items: &[Item]) -> Vec<Shown> {
+    items
+        .iter()
+        .filter_map(|item| {
+            let (kind, head, raw, collapsed) = match item {
+                Item::Message { role, text } => ("message", role.clone(), text, false),
+                Item::Reasoning { text } => ("reasoning", "reasoning".to_string(), text, true),
+                Item::FunctionCall {
+                    name,
+                    call_id,
+                    arguments,
+                } => (
+                    "function_call",
+                    format!("call {name} ({call_id})"),
+                    arguments,
+                    false,
+                ),
+                Item::FunctionOutput { call_id, output } => (
+                    "function_call_output",
+                    format!("output of {call_id}"),
+                    output,
+                    false,
+                ),
+                Item::Other { kind, json } => ("other", kind.clone(), json, false),
+            };
+            // An empty message or a call without arguments says nothing: leave it out.
+            if raw.trim().is_empty() && kind != "function_call" {
+                return None;
+            }
+            let body = match kind {
+                "message" | "reasoning" => Body::Markdown(markdown_html(raw)),
+                _ => Body::Code(pretty_json(raw).unwrap_or_else(|| raw.clone())),
+            };
+            Some(Shown {
+                kind,
+                head,
+                body,
+                raw: raw.clone(),
+                collapsed,
+            })
+        })
+        .collect()
+}
+
+/// Markdown → HTML that cannot run anything or make the page fetch anything.
+pub fn markdown_html(text: &str) -> String {
+    let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
+    let mut events: Vec<Event> = Vec::new();
+    // While inside an image: its URL and the alt text gathered so far.
+    let mut image: Option<(CowStr, String)> = None;
+    // Whether each open link was written as `<a>` (its end must close it).
+    let mut links: Vec<bool> = Vec::new();
+    for event in Parser::new_ext(text, options) {
+        if let Some((_, alt)) = image.as_mut() {
+            match event {
+                Event::End(TagEnd::Image) => {
+                    if let Some((url, alt)) = image.take() {
+                        events.push(Event::Text(format!("[image: {alt}] ({url})").into()));
+                    }
+                }
+                Event::Text(t) | Event::Code(t) => alt.push_str(&t),
+                _ => {}
+            }
+            continue;
+        }
+        match event {
+            // Raw HTML in model text is text.
+            Event::Html(h) | Event::InlineHtml(h) => events.push(Event::Text(h)),
+            Event::Start(Tag::Image { dest_url, .. }) => image = Some((dest_url, String::new())),
+            Event::Start(Tag::Link { dest_url, .. }) => {
+                let web = dest_url.starts_with("http://") || dest_url.starts_with("https://");
+                if web {
+                    let mut a = String::new();
+                    let _ = write!(
+                        a,
+                        r#"<a href="{}" rel="noopener noreferrer" target="_blank">"#,
+                        escape(&dest_url)
+                    );
+                    events.push(Event::Html(a.into()));
+                }
+                links.push(web);
+            }
+            Event::End(TagEnd::Link) => {
+                if links.pop() == Some(true) {
+                    events.push(Event::Html("</a>".into()));
+                }
+            }
+            other => events.push(other),
+        }
+    }
+    let mut out = String::with_capacity(text.len() + text.len() / 4);
+    pulldown_cmark::html::push_html(&mut out, events.into_iter());
+    out
+}
+
+/// `text` indented as JSON when it is a JSON object or array (else `None`), with each string's
+/// newlines and tabs written as themselves instead of `\n` and `\t`, so code and long outputs
+/// read as they would in a file. For reading, not for parsing back.
+pub fn pretty_json(text: &str) -> Option<String> {
+    let trimmed = text.trim_start();
+    if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
+        return None;
+    }
+    let value: Value = serde_json::from_str(text).ok()?;
+    let mut out = String::with_capacity(text.len() + text.len() / 2);
+    write_value(&mut out, &value, 0);
+    Some(out)
+}
+
+fn indent(out: &mut String, depth: usize) {
+    out.push('\n');
+    for _ in 0..depth {
+        out.push_str("  ");
+    }
+}
+
+fn write_value(out: &mut String, v: &Value, depth: usize) {
+    match v {
+        Value::Object(map) if !map.is_empty() => {
+            out.push('{');
+            for (i, (k, v)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                indent(out, depth + 1);
+                write_string(out, k);
+                out.push_str(": ");
+                write_value(out, v, depth + 1);
+            }
+            indent(out, depth);
+            out.push('}');
+        }
+        Value::Array(items) if !items.is_empty() => {
+            out.push('[');
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                indent(out, depth + 1);
+                write_value(out, v, depth + 1);
+            }
+            indent(out, depth);
+            out.push(']');
+        }
+        Value::String(s) => write_string(out, s),
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+/// A JSON string with `"` and `\` escaped and other control characters as `\u…`, but newlines
+/// and tabs written out.
+fn write_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' | '\t' => out.push(c),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_renders_and_raw_html_is_text() {
+        let html = markdown_html("# Title\n\n**bold** and `code`\n\n<script>alert(1)</script>\n\nx <img src=x onerror=alert(2)> y");
+        assert!(html.contains("<h1>Title</h1>"), "{html}");
+        assert!(html.contains("<strong>bold</strong>"));
+        assert!(html.contains("<code>code</code>"));
+        assert!(!html.contains("<script"), "{html}");
+        assert!(!html.contains("<img"), "{html}");
+        assert!(
+            html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "{html}"
+        );
+        assert!(
+            html.contains("&lt;img src=x onerror=alert(2)&gt;"),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn images_are_text_and_links_only_for_the_web() {
+        let html = markdown_html("![a cat](https://example.com/cat.png) [site](https://example.com/?a=1&b=\"2\") [bad](javascript:alert(1)) [file](file:///etc/passwd)");
+        assert!(!html.contains("<img"), "{html}");
+        assert!(
+            html.contains("[image: a cat] (https://example.com/cat.png)"),
+            "{html}"
+        );
+        assert!(
+            html.contains(r#"<a href="https://example.com/?a=1&amp;b=&quot;2&quot;" rel="noopener noreferrer" target="_blank">site</a>"#),
+            "{html}"
+        );
+        assert!(!html.contains("javascript:"), "{html}");
+        assert!(!html.contains("file:"), "{html}");
+        assert!(html.contains("bad") && html.contains("file"), "{html}");
+    }
+
+    #[test]
+    fn items_in_their_reading_form_and_empty_ones_left_out() {
+        let items = [
+            Item::Message {
+                role: "assistant".into(),
+                text: "  ".into(),
+            },
+            Item::Message {
+                role: "assistant".into(),
+                text: "**done**".into(),
+            },
+            Item::FunctionCall {
+                name: "run".into(),
+                call_id: "c1".into(),
+                arguments: r#"{"code":"a\nb"}"#.into(),
+            },
+            Item::Reasoning { text: "hm".into() },
+        ];
+        let shown = shown_items(&items);
+        assert_eq!(shown.len(), 3);
+        assert_eq!(
+            shown[0].body,
+            Body::Markdown("<p><strong>done</strong></p>\n".into())
+        );
+        assert_eq!(
+            shown[1].body,
+            Body::Code("{\n  \"code\": \"a\nb\"\n}".into())
+        );
+        assert_eq!(shown[1].head, "call run (c1)");
+        assert!(shown[2].collapsed);
+    }
+
+    #[test]
+    fn json_is_indented_with_real_newlines() {
+        let args = r#"{"code":"def f():\n\treturn \"x\"\n","n":[1,2],"e":{}}"#;
+        let pretty = pretty_json(args).unwrap();
+        assert_eq!(
+            pretty,
+            "{\n  \"code\": \"def f():\n\treturn \\\"x\\\"\n\",\n  \"n\": [\n    1,\n    2\n  ],\n  \"e\": {}\n}"
+        );
+        assert_eq!(pretty_json("plain text"), None);
+        assert_eq!(pretty_json("{not json"), None);
+        assert_eq!(pretty_json("\"a string\""), None);
+    }
+}
