@@ -100,7 +100,7 @@ fn compact(v: &Value) -> String {
 }
 
 /// Text of a `content` value: a string, or the `text` of each part joined by blank lines.
-fn content_text(content: Option<&Value>) -> String {
+pub fn content_text(content: Option<&Value>) -> String {
     match content {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Array(parts)) => parts
@@ -138,7 +138,8 @@ fn arguments(v: Option<&Value>) -> String {
     }
 }
 
-fn item(v: &Value) -> Item {
+/// One Responses item (or chat-like message) as a display item.
+pub fn item(v: &Value) -> Item {
     let kind = v.get("type").and_then(Value::as_str).unwrap_or("message");
     match kind {
         "message" => Item::Message {

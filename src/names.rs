@@ -169,6 +169,16 @@ pub fn pivot_gym_config(pivots: &str) -> String {
     format!("{}.gym.yaml", stem(pivots))
 }
 
+/// The app's pivot dataset built from a source: `rollouts.jsonl` → `rollouts_pivots.jsonl`.
+pub fn built_pivots(source: &str) -> String {
+    format!("{}_pivots.jsonl", stem(source))
+}
+
+/// The app's selection from a pivot file: `p.jsonl` → `p.selected.jsonl`.
+pub fn selected_pivots(pivots: &str) -> String {
+    format!("{}.selected.jsonl", stem(pivots))
+}
+
 /// `select-pivot`'s counts: `selected.jsonl` → `selected.selection.json`.
 pub fn pivot_selection(selected: &str) -> String {
     format!("{}.selection.json", stem(selected))
@@ -225,6 +235,8 @@ mod tests {
         assert_eq!(pivot_info("a.b.jsonl"), "a.b.info.md");
         assert_eq!(pivot_gym_config("p"), "p.gym.yaml");
         assert_eq!(pivot_selection("s.jsonl"), "s.selection.json");
+        assert_eq!(built_pivots("dir/r.jsonl"), "r_pivots.jsonl");
+        assert_eq!(selected_pivots("p.jsonl"), "p.selected.jsonl");
     }
 
     #[test]

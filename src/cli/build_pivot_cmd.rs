@@ -113,12 +113,10 @@ pub fn run(args: &BuildPivotArgs) -> Result<ExitCode> {
         train_path,
         validation_path: args.validation_path.clone(),
         license: args.license.clone(),
-        description: args.description.clone().unwrap_or_else(|| {
-            format!(
-                "Single-step pivot dataset built by gymscope from {} rollouts.",
-                names::stem(&out_name)
-            )
-        }),
+        description: args
+            .description
+            .clone()
+            .unwrap_or_else(|| config::default_description(&out_name)),
         comparator: options.comparator(),
     };
     config::validate(&config_options).map_err(anyhow::Error::msg)?;
@@ -205,17 +203,7 @@ pub fn run(args: &BuildPivotArgs) -> Result<ExitCode> {
     let yaml = config::render(&config_options);
     check_yaml(&yaml, &args.agent_ref)?;
     write(&config_path, &yaml)?;
-    writeln!(
-        stdout,
-        "pivots: {} rows from {} of {} source rows ({} decision points, {} skipped); selfcheck: {} / {} passed",
-        metrics.pivot_rows_written,
-        metrics.trajectories_with_pivots,
-        metrics.source_rows_seen,
-        metrics.decision_points,
-        metrics.skipped_decision_points(),
-        metrics.selfcheck_passed,
-        metrics.selfcheck_passed + metrics.selfcheck_failed
-    )?;
+    writeln!(stdout, "{}", metrics.headline())?;
     for (label, path) in [
         ("pivot rows", &args.output),
         ("skipped", &skipped_path),

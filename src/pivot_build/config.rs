@@ -29,6 +29,14 @@ pub struct ConfigOptions {
     pub comparator: ComparatorConfig,
 }
 
+/// The default `description` of the train entry, from the pivot file's name.
+pub fn default_description(out_name: &str) -> String {
+    format!(
+        "Single-step pivot dataset built by gymscope from {} rollouts.",
+        crate::names::stem(out_name)
+    )
+}
+
 /// The resources-server instance: a trailing `_agent` becomes `_resources_server`.
 pub fn resources_server_name(agent_ref: &str) -> String {
     match agent_ref.strip_suffix("_agent") {

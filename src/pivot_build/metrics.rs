@@ -97,6 +97,20 @@ impl Metrics {
         self.skips.get(&r).copied().unwrap_or(0)
     }
 
+    /// The one-line outcome `build-pivot` prints and the app shows.
+    pub fn headline(&self) -> String {
+        format!(
+            "pivots: {} rows from {} of {} source rows ({} decision points, {} skipped); selfcheck: {} / {} passed",
+            self.pivot_rows_written,
+            self.trajectories_with_pivots,
+            self.source_rows_seen,
+            self.decision_points,
+            self.skipped_decision_points(),
+            self.selfcheck_passed,
+            self.selfcheck_passed + self.selfcheck_failed
+        )
+    }
+
     /// The most frequent skip reasons (for the "nothing written" message).
     pub fn top_skips(&self, n: usize) -> Vec<(Reason, u64)> {
         let mut v: Vec<(Reason, u64)> = self

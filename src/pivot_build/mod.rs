@@ -21,6 +21,7 @@ pub mod skips;
 pub mod source;
 pub mod tools;
 pub mod trajectory;
+pub mod view;
 
 pub use detect::SourceFormat;
 pub use metrics::{Metrics, Paths};

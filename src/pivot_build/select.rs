@@ -14,7 +14,9 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 
 /// What selection decided about one pivot (spec §d.3 steps 1-3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Class {
     Unprofiled,
     InsufficientRollouts,
@@ -47,14 +49,14 @@ impl Class {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Sort {
     None,
     Difficulty,
     Variance,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SelectOptions {
     pub min_rollouts: u32,
     pub success_threshold: f64,

@@ -2,6 +2,7 @@
 //! the core's parser (`inspect::hash`), so a reload or a shared link opens the same page.
 
 use super::compare_page::ComparePage;
+use super::pivot_build_page::PivotBuildPage;
 use super::pivot_page::PivotPage;
 use super::profile_page::ProfilePage;
 use super::state::current_hash;
@@ -42,8 +43,9 @@ pub fn App() -> impl IntoView {
             // Every page stays mounted so switching keeps its state.
             <div style:display=shown(Route::Profile)><ProfilePage pivot_file=pivot_file /></div>
             <div style:display=shown(Route::Pivot)><PivotPage file=pivot_file /></div>
+            <div style:display=shown(Route::PivotBuild) data-testid="page-pivot-build"><PivotBuildPage /></div>
             <div style:display=shown(Route::Compare) data-testid="page-compare"><ComparePage /></div>
-            {[Route::PivotBuild, Route::Health].map(|r| view! {
+            {[Route::Health].map(|r| view! {
                 <div style:display=shown(r) data-testid=format!("page-{}", r.name())>
                     <p class="status">{format!("{}: coming in a later version of gymscope.", r.title())}</p>
                 </div>

@@ -8,6 +8,7 @@
 //!   `histogram`, `task_table`, `rollout_view`: the run inspector;
 //! - `pivot_page`, `pivot_result`: the pivot validator;
 //! - `compare_page`, `compare_result`: two runs compared;
+//! - `pivot_build_page`, `pivot_build_result`, `pivot_pair`, `pivot_select`: the pivot builder;
 //! - `state`: the selection and the URL hash; `download`: blob URLs to save files.
 
 mod app;
@@ -19,8 +20,12 @@ mod export;
 mod file_pick;
 mod histogram;
 mod inspector;
+mod pivot_build_page;
+mod pivot_build_result;
 mod pivot_page;
+mod pivot_pair;
 mod pivot_result;
+mod pivot_select;
 mod plots;
 mod profile_page;
 mod protocol;

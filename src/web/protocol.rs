@@ -5,6 +5,8 @@
 
 use crate::inspect::model::{Columns, InspectView};
 use crate::pivot::{report::PivotView, PivotOptions};
+use crate::pivot_build::select::SelectOptions;
+use crate::pivot_build::view::{BuildSummary, PageBuild, PivotEntry};
 use crate::profile::ProfileOptions;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -34,6 +36,20 @@ pub enum Request {
         #[serde(with = "preserve")]
         file: File,
         options: PivotOptions,
+    },
+    /// Build a pivot dataset from rollouts (two passes over `file`).
+    BuildPivots {
+        #[serde(with = "preserve")]
+        file: File,
+        options: PageBuild,
+    },
+    /// Keep the pivots whose on-policy rollouts (`profile`) had mixed rewards.
+    SelectPivots {
+        #[serde(with = "preserve")]
+        pivots: File,
+        #[serde(with = "preserve")]
+        profile: File,
+        options: SelectOptions,
     },
     /// Render the report of the run shown last.
     Report(ReportRequest),
@@ -86,6 +102,8 @@ pub enum Reply {
         #[serde(with = "optional", default)]
         fixed: Option<Blob>,
     },
+    PivotsBuilt(Box<PivotsBuilt>),
+    PivotsSelected(Box<PivotsSelected>),
     Report(Download),
     Compared(Box<Compared>),
     ComparedTask(Box<crate::compare::conversations::PairConversations>),
@@ -145,6 +163,32 @@ pub struct Profiled {
     pub downloads: Vec<Download>,
     /// The worker's wasm memory in bytes, for the browser benchmark.
     pub worker_memory: f64,
+}
+
+/// A pivot build: the counts, the validator's verdict on the rows, the rows listed, the files.
+#[derive(Serialize, Deserialize)]
+pub struct PivotsBuilt {
+    pub summary: BuildSummary,
+    /// The same build as a `gymscope build-pivot` command.
+    pub command: String,
+    /// `validate-pivot --agent-ref` on the rows written (none when none were).
+    pub verdict: Option<PivotView>,
+    pub pivots: Vec<PivotEntry>,
+    /// The pivot rows and the Gym config, when any row was written.
+    pub rows: Option<Download>,
+    pub config: Option<Download>,
+    pub audit: Download,
+    pub metrics: Download,
+    pub info: Download,
+}
+
+#[derive(Serialize, Deserialize)]
+pub struct PivotsSelected {
+    /// `select-pivot`'s counts table.
+    pub counts: String,
+    pub kept: u64,
+    pub selected: Download,
+    pub selection: Download,
 }
 
 /// [`Columns`] as typed arrays: copied once into JS memory, moved to the page without a copy.

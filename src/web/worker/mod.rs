@@ -3,6 +3,7 @@
 
 mod compare_job;
 mod io;
+mod pivot_build_job;
 mod pivot_job;
 mod profile_job;
 mod report_job;
@@ -39,6 +40,12 @@ fn handle(request: Request) -> Result<Reply, Failure> {
             profile_job::run_files(&profiling, metrics.as_ref())
         }
         Request::ValidatePivot { file, options } => pivot_job::run(&file, options),
+        Request::BuildPivots { file, options } => pivot_build_job::build(&file, options),
+        Request::SelectPivots {
+            pivots,
+            profile,
+            options,
+        } => pivot_build_job::select(&pivots, &profile, options),
         Request::Report(request) => report_job::run(request),
         Request::Compare { a, b, options } => compare_job::run(a, b, options),
         Request::CompareTask { index } => compare_job::task(index),
