@@ -111,7 +111,7 @@ impl HealthBuilder {
             line,
             message,
         };
-        let row: Row = serde_json::from_slice(bytes).map_err(|_| err(row::diagnose(bytes)))?;
+        let row: Row = parse(bytes).map_err(err)?;
         let key = |field: &str, v: Option<&serde_json::Value>| match row::index(v) {
             Ok(Some(i)) => Ok(i),
             Ok(None) => Err(err(format!("field `{field}` is missing"))),
@@ -209,8 +209,17 @@ impl HealthBuilder {
             feed.splitter
                 .finish(|span, line| failure_line(&feed.name, span.line, line, classes, keys))?;
         }
-        Ok(super::summary::summarize(&self, &self.rollouts.name))
+        Ok(super::aggregate::summarize(&self, &self.rollouts.name))
     }
+}
+
+/// A row as `T`: only a JSON object (serde would take a list for a struct too); the message of
+/// a row that is not one names the column or field.
+fn parse<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, String> {
+    if bytes.trim_ascii_start().first() != Some(&b'{') {
+        return Err(row::diagnose(bytes));
+    }
+    serde_json::from_slice(bytes).map_err(|_| row::diagnose(bytes))
 }
 
 fn split_error(file: &str, e: SplitError<HealthError>) -> HealthError {
@@ -245,7 +254,7 @@ fn key_row<'a>(file: &str, line: u64, bytes: &'a [u8]) -> Result<Option<KeyRow<'
         line,
         message,
     };
-    let row: KeyRow = serde_json::from_slice(bytes).map_err(|_| err(row::diagnose(bytes)))?;
+    let row: KeyRow = parse(bytes).map_err(err)?;
     for (field, v) in [
         ("_ng_task_index", &row.task),
         ("_ng_rollout_index", &row.rollout),

@@ -11,6 +11,7 @@
 //! - `upstream`: NeMo Gym's own verdict files (`quality_summary.json`, `rollout_verdicts.jsonl`);
 //! - `text`: the terminal report.
 
+mod aggregate;
 mod builder;
 mod row;
 mod signals;
@@ -140,3 +141,6 @@ pub const THRESHOLDS: [Threshold; 8] = [
 
 /// How many worst rollouts and consistently unhealthy tasks are listed (all are counted).
 pub const MAX_LISTED: usize = 20;
+
+#[cfg(test)]
+mod tests;
