@@ -2,6 +2,7 @@
 //! output files atomically.
 
 use super::args::ProfileArgs;
+use crate::health::{HealthBuilder, HealthError};
 use crate::names;
 use crate::native::read::for_each_chunk;
 use crate::native::run_files::check_run_files;
@@ -71,29 +72,67 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
     Ok(())
 }
 
-/// Streams a run's two files through [`ProfileBuilder`] (shared by `profile` and `report`).
+/// Streams a run's two files through [`ProfileBuilder`] (shared by `profile`, `report` and
+/// `compare`).
 pub(super) fn profile_run(
     inputs: &Path,
     rollouts: &Path,
     allow_partial_rollouts: bool,
     max_line_bytes: u64,
 ) -> Result<Profile> {
+    profile_run_with(
+        inputs,
+        rollouts,
+        allow_partial_rollouts,
+        max_line_bytes,
+        None,
+    )
+}
+
+/// [`profile_run`], feeding `health` (`report`; never `profile`) the same chunks: rollout health
+/// in the same read as the profile.
+pub(super) fn profile_run_with(
+    inputs: &Path,
+    rollouts: &Path,
+    allow_partial_rollouts: bool,
+    max_line_bytes: u64,
+    mut health: Option<&mut HealthBuilder>,
+) -> Result<Profile> {
     let inputs_name = inputs.display().to_string();
     let rollouts_name = rollouts.display().to_string();
     let mut builder =
         ProfileBuilder::new(&inputs_name, &rollouts_name).with_max_line_bytes(max_line_bytes);
     let mut progress = super::progress::FileProgress::new(&[inputs, rollouts]);
+    // A health error stops the read; it is reported after the profile's own errors.
+    let mut health_error: Option<HealthError> = None;
     for_each_chunk(inputs, &inputs_name, |chunk| {
         builder.push_inputs(chunk)?;
+        if let Some(h) = health.as_deref_mut() {
+            if let Err(e) = h.push_inputs(&inputs_name, chunk) {
+                health_error = Some(e);
+                return Ok(false);
+            }
+        }
         progress.advance(chunk.len());
         Ok::<_, crate::error::ProfileError>(true)
     })?;
-    for_each_chunk(rollouts, &rollouts_name, |chunk| {
-        builder.push_rollouts(chunk)?;
-        progress.advance(chunk.len());
-        Ok::<_, crate::error::ProfileError>(true)
-    })?;
+    if health_error.is_none() {
+        for_each_chunk(rollouts, &rollouts_name, |chunk| {
+            builder.push_rollouts(chunk)?;
+            if let Some(h) = health.as_deref_mut() {
+                if let Err(e) = h.push_rollouts(chunk) {
+                    health_error = Some(e);
+                    return Ok(false);
+                }
+            }
+            progress.advance(chunk.len());
+            Ok::<_, crate::error::ProfileError>(true)
+        })?;
+    }
     progress.finish();
+    if let Some(e) = health_error {
+        return Err(e.into());
+    }
     let profile = builder.finish(ProfileOptions {
         allow_partial_rollouts,
     })?;

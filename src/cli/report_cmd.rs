@@ -2,7 +2,8 @@
 //! profile, conversations read back by span) or from existing profile outputs.
 
 use super::args::ReportArgs;
-use super::profile_cmd::profile_run;
+use super::profile_cmd::profile_run_with;
+use crate::health::HealthBuilder;
 use crate::jsonl::{LineSplitter, SplitError};
 use crate::names;
 use crate::native::read::{for_each_chunk, ReadError};
@@ -108,12 +109,22 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
         ],
     )?;
     let rollouts_name = rollouts.display().to_string();
-    let profile = profile_run(
+    // Rollout health in the same read as the profile (the failures file and upstream's verdict
+    // files beside the rollouts are small and read apart).
+    let mut health = HealthBuilder::new(&rollouts_name, crate::reward_group::DEFAULT_THRESHOLD)
+        .with_max_line_bytes(args.max_line_bytes);
+    if let Some(failures) = super::health_cmd::failures_beside(rollouts) {
+        super::health_cmd::push_failures(&mut health, &failures)?;
+    }
+    let profile = profile_run_with(
         inputs,
         rollouts,
         args.allow_partial_rollouts,
         args.max_line_bytes,
+        Some(&mut health),
     )?;
+    let mut health = health.finish()?;
+    health.upstream = super::health_cmd::upstream_beside(rollouts, args.max_line_bytes)?;
 
     let mut lines =
         SeekSource(File::open(rollouts).with_context(|| format!("opening '{rollouts_name}'"))?);
@@ -131,7 +142,8 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
         &mut lines,
         &rollouts_name,
         args.conversations,
-    )?;
+    )?
+    .with_health(health);
     Ok((input, output))
 }
 

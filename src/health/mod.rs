@@ -22,8 +22,8 @@ pub mod upstream;
 pub use builder::{HealthBuilder, HealthError};
 pub use signals::{canonical, canonical_arguments, is_error_output, Signals, Tokens};
 pub use summary::{
-    AgentHealth, Buckets, Dist, HealthReport, Level, Rate, RolloutCounts, TaskOutcomes, TokenUse,
-    TrajectoryEvidence, UnhealthyTask, WorstRollout,
+    agent_label, AgentHealth, Buckets, Dist, HealthReport, Level, Rate, RolloutCounts,
+    TaskOutcomes, TokenUse, TrajectoryEvidence, UnhealthyTask, WorstRollout,
 };
 pub use text::text;
 

@@ -251,7 +251,7 @@ pub fn canonical(v: &serde_json::Value) -> String {
 
 /// Spec §3's heuristic for a tool's error answer: a JSON object with a non-empty `error`, a
 /// `status` of failed/error, a `detail` field or a non-zero `exit_code`; or text starting with
-/// `Error`, `Traceback` or `Internal Server Error`. A list of content parts is judged by its text.
+/// `Error`, `Traceback` or `Internal Server Error`, or `Exit code N` with N non-zero. A list of content parts is judged by its text.
 pub fn is_error_output(output: &RawValue) -> bool {
     let text: String = match serde_json::from_str::<serde_json::Value>(output.get()) {
         Ok(serde_json::Value::String(s)) => s,
@@ -272,6 +272,17 @@ pub fn is_error_output(output: &RawValue) -> bool {
     ["Error", "Traceback", "Internal Server Error"]
         .iter()
         .any(|p| trimmed.starts_with(p))
+        || nonzero_exit_code_text(trimmed)
+}
+
+/// Claude Code's Bash tool answers a failed command with `Exit code N` first (N > 0).
+fn nonzero_exit_code_text(text: &str) -> bool {
+    text.strip_prefix("Exit code ").is_some_and(|rest| {
+        let digits: &str = &rest[..rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len())];
+        digits.parse::<u64>().is_ok_and(|n| n != 0)
+    })
 }
 
 fn is_error_object(v: &serde_json::Value) -> bool {

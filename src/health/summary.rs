@@ -236,9 +236,15 @@ impl HealthReport {
         };
         let mut out = Vec::new();
         let line = |who: &str, r: &Rate| {
-            let limit = if r.level == Level::Bad { r.bad } else { r.warn };
+            let threshold = THRESHOLDS.iter().find(|t| t.rate == r.rate);
+            let (limit, op) = if r.level == Level::Bad {
+                let inclusive = threshold.is_some_and(|t| t.bad_inclusive);
+                (r.bad, if inclusive { ">=" } else { ">" })
+            } else {
+                (r.warn, ">")
+            };
             format!(
-                "{who}{} {:.1} % ({} of {} {}) > {:.0} %",
+                "{who}{} {:.1} % ({} of {} {}) {op} {:.0} %",
                 r.rate,
                 r.value.unwrap_or(0.0) * 100.0,
                 r.count,

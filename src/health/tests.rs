@@ -140,12 +140,14 @@ fn tool_calls_malformed_arguments_errors_and_dangling_calls() {
         call("p", "{}", "c7"), out("c7", "Internal Server Error"),
         call("q", "{}", "c8"), out("c8", "{\"error\": \"\"}"),
         call("r", "{}", "c9"),
+        call("u", "{}", "c10"), out("c10", "Exit code 1\nTraceback"),
+        call("v", "{}", "c11"), out("c11", "Exit code 0\nok"),
         msg("done")]}));
-    assert_eq!(a.tool_calls, 9);
+    assert_eq!(a.tool_calls, 11);
     assert_eq!(a.malformed_arguments, 1);
     assert_eq!(
-        a.tool_error_calls, 6,
-        "traceback, error, exit_code 2, failed, detail, 500 text"
+        a.tool_error_calls, 7,
+        "traceback, error, exit_code 2, failed, detail, 500 text, Exit code 1"
     );
     assert_eq!(
         (
@@ -157,8 +159,8 @@ fn tool_calls_malformed_arguments_errors_and_dangling_calls() {
     );
     assert_eq!(
         a.turns.max,
-        Some(9.0),
-        "eight tool outputs split nine model runs"
+        Some(11.0),
+        "ten tool outputs split eleven model runs"
     );
     assert_eq!(a.loops, 0);
 }
