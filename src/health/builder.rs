@@ -122,7 +122,15 @@ impl HealthBuilder {
         if !self.seen.insert((task, rollout)) {
             self.duplicates += 1;
         }
-        let agent = self.agent_id(row.agent_ref.as_ref().and_then(|a| a.name.as_deref()));
+        // A row without `agent_ref` gets its materialized input's (fed first), as the collector
+        // would have merged it.
+        let agent = match row.agent_ref.as_ref().and_then(|a| a.name.as_deref()) {
+            Some(name) => self.agent_id(Some(name)),
+            None => match self.expected.as_ref().and_then(|e| e.get(&(task, rollout))) {
+                Some(&id) => id,
+                None => self.agent_id(None),
+            },
+        };
         if let Some(raw) = row.ng_trajectory {
             self.trajectory.add(raw);
         }
@@ -150,7 +158,8 @@ impl HealthBuilder {
     }
 
     /// Feeds a chunk of the run's `*_materialized_inputs.jsonl`: each row is one expected rollout
-    /// (`_ng_task_index`, `_ng_rollout_index`, `agent_ref.name`).
+    /// (`_ng_task_index`, `_ng_rollout_index`, `agent_ref.name`). Feed the inputs before the
+    /// rollouts: a rollout row without `agent_ref` takes its input row's agent.
     pub fn push_inputs(&mut self, name: &str, chunk: &[u8]) -> Result<(), HealthError> {
         let mut feed = self
             .inputs
