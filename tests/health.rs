@@ -625,3 +625,14 @@ fn report_health_section_escapes_hostile_text() {
     assert_eq!(h["agents"][0]["dangling_calls"], 2);
     assert_eq!(h["agents"][0]["empty_answer"], 2);
 }
+
+#[test]
+fn a_line_over_the_limit_names_the_file_and_line_even_on_a_device() {
+    let out = gymscope(&["health", "/dev/zero", "--max-line-bytes", "1000000"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("'/dev/zero' line 1 is longer than 1000000 bytes (the limit; raise it with --max-line-bytes)"),
+        "{err}"
+    );
+}

@@ -11,11 +11,13 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A row that could not be read, or a line over the limit: the file, line and what is wrong.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("'{file}' line {line}: {message}")]
+#[error("'{file}' line {line}{}{message}", if self.too_long { " " } else { ": " })]
 pub struct HealthError {
     pub file: String,
     pub line: u64,
     pub message: String,
+    /// The line is over the limit (worded as every command's limit error).
+    pub too_long: bool,
 }
 
 /// One rollout as kept until the end.
@@ -110,6 +112,7 @@ impl HealthBuilder {
             file: self.rollouts.name.clone(),
             line,
             message,
+            too_long: false,
         };
         let row: Row = parse(bytes).map_err(err)?;
         let key = |field: &str, v: Option<&serde_json::Value>| match row::index(v) {
@@ -236,9 +239,10 @@ fn split_error(file: &str, e: SplitError<HealthError>) -> HealthError {
         file: file.to_string(),
         line: t.line,
         message: format!(
-            "longer than {} bytes (the limit; raise it with --max-line-bytes)",
+            "is longer than {} bytes (the limit; raise it with --max-line-bytes)",
             t.limit
         ),
+        too_long: true,
     })
 }
 
@@ -262,6 +266,7 @@ fn key_row<'a>(file: &str, line: u64, bytes: &'a [u8]) -> Result<Option<KeyRow<'
         file: file.to_string(),
         line,
         message,
+        too_long: false,
     };
     let row: KeyRow = parse(bytes).map_err(err)?;
     for (field, v) in [

@@ -363,7 +363,7 @@ fn bad_rows_name_file_line_and_field() {
     let e = b.push_rollouts(b"{\"_ng_task_index\": 1}\n").unwrap_err();
     assert_eq!(
         e.to_string(),
-        "'r.jsonl' line 1: longer than 10 bytes (the limit; raise it with --max-line-bytes)"
+        "'r.jsonl' line 1 is longer than 10 bytes (the limit; raise it with --max-line-bytes)"
     );
 }
 

@@ -56,6 +56,7 @@ fn err(file: &str, line: u64, message: String) -> HealthError {
         file: file.to_string(),
         line,
         message,
+        too_long: false,
     }
 }
 
