@@ -149,6 +149,14 @@ impl HealthBuilder {
         Ok(())
     }
 
+    /// Every rollout read so far, in file order: `(task, rollout)`, its line and its signals
+    /// (for a flags column in a task table, badges in a rollout list).
+    pub fn rollout_signals(&self) -> impl Iterator<Item = ((i64, i64), u64, &Signals)> {
+        self.recs
+            .iter()
+            .map(|r| ((r.task, r.rollout), r.line, &r.signals))
+    }
+
     fn agent_id(&mut self, name: Option<&str>) -> u32 {
         let key = name.map(str::to_string);
         if let Some(&id) = self.agent_ids.get(&key) {
@@ -223,6 +231,13 @@ impl HealthBuilder {
         }
         Ok(super::aggregate::summarize(&self, &self.rollouts.name))
     }
+}
+
+/// The signals of one rollout row (a rollout view reading a single line); the error says what
+/// is wrong with the row (the caller names the file and line).
+pub fn row_signals(line: &[u8]) -> Result<Signals, String> {
+    let row: Row = parse(line)?;
+    Ok(signals(row.response.as_ref()))
 }
 
 /// A row as `T`: only a JSON object (serde would take a list for a struct too); the message of

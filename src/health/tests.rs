@@ -423,3 +423,35 @@ fn canonical_arguments_sort_keys_at_every_depth() {
         "empty arguments do not parse"
     );
 }
+
+#[test]
+fn per_rollout_signals_for_a_flags_column_and_one_row() {
+    let loop_row = row(
+        3,
+        1,
+        0.0,
+        json!({"output": [call("s", "{}", "a"), call("s", "{}", "b")]}),
+    );
+    let mut b = HealthBuilder::new("r.jsonl", 1.0);
+    b.push_rollouts(
+        format!(
+            "{}\n{loop_row}\n",
+            row(0, 0, 1.0, json!({"output": [msg("a")]}))
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    let all: Vec<_> = b
+        .rollout_signals()
+        .map(|(k, line, s)| (k, line, s.flags))
+        .collect();
+    assert_eq!(all[0], ((0, 0), 1, 0));
+    assert_eq!(all[1].0, (3, 1));
+    let s = row_signals(loop_row.as_bytes()).unwrap();
+    assert!(s.has(Flag::Loop) && s.has(Flag::EndedOnTool) && s.has(Flag::DanglingCall));
+    assert_eq!(s.loop_call, Some(("s".to_string(), 2)));
+    assert_eq!(
+        row_signals(b"[]").unwrap_err(),
+        "the row is not a JSON object"
+    );
+}
