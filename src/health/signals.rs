@@ -111,25 +111,53 @@ fn tokens(response: &Response) -> Option<Tokens> {
 }
 
 /// A message's content is blank when none of its `output_text` parts (or a plain string) has
-/// non-whitespace text.
+/// non-whitespace text. Texts are judged on their raw JSON (no unescaping, no copy).
 fn blank_content(content: &RawValue) -> bool {
     #[derive(serde::Deserialize)]
     struct Part<'a> {
         #[serde(rename = "type", borrow, default)]
         kind: Option<std::borrow::Cow<'a, str>>,
         #[serde(borrow, default)]
-        text: Option<std::borrow::Cow<'a, str>>,
+        text: Option<&'a RawValue>,
     }
-    if let Ok(text) = serde_json::from_str::<std::borrow::Cow<str>>(content.get()) {
-        return text.trim().is_empty();
+    let raw = content.get();
+    if raw.starts_with('"') {
+        return blank_json_string(raw);
     }
-    match serde_json::from_str::<Vec<Part>>(content.get()) {
+    match serde_json::from_str::<Vec<Part>>(raw) {
         Ok(parts) => !parts.iter().any(|p| {
             matches!(p.kind.as_deref(), Some("output_text" | "text") | None)
-                && p.text.as_deref().is_some_and(|t| !t.trim().is_empty())
+                && p.text
+                    .is_some_and(|t| t.get().starts_with('"') && !blank_json_string(t.get()))
         }),
         Err(_) => true,
     }
+}
+
+/// Whether a JSON string literal (quotes included, valid JSON) holds only whitespace (as
+/// `str::trim`): ASCII on the raw bytes, anything else on the decoded text.
+fn blank_json_string(raw: &str) -> bool {
+    let inner = raw.as_bytes();
+    let inner = &inner[1..inner.len().saturating_sub(1).max(1)];
+    let mut i = 0;
+    while i < inner.len() {
+        match inner[i] {
+            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+            b'\\' => match inner.get(i + 1) {
+                Some(b'n' | b't' | b'r') => i += 2,
+                Some(b'u') => return blank_decoded(raw),
+                _ => return false,
+            },
+            // Unicode whitespace (no-break space, ...): decided on the decoded text.
+            b if b >= 0x80 => return blank_decoded(raw),
+            _ => return false,
+        }
+    }
+    true
+}
+
+fn blank_decoded(raw: &str) -> bool {
+    serde_json::from_str::<std::borrow::Cow<str>>(raw).is_ok_and(|t| t.trim().is_empty())
 }
 
 /// Tool calls, their arguments, outputs, dangling calls and loops.

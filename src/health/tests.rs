@@ -88,7 +88,11 @@ fn truncated_by_reason_and_not_ended_on_tool() {
 
 #[test]
 fn empty_or_missing_final_answer_and_empty_output() {
-    assert_eq!(one(json!({"output": [msg("  \n")]})).empty_answer, 1);
+    assert_eq!(
+        one(json!({"output": [msg("  \n\t\u{a0}")]})).empty_answer,
+        1
+    );
+    assert_eq!(one(json!({"output": [msg(" \n\"")]})).empty_answer, 0);
     assert_eq!(
         one(json!({"output": [msg("ok"), msg("")]})).empty_answer,
         1,

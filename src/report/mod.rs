@@ -105,13 +105,13 @@ pub struct ReportInput {
     pub prompts: Vec<(i64, Conversation)>,
     /// The run's rollout health, when the caller computed it (the Health section); set with
     /// [`ReportInput::with_health`].
-    pub health: Option<crate::health::HealthReport>,
+    pub health: Option<Box<crate::health::HealthReport>>,
 }
 
 impl ReportInput {
     /// The report with a Health section (computed in the same read as the profile).
     pub fn with_health(mut self, health: crate::health::HealthReport) -> ReportInput {
-        self.health = Some(health);
+        self.health = Some(Box::new(health));
         self
     }
 }
