@@ -1,8 +1,9 @@
 //! Benchmark of rollout health on a generated realistic run (`tests/common/gen_run.rs`: 25,000
 //! tasks × 4 repeats = 100,000 rollouts, about 4.5 KB of text each, three agents, shuffled).
 //! Prints, in process: the profile alone, the profile and health in the same read (both fed the
-//! same chunks, as `gymscope report` does), and health alone; then `gymscope health` end to end
-//! with its peak RSS. Target: ≥ 400 MB/s for profile + health in the same read.
+//! same chunks: on one thread, and with health on a second thread as `gymscope report` does),
+//! and health alone; then `gymscope health` end to end with its peak RSS. Target: ≥ 400 MB/s for
+//! profile + health in the same read.
 //!
 //!   cargo bench --bench health                   (data generated once into target/bench-data/)
 //!   BENCH_TASKS=5000 cargo bench --bench health  (a smaller run)
@@ -95,6 +96,44 @@ fn main() {
     let t = best_of(3, || run(true, true));
     println!(
         "profile + health, same read:   {t:.2} s, {:.0} MB/s",
+        mb / t
+    );
+    // As `gymscope report` does it: the same chunks, health on a second thread.
+    let threaded = || {
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<(bool, Vec<u8>)>(4);
+            let worker = scope.spawn(move || {
+                let mut h = HealthBuilder::new(r_name, 1.0);
+                for (is_input, chunk) in rx {
+                    if is_input {
+                        h.push_inputs(in_name, &chunk).unwrap();
+                    } else {
+                        h.push_rollouts(&chunk).unwrap();
+                    }
+                }
+                h.finish().unwrap()
+            });
+            let mut p = ProfileBuilder::new(in_name, r_name);
+            for_each_chunk::<ReadError>(&inputs, in_name, |chunk| {
+                tx.send((true, chunk.to_vec())).unwrap();
+                p.push_inputs(chunk).unwrap();
+                Ok(true)
+            })
+            .unwrap();
+            for_each_chunk::<ReadError>(&rollouts, r_name, |chunk| {
+                tx.send((false, chunk.to_vec())).unwrap();
+                p.push_rollouts(chunk).unwrap();
+                Ok(true)
+            })
+            .unwrap();
+            drop(tx);
+            std::hint::black_box(p.finish(ProfileOptions::default()).unwrap());
+            std::hint::black_box(worker.join().unwrap());
+        });
+    };
+    let t = best_of(3, threaded);
+    println!(
+        "profile + health, same read, health on a 2nd thread (as report): {t:.2} s, {:.0} MB/s",
         mb / t
     );
     let t = best_of(3, || run(false, true));

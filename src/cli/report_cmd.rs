@@ -116,14 +116,14 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
     if let Some(failures) = super::health_cmd::failures_beside(rollouts) {
         super::health_cmd::push_failures(&mut health, &failures)?;
     }
-    let profile = profile_run_with(
+    let (profile, health) = profile_run_with(
         inputs,
         rollouts,
         args.allow_partial_rollouts,
         args.max_line_bytes,
-        Some(&mut health),
+        Some(health),
     )?;
-    let mut health = health.finish()?;
+    let mut health = health.context("the health summary is missing")?;
     health.upstream = super::health_cmd::upstream_beside(rollouts, args.max_line_bytes)?;
 
     let mut lines =
