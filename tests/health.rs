@@ -636,3 +636,38 @@ fn a_line_over_the_limit_names_the_file_and_line_even_on_a_device() {
         "{err}"
     );
 }
+
+#[test]
+fn a_row_health_cannot_read_costs_the_report_its_section_not_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r, i) = copy_run("blackjack", dir.path());
+    let text = std::fs::read_to_string(&r).unwrap();
+    let mut v: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    v["agent_ref"] = serde_json::json!("not an object");
+    let rest: Vec<&str> = text.lines().skip(1).collect();
+    std::fs::write(&r, format!("{v}\n{}\n", rest.join("\n"))).unwrap();
+    let out = gymscope(&["health", r.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("line 1: field `agent_ref` is not an object")
+    );
+    let html = dir.path().join("r.html");
+    let out = gymscope(&[
+        "report",
+        "--inputs",
+        i.to_str().unwrap(),
+        "--rollouts",
+        r.to_str().unwrap(),
+        "-o",
+        html.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Warning: no Health section:"));
+    assert!(!std::fs::read_to_string(&html)
+        .unwrap()
+        .contains("<section id=\"health\">"));
+}

@@ -92,15 +92,15 @@ pub(super) fn profile_run(
 
 /// [`profile_run`], feeding `health` (`report`; never `profile`) the same chunks: rollout health
 /// in the same read as the profile. Health runs on a second thread (chunks are copied to it), so
-/// the read costs about the slower of the two, not their sum; its error comes after the
-/// profile's own.
+/// the read costs about the slower of the two, not their sum. The profile's errors come first;
+/// the health result is the caller's to judge.
 pub(super) fn profile_run_with(
     inputs: &Path,
     rollouts: &Path,
     allow_partial_rollouts: bool,
     max_line_bytes: u64,
     health: Option<HealthBuilder>,
-) -> Result<(Profile, Option<HealthReport>)> {
+) -> Result<(Profile, Option<Result<HealthReport, HealthError>>)> {
     let inputs_name = inputs.display().to_string();
     let rollouts_name = rollouts.display().to_string();
     let mut builder =
@@ -166,7 +166,6 @@ pub(super) fn profile_run_with(
     });
     progress.finish();
     read?;
-    let health = health.transpose()?;
     let profile = builder.finish(ProfileOptions {
         allow_partial_rollouts,
     })?;

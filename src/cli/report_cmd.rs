@@ -111,20 +111,41 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
     let rollouts_name = rollouts.display().to_string();
     // Rollout health in the same read as the profile (the failures file and upstream's verdict
     // files beside the rollouts are small and read apart).
-    let mut health = HealthBuilder::new(&rollouts_name, crate::reward_group::DEFAULT_THRESHOLD)
-        .with_max_line_bytes(args.max_line_bytes);
-    if let Some(failures) = super::health_cmd::failures_beside(rollouts) {
-        super::health_cmd::push_failures(&mut health, &failures)?;
+    let mut health = Some(
+        HealthBuilder::new(&rollouts_name, crate::reward_group::DEFAULT_THRESHOLD)
+            .with_max_line_bytes(args.max_line_bytes),
+    );
+    if let (Some(failures), Some(h)) = (
+        super::health_cmd::failures_beside(rollouts),
+        health.as_mut(),
+    ) {
+        if let Err(e) = super::health_cmd::push_failures(h, &failures) {
+            eprintln!("Warning: no Health section: {e:#}");
+            health = None;
+        }
     }
     let (profile, health) = profile_run_with(
         inputs,
         rollouts,
         args.allow_partial_rollouts,
         args.max_line_bytes,
-        Some(health),
+        health,
     )?;
-    let mut health = health.context("the health summary is missing")?;
-    health.upstream = super::health_cmd::upstream_beside(rollouts, args.max_line_bytes)?;
+    // A row the profile accepts but health cannot read costs the section, not the report.
+    let health = match health {
+        Some(Ok(mut health)) => {
+            match super::health_cmd::upstream_beside(rollouts, args.max_line_bytes) {
+                Ok(upstream) => health.upstream = upstream,
+                Err(e) => eprintln!("Warning: upstream's health files are not shown: {e:#}"),
+            }
+            Some(health)
+        }
+        Some(Err(e)) => {
+            eprintln!("Warning: no Health section: {e}");
+            None
+        }
+        None => None,
+    };
 
     let mut lines =
         SeekSource(File::open(rollouts).with_context(|| format!("opening '{rollouts_name}'"))?);
@@ -142,8 +163,11 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
         &mut lines,
         &rollouts_name,
         args.conversations,
-    )?
-    .with_health(health);
+    )?;
+    let input = match health {
+        Some(health) => input.with_health(health),
+        None => input,
+    };
     Ok((input, output))
 }
 
