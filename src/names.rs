@@ -124,6 +124,12 @@ pub fn report(source: &str) -> String {
     format!("{}_report.html", run_stem_of_profile(source))
 }
 
+/// The health document of a run: `rollouts.jsonl` → `rollouts_gymscope_health.json` (never
+/// upstream's fixed `quality_summary.json` / `rollout_verdicts.jsonl`).
+pub fn health(rollouts: &str) -> String {
+    format!("{}_gymscope_health.json", stem(rollouts))
+}
+
 /// The report's default title: the run's base name.
 pub fn report_title(source: &str) -> &str {
     run_stem_of_profile(source)

@@ -63,6 +63,53 @@ pub enum Command {
     ///
     /// Writes --output and `<output stem>.selection.json`, and prints the counts.
     SelectPivot(SelectPivotArgs),
+    /// Rollout health: what went wrong in a run (truncated or empty answers, tool errors,
+    /// malformed arguments, loops, tasks that never pass), per agent with the thresholds shown.
+    ///
+    /// Reads the rollouts file (and `<stem>_failures.jsonl`, upstream's `quality_summary.json` /
+    /// `rollout_verdicts.jsonl` when they sit beside it). Findings never change the exit code
+    /// unless --fail-on says so (exit 3).
+    Health(HealthArgs),
+}
+
+/// `--format` of `health`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HealthFormat {
+    Text,
+    Json,
+}
+
+/// `--fail-on` of `health`: the level of a rate that makes the exit code 3.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailOn {
+    Bad,
+    Warn,
+}
+
+#[derive(Args, Debug)]
+pub struct HealthArgs {
+    /// The rollouts JSONL written by `gym eval run` (or `gymscope collect`).
+    #[arg(value_name = "ROLLOUTS")]
+    pub rollouts: PathBuf,
+    /// The run's `*_materialized_inputs.jsonl`: what was expected, for missing tasks, missing
+    /// rollouts and coverage (unknown without it).
+    #[arg(long, value_name = "FILE")]
+    pub inputs: Option<PathBuf>,
+    /// Output on stdout: the text report or the JSON document (see README "Rollout health").
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: HealthFormat,
+    /// A rollout passes when its reward is at least X.
+    #[arg(long, value_name = "X", default_value_t = crate::reward_group::DEFAULT_THRESHOLD)]
+    pub pass_threshold: f64,
+    /// Exit with code 3 when a rate passes its `bad` (or `warn`) threshold.
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub fail_on: Option<FailOn>,
+    /// Also write the JSON document to `<rollouts stem>_gymscope_health.json` beside the rollouts.
+    #[arg(long)]
+    pub write: bool,
+    /// Refuse lines longer than N bytes (default 1 GiB).
+    #[arg(long, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    pub max_line_bytes: u64,
 }
 
 #[derive(Args, Debug)]

@@ -4,6 +4,7 @@ mod args;
 mod build_pivot_cmd;
 mod collect_cmd;
 mod compare_cmd;
+mod health_cmd;
 mod hydra_args;
 mod pivot_cmd;
 mod profile_cmd;
@@ -46,6 +47,7 @@ pub fn run() -> ExitCode {
         Command::Compare(args) => compare_cmd::run(&args).map(|()| ExitCode::SUCCESS),
         Command::BuildPivot(args) => build_pivot_cmd::run(&args),
         Command::SelectPivot(args) => select_pivot_cmd::run(&args),
+        Command::Health(args) => health_cmd::run(&args),
     };
     match result {
         Ok(code) => code,

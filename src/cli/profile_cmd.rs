@@ -2,6 +2,7 @@
 //! output files atomically.
 
 use super::args::ProfileArgs;
+use crate::health::{HealthBuilder, HealthError, HealthReport};
 use crate::names;
 use crate::native::read::for_each_chunk;
 use crate::native::run_files::check_run_files;
@@ -71,36 +72,107 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
     Ok(())
 }
 
-/// Streams a run's two files through [`ProfileBuilder`] (shared by `profile` and `report`).
+/// Streams a run's two files through [`ProfileBuilder`] (shared by `profile`, `report` and
+/// `compare`).
 pub(super) fn profile_run(
     inputs: &Path,
     rollouts: &Path,
     allow_partial_rollouts: bool,
     max_line_bytes: u64,
 ) -> Result<Profile> {
+    profile_run_with(
+        inputs,
+        rollouts,
+        allow_partial_rollouts,
+        max_line_bytes,
+        None,
+    )
+    .map(|(profile, _)| profile)
+}
+
+/// [`profile_run`], feeding `health` (`report`; never `profile`) the same chunks: rollout health
+/// in the same read as the profile. Health runs on a second thread (chunks are copied to it), so
+/// the read costs about the slower of the two, not their sum. The profile's errors come first;
+/// the health result is the caller's to judge.
+pub(super) fn profile_run_with(
+    inputs: &Path,
+    rollouts: &Path,
+    allow_partial_rollouts: bool,
+    max_line_bytes: u64,
+    health: Option<HealthBuilder>,
+) -> Result<(Profile, Option<Result<HealthReport, HealthError>>)> {
     let inputs_name = inputs.display().to_string();
     let rollouts_name = rollouts.display().to_string();
     let mut builder =
         ProfileBuilder::new(&inputs_name, &rollouts_name).with_max_line_bytes(max_line_bytes);
     let mut progress = super::progress::FileProgress::new(&[inputs, rollouts]);
-    for_each_chunk(inputs, &inputs_name, |chunk| {
-        builder.push_inputs(chunk)?;
-        progress.advance(chunk.len());
-        Ok::<_, crate::error::ProfileError>(true)
-    })?;
-    for_each_chunk(rollouts, &rollouts_name, |chunk| {
-        builder.push_rollouts(chunk)?;
-        progress.advance(chunk.len());
-        Ok::<_, crate::error::ProfileError>(true)
-    })?;
+    let (read, health) = std::thread::scope(|scope| {
+        // `true` marks a chunk of the inputs file.
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(bool, Vec<u8>)>(4);
+        let worker = health.map(|mut h| {
+            let inputs_name = &inputs_name;
+            scope.spawn(move || -> Result<HealthReport, HealthError> {
+                let mut failed = None;
+                for (is_input, chunk) in rx {
+                    if failed.is_some() {
+                        continue; // drain: the reader must never block on a full channel
+                    }
+                    let r = if is_input {
+                        h.push_inputs(inputs_name, &chunk)
+                    } else {
+                        h.push_rollouts(&chunk)
+                    };
+                    failed = r.err();
+                }
+                match failed {
+                    Some(e) => Err(e),
+                    None => h.finish(),
+                }
+            })
+        });
+        let tx = worker.is_some().then_some(tx);
+        let send = |is_input: bool, chunk: &[u8]| {
+            if let Some(tx) = &tx {
+                // A closed channel only means the worker is gone; its join says why.
+                let _ = tx.send((is_input, chunk.to_vec()));
+            }
+        };
+        let read = for_each_chunk(inputs, &inputs_name, |chunk| {
+            send(true, chunk);
+            builder.push_inputs(chunk)?;
+            progress.advance(chunk.len());
+            Ok::<_, crate::error::ProfileError>(true)
+        })
+        .and_then(|()| {
+            for_each_chunk(rollouts, &rollouts_name, |chunk| {
+                send(false, chunk);
+                builder.push_rollouts(chunk)?;
+                progress.advance(chunk.len());
+                Ok::<_, crate::error::ProfileError>(true)
+            })
+        });
+        drop(tx);
+        let health = worker.map(|w| {
+            w.join().unwrap_or_else(|_| {
+                Err(HealthError {
+                    file: rollouts_name.clone(),
+                    line: 0,
+                    message: "the health computation failed".to_string(),
+                    too_long: false,
+                })
+            })
+        });
+        (read, health)
+    });
     progress.finish();
+    read?;
     let profile = builder.finish(ProfileOptions {
         allow_partial_rollouts,
     })?;
     for warning in &profile.warnings {
         eprintln!("Warning: {warning}");
     }
-    Ok(profile)
+    Ok((profile, health))
 }
 
 /// Python's `Path` drops `.` components (`./r.jsonl` prints as `r.jsonl`); so do we.

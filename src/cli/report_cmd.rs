@@ -2,7 +2,8 @@
 //! profile, conversations read back by span) or from existing profile outputs.
 
 use super::args::ReportArgs;
-use super::profile_cmd::profile_run;
+use super::profile_cmd::profile_run_with;
+use crate::health::HealthBuilder;
 use crate::jsonl::{LineSplitter, SplitError};
 use crate::names;
 use crate::native::read::{for_each_chunk, ReadError};
@@ -108,12 +109,43 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
         ],
     )?;
     let rollouts_name = rollouts.display().to_string();
-    let profile = profile_run(
+    // Rollout health in the same read as the profile (the failures file and upstream's verdict
+    // files beside the rollouts are small and read apart).
+    let mut health = Some(
+        HealthBuilder::new(&rollouts_name, crate::reward_group::DEFAULT_THRESHOLD)
+            .with_max_line_bytes(args.max_line_bytes),
+    );
+    if let (Some(failures), Some(h)) = (
+        super::health_cmd::failures_beside(rollouts),
+        health.as_mut(),
+    ) {
+        if let Err(e) = super::health_cmd::push_failures(h, &failures) {
+            eprintln!("Warning: no Health section: {e:#}");
+            health = None;
+        }
+    }
+    let (profile, health) = profile_run_with(
         inputs,
         rollouts,
         args.allow_partial_rollouts,
         args.max_line_bytes,
+        health,
     )?;
+    // A row the profile accepts but health cannot read costs the section, not the report.
+    let health = match health {
+        Some(Ok(mut health)) => {
+            match super::health_cmd::upstream_beside(rollouts, args.max_line_bytes) {
+                Ok(upstream) => health.upstream = upstream,
+                Err(e) => eprintln!("Warning: upstream's health files are not shown: {e:#}"),
+            }
+            Some(health)
+        }
+        Some(Err(e)) => {
+            eprintln!("Warning: no Health section: {e}");
+            None
+        }
+        None => None,
+    };
 
     let mut lines =
         SeekSource(File::open(rollouts).with_context(|| format!("opening '{rollouts_name}'"))?);
@@ -132,6 +164,10 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
         &rollouts_name,
         args.conversations,
     )?;
+    let input = match health {
+        Some(health) => input.with_health(health),
+        None => input,
+    };
     Ok((input, output))
 }
 

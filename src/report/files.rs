@@ -164,6 +164,7 @@ impl ReportInput {
             points,
             conversations: Vec::new(),
             prompts,
+            health: None,
         })
     }
 }

@@ -56,6 +56,9 @@ pub fn render(r: &ReportInput) -> String {
         table(&mut out, agents, "agent", agents.rows.len(), "agent-table");
         out.push_str("</div></section>\n");
     }
+    if let Some(h) = &r.health {
+        super::health::section(&mut out, h);
+    }
     plots(&mut out, r);
     tasks(&mut out, r);
     out.push_str("<section id=\"details\"><h2>Tasks in detail</h2>");

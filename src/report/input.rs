@@ -42,6 +42,7 @@ impl ReportInput {
             points: points(p),
             conversations,
             prompts: Vec::new(),
+            health: None,
         }
     }
 }

@@ -14,6 +14,7 @@
 mod conv;
 mod data;
 mod files;
+mod health;
 mod html;
 mod input;
 mod svg;
@@ -102,6 +103,17 @@ pub struct ReportInput {
     pub conversations: Vec<(RolloutKey, Conversation)>,
     /// Tasks whose prompt only is shown (from a profiling file's `sample`), ascending.
     pub prompts: Vec<(i64, Conversation)>,
+    /// The run's rollout health, when the caller computed it (the Health section); set with
+    /// [`ReportInput::with_health`].
+    pub health: Option<Box<crate::health::HealthReport>>,
+}
+
+impl ReportInput {
+    /// The report with a Health section (computed in the same read as the profile).
+    pub fn with_health(mut self, health: crate::health::HealthReport) -> ReportInput {
+        self.health = Some(Box::new(health));
+        self
+    }
 }
 
 /// How many tasks get their conversations by default.

@@ -1,0 +1,139 @@
+//! `gymscope health`: streams the rollouts file (and the materialized inputs, the failures file
+//! beside it) through the core [`HealthBuilder`], adds upstream's verdict files when they sit
+//! beside the rollouts, and prints the text report or the JSON document.
+
+use super::args::{FailOn, HealthArgs, HealthFormat};
+use crate::health::upstream::{self, RolloutVerdicts, Upstream};
+use crate::health::{HealthBuilder, HealthReport, Level};
+use crate::names;
+use crate::native::read::{for_each_chunk, for_each_line};
+use crate::native::{check_input, check_output, AtomicFile, Input};
+use anyhow::Result;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+pub fn run(args: &HealthArgs) -> Result<ExitCode> {
+    let mut inputs = vec![Input {
+        path: &args.rollouts,
+        flag: "ROLLOUTS",
+    }];
+    if let Some(path) = &args.inputs {
+        inputs.push(Input {
+            path,
+            flag: "--inputs",
+        });
+    }
+    for input in &inputs {
+        check_input(*input, false)?;
+    }
+    let failures = failures_beside(&args.rollouts);
+    let output = args
+        .write
+        .then(|| names::beside(&args.rollouts, names::health));
+    if let Some(out) = &output {
+        let mut all = inputs.clone();
+        if let Some(f) = &failures {
+            all.push(Input {
+                path: f,
+                flag: "failures file",
+            });
+        }
+        check_output(out, &all)?;
+    }
+    let rollouts_name = args.rollouts.display().to_string();
+    let mut builder = HealthBuilder::new(&rollouts_name, args.pass_threshold)
+        .with_max_line_bytes(args.max_line_bytes);
+    if let Some(path) = &args.inputs {
+        let name = path.display().to_string();
+        for_each_chunk::<anyhow::Error>(path, &name, |chunk| {
+            builder.push_inputs(&name, chunk)?;
+            Ok(true)
+        })?;
+    }
+    if let Some(path) = &failures {
+        push_failures(&mut builder, path)?;
+    }
+    for_each_chunk::<anyhow::Error>(&args.rollouts, &rollouts_name, |chunk| {
+        builder.push_rollouts(chunk)?;
+        Ok(true)
+    })?;
+    let mut report = builder.finish()?;
+    report.upstream = upstream_beside(&args.rollouts, args.max_line_bytes)?;
+
+    let json = document(&report)?;
+    match args.format {
+        HealthFormat::Json => print!("{json}"),
+        HealthFormat::Text => print!("{}", crate::health::text(&report)),
+    }
+    if let Some(out) = &output {
+        let mut file = AtomicFile::create(out)?;
+        file.write_all(json.as_bytes())?;
+        file.commit()?;
+        eprintln!("Health: {}", out.display());
+    }
+    let level = match args.fail_on {
+        None => return Ok(ExitCode::SUCCESS),
+        Some(FailOn::Bad) => Level::Bad,
+        Some(FailOn::Warn) => Level::Warn,
+    };
+    let findings = report.findings(level);
+    if findings.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    eprintln!(
+        "health: {} rate(s) above the {} threshold (--fail-on)",
+        findings.len(),
+        if level == Level::Bad { "bad" } else { "warn" }
+    );
+    Ok(ExitCode::from(3))
+}
+
+/// The JSON document (2-space indent, newline-terminated).
+fn document(report: &HealthReport) -> Result<String> {
+    let mut json = serde_json::to_string_pretty(report)?;
+    json.push('\n');
+    Ok(json)
+}
+
+/// `<stem>_failures.jsonl` beside the rollouts, when it is there.
+pub(super) fn failures_beside(rollouts: &Path) -> Option<PathBuf> {
+    Some(names::beside(rollouts, names::failures)).filter(|p| p.is_file())
+}
+
+pub(super) fn push_failures(builder: &mut HealthBuilder, path: &Path) -> Result<()> {
+    let name = path.display().to_string();
+    for_each_chunk::<anyhow::Error>(path, &name, |chunk| {
+        builder.push_failures(&name, chunk)?;
+        Ok(true)
+    })
+}
+
+/// Upstream's `quality_summary.json` / `rollout_verdicts.jsonl` in the rollouts' directory.
+pub(super) fn upstream_beside(rollouts: &Path, max_line: u64) -> Result<Option<Upstream>> {
+    let summary = names::sibling(rollouts, upstream::QUALITY_SUMMARY);
+    let verdicts = names::sibling(rollouts, upstream::ROLLOUT_VERDICTS);
+    let mut found = Upstream::default();
+    if summary.is_file() {
+        let name = summary.display().to_string();
+        let mut bytes = Vec::new();
+        for_each_line::<anyhow::Error>(&summary, &name, max_line, |_, line, newline| {
+            bytes.extend_from_slice(line);
+            if newline {
+                bytes.push(b'\n');
+            }
+            Ok(true)
+        })?;
+        found.quality_summary = Some(upstream::quality_summary(&name, &bytes)?);
+    }
+    if verdicts.is_file() {
+        let name = verdicts.display().to_string();
+        let mut v = RolloutVerdicts::new(&name);
+        for_each_line::<anyhow::Error>(&verdicts, &name, max_line, |span, line, _| {
+            v.line(span.line, line)?;
+            Ok(true)
+        })?;
+        found.rollout_verdicts = Some(v);
+    }
+    Ok((found.quality_summary.is_some() || found.rollout_verdicts.is_some()).then_some(found))
+}

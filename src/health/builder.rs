@@ -1,0 +1,347 @@
+//! [`HealthBuilder`]: the streaming accumulator. Feed the rollouts file (chunks or lines, each
+//! row parsed once), optionally the materialized inputs (what was expected) and the failures
+//! file, then [`HealthBuilder::finish`]. Keeps one small record per rollout, never its text.
+
+use super::row::{self, Row};
+use super::signals::{signals, Signals};
+use super::summary::TrajectoryEvidence;
+use super::HealthReport;
+use crate::jsonl::{LineSplitter, SplitError};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// A row that could not be read, or a line over the limit: the file, line and what is wrong.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("'{file}' line {line}{}{message}", if self.too_long { " " } else { ": " })]
+pub struct HealthError {
+    pub file: String,
+    pub line: u64,
+    pub message: String,
+    /// The line is over the limit (worded as every command's limit error).
+    pub too_long: bool,
+}
+
+/// One rollout as kept until the end.
+#[derive(Clone, Debug)]
+pub(super) struct Rec {
+    pub task: i64,
+    pub rollout: i64,
+    pub agent: u32,
+    pub line: u64,
+    pub reward: Option<f64>,
+    pub signals: Signals,
+}
+
+/// A file fed in chunks: its name and line splitter.
+struct Feed {
+    name: String,
+    splitter: LineSplitter,
+}
+
+impl Feed {
+    fn new(name: &str, max_line: u64) -> Feed {
+        Feed {
+            name: name.to_string(),
+            splitter: LineSplitter::with_max_line_bytes(max_line),
+        }
+    }
+}
+
+pub struct HealthBuilder {
+    pub(super) threshold: f64,
+    rollouts: Feed,
+    inputs: Option<Feed>,
+    failures: Option<Feed>,
+    max_line: u64,
+    pub(super) agents: Vec<Option<String>>,
+    agent_ids: HashMap<Option<String>, u32>,
+    pub(super) recs: Vec<Rec>,
+    seen: HashSet<(i64, i64)>,
+    pub(super) duplicates: u64,
+    /// From the materialized inputs: each expected rollout's agent.
+    pub(super) expected: Option<HashMap<(i64, i64), u32>>,
+    pub(super) failure_classes: Option<BTreeMap<String, u64>>,
+    pub(super) failure_keys: HashSet<(i64, i64)>,
+    pub(super) trajectory: TrajectoryEvidence,
+}
+
+impl HealthBuilder {
+    /// `rollouts` names the rollouts file in messages; `threshold` is the pass threshold.
+    pub fn new(rollouts: &str, threshold: f64) -> HealthBuilder {
+        let max_line = crate::jsonl::DEFAULT_MAX_LINE_BYTES;
+        HealthBuilder {
+            threshold,
+            rollouts: Feed::new(rollouts, max_line),
+            inputs: None,
+            failures: None,
+            max_line,
+            agents: Vec::new(),
+            agent_ids: HashMap::new(),
+            recs: Vec::new(),
+            seen: HashSet::new(),
+            duplicates: 0,
+            expected: None,
+            failure_classes: None,
+            failure_keys: HashSet::new(),
+            trajectory: TrajectoryEvidence::default(),
+        }
+    }
+
+    /// Lines longer than `max` bytes stop the read with an error naming the file and line.
+    pub fn with_max_line_bytes(mut self, max: u64) -> HealthBuilder {
+        self.max_line = max;
+        self.rollouts.splitter = LineSplitter::with_max_line_bytes(max);
+        self
+    }
+
+    /// Feeds a chunk of the rollouts file (any size; lines may straddle chunks).
+    pub fn push_rollouts(&mut self, chunk: &[u8]) -> Result<(), HealthError> {
+        let mut splitter = std::mem::take(&mut self.rollouts.splitter);
+        let name = self.rollouts.name.clone();
+        let r = splitter.push(chunk, |span, line| self.rollout_line(span.line, line));
+        self.rollouts.splitter = splitter;
+        r.map_err(|e| split_error(&name, e))
+    }
+
+    /// Feeds one complete line of the rollouts file (1-based `line` number, no newline): for a
+    /// caller that already splits the file into lines.
+    pub fn rollout_line(&mut self, line: u64, bytes: &[u8]) -> Result<(), HealthError> {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(());
+        }
+        let err = |message: String| HealthError {
+            file: self.rollouts.name.clone(),
+            line,
+            message,
+            too_long: false,
+        };
+        let row: Row = parse(bytes).map_err(err)?;
+        let key = |field: &str, v: Option<&serde_json::Value>| match row::index(v) {
+            Ok(Some(i)) => Ok(i),
+            Ok(None) => Err(err(format!("field `{field}` is missing"))),
+            Err(()) => Err(err(format!("field `{field}` is not an integer"))),
+        };
+        let task = key("_ng_task_index", row.task.as_ref())?;
+        let rollout = key("_ng_rollout_index", row.rollout.as_ref())?;
+        if !self.seen.insert((task, rollout)) {
+            self.duplicates += 1;
+        }
+        // A row without `agent_ref` gets its materialized input's (fed first), as the collector
+        // would have merged it.
+        let agent = match row.agent_ref.as_ref().and_then(|a| a.name.as_deref()) {
+            Some(name) => self.agent_id(Some(name)),
+            None => match self.expected.as_ref().and_then(|e| e.get(&(task, rollout))) {
+                Some(&id) => id,
+                None => self.agent_id(None),
+            },
+        };
+        if let Some(raw) = row.ng_trajectory {
+            self.trajectory.add(raw);
+        }
+        let signals = signals(row.response.as_ref());
+        self.recs.push(Rec {
+            task,
+            rollout,
+            agent,
+            line,
+            reward: row::reward(row.reward.as_ref()),
+            signals,
+        });
+        Ok(())
+    }
+
+    /// Every rollout read so far, in file order: `(task, rollout)`, its line and its signals
+    /// (for a flags column in a task table, badges in a rollout list).
+    pub fn rollout_signals(&self) -> impl Iterator<Item = ((i64, i64), u64, &Signals)> {
+        self.recs
+            .iter()
+            .map(|r| ((r.task, r.rollout), r.line, &r.signals))
+    }
+
+    fn agent_id(&mut self, name: Option<&str>) -> u32 {
+        let key = name.map(str::to_string);
+        if let Some(&id) = self.agent_ids.get(&key) {
+            return id;
+        }
+        let id = self.agents.len() as u32;
+        self.agents.push(key.clone());
+        self.agent_ids.insert(key, id);
+        id
+    }
+
+    /// Feeds a chunk of the run's `*_materialized_inputs.jsonl`: each row is one expected rollout
+    /// (`_ng_task_index`, `_ng_rollout_index`, `agent_ref.name`). Feed the inputs before the
+    /// rollouts: a rollout row without `agent_ref` takes its input row's agent.
+    pub fn push_inputs(&mut self, name: &str, chunk: &[u8]) -> Result<(), HealthError> {
+        let mut feed = self
+            .inputs
+            .take()
+            .unwrap_or_else(|| Feed::new(name, self.max_line));
+        let expected = self.expected.get_or_insert_with(HashMap::new);
+        let (file, mut expected) = (feed.name.clone(), std::mem::take(expected));
+        let mut agents = Vec::new();
+        let r = feed.splitter.push(chunk, |span, line| {
+            input_line(&file, span.line, line, &mut expected, &mut agents)
+        });
+        for (key, agent) in agents {
+            let id = self.agent_id(agent.as_deref());
+            expected.insert(key, id);
+        }
+        self.expected = Some(expected);
+        self.inputs = Some(feed);
+        r.map_err(|e| split_error(&file, e))
+    }
+
+    /// Feeds a chunk of the run's `*_failures.jsonl` (rows by `_ng_failure_class`).
+    pub fn push_failures(&mut self, name: &str, chunk: &[u8]) -> Result<(), HealthError> {
+        let mut feed = self
+            .failures
+            .take()
+            .unwrap_or_else(|| Feed::new(name, self.max_line));
+        let file = feed.name.clone();
+        let classes = self.failure_classes.get_or_insert_with(BTreeMap::new);
+        let keys = &mut self.failure_keys;
+        let r = feed.splitter.push(chunk, |span, line| {
+            failure_line(&file, span.line, line, classes, keys)
+        });
+        self.failures = Some(feed);
+        r.map_err(|e| split_error(&file, e))
+    }
+
+    /// Ends the files fed in chunks (their last lines without a newline) and summarizes.
+    pub fn finish(mut self) -> Result<HealthReport, HealthError> {
+        let mut splitter = std::mem::take(&mut self.rollouts.splitter);
+        splitter.finish(|span, line| self.rollout_line(span.line, line))?;
+        if let Some(mut feed) = self.inputs.take() {
+            let mut expected = self.expected.take().unwrap_or_default();
+            let mut agents = Vec::new();
+            feed.splitter.finish(|span, line| {
+                input_line(&feed.name, span.line, line, &mut expected, &mut agents)
+            })?;
+            for (key, agent) in agents {
+                let id = self.agent_id(agent.as_deref());
+                expected.insert(key, id);
+            }
+            self.expected = Some(expected);
+        }
+        if let Some(mut feed) = self.failures.take() {
+            let classes = self.failure_classes.get_or_insert_with(BTreeMap::new);
+            let keys = &mut self.failure_keys;
+            feed.splitter
+                .finish(|span, line| failure_line(&feed.name, span.line, line, classes, keys))?;
+        }
+        Ok(super::aggregate::summarize(&self, &self.rollouts.name))
+    }
+}
+
+/// The signals of one rollout row (a rollout view reading a single line); the error says what
+/// is wrong with the row (the caller names the file and line).
+pub fn row_signals(line: &[u8]) -> Result<Signals, String> {
+    let row: Row = parse(line)?;
+    Ok(signals(row.response.as_ref()))
+}
+
+/// A row as `T`: only a JSON object (serde would take a list for a struct too); the message of
+/// a row that is not one names the column or field.
+fn parse<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, String> {
+    if bytes.trim_ascii_start().first() != Some(&b'{') {
+        return Err(row::diagnose(bytes));
+    }
+    serde_json::from_slice(bytes).map_err(|_| row::diagnose(bytes))
+}
+
+fn split_error(file: &str, e: SplitError<HealthError>) -> HealthError {
+    e.into_error(|t| HealthError {
+        file: file.to_string(),
+        line: t.line,
+        message: format!(
+            "is longer than {} bytes (the limit; raise it with --max-line-bytes)",
+            t.limit
+        ),
+        too_long: true,
+    })
+}
+
+#[derive(serde::Deserialize)]
+struct KeyRow<'a> {
+    #[serde(rename = "_ng_task_index", default)]
+    task: Option<serde_json::Value>,
+    #[serde(rename = "_ng_rollout_index", default)]
+    rollout: Option<serde_json::Value>,
+    #[serde(borrow, default)]
+    agent_ref: Option<&'a serde_json::value::RawValue>,
+    #[serde(rename = "_ng_failure_class", default)]
+    class: Option<serde_json::Value>,
+}
+
+fn key_row<'a>(file: &str, line: u64, bytes: &'a [u8]) -> Result<Option<KeyRow<'a>>, HealthError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    let err = |message: String| HealthError {
+        file: file.to_string(),
+        line,
+        message,
+        too_long: false,
+    };
+    let row: KeyRow = parse(bytes).map_err(err)?;
+    for (field, v) in [
+        ("_ng_task_index", &row.task),
+        ("_ng_rollout_index", &row.rollout),
+    ] {
+        match row::index(v.as_ref()) {
+            Ok(Some(_)) => {}
+            Ok(None) => return Err(err(format!("field `{field}` is missing"))),
+            Err(()) => return Err(err(format!("field `{field}` is not an integer"))),
+        }
+    }
+    Ok(Some(row))
+}
+
+fn key_of(row: &KeyRow) -> (i64, i64) {
+    let i =
+        |v: &Option<serde_json::Value>| v.as_ref().and_then(serde_json::Value::as_i64).unwrap_or(0);
+    (i(&row.task), i(&row.rollout))
+}
+
+fn input_line(
+    file: &str,
+    line: u64,
+    bytes: &[u8],
+    expected: &mut HashMap<(i64, i64), u32>,
+    agents: &mut Vec<((i64, i64), Option<String>)>,
+) -> Result<(), HealthError> {
+    let Some(row) = key_row(file, line, bytes)? else {
+        return Ok(());
+    };
+    let agent = row.agent_ref.and_then(|raw| {
+        serde_json::from_str::<serde_json::Value>(raw.get())
+            .ok()?
+            .get("name")?
+            .as_str()
+            .map(str::to_string)
+    });
+    let key = key_of(&row);
+    expected.insert(key, 0);
+    agents.push((key, agent));
+    Ok(())
+}
+
+fn failure_line(
+    file: &str,
+    line: u64,
+    bytes: &[u8],
+    classes: &mut BTreeMap<String, u64>,
+    keys: &mut HashSet<(i64, i64)>,
+) -> Result<(), HealthError> {
+    let Some(row) = key_row(file, line, bytes)? else {
+        return Ok(());
+    };
+    let class = match &row.class {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(serde_json::Value::Null) | None => "unknown".to_string(),
+        Some(other) => other.to_string(),
+    };
+    *classes.entry(class).or_insert(0) += 1;
+    keys.insert(key_of(&row));
+    Ok(())
+}

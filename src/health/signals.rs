@@ -1,0 +1,345 @@
+//! The behavioural signals of one rollout (spec §3), from its `response`: truncation, the final
+//! answer, the last item, tool calls (malformed arguments, error outputs, dangling calls, loops),
+//! turns and token use.
+
+use super::row::{Item, Response};
+use super::Flag;
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+
+/// Token use from `response.usage`; `None` on the rollout when usage is missing, null or all
+/// zeros (Hermes reports zeros): unknown, never zero.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Tokens {
+    pub input: f64,
+    pub output: f64,
+    pub total: f64,
+    /// `output_tokens_details.reasoning_tokens`, when reported.
+    pub reasoning: Option<f64>,
+    /// `input_tokens_details.cached_tokens`, when reported.
+    pub cached: Option<f64>,
+}
+
+/// What one rollout shows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Signals {
+    /// Bits of [`Flag`].
+    pub flags: u16,
+    /// `response.incomplete_details.reason` of a truncated rollout (`unknown` when absent).
+    pub truncated_reason: Option<String>,
+    pub output_items: u32,
+    pub tool_calls: u32,
+    pub malformed_arguments: u32,
+    pub tool_error_calls: u32,
+    pub dangling_calls: u32,
+    /// The repeated call of a loop: its name and how often the signature occurred.
+    pub loop_call: Option<(String, u32)>,
+    pub turns: u32,
+    pub tokens: Option<Tokens>,
+}
+
+impl Signals {
+    pub fn has(&self, flag: Flag) -> bool {
+        self.flags & flag.bit() != 0
+    }
+    fn set(&mut self, flag: Flag) {
+        self.flags |= flag.bit();
+    }
+}
+
+pub(super) fn signals(response: Option<&Response>) -> Signals {
+    let mut s = Signals::default();
+    let Some(response) = response else {
+        s.set(Flag::EmptyOutput);
+        s.set(Flag::EmptyAnswer);
+        return s;
+    };
+    s.tokens = tokens(response);
+    let incomplete = response.status.as_deref() == Some("incomplete");
+    if incomplete {
+        s.set(Flag::Truncated);
+        let reason = response
+            .incomplete_details
+            .as_ref()
+            .and_then(|d| d.reason.as_deref())
+            .unwrap_or("unknown");
+        s.truncated_reason = Some(reason.to_string());
+    }
+    let items: &[Item] = response.output.as_deref().unwrap_or(&[]);
+    s.output_items = items.len() as u32;
+    if items.is_empty() {
+        s.set(Flag::EmptyOutput);
+    }
+    let kind = |item: &Item| item.kind.as_deref().unwrap_or("").to_owned();
+    if let Some(last) = items.last() {
+        let k = kind(last);
+        if !incomplete && (k == "function_call" || k == "function_call_output") {
+            s.set(Flag::EndedOnTool);
+        }
+    }
+    let answer = items
+        .iter()
+        .rev()
+        .find(|i| i.kind.as_deref() == Some("message") && i.role.as_deref() == Some("assistant"));
+    if answer.is_none_or(|m| m.content.is_none_or(blank_content)) {
+        s.set(Flag::EmptyAnswer);
+    }
+    tools(items, &mut s);
+    s.turns = turns(items);
+    s
+}
+
+fn tokens(response: &Response) -> Option<Tokens> {
+    let u = response.usage.as_ref()?;
+    let t = Tokens {
+        input: u.input_tokens.unwrap_or(0.0),
+        output: u.output_tokens.unwrap_or(0.0),
+        total: u
+            .total_tokens
+            .unwrap_or(u.input_tokens.unwrap_or(0.0) + u.output_tokens.unwrap_or(0.0)),
+        reasoning: u
+            .output_tokens_details
+            .as_ref()
+            .and_then(|d| d.reasoning_tokens),
+        cached: u
+            .input_tokens_details
+            .as_ref()
+            .and_then(|d| d.cached_tokens),
+    };
+    let known = u.input_tokens.is_some() || u.output_tokens.is_some() || u.total_tokens.is_some();
+    (known && (t.input != 0.0 || t.output != 0.0 || t.total != 0.0)).then_some(t)
+}
+
+/// A message's content is blank when none of its `output_text` parts (or a plain string) has
+/// non-whitespace text. Texts are judged on their raw JSON (no unescaping, no copy).
+fn blank_content(content: &RawValue) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Part<'a> {
+        #[serde(rename = "type", borrow, default)]
+        kind: Option<std::borrow::Cow<'a, str>>,
+        #[serde(borrow, default)]
+        text: Option<&'a RawValue>,
+    }
+    let raw = content.get();
+    if raw.starts_with('"') {
+        return blank_json_string(raw);
+    }
+    match serde_json::from_str::<Vec<Part>>(raw) {
+        Ok(parts) => !parts.iter().any(|p| {
+            matches!(p.kind.as_deref(), Some("output_text" | "text") | None)
+                && p.text
+                    .is_some_and(|t| t.get().starts_with('"') && !blank_json_string(t.get()))
+        }),
+        Err(_) => true,
+    }
+}
+
+/// Whether a JSON string literal (quotes included, valid JSON) holds only whitespace (as
+/// `str::trim`): ASCII on the raw bytes, anything else on the decoded text.
+fn blank_json_string(raw: &str) -> bool {
+    let inner = raw.as_bytes();
+    let inner = &inner[1..inner.len().saturating_sub(1).max(1)];
+    let mut i = 0;
+    while i < inner.len() {
+        match inner[i] {
+            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+            b'\\' => match inner.get(i + 1) {
+                Some(b'n' | b't' | b'r') => i += 2,
+                Some(b'u') => return blank_decoded(raw),
+                _ => return false,
+            },
+            // Unicode whitespace (no-break space, ...): decided on the decoded text.
+            b if b >= 0x80 => return blank_decoded(raw),
+            _ => return false,
+        }
+    }
+    true
+}
+
+fn blank_decoded(raw: &str) -> bool {
+    serde_json::from_str::<std::borrow::Cow<str>>(raw).is_ok_and(|t| t.trim().is_empty())
+}
+
+/// Tool calls, their arguments, outputs, dangling calls and loops.
+fn tools(items: &[Item], s: &mut Signals) {
+    let mut answered: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    for item in items {
+        if item.kind.as_deref() == Some("function_call_output") {
+            if let Some(id) = item.call_id.as_deref() {
+                answered.insert(id);
+            }
+            if item.output.is_some_and(is_error_output) {
+                s.tool_error_calls += 1;
+            }
+        }
+    }
+    let mut signatures: HashMap<(String, String), u32> = HashMap::new();
+    let mut previous: Option<(String, String)> = None;
+    let mut loop_call: Option<(String, u32)> = None;
+    for item in items
+        .iter()
+        .filter(|i| i.kind.as_deref() == Some("function_call"))
+    {
+        s.tool_calls += 1;
+        let (canonical, ok) = canonical_arguments(item.arguments);
+        if !ok {
+            s.malformed_arguments += 1;
+        }
+        if item
+            .call_id
+            .as_deref()
+            .is_none_or(|id| !answered.contains(id))
+        {
+            s.dangling_calls += 1;
+        }
+        let name = item.name.as_deref().unwrap_or("").to_string();
+        let signature = (name, canonical);
+        let count = signatures.entry(signature.clone()).or_insert(0);
+        *count += 1;
+        let twice_in_a_row = previous.as_ref() == Some(&signature);
+        if *count >= 3 || twice_in_a_row {
+            let times = *count;
+            if loop_call.as_ref().is_none_or(|(_, t)| times > *t) {
+                loop_call = Some((signature.0.clone(), times));
+            }
+        }
+        previous = Some(signature);
+    }
+    if s.malformed_arguments > 0 {
+        s.set(Flag::MalformedArguments);
+    }
+    if s.tool_error_calls > 0 {
+        s.set(Flag::ToolError);
+    }
+    if s.dangling_calls > 0 {
+        s.set(Flag::DanglingCall);
+    }
+    if loop_call.is_some() {
+        s.set(Flag::Loop);
+    }
+    s.loop_call = loop_call;
+}
+
+/// The arguments in canonical form (parsed, keys sorted, compact) and whether they parse: the
+/// raw text when they do not. `arguments` is JSON text in a string; an object is taken as is.
+pub fn canonical_arguments(arguments: Option<&RawValue>) -> (String, bool) {
+    let Some(raw) = arguments else {
+        return (String::new(), false);
+    };
+    let text: String = match serde_json::from_str::<String>(raw.get()) {
+        Ok(text) => text,
+        Err(_) => {
+            return match serde_json::from_str::<serde_json::Value>(raw.get()) {
+                Ok(v) if v.is_object() => (canonical(&v), true),
+                _ => (raw.get().to_string(), false),
+            }
+        }
+    };
+    match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(v) => (canonical(&v), true),
+        Err(_) => (text, false),
+    }
+}
+
+/// Compact JSON with every object's keys sorted.
+pub fn canonical(v: &serde_json::Value) -> String {
+    fn write(v: &serde_json::Value, out: &mut String) {
+        match v {
+            serde_json::Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                out.push('{');
+                for (i, k) in keys.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&serde_json::Value::String(k.clone()).to_string());
+                    out.push(':');
+                    write(&map[k], out);
+                }
+                out.push('}');
+            }
+            serde_json::Value::Array(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write(item, out);
+                }
+                out.push(']');
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    let mut out = String::new();
+    write(v, &mut out);
+    out
+}
+
+/// Spec §3's heuristic for a tool's error answer: a JSON object with a non-empty `error`, a
+/// `status` of failed/error, a `detail` field or a non-zero `exit_code`; or text starting with
+/// `Error`, `Traceback` or `Internal Server Error`, or `Exit code N` with N non-zero. A list of content parts is judged by its text.
+pub fn is_error_output(output: &RawValue) -> bool {
+    let text: String = match serde_json::from_str::<serde_json::Value>(output.get()) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(serde_json::Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(|t| t.as_str()))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Ok(v @ serde_json::Value::Object(_)) => return is_error_object(&v),
+        _ => return false,
+    };
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('{') {
+        if let Ok(v @ serde_json::Value::Object(_)) = serde_json::from_str(trimmed) {
+            return is_error_object(&v);
+        }
+    }
+    ["Error", "Traceback", "Internal Server Error"]
+        .iter()
+        .any(|p| trimmed.starts_with(p))
+        || nonzero_exit_code_text(trimmed)
+}
+
+/// Claude Code's Bash tool answers a failed command with `Exit code N` first (N > 0).
+fn nonzero_exit_code_text(text: &str) -> bool {
+    text.strip_prefix("Exit code ").is_some_and(|rest| {
+        let digits: &str = &rest[..rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len())];
+        digits.parse::<u64>().is_ok_and(|n| n != 0)
+    })
+}
+
+fn is_error_object(v: &serde_json::Value) -> bool {
+    let non_empty = |e: &serde_json::Value| match e {
+        serde_json::Value::Null | serde_json::Value::Bool(false) => false,
+        serde_json::Value::String(s) => !s.trim().is_empty(),
+        serde_json::Value::Object(m) => !m.is_empty(),
+        serde_json::Value::Array(a) => !a.is_empty(),
+        _ => true,
+    };
+    v.get("error").is_some_and(non_empty)
+        || v.get("status")
+            .and_then(|s| s.as_str())
+            .is_some_and(|s| s.eq_ignore_ascii_case("failed") || s.eq_ignore_ascii_case("error"))
+        || v.get("detail").is_some_and(|d| !d.is_null())
+        || v.get("exit_code")
+            .is_some_and(|c| c.as_f64().is_some_and(|c| c != 0.0))
+}
+
+/// Runs of model-generated items separated by runs of `function_call_output` (spec §3).
+fn turns(items: &[Item]) -> u32 {
+    let mut turns = 0;
+    let mut in_model_run = false;
+    for item in items {
+        let tool_output = item.kind.as_deref() == Some("function_call_output");
+        if !tool_output && !in_model_run {
+            turns += 1;
+        }
+        in_model_run = !tool_output;
+    }
+    turns
+}

@@ -1,0 +1,183 @@
+//! The report's Health section: per agent the rates against their thresholds (a bad rate in the
+//! warning style), the outcome buckets with pass@1 / pass@k, the findings, the consistently
+//! unhealthy tasks, the worst rollouts and upstream's verdicts. Every string is escaped; no
+//! style attribute (the page's CSP allows only its hashed style element).
+
+use super::html::escape;
+use crate::health::{agent_label, HealthReport, Level, Rate};
+use std::fmt::Write;
+
+fn pct(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_string(), |v| format!("{:.1} %", v * 100.0))
+}
+
+fn num(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_string(), |v| format!("{v:.2}"))
+}
+
+fn rate_cell(out: &mut String, r: &Rate) {
+    let text = format!("{} ({}/{})", pct(r.value), r.count, r.of);
+    let _ = match r.level {
+        Level::Ok => write!(out, "<td>{text}</td>"),
+        Level::Warn => write!(out, "<td><strong>{text} warn</strong></td>"),
+        Level::Bad => write!(
+            out,
+            "<td class=\"warning\"><strong>{text} bad</strong></td>"
+        ),
+    };
+}
+
+pub(super) fn section(out: &mut String, h: &HealthReport) {
+    out.push_str("<section id=\"health\"><h2>Health</h2>");
+    let _ = write!(
+        out,
+        "<p class=\"note\">What went wrong, from what every rollout carries: {} rollouts, {} duplicate keys{}; a rollout passes at reward ≥ {}. \
+         Rates above their warning threshold are marked warn, above the bad threshold bad.</p>",
+        h.rollouts.total,
+        h.rollouts.duplicates,
+        match (h.rollouts.failures, h.rollouts.missing) {
+            (Some(f), Some(m)) => format!(", {f} failures, {m} missing"),
+            (Some(f), None) => format!(", {f} failures"),
+            (None, Some(m)) => format!(", {m} missing"),
+            (None, None) => String::new(),
+        },
+        h.pass_threshold
+    );
+    out.push_str("<div class=\"scroll\"><table id=\"health-table\"><thead><tr><th>agent</th><th>rollouts</th>");
+    if let Some(a) = h.agents.first() {
+        for r in &a.rates {
+            let strict = if r.rate == "usage_missing" {
+                "="
+            } else {
+                "&gt;"
+            };
+            let _ = write!(
+                out,
+                "<th>{} <small>(warn &gt; {} %, bad {strict} {} %)</small></th>",
+                escape(r.rate),
+                r.warn * 100.0,
+                r.bad * 100.0
+            );
+        }
+    }
+    out.push_str(
+        "<th>never-pass</th><th>sometimes-pass</th><th>always-pass</th><th>pass@1</th><th>pass@k</th>\
+         <th>consistency</th><th>retry value</th><th>mean turns</th><th>mean tool calls</th></tr></thead><tbody>",
+    );
+    for a in &h.agents {
+        let _ = write!(
+            out,
+            "<tr><th>{}</th><td>{}</td>",
+            escape(agent_label(a.agent.as_deref())),
+            a.rollouts
+        );
+        for r in &a.rates {
+            rate_cell(out, r);
+        }
+        let o = &a.outcomes;
+        let _ = write!(
+            out,
+            "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            o.never_pass,
+            o.sometimes_pass,
+            o.always_pass,
+            num(o.pass_at_1),
+            num(o.pass_at_k),
+            num(o.consistency),
+            num(o.retry_value),
+            num(a.turns.mean),
+            num(a.tool_calls_per_rollout.mean)
+        );
+    }
+    out.push_str("</tbody></table></div>");
+    let bad = h.findings(Level::Bad);
+    let warn: Vec<String> = h
+        .findings(Level::Warn)
+        .into_iter()
+        .filter(|w| !bad.contains(w))
+        .collect();
+    if !bad.is_empty() || !warn.is_empty() {
+        out.push_str("<ul id=\"health-findings\">");
+        for b in &bad {
+            let _ = write!(out, "<li class=\"warning\">bad: {}</li>", escape(b));
+        }
+        for w in &warn {
+            let _ = write!(out, "<li>warn: {}</li>", escape(w));
+        }
+        out.push_str("</ul>");
+    }
+    let _ = write!(
+        out,
+        "<h4>Consistently unhealthy tasks (every repeat flagged): {}</h4>",
+        h.consistently_unhealthy_tasks
+    );
+    if !h.consistently_unhealthy.is_empty() {
+        out.push_str("<ul id=\"health-unhealthy\">");
+        for t in &h.consistently_unhealthy {
+            let flags: Vec<String> = t.flags.iter().map(|(f, n)| format!("{f} {n}")).collect();
+            let _ = write!(
+                out,
+                "<li>task {} ({}): {} repeats, {}; {}</li>",
+                t.task,
+                escape(agent_label(t.agent.as_deref())),
+                t.repeats,
+                t.outcome,
+                escape(&flags.join(", "))
+            );
+        }
+        out.push_str("</ul>");
+    }
+    if !h.worst.is_empty() {
+        out.push_str("<h4>Worst rollouts</h4><ul id=\"health-worst\">");
+        for w in &h.worst {
+            let _ = write!(
+                out,
+                "<li>task {} rollout {} ({}): {}</li>",
+                w.task,
+                w.rollout,
+                escape(agent_label(w.agent.as_deref())),
+                escape(&w.reason)
+            );
+        }
+        out.push_str("</ul>");
+    }
+    if let Some(u) = &h.upstream {
+        upstream(out, u);
+    }
+    out.push_str("</section>\n");
+}
+
+fn upstream(out: &mut String, u: &crate::health::upstream::Upstream) {
+    let pairs = |m: &std::collections::BTreeMap<String, u64>| -> String {
+        let v: Vec<String> = m
+            .iter()
+            .filter(|(_, &n)| n > 0)
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        escape(&if v.is_empty() {
+            "none".to_string()
+        } else {
+            v.join(", ")
+        })
+    };
+    out.push_str("<h4>NeMo Gym's verdicts</h4><ul id=\"health-upstream\">");
+    if let Some(q) = &u.quality_summary {
+        let _ = write!(
+            out,
+            "<li>quality_summary.json: verdicts {}; findings {}; task flags {}</li>",
+            pairs(&q.verdicts),
+            pairs(&q.issues),
+            pairs(&q.task_flags)
+        );
+    }
+    if let Some(v) = &u.rollout_verdicts {
+        let _ = write!(
+            out,
+            "<li>rollout_verdicts.jsonl: {} rollouts, {}; findings by check {}</li>",
+            v.rollouts,
+            pairs(&v.verdicts),
+            pairs(&v.findings)
+        );
+    }
+    out.push_str("</ul>");
+}
