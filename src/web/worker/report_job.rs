@@ -2,10 +2,29 @@
 //! `gymscope report`, so the two files are the same bytes.
 
 use super::super::protocol::{Download, Failure, Reply, ReportRequest};
-use super::io::{BlobWriter, SpanReader};
+use super::io::{feed, BlobWriter, SpanReader};
+use crate::chunks::Flow;
+use crate::health::{HealthBuilder, HealthReport};
+use crate::reward_group::DEFAULT_THRESHOLD;
 use super::profile_job::{source, Shown, SHOWN};
 use crate::names;
 use crate::report::{self, ReportInput, ReportMeta};
+
+/// Rollout health of a run, read from its files again (only when a report is exported, so
+/// profiling in the app stays as fast as it was).
+fn health(inputs: &web_sys::File, rollouts: &web_sys::File) -> Result<HealthReport, Failure> {
+    let mut builder = HealthBuilder::new(&rollouts.name(), DEFAULT_THRESHOLD);
+    let name = inputs.name();
+    feed::<Failure>(inputs, |chunk, _| {
+        builder.push_inputs(&name, chunk).map_err(|e| Failure::from(e.to_string()))?;
+        Ok(Flow::Continue)
+    })?;
+    feed::<Failure>(rollouts, |chunk, _| {
+        builder.push_rollouts(chunk).map_err(|e| Failure::from(e.to_string()))?;
+        Ok(Flow::Continue)
+    })?;
+    builder.finish().map_err(|e| Failure::from(e.to_string()))
+}
 
 pub fn run(request: ReportRequest) -> Result<Reply, Failure> {
     SHOWN.with(|shown| {
@@ -32,6 +51,12 @@ pub fn run(request: ReportRequest) -> Result<Reply, Failure> {
                     request.conversations,
                 )
                 .map_err(|e| Failure::from(e.to_string()))?;
+                // The Health section, as `gymscope report` computes it from the same two files
+                // (a row health cannot read costs the section, not the report, as there).
+                let input = match health(inputs, rollouts) {
+                    Ok(h) => input.with_health(h),
+                    Err(_) => input,
+                };
                 (input, rollouts.name())
             }
             Shown::Files(input) => {
