@@ -3,12 +3,12 @@
 
 use super::super::protocol::{Download, Failure, Reply, ReportRequest};
 use super::io::{feed, BlobWriter, SpanReader};
+use super::profile_job::{source, Shown, SHOWN};
 use crate::chunks::Flow;
 use crate::health::{HealthBuilder, HealthReport};
-use crate::reward_group::DEFAULT_THRESHOLD;
-use super::profile_job::{source, Shown, SHOWN};
 use crate::names;
 use crate::report::{self, ReportInput, ReportMeta};
+use crate::reward_group::DEFAULT_THRESHOLD;
 
 /// Rollout health of a run, read from its files again (only when a report is exported, so
 /// profiling in the app stays as fast as it was).
@@ -16,11 +16,15 @@ fn health(inputs: &web_sys::File, rollouts: &web_sys::File) -> Result<HealthRepo
     let mut builder = HealthBuilder::new(&rollouts.name(), DEFAULT_THRESHOLD);
     let name = inputs.name();
     feed::<Failure>(inputs, |chunk, _| {
-        builder.push_inputs(&name, chunk).map_err(|e| Failure::from(e.to_string()))?;
+        builder
+            .push_inputs(&name, chunk)
+            .map_err(|e| Failure::from(e.to_string()))?;
         Ok(Flow::Continue)
     })?;
     feed::<Failure>(rollouts, |chunk, _| {
-        builder.push_rollouts(chunk).map_err(|e| Failure::from(e.to_string()))?;
+        builder
+            .push_rollouts(chunk)
+            .map_err(|e| Failure::from(e.to_string()))?;
         Ok(Flow::Continue)
     })?;
     builder.finish().map_err(|e| Failure::from(e.to_string()))
