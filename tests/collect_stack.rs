@@ -316,3 +316,54 @@ fn on_a_terminal_the_bar_is_cleared_before_the_summary() {
         &before[last_bar..]
     );
 }
+
+/// `gymscope profile` on a terminal shows a byte progress bar for big files (the size is lowered
+/// for the test), cleared before the summary; through a pipe it never draws one.
+#[test]
+fn profile_shows_a_progress_bar_on_a_terminal_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gym-examples/ether0");
+    let (inputs, rollouts) = (
+        fixture.join("example_rollouts_materialized_inputs.jsonl"),
+        fixture.join("example_rollouts.jsonl"),
+    );
+    let cmd = format!(
+        "{} profile --inputs {} --rollouts {} --out-dir {}",
+        env!("CARGO_BIN_EXE_gymscope"),
+        inputs.display(),
+        rollouts.display(),
+        dir.path().display()
+    );
+    let log = dir.path().join("tty.log");
+    let r = Command::new("script")
+        .args(["-qfec", &cmd])
+        .arg(&log)
+        .env("GYMSCOPE_PROGRESS_MIN_BYTES", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("script (util-linux) runs the command on a pty");
+    assert!(r.status.success(), "{}", text(&r));
+    let tty = String::from_utf8_lossy(&std::fs::read(&log).unwrap()).into_owned();
+    let bar = tty
+        .find("Reading")
+        .unwrap_or_else(|| panic!("no bar drawn: {tty:?}"));
+    let summary = tty.find("Profiling outputs:").expect("summary");
+    assert!(bar < summary, "{tty:?}");
+    assert!(
+        tty[bar..summary].contains("\u{1b}[2K"),
+        "the bar is cleared before the summary: {tty:?}"
+    );
+    // Through a pipe: no bar, however big the files.
+    let piped = Command::new(env!("CARGO_BIN_EXE_gymscope"))
+        .args(["profile", "--inputs"])
+        .arg(&inputs)
+        .arg("--rollouts")
+        .arg(&rollouts)
+        .arg("--out-dir")
+        .arg(dir.path())
+        .env("GYMSCOPE_PROGRESS_MIN_BYTES", "1")
+        .output()
+        .unwrap();
+    assert!(piped.status.success());
+    assert!(!String::from_utf8_lossy(&piped.stderr).contains("Reading"));
+}

@@ -8,6 +8,15 @@ use std::path::Path;
 /// Below this many bytes in total the read takes well under a second: no bar.
 const MIN_BYTES: u64 = 256 << 20;
 
+/// The size from which the bar shows: [`MIN_BYTES`], or `GYMSCOPE_PROGRESS_MIN_BYTES` (for tests
+/// that cannot afford a 256 MB file).
+fn min_bytes() -> u64 {
+    std::env::var("GYMSCOPE_PROGRESS_MIN_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(MIN_BYTES)
+}
+
 pub struct FileProgress {
     bar: Option<ProgressBar>,
 }
@@ -19,7 +28,7 @@ impl FileProgress {
             .filter_map(|p| std::fs::metadata(p).ok())
             .map(|m| m.len())
             .sum();
-        let show = total >= MIN_BYTES && std::io::stderr().is_terminal();
+        let show = total >= min_bytes() && std::io::stderr().is_terminal();
         let bar = show.then(|| {
             let bar =
                 ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(4));

@@ -105,6 +105,12 @@ pub fn ComparePage() -> impl IntoView {
             let input: web_sys::HtmlInputElement = event_target(&e);
             kinds_of(input.files(), move |files| take(side, files));
         };
+        let on_drop = move |e: ev::DragEvent| {
+            e.prevent_default();
+            kinds_of(e.data_transfer().and_then(|d| d.files()), move |files| {
+                take(side, files);
+            });
+        };
         let chosen = move || {
             sides[side].with(|s| {
                 [&s.inputs, &s.rollouts, &s.profiling]
@@ -116,7 +122,8 @@ pub fn ComparePage() -> impl IntoView {
             })
         };
         view! {
-            <label class="compare-side">{label}" "
+            <label class="compare-side" data-testid=format!("{testid}-drop")
+                on:dragover=|e: ev::DragEvent| e.prevent_default() on:drop=on_drop>{label}" (drop its files here, or choose them) "
                 <input type="file" multiple accept=".jsonl,.json" data-testid=testid on:change=on_change />
                 <span class="chosen" data-testid=format!("{testid}-names")>{chosen}</span>
             </label>
