@@ -175,11 +175,31 @@ fn pipes_as_inputs_are_refused_at_once() {
     let fifo = dir.path().join("fifo.jsonl");
     let c = std::ffi::CString::new(s(&fifo)).unwrap();
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let out = dir.path().join("out.jsonl").display().to_string();
     let start = Instant::now();
     for args in [
         vec!["profile", "--inputs", s(&fifo), "--rollouts", s(&r)],
         vec!["profile", "--inputs", s(&m), "--rollouts", s(&fifo)],
         vec!["report", "--inputs", s(&m), "--rollouts", s(&fifo)],
+        vec!["compare", s(&fifo), s(&r)],
+        vec![
+            "build-pivot",
+            "--input",
+            s(&fifo),
+            "--output",
+            &out,
+            "--agent-ref",
+            "a",
+        ],
+        vec![
+            "select-pivot",
+            "--pivots",
+            s(&fifo),
+            "--profile",
+            s(&r),
+            "--output",
+            &out,
+        ],
     ] {
         let o = gymscope(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));

@@ -4,7 +4,7 @@
 use super::args::{BuildPivotArgs, MultiCallArg, ReasoningArg, SelfcheckArg, SourceFormatArg};
 use crate::names;
 use crate::native::atomic::AtomicFile;
-use crate::native::inputs::{check_output, Input};
+use crate::native::inputs::{check_input, check_output, Input};
 use crate::native::read::for_each_chunk;
 use crate::pivot_build::config::{self, ConfigOptions};
 use crate::pivot_build::{tools, BuildOptions, Paths, PivotBuilder, SourceFormat};
@@ -84,6 +84,14 @@ pub fn refuse_overwrite(input: &Path, outputs: &[&Path]) -> Result<()> {
 }
 
 pub fn run(args: &BuildPivotArgs) -> Result<ExitCode> {
+    // Two passes over the input: a pipe would hang the second (exit 2 at once instead).
+    check_input(
+        Input {
+            path: &args.input,
+            flag: "--input",
+        },
+        true,
+    )?;
     let options = options(args)?;
     let out_name = names::file_name_of(&args.output);
     let skipped_path = names::sibling(&args.output, names::pivot_skipped(&out_name));

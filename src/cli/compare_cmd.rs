@@ -123,7 +123,16 @@ fn head(path: &Path) -> Result<Vec<u8>> {
     Ok(buf)
 }
 
+/// What a file is, by its content. A pipe is refused first (exit 2): its head would be consumed
+/// here, and a run's files are read twice.
 fn kind(path: &Path) -> Result<FileKind> {
+    inputs::check_input(
+        inputs::Input {
+            path,
+            flag: "input",
+        },
+        true,
+    )?;
     Ok(classify(&head(path)?, &names::file_name_of(path)))
 }
 

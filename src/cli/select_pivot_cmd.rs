@@ -5,6 +5,7 @@ use super::args::{SelectPivotArgs, SortArg};
 use super::build_pivot_cmd::refuse_overwrite;
 use crate::names;
 use crate::native::atomic::AtomicFile;
+use crate::native::inputs::{check_input, Input};
 use crate::native::read::for_each_chunk;
 use crate::pivot_build::select::{
     selected_row, Class, ProfileIndex, SelectOptions, Selector, Sort,
@@ -48,6 +49,13 @@ pub fn run(args: &SelectPivotArgs) -> Result<ExitCode> {
     };
     let out_name = names::file_name_of(&args.output);
     let selection_path = names::sibling(&args.output, names::pivot_selection(&out_name));
+    // The pivots are read twice (decided, then copied by span): no pipes.
+    for (path, flag, twice) in [
+        (&args.pivots, "--pivots", true),
+        (&args.profile, "--profile", false),
+    ] {
+        check_input(Input { path, flag }, twice)?;
+    }
     refuse_overwrite(&args.pivots, &[&args.output, &selection_path])?;
     refuse_overwrite(&args.profile, &[&args.output, &selection_path])?;
 
