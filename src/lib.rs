@@ -32,6 +32,7 @@ pub mod record;
 pub mod render;
 pub mod report;
 pub mod reward_group;
+pub mod skim;
 pub mod stats;
 pub mod table;
 pub mod verifier;

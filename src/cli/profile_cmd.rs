@@ -2,12 +2,15 @@
 //! output files atomically.
 
 use super::args::ProfileArgs;
+use crate::error::ProfileError;
 use crate::health::{HealthBuilder, HealthError, HealthReport};
 use crate::names;
+use crate::native::parallel::{self, BatchPool};
 use crate::native::read::for_each_chunk;
 use crate::native::run_files::check_run_files;
 use crate::native::{check_output, AtomicFile, Input};
 use crate::profile::{Profile, ProfileBuilder, ProfileOptions};
+use crate::record::RowKind;
 use crate::render::{self, SeekSource};
 use anyhow::{Context, Result};
 use std::fs::File;
@@ -137,20 +140,31 @@ pub(super) fn profile_run_with(
                 let _ = tx.send((is_input, chunk.to_vec()));
             }
         };
-        let read = for_each_chunk(inputs, &inputs_name, |chunk| {
-            send(true, chunk);
-            builder.push_inputs(chunk)?;
-            progress.advance(chunk.len());
-            Ok::<_, crate::error::ProfileError>(true)
-        })
-        .and_then(|()| {
-            for_each_chunk(rollouts, &rollouts_name, |chunk| {
-                send(false, chunk);
-                builder.push_rollouts(chunk)?;
-                progress.advance(chunk.len());
-                Ok::<_, crate::error::ProfileError>(true)
-            })
-        });
+        // The reading thread cuts lines into batches, parsing threads read them, and the
+        // builder records them in file order (`profile::batch`).
+        let mut pool = BatchPool::start(scope, parallel::workers());
+        let read = (|| {
+            for (path, name, kind) in [
+                (inputs, &inputs_name, RowKind::Input),
+                (rollouts, &rollouts_name, RowKind::Rollout),
+            ] {
+                let mut full = Vec::new();
+                for_each_chunk(path, name, |chunk| {
+                    send(kind == RowKind::Input, chunk);
+                    builder.cut(kind, chunk, |batch| full.push(batch))?;
+                    for batch in full.drain(..) {
+                        pool.send(batch, &mut |parsed| builder.record(parsed))?;
+                    }
+                    progress.advance(chunk.len());
+                    Ok::<_, ProfileError>(true)
+                })?;
+                builder.cut_end(kind, |batch| full.push(batch));
+                for batch in full.drain(..) {
+                    pool.send(batch, &mut |parsed| builder.record(parsed))?;
+                }
+            }
+            pool.finish(&mut |parsed| builder.record(parsed))
+        })();
         drop(tx);
         let health = worker.map(|w| {
             w.join().unwrap_or_else(|_| {

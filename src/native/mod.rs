@@ -5,6 +5,7 @@
 
 pub mod atomic;
 pub mod inputs;
+pub mod parallel;
 pub mod read;
 pub mod run_files;
 pub mod signals;

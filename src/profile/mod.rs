@@ -4,9 +4,11 @@
 //! Memory grows with the number of rollouts and numeric fields only: each rollout keeps its key,
 //! its numbers and the byte span of its line, never its text.
 
+mod batch;
 mod compute;
 mod scan;
 
+pub use batch::{parse_batch, LineBatch, ParsedBatch};
 pub use scan::ProfileBuilder;
 
 use crate::error::RolloutKey;

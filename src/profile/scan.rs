@@ -1,10 +1,11 @@
 //! Streaming scan of both files: rows are read down to keys, numbers and spans, and upstream's
 //! checks run in upstream's order.
 
+use super::batch::LineBatch;
 use super::{compute, Profile, ProfileOptions, RolloutRecord};
 use crate::error::{ProfileError, RolloutKey};
 use crate::jsonl::{LineSpan, LineSplitter, SplitError, DEFAULT_MAX_LINE_BYTES};
-use crate::record::{self, AgentField, IndexField, KeyTable, Row, RowKind};
+use crate::record::{self, AgentField, IndexField, KeyTable, Row, RowError, RowKind};
 use std::collections::HashMap;
 
 /// One materialized input row.
@@ -31,10 +32,12 @@ enum Check {
 pub struct ProfileBuilder {
     inputs_file: String,
     rollouts_file: String,
-    splitter: LineSplitter,
+    pub(super) splitter: LineSplitter,
     max_line_bytes: u64,
-    inputs_done: bool,
-    state: ScanState,
+    pub(super) inputs_done: bool,
+    pub(super) state: ScanState,
+    /// Lines cut but not yet handed out (`batch`).
+    pub(super) pending: Option<LineBatch>,
 }
 
 #[derive(Default)]
@@ -58,6 +61,7 @@ impl ProfileBuilder {
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             inputs_done: false,
             state: ScanState::default(),
+            pending: None,
         }
     }
 
@@ -90,12 +94,23 @@ impl ProfileBuilder {
         self.splitter.lines()
     }
 
+    pub(super) fn restart_splitter(&mut self) {
+        self.splitter = LineSplitter::with_max_line_bytes(self.max_line_bytes);
+    }
+
+    pub(super) fn file_of(&self, kind: RowKind) -> &str {
+        match kind {
+            RowKind::Input => &self.inputs_file,
+            RowKind::Rollout => &self.rollouts_file,
+        }
+    }
+
     fn end_inputs(&mut self) -> Result<(), ProfileError> {
         if !self.inputs_done {
             let (state, file) = (&mut self.state, &self.inputs_file);
             self.splitter
                 .finish(|span, line| state.input_line(file, span, line))?;
-            self.splitter = LineSplitter::with_max_line_bytes(self.max_line_bytes);
+            self.restart_splitter();
             self.inputs_done = true;
         }
         Ok(())
@@ -116,7 +131,40 @@ impl ProfileBuilder {
     }
 }
 
-fn too_long(e: SplitError<ProfileError>, file: &str) -> ProfileError {
+/// Reads one line of either file: a blank line and a byte order mark get their own message.
+pub(super) fn parse_line(
+    span: LineSpan,
+    line: &[u8],
+    kind: RowKind,
+    keys: &mut KeyTable,
+) -> Result<Row, RowError> {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Err(RowError {
+            column: 1,
+            message: "empty line (each line must hold one JSON object)".into(),
+        });
+    }
+    if span.line == 1 && line.starts_with(b"\xEF\xBB\xBF") {
+        return Err(RowError {
+            column: 1,
+            message:
+                "the file starts with a UTF-8 byte order mark (BOM); save it as UTF-8 without BOM"
+                    .into(),
+        });
+    }
+    record::parse_row(line, kind, keys)
+}
+
+pub(super) fn malformed(file: &str, span: LineSpan, e: RowError) -> ProfileError {
+    ProfileError::MalformedJson {
+        file: file.to_string(),
+        line: span.line,
+        column: e.column,
+        message: e.message,
+    }
+}
+
+pub(super) fn too_long(e: SplitError<ProfileError>, file: &str) -> ProfileError {
     e.into_error(|t| ProfileError::LineTooLong {
         file: file.to_string(),
         line: t.line,
@@ -131,41 +179,16 @@ impl ScanState {
         }
     }
 
-    fn parse(
-        &mut self,
-        file: &str,
-        span: LineSpan,
-        line: &[u8],
-        kind: RowKind,
-    ) -> Result<Row, ProfileError> {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            return Err(ProfileError::MalformedJson {
-                file: file.to_string(),
-                line: span.line,
-                column: 1,
-                message: "empty line (each line must hold one JSON object)".into(),
-            });
-        }
-        if span.line == 1 && line.starts_with(b"\xEF\xBB\xBF") {
-            return Err(ProfileError::MalformedJson {
-                file: file.to_string(),
-                line: 1,
-                column: 1,
-                message: "the file starts with a UTF-8 byte order mark (BOM); save it as UTF-8 without BOM".into(),
-            });
-        }
-        record::parse_row(line, kind, &mut self.keys).map_err(|e| ProfileError::MalformedJson {
-            file: file.to_string(),
-            line: span.line,
-            column: e.column,
-            message: e.message,
-        })
+    fn input_line(&mut self, file: &str, span: LineSpan, line: &[u8]) -> Result<(), ProfileError> {
+        let row = parse_line(span, line, RowKind::Input, &mut self.keys)
+            .map_err(|e| malformed(file, span, e))?;
+        self.record_input(file, span, row);
+        Ok(())
     }
 
-    fn input_line(&mut self, file: &str, span: LineSpan, line: &[u8]) -> Result<(), ProfileError> {
-        let row = self.parse(file, span, line, RowKind::Input)?;
+    pub(super) fn record_input(&mut self, file: &str, span: LineSpan, row: Row) {
         let Some(key) = self.rollout_key(file, span, &row, Check::InputKeyField) else {
-            return Ok(());
+            return;
         };
         let idx = self.inputs.len() as u32;
         if let Some(&first) = self.input_index.get(&key) {
@@ -178,7 +201,7 @@ impl ScanState {
                 first_line,
             };
             self.defer(Check::DuplicateInput, err);
-            return Ok(());
+            return;
         }
         self.input_index.insert(key, idx);
         self.inputs.push(InputRow {
@@ -186,7 +209,6 @@ impl ScanState {
             agent: row.agent,
             span,
         });
-        Ok(())
     }
 
     fn rollout_line(
@@ -195,9 +217,15 @@ impl ScanState {
         span: LineSpan,
         line: &[u8],
     ) -> Result<(), ProfileError> {
-        let row = self.parse(file, span, line, RowKind::Rollout)?;
+        let row = parse_line(span, line, RowKind::Rollout, &mut self.keys)
+            .map_err(|e| malformed(file, span, e))?;
+        self.record_rollout(file, span, row);
+        Ok(())
+    }
+
+    pub(super) fn record_rollout(&mut self, file: &str, span: LineSpan, row: Row) {
         let Some(key) = self.rollout_key(file, span, &row, Check::RolloutKeyField) else {
-            return Ok(());
+            return;
         };
         if let Some(&first) = self.rollout_index.get(&key) {
             let first_line = self.rollouts[first as usize].span.line;
@@ -209,7 +237,7 @@ impl ScanState {
                 first_line,
             };
             self.defer(Check::DuplicateRollout, err);
-            return Ok(());
+            return;
         }
         self.rollout_index.insert(key, self.rollouts.len() as u32);
         self.rollouts.push(RolloutRecord {
@@ -220,7 +248,6 @@ impl ScanState {
             agent: row.agent,
             span,
         });
-        Ok(())
     }
 
     fn rollout_key(

@@ -184,3 +184,119 @@ pub fn distinct_run(tasks: usize, repeats: usize) -> (String, String) {
     }
     (inputs, rollouts)
 }
+
+/// The verifier fields each agent of [`generate_agentic`] writes, as real resource servers do: a
+/// math judge, a tool-using library agent and a code agent with container results.
+const AGENTS: [&str; 3] = ["math_with_judge", "library_tool_agent", "cvdp_code_agent"];
+
+/// A run shaped like real NeMo Gym agent rollouts: multi-step `response.output` (reasoning,
+/// `function_call` with JSON arguments full of escapes, `function_call_output`, a final
+/// `message`), Unicode text, three agents with their own verifier fields, full `usage`, and
+/// rows in shuffled completion order. `rollout_bytes` is the rough size of one rollout line.
+/// Deterministic: the same arguments give the same bytes. Writes `<name>_materialized_inputs.jsonl`
+/// and `<name>.jsonl` in `dir` (kept if present).
+pub fn generate_agentic(
+    dir: &Path,
+    name: &str,
+    tasks: usize,
+    repeats: usize,
+    rollout_bytes: usize,
+) -> (PathBuf, PathBuf) {
+    let inputs = dir.join(format!("{name}_materialized_inputs.jsonl"));
+    let rollouts = dir.join(format!("{name}.jsonl"));
+    if inputs.exists() && rollouts.exists() {
+        return (inputs, rollouts);
+    }
+    std::fs::create_dir_all(dir).unwrap();
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let tools = r#"[{"type":"function","name":"python","description":"Run Python code and return stdout.","parameters":{"type":"object","properties":{"code":{"type":"string"}},"required":["code"]},"strict":true},{"type":"function","name":"search_docs","description":"Search the library documentation.","parameters":{"type":"object","properties":{"query":{"type":"string"},"top_k":{"type":"integer"}},"required":["query"]},"strict":true}]"#;
+    let prompts: Vec<String> = (0..tasks)
+        .map(|_| text(&mut rng, rollout_bytes / 8))
+        .collect();
+    let params = |t: usize| {
+        format!(
+            r#"{{"background":null,"include":null,"input":[{{"content":"You are a careful agent. Use the tools when they help.","role":"system","type":"message"}},{{"content":{},"role":"user","type":"message"}}],"instructions":null,"max_output_tokens":16384,"metadata":null,"model":null,"parallel_tool_calls":true,"temperature":1.0,"tool_choice":"auto","tools":{tools},"top_p":1.0}}"#,
+            prompts[t]
+        )
+    };
+    let mut w = BufWriter::new(File::create(&inputs).unwrap());
+    for t in 0..tasks {
+        for r in 0..repeats {
+            writeln!(
+                w,
+                r#"{{"responses_create_params":{},"expected_answer":"\\(\\frac{{{t}}}{{7}}\\)","agent_ref":{{"type":"responses_api_agents","name":"{}"}},"_ng_task_index":{t},"_ng_rollout_index":{r}}}"#,
+                params(t),
+                AGENTS[t % 3]
+            )
+            .unwrap();
+        }
+    }
+    w.flush().unwrap();
+    let mut order: Vec<usize> = (0..tasks * repeats).collect();
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.below(i + 1));
+    }
+    let mut w = BufWriter::new(File::create(&rollouts).unwrap());
+    for k in order {
+        let (t, r) = (k / repeats, k % repeats);
+        let agent = t % 3;
+        let steps = 1 + rng.below(4);
+        // What the prompt and the fixed parts leave of the line for the output items.
+        let per_step = rollout_bytes.saturating_sub(rollout_bytes / 8 + 1400) / (steps + 1);
+        let mut output = String::new();
+        for s in 0..steps {
+            let code = text(&mut rng, per_step / 2);
+            // JSON arguments inside a JSON string: every quote and newline escaped twice.
+            let arguments = serde_json::to_string(&format!(r#"{{"code": {code}}}"#)).unwrap();
+            let result = serde_json::to_string(&format!(
+                r#"{{"stdout": {}, "exit_code": {}}}"#,
+                text(&mut rng, per_step / 4),
+                rng.below(2)
+            ))
+            .unwrap();
+            output.push_str(&format!(
+                r#"{{"id":"rs_{k}_{s}","summary":[{{"text":{},"type":"summary_text"}}],"type":"reasoning","encrypted_content":null}},{{"arguments":{arguments},"call_id":"call_{k}_{s}","name":"python","type":"function_call","id":"fc_{k}_{s}","status":"completed"}},{{"call_id":"call_{k}_{s}","output":{result},"type":"function_call_output","id":null,"status":"completed"}},"#,
+                text(&mut rng, per_step / 4)
+            ));
+        }
+        output.push_str(&format!(
+            r#"{{"id":"msg_{k}","content":[{{"annotations":[],"text":{},"type":"output_text","logprobs":null}}],"role":"assistant","status":"completed","type":"message"}}"#,
+            text(&mut rng, per_step)
+        ));
+        let (input_tokens, output_tokens) = (300 + rng.below(6000), 40 + rng.below(8000));
+        let reasoning_tokens = output_tokens / 3;
+        let reward = match agent {
+            0 => (rng.below(3) != 0) as u8 as f64,
+            1 => (rng.below(4) == 0) as u8 as f64,
+            _ => [0.0, 0.25, 0.5, 1.0][rng.below(4)],
+        };
+        let verifier = match agent {
+            0 => format!(
+                r#""expected_answer":"\\(\\frac{{{t}}}{{7}}\\)","extracted_answer":"{t}/7","judge_score":{:.4},"extracted_answer_correct":{}"#,
+                rng.unit(),
+                reward == 1.0
+            ),
+            1 => format!(
+                r#""turns_used":{steps},"finished_naturally":{},"library_reward":{reward:?},"judge_evaluations":null"#,
+                rng.below(5) != 0
+            ),
+            _ => format!(
+                r#""category":"cid00{}","difficulty":"medium","container_exit_code":{},"execution_time":{:.3},"parse_failed":false,"container_stderr":"""#,
+                t % 9,
+                rng.below(2),
+                1.0 + 30.0 * rng.unit()
+            ),
+        };
+        writeln!(
+            w,
+            r#"{{"responses_create_params":{},"response":{{"id":"resp_{k}","created_at":1764547200.0,"error":null,"incomplete_details":null,"instructions":null,"metadata":null,"model":"nvidia/nemotron-3-nano","object":"response","output":[{output}],"parallel_tool_calls":true,"temperature":1.0,"tool_choice":"auto","tools":[],"top_p":1.0,"status":"completed","usage":{{"input_tokens":{input_tokens},"input_tokens_details":{{"cached_tokens":{}}},"output_tokens":{output_tokens},"output_tokens_details":{{"reasoning_tokens":{reasoning_tokens}}},"total_tokens":{}}}}},"reward":{reward:?},{verifier},"_ng_task_index":{t},"_ng_rollout_index":{r},"agent_ref":{{"type":"responses_api_agents","name":"{}"}}}}"#,
+            params(t),
+            input_tokens / 2,
+            input_tokens + output_tokens,
+            AGENTS[agent]
+        )
+        .unwrap();
+    }
+    w.flush().unwrap();
+    (inputs, rollouts)
+}

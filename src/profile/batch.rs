@@ -1,0 +1,274 @@
+//! The profile read in three steps so the middle one can run on other threads:
+//!
+//! ```text
+//! ProfileBuilder::cut(kind, chunk) -> LineBatch      (in order: line numbers, spans, the limit)
+//! parse_batch(LineBatch) -> ParsedBatch              (anywhere, any order: the costly part)
+//! ProfileBuilder::record(ParsedBatch)                (in order: keys, duplicates, errors)
+//! ```
+//!
+//! Recording batches in the order they were cut gives exactly the result of `push_inputs` /
+//! `push_rollouts`: the same rows, the same first error. Each batch interns field names in its own
+//! table; `record` maps them into the builder's.
+
+use super::scan::{malformed, parse_line};
+use super::ProfileBuilder;
+use crate::error::ProfileError;
+use crate::jsonl::LineSpan;
+use crate::record::{KeyId, KeyTable, Row, RowError, RowKind};
+
+/// About this many bytes of complete lines make a batch: large enough that passing it between
+/// threads costs nothing, small enough that two per thread stay a few MB.
+pub const BATCH_BYTES: usize = 1 << 20;
+
+/// Complete lines of one file, copied out of the chunks that held them.
+pub struct LineBatch {
+    kind: RowKind,
+    bytes: Vec<u8>,
+    /// Each line's span in the file and where it starts in `bytes`.
+    lines: Vec<(LineSpan, usize)>,
+}
+
+impl LineBatch {
+    pub(super) fn new(kind: RowKind) -> Self {
+        LineBatch {
+            kind,
+            bytes: Vec::with_capacity(BATCH_BYTES + BATCH_BYTES / 4),
+            lines: Vec::new(),
+        }
+    }
+
+    pub(super) fn push(&mut self, span: LineSpan, line: &[u8]) {
+        self.lines.push((span, self.bytes.len()));
+        self.bytes.extend_from_slice(line);
+    }
+
+    pub(super) fn is_full(&self) -> bool {
+        self.bytes.len() >= BATCH_BYTES
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    fn lines(&self) -> impl Iterator<Item = (LineSpan, &[u8])> + '_ {
+        self.lines.iter().enumerate().map(|(i, &(span, start))| {
+            let end = self
+                .lines
+                .get(i + 1)
+                .map_or(self.bytes.len(), |next| next.1);
+            (span, &self.bytes[start..end])
+        })
+    }
+}
+
+/// A batch's rows (or why a line could not be read), with the field names their ids stand for.
+pub struct ParsedBatch {
+    kind: RowKind,
+    keys: KeyTable,
+    rows: Vec<(LineSpan, Result<Row, RowError>)>,
+}
+
+/// Reads every line of `batch`. Lines after a malformed one are still read (another thread may be
+/// ahead); `record` stops at the first error, as the streaming read does.
+pub fn parse_batch(batch: &LineBatch) -> ParsedBatch {
+    let mut keys = KeyTable::default();
+    let rows = batch
+        .lines()
+        .map(|(span, line)| (span, parse_line(span, line, batch.kind, &mut keys)))
+        .collect();
+    ParsedBatch {
+        kind: batch.kind,
+        keys,
+        rows,
+    }
+}
+
+impl ProfileBuilder {
+    /// Cuts `chunk` (the next bytes of the file of `kind`: the whole inputs file before the
+    /// rollouts file) into lines, calling `full` with each batch that fills up.
+    pub fn cut(
+        &mut self,
+        kind: RowKind,
+        chunk: &[u8],
+        mut full: impl FnMut(LineBatch),
+    ) -> Result<(), ProfileError> {
+        if kind == RowKind::Rollout {
+            self.end_input_lines(&mut full)?;
+        }
+        let file = self.file_of(kind).to_string();
+        let pending = &mut self.pending;
+        self.splitter
+            .push(chunk, |span, line| {
+                let batch = pending.get_or_insert_with(|| LineBatch::new(kind));
+                batch.push(span, line);
+                if batch.is_full() {
+                    full(std::mem::replace(batch, LineBatch::new(kind)));
+                }
+                Ok::<_, ProfileError>(())
+            })
+            .map_err(|e| super::scan::too_long(e, &file))
+    }
+
+    /// Ends the file being cut: its last line (even without a newline) and the partial batch.
+    pub fn cut_end(&mut self, kind: RowKind, mut full: impl FnMut(LineBatch)) {
+        if kind == RowKind::Input {
+            let _ = self.end_input_lines(&mut full);
+            return;
+        }
+        let pending = &mut self.pending;
+        let _ = self.splitter.finish(|span, line| {
+            pending
+                .get_or_insert_with(|| LineBatch::new(kind))
+                .push(span, line);
+            Ok::<_, ProfileError>(())
+        });
+        if let Some(batch) = self.pending.take().filter(|b| !b.is_empty()) {
+            full(batch);
+        }
+    }
+
+    fn end_input_lines(&mut self, full: &mut impl FnMut(LineBatch)) -> Result<(), ProfileError> {
+        if self.inputs_done {
+            return Ok(());
+        }
+        let pending = &mut self.pending;
+        self.splitter.finish(|span, line| {
+            pending
+                .get_or_insert_with(|| LineBatch::new(RowKind::Input))
+                .push(span, line);
+            Ok::<_, ProfileError>(())
+        })?;
+        if let Some(batch) = self.pending.take().filter(|b| !b.is_empty()) {
+            full(batch);
+        }
+        self.restart_splitter();
+        self.inputs_done = true;
+        Ok(())
+    }
+
+    /// Records a parsed batch; batches must come in the order they were cut.
+    pub fn record(&mut self, parsed: ParsedBatch) -> Result<(), ProfileError> {
+        let remap: Vec<KeyId> = (0..parsed.keys.len())
+            .map(|id| self.state.keys.intern(parsed.keys.name(id as KeyId)))
+            .collect();
+        let file = self.file_of(parsed.kind).to_string();
+        for (span, row) in parsed.rows {
+            let mut row = row.map_err(|e| malformed(&file, span, e))?;
+            for (key, _) in row.top.iter_mut().chain(row.usage.iter_mut()) {
+                *key = remap[*key as usize];
+            }
+            match parsed.kind {
+                RowKind::Input => self.state.record_input(&file, span, row),
+                RowKind::Rollout => self.state.record_rollout(&file, span, row),
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::ProfileOptions;
+
+    /// A run whose rollouts carry fields in differing orders and a few field names only some have.
+    fn run(rows: usize) -> (String, String) {
+        let (mut inputs, mut rollouts) = (String::new(), String::new());
+        for i in 0..rows {
+            let (t, r) = (i / 3, i % 3);
+            inputs.push_str(&format!(
+                "{{\"agent_ref\":{{\"name\":\"a{}\"}},\"_ng_task_index\":{t},\"_ng_rollout_index\":{r},\"p\":\"{}\"}}\n",
+                t % 2,
+                "x".repeat(i % 700)
+            ));
+            let extra = if i % 5 == 0 {
+                format!(",\"f{}\":{i}", i % 7)
+            } else {
+                String::new()
+            };
+            rollouts.push_str(&format!(
+                "{{\"_ng_rollout_index\":{r},\"reward\":{}.0,\"response\":{{\"usage\":{{\"output_tokens\":{}}}}}{extra},\"_ng_task_index\":{t}}}\n",
+                i % 2,
+                i * 3 % 101
+            ));
+        }
+        (inputs, rollouts)
+    }
+
+    fn streamed(inputs: &str, rollouts: &str, chunk: usize) -> Result<String, String> {
+        let mut b = ProfileBuilder::new("i.jsonl", "r.jsonl");
+        for c in inputs.as_bytes().chunks(chunk) {
+            b.push_inputs(c).map_err(|e| e.to_string())?;
+        }
+        for c in rollouts.as_bytes().chunks(chunk) {
+            b.push_rollouts(c).map_err(|e| e.to_string())?;
+        }
+        render(b)
+    }
+
+    /// Batches parsed out of order (last first), recorded in order.
+    fn batched(inputs: &str, rollouts: &str, chunk: usize) -> Result<String, String> {
+        let mut b = ProfileBuilder::new("i.jsonl", "r.jsonl");
+        let mut batches = Vec::new();
+        for c in inputs.as_bytes().chunks(chunk) {
+            b.cut(RowKind::Input, c, |x| batches.push(x))
+                .map_err(|e| e.to_string())?;
+        }
+        b.cut_end(RowKind::Input, |x| batches.push(x));
+        for c in rollouts.as_bytes().chunks(chunk) {
+            b.cut(RowKind::Rollout, c, |x| batches.push(x))
+                .map_err(|e| e.to_string())?;
+        }
+        b.cut_end(RowKind::Rollout, |x| batches.push(x));
+        assert!(batches.len() > 2, "the run spans several batches");
+        let mut parsed: Vec<ParsedBatch> = batches.iter().rev().map(parse_batch).collect();
+        parsed.reverse();
+        for p in parsed {
+            b.record(p).map_err(|e| e.to_string())?;
+        }
+        render(b)
+    }
+
+    fn render(b: ProfileBuilder) -> Result<String, String> {
+        let p = b
+            .finish(ProfileOptions {
+                allow_partial_rollouts: false,
+            })
+            .map_err(|e| e.to_string())?;
+        let mut out = Vec::new();
+        crate::render::write_agent_metrics(&mut out, &p).map_err(|e| e.to_string())?;
+        for t in &p.tasks {
+            out.extend(format!("{} {:?}\n", t.task, t.rollouts).bytes());
+        }
+        String::from_utf8(out).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn batched_reading_gives_the_streamed_result() {
+        let (inputs, rollouts) = run(6_000);
+        for chunk in [4096, 1 << 20] {
+            let streamed = streamed(&inputs, &rollouts, chunk).unwrap();
+            assert_eq!(batched(&inputs, &rollouts, chunk).unwrap(), streamed);
+        }
+    }
+
+    #[test]
+    fn the_first_error_in_file_order_wins() {
+        let (inputs, mut rollouts) = run(6_000);
+        // Two malformed lines far apart: the earlier one is reported, whichever is parsed first.
+        let lines: Vec<&str> = rollouts.lines().collect();
+        let mut edited: Vec<String> = lines.iter().map(|l| (*l).to_string()).collect();
+        edited[700] = "{\"a\":".into();
+        edited[5_500] = "[1]".into();
+        rollouts = edited.join("\n") + "\n";
+        let first = streamed(&inputs, &rollouts, 65_536).unwrap_err();
+        assert!(first.contains("line 701"), "{first}");
+        assert_eq!(batched(&inputs, &rollouts, 65_536).unwrap_err(), first);
+        // A last line without its newline is read too.
+        let cut = &rollouts[..rollouts.len() - 1];
+        assert_eq!(
+            batched(&inputs, cut, 65_536).unwrap_err(),
+            streamed(&inputs, cut, 65_536).unwrap_err()
+        );
+    }
+}

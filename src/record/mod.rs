@@ -1,0 +1,343 @@
+//! Reads one JSONL row of a materialized-inputs or rollouts file, keeping only what the profile
+//! needs: the rollout key, the agent, and the numeric fields. Long text (prompts, outputs) is
+//! validated and skipped, never copied.
+
+mod fast;
+mod fields;
+mod serde_path;
+
+pub use serde_path::number_to_num;
+
+use crate::json::{rewrite_negative_zero_ints, Num};
+use std::collections::HashMap;
+
+pub const TASK_INDEX: &str = "_ng_task_index";
+pub const ROLLOUT_INDEX: &str = "_ng_rollout_index";
+
+/// Interned name of a JSON object key.
+pub type KeyId = u32;
+
+/// Interns field names so each rollout stores 4-byte ids instead of strings.
+#[derive(Debug)]
+pub struct KeyTable {
+    ids: HashMap<Box<str>, KeyId>,
+    names: Vec<Box<str>>,
+}
+
+/// Ids fixed at construction, so hot paths compare integers.
+pub mod key {
+    use super::KeyId;
+    pub const TASK_INDEX: KeyId = 0;
+    pub const ROLLOUT_INDEX: KeyId = 1;
+    pub const REWARD: KeyId = 2;
+    pub const RESPONSE: KeyId = 3;
+    pub const AGENT_NAME: KeyId = 4;
+    pub const AGENT_REF: KeyId = 5;
+    pub const USAGE: KeyId = 6;
+    pub(super) const PRESET: [&str; 7] = [
+        super::TASK_INDEX,
+        super::ROLLOUT_INDEX,
+        "reward",
+        "response",
+        "agent_name",
+        "agent_ref",
+        "usage",
+    ];
+}
+
+impl Default for KeyTable {
+    fn default() -> Self {
+        let mut table = KeyTable {
+            ids: HashMap::new(),
+            names: Vec::new(),
+        };
+        for name in key::PRESET {
+            table.intern(name);
+        }
+        table
+    }
+}
+
+impl KeyTable {
+    pub fn intern(&mut self, name: &str) -> KeyId {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        let id = self.names.len() as KeyId;
+        self.names.push(name.into());
+        self.ids.insert(name.into(), id);
+        id
+    }
+
+    /// How many names are interned (ids run from 0 to `len() - 1`).
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    pub fn name(&self, id: KeyId) -> &str {
+        &self.names[id as usize]
+    }
+}
+
+/// The value found for `_ng_task_index` or `_ng_rollout_index`.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub enum IndexField {
+    #[default]
+    Missing,
+    Int(i64),
+    /// Present but not an integer; the text says what it was.
+    Invalid(&'static str),
+}
+
+/// The agent name a row gives in `agent_ref.name`.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub enum AgentField {
+    /// No `agent_ref` key.
+    #[default]
+    NoAgentRef,
+    /// `agent_ref` present but not an object, or without `name`.
+    NoName,
+    Null,
+    Name(Box<str>),
+    Number(Num),
+    Invalid(&'static str),
+}
+
+/// A rollout's `reward`, verbatim: upstream copies it into `rollout_infos` unchanged.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reward {
+    Num(Num),
+    Other(Box<serde_json::Value>),
+}
+
+/// What one row holds for profiling.
+#[derive(Debug, Default)]
+pub struct Row {
+    pub task: IndexField,
+    pub rollout: IndexField,
+    pub agent: AgentField,
+    /// Top-level fields in row order, `Some` when numeric (bools as 0/1). Non-numeric fields are
+    /// kept only when a `response.usage` key of the same name overrides them (their position
+    /// decides the column order).
+    pub top: Vec<(KeyId, Option<Num>)>,
+    /// Fields of `response.usage`, in order, numeric ones as `Some`.
+    pub usage: Vec<(KeyId, Option<Num>)>,
+    /// The `reward` value, when the key exists.
+    pub reward: Option<Reward>,
+}
+
+/// Which parts of a row to read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum RowKind {
+    /// Materialized inputs: the rollout key and `agent_ref.name`.
+    Input,
+    /// Rollouts: also every numeric field, `response.usage` and `reward`.
+    Rollout,
+}
+
+/// Why a line could not be read, and where in it (1-based column, in bytes).
+#[derive(Debug, PartialEq)]
+pub struct RowError {
+    pub column: usize,
+    pub message: String,
+}
+
+impl From<serde_json::Error> for RowError {
+    fn from(e: serde_json::Error) -> Self {
+        // serde_json appends " at line 1 column N"; the column is kept apart.
+        let message = e.to_string();
+        let message = message
+            .rfind(" at line ")
+            .map_or(message.as_str(), |at| &message[..at])
+            .to_string();
+        RowError {
+            column: e.column(),
+            message,
+        }
+    }
+}
+
+/// Parses one JSONL line. Error columns count characters, as editors do.
+pub fn parse_row(line: &[u8], kind: RowKind, keys: &mut KeyTable) -> Result<Row, RowError> {
+    parse_row_bytes_column(line, kind, keys).map_err(|mut e| {
+        let prefix = &line[..(e.column.saturating_sub(1)).min(line.len())];
+        e.column = String::from_utf8_lossy(prefix).chars().count() + 1;
+        e
+    })
+}
+
+fn parse_row_bytes_column(
+    line: &[u8],
+    kind: RowKind,
+    keys: &mut KeyTable,
+) -> Result<Row, RowError> {
+    // One SIMD UTF-8 check of the whole line; both readers then take the text as valid `str`
+    // (measured: serde_json's own per-string validation was 18% of the profile's time).
+    let text = simdutf8::compat::from_utf8(line).map_err(|e| RowError {
+        column: e.valid_up_to() + 1,
+        message: "invalid UTF-8 (the file must be UTF-8 text)".into(),
+    })?;
+    if let Some(row) = fast::read_row(text, kind, keys) {
+        return Ok(row);
+    }
+    let fields = serde_path::read_row(text, kind, keys)?;
+    if !fields.saw_negative_zero() {
+        return Ok(fields.finish());
+    }
+    // serde_json reads the integer `-0` as -0.0; orjson as 0. Read again with those tokens fixed.
+    match rewrite_negative_zero_ints(line) {
+        Some(fixed) => {
+            let fixed = String::from_utf8(fixed).expect("ASCII replacement keeps UTF-8");
+            Ok(serde_path::read_row(&fixed, kind, keys)?.finish())
+        }
+        None => Ok(fields.finish()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(keys: &KeyTable, fields: &[(KeyId, Option<Num>)]) -> Vec<(String, Option<Num>)> {
+        fields
+            .iter()
+            .map(|(k, v)| (keys.name(*k).to_string(), *v))
+            .collect()
+    }
+
+    #[test]
+    fn rollout_row_keeps_numbers_and_skips_text() {
+        let mut keys = KeyTable::default();
+        let line = br#"{"responses_create_params":{"input":"long"},"response":{"id":"x","output":[{"text":"hi"}],"usage":{"input_tokens":3,"input_tokens_details":{"cached_tokens":0},"total_tokens":5}},"reward":1.0,"ok":true,"note":"s","_ng_task_index":4,"_ng_rollout_index":2,"agent_ref":{"name":"a"}}"#;
+        let row = parse_row(line, RowKind::Rollout, &mut keys).unwrap();
+        assert_eq!(row.task, IndexField::Int(4));
+        assert_eq!(row.rollout, IndexField::Int(2));
+        assert_eq!(row.agent, AgentField::Name("a".into()));
+        assert_eq!(row.reward, Some(Reward::Num(Num::Float(1.0))));
+        assert_eq!(
+            names(&keys, &row.top),
+            vec![
+                ("reward".into(), Some(Num::Float(1.0))),
+                ("ok".into(), Some(Num::Int(1)))
+            ]
+        );
+        assert_eq!(
+            names(&keys, &row.usage),
+            vec![
+                ("input_tokens".into(), Some(Num::Int(3))),
+                ("total_tokens".into(), Some(Num::Int(5)))
+            ]
+        );
+    }
+
+    #[test]
+    fn repeated_keys_keep_first_position_and_last_value() {
+        let mut keys = KeyTable::default();
+        let row = parse_row(br#"{"a":1,"b":2,"a":3.5}"#, RowKind::Rollout, &mut keys).unwrap();
+        assert_eq!(
+            names(&keys, &row.top),
+            vec![
+                ("a".into(), Some(Num::Float(3.5))),
+                ("b".into(), Some(Num::Int(2)))
+            ]
+        );
+    }
+
+    #[test]
+    fn wide_rows_use_the_hash_index_with_the_same_result() {
+        // Beyond LINEAR_FIELDS fields a repeated key is found by hash: same first position and
+        // last value as the linear search, in `top` and in `usage`.
+        let mut line = String::from("{");
+        for i in 0..40 {
+            line.push_str(&format!("\"f{i}\":{i},"));
+        }
+        line.push_str("\"f3\":3.5,\"response\":{\"usage\":{");
+        for i in 0..40 {
+            line.push_str(&format!("\"u{i}\":{i},"));
+        }
+        line.push_str("\"u7\":\"s\",\"f5\":1}}}");
+        let mut keys = KeyTable::default();
+        let row = parse_row(line.as_bytes(), RowKind::Rollout, &mut keys).unwrap();
+        let top = names(&keys, &row.top);
+        assert_eq!(top.len(), 40, "`response` is not a number: pruned");
+        assert_eq!(top[3], ("f3".into(), Some(Num::Float(3.5))));
+        let usage = names(&keys, &row.usage);
+        // u7 became a string (dropped: it overrides nothing); f5 overrides the top-level f5.
+        assert_eq!(usage.len(), 40);
+        assert!(!usage.iter().any(|(k, _)| k == "u7"));
+        assert_eq!(
+            usage.last().unwrap(),
+            &("f5".to_string(), Some(Num::Int(1)))
+        );
+    }
+
+    #[test]
+    fn negative_zero_integer_is_int_zero() {
+        let mut keys = KeyTable::default();
+        let row = parse_row(
+            br#"{"a":-0,"b":-0.0,"_ng_task_index":-0}"#,
+            RowKind::Rollout,
+            &mut keys,
+        )
+        .unwrap();
+        assert_eq!(row.task, IndexField::Int(0));
+        assert_eq!(names(&keys, &row.top)[0].1, Some(Num::Int(0)));
+        assert!(matches!(names(&keys, &row.top)[1].1, Some(Num::Float(f)) if f.is_sign_negative()));
+    }
+
+    #[test]
+    fn non_numeric_field_kept_only_when_usage_overrides_it() {
+        let mut keys = KeyTable::default();
+        let row = parse_row(
+            br#"{"x":"s","y":"t","response":{"usage":{"x":2}}}"#,
+            RowKind::Rollout,
+            &mut keys,
+        )
+        .unwrap();
+        assert_eq!(names(&keys, &row.top), vec![("x".into(), None)]);
+        let row = parse_row(
+            br#"{"response":null,"reward":null}"#,
+            RowKind::Rollout,
+            &mut keys,
+        )
+        .unwrap();
+        assert!(row.usage.is_empty());
+        assert_eq!(
+            row.reward,
+            Some(Reward::Other(Box::new(serde_json::Value::Null)))
+        );
+    }
+
+    #[test]
+    fn input_rows_read_only_keys_and_agent() {
+        let mut keys = KeyTable::default();
+        let row = parse_row(
+            br#"{"x":1,"agent_ref":{"type":"t","name":null},"_ng_task_index":1.5}"#,
+            RowKind::Input,
+            &mut keys,
+        )
+        .unwrap();
+        assert!(row.top.is_empty());
+        assert_eq!(row.agent, AgentField::Null);
+        assert_eq!(row.task, IndexField::Invalid("a float"));
+        assert_eq!(row.rollout, IndexField::Missing);
+    }
+
+    #[test]
+    fn errors_carry_the_column() {
+        let mut keys = KeyTable::default();
+        let err = parse_row(br#"{"a":[1,}"#, RowKind::Rollout, &mut keys).unwrap_err();
+        assert_eq!(err.column, 9);
+        let err = parse_row(b"{\"a\":\"\xff\"}", RowKind::Rollout, &mut keys).unwrap_err();
+        assert_eq!(
+            (err.column, err.message.as_str()),
+            (7, "invalid UTF-8 (the file must be UTF-8 text)")
+        );
+        assert!(parse_row(b"[1]", RowKind::Rollout, &mut keys).is_err());
+        assert!(parse_row(b"{} x", RowKind::Rollout, &mut keys).is_err());
+    }
+}

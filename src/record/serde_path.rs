@@ -1,0 +1,223 @@
+//! The complete reader: `serde_json` drives, for the lines the fast reader leaves (errors, whose
+//! message and column come from here, and the rare shapes it does not take).
+
+use super::fields::{Role, RowFields};
+use super::{AgentField, IndexField, KeyTable, RowError, RowKind};
+use crate::json::{MaybeNum, Num, Skip};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use std::fmt;
+
+/// Reads `line` (one JSON object and nothing else) into a row's fields.
+pub(super) fn read_row<'k>(
+    line: &str,
+    kind: RowKind,
+    keys: &'k mut KeyTable,
+) -> Result<RowFields<'k>, RowError> {
+    let mut fields = RowFields::new(kind, keys);
+    let mut de = serde_json::Deserializer::from_str(line);
+    RowSeed(&mut fields).deserialize(&mut de)?;
+    de.end()?;
+    Ok(fields)
+}
+
+/// An object key, borrowed from the line when it has no escapes.
+enum KeyStr<'de> {
+    Borrowed(&'de str),
+    Owned(String),
+}
+
+impl KeyStr<'_> {
+    fn as_str(&self) -> &str {
+        match self {
+            KeyStr::Borrowed(s) => s,
+            KeyStr::Owned(s) => s,
+        }
+    }
+}
+
+impl<'de> de::Deserialize<'de> for KeyStr<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = KeyStr<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string key")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(KeyStr::Borrowed(v))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(KeyStr::Owned(v.to_owned()))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+struct RowSeed<'f, 'k>(&'f mut RowFields<'k>);
+
+impl<'de> DeserializeSeed<'de> for RowSeed<'_, '_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RowSeed<'_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let fields = self.0;
+        while let Some(name) = map.next_key::<KeyStr>()? {
+            let name = name.as_str();
+            match fields.role(name) {
+                Role::TaskIndex => fields.task(map.next_value::<IndexValue>()?.0),
+                Role::RolloutIndex => fields.rollout(map.next_value::<IndexValue>()?.0),
+                Role::AgentRef => fields.agent_ref(map.next_value::<AgentRefValue>()?.0),
+                Role::Ignored => {
+                    map.next_value::<Skip>()?;
+                }
+                Role::Response => {
+                    fields.clear_usage();
+                    map.next_value_seed(ObjectOrSkip(ResponseFields(&mut *fields)))?;
+                    fields.response_read();
+                }
+                Role::Reward => fields.reward(map.next_value()?),
+                Role::Number => {
+                    let MaybeNum(num) = map.next_value()?;
+                    fields.number(name, num);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+pub fn number_to_num(n: &serde_json::Number) -> Num {
+    if let Some(i) = n.as_i64() {
+        Num::Int(i)
+    } else if let Some(u) = n.as_u64() {
+        Num::UInt(u)
+    } else {
+        Num::Float(n.as_f64().unwrap_or(f64::NAN))
+    }
+}
+
+/// Reads an object's entries; what [`ObjectOrSkip`] calls for a JSON object.
+trait ObjectVisitor<'de> {
+    fn visit_object<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error>;
+}
+
+/// A value that is read when it is an object and validated and skipped otherwise
+/// (`response: null`, `usage: "n/a"` and the like are not errors).
+struct ObjectOrSkip<V>(V);
+
+impl<'de, V: ObjectVisitor<'de>> DeserializeSeed<'de> for ObjectOrSkip<V> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de, V: ObjectVisitor<'de>> Visitor<'de> for ObjectOrSkip<V> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
+        self.0.visit_object(map)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element::<Skip>()?.is_some() {}
+        Ok(())
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+}
+
+/// `response`: only its `usage` object is read.
+struct ResponseFields<'f, 'k>(&'f mut RowFields<'k>);
+
+impl<'de> ObjectVisitor<'de> for ResponseFields<'_, '_> {
+    fn visit_object<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(name) = map.next_key::<KeyStr>()? {
+            if name.as_str() == "usage" {
+                self.0.clear_usage();
+                map.next_value_seed(ObjectOrSkip(UsageFields(&mut *self.0)))?;
+            } else {
+                map.next_value::<Skip>()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `response.usage`: its top-level numeric fields; `*_details` objects are dropped.
+struct UsageFields<'f, 'k>(&'f mut RowFields<'k>);
+
+impl<'de> ObjectVisitor<'de> for UsageFields<'_, '_> {
+    fn visit_object<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(name) = map.next_key::<KeyStr>()? {
+            let MaybeNum(num) = map.next_value()?;
+            self.0.usage_field(name.as_str(), num);
+        }
+        Ok(())
+    }
+}
+
+pub(super) struct IndexValue(pub(super) IndexField);
+
+impl<'de> de::Deserialize<'de> for IndexValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // The token's text says what it was when it is not an integer (`"0"`, `null`, `[0]`, an
+        // integer beyond 64 bits), which the parsed number alone cannot.
+        let raw = <&'de serde_json::value::RawValue>::deserialize(d)?;
+        let text = raw.get();
+        let MaybeNum(num) = serde_json::from_str(text).map_err(de::Error::custom)?;
+        Ok(IndexValue(match num {
+            Some(Num::Int(v)) => IndexField::Int(v),
+            Some(Num::Float(f)) if f == 0.0 && f.is_sign_negative() => IndexField::Int(0),
+            _ => IndexField::Invalid(crate::json::describe_token(text)),
+        }))
+    }
+}
+
+pub(super) struct AgentRefValue(pub(super) AgentField);
+
+impl<'de> de::Deserialize<'de> for AgentRefValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(d)?;
+        use serde_json::Value;
+        let field = match value {
+            Value::Object(mut obj) => match obj.shift_remove("name") {
+                None => AgentField::NoName,
+                Some(Value::Null) => AgentField::Null,
+                Some(Value::String(s)) => AgentField::Name(s.into()),
+                Some(Value::Number(n)) => AgentField::Number(number_to_num(&n)),
+                Some(Value::Bool(_)) => AgentField::Invalid("a bool"),
+                Some(_) => AgentField::Invalid("an array or object"),
+            },
+            _ => AgentField::NoName,
+        };
+        Ok(AgentRefValue(field))
+    }
+}
