@@ -118,11 +118,80 @@ pub fn write_reward_profiling<W: Write>(
     inputs_file: &str,
     w: &mut W,
 ) -> Result<(), RenderError> {
-    for task in &p.tasks {
-        let sample = read_sample(inputs, inputs_file, task.sample)?;
+    write_task_rows(p, 0..p.tasks.len(), inputs, inputs_file, w)
+}
+
+/// The lines of `*_reward_profiling.jsonl` for the tasks in `tasks` (indices into `p.tasks`): a
+/// part of the file that can be written apart from the rest, on another thread.
+pub fn write_task_rows<W: Write>(
+    p: &Profile,
+    tasks: std::ops::Range<usize>,
+    inputs: &mut dyn LineSource,
+    inputs_file: &str,
+    w: &mut W,
+) -> Result<(), RenderError> {
+    let mut sample = Vec::new();
+    for task in &p.tasks[tasks] {
+        sample.clear();
+        write_sample(inputs, inputs_file, task.sample, &mut sample)?;
         write_task_row(w, p, task, &sample)?;
     }
     Ok(())
+}
+
+/// Writes a task's `sample`: its materialized row without the two index keys, as orjson writes
+/// it. A row already written that way (compact, serde_json's escapes and number forms, as Gym and
+/// gymscope write them) is copied member by member; any other is parsed and written again.
+pub fn write_sample(
+    inputs: &mut dyn LineSource,
+    inputs_file: &str,
+    span: LineSpan,
+    out: &mut Vec<u8>,
+) -> Result<(), RenderError> {
+    let bytes = inputs.read_span(span)?;
+    if copy_canonical_sample(&bytes, out) {
+        return Ok(());
+    }
+    out.clear();
+    let sample = read_sample(inputs, inputs_file, span)?;
+    json::to_writer_orjson(out, &sample)?;
+    Ok(())
+}
+
+/// Copies the members of the canonical object `line` except the index keys; `false` (with `out`
+/// partly written) when `line` is not canonical.
+fn copy_canonical_sample(line: &[u8], out: &mut Vec<u8>) -> bool {
+    use crate::skim;
+    if simdutf8::basic::from_utf8(line).is_err()
+        || skim::has_control_bytes(line)
+        || skim::canonical_value_end(line, 0) != Some(line.len())
+        || line.first() != Some(&b'{')
+    {
+        return false;
+    }
+    // The line is a valid compact object: walk its members.
+    out.push(b'{');
+    let mut i = 1;
+    let mut first = true;
+    while line.get(i) == Some(&b'"') {
+        let Some(key_end) = skim::string_end(line, i) else {
+            return false;
+        };
+        let Some(end) = skim::value_end(line, key_end + 1) else {
+            return false;
+        };
+        let key = &line[i + 1..key_end - 1];
+        if key != record::TASK_INDEX.as_bytes() && key != record::ROLLOUT_INDEX.as_bytes() {
+            if !first {
+                out.push(b',');
+            }
+            first = false;
+            out.extend_from_slice(&line[i..end]);
+        }
+        i = end + 1; // past the `,` or the closing `}`
+    }
+    out.push(b'}');
+    true
 }
 
 /// The `sample` of a task: its materialized row without the two index keys, re-serialized.
@@ -167,13 +236,13 @@ pub fn write_task_row<W: Write>(
     w: &mut W,
     p: &Profile,
     task: &TaskProfile,
-    sample: &serde_json::Value,
+    sample: &[u8],
 ) -> io::Result<()> {
     w.write_all(b"{\"_ng_task_index\":")?;
     Num::Int(task.task).write_json(w)?;
     write_stats(w, p, &task.columns, false)?;
     w.write_all(b",\"sample\":")?;
-    json::to_writer_orjson(w, sample)?;
+    w.write_all(sample)?;
     write!(
         w,
         ",\"num_rollouts\":{},\"expected_num_rollouts\":{},\"missing_num_rollouts\":{},\"reward_profile_completion_pct\":",

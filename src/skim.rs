@@ -174,6 +174,123 @@ pub fn value_end(text: &[u8], mut i: usize) -> Option<usize> {
     }
 }
 
+/// Whether the value at `i` is already written as `serde_json` with orjson's number format writes
+/// it (compact, the same escapes and number forms, no repeated keys), so that copying its bytes
+/// gives what parsing and writing it again would. Returns its end when it is; `None` when unsure.
+pub fn canonical_value_end(text: &[u8], mut i: usize) -> Option<usize> {
+    // Per open container: `None` for an array, else the keys seen so far.
+    let mut open: Vec<Option<Vec<&[u8]>>> = Vec::new();
+    'value: loop {
+        i = match text.get(i)? {
+            b'"' => canonical_string_end(text, i)?,
+            b'-' | b'0'..=b'9' => canonical_number_end(text, i)?,
+            b't' => literal_end(text, i, b"true")?,
+            b'f' => literal_end(text, i, b"false")?,
+            b'n' => literal_end(text, i, b"null")?,
+            &b @ (b'{' | b'[') => {
+                let close = if b == b'{' { b'}' } else { b']' };
+                if text.get(i + 1) == Some(&close) {
+                    i + 2
+                } else {
+                    if open.len() == MAX_DEPTH {
+                        return None;
+                    }
+                    open.push((b == b'{').then(Vec::new));
+                    i += 1;
+                    if b == b'{' {
+                        i = canonical_key(text, i, &mut open)?;
+                    }
+                    continue 'value;
+                }
+            }
+            _ => return None,
+        };
+        loop {
+            let Some(top) = open.last() else {
+                return Some(i);
+            };
+            let in_object = top.is_some();
+            match text.get(i)? {
+                b',' => {
+                    i += 1;
+                    if in_object {
+                        i = canonical_key(text, i, &mut open)?;
+                    }
+                    continue 'value;
+                }
+                b'}' if in_object => {}
+                b']' if !in_object => {}
+                _ => return None,
+            }
+            open.pop();
+            i += 1;
+        }
+    }
+}
+
+/// Objects with more keys than this are left to the parser (the repeated-key check is linear).
+const CANONICAL_KEYS: usize = 64;
+
+/// A key of the innermost open object and its `:`; a repeated key is not canonical (a parser
+/// keeps one of them).
+fn canonical_key<'t>(
+    text: &'t [u8],
+    i: usize,
+    open: &mut [Option<Vec<&'t [u8]>>],
+) -> Option<usize> {
+    if text.get(i) != Some(&b'"') {
+        return None;
+    }
+    let end = canonical_string_end(text, i)?;
+    let keys = open.last_mut()?.as_mut()?;
+    let key = &text[i..end];
+    if keys.len() >= CANONICAL_KEYS || keys.contains(&key) {
+        return None;
+    }
+    keys.push(key);
+    (text.get(end) == Some(&b':')).then_some(end + 1)
+}
+
+/// A string whose escapes are exactly serde_json's: `\"`, `\\`, `\b \f \n \r \t`, and `\u00XX`
+/// (lowercase) for the other control characters; nothing else escaped.
+fn canonical_string_end(text: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    loop {
+        let k = j + memchr2(b'"', b'\\', text.get(j..)?)?;
+        if text[k] == b'"' {
+            return Some(k + 1);
+        }
+        j = match text.get(k + 1)? {
+            b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => k + 2,
+            b'u' => {
+                let hex = text.get(k + 2..k + 6)?;
+                let unit = hex4(text, k + 2)?;
+                let short = matches!(unit, 0x08 | 0x09 | 0x0A | 0x0C | 0x0D);
+                let lowercase = !hex.iter().any(u8::is_ascii_uppercase);
+                if unit >= 0x20 || short || !lowercase {
+                    return None;
+                }
+                k + 6
+            }
+            _ => return None,
+        };
+    }
+}
+
+/// An integer of at most 18 digits other than `-0`, or a float written as orjson writes it.
+fn canonical_number_end(text: &[u8], i: usize) -> Option<usize> {
+    let end = number_end(text, i)?;
+    let token = &text[i..end];
+    let is_int = token.iter().all(|&b| b.is_ascii_digit() || b == b'-');
+    if is_int {
+        return (token != b"-0" && token.len() <= 18).then_some(end);
+    }
+    let value: f64 = std::str::from_utf8(token).ok()?.parse().ok()?;
+    let mut written = Vec::with_capacity(token.len());
+    crate::json::write_f64(&mut written, value).ok()?;
+    (written == token).then_some(end)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -231,6 +348,36 @@ mod tests {
         for case in &cases[..5] {
             assert!(skim_accepts(case), "{case}");
         }
+    }
+
+    #[test]
+    fn canonical_text_is_what_writing_the_parsed_value_gives() {
+        let cases = [
+            r#"{"a":[1,-2,{"b":"c\"d\\e\n\u0001é😀"}],"n":null,"t":true,"f":1.5,"g":1e-7,"h":{}}"#,
+            r#"{"a": 1}"#,
+            r#"{"a":1,"a":2}"#,
+            r#"{"a":"\u00e9"}"#,
+            r#"{"a":"\/"}"#,
+            r#"{"a":"\u001F"}"#,
+            r#"{"a":"\u000a"}"#,
+            r#"{"a":1.0e2}"#,
+            r#"{"a":100.0}"#,
+            r#"{"a":0.10}"#,
+            r#"{"a":-0}"#,
+            r#"{"a":12345678901234567890}"#,
+            r#"[1,2]"#,
+        ];
+        for case in cases {
+            let value: serde_json::Value = serde_json::from_str(case).unwrap();
+            let mut written = Vec::new();
+            crate::json::to_writer_orjson(&mut written, &value).unwrap();
+            let canonical = canonical_value_end(case.as_bytes(), 0) == Some(case.len());
+            if canonical {
+                assert_eq!(String::from_utf8(written).unwrap(), case);
+            }
+        }
+        assert!(canonical_value_end(cases[0].as_bytes(), 0).is_some());
+        assert!(canonical_value_end(cases[8].as_bytes(), 0).is_some());
     }
 
     #[test]

@@ -5,15 +5,16 @@ use super::args::ProfileArgs;
 use crate::error::ProfileError;
 use crate::health::{HealthBuilder, HealthError, HealthReport};
 use crate::names;
-use crate::native::parallel::{self, BatchPool};
+use crate::native::parallel::{self, OrderedPool};
 use crate::native::read::for_each_chunk;
 use crate::native::run_files::check_run_files;
 use crate::native::{check_output, AtomicFile, Input};
-use crate::profile::{Profile, ProfileBuilder, ProfileOptions};
+use crate::profile::{parse_batch, LineBatch, Profile, ProfileBuilder, ProfileOptions};
 use crate::record::RowKind;
 use crate::render::{self, SeekSource};
 use anyhow::{Context, Result};
 use std::fs::File;
+use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
 pub fn run(args: &ProfileArgs) -> Result<()> {
@@ -54,10 +55,8 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
             .with_context(|| format!("creating --out-dir '{}'", dir.display()))?;
     }
     let inputs_name = args.inputs.display().to_string();
-    let mut source =
-        SeekSource(File::open(&args.inputs).with_context(|| format!("opening '{inputs_name}'"))?);
     let mut out = AtomicFile::create(&profiling_path)?;
-    render::write_reward_profiling(&profile, &mut source, &inputs_name, &mut out)?;
+    write_reward_profiling(&profile, &args.inputs, &inputs_name, &mut out)?;
     // Both files are complete before either is renamed into place.
     let mut metrics = AtomicFile::create(&metrics_path)?;
     render::write_agent_metrics(&mut metrics, &profile)?;
@@ -73,6 +72,42 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
         )
     );
     Ok(())
+}
+
+/// Tasks per job when the reward profiling rows are written on every core.
+const TASKS_PER_JOB: usize = 256;
+
+/// `*_reward_profiling.jsonl`, its rows written on every core (each re-reads its tasks' `sample`
+/// lines through its own handle on the inputs file) and put out in task order.
+fn write_reward_profiling(
+    profile: &Profile,
+    inputs: &Path,
+    inputs_name: &str,
+    out: &mut impl Write,
+) -> Result<()> {
+    let sources = (0..parallel::workers())
+        .map(|_| File::open(inputs).map(SeekSource))
+        .collect::<std::io::Result<Vec<_>>>()
+        .with_context(|| format!("opening '{inputs_name}'"))?;
+    std::thread::scope(|scope| {
+        let workers = sources.into_iter().map(|mut source| {
+            move |tasks: std::ops::Range<usize>| {
+                let mut rows = Vec::new();
+                render::write_task_rows(profile, tasks, &mut source, inputs_name, &mut rows)
+                    .map(|()| rows)
+            }
+        });
+        let mut pool = OrderedPool::start(scope, workers);
+        let mut put = |rows: Result<Vec<u8>, render::RenderError>| -> Result<()> {
+            out.write_all(&rows?)?;
+            Ok(())
+        };
+        let tasks = profile.tasks.len();
+        for start in (0..tasks).step_by(TASKS_PER_JOB) {
+            pool.send(start..tasks.min(start + TASKS_PER_JOB), &mut put)?;
+        }
+        pool.finish(&mut put)
+    })
 }
 
 /// Streams a run's two files through [`ProfileBuilder`] (shared by `profile`, `report` and
@@ -142,7 +177,8 @@ pub(super) fn profile_run_with(
         };
         // The reading thread cuts lines into batches, parsing threads read them, and the
         // builder records them in file order (`profile::batch`).
-        let mut pool = BatchPool::start(scope, parallel::workers());
+        let parsers = (0..parallel::workers()).map(|_| |batch: LineBatch| parse_batch(&batch));
+        let mut pool = OrderedPool::start(scope, parsers);
         let read = (|| {
             for (path, name, kind) in [
                 (inputs, &inputs_name, RowKind::Input),
