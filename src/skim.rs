@@ -365,7 +365,7 @@ mod tests {
             r#"{"a":0.10}"#,
             r#"{"a":-0}"#,
             r#"{"a":12345678901234567890}"#,
-            r#"[1,2]"#,
+            "[1,2]",
         ];
         for case in cases {
             let value: serde_json::Value = serde_json::from_str(case).unwrap();
