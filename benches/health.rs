@@ -1,8 +1,9 @@
 //! Benchmark of rollout health on a generated realistic run (`tests/common/gen_run.rs`: 25,000
 //! tasks × 4 repeats = 100,000 rollouts, about 4.5 KB of text each, three agents, shuffled).
-//! Prints, in process: the profile alone, the profile and health in the same read (both fed the
-//! same chunks: on one thread, and with health on a second thread as `gymscope report` does),
-//! and health alone; then `gymscope health` end to end with its peak RSS. Target: ≥ 400 MB/s for
+//! Two shapes: `agentic` (rows like real agent rollouts: multi-step tool calls, escaped JSON
+//! arguments) and `simple`. Prints, in process: the profile alone and the profile with health in
+//! the same read, both as the CLI reads a run (`native::run_read`, every core), and health alone
+//! on one thread; then `gymscope health` end to end with its peak RSS. Target: ≥ 400 MB/s for
 //! profile + health in the same read.
 //!
 //!   cargo bench --bench health                   (data generated once into target/bench-data/)
@@ -11,7 +12,8 @@
 
 use gymscope::health::HealthBuilder;
 use gymscope::native::read::{for_each_chunk, ReadError};
-use gymscope::profile::{ProfileBuilder, ProfileOptions};
+use gymscope::native::run_read::read_run;
+use gymscope::profile::ProfileOptions;
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -48,106 +50,70 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(25_000);
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
-    let (inputs, rollouts) =
-        gen_run::generate(&dir, &format!("bench_{tasks}"), tasks, REPEATS, TEXT_BYTES);
-    let in_mb = std::fs::metadata(&inputs).unwrap().len() as f64 / 1e6;
-    let r_mb = std::fs::metadata(&rollouts).unwrap().len() as f64 / 1e6;
+    let shapes = std::env::var("BENCH_SHAPES").unwrap_or_else(|_| "agentic,simple".into());
+    for shape in shapes.split(',') {
+        let (inputs, rollouts) = match shape {
+            "agentic" => {
+                gen_run::generate_agentic(&dir, &format!("agentic_{tasks}"), tasks, REPEATS, 4500)
+            }
+            "simple" => {
+                gen_run::generate(&dir, &format!("bench_{tasks}"), tasks, REPEATS, TEXT_BYTES)
+            }
+            other => panic!("BENCH_SHAPES: unknown shape {other} (agentic, simple)"),
+        };
+        bench(shape, &inputs, &rollouts);
+    }
+}
+
+fn bench(shape: &str, inputs: &Path, rollouts: &Path) {
+    let in_mb = std::fs::metadata(inputs).unwrap().len() as f64 / 1e6;
+    let r_mb = std::fs::metadata(rollouts).unwrap().len() as f64 / 1e6;
+    println!("data ({shape}): rollouts file {r_mb:.0} MB + inputs {in_mb:.0} MB");
+    let mb = in_mb + r_mb;
+    // As `gymscope profile` and `gymscope report` read a run: every core, one read.
+    let read = |with_health: bool| {
+        let health = with_health.then(|| HealthBuilder::new("rollouts", 1.0));
+        let (builder, health) = read_run(inputs, rollouts, u64::MAX, health, |_| {}).unwrap();
+        std::hint::black_box(builder.finish(ProfileOptions::default()).unwrap());
+        if let Some(h) = health {
+            std::hint::black_box(h.unwrap());
+        }
+    };
+    let t = best_of(3, || read(false));
     println!(
-        "data: {} rollouts, rollouts file {r_mb:.0} MB + inputs {in_mb:.0} MB",
-        tasks * REPEATS
+        "  profile alone (every core):           {t:.2} s, {:.0} MB/s",
+        mb / t
+    );
+    let t = best_of(3, || read(true));
+    println!(
+        "  profile + health, same read (report): {t:.2} s, {:.0} MB/s",
+        mb / t
     );
     let (in_name, r_name) = ("inputs", "rollouts");
-    let run = |with_profile: bool, with_health: bool| {
-        let mut profile = with_profile.then(|| ProfileBuilder::new(in_name, r_name));
-        let mut health = with_health.then(|| HealthBuilder::new(r_name, 1.0));
-        for_each_chunk::<ReadError>(&inputs, in_name, |chunk| {
-            if let Some(p) = profile.as_mut() {
-                p.push_inputs(chunk).unwrap();
-            }
-            if let Some(h) = health.as_mut() {
-                h.push_inputs(in_name, chunk).unwrap();
-            }
+    let t = best_of(3, || {
+        let mut h = HealthBuilder::new(r_name, 1.0);
+        for_each_chunk::<ReadError>(inputs, in_name, |chunk| {
+            h.push_inputs(in_name, chunk).unwrap();
             Ok(true)
         })
         .unwrap();
-        for_each_chunk::<ReadError>(&rollouts, r_name, |chunk| {
-            if let Some(p) = profile.as_mut() {
-                p.push_rollouts(chunk).unwrap();
-            }
-            if let Some(h) = health.as_mut() {
-                h.push_rollouts(chunk).unwrap();
-            }
+        for_each_chunk::<ReadError>(rollouts, r_name, |chunk| {
+            h.push_rollouts(chunk).unwrap();
             Ok(true)
         })
         .unwrap();
-        if let Some(p) = profile {
-            std::hint::black_box(p.finish(ProfileOptions::default()).unwrap());
-        }
-        if let Some(h) = health {
-            std::hint::black_box(h.finish().unwrap());
-        }
-    };
-    let mb = in_mb + r_mb;
-    let t = best_of(3, || run(true, false));
+        std::hint::black_box(h.finish().unwrap());
+    });
     println!(
-        "profile alone:                 {t:.2} s, {:.0} MB/s",
+        "  health alone, one thread:              {t:.2} s, {:.0} MB/s",
         mb / t
     );
-    let t = best_of(3, || run(true, true));
-    println!(
-        "profile + health, same read:   {t:.2} s, {:.0} MB/s",
-        mb / t
-    );
-    // As `gymscope report` does it: the same chunks, health on a second thread.
-    let threaded = || {
-        std::thread::scope(|scope| {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<(bool, Vec<u8>)>(4);
-            let worker = scope.spawn(move || {
-                let mut h = HealthBuilder::new(r_name, 1.0);
-                for (is_input, chunk) in rx {
-                    if is_input {
-                        h.push_inputs(in_name, &chunk).unwrap();
-                    } else {
-                        h.push_rollouts(&chunk).unwrap();
-                    }
-                }
-                h.finish().unwrap()
-            });
-            let mut p = ProfileBuilder::new(in_name, r_name);
-            for_each_chunk::<ReadError>(&inputs, in_name, |chunk| {
-                tx.send((true, chunk.to_vec())).unwrap();
-                p.push_inputs(chunk).unwrap();
-                Ok(true)
-            })
-            .unwrap();
-            for_each_chunk::<ReadError>(&rollouts, r_name, |chunk| {
-                tx.send((false, chunk.to_vec())).unwrap();
-                p.push_rollouts(chunk).unwrap();
-                Ok(true)
-            })
-            .unwrap();
-            drop(tx);
-            std::hint::black_box(p.finish(ProfileOptions::default()).unwrap());
-            std::hint::black_box(worker.join().unwrap());
-        });
-    };
-    let t = best_of(3, threaded);
-    println!(
-        "profile + health, same read, health on a 2nd thread (as report): {t:.2} s, {:.0} MB/s",
-        mb / t
-    );
-    let t = best_of(3, || run(false, true));
-    println!(
-        "health alone (inputs too):     {t:.2} s, {:.0} MB/s",
-        mb / t
-    );
-
     let t = best_of(3, || {
         let status = Command::new(env!("CARGO_BIN_EXE_gymscope"))
             .arg("health")
-            .arg(&rollouts)
+            .arg(rollouts)
             .arg("--inputs")
-            .arg(&inputs)
+            .arg(inputs)
             .args(["--format", "json"])
             .stdout(std::process::Stdio::null())
             .status()
@@ -155,7 +121,7 @@ fn main() {
         assert!(status.success());
     });
     println!(
-        "gymscope health --inputs: best {t:.2} s, {:.0} MB/s, peak RSS {:.1} MB",
+        "  gymscope health --inputs: best {t:.2} s, {:.0} MB/s, peak RSS {:.1} MB",
         mb / t,
         children_peak_rss_mb()
     );

@@ -2,15 +2,13 @@
 //! output files atomically.
 
 use super::args::ProfileArgs;
-use crate::error::ProfileError;
 use crate::health::{HealthBuilder, HealthError, HealthReport};
 use crate::names;
 use crate::native::parallel::{self, OrderedPool};
-use crate::native::read::for_each_chunk;
 use crate::native::run_files::check_run_files;
+use crate::native::run_read::read_run;
 use crate::native::{check_output, AtomicFile, Input};
-use crate::profile::{parse_batch, LineBatch, Profile, ProfileBuilder, ProfileOptions};
-use crate::record::RowKind;
+use crate::profile::{Profile, ProfileOptions};
 use crate::render::{self, SeekSource};
 use anyhow::{Context, Result};
 use std::fs::File;
@@ -128,10 +126,8 @@ pub(super) fn profile_run(
     .map(|(profile, _)| profile)
 }
 
-/// [`profile_run`], feeding `health` (`report`; never `profile`) the same chunks: rollout health
-/// in the same read as the profile. Health runs on a second thread (chunks are copied to it), so
-/// the read costs about the slower of the two, not their sum. The profile's errors come first;
-/// the health result is the caller's to judge.
+/// [`profile_run`], with rollout health (`report`; never `profile`) in the same read (see
+/// [`read_run`]). The profile's errors come first; the health result is the caller's to judge.
 pub(super) fn profile_run_with(
     inputs: &Path,
     rollouts: &Path,
@@ -139,83 +135,12 @@ pub(super) fn profile_run_with(
     max_line_bytes: u64,
     health: Option<HealthBuilder>,
 ) -> Result<(Profile, Option<Result<HealthReport, HealthError>>)> {
-    let inputs_name = inputs.display().to_string();
-    let rollouts_name = rollouts.display().to_string();
-    let mut builder =
-        ProfileBuilder::new(&inputs_name, &rollouts_name).with_max_line_bytes(max_line_bytes);
     let mut progress = super::progress::FileProgress::new(&[inputs, rollouts]);
-    let (read, health) = std::thread::scope(|scope| {
-        // `true` marks a chunk of the inputs file.
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(bool, Vec<u8>)>(4);
-        let worker = health.map(|mut h| {
-            let inputs_name = &inputs_name;
-            scope.spawn(move || -> Result<HealthReport, HealthError> {
-                let mut failed = None;
-                for (is_input, chunk) in rx {
-                    if failed.is_some() {
-                        continue; // drain: the reader must never block on a full channel
-                    }
-                    let r = if is_input {
-                        h.push_inputs(inputs_name, &chunk)
-                    } else {
-                        h.push_rollouts(&chunk)
-                    };
-                    failed = r.err();
-                }
-                match failed {
-                    Some(e) => Err(e),
-                    None => h.finish(),
-                }
-            })
-        });
-        let tx = worker.is_some().then_some(tx);
-        let send = |is_input: bool, chunk: &[u8]| {
-            if let Some(tx) = &tx {
-                // A closed channel only means the worker is gone; its join says why.
-                let _ = tx.send((is_input, chunk.to_vec()));
-            }
-        };
-        // The reading thread cuts lines into batches, parsing threads read them, and the
-        // builder records them in file order (`profile::batch`).
-        let parsers = (0..parallel::workers()).map(|_| |batch: LineBatch| parse_batch(&batch));
-        let mut pool = OrderedPool::start(scope, parsers);
-        let read = (|| {
-            for (path, name, kind) in [
-                (inputs, &inputs_name, RowKind::Input),
-                (rollouts, &rollouts_name, RowKind::Rollout),
-            ] {
-                let mut full = Vec::new();
-                for_each_chunk(path, name, |chunk| {
-                    send(kind == RowKind::Input, chunk);
-                    builder.cut(kind, chunk, |batch| full.push(batch))?;
-                    for batch in full.drain(..) {
-                        pool.send(batch, &mut |parsed| builder.record(parsed))?;
-                    }
-                    progress.advance(chunk.len());
-                    Ok::<_, ProfileError>(true)
-                })?;
-                builder.cut_end(kind, |batch| full.push(batch));
-                for batch in full.drain(..) {
-                    pool.send(batch, &mut |parsed| builder.record(parsed))?;
-                }
-            }
-            pool.finish(&mut |parsed| builder.record(parsed))
-        })();
-        drop(tx);
-        let health = worker.map(|w| {
-            w.join().unwrap_or_else(|_| {
-                Err(HealthError {
-                    file: rollouts_name.clone(),
-                    line: 0,
-                    message: "the health computation failed".to_string(),
-                    too_long: false,
-                })
-            })
-        });
-        (read, health)
+    let read = read_run(inputs, rollouts, max_line_bytes, health, |n| {
+        progress.advance(n);
     });
     progress.finish();
-    read?;
+    let (builder, health) = read?;
     let profile = builder.finish(ProfileOptions {
         allow_partial_rollouts,
     })?;

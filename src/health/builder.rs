@@ -105,48 +105,80 @@ impl HealthBuilder {
     /// Feeds one complete line of the rollouts file (1-based `line` number, no newline): for a
     /// caller that already splits the file into lines.
     pub fn rollout_line(&mut self, line: u64, bytes: &[u8]) -> Result<(), HealthError> {
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Ok(());
-        }
-        let err = |message: String| HealthError {
+        self.record_rollout(line, read_rollout(bytes))
+    }
+
+    /// Records a rollout line read by [`read_rollout`] (perhaps on another thread); lines must
+    /// come in file order.
+    pub fn record_rollout(
+        &mut self,
+        line: u64,
+        read: Result<Option<RolloutRead>, String>,
+    ) -> Result<(), HealthError> {
+        let read = read.map_err(|message| HealthError {
             file: self.rollouts.name.clone(),
             line,
             message,
             too_long: false,
+        })?;
+        let Some(read) = read else {
+            return Ok(());
         };
-        let row: Row = parse(bytes).map_err(err)?;
-        let key = |field: &str, v: Option<&serde_json::Value>| match row::index(v) {
-            Ok(Some(i)) => Ok(i),
-            Ok(None) => Err(err(format!("field `{field}` is missing"))),
-            Err(()) => Err(err(format!("field `{field}` is not an integer"))),
-        };
-        let task = key("_ng_task_index", row.task.as_ref())?;
-        let rollout = key("_ng_rollout_index", row.rollout.as_ref())?;
+        let (task, rollout) = read.key;
         if !self.seen.insert((task, rollout)) {
             self.duplicates += 1;
         }
         // A row without `agent_ref` gets its materialized input's (fed first), as the collector
         // would have merged it.
-        let agent = match row.agent_ref.as_ref().and_then(|a| a.name.as_deref()) {
+        let agent = match read.agent.as_deref() {
             Some(name) => self.agent_id(Some(name)),
             None => match self.expected.as_ref().and_then(|e| e.get(&(task, rollout))) {
                 Some(&id) => id,
                 None => self.agent_id(None),
             },
         };
-        if let Some(raw) = row.ng_trajectory {
-            self.trajectory.add(raw);
+        if let Some(evidence) = read.trajectory {
+            self.trajectory.merge(evidence);
         }
-        let signals = signals(row.response.as_ref());
         self.recs.push(Rec {
             task,
             rollout,
             agent,
             line,
-            reward: row::reward(row.reward.as_ref()),
-            signals,
+            reward: read.reward,
+            signals: read.signals,
         });
         Ok(())
+    }
+
+    /// Records a materialized-inputs line read by [`read_input`]; lines must come in file order,
+    /// all before the first rollout. `name` names the inputs file in messages.
+    pub fn record_input(
+        &mut self,
+        name: &str,
+        line: u64,
+        read: Result<Option<InputRead>, String>,
+    ) -> Result<(), HealthError> {
+        let read = read.map_err(|message| HealthError {
+            file: name.to_string(),
+            line,
+            message,
+            too_long: false,
+        })?;
+        self.expect_inputs();
+        if let Some(InputRead { key, agent }) = read {
+            let id = self.agent_id(agent.as_deref());
+            self.expected
+                .get_or_insert_with(HashMap::new)
+                .insert(key, id);
+        }
+        Ok(())
+    }
+
+    /// The run's materialized inputs will be recorded (even if the file has no rows): what was
+    /// expected is known, so missing rollouts are counted.
+    pub fn expect_inputs(&mut self) {
+        self.expected.get_or_insert_with(HashMap::new);
     }
 
     /// Every rollout read so far, in file order: `(task, rollout)`, its line and its signals
@@ -233,6 +265,76 @@ impl HealthBuilder {
     }
 }
 
+/// A rollout line read on its own, to be recorded in order by [`HealthBuilder::record_rollout`].
+pub struct RolloutRead {
+    key: (i64, i64),
+    agent: Option<String>,
+    reward: Option<f64>,
+    signals: Signals,
+    /// What the row's `ng_trajectory` adds to the run's evidence.
+    trajectory: Option<TrajectoryEvidence>,
+}
+
+/// Reads one rollout line: `None` for a blank line; the error says what is wrong with the row
+/// (the recorder names the file and line).
+pub fn read_rollout(bytes: &[u8]) -> Result<Option<RolloutRead>, String> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    let row: Row = parse(bytes)?;
+    let key = |field: &str, v: Option<&serde_json::Value>| match row::index(v) {
+        Ok(Some(i)) => Ok(i),
+        Ok(None) => Err(format!("field `{field}` is missing")),
+        Err(()) => Err(format!("field `{field}` is not an integer")),
+    };
+    let task = key("_ng_task_index", row.task.as_ref())?;
+    let rollout = key("_ng_rollout_index", row.rollout.as_ref())?;
+    let trajectory = row.ng_trajectory.map(|raw| {
+        let mut evidence = TrajectoryEvidence::default();
+        evidence.add(raw);
+        evidence
+    });
+    Ok(Some(RolloutRead {
+        key: (task, rollout),
+        agent: row
+            .agent_ref
+            .as_ref()
+            .and_then(|a| a.name.as_deref())
+            .map(str::to_string),
+        reward: row::reward(row.reward.as_ref()),
+        signals: signals(row.response.as_ref()),
+        trajectory,
+    }))
+}
+
+/// A materialized-inputs line read on its own: the expected rollout and its agent.
+pub struct InputRead {
+    key: (i64, i64),
+    agent: Option<String>,
+}
+
+/// Reads one materialized-inputs line (`None` for a blank line), for
+/// [`HealthBuilder::record_input`].
+pub fn read_input(bytes: &[u8]) -> Result<Option<InputRead>, String> {
+    let Some(row) = read_key_row(bytes)? else {
+        return Ok(None);
+    };
+    Ok(Some(InputRead {
+        key: key_of(&row),
+        agent: agent_name(&row),
+    }))
+}
+
+fn agent_name(row: &KeyRow) -> Option<String> {
+    row.agent_ref.and_then(|raw| {
+        serde_json::from_str::<serde_json::Value>(raw.get())
+            .ok()?
+            .get("name")?
+            .as_str()
+            .map(str::to_string)
+    })
+}
+
 /// The signals of one rollout row (a rollout view reading a single line); the error says what
 /// is wrong with the row (the caller names the file and line).
 pub fn row_signals(line: &[u8]) -> Result<Signals, String> {
@@ -274,24 +376,27 @@ struct KeyRow<'a> {
 }
 
 fn key_row<'a>(file: &str, line: u64, bytes: &'a [u8]) -> Result<Option<KeyRow<'a>>, HealthError> {
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Ok(None);
-    }
-    let err = |message: String| HealthError {
+    read_key_row(bytes).map_err(|message| HealthError {
         file: file.to_string(),
         line,
         message,
         too_long: false,
-    };
-    let row: KeyRow = parse(bytes).map_err(err)?;
+    })
+}
+
+fn read_key_row(bytes: &[u8]) -> Result<Option<KeyRow<'_>>, String> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    let row: KeyRow = parse(bytes)?;
     for (field, v) in [
         ("_ng_task_index", &row.task),
         ("_ng_rollout_index", &row.rollout),
     ] {
         match row::index(v.as_ref()) {
             Ok(Some(_)) => {}
-            Ok(None) => return Err(err(format!("field `{field}` is missing"))),
-            Err(()) => return Err(err(format!("field `{field}` is not an integer"))),
+            Ok(None) => return Err(format!("field `{field}` is missing")),
+            Err(()) => return Err(format!("field `{field}` is not an integer")),
         }
     }
     Ok(Some(row))
@@ -313,13 +418,7 @@ fn input_line(
     let Some(row) = key_row(file, line, bytes)? else {
         return Ok(());
     };
-    let agent = row.agent_ref.and_then(|raw| {
-        serde_json::from_str::<serde_json::Value>(raw.get())
-            .ok()?
-            .get("name")?
-            .as_str()
-            .map(str::to_string)
-    });
+    let agent = agent_name(&row);
     let key = key_of(&row);
     expected.insert(key, 0);
     agents.push((key, agent));

@@ -19,7 +19,9 @@ mod summary;
 mod text;
 pub mod upstream;
 
-pub use builder::{row_signals, HealthBuilder, HealthError};
+pub use builder::{
+    read_input, read_rollout, row_signals, HealthBuilder, HealthError, InputRead, RolloutRead,
+};
 pub use signals::{canonical, canonical_arguments, is_error_output, Signals, Tokens};
 pub use summary::{
     agent_label, AgentHealth, Buckets, Dist, HealthReport, Level, Rate, RolloutCounts,

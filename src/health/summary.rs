@@ -205,6 +205,19 @@ pub struct TrajectoryEvidence {
 }
 
 impl TrajectoryEvidence {
+    /// Adds what another part of the run found.
+    pub(super) fn merge(&mut self, other: TrajectoryEvidence) {
+        self.rows += other.rows;
+        self.unreadable += other.unreadable;
+        self.turns += other.turns;
+        for (code, n) in other.gaps {
+            *self.gaps.entry(code).or_insert(0) += n;
+        }
+        for (status, n) in other.tool_calls_by_status {
+            *self.tool_calls_by_status.entry(status).or_insert(0) += n;
+        }
+    }
+
     pub(super) fn add(&mut self, raw: &serde_json::value::RawValue) {
         if raw.get() == "null" {
             return;

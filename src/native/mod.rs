@@ -8,6 +8,7 @@ pub mod inputs;
 pub mod parallel;
 pub mod read;
 pub mod run_files;
+pub mod run_read;
 pub mod signals;
 
 pub use atomic::{AtomicFile, WriteError};

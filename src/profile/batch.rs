@@ -50,7 +50,13 @@ impl LineBatch {
         self.lines.is_empty()
     }
 
-    fn lines(&self) -> impl Iterator<Item = (LineSpan, &[u8])> + '_ {
+    /// Which file the lines are of.
+    pub fn kind(&self) -> RowKind {
+        self.kind
+    }
+
+    /// The lines with their spans (without the newline), in file order.
+    pub fn lines(&self) -> impl Iterator<Item = (LineSpan, &[u8])> + '_ {
         self.lines.iter().enumerate().map(|(i, &(span, start))| {
             let end = self
                 .lines

@@ -1,0 +1,143 @@
+//! A run's two files read once on every core: the profile, and rollout health when wanted, in
+//! the same read. The calling thread reads and cuts lines into batches (`profile::batch`),
+//! parsing threads read each batch for the profile and for health, and both builders record the
+//! batches in file order, so results and first errors are those of a one-thread read.
+
+use super::parallel::{self, OrderedPool};
+use super::read::for_each_chunk;
+use crate::error::ProfileError;
+use crate::health::{self, HealthBuilder, HealthError, HealthReport, InputRead, RolloutRead};
+use crate::profile::{parse_batch, LineBatch, ParsedBatch, ProfileBuilder};
+use crate::record::RowKind;
+use std::path::Path;
+
+/// What [`read_run`] gives: the builder, ready to `finish`, and health's result when asked for.
+pub type RunRead = (ProfileBuilder, Option<Result<HealthReport, HealthError>>);
+
+/// Reads the materialized inputs, then the rollouts; `on_bytes` is told of each chunk read (for
+/// a progress bar). The profile's errors come first; health stops at its own first error, which
+/// is returned as its result.
+pub fn read_run(
+    inputs: &Path,
+    rollouts: &Path,
+    max_line_bytes: u64,
+    mut health: Option<HealthBuilder>,
+    mut on_bytes: impl FnMut(usize),
+) -> Result<RunRead, ProfileError> {
+    let inputs_name = inputs.display().to_string();
+    let rollouts_name = rollouts.display().to_string();
+    let mut builder =
+        ProfileBuilder::new(&inputs_name, &rollouts_name).with_max_line_bytes(max_line_bytes);
+    let with_health = health.is_some();
+    if let Some(h) = &mut health {
+        h.expect_inputs();
+    }
+    let mut health_failed = None;
+    let read = std::thread::scope(|scope| {
+        // The reading thread cuts lines into batches, parsing threads read them, and the
+        // builders record them in file order (`profile::batch`).
+        let parsers = (0..parallel::workers()).map(|_| {
+            move |batch: LineBatch| {
+                let parsed = parse_batch(&batch);
+                (parsed, with_health.then(|| read_health(&batch)))
+            }
+        });
+        let mut pool = OrderedPool::start(scope, parsers);
+        let mut sink = Sink {
+            profile: &mut builder,
+            health: health.as_mut(),
+            health_failed: &mut health_failed,
+            inputs_name: &inputs_name,
+        };
+        for (path, name, kind) in [
+            (inputs, &inputs_name, RowKind::Input),
+            (rollouts, &rollouts_name, RowKind::Rollout),
+        ] {
+            let mut full = Vec::new();
+            for_each_chunk(path, name, |chunk| {
+                sink.profile.cut(kind, chunk, |batch| full.push(batch))?;
+                for batch in full.drain(..) {
+                    pool.send(batch, &mut |parsed| sink.record(parsed))?;
+                }
+                on_bytes(chunk.len());
+                Ok::<_, ProfileError>(true)
+            })?;
+            sink.profile.cut_end(kind, |batch| full.push(batch));
+            for batch in full.drain(..) {
+                pool.send(batch, &mut |parsed| sink.record(parsed))?;
+            }
+        }
+        pool.finish(&mut |parsed| sink.record(parsed))
+    });
+    read?;
+    let health = health.map(|h| match health_failed {
+        Some(e) => Err(e),
+        None => h.finish(),
+    });
+    Ok((builder, health))
+}
+
+/// Where parsed batches are recorded, in file order: the profile, and health when wanted (until
+/// its first error, which is kept).
+struct Sink<'a> {
+    profile: &'a mut ProfileBuilder,
+    health: Option<&'a mut HealthBuilder>,
+    health_failed: &'a mut Option<HealthError>,
+    inputs_name: &'a str,
+}
+
+impl Sink<'_> {
+    fn record(
+        &mut self,
+        (parsed, lines): (ParsedBatch, Option<HealthLines>),
+    ) -> Result<(), ProfileError> {
+        self.profile.record(parsed)?;
+        if let (Some(h), Some(lines), None) = (&mut self.health, lines, &*self.health_failed) {
+            *self.health_failed = record_health(h, self.inputs_name, lines).err();
+        }
+        Ok(())
+    }
+}
+
+/// A batch's lines as health reads them, with their line numbers (a batch is of one file).
+enum HealthLines {
+    Inputs(Vec<(u64, Result<Option<InputRead>, String>)>),
+    Rollouts(Vec<(u64, Result<Option<RolloutRead>, String>)>),
+}
+
+fn read_health(batch: &LineBatch) -> HealthLines {
+    match batch.kind() {
+        RowKind::Input => HealthLines::Inputs(
+            batch
+                .lines()
+                .map(|(span, line)| (span.line, health::read_input(line)))
+                .collect(),
+        ),
+        RowKind::Rollout => HealthLines::Rollouts(
+            batch
+                .lines()
+                .map(|(span, line)| (span.line, health::read_rollout(line)))
+                .collect(),
+        ),
+    }
+}
+
+fn record_health(
+    h: &mut HealthBuilder,
+    inputs_name: &str,
+    lines: HealthLines,
+) -> Result<(), HealthError> {
+    match lines {
+        HealthLines::Inputs(lines) => {
+            for (n, read) in lines {
+                h.record_input(inputs_name, n, read)?;
+            }
+        }
+        HealthLines::Rollouts(lines) => {
+            for (n, read) in lines {
+                h.record_rollout(n, read)?;
+            }
+        }
+    }
+    Ok(())
+}
