@@ -9,10 +9,12 @@
 //! - `summary`: [`HealthReport`] (per-agent rates with their thresholds, outcome buckets, the
 //!   cross-tab, consistently unhealthy tasks, worst rollouts), serialized as the JSON output;
 //! - `upstream`: NeMo Gym's own verdict files (`quality_summary.json`, `rollout_verdicts.jsonl`);
+//! - `checks`: upstream's check catalog and verdict rules, writing those two files;
 //! - `text`: the terminal report.
 
 mod aggregate;
 mod builder;
+pub mod checks;
 mod row;
 mod signals;
 mod summary;
