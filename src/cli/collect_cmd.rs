@@ -8,6 +8,23 @@ use anyhow::{Context, Result};
 use std::process::ExitCode;
 
 pub fn run(args: &CollectArgs) -> Result<ExitCode> {
+    let health_check = if args.no_health_check {
+        None
+    } else {
+        Some(
+            crate::health::checks::normalize_ignored(&args.health_check_ignore)
+                .map_err(crate::native::UsageError)?,
+        )
+    };
+    let capture_dir = capture_dir(args)?;
+    if capture_dir.is_some() {
+        // Accepted and validated as upstream does, but reading capture files into rows is not
+        // built yet: refusing beats a run that silently lacks `ng_model_call_capture`.
+        return Err(crate::native::UsageError(
+            "observability_enabled=true: reading model-call capture files is not implemented in gymscope yet; rows that already carry `ng_trajectory` are checked without it".into(),
+        )
+        .into());
+    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -19,6 +36,7 @@ pub fn run(args: &CollectArgs) -> Result<ExitCode> {
             disable_aggregation: args.disable_aggregation,
             head_server: args.head_server.clone(),
             max_line_bytes: args.max_line_bytes,
+            health_check,
         };
         rt.block_on(merge::run(&opts))?;
         return Ok(ExitCode::SUCCESS);
@@ -52,6 +70,8 @@ pub fn run(args: &CollectArgs) -> Result<ExitCode> {
         no_progress: args.no_progress,
         max_line_bytes: args.max_line_bytes,
         resume_command: resume_command(),
+        health_check,
+        capture_dir,
     };
     Ok(match rt.block_on(command::collect(&opts))? {
         Ending::Success => ExitCode::SUCCESS,
@@ -59,6 +79,26 @@ pub fn run(args: &CollectArgs) -> Result<ExitCode> {
         Ending::Interrupted => ExitCode::from(130),
         Ending::Fatal => ExitCode::FAILURE,
     })
+}
+
+/// `observability_enabled` needs an absolute `model_call_capture_dir`, as upstream refuses
+/// anything else; the directory alone (capture off) is ignored, as upstream ignores it.
+fn capture_dir(args: &CollectArgs) -> Result<Option<std::path::PathBuf>> {
+    if !args.observability {
+        return Ok(None);
+    }
+    let usage = |m: String| anyhow::Error::from(crate::native::UsageError(m));
+    match &args.model_call_capture_dir {
+        None => Err(usage(
+            "observability_enabled=true needs model_call_capture_dir (an absolute directory)"
+                .into(),
+        )),
+        Some(d) if !d.is_absolute() => Err(usage(format!(
+            "model_call_capture_dir must be absolute: '{}'",
+            d.display()
+        ))),
+        Some(d) => Ok(Some(d.clone())),
+    }
 }
 
 /// The command line that continues this run: the same arguments plus `--resume`.

@@ -40,6 +40,12 @@ pub struct CollectOptions {
     pub max_line_bytes: u64,
     /// The command line that continues this run, printed after a stop.
     pub resume_command: String,
+    /// Upstream's end-of-run health reports, with these ignored check ids; `None`:
+    /// `--no-health-check`.
+    pub health_check: Option<Vec<String>>,
+    /// `observability_enabled` with `model_call_capture_dir`: read the model servers' capture
+    /// files into each row.
+    pub capture_dir: Option<PathBuf>,
 }
 
 /// How a collection ended (the CLI's exit codes: 0, 3, 130, 1).
@@ -233,6 +239,10 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         output.display(),
         metrics.map_or("None".to_string(), |p| p.display().to_string())
     );
+    // A shard's reports would collide with its siblings' fixed-name files: `--merge` writes them.
+    if let (Some(ignored), None, false) = (&args.health_check, shard, args.disable_aggregation) {
+        super::evidence::print_reports(&output, ignored, args.max_line_bytes);
+    }
     // 0 only when every rollout succeeded: `collect && profile` must not go on after failures.
     let outcome = history::outcome(
         &materialized,

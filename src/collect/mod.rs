@@ -11,7 +11,7 @@
 //! - [`aggregate`]: the `/aggregate_metrics` request and the metrics file
 //!
 //! The native part (files, HTTP, signals, progress): [`files`], [`discover`], [`http`], [`head`]
-//! (head config, aggregation), [`history`], [`command`] (a fresh run or resume, end to end),
+//! (head config, aggregation), [`evidence`] (the end-of-run health reports), [`history`], [`command`] (a fresh run or resume, end to end),
 //! [`run`], [`merge`] (`--merge`), [`progress`]; the command's flags are `cli::collect_cmd`'s.
 
 pub mod aggregate;
@@ -29,6 +29,8 @@ pub mod shard;
 pub mod command;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod discover;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod evidence;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod files;
 #[cfg(not(target_arch = "wasm32"))]

@@ -27,7 +27,7 @@ pub use summary::{
     agent_label, AgentHealth, Buckets, Dist, HealthReport, Level, Rate, RolloutCounts,
     TaskOutcomes, TokenUse, TrajectoryEvidence, UnhealthyTask, WorstRollout,
 };
-pub use text::text;
+pub use text::{behaviour_line, text};
 
 /// A per-rollout flag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
