@@ -26,16 +26,18 @@ fn counts(evaluated: u64, unobserved: u64, ignored: u64) -> Value {
     json!({"evaluated": evaluated, "unobserved": unobserved, "ignored": ignored})
 }
 
-/// Groups by key in first-seen order (a Python dict).
-fn group<'a, T, K: PartialEq>(items: impl Iterator<Item = (K, T)>) -> Vec<(K, Vec<T>)>
-where
-    T: 'a,
-{
+/// Groups by key in first-seen order (a Python dict); hashed, so a run of many tasks stays linear.
+fn group<T, K: std::hash::Hash + Eq + Clone>(
+    items: impl Iterator<Item = (K, T)>,
+) -> Vec<(K, Vec<T>)> {
     let mut out: Vec<(K, Vec<T>)> = Vec::new();
+    let mut at: std::collections::HashMap<K, usize> = std::collections::HashMap::new();
     for (k, v) in items {
-        match out.iter_mut().find(|(g, _)| *g == k) {
-            Some((_, vs)) => vs.push(v),
-            None => out.push((k, vec![v])),
+        if let Some(i) = at.get(&k) {
+            out[*i].1.push(v);
+        } else {
+            at.insert(k.clone(), out.len());
+            out.push((k, vec![v]));
         }
     }
     out
