@@ -17,14 +17,6 @@ pub fn run(args: &CollectArgs) -> Result<ExitCode> {
         )
     };
     let capture_dir = capture_dir(args)?;
-    if capture_dir.is_some() {
-        // Accepted and validated as upstream does, but reading capture files into rows is not
-        // built yet: refusing beats a run that silently lacks `ng_model_call_capture`.
-        return Err(crate::native::UsageError(
-            "observability_enabled=true: reading model-call capture files is not implemented in gymscope yet; rows that already carry `ng_trajectory` are checked without it".into(),
-        )
-        .into());
-    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

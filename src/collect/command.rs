@@ -176,6 +176,12 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         println!("Querying with {n} concurrent requests");
     }
     let total = plan.counts.to_run;
+    if let Some(dir) = &args.capture_dir {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating '{}'", dir.display()))?;
+        if total > 0 {
+            println!("Clearing existing model-call captures for rollouts being dispatched");
+        }
+    }
     let report = if total > 0 {
         run::run(
             run::Config {
@@ -192,6 +198,7 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
                 fail_fast: args.fail_fast,
                 total,
                 progress: !args.no_progress,
+                capture_dir: args.capture_dir.clone(),
             },
             &plan,
             client.clone(),

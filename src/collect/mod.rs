@@ -9,6 +9,7 @@
 //! - [`route`]: where a result goes (main file, failures sidecar, nowhere) and what is merged into it
 //! - [`shard`]: the deterministic `--shard i/n` slice
 //! - [`aggregate`]: the `/aggregate_metrics` request and the metrics file
+//! - [`observe`]: model-call capture records and the canonical `ng_trajectory` of a result
 //!
 //! The native part (files, HTTP, signals, progress): [`files`], [`discover`], [`http`], [`head`]
 //! (head config, aggregation), [`evidence`] (the end-of-run health reports), [`history`], [`command`] (a fresh run or resume, end to end),
@@ -18,6 +19,7 @@ pub mod aggregate;
 pub mod hydra;
 pub mod key;
 pub mod materialize;
+pub mod observe;
 pub mod paths;
 pub mod pyjson;
 pub mod resume;

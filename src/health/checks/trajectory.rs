@@ -506,3 +506,207 @@ pub fn validate(v: &Value) -> R<Trajectory> {
     }
     Ok(t)
 }
+
+/// Builds a JSON object from `(key, value)` pairs in the model's field order.
+fn obj(fields: Vec<(&str, Value)>) -> Value {
+    Value::Object(
+        fields
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+    )
+}
+
+fn get<'a>(m: &'a Map<String, Value>, k: &str) -> &'a Value {
+    m.get(k).unwrap_or(&Value::Null)
+}
+
+fn d_str(m: &Map<String, Value>, k: &str) -> Value {
+    get(m, k).clone()
+}
+
+fn d_int(m: &Map<String, Value>, k: &str) -> Value {
+    lax_int(get(m, k)).map_or(Value::Null, Value::from)
+}
+
+fn d_float(m: &Map<String, Value>, k: &str) -> Value {
+    lax_float(get(m, k)).map_or(Value::Null, Value::from)
+}
+
+fn d_or(m: &Map<String, Value>, k: &str, default: &str) -> Value {
+    match get(m, k) {
+        Value::Null => Value::from(default),
+        v => v.clone(),
+    }
+}
+
+fn d_list(m: &Map<String, Value>, k: &str, item: fn(&Map<String, Value>) -> Value) -> Value {
+    Value::Array(
+        get(m, k)
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_object).map(item).collect())
+            .unwrap_or_default(),
+    )
+}
+
+fn d_model_ref(v: &Value) -> Value {
+    match v.as_object() {
+        Some(m) => obj(vec![("type", d_str(m, "type")), ("name", d_str(m, "name"))]),
+        None => Value::Null,
+    }
+}
+
+fn d_ref(m: &Map<String, Value>) -> Value {
+    obj(vec![
+        ("model_call_id", d_str(m, "model_call_id")),
+        ("model_ref", d_model_ref(get(m, "model_ref"))),
+        ("response_id", d_str(m, "response_id")),
+    ])
+}
+
+fn d_invocation(m: &Map<String, Value>) -> Value {
+    obj(vec![
+        ("kind", Value::from("agent_invocation")),
+        ("invocation_id", d_str(m, "invocation_id")),
+        ("parent_invocation_id", d_str(m, "parent_invocation_id")),
+        (
+            "spawned_by_tool_call_id",
+            d_str(m, "spawned_by_tool_call_id"),
+        ),
+        ("status", d_or(m, "status", "unknown")),
+        ("duration_ms", d_float(m, "duration_ms")),
+        ("error_type", d_str(m, "error_type")),
+        ("model_calls", d_list(m, "model_calls", d_ref)),
+        // Responses input items are kept as the producer wrote them (upstream re-serializes
+        // them through its item models, filling defaults: not reproduced here).
+        (
+            "conversation",
+            get(m, "conversation")
+                .as_array()
+                .map_or(Value::Array(vec![]), |a| Value::Array(a.clone())),
+        ),
+    ])
+}
+
+fn d_turn(m: &Map<String, Value>) -> Value {
+    obj(vec![
+        ("invocation_id", d_str(m, "invocation_id")),
+        ("task_id", d_str(m, "task_id")),
+        ("rollout_id", d_str(m, "rollout_id")),
+        ("turn_no", d_int(m, "turn_no")),
+        ("timestamp", d_float(m, "timestamp")),
+        ("question", d_str(m, "question")),
+        ("answer", d_str(m, "answer")),
+        ("reasoning_content", d_str(m, "reasoning_content")),
+        (
+            "resolved",
+            lax_bool(get(m, "resolved")).map_or(Value::Null, Value::from),
+        ),
+        ("step_count", d_int(m, "step_count")),
+        ("model_calls", d_list(m, "model_calls", d_ref)),
+    ])
+}
+
+/// `TrajectoryResponseMetadata` in field order.
+pub fn d_metadata(m: &Map<String, Value>) -> Value {
+    obj(vec![
+        ("response_id", d_str(m, "response_id")),
+        ("model_ref", d_model_ref(get(m, "model_ref"))),
+        ("model", d_str(m, "model")),
+        ("dialect", d_str(m, "dialect")),
+        ("status_code", d_int(m, "status_code")),
+        ("response_status", d_str(m, "response_status")),
+        ("finish_reason", d_str(m, "finish_reason")),
+        ("error_category", d_str(m, "error_category")),
+        ("latency_ttft_ms", d_float(m, "latency_ttft_ms")),
+    ])
+}
+
+/// `TrajectoryTokenStats` in field order.
+pub fn d_tokens(m: &Map<String, Value>) -> Value {
+    obj(vec![
+        ("prompt_tokens", d_int(m, "prompt_tokens")),
+        ("completion_tokens", d_int(m, "completion_tokens")),
+        ("reasoning_tokens", d_int(m, "reasoning_tokens")),
+        ("total_tokens", d_int(m, "total_tokens")),
+        ("cached_tokens", d_int(m, "cached_tokens")),
+    ])
+}
+
+/// `TrajectoryModelCall` in field order.
+pub fn d_model_call(m: &Map<String, Value>) -> Value {
+    let empty = Map::new();
+    obj(vec![
+        ("model_call_id", d_str(m, "model_call_id")),
+        ("started_at", d_float(m, "started_at")),
+        ("completed_at", d_float(m, "completed_at")),
+        ("duration_ms", d_float(m, "duration_ms")),
+        ("request", d_str(m, "request")),
+        ("response", d_str(m, "response")),
+        (
+            "response_metadata",
+            d_metadata(get(m, "response_metadata").as_object().unwrap_or(&empty)),
+        ),
+        (
+            "token_stats",
+            d_tokens(get(m, "token_stats").as_object().unwrap_or(&empty)),
+        ),
+    ])
+}
+
+fn d_tool_call(m: &Map<String, Value>) -> Value {
+    obj(vec![
+        ("kind", Value::from("tool_call")),
+        ("invocation_id", d_str(m, "invocation_id")),
+        ("tool_call_id", d_str(m, "tool_call_id")),
+        ("sandbox_id", d_str(m, "sandbox_id")),
+        ("tool_name", d_str(m, "tool_name")),
+        ("started_at", d_float(m, "started_at")),
+        ("completed_at", d_float(m, "completed_at")),
+        ("duration_ms", d_float(m, "duration_ms")),
+        ("timing_source", d_str(m, "timing_source")),
+        ("status", d_or(m, "status", "unknown")),
+        ("error_type", d_str(m, "error_type")),
+        ("output", d_str(m, "output")),
+    ])
+}
+
+/// `ObservationGap` in field order.
+pub fn d_gap(m: &Map<String, Value>) -> Value {
+    obj(vec![
+        ("code", d_str(m, "code")),
+        ("invocation_id", d_str(m, "invocation_id")),
+        ("detail", d_str(m, "detail")),
+    ])
+}
+
+/// The parts of a valid trajectory in upstream's dumped form (every field, defaults filled,
+/// values coerced as Pydantic coerces them): the producer's evidence the collector builds on.
+pub struct Canonical {
+    pub task_id: String,
+    pub rollout_id: String,
+    pub invocations: Vec<Value>,
+    pub turns: Vec<Value>,
+    pub model_calls: Vec<Value>,
+    pub tool_calls: Vec<Value>,
+    pub gaps: Vec<Value>,
+}
+
+/// Validates (as [`validate`]) and dumps a trajectory.
+pub fn canonical(v: &Value) -> R<Canonical> {
+    validate(v)?;
+    let m = object(v, "ng_trajectory")?;
+    let items = |k: &str, f: fn(&Map<String, Value>) -> Value| match d_list(m, k, f) {
+        Value::Array(a) => a,
+        _ => Vec::new(),
+    };
+    Ok(Canonical {
+        task_id: req_str(m, "ng_trajectory", "task_id")?,
+        rollout_id: req_str(m, "ng_trajectory", "rollout_id")?,
+        invocations: items("invocations", d_invocation),
+        turns: items("turns", d_turn),
+        model_calls: items("model_calls", d_model_call),
+        tool_calls: items("tool_calls", d_tool_call),
+        gaps: items("gaps", d_gap),
+    })
+}
