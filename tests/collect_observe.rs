@@ -282,9 +282,31 @@ fn rows_carry_the_capture_and_the_canonical_trajectory() {
         "got {t}\nwant {}",
         expected_trajectory()
     );
+    // `ng_perf`: two turns, one tool call, both turns' calls owned, the /run's wall time.
+    let mut perf = rows[0]["ng_perf"].clone();
+    let latency = perf
+        .as_object_mut()
+        .unwrap()
+        .remove("total_latency_ms")
+        .unwrap();
+    assert!(latency.as_f64().unwrap() > 0.0);
+    assert_eq!(
+        perf,
+        json!({"num_turns": 2, "num_tool_calls": 1, "token_observability_coverage": 1.0,
+        "prompt_tokens": 95, "cached_prompt_tokens": 0, "completion_tokens": 20, "reasoning_tokens": 8})
+    );
     // The row keeps the agent's keys first and the collector's after them.
-    let keys: Vec<&String> = rows[0].as_object().unwrap().keys().collect();
-    assert_eq!(keys.last().unwrap().as_str(), "ng_model_call_capture");
+    let keys: Vec<&str> = rows[0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys[keys.len() - 2..], ["ng_model_call_capture", "ng_perf"]);
+    assert!(
+        rows[1].get("ng_perf").is_none(),
+        "no invocation, no ng_perf"
+    );
 
     // No capture file: a gap, and the trajectory says what is missing.
     assert_eq!(
@@ -358,6 +380,7 @@ fn without_observability_the_agents_trajectory_is_still_normalized() {
     assert!(o.status.success());
     let row = &rows(&output)[0];
     assert!(row.get("ng_model_call_capture").is_none());
+    assert!(row.get("ng_perf").is_none());
     let t = &row["ng_trajectory"];
     // Defaults filled, no captured calls: the producer's gap and `model_calls_unavailable`.
     assert_eq!(t["turns"][1]["question"], Value::Null);

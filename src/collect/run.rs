@@ -354,6 +354,7 @@ impl Job {
     /// The rollout's outcome, or `None` when a stop came while it was only retrying a connection
     /// (nothing was sent to the agent; it runs again on `--resume`).
     async fn run(self) -> Option<Outcome> {
+        let started = Instant::now();
         let answer = match self.timeout {
             None => Some(self.post().await?),
             Some(t) => match tokio::time::timeout(t, self.post()).await {
@@ -375,6 +376,12 @@ impl Job {
                             .map(|id| read_capture(dir, &id))
                     });
                     observe::attach_evidence(&self.row, &mut result, capture.as_ref());
+                    if self.capture_dir.is_some() {
+                        let ms = started.elapsed().as_secs_f64() * 1000.0;
+                        if let Some(perf) = observe::ng_perf(&result, Some(ms)) {
+                            result.insert(observe::PERF_KEY.into(), perf);
+                        }
+                    }
                     return Some(Outcome::Done {
                         route: route::route(&result),
                         line: to_line(&result),
