@@ -8,7 +8,7 @@
 #[path = "common/gym_standin.rs"]
 mod gym_standin;
 
-use gym_standin::{Responder, StandIn};
+use gym_standin::{Responder, StandIn, SECRET};
 use serde_json::{json, Map, Value};
 use std::path::Path;
 use std::process::{Command, Output};
@@ -356,6 +356,14 @@ fn rows_carry_the_capture_and_the_canonical_trajectory() {
     let metrics =
         std::fs::read_to_string(dir.path().join("rollouts_aggregate_metrics.json")).unwrap();
     assert!(!metrics.contains("ng_trajectory") && !metrics.contains("model-call-1"));
+    // The head server's secrets reach no file: rows, sidecars, metrics, health reports.
+    for e in std::fs::read_dir(dir.path()).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_file() {
+            let text = std::fs::read_to_string(&p).unwrap();
+            assert!(!text.contains(SECRET), "{} holds the secret", p.display());
+        }
+    }
 }
 
 #[test]

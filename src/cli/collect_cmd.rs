@@ -17,6 +17,11 @@ pub fn run(args: &CollectArgs) -> Result<ExitCode> {
         )
     };
     let capture_dir = capture_dir(args)?;
+    if args.health_check_workers == Some(0) {
+        return Err(
+            crate::native::UsageError("health_check_workers must be at least 1".into()).into(),
+        );
+    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
