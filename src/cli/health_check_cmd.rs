@@ -6,6 +6,7 @@ use crate::collect::evidence::write_reports;
 use crate::health::checks::{normalize_ignored, QUALITY_SUMMARY, ROLLOUT_VERDICTS};
 use crate::native::{check_input, check_output, Input, UsageError};
 use anyhow::{bail, Context, Result};
+use std::io::Write;
 use std::process::ExitCode;
 
 pub fn run(args: &HealthCheckArgs) -> Result<ExitCode> {
@@ -38,13 +39,17 @@ pub fn run(args: &HealthCheckArgs) -> Result<ExitCode> {
         ignored,
         args.max_line_bytes,
     )?;
-    if args.json {
+    let out = if args.json {
         let path = args.run_dir.join(QUALITY_SUMMARY);
         let text = std::fs::read(&path).with_context(|| format!("reading '{}'", path.display()))?;
         let v: serde_json::Value = serde_json::from_slice(&text)?;
-        println!("{v}");
+        format!("{v}\n")
     } else {
-        println!("{lines}");
+        format!("{lines}\n")
+    };
+    // A closed pipe (`| head`) is the reader's choice, not an error (and never a panic).
+    match std::io::stdout().write_all(out.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(ExitCode::SUCCESS),
     }
-    Ok(ExitCode::SUCCESS)
 }

@@ -56,7 +56,9 @@ pub struct Digest {
     pub rollout_id: String,
     pub verdict: &'static str,
     pub findings: Vec<Finding>,
-    pub unobserved: Vec<&'static str>,
+    /// Checks that lacked their evidence, one bit per registry position (a few bytes per
+    /// rollout instead of a list: a run keeps every digest until the end).
+    pub unobserved: u16,
     pub capture_observed: bool,
     pub policy_calls_observed: bool,
     pub successful_model_calls: u64,
@@ -546,6 +548,26 @@ fn run_check(
     }
 }
 
+/// The bit of a check in [`Digest::unobserved`].
+pub(super) fn bit(id: &str) -> u16 {
+    REGISTRY
+        .iter()
+        .position(|s| s.id == id)
+        .map_or(0, |i| 1 << i)
+}
+
+impl Digest {
+    /// The unobserved check ids, in registry order (upstream's order of evaluation).
+    pub fn unobserved_ids(&self) -> Vec<&'static str> {
+        REGISTRY
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.unobserved & (1 << i) != 0)
+            .map(|(_, s)| s.id)
+            .collect()
+    }
+}
+
 /// Upstream's `_worker`: one line's checks and statistics.
 pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
     let parsed = parse_error_name(bytes);
@@ -596,7 +618,7 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
     let owned_b = bind(t, true);
 
     let mut findings = Vec::new();
-    let mut unobserved = Vec::new();
+    let mut unobserved: u16 = 0;
     let is_ignored = |id: &str| ignored.iter().any(|i| i == id);
     for spec in REGISTRY.iter().filter(|s| s.reads != Reads::Task) {
         if is_ignored(spec.id) {
@@ -613,7 +635,7 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
                     json!({"reason": "rollout record is unreadable", "error": err}),
                 ));
             } else {
-                unobserved.push(spec.id);
+                unobserved |= bit(spec.id);
             }
             continue;
         }
@@ -626,11 +648,11 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
             continue;
         }
         if spec.reads != Reads::Record && observed.is_none() {
-            unobserved.push(spec.id);
+            unobserved |= bit(spec.id);
             continue;
         }
         if spec.reads == Reads::Turns && !turns_observed {
-            unobserved.push(spec.id);
+            unobserved |= bit(spec.id);
             continue;
         }
         let b = if spec.reads == Reads::OwnedCalls {
@@ -640,7 +662,7 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
         };
         if matches!(spec.reads, Reads::TurnCalls | Reads::OwnedCalls) {
             if !calls_observed {
-                unobserved.push(spec.id);
+                unobserved |= bit(spec.id);
                 continue;
             }
             let has_required = if spec.id == "trajectory_capture_mismatch" {
@@ -654,7 +676,7 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
                 !b.matched.is_empty()
             };
             if !has_required {
-                unobserved.push(spec.id);
+                unobserved |= bit(spec.id);
                 continue;
             }
         }
@@ -666,7 +688,7 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
                     .iter()
                     .any(|i| t.calls[*i].tokens_in.is_none() || t.calls[*i].tokens_out.is_none()))
         {
-            unobserved.push(spec.id);
+            unobserved |= bit(spec.id);
             continue;
         }
         findings.extend(run_check(spec.id, &row, t, b));
@@ -674,7 +696,7 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
 
     let verdict = if !findings.is_empty() {
         "unhealthy"
-    } else if !unobserved.is_empty() {
+    } else if unobserved != 0 {
         "unobserved"
     } else {
         "healthy"

@@ -122,7 +122,7 @@ pub(super) fn reduce(digests: Vec<Digest>, ignored: &[String]) -> Reports {
             let slot = if is_ignored(spec.id) {
                 2
             } else {
-                usize::from(d.unobserved.contains(&spec.id))
+                usize::from(d.unobserved & super::digest::bit(spec.id) != 0)
             };
             bump(spec.id, slot);
         }
@@ -267,7 +267,7 @@ impl Reports {
                 "rollout_id": d.rollout_id,
                 "verdict": d.verdict,
                 "findings": findings,
-                "unobserved": d.unobserved,
+                "unobserved": d.unobserved_ids(),
             });
             let mut line = serde_json::to_vec(&row).unwrap_or_default();
             line.push(b'\n');

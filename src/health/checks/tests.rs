@@ -220,7 +220,7 @@ fn every_registered_semantic_check_fires_on_synthetic_rows() {
 fn a_healthy_rollout_is_healthy() {
     let r = run(&[simple(0, 0, usage(3, 2), &[call(json!({}))])], &[]);
     assert_eq!(r.digests[0].verdict, "healthy");
-    assert!(r.digests[0].unobserved.is_empty());
+    assert!(r.digests[0].unobserved_ids().is_empty());
     assert_eq!(r.verdicts(), (1, 0, 0));
     assert_eq!(r.summary["run"]["artifacts"]["captures"], 1);
     assert_eq!(
@@ -249,7 +249,7 @@ fn missing_model_calls_or_bindings_are_unobserved_not_unhealthy() {
         let r = run(&[row], &[]);
         let d = &r.digests[0];
         assert_eq!(d.verdict, "unobserved");
-        let mut got = d.unobserved.clone();
+        let mut got = d.unobserved_ids();
         got.sort_unstable();
         let mut want = MODEL_CALL_CHECKS.to_vec();
         want.sort_unstable();
@@ -277,7 +277,7 @@ fn a_row_without_trajectory_is_unobserved_on_every_trajectory_check() {
                 && !id.starts_with("task_")
         })
         .collect();
-    assert_eq!(d.unobserved, want);
+    assert_eq!(d.unobserved_ids(), want);
     assert!(!d.capture_observed);
     assert_eq!(r.summary["run"]["artifacts"]["captures"], 0);
     // Usage-based tokens are summed even without evidence.
