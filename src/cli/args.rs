@@ -70,6 +70,10 @@ pub enum Command {
     /// `rollout_verdicts.jsonl` when they sit beside it). Findings never change the exit code
     /// unless --fail-on says so (exit 3).
     Health(HealthArgs),
+    /// NeMo Gym's rollout health check on a finished run (`gym eval health-check`): upstream's
+    /// check catalog over each row's `ng_trajectory`, writing `quality_summary.json` and
+    /// `rollout_verdicts.jsonl` into RUN_DIR, then gymscope's behaviour line.
+    HealthCheck(HealthCheckArgs),
 }
 
 /// `--format` of `health`.
@@ -302,6 +306,51 @@ pub struct CollectArgs {
     /// Accepted for `gym eval run --no-serve` command lines: gymscope never starts servers.
     #[arg(long)]
     pub no_serve: bool,
+    /// Skip upstream's end-of-run health reports (`quality_summary.json`,
+    /// `rollout_verdicts.jsonl`; see README "Observability").
+    #[arg(long)]
+    pub no_health_check: bool,
+    /// Health check ids to skip (comma-separated, repeatable; unknown ids are refused).
+    #[arg(long = "health-check-ignore", value_name = "ID,...")]
+    pub health_check_ignore: Vec<String>,
+    /// Accepted for upstream command lines (upstream's worker processes); gymscope checks in
+    /// one streaming read.
+    #[arg(long, value_name = "N")]
+    pub health_check_workers: Option<usize>,
+    /// `observability_enabled`: read the model servers' capture files into each row
+    /// (needs --model-call-capture-dir; README "Observability").
+    #[arg(long)]
+    pub observability: bool,
+    /// `model_call_capture_dir`: the absolute directory the model servers write
+    /// `<rollout id>.capture.jsonl` into.
+    #[arg(long, value_name = "DIR")]
+    pub model_call_capture_dir: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct HealthCheckArgs {
+    /// The run directory (`quality_summary.json` and `rollout_verdicts.jsonl` are written there).
+    #[arg(value_name = "RUN_DIR")]
+    pub run_dir: PathBuf,
+    /// The rollouts file, relative to RUN_DIR unless absolute.
+    #[arg(long, value_name = "FILE", default_value = "rollouts.jsonl")]
+    pub rollouts_file: PathBuf,
+    /// Accepted for upstream command lines; gymscope checks in one streaming read.
+    #[arg(long, value_name = "N")]
+    pub workers: Option<usize>,
+    /// Check ids to skip (comma-separated, repeatable; unknown ids are refused).
+    #[arg(
+        long = "ignore-checks",
+        visible_alias = "ignore",
+        value_name = "ID,..."
+    )]
+    pub ignore_checks: Vec<String>,
+    /// Print the summary document (compact JSON) instead of the lines.
+    #[arg(long)]
+    pub json: bool,
+    /// Refuse lines longer than N bytes (default 1 GiB).
+    #[arg(long, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    pub max_line_bytes: u64,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

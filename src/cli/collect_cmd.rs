@@ -8,6 +8,20 @@ use anyhow::{Context, Result};
 use std::process::ExitCode;
 
 pub fn run(args: &CollectArgs) -> Result<ExitCode> {
+    let health_check = if args.no_health_check {
+        None
+    } else {
+        Some(
+            crate::health::checks::normalize_ignored(&args.health_check_ignore)
+                .map_err(crate::native::UsageError)?,
+        )
+    };
+    let capture_dir = capture_dir(args)?;
+    if args.health_check_workers == Some(0) {
+        return Err(
+            crate::native::UsageError("health_check_workers must be at least 1".into()).into(),
+        );
+    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -19,6 +33,7 @@ pub fn run(args: &CollectArgs) -> Result<ExitCode> {
             disable_aggregation: args.disable_aggregation,
             head_server: args.head_server.clone(),
             max_line_bytes: args.max_line_bytes,
+            health_check,
         };
         rt.block_on(merge::run(&opts))?;
         return Ok(ExitCode::SUCCESS);
@@ -52,6 +67,8 @@ pub fn run(args: &CollectArgs) -> Result<ExitCode> {
         no_progress: args.no_progress,
         max_line_bytes: args.max_line_bytes,
         resume_command: resume_command(),
+        health_check,
+        capture_dir,
     };
     Ok(match rt.block_on(command::collect(&opts))? {
         Ending::Success => ExitCode::SUCCESS,
@@ -59,6 +76,26 @@ pub fn run(args: &CollectArgs) -> Result<ExitCode> {
         Ending::Interrupted => ExitCode::from(130),
         Ending::Fatal => ExitCode::FAILURE,
     })
+}
+
+/// `observability_enabled` needs an absolute `model_call_capture_dir`, as upstream refuses
+/// anything else; the directory alone (capture off) is ignored, as upstream ignores it.
+fn capture_dir(args: &CollectArgs) -> Result<Option<std::path::PathBuf>> {
+    if !args.observability {
+        return Ok(None);
+    }
+    let usage = |m: String| anyhow::Error::from(crate::native::UsageError(m));
+    match &args.model_call_capture_dir {
+        None => Err(usage(
+            "observability_enabled=true needs model_call_capture_dir (an absolute directory)"
+                .into(),
+        )),
+        Some(d) if !d.is_absolute() => Err(usage(format!(
+            "model_call_capture_dir must be absolute: '{}'",
+            d.display()
+        ))),
+        Some(d) => Ok(Some(d.clone())),
+    }
 }
 
 /// The command line that continues this run: the same arguments plus `--resume`.

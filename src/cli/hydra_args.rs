@@ -104,6 +104,13 @@ fn collect_override(name: &str, value: &str, out: &mut Vec<String>) -> Result<()
         "resume_from_cache" => on(out, "--resume")?,
         "disable_aggregation" => on(out, "--disable-aggregation")?,
         "num_repeats_add_seed" => on(out, "--num-repeats-add-seed")?,
+        "disable_health_check" => on(out, "--no-health-check")?,
+        "health_check_ignored_checks" => {
+            flag(out, "--health-check-ignore", &hydra_list(value));
+        }
+        "health_check_workers" => flag(out, "--health-check-workers", value),
+        "observability_enabled" => on(out, "--observability")?,
+        "model_call_capture_dir" => flag(out, "--model-call-capture-dir", value),
         "responses_create_params" => flag(out, "--responses-create-params", &format!("={value}")),
         _ => match name.strip_prefix("responses_create_params.") {
             Some(key) => flag(out, "--responses-create-params", &format!("{key}={value}")),
@@ -118,6 +125,21 @@ fn collect_override(name: &str, value: &str, out: &mut Vec<String>) -> Result<()
         },
     }
     Ok(())
+}
+
+/// A Hydra list `[a, b]` (or a plain `a,b`) as `a,b`.
+fn hydra_list(value: &str) -> String {
+    match crate::collect::hydra::parse(value) {
+        Ok(serde_json::Value::Array(items)) => items
+            .iter()
+            .map(|v| match v {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        _ => value.to_string(),
+    }
 }
 
 /// `{host: H, port: P}` → `H:P` (left as is when it is not that shape, for clap to report).

@@ -4,6 +4,7 @@ mod args;
 mod build_pivot_cmd;
 mod collect_cmd;
 mod compare_cmd;
+mod health_check_cmd;
 mod health_cmd;
 mod hydra_args;
 mod pivot_cmd;
@@ -48,6 +49,7 @@ pub fn run() -> ExitCode {
         Command::BuildPivot(args) => build_pivot_cmd::run(&args),
         Command::SelectPivot(args) => select_pivot_cmd::run(&args),
         Command::Health(args) => health_cmd::run(&args),
+        Command::HealthCheck(args) => health_check_cmd::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -62,27 +62,67 @@ pub struct Entry {
     pub agent_metrics: Box<RawValue>,
     pub key_metrics: Box<RawValue>,
     pub group_level_metrics: Box<RawValue>,
+    /// Every other field of the answer, in its order (v0.6 servers add `repeat_level_metrics`
+    /// and `perf_summary`): kept as the server returns them, after the three above.
+    pub extra: Vec<(String, Box<RawValue>)>,
 }
 
 /// Reads an answer (fields default to empty, as upstream's `AggregateMetrics` model does).
 pub fn entry(agent: &str, answer: &[u8]) -> Result<Entry, String> {
-    #[derive(serde::Deserialize)]
-    struct Answer {
-        agent_metrics: Option<Box<RawValue>>,
-        key_metrics: Option<Box<RawValue>>,
-        group_level_metrics: Option<Box<RawValue>>,
+    let fields = serde_json::from_slice::<RawFields>(answer)
+        .map_err(|e| format!("the answer is not a JSON object: {e}"))?
+        .0;
+    let mut agent_metrics = None;
+    let mut key_metrics = None;
+    let mut group_level_metrics = None;
+    let mut extra = Vec::new();
+    for (k, v) in fields {
+        // `null` is the model's default, as for a missing field.
+        let v = (v.get() != "null").then_some(v);
+        match k.as_str() {
+            "agent_metrics" => agent_metrics = v,
+            "key_metrics" => key_metrics = v,
+            "group_level_metrics" => group_level_metrics = v,
+            _ => extra.extend(v.map(|v| (k, v))),
+        }
     }
-    let answer: Answer = serde_json::from_slice(answer)
-        .map_err(|e| format!("the answer is not a JSON object: {e}"))?;
     let or = |v: Option<Box<RawValue>>, empty: &str| {
         v.unwrap_or_else(|| RawValue::from_string(empty.into()).expect("valid"))
     };
     Ok(Entry {
         agent: agent.to_string(),
-        agent_metrics: or(answer.agent_metrics, "{}"),
-        key_metrics: or(answer.key_metrics, "{}"),
-        group_level_metrics: or(answer.group_level_metrics, "[]"),
+        agent_metrics: or(agent_metrics, "{}"),
+        key_metrics: or(key_metrics, "{}"),
+        group_level_metrics: or(group_level_metrics, "[]"),
+        extra,
     })
+}
+
+/// A JSON object's members as raw text, in their order (duplicates kept, last one wins later).
+struct RawFields(Vec<(String, Box<RawValue>)>);
+
+impl<'de> serde::Deserialize<'de> for RawFields {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = RawFields;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<RawFields, A::Error> {
+                let mut out: Vec<(String, Box<RawValue>)> = Vec::new();
+                while let Some((k, v)) = a.next_entry::<String, Box<RawValue>>()? {
+                    out.retain(|(o, _)| *o != k);
+                    out.push((k, v));
+                }
+                Ok(RawFields(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
 }
 
 /// A raw JSON value re-serialized through the caller's serializer (so it takes the file's
@@ -99,7 +139,7 @@ impl Serialize for Transcoded<'_> {
 impl Serialize for Entry {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let mut m = serializer.serialize_map(Some(4))?;
+        let mut m = serializer.serialize_map(Some(4 + self.extra.len()))?;
         m.serialize_entry(AGENT_REF, &serde_json::json!({ "name": self.agent }))?;
         m.serialize_entry("agent_metrics", &Transcoded(&self.agent_metrics))?;
         m.serialize_entry("key_metrics", &Transcoded(&self.key_metrics))?;
@@ -107,6 +147,9 @@ impl Serialize for Entry {
             "group_level_metrics",
             &Transcoded(&self.group_level_metrics),
         )?;
+        for (k, v) in &self.extra {
+            m.serialize_entry(k, &Transcoded(v))?;
+        }
         m.end()
     }
 }
@@ -186,6 +229,32 @@ mod tests {
         let r = parse_row(br#"{"response":{"usage":null},"reward":0}"#).unwrap();
         assert_eq!(Value::Object(strip(&r)), json!({"reward":0}));
         assert_eq!(agent_of(&r), None);
+    }
+
+    #[test]
+    fn fields_beyond_the_v05_three_are_kept_as_returned() {
+        let e = entry(
+            "a",
+            br#"{"perf_summary":{"turns":{"mean":2.0}},"key_metrics":{"k":1},"repeat_level_metrics":[{"r":0}],"agent_metrics":null}"#,
+        )
+        .unwrap();
+        let got: Value = serde_json::from_slice(&file_bytes(&[e])).unwrap();
+        let keys: Vec<&String> = got[0].as_object().unwrap().keys().collect();
+        assert_eq!(
+            keys,
+            [
+                "agent_ref",
+                "agent_metrics",
+                "key_metrics",
+                "group_level_metrics",
+                "perf_summary",
+                "repeat_level_metrics"
+            ]
+        );
+        assert_eq!(got[0]["agent_metrics"], json!({}));
+        assert_eq!(got[0]["perf_summary"], json!({"turns": {"mean": 2.0}}));
+        assert_eq!(got[0]["repeat_level_metrics"], json!([{"r": 0}]));
+        assert!(entry("a", b"[1]").is_err());
     }
 
     #[test]

@@ -40,6 +40,12 @@ pub struct CollectOptions {
     pub max_line_bytes: u64,
     /// The command line that continues this run, printed after a stop.
     pub resume_command: String,
+    /// Upstream's end-of-run health reports, with these ignored check ids; `None`:
+    /// `--no-health-check`.
+    pub health_check: Option<Vec<String>>,
+    /// `observability_enabled` with `model_call_capture_dir`: read the model servers' capture
+    /// files into each row.
+    pub capture_dir: Option<PathBuf>,
 }
 
 /// How a collection ended (the CLI's exit codes: 0, 3, 130, 1).
@@ -170,6 +176,12 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         println!("Querying with {n} concurrent requests");
     }
     let total = plan.counts.to_run;
+    if let Some(dir) = &args.capture_dir {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating '{}'", dir.display()))?;
+        if total > 0 {
+            println!("Clearing existing model-call captures for rollouts being dispatched");
+        }
+    }
     let report = if total > 0 {
         run::run(
             run::Config {
@@ -186,6 +198,7 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
                 fail_fast: args.fail_fast,
                 total,
                 progress: !args.no_progress,
+                capture_dir: args.capture_dir.clone(),
             },
             &plan,
             client.clone(),
@@ -233,6 +246,10 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         output.display(),
         metrics.map_or("None".to_string(), |p| p.display().to_string())
     );
+    // A shard's reports would collide with its siblings' fixed-name files: `--merge` writes them.
+    if let (Some(ignored), None, false) = (&args.health_check, shard, args.disable_aggregation) {
+        super::evidence::print_reports(&output, ignored, args.max_line_bytes);
+    }
     // 0 only when every rollout succeeded: `collect && profile` must not go on after failures.
     let outcome = history::outcome(
         &materialized,

@@ -26,6 +26,9 @@ pub struct MergeOptions {
     pub disable_aggregation: bool,
     pub head_server: String,
     pub max_line_bytes: u64,
+    /// Upstream's end-of-run health reports, with these ignored check ids; `None`:
+    /// `--no-health-check`.
+    pub health_check: Option<Vec<String>>,
 }
 
 struct Span {
@@ -136,6 +139,9 @@ pub async fn run(opts: &MergeOptions) -> Result<()> {
         failures.display(),
         metrics.map_or("None".to_string(), |p| p.display().to_string())
     );
+    if let (Some(ignored), false) = (&opts.health_check, opts.disable_aggregation) {
+        super::evidence::print_reports(&opts.output, ignored, opts.max_line_bytes);
+    }
     Ok(())
 }
 

@@ -9,15 +9,17 @@
 //! - [`route`]: where a result goes (main file, failures sidecar, nowhere) and what is merged into it
 //! - [`shard`]: the deterministic `--shard i/n` slice
 //! - [`aggregate`]: the `/aggregate_metrics` request and the metrics file
+//! - [`observe`]: model-call capture records and the canonical `ng_trajectory` of a result
 //!
 //! The native part (files, HTTP, signals, progress): [`files`], [`discover`], [`http`], [`head`]
-//! (head config, aggregation), [`history`], [`command`] (a fresh run or resume, end to end),
+//! (head config, aggregation), [`evidence`] (the end-of-run health reports), [`history`], [`command`] (a fresh run or resume, end to end),
 //! [`run`], [`merge`] (`--merge`), [`progress`]; the command's flags are `cli::collect_cmd`'s.
 
 pub mod aggregate;
 pub mod hydra;
 pub mod key;
 pub mod materialize;
+pub mod observe;
 pub mod paths;
 pub mod pyjson;
 pub mod resume;
@@ -29,6 +31,8 @@ pub mod shard;
 pub mod command;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod discover;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod evidence;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod files;
 #[cfg(not(target_arch = "wasm32"))]

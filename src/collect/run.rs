@@ -11,7 +11,7 @@ use super::key::{parse_row, to_line, RolloutKey};
 use super::progress::{Printer, Progress};
 use super::resume::Plan;
 use super::route::{self, failure_row, merge_row_keys, progress_numbers, CollectorFailure, Route};
-use super::{files, CollectError, Row, AGENT_REF, ATTEMPT_INDEX};
+use super::{files, observe, CollectError, Row, AGENT_REF, ATTEMPT_INDEX};
 use bytes::Bytes;
 use hyper::{Method, Uri};
 use std::collections::HashMap;
@@ -36,6 +36,8 @@ pub struct Config {
     pub fail_fast: bool,
     pub total: u64,
     pub progress: bool,
+    /// Observability on: the model servers' capture directory.
+    pub capture_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Default)]
@@ -159,6 +161,36 @@ pub async fn run(cfg: Config, plan: &Plan, client: Client) -> Result<Report, Col
         } else {
             Bytes::copy_from_slice(text)
         };
+        // Observability: remove this attempt's stale capture before its `/run` is sent, so a
+        // re-run never appends onto an earlier attempt's calls (upstream clears them likewise).
+        if let Some(dir) = &cfg.capture_dir {
+            match observe::rollout_id(&row) {
+                Ok(Some(id)) => {
+                    for name in observe::capture_file_names(&id) {
+                        if let Err(e) = std::fs::remove_file(dir.join(&name)) {
+                            if e.kind() != std::io::ErrorKind::NotFound {
+                                dispatch_error = Some(CollectError::line(
+                                    &mat_name,
+                                    line_no,
+                                    format!(
+                                        "removing the stale capture '{}': {e}",
+                                        dir.join(&name).display()
+                                    ),
+                                ));
+                            }
+                        }
+                    }
+                    if dispatch_error.is_some() {
+                        break;
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    dispatch_error = Some(CollectError::line(&mat_name, line_no, e));
+                    break;
+                }
+            }
+        }
         let permit = tokio::select! {
             biased;
             _ = stop_rx.wait_for(|s| *s != Stop::Running) => break,
@@ -177,6 +209,7 @@ pub async fn run(cfg: Config, plan: &Plan, client: Client) -> Result<Report, Col
             retries: retries.clone(),
             printer: printer.clone(),
             stop: stop_rx.clone(),
+            capture_dir: cfg.capture_dir.clone(),
         };
         let tx = tx.clone();
         tasks.spawn(async move {
@@ -211,6 +244,32 @@ fn agent_name(row: &Row) -> String {
 
 /// Waits for in-flight rollouts: all of them while running, up to the grace period once
 /// stopping, none after a second signal or a fatal error.
+/// Reads `<dir>/<id>.capture.jsonl` (blank lines skipped) and whether `.capture.incomplete`
+/// exists. Read after the rollout's `/run` answered, when its writers are done.
+fn read_capture(dir: &Path, id: &str) -> observe::CaptureRead {
+    let [file, marker] = observe::capture_file_names(id);
+    let (file, marker) = (dir.join(file), dir.join(marker));
+    let incomplete = marker.exists();
+    let mut read = observe::CaptureRead {
+        found: incomplete || file.exists(),
+        incomplete,
+        ..observe::CaptureRead::default()
+    };
+    if file.exists() {
+        match std::fs::read(&file) {
+            Ok(bytes) => {
+                read.lines = bytes
+                    .split(|b| *b == b'\n')
+                    .filter(|l| !l.trim_ascii().is_empty())
+                    .map(<[u8]>::to_vec)
+                    .collect();
+            }
+            Err(_) => read.unreadable = true,
+        }
+    }
+    read
+}
+
 async fn drain(tasks: &mut JoinSet<()>, stop_rx: &mut watch::Receiver<Stop>) {
     loop {
         let state = *stop_rx.borrow_and_update();
@@ -288,12 +347,14 @@ struct Job {
     retries: Arc<AtomicU64>,
     printer: Printer,
     stop: watch::Receiver<Stop>,
+    capture_dir: Option<PathBuf>,
 }
 
 impl Job {
     /// The rollout's outcome, or `None` when a stop came while it was only retrying a connection
     /// (nothing was sent to the agent; it runs again on `--resume`).
     async fn run(self) -> Option<Outcome> {
+        let started = Instant::now();
         let answer = match self.timeout {
             None => Some(self.post().await?),
             Some(t) => match tokio::time::timeout(t, self.post()).await {
@@ -308,6 +369,19 @@ impl Job {
             Some((status, body)) if (200..300).contains(status) => match parse_row(body) {
                 Ok(mut result) => {
                     merge_row_keys(&mut result, &self.row);
+                    let capture = self.capture_dir.as_deref().and_then(|dir| {
+                        observe::rollout_id(&result)
+                            .ok()
+                            .flatten()
+                            .map(|id| read_capture(dir, &id))
+                    });
+                    observe::attach_evidence(&self.row, &mut result, capture.as_ref());
+                    if self.capture_dir.is_some() {
+                        let ms = started.elapsed().as_secs_f64() * 1000.0;
+                        if let Some(perf) = observe::ng_perf(&result, Some(ms)) {
+                            result.insert(observe::PERF_KEY.into(), perf);
+                        }
+                    }
                     return Some(Outcome::Done {
                         route: route::route(&result),
                         line: to_line(&result),

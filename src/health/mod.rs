@@ -9,10 +9,12 @@
 //! - `summary`: [`HealthReport`] (per-agent rates with their thresholds, outcome buckets, the
 //!   cross-tab, consistently unhealthy tasks, worst rollouts), serialized as the JSON output;
 //! - `upstream`: NeMo Gym's own verdict files (`quality_summary.json`, `rollout_verdicts.jsonl`);
+//! - `checks`: upstream's check catalog and verdict rules, writing those two files;
 //! - `text`: the terminal report.
 
 mod aggregate;
 mod builder;
+pub mod checks;
 mod row;
 mod signals;
 mod summary;
@@ -27,7 +29,7 @@ pub use summary::{
     agent_label, AgentHealth, Buckets, Dist, HealthReport, Level, Rate, RolloutCounts,
     TaskOutcomes, TokenUse, TrajectoryEvidence, UnhealthyTask, WorstRollout,
 };
-pub use text::text;
+pub use text::{behaviour_line, text};
 
 /// A per-rollout flag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -301,3 +301,21 @@ fn upstream(out: &mut String, u: &super::upstream::Upstream) {
         }
     }
 }
+
+/// One line of behavioural flags over every agent, printed after upstream's two health lines
+/// at the end of `gymscope collect` / `health-check` (spec §4.4).
+pub fn behaviour_line(h: &HealthReport) -> String {
+    let sum = |f: fn(&super::AgentHealth) -> u64| h.agents.iter().map(f).sum::<u64>();
+    let rollouts = sum(|a| a.rollouts);
+    let share = |n: u64, of: u64| pct((of > 0).then(|| n as f64 / of as f64));
+    format!(
+        "Behaviour: {} truncated, {} empty answers, {} ended on a tool, {} loops, {} tool-error calls, {} malformed tool arguments ({} rollouts; `gymscope health` for details)",
+        share(sum(|a| a.truncated), rollouts),
+        share(sum(|a| a.empty_answer), rollouts),
+        share(sum(|a| a.ended_on_tool), rollouts),
+        sum(|a| a.loops),
+        share(sum(|a| a.tool_error_calls), sum(|a| a.tool_calls)),
+        share(sum(|a| a.malformed_arguments), sum(|a| a.tool_calls)),
+        rollouts
+    )
+}

@@ -1,6 +1,12 @@
 //! A stand-in for a NeMo Gym server stack: one HTTP server on a free 127.0.0.1 port acting as
 //! head server and agent (the contract in the collection spec, §8). Test hooks per row through
 //! `fake_behavior`: `transient`, `terminal`, `kill`, `http500`, `sleep:<seconds>`.
+//!
+//! With a capture directory (`start_capturing`) it also plays the model server with
+//! observability on: the exchanges a responder puts under `__model_calls` in its answer are
+//! appended to `<dir>/<rollout id>.capture.jsonl` in upstream's capture format (one JSON object
+//! per model exchange, written before `/run` answers), and removed from the answer; a responder
+//! asking for `__capture_incomplete` also leaves the `.capture.incomplete` marker.
 #![allow(dead_code)]
 
 use bytes::Bytes;
@@ -27,6 +33,8 @@ pub struct StandIn {
     /// `(task, rollout, attempt)` of every `/run` received, as JSON text of each.
     pub runs: RunLog,
     rt: Option<tokio::runtime::Runtime>,
+    capture: Arc<Mutex<Option<std::path::PathBuf>>>,
+    pub capture_dir: Option<std::path::PathBuf>,
 }
 
 impl StandIn {
@@ -42,6 +50,18 @@ impl StandIn {
     /// A stand-in whose agents answer with `responder` instead of the echo.
     pub fn start_responding(agents: &[&str], responder: Responder) -> StandIn {
         StandIn::start_full(agents, &[], Some(responder))
+    }
+
+    /// As `start_responding`, with the model server writing capture files into `dir`.
+    pub fn start_capturing(
+        agents: &[&str],
+        responder: Responder,
+        dir: &std::path::Path,
+    ) -> StandIn {
+        let mut s = StandIn::start_full(agents, &[], Some(responder));
+        *s.capture.lock().unwrap() = Some(dir.to_path_buf());
+        s.capture_dir = Some(dir.to_path_buf());
+        s
     }
 
     fn start_full(agents: &[&str], dead: &[&str], responder: Option<Responder>) -> StandIn {
@@ -77,10 +97,12 @@ impl StandIn {
         let yaml = serde_json::to_string(&Value::Object(cfg)).unwrap();
         let config_body = Bytes::from(serde_json::to_vec(&yaml).unwrap());
         let runs = Arc::new(Mutex::new(Vec::new()));
+        let capture = Arc::new(Mutex::new(None));
         let state = Arc::new(State {
             config_body,
             runs: runs.clone(),
             responder,
+            capture: capture.clone(),
         });
         rt.spawn(async move {
             loop {
@@ -100,6 +122,8 @@ impl StandIn {
             addr,
             runs,
             rt: Some(rt),
+            capture,
+            capture_dir: None,
         }
     }
 
@@ -120,6 +144,19 @@ struct State {
     config_body: Bytes,
     runs: RunLog,
     responder: Option<Responder>,
+    capture: Arc<Mutex<Option<std::path::PathBuf>>>,
+}
+
+/// The capture key upstream's model server files a rollout's calls under.
+fn capture_id(row: &Map<String, Value>) -> String {
+    let base = match row.get("_ng_rollout_id").and_then(Value::as_str) {
+        Some(id) => id.to_string(),
+        None => format!("{}-{}", row["_ng_task_index"], row["_ng_rollout_index"]),
+    };
+    match row.get("_ng_attempt_index").and_then(Value::as_i64) {
+        Some(a) if a > 0 => format!("{base}-a{a}"),
+        _ => base,
+    }
 }
 
 fn reply(status: u16, body: impl Into<Bytes>) -> Response<Full<Bytes>> {
@@ -156,7 +193,37 @@ async fn run(state: &State, body: &[u8]) -> Response<Full<Bytes>> {
         row.get("_ng_attempt_index").cloned(),
     ));
     if let Some(responder) = &state.responder {
-        return reply(200, serde_json::to_vec(&responder(&row)).unwrap());
+        let mut answer = responder(&row);
+        let calls = answer
+            .as_object_mut()
+            .and_then(|a| a.remove("__model_calls"));
+        let incomplete = answer
+            .as_object_mut()
+            .and_then(|a| a.remove("__capture_incomplete"));
+        let dir = state.capture.lock().unwrap().clone();
+        if let Some(dir) = dir {
+            use std::io::Write;
+            let id = capture_id(&row);
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(dir.join(format!("{id}.capture.jsonl")))
+                .unwrap();
+            for call in calls
+                .and_then(|c| c.as_array().cloned())
+                .unwrap_or_default()
+            {
+                match call {
+                    // A torn or garbled line, as a crashed writer leaves one.
+                    Value::String(raw) => writeln!(f, "{raw}").unwrap(),
+                    call => writeln!(f, "{call}").unwrap(),
+                }
+            }
+            if incomplete.is_some() {
+                std::fs::write(dir.join(format!("{id}.capture.incomplete")), b"").unwrap();
+            }
+        }
+        return reply(200, serde_json::to_vec(&answer).unwrap());
     }
     let behavior = row
         .get("fake_behavior")

@@ -1,0 +1,55 @@
+//! `gymscope health-check RUN_DIR`: upstream's `gym eval health-check` on a finished run — the
+//! reports written into RUN_DIR by `collect::evidence`, the lines (or the summary) printed.
+
+use super::args::HealthCheckArgs;
+use crate::collect::evidence::write_reports;
+use crate::health::checks::{normalize_ignored, QUALITY_SUMMARY, ROLLOUT_VERDICTS};
+use crate::native::{check_input, check_output, Input, UsageError};
+use anyhow::{bail, Context, Result};
+use std::io::Write;
+use std::process::ExitCode;
+
+pub fn run(args: &HealthCheckArgs) -> Result<ExitCode> {
+    if !args.run_dir.is_dir() {
+        bail!("Run directory not found: {}", args.run_dir.display());
+    }
+    let rollouts = if args.rollouts_file.is_absolute() {
+        args.rollouts_file.clone()
+    } else {
+        args.run_dir.join(&args.rollouts_file)
+    };
+    if !rollouts.is_file() {
+        bail!("Rollout JSONL not found: {}", rollouts.display());
+    }
+    if args.workers == Some(0) {
+        return Err(UsageError("--workers must be at least 1".into()).into());
+    }
+    let ignored = normalize_ignored(&args.ignore_checks).map_err(UsageError)?;
+    let input = Input {
+        path: &rollouts,
+        flag: "--rollouts-file",
+    };
+    check_input(input, false)?;
+    for name in [QUALITY_SUMMARY, ROLLOUT_VERDICTS] {
+        check_output(&args.run_dir.join(name), &[input])?;
+    }
+    let lines = write_reports(
+        std::slice::from_ref(&rollouts),
+        &args.run_dir,
+        ignored,
+        args.max_line_bytes,
+    )?;
+    let out = if args.json {
+        let path = args.run_dir.join(QUALITY_SUMMARY);
+        let text = std::fs::read(&path).with_context(|| format!("reading '{}'", path.display()))?;
+        let v: serde_json::Value = serde_json::from_slice(&text)?;
+        format!("{v}\n")
+    } else {
+        format!("{lines}\n")
+    };
+    // A closed pipe (`| head`) is the reader's choice, not an error (and never a panic).
+    match std::io::stdout().write_all(out.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(ExitCode::SUCCESS),
+    }
+}

@@ -1,0 +1,771 @@
+//! One rollout line → its [`Digest`]: identity, verdict, findings, unobserved checks and the
+//! statistics the summary sums (upstream's `_worker` at the pinned revision).
+
+use super::trajectory::{self, Call, CallRef, ModelRef, Trajectory};
+use super::{Finding, Reads, REGISTRY};
+use serde_json::{json, Map, Value};
+use std::collections::{BTreeMap, HashMap};
+
+/// A task or rollout index as the row has it: upstream keeps any JSON value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Index {
+    Int(i64),
+    Str(String),
+    /// Anything else (floats, bools, objects): shown as its JSON text where upstream uses
+    /// Python's `str()`.
+    Other(Value),
+}
+
+impl Index {
+    fn of(v: &Value) -> Index {
+        match v {
+            Value::Number(n) if n.is_i64() => Index::Int(n.as_i64().unwrap_or(0)),
+            Value::String(s) => Index::Str(s.clone()),
+            other => Index::Other(other.clone()),
+        }
+    }
+    pub fn to_value(&self) -> Value {
+        match self {
+            Index::Int(i) => Value::from(*i),
+            Index::Str(s) => Value::from(s.as_str()),
+            Index::Other(v) => v.clone(),
+        }
+    }
+    /// Python's `str(value)`.
+    pub fn text(&self) -> String {
+        match self {
+            Index::Int(i) => i.to_string(),
+            Index::Str(s) => s.clone(),
+            Index::Other(v) => v.to_string(),
+        }
+    }
+    /// Equality as a dict key (ints and strings never equal).
+    pub(super) fn key(&self) -> (u8, String) {
+        match self {
+            Index::Int(i) => (0, i.to_string()),
+            Index::Str(s) => (1, s.clone()),
+            Index::Other(v) => (2, v.to_string()),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Digest {
+    pub task: Index,
+    pub rollout: Index,
+    pub rollout_id: String,
+    pub verdict: &'static str,
+    pub findings: Vec<Finding>,
+    /// Checks that lacked their evidence, one bit per registry position (a few bytes per
+    /// rollout instead of a list: a run keeps every digest until the end).
+    pub unobserved: u16,
+    pub capture_observed: bool,
+    pub policy_calls_observed: bool,
+    pub successful_model_calls: u64,
+    pub model_call_errors: u64,
+    pub errors_by_status: BTreeMap<String, u64>,
+    pub ended_on_error: bool,
+    pub duplicated_calls: u64,
+    pub transcript_prompt: i64,
+    pub transcript_completion: i64,
+    pub capture_prompt: i64,
+    pub capture_completion: i64,
+}
+
+pub(super) struct LineAt<'a> {
+    pub file: &'a str,
+    pub source: usize,
+    pub line_number: u64,
+    pub ordinal: u64,
+}
+
+const INCOMPLETE_MODEL_CALL_GAPS: [&str; 4] = [
+    "model_calls_unavailable",
+    "model_call_capture_incomplete",
+    "model_call_capture_records_unreadable",
+    "model_call_capture_unreadable",
+];
+
+/// Reference gaps and the mismatch kind each reports.
+const REFERENCE_CONTRADICTION_GAPS: [(&str, &str); 3] = [
+    ("model_call_reference_unmatched", "missing_captured_call"),
+    ("model_call_reference_ambiguous", "duplicated_captured_call"),
+    (
+        "model_call_reference_conflict",
+        "conflicting_call_ownership",
+    ),
+];
+
+const LENGTH_LIMIT_FINISH_REASONS: [&str; 3] = ["length", "max_output_tokens", "max_tokens"];
+
+const AGENT_TOOL_CALL_TYPES: [&str; 13] = [
+    "function_call",
+    "tool_call",
+    "tool_use",
+    "mcp_call",
+    "mcp_list_tools",
+    "mcp_approval_request",
+    "file_search_call",
+    "web_search_call",
+    "computer_call",
+    "image_generation_call",
+    "code_interpreter_call",
+    "local_shell_call",
+    "custom_tool_call",
+];
+
+fn parse_error_name(bytes: &[u8]) -> Result<Map<String, Value>, &'static str> {
+    match serde_json::from_slice::<Value>(bytes.trim_ascii()) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(_) => Err("ValueError"),
+        Err(_) => Err("JSONDecodeError"),
+    }
+}
+
+/// Python truthiness of an optional string.
+fn truthy(s: Option<&str>) -> bool {
+    s.is_some_and(|s| !s.is_empty())
+}
+
+fn ref_key(r: &CallRef) -> Option<String> {
+    if let Some(id) = r.model_call_id.as_deref().filter(|s| !s.is_empty()) {
+        return Some(format!("call:{id}"));
+    }
+    match (&r.model_ref, r.response_id.as_deref()) {
+        (Some(m), Some(rid)) if !rid.is_empty() => {
+            Some(format!("response:{}:{}:{rid}", m.kind, m.name))
+        }
+        _ => None,
+    }
+}
+
+fn call_identity(c: &Call) -> Option<String> {
+    if let Some(id) = c.model_call_id.as_deref().filter(|s| !s.is_empty()) {
+        return Some(format!("call:{id}"));
+    }
+    match (&c.model_ref, c.response_id.as_deref()) {
+        (Some(m), Some(rid)) if !rid.is_empty() => {
+            Some(format!("response:{}:{}:{rid}", m.kind, m.name))
+        }
+        (None, Some(rid)) if !rid.is_empty() => Some(format!("response::{rid}")),
+        _ => None,
+    }
+}
+
+fn is_failed(c: &Call) -> bool {
+    c.status_code.is_some_and(|s| s >= 400)
+        || truthy(c.error_category.as_deref())
+        || matches!(
+            c.response_status.as_deref(),
+            Some("failed" | "error" | "cancelled")
+        )
+}
+
+fn is_successful(c: &Call) -> bool {
+    !is_failed(c) && c.status_code.is_none_or(|s| (200..400).contains(&s))
+}
+
+fn token(v: Option<i64>) -> i64 {
+    v.filter(|v| *v >= 0).unwrap_or(0)
+}
+
+/// Upstream's `_nonempty`: text with non-space, or a list/dict holding some.
+fn nonempty(v: &Value) -> bool {
+    match v {
+        Value::String(s) => !s.trim().is_empty(),
+        Value::Array(a) => a.iter().any(nonempty),
+        Value::Object(m) => [
+            "text",
+            "content",
+            "output_text",
+            "answer",
+            "refusal",
+            "encrypted_content",
+            "reasoning",
+            "reasoning_content",
+            "summary",
+        ]
+        .iter()
+        .any(|k| m.get(*k).is_some_and(nonempty)),
+        _ => false,
+    }
+}
+
+fn has_tool_call(v: &Value) -> bool {
+    match v {
+        Value::Array(a) => a.iter().any(has_tool_call),
+        Value::Object(m) => {
+            m.get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|t| AGENT_TOOL_CALL_TYPES.contains(&t))
+                || m.get("tool_calls").is_some_and(py_truthy)
+        }
+        _ => false,
+    }
+}
+
+fn py_truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(m) => !m.is_empty(),
+    }
+}
+
+fn response_has_content(v: &Value) -> bool {
+    let Value::Object(r) = v else { return false };
+    let get = |k: &str| r.get(k).unwrap_or(&Value::Null);
+    if nonempty(get("output_text")) || nonempty(get("content")) {
+        return true;
+    }
+    let chat = get("choices").as_array().is_some_and(|cs| {
+        cs.iter().any(|c| {
+            c.as_object().is_some_and(|c| {
+                c.get("text").is_some_and(nonempty)
+                    || c.get("message")
+                        .and_then(Value::as_object)
+                        .and_then(|m| m.get("content"))
+                        .is_some_and(nonempty)
+            })
+        })
+    });
+    nonempty(get("output")) || chat
+}
+
+/// `response.usage` prompt and completion tokens (Responses or Chat names), and whether both
+/// are there.
+fn transcript_tokens(row: &Map<String, Value>) -> (i64, i64, bool) {
+    let usage = row
+        .get("response")
+        .and_then(Value::as_object)
+        .and_then(|r| r.get("usage"))
+        .and_then(Value::as_object);
+    let Some(usage) = usage else {
+        return (0, 0, false);
+    };
+    let pick = |a: &str, b: &str| {
+        usage
+            .get(a)
+            .or_else(|| usage.get(b))
+            .and_then(Value::as_i64)
+            .filter(|v| *v >= 0)
+    };
+    let p = pick("input_tokens", "prompt_tokens");
+    let c = pick("output_tokens", "completion_tokens");
+    (p.unwrap_or(0), c.unwrap_or(0), p.is_some() && c.is_some())
+}
+
+/// Calls bound to the policy model by exact references.
+#[derive(Default)]
+struct Bindings {
+    references: Vec<String>,
+    matched: Vec<usize>,
+    missing: Vec<String>,
+    duplicated: Vec<(String, usize)>,
+    terminal_ordered: bool,
+}
+
+impl Bindings {
+    fn observed(&self) -> bool {
+        !self.references.is_empty()
+    }
+    fn complete(&self) -> bool {
+        self.observed() && self.missing.is_empty() && self.duplicated.is_empty()
+    }
+}
+
+fn model_ref_eq(a: Option<&ModelRef>, b: Option<&ModelRef>) -> bool {
+    a == b
+}
+
+fn bind(t: &Trajectory, include_invocations: bool) -> Bindings {
+    let turn_refs: Vec<(String, &CallRef)> = t
+        .turns
+        .iter()
+        .flat_map(|turn| turn.model_calls.iter())
+        .filter_map(|r| ref_key(r).map(|k| (k, r)))
+        .collect();
+    let mut items = turn_refs.clone();
+    if include_invocations {
+        let mut seen: Vec<String> = turn_refs.iter().map(|(k, _)| k.clone()).collect();
+        for r in t.invocation_refs.iter().flatten() {
+            if let Some(k) = ref_key(r) {
+                if !seen.contains(&k) {
+                    seen.push(k.clone());
+                    items.push((k, r));
+                }
+            }
+        }
+    }
+    // `dict(items)`: first position, last value.
+    let mut unique: Vec<(String, &CallRef)> = Vec::new();
+    for (k, r) in &items {
+        match unique.iter_mut().find(|(u, _)| u == k) {
+            Some(slot) => slot.1 = r,
+            None => unique.push((k.clone(), r)),
+        }
+    }
+    let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut by_response: HashMap<(&str, &str, &str), Vec<usize>> = HashMap::new();
+    for (i, c) in t.calls.iter().enumerate() {
+        if let Some(id) = c.model_call_id.as_deref().filter(|s| !s.is_empty()) {
+            by_id.entry(id).or_default().push(i);
+        }
+        if let (Some(m), Some(rid)) = (&c.model_ref, c.response_id.as_deref()) {
+            if !rid.is_empty() {
+                by_response
+                    .entry((m.kind.as_str(), m.name.as_str(), rid))
+                    .or_default()
+                    .push(i);
+            }
+        }
+    }
+    let mut b = Bindings {
+        references: items.iter().map(|(k, _)| k.clone()).collect(),
+        ..Bindings::default()
+    };
+    for (k, r) in unique {
+        let matches: Vec<usize> = match r.model_call_id.as_deref().filter(|s| !s.is_empty()) {
+            Some(id) => by_id
+                .get(id)
+                .map(|v| {
+                    v.iter()
+                        .copied()
+                        .filter(|i| {
+                            let c = &t.calls[*i];
+                            (r.model_ref.is_none()
+                                || model_ref_eq(r.model_ref.as_ref(), c.model_ref.as_ref()))
+                                && (r.response_id.is_none() || r.response_id == c.response_id)
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+            None => match (&r.model_ref, r.response_id.as_deref()) {
+                (Some(m), Some(rid)) => by_response
+                    .get(&(m.kind.as_str(), m.name.as_str(), rid))
+                    .cloned()
+                    .unwrap_or_default(),
+                _ => Vec::new(),
+            },
+        };
+        match matches.len() {
+            0 => b.missing.push(k),
+            1 => b.matched.push(matches[0]),
+            n => b.duplicated.push((k, n)),
+        }
+    }
+    let turn_keys: Vec<&String> = turn_refs.iter().map(|(k, _)| k).collect();
+    b.terminal_ordered =
+        !include_invocations || b.references.iter().all(|r| turn_keys.contains(&r));
+    b
+}
+
+fn call_locator(c: &Call, position: usize) -> Map<String, Value> {
+    let id = c
+        .model_call_id
+        .clone()
+        .filter(|s| !s.is_empty())
+        .or_else(|| c.response_id.clone().filter(|s| !s.is_empty()))
+        .unwrap_or_else(|| position.to_string());
+    let mut m = Map::new();
+    m.insert("call_id".into(), Value::from(id));
+    m
+}
+
+fn locator(key: &str, v: Value) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert(key.into(), v);
+    m
+}
+
+fn last_part(s: &str) -> String {
+    s.rsplit(':').next().unwrap_or(s).to_string()
+}
+
+/// The findings of one rollout-level check that has its evidence.
+fn run_check(
+    id: &'static str,
+    row: &Map<String, Value>,
+    t: &Trajectory,
+    b: &Bindings,
+) -> Vec<Finding> {
+    let matched = || b.matched.iter().enumerate().map(|(p, i)| (p, &t.calls[*i]));
+    match id {
+        "rollout_missing_agent_turns" => {
+            let active = t.turns.iter().any(|turn| {
+                nonempty(&turn.answer)
+                    || nonempty(&turn.reasoning_content)
+                    || has_tool_call(&turn.answer)
+                    || turn.model_calls.iter().any(|r| ref_key(r).is_some())
+            });
+            if active {
+                vec![]
+            } else {
+                vec![Finding::new(
+                    id,
+                    None,
+                    json!({"reason": "no agent turn with model activity"}),
+                )]
+            }
+        }
+        "agent_turn_hollow" => t
+            .turns
+            .iter()
+            .filter(|turn| {
+                !(nonempty(&turn.answer)
+                    || nonempty(&turn.reasoning_content)
+                    || has_tool_call(&turn.answer))
+            })
+            .map(|turn| {
+                Finding::new(
+                    id,
+                    Some(locator("turn", Value::from(turn.turn_no))),
+                    json!({"reason": "agent turn has no message or tool calls"}),
+                )
+            })
+            .collect(),
+        "model_call_zero_completion_tokens" => matched()
+            .filter(|(_, c)| c.tokens_out == Some(0))
+            .map(|(p, c)| {
+                Finding::new(
+                    id,
+                    Some(call_locator(c, p)),
+                    json!({"completion_tokens": 0}),
+                )
+            })
+            .collect(),
+        "model_call_missing_token_counts" => matched()
+            .filter(|(_, c)| c.tokens_in.is_none() || c.tokens_out.is_none())
+            .map(|(p, c)| {
+                let mut missing = Vec::new();
+                if c.tokens_in.is_none() {
+                    missing.push("prompt_tokens");
+                }
+                if c.tokens_out.is_none() {
+                    missing.push("completion_tokens");
+                }
+                Finding::new(id, Some(call_locator(c, p)), json!({ "missing": missing }))
+            })
+            .collect(),
+        "trajectory_capture_mismatch" => {
+            let mut out = Vec::new();
+            let mut seen: Vec<(&str, String)> = Vec::new();
+            for r in &b.missing {
+                let loc = last_part(r);
+                seen.push(("missing_captured_call", loc.clone()));
+                out.push(Finding::new(
+                    id,
+                    Some(locator("call_id", Value::from(loc))),
+                    json!({"kind": "missing_captured_call"}),
+                ));
+            }
+            for (r, n) in &b.duplicated {
+                let loc = last_part(r);
+                seen.push(("duplicated_captured_call", loc.clone()));
+                out.push(Finding::new(
+                    id,
+                    Some(locator("call_id", Value::from(loc))),
+                    json!({"kind": "duplicated_captured_call", "count": n}),
+                ));
+            }
+            for g in &t.gaps {
+                let Some((code, kind)) = REFERENCE_CONTRADICTION_GAPS
+                    .iter()
+                    .find(|(c, _)| *c == g.code)
+                else {
+                    continue;
+                };
+                let detail = g
+                    .detail
+                    .as_deref()
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or("unknown");
+                let loc = last_part(detail);
+                if seen.iter().any(|(k, l)| k == kind && *l == loc) {
+                    continue;
+                }
+                out.push(Finding::new(
+                    id,
+                    Some(locator("call_id", Value::from(loc))),
+                    json!({"kind": kind, "observation_gap": code, "invocation_id": g.invocation_id}),
+                ));
+            }
+            out
+        }
+        "model_call_failed" => {
+            let last = b.matched.len().saturating_sub(1);
+            matched()
+                .filter(|(_, c)| is_failed(c))
+                .map(|(p, c)| {
+                    Finding::new(
+                        id,
+                        Some(call_locator(c, p)),
+                        json!({
+                            "status": c.status_code,
+                            "error_category": c.error_category,
+                            "terminal": b.complete() && b.terminal_ordered && p == last,
+                        }),
+                    )
+                })
+                .collect()
+        }
+        "rollout_token_count_mismatch" => {
+            let (tp, tc, present) = transcript_tokens(row);
+            let cp: i64 = matched().map(|(_, c)| token(c.tokens_in)).sum();
+            let cc: i64 = matched().map(|(_, c)| token(c.tokens_out)).sum();
+            if present && (tp != cp || tc != cc) {
+                vec![Finding::new(
+                    id,
+                    None,
+                    json!({"transcript_prompt": tp, "transcript_completion": tc,
+                           "capture_prompt": cp, "capture_completion": cc}),
+                )]
+            } else {
+                vec![]
+            }
+        }
+        "model_call_runaway_generation" => matched()
+            .filter(|(_, c)| {
+                c.finish_reason
+                    .as_deref()
+                    .is_some_and(|f| LENGTH_LIMIT_FINISH_REASONS.contains(&f))
+                    && !response_has_content(&c.response)
+            })
+            .map(|(p, c)| {
+                Finding::new(
+                    id,
+                    Some(call_locator(c, p)),
+                    json!({"finish_reason": c.finish_reason}),
+                )
+            })
+            .collect(),
+        // Runner checks (`check_execution_error`, `record_unreadable`, duplicates) find
+        // nothing here; the runner adds their findings.
+        _ => vec![],
+    }
+}
+
+/// The bit of a check in [`Digest::unobserved`].
+pub(super) fn bit(id: &str) -> u16 {
+    REGISTRY
+        .iter()
+        .position(|s| s.id == id)
+        .map_or(0, |i| 1 << i)
+}
+
+impl Digest {
+    /// The unobserved check ids, in registry order (upstream's order of evaluation).
+    pub fn unobserved_ids(&self) -> Vec<&'static str> {
+        REGISTRY
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.unobserved & (1 << i) != 0)
+            .map(|(_, s)| s.id)
+            .collect()
+    }
+}
+
+/// Upstream's `_worker`: one line's checks and statistics.
+pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
+    let parsed = parse_error_name(bytes);
+    let parse_error = parsed.as_ref().err().copied();
+    let row = parsed.unwrap_or_default();
+    let task = match row.get(crate::collect::TASK_INDEX) {
+        Some(v) => Index::of(v),
+        None if parse_error.is_some() => Index::Str(format!(
+            "__unreadable_record__:input-{}:line-{}",
+            at.source, at.line_number
+        )),
+        None => Index::Int(at.ordinal as i64),
+    };
+    let rollout = row
+        .get(crate::collect::ROLLOUT_INDEX)
+        .map_or(Index::Int(0), Index::of);
+    let raw_trajectory = row.get("ng_trajectory").filter(|v| !v.is_null());
+    let trajectory_rollout_id = raw_trajectory
+        .and_then(Value::as_object)
+        .and_then(|t| t.get("rollout_id"));
+    let rollout_id = [row.get(crate::collect::ROLLOUT_ID), trajectory_rollout_id]
+        .into_iter()
+        .flatten()
+        .find(|v| py_truthy(v))
+        .map_or_else(
+            || format!("{}-{}", task.text(), rollout.text()),
+            |v| match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            },
+        );
+
+    let (trajectory, trajectory_error) = match (parse_error, raw_trajectory) {
+        (None, Some(raw)) => match trajectory::validate(raw) {
+            Ok(t) => (Some(t), None),
+            Err(_) => (None, Some("ValidationError")),
+        },
+        _ => (None, None),
+    };
+    let observed = trajectory
+        .as_ref()
+        .filter(|t| !t.has_gap("trajectory_projection_failed"));
+    let turns_observed = observed.is_some_and(|t| !t.has_gap("turns_unavailable"));
+    let calls_observed = observed.is_some_and(|t| !t.has_any_gap(&INCOMPLETE_MODEL_CALL_GAPS));
+    let empty = Trajectory::default();
+    let t = observed.unwrap_or(&empty);
+    let turn_b = bind(t, false);
+    let owned_b = bind(t, true);
+
+    let mut findings = Vec::new();
+    let mut unobserved: u16 = 0;
+    let is_ignored = |id: &str| ignored.iter().any(|i| i == id);
+    for spec in REGISTRY.iter().filter(|s| s.reads != Reads::Task) {
+        if is_ignored(spec.id) {
+            continue;
+        }
+        if let Some(err) = parse_error {
+            if spec.id == "record_unreadable" {
+                let mut loc = Map::new();
+                loc.insert("source_file".into(), Value::from(at.file));
+                loc.insert("line".into(), Value::from(at.line_number));
+                findings.push(Finding::new(
+                    spec.id,
+                    Some(loc),
+                    json!({"reason": "rollout record is unreadable", "error": err}),
+                ));
+            } else {
+                unobserved |= bit(spec.id);
+            }
+            continue;
+        }
+        if let (Some(err), "record_unreadable") = (trajectory_error, spec.id) {
+            findings.push(Finding::new(
+                spec.id,
+                None,
+                json!({"reason": "canonical trajectory is unreadable", "error": err}),
+            ));
+            continue;
+        }
+        if spec.reads != Reads::Record && observed.is_none() {
+            unobserved |= bit(spec.id);
+            continue;
+        }
+        if spec.reads == Reads::Turns && !turns_observed {
+            unobserved |= bit(spec.id);
+            continue;
+        }
+        let b = if spec.reads == Reads::OwnedCalls {
+            &owned_b
+        } else {
+            &turn_b
+        };
+        if matches!(spec.reads, Reads::TurnCalls | Reads::OwnedCalls) {
+            if !calls_observed {
+                unobserved |= bit(spec.id);
+                continue;
+            }
+            let has_required = if spec.id == "trajectory_capture_mismatch" {
+                b.observed()
+                    || t.gaps.iter().any(|g| {
+                        REFERENCE_CONTRADICTION_GAPS
+                            .iter()
+                            .any(|(c, _)| *c == g.code)
+                    })
+            } else {
+                !b.matched.is_empty()
+            };
+            if !has_required {
+                unobserved |= bit(spec.id);
+                continue;
+            }
+        }
+        if spec.id == "rollout_token_count_mismatch"
+            && (!b.complete()
+                || b.matched.is_empty()
+                || !transcript_tokens(&row).2
+                || b.matched
+                    .iter()
+                    .any(|i| t.calls[*i].tokens_in.is_none() || t.calls[*i].tokens_out.is_none()))
+        {
+            unobserved |= bit(spec.id);
+            continue;
+        }
+        findings.extend(run_check(spec.id, &row, t, b));
+    }
+
+    let verdict = if !findings.is_empty() {
+        "unhealthy"
+    } else if unobserved != 0 {
+        "unobserved"
+    } else {
+        "healthy"
+    };
+    let calls = &t.calls;
+    let failed: Vec<&Call> = calls.iter().filter(|c| is_failed(c)).collect();
+    let mut errors_by_status = BTreeMap::new();
+    for c in &failed {
+        let k = c
+            .status_code
+            .map_or_else(|| "unknown".to_string(), |s| s.to_string());
+        *errors_by_status.entry(k).or_insert(0) += 1;
+    }
+    let mut identities: HashMap<String, u64> = HashMap::new();
+    for id in calls.iter().filter_map(call_identity) {
+        *identities.entry(id).or_insert(0) += 1;
+    }
+    let (tp, tc, _) = transcript_tokens(&row);
+    Digest {
+        task,
+        rollout,
+        rollout_id,
+        verdict,
+        findings,
+        unobserved,
+        capture_observed: !calls.is_empty(),
+        policy_calls_observed: turn_b.complete(),
+        successful_model_calls: turn_b
+            .matched
+            .iter()
+            .filter(|i| is_successful(&calls[**i]))
+            .count() as u64,
+        model_call_errors: failed.len() as u64,
+        errors_by_status,
+        ended_on_error: calls.last().is_some_and(is_failed),
+        duplicated_calls: identities.values().filter(|n| **n > 1).map(|n| n - 1).sum(),
+        transcript_prompt: tp,
+        transcript_completion: tc,
+        capture_prompt: calls.iter().map(|c| token(c.tokens_in)).sum(),
+        capture_completion: calls.iter().map(|c| token(c.tokens_out)).sum(),
+    }
+}
+
+/// A (task, rollout) identity as dict keys compare.
+type IdentityKey = ((u8, String), (u8, String));
+
+/// Records claiming the same (task, rollout) identity: every copy gets a finding and is
+/// unhealthy (upstream's `_mark_duplicate_identities`).
+pub(super) fn mark_duplicates(digests: &mut [Digest], ignored: &[String]) {
+    const ID: &str = "rollout_duplicate_identity";
+    if ignored.iter().any(|i| i == ID) {
+        return;
+    }
+    let mut groups: HashMap<IdentityKey, Vec<usize>> = HashMap::new();
+    for (i, d) in digests.iter().enumerate() {
+        groups
+            .entry((d.task.key(), d.rollout.key()))
+            .or_default()
+            .push(i);
+    }
+    let mut dup: Vec<(usize, usize)> = Vec::new();
+    for copies in groups.values().filter(|c| c.len() > 1) {
+        dup.extend(copies.iter().map(|i| (*i, copies.len())));
+    }
+    dup.sort_unstable();
+    for (i, n) in dup {
+        let d = &mut digests[i];
+        d.findings
+            .push(Finding::new(ID, None, json!({ "duplicate_count": n })));
+        d.verdict = "unhealthy";
+    }
+}
