@@ -149,12 +149,20 @@ impl HealthBuilder {
         Ok(())
     }
 
-    /// Every rollout read so far, in file order: `(task, rollout)`, its line and its signals
-    /// (for a flags column in a task table, badges in a rollout list).
-    pub fn rollout_signals(&self) -> impl Iterator<Item = ((i64, i64), u64, &Signals)> {
-        self.recs
-            .iter()
-            .map(|r| ((r.task, r.rollout), r.line, &r.signals))
+    /// Every rollout read so far, in file order: `(task, rollout)`, its line, its agent
+    /// (`agent_ref.name`, or its materialized input's) and its signals (for a flags column in a
+    /// task table, badges in a rollout list, a filter by agent).
+    pub fn rollout_signals(
+        &self,
+    ) -> impl Iterator<Item = ((i64, i64), u64, Option<&str>, &Signals)> {
+        self.recs.iter().map(|r| {
+            (
+                (r.task, r.rollout),
+                r.line,
+                self.agents[r.agent as usize].as_deref(),
+                &r.signals,
+            )
+        })
     }
 
     fn agent_id(&mut self, name: Option<&str>) -> u32 {

@@ -20,7 +20,7 @@ mod text;
 pub mod upstream;
 
 pub use builder::{row_signals, HealthBuilder, HealthError};
-pub use signals::{canonical, canonical_arguments, is_error_output, Signals, Tokens};
+pub use signals::{canonical, canonical_arguments, is_error_output, Mark, Signals, Tokens};
 pub use summary::{
     agent_label, AgentHealth, Buckets, Dist, HealthReport, Level, Rate, RolloutCounts,
     TaskOutcomes, TokenUse, TrajectoryEvidence, UnhealthyTask, WorstRollout,
