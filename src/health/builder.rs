@@ -215,10 +215,16 @@ impl HealthBuilder {
         r.map_err(|e| split_error(&file, e))
     }
 
+    /// Ends the rollouts file (its last line without a newline), so that
+    /// [`HealthBuilder::rollout_signals`] sees every rollout before [`HealthBuilder::finish`].
+    pub fn end_rollouts(&mut self) -> Result<(), HealthError> {
+        let mut splitter = std::mem::take(&mut self.rollouts.splitter);
+        splitter.finish(|span, line| self.rollout_line(span.line, line))
+    }
+
     /// Ends the files fed in chunks (their last lines without a newline) and summarizes.
     pub fn finish(mut self) -> Result<HealthReport, HealthError> {
-        let mut splitter = std::mem::take(&mut self.rollouts.splitter);
-        splitter.finish(|span, line| self.rollout_line(span.line, line))?;
+        self.end_rollouts()?;
         if let Some(mut feed) = self.inputs.take() {
             let mut expected = self.expected.take().unwrap_or_default();
             let mut agents = Vec::new();
