@@ -71,6 +71,50 @@ pub fn flags_in(bits: u16) -> impl Iterator<Item = Flag> {
     Flag::ALL.into_iter().filter(move |f| bits & f.bit() != 0)
 }
 
+/// A rollout's badges: each flag it carries with its words ("loop: search ×3", "truncated
+/// (max_output_tokens)", "2 of 5 tool calls answered with an error").
+pub fn badges(s: &Signals) -> Vec<(Flag, String)> {
+    flags_in(s.flags)
+        .map(|f| {
+            let text = match f {
+                Flag::Truncated => format!(
+                    "truncated ({})",
+                    s.truncated_reason.as_deref().unwrap_or("unknown")
+                ),
+                Flag::Loop => match &s.loop_call {
+                    Some((name, times)) => format!("loop: {name} ×{times}"),
+                    None => "loop".to_string(),
+                },
+                Flag::ToolError => format!(
+                    "tool error: {} of {} calls",
+                    s.tool_error_calls, s.tool_calls
+                ),
+                Flag::MalformedArguments => {
+                    format!("malformed arguments: {} calls", s.malformed_arguments)
+                }
+                Flag::DanglingCall => format!("calls without output: {}", s.dangling_calls),
+                other => flag_label(other).to_string(),
+            };
+            (f, text)
+        })
+        .collect()
+}
+
+/// The offending items of a rollout, each index in `response.output` with the flags it raised.
+pub fn marks_by_item(s: &Signals) -> Vec<(usize, Vec<Flag>)> {
+    let mut out: Vec<(usize, Vec<Flag>)> = Vec::new();
+    for m in &s.marks {
+        let at = m.item as usize;
+        match out.iter_mut().find(|(i, _)| *i == at) {
+            Some((_, flags)) if !flags.contains(&m.flag) => flags.push(m.flag),
+            Some(_) => {}
+            None => out.push((at, vec![m.flag])),
+        }
+    }
+    out.sort_by_key(|(i, _)| *i);
+    out
+}
+
 /// One rate as a cell: "3.1 % · 37 of 1200 rollouts", its level and its thresholds.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RateCell {
@@ -234,7 +278,7 @@ impl PointSignals {
     }
 }
 
-/// Lays the report out for the page, and fills `cols.point_flags` / `cols.point_agent` for the
+/// Lays the report out for the page, and fills `cols.point_flags` / `cols.point_health_agent` for the
 /// profile's points (NaN for a point health did not see).
 pub fn attach(
     view: &mut InspectView,
@@ -254,7 +298,7 @@ pub fn attach(
         .collect();
     let mut flagged = vec![0u64; labels.len()];
     cols.point_flags.clear();
-    cols.point_agent.clear();
+    cols.point_health_agent.clear();
     for (t, r) in cols.point_task.iter().zip(&cols.point_rollout) {
         let (agent, bits) = match points.points.get(&(*t as i64, *r as i64)) {
             Some(&(id, bits)) => (agent_of[id as usize], Some(bits)),
@@ -266,7 +310,8 @@ pub fn attach(
             }
         }
         cols.point_flags.push(bits.map_or(f64::NAN, f64::from));
-        cols.point_agent.push(agent.map_or(f64::NAN, |a| a as f64));
+        cols.point_health_agent
+            .push(agent.map_or(f64::NAN, |a| a as f64));
     }
     let agents = report
         .agents
@@ -363,7 +408,7 @@ impl RunView {
         };
         let agent_ok = match &f.agent {
             None => true,
-            Some(name) => self.cols.point_agent.get(p).is_some_and(|&a| {
+            Some(name) => self.cols.point_health_agent.get(p).is_some_and(|&a| {
                 !a.is_nan()
                     && self
                         .health_agents()
@@ -485,7 +530,7 @@ mod tests {
             panic!("no health")
         };
         assert_eq!((h.rollouts, h.flagged), (5, 2));
-        assert!(r.point_bits(5).is_none() && r.cols.point_agent[5].is_nan());
+        assert!(r.point_bits(5).is_none() && r.cols.point_health_agent[5].is_nan());
         assert_eq!(r.point_bits(1), Some(Flag::ToolError.bit()));
         let agents: Vec<&str> = h.agents.iter().map(|a| a.agent.as_str()).collect();
         assert_eq!(agents, ["a", "b"]);
@@ -549,6 +594,39 @@ mod tests {
         assert_eq!(r.task_flags(2), [(Flag::ToolError, 1)]);
         assert!(r.task_flags(0).is_empty());
         assert_eq!(f("loops", Some("x&y")).label(), "loops · x&y");
+    }
+
+    #[test]
+    fn badges_and_marks_of_one_rollout() {
+        let line = json!({"_ng_task_index": 0, "_ng_rollout_index": 0, "response": {
+            "status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"},
+            "output": [
+                {"type": "function_call", "name": "ls", "arguments": "{}", "call_id": "a"},
+                {"type": "function_call_output", "call_id": "a", "output": "Error: denied"},
+                {"type": "function_call", "name": "ls", "arguments": "{ }", "call_id": "b"},
+                {"type": "function_call_output", "call_id": "b", "output": "ok"},
+                {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "I will"}]}
+            ]}})
+        .to_string();
+        let s = crate::health::row_signals(line.as_bytes()).unwrap();
+        let words: Vec<String> = badges(&s).into_iter().map(|(_, w)| w).collect();
+        assert_eq!(
+            words,
+            [
+                "truncated (max_output_tokens)",
+                "loop: ls ×2",
+                "tool error: 1 of 2 calls"
+            ]
+        );
+        assert_eq!(
+            marks_by_item(&s),
+            [
+                (0, vec![Flag::Loop]),
+                (1, vec![Flag::ToolError]),
+                (2, vec![Flag::Loop]),
+                (4, vec![Flag::Truncated])
+            ]
+        );
     }
 
     #[test]

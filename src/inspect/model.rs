@@ -87,7 +87,7 @@ pub struct Columns {
     /// Per rollout point, its health flags as bits (`inspect::health::bits`) and its agent
     /// (index in the health view's agents); NaN where not known, empty without health.
     pub point_flags: Vec<f64>,
-    pub point_agent: Vec<f64>,
+    pub point_health_agent: Vec<f64>,
 }
 
 /// Builds the view; `snippets` maps task index → prompt snippet (see [`snippet`]).
