@@ -277,6 +277,9 @@ mod tests {
         );
         assert_eq!(shown[1].head, "call run (c1)");
         assert!(shown[2].collapsed);
+        // Each keeps its index among the items given (the empty one is left out).
+        let at: Vec<usize> = shown.iter().map(|s| s.index).collect();
+        assert_eq!(at, [1, 2, 3]);
     }
 
     #[test]

@@ -25,7 +25,7 @@ pub fn TaskRollouts(run: Arc<RunView>, sel: Selection) -> impl IntoView {
                     .as_ref()
                     .map(crate::inspect::health::HealthFilter::label)
                     .unwrap_or_default();
-                view! { <span class="muted" data-testid="rollouts-hidden">{format!("{} rollouts without “{label}” hidden", hidden.len())}</span> }
+                view! { <span class="muted" data-testid="rollouts-hidden">{format!("{} without “{label}” hidden", hidden.len())}</span> }
             });
             let buttons = points
                 .into_iter()
