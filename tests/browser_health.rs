@@ -36,24 +36,72 @@ fn out(id: &str, output: &str) -> Value {
 fn run(dir: &Path) -> [PathBuf; 2] {
     let usage = json!({"input_tokens": 10, "output_tokens": 20, "total_tokens": 30});
     let rows: Vec<(i64, i64, &str, f64, Value)> = vec![
-        (0, 0, EVIL_AGENT, 1.0, json!({"output": [msg("42")], "usage": usage})),
-        (0, 1, EVIL_AGENT, 0.0, json!({"output": [call("lookup", "{}", "e"), out("e", "Error: <b>no such id</b>"), msg("sorry")], "usage": usage})),
-        (1, 0, EVIL_AGENT, 0.0, json!({"output": [
+        (
+            0,
+            0,
+            EVIL_AGENT,
+            1.0,
+            json!({"output": [msg("42")], "usage": usage}),
+        ),
+        (
+            0,
+            1,
+            EVIL_AGENT,
+            0.0,
+            json!({"output": [call("lookup", "{}", "e"), out("e", "Error: <b>no such id</b>"), msg("sorry")], "usage": usage}),
+        ),
+        (
+            1,
+            0,
+            EVIL_AGENT,
+            0.0,
+            json!({"output": [
             call(EVIL_TOOL, "{\"q\": 1}", "l1"), out("l1", "nothing"),
             call(EVIL_TOOL, "{ \"q\": 1 }", "l2"), out("l2", "nothing"),
             call(EVIL_TOOL, "{\"q\":1}", "l3"), out("l3", "nothing"),
-            msg("giving up")], "usage": usage})),
-        (1, 1, EVIL_AGENT, 1.0, json!({"output": [msg("done")], "usage": usage})),
-        (2, 0, PLAIN, 0.0, json!({"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"},
-            "output": [msg("first"), msg("and then the answer is")], "usage": usage})),
-        (2, 1, PLAIN, 0.0, json!({"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"},
-            "output": [msg("cut")], "usage": usage})),
-        (3, 0, PLAIN, 1.0, json!({"output": (0..9).flat_map(|i| {
+            msg("giving up")], "usage": usage}),
+        ),
+        (
+            1,
+            1,
+            EVIL_AGENT,
+            1.0,
+            json!({"output": [msg("done")], "usage": usage}),
+        ),
+        (
+            2,
+            0,
+            PLAIN,
+            0.0,
+            json!({"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"},
+            "output": [msg("first"), msg("and then the answer is")], "usage": usage}),
+        ),
+        (
+            2,
+            1,
+            PLAIN,
+            0.0,
+            json!({"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"},
+            "output": [msg("cut")], "usage": usage}),
+        ),
+        (
+            3,
+            0,
+            PLAIN,
+            1.0,
+            json!({"output": (0..9).flat_map(|i| {
                 let id = format!("c{i}");
                 [call("lookup", &format!("{{\"id\": {i}}}"), &id), out(&id, "ok")]
             }).chain([call("lookup", "{\"id\": 99}", "c99"), out("c99", "Traceback (most recent call last):"), msg("ok")])
-            .collect::<Vec<_>>(), "usage": usage})),
-        (3, 1, PLAIN, 1.0, json!({"output": [msg("ok")], "usage": usage})),
+            .collect::<Vec<_>>(), "usage": usage}),
+        ),
+        (
+            3,
+            1,
+            PLAIN,
+            1.0,
+            json!({"output": [msg("ok")], "usage": usage}),
+        ),
     ];
     let (mut inputs, mut rollouts) = (String::new(), String::new());
     for (task, rollout, agent, reward, response) in rows {
@@ -95,7 +143,11 @@ async fn levels(b: &Browser, agent: &str) -> serde_json::Map<String, Value> {
          return Object.fromEntries(Array.from(row.querySelectorAll('[data-testid=rate-cell]')).map(c => [c.dataset.rate, c.dataset.level]));",
         json!(agent)
     );
-    b.eval(&script).await.as_object().cloned().unwrap_or_default()
+    b.eval(&script)
+        .await
+        .as_object()
+        .cloned()
+        .unwrap_or_default()
 }
 
 /// The computed colour of a rate cell, and of the theme's variable `var`.
@@ -114,6 +166,14 @@ async fn colours(b: &Browser, agent: &str, rate: &str, var: &str) -> (String, St
     serde_json::from_value(b.eval(&script).await).unwrap()
 }
 
+/// The rollout view's items marked with `flag`, as `index:kind` (prompt items first).
+async fn marked(b: &Browser, flag: &str) -> Value {
+    let script = format!(
+        "return Array.from(document.querySelectorAll('[data-testid=rollout-view] [data-testid=rollout-item]')).map((e, i) => [i, e.dataset.kind, (e.dataset.flags || '').split(' ').includes('{flag}')]).filter(x => x[2]).map(x => x[0] + ':' + x[1])"
+    );
+    b.eval(&script).await
+}
+
 async fn row_keys(b: &Browser) -> Vec<String> {
     let v = b.eval("return Array.from(document.querySelectorAll('[data-testid=task-row]')).map(r => r.dataset.key)").await;
     serde_json::from_value(v).unwrap()
@@ -127,8 +187,11 @@ async fn the_example_run_shows_its_rates_coloured_and_says_it_has_no_flags() {
     b.click_testid("load-example").await;
     b.wait_text("[data-testid=status]", "Profile ready").await;
     b.click_testid("tab-health").await;
-    b.wait_text("[data-testid=health-headline]", "5 rollouts · 0 with a flag")
-        .await;
+    b.wait_text(
+        "[data-testid=health-headline]",
+        "5 rollouts · 0 with a flag",
+    )
+    .await;
     b.wait_text("[data-testid=health-verdict]", "No flags in this run")
         .await;
     let l = levels(&b, "ether0_simple_agent").await;
@@ -161,8 +224,11 @@ async fn rates_past_their_thresholds_are_coloured_warn_and_bad() {
     let tmp = tempfile::tempdir().unwrap();
     let (_server, b) = open_run(tmp.path(), "").await;
     b.click_testid("tab-health").await;
-    b.wait_text("[data-testid=health-headline]", "8 rollouts · 5 with a flag")
-        .await;
+    b.wait_text(
+        "[data-testid=health-headline]",
+        "8 rollouts · 5 with a flag",
+    )
+    .await;
     let evil = levels(&b, EVIL_AGENT).await;
     assert_eq!(evil["tool_error_calls"], "bad", "{evil:?}");
     assert_eq!(evil["loops"], "bad", "{evil:?}");
@@ -177,8 +243,11 @@ async fn rates_past_their_thresholds_are_coloured_warn_and_bad() {
     let (cell, ok) = colours(&b, PLAIN, "loops", "--ok").await;
     assert_eq!(cell, ok);
     assert_ne!(bad, warn);
-    b.wait_text("[data-testid=health-findings]", "plain_agent: truncated 50.0 %")
-        .await;
+    b.wait_text(
+        "[data-testid=health-findings]",
+        "plain_agent: truncated 50.0 %",
+    )
+    .await;
     b.close().await;
 }
 
@@ -188,14 +257,17 @@ async fn a_rate_cell_filters_the_task_table_and_the_chip_clears_it() {
     let (_server, b) = open_run(tmp.path(), "").await;
     assert_eq!(row_keys(&b).await, ["0", "1", "2", "3"]);
     b.click_testid("tab-health").await;
-    b.wait_text("[data-testid=health-headline]", "8 rollouts").await;
+    b.wait_text("[data-testid=health-headline]", "8 rollouts")
+        .await;
     // The evil agent's tool-error cell: task 0 only (task 3's error is the other agent's).
     b.eval(&format!(
         "Array.from(document.querySelectorAll('[data-testid=health-agent-row]')).find(r => r.dataset.agent === {}).querySelector('[data-rate=tool_error_calls] button').click()",
         json!(EVIL_AGENT)
     ))
     .await;
-    let chip = b.wait_text("[data-testid=health-chip]", "tool errors").await;
+    let chip = b
+        .wait_text("[data-testid=health-chip]", "tool errors")
+        .await;
     assert!(chip.contains("1 of 4 tasks"), "{chip}");
     assert_eq!(
         b.eval("return document.querySelector('nav .tab.active').dataset.testid")
@@ -250,25 +322,21 @@ async fn a_filter_in_the_url_hash_applies_on_load() {
 #[tokio::test(flavor = "multi_thread")]
 async fn rollout_badges_mark_the_offending_items() {
     let tmp = tempfile::tempdir().unwrap();
-    let marked = |b: &Browser, flag: &'static str| {
-        let script = format!(
-            "return Array.from(document.querySelectorAll('[data-testid=rollout-view] [data-testid=rollout-item]')).map((e, i) => [i, e.dataset.kind, (e.dataset.flags || '').split(' ').includes('{flag}')]).filter(x => x[2]).map(x => x[0] + ':' + x[1])"
-        );
-        async move { b.eval(&script).await }
-    };
     // The loop: every call of the repeated signature (prompt item 0, then output items 1..).
     let (_server, b) = open_run(tmp.path(), "#profile&task=1&rollout=0").await;
-    let badges = b
-        .wait_text("[data-testid=rollout-flags]", "loop: ")
-        .await;
-    assert!(badges.contains(&format!("loop: {EVIL_TOOL} ×3")), "{badges}");
+    let badges = b.wait_text("[data-testid=rollout-flags]", "loop: ").await;
+    assert!(
+        badges.contains(&format!("loop: {EVIL_TOOL} ×3")),
+        "{badges}"
+    );
     assert_eq!(
         marked(&b, "loop").await,
         json!(["1:function_call", "3:function_call", "5:function_call"])
     );
     // The error output.
     b.click("[data-testid=task-row][data-key='0']").await;
-    b.click("[data-testid=task-rollouts] button:nth-of-type(2)").await;
+    b.click("[data-testid=task-rollouts] button:nth-of-type(2)")
+        .await;
     b.wait_text("[data-testid=rollout-flags]", "tool error: 1 of 1 calls")
         .await;
     assert_eq!(
@@ -277,9 +345,13 @@ async fn rollout_badges_mark_the_offending_items() {
     );
     // The cut-off reply: the last item of a truncated rollout.
     b.click("[data-testid=task-row][data-key='2']").await;
-    b.click("[data-testid=task-rollouts] button:nth-of-type(1)").await;
-    b.wait_text("[data-testid=rollout-flags]", "truncated (max_output_tokens)")
+    b.click("[data-testid=task-rollouts] button:nth-of-type(1)")
         .await;
+    b.wait_text(
+        "[data-testid=rollout-flags]",
+        "truncated (max_output_tokens)",
+    )
+    .await;
     assert_eq!(marked(&b, "truncated").await, json!(["2:message"]));
     let note = b
         .wait_text("[data-testid=rollout-view] .offending", "truncated")
@@ -287,7 +359,8 @@ async fn rollout_badges_mark_the_offending_items() {
     assert!(note.contains("and then the answer is"), "{note}");
     // A healthy rollout says so.
     b.click("[data-testid=task-row][data-key='1']").await;
-    b.click("[data-testid=task-rollouts] button:nth-of-type(2)").await;
+    b.click("[data-testid=task-rollouts] button:nth-of-type(2)")
+        .await;
     b.wait_text("[data-testid=rollout-flags]", "no health flags")
         .await;
     b.close().await;
@@ -301,15 +374,16 @@ async fn hostile_agent_and_tool_names_are_shown_as_text() {
     let page = b
         .wait_text("[data-testid=health-page]", "onerror=\"window.__pwned=1\"")
         .await;
-    assert!(page.contains(EVIL_AGENT), "the agent's name as text: {page}");
+    assert!(
+        page.contains(EVIL_AGENT),
+        "the agent's name as text: {page}"
+    );
     let worst = b.wait_text("[data-testid=health-worst]", "loop: ").await;
     assert!(worst.contains(&format!("loop: {EVIL_TOOL} ×3")), "{worst}");
     // A worst rollout opens on the profile page; its badge names the tool as text too.
     b.eval("Array.from(document.querySelectorAll('[data-testid=health-open-rollout]')).find(e => e.textContent.includes('task 1 · rollout 0')).click()")
         .await;
-    let badges = b
-        .wait_text("[data-testid=rollout-flags]", "loop: ")
-        .await;
+    let badges = b.wait_text("[data-testid=rollout-flags]", "loop: ").await;
     assert!(badges.contains(EVIL_TOOL), "{badges}");
     assert_eq!(
         b.eval("return window.__pwned === undefined").await,

@@ -597,6 +597,45 @@ mod tests {
     }
 
     #[test]
+    fn upstream_trajectory_evidence_is_shown_when_rows_carry_it() {
+        let mut line: serde_json::Value =
+            serde_json::from_str(&row(0, 0, "a", 1.0, answer())).unwrap();
+        line["ng_trajectory"] = json!({"turns": [{}, {}, {}], "gaps": [{"code": "<gap&>"}],
+            "tool_calls": [{"status": "ok"}, {"status": "ok"}, {"status": "timeout"}]});
+        let mut b = HealthBuilder::new("r.jsonl", 1.0);
+        b.push_rollouts(format!("{line}\n{}\n", row(0, 1, "a", 1.0, answer())).as_bytes())
+            .unwrap();
+        let points = PointSignals::of(&b);
+        let report = b.finish().unwrap();
+        let mut view = run().view;
+        let mut cols = Columns {
+            point_task: vec![0.0, 0.0],
+            point_rollout: vec![0.0, 1.0],
+            ..Columns::default()
+        };
+        attach(&mut view, &mut cols, &report, &points);
+        let HealthState::Ready(h) = view.health else {
+            panic!("no health")
+        };
+        assert_eq!(
+            h.trajectory,
+            Some(Trajectory {
+                rows: 1,
+                unreadable: 0,
+                turns: 3,
+                gaps: vec![("<gap&>".into(), 1)],
+                tool_calls_by_status: vec![("ok".into(), 2), ("timeout".into(), 1)],
+            })
+        );
+        assert_eq!(cols.point_flags, [0.0, 0.0]);
+        // Without such rows: none.
+        let HealthState::Ready(h) = run().view.health else {
+            panic!("no health")
+        };
+        assert_eq!(h.trajectory, None);
+    }
+
+    #[test]
     fn badges_and_marks_of_one_rollout() {
         let line = json!({"_ng_task_index": 0, "_ng_rollout_index": 0, "response": {
             "status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"},
