@@ -138,9 +138,8 @@ async fn open_run(dir: &Path, hash: &str) -> (StaticServer, Browser) {
 /// Each rate cell of `agent`: rate → level.
 async fn levels(b: &Browser, agent: &str) -> serde_json::Map<String, Value> {
     let script = format!(
-        "const row = Array.from(document.querySelectorAll('[data-testid=health-agent-row]')).find(r => r.dataset.agent === {});
-         if (!row) return null;
-         return Object.fromEntries(Array.from(row.querySelectorAll('[data-testid=rate-cell]')).map(c => [c.dataset.rate, c.dataset.level]));",
+        "const cells = Array.from(document.querySelectorAll('[data-testid=rate-cell]')).filter(c => c.dataset.agent === {});
+         return Object.fromEntries(cells.map(c => [c.dataset.rate, c.dataset.level]));",
         json!(agent)
     );
     b.eval(&script)
@@ -153,8 +152,7 @@ async fn levels(b: &Browser, agent: &str) -> serde_json::Map<String, Value> {
 /// The computed colour of a rate cell, and of the theme's variable `var`.
 async fn colours(b: &Browser, agent: &str, rate: &str, var: &str) -> (String, String) {
     let script = format!(
-        "const row = Array.from(document.querySelectorAll('[data-testid=health-agent-row]')).find(r => r.dataset.agent === {});
-         const cell = row.querySelector('[data-rate={rate}]');
+        "const cell = Array.from(document.querySelectorAll('[data-testid=rate-cell][data-rate={rate}]')).find(c => c.dataset.agent === {});
          const probe = document.createElement('span');
          probe.style.color = 'var({var})';
          document.body.appendChild(probe);
@@ -261,7 +259,7 @@ async fn a_rate_cell_filters_the_task_table_and_the_chip_clears_it() {
         .await;
     // The evil agent's tool-error cell: task 0 only (task 3's error is the other agent's).
     b.eval(&format!(
-        "Array.from(document.querySelectorAll('[data-testid=health-agent-row]')).find(r => r.dataset.agent === {}).querySelector('[data-rate=tool_error_calls] button').click()",
+        "Array.from(document.querySelectorAll('[data-testid=rate-cell][data-rate=tool_error_calls]')).find(c => c.dataset.agent === {}).querySelector('button').click()",
         json!(EVIL_AGENT)
     ))
     .await;

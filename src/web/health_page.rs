@@ -83,37 +83,36 @@ fn health_view(h: &HealthView, link: HealthLink, to_profile: Callback<()>) -> im
         }
         .into_any()
     };
-    let rate_names: Vec<String> = h
+    // Rates as rows (each with its threshold), agents as columns: a run has few agents.
+    let agent_head = h
+        .agents
+        .iter()
+        .map(|a| view! { <th scope="col" data-agent=a.agent.clone()>{a.agent.clone()}<br/><span class="muted">{format!("{} rollouts · {} tool calls", a.rollouts, a.tool_calls)}</span></th> })
+        .collect_view();
+    let rate_names: Vec<(String, String)> = h
         .agents
         .first()
-        .map(|a| a.rates.iter().map(|r| r.rate.clone()).collect())
-        .unwrap_or_default();
-    let head = rate_names
-        .iter()
-        .map(|r| {
-            let threshold = h
-                .agents
-                .first()
-                .and_then(|a| a.rates.iter().find(|c| c.rate == *r))
-                .map(|c| c.threshold.clone())
-                .unwrap_or_default();
-            view! { <th data-rate=r.clone()>{rate_label(r).to_string()}<br/><span class="muted">{threshold}</span></th> }
-        })
-        .collect_view();
-    let rows = h
-        .agents
-        .iter()
         .map(|a| {
-            let cells = a
-                .rates
+            a.rates
                 .iter()
-                .map(|c| rate_cell(c, &a.agent, link, to_profile))
+                .map(|r| (r.rate.clone(), r.threshold.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let rows = rate_names
+        .into_iter()
+        .map(|(rate, threshold)| {
+            let cells = h
+                .agents
+                .iter()
+                .map(|a| match a.rates.iter().find(|c| c.rate == rate) {
+                    Some(c) => rate_cell(c, &a.agent, link, to_profile),
+                    None => view! { <td></td> }.into_any(),
+                })
                 .collect_view();
             view! {
-                <tr data-testid="health-agent-row" data-agent=a.agent.clone()>
-                    <th scope="row">{a.agent.clone()}</th>
-                    <td>{a.rollouts}</td>
-                    <td>{a.tool_calls}</td>
+                <tr data-testid="health-rate-row" data-rate=rate.clone()>
+                    <th scope="row">{rate_label(&rate).to_string()}<br/><span class="muted">{threshold}</span></th>
                     {cells}
                 </tr>
             }
@@ -129,9 +128,9 @@ fn health_view(h: &HealthView, link: HealthLink, to_profile: Callback<()>) -> im
                 <tr data-testid="health-bucket-row" data-agent=a.agent.clone()>
                     <th scope="row">{a.agent.clone()}</th>
                     <td>{b.tasks}</td>
-                    <td class="bucket never" data-bucket="never_pass">{b.never_pass}</td>
-                    <td class="bucket sometimes" data-bucket="sometimes_pass">{b.sometimes_pass}</td>
-                    <td class="bucket always" data-bucket="always_pass">{b.always_pass}</td>
+                    <td class={nonzero("bucket never", b.never_pass)} data-bucket="never_pass">{b.never_pass}</td>
+                    <td class="bucket" data-bucket="sometimes_pass">{b.sometimes_pass}</td>
+                    <td class={nonzero("bucket always", b.always_pass)} data-bucket="always_pass">{b.always_pass}</td>
                     <td data-bucket="no_reward">{b.no_reward}</td>
                     <td>{metric(b.pass_at_1)}</td>
                     <td>{metric(b.pass_at_k)}</td>
@@ -181,7 +180,7 @@ fn health_view(h: &HealthView, link: HealthLink, to_profile: Callback<()>) -> im
             <p class="muted">"Each rate is coloured by its threshold (ok / warn / bad, the word beside the colour). Click a non-zero rate to list the tasks with such a rollout on the Reward profile page."</p>
             <div class="table-wrap">
                 <table data-testid="health-rates">
-                    <thead><tr><th>"agent"</th><th>"rollouts"</th><th>"tool calls"</th>{head}</tr></thead>
+                    <thead><tr><th>"rate (threshold)"</th>{agent_head}</tr></thead>
                     <tbody>{rows}</tbody>
                 </table>
             </div>
@@ -198,6 +197,15 @@ fn health_view(h: &HealthView, link: HealthLink, to_profile: Callback<()>) -> im
     }
 }
 
+/// `class` when `n` is not zero (a zero count is not coloured).
+fn nonzero(class: &'static str, n: u64) -> &'static str {
+    if n == 0 {
+        "bucket"
+    } else {
+        class
+    }
+}
+
 /// One rate: value, level word and counts; a button that filters the task table unless zero.
 fn rate_cell(c: &RateCell, agent: &str, link: HealthLink, to_profile: Callback<()>) -> AnyView {
     let class = format!("rate {}", c.word());
@@ -207,7 +215,7 @@ fn rate_cell(c: &RateCell, agent: &str, link: HealthLink, to_profile: Callback<(
     };
     if c.count == 0 || crate::inspect::health::rate_bit(&c.rate).is_none() {
         return view! {
-            <td class=class data-testid="rate-cell" data-rate=c.rate.clone() data-level=c.word() title=c.threshold.clone()>{text}</td>
+            <td class=class data-testid="rate-cell" data-rate=c.rate.clone() data-agent=agent.to_string() data-level=c.word() title=c.threshold.clone()>{text}</td>
         }
         .into_any();
     }
@@ -217,7 +225,7 @@ fn rate_cell(c: &RateCell, agent: &str, link: HealthLink, to_profile: Callback<(
     };
     let title = format!("{} — list these tasks", c.threshold);
     view! {
-        <td class=class data-testid="rate-cell" data-rate=c.rate.clone() data-level=c.word()>
+        <td class=class data-testid="rate-cell" data-rate=c.rate.clone() data-agent=agent.to_string() data-level=c.word()>
             <button class="rate-filter" data-testid="rate-filter" title=title on:click=move |_| {
                 link.filter.set(Some(filter.clone()));
                 to_profile.run(());
@@ -252,7 +260,7 @@ fn worst_view(h: &HealthView, link: HealthLink, to_profile: Callback<()>) -> imp
             <p class="muted">{format!("{} consistently unhealthy tasks (every repeat flagged, at least 2).", h.unhealthy_tasks)}</p>
             <div class="table-wrap">
                 <table data-testid="health-worst">
-                    <thead><tr><th>"rollout"</th><th>"agent"</th><th>"reward"</th><th>"why"</th></tr></thead>
+                    <thead><tr><th>"rollout"</th><th class="text">"agent"</th><th>"reward"</th><th class="text">"why"</th></tr></thead>
                     <tbody>{rows}</tbody>
                 </table>
             </div>
