@@ -210,7 +210,8 @@ fn nonzero(class: &'static str, n: u64) -> &'static str {
 fn rate_cell(c: &RateCell, agent: &str, link: HealthLink, to_profile: Callback<()>) -> AnyView {
     let class = format!("rate {}", c.word());
     let text = view! {
-        <span class="value">{c.percent()}</span>" "<span class="level">{c.word()}</span>
+        // No level word for a rate with nothing to count ("–", 0 of 0 tool calls).
+        <span class="value">{c.percent()}</span>" "<span class="level">{c.value.map(|_| c.word())}</span>
         <br/><span class="counts">{c.counts()}</span>
     };
     if c.count == 0 || crate::inspect::health::rate_bit(&c.rate).is_none() {
