@@ -26,6 +26,8 @@ pub struct Shown {
     pub raw: String,
     /// Shown closed at first (reasoning).
     pub collapsed: bool,
+    /// Its index in the items given (empty items are left out), to mark an offending one.
+    pub index: usize,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -40,7 +42,8 @@ pub enum Body {
 pub fn shown_items(items: &[Item]) -> Vec<Shown> {
     items
         .iter()
-        .filter_map(|item| {
+        .enumerate()
+        .filter_map(|(index, item)| {
             let (kind, head, raw, collapsed) = match item {
                 Item::Message { role, text } => ("message", role.clone(), text, false),
                 Item::Reasoning { text } => ("reasoning", "reasoning".to_string(), text, true),
@@ -76,6 +79,7 @@ pub fn shown_items(items: &[Item]) -> Vec<Shown> {
                 body,
                 raw: raw.clone(),
                 collapsed,
+                index,
             })
         })
         .collect()
@@ -273,6 +277,9 @@ mod tests {
         );
         assert_eq!(shown[1].head, "call run (c1)");
         assert!(shown[2].collapsed);
+        // Each keeps its index among the items given (the empty one is left out).
+        let at: Vec<usize> = shown.iter().map(|s| s.index).collect();
+        assert_eq!(at, [1, 2, 3]);
     }
 
     #[test]

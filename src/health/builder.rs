@@ -181,12 +181,20 @@ impl HealthBuilder {
         self.expected.get_or_insert_with(HashMap::new);
     }
 
-    /// Every rollout read so far, in file order: `(task, rollout)`, its line and its signals
-    /// (for a flags column in a task table, badges in a rollout list).
-    pub fn rollout_signals(&self) -> impl Iterator<Item = ((i64, i64), u64, &Signals)> {
-        self.recs
-            .iter()
-            .map(|r| ((r.task, r.rollout), r.line, &r.signals))
+    /// Every rollout read so far, in file order: `(task, rollout)`, its line, its agent
+    /// (`agent_ref.name`, or its materialized input's) and its signals (for a flags column in a
+    /// task table, badges in a rollout list, a filter by agent).
+    pub fn rollout_signals(
+        &self,
+    ) -> impl Iterator<Item = ((i64, i64), u64, Option<&str>, &Signals)> {
+        self.recs.iter().map(|r| {
+            (
+                (r.task, r.rollout),
+                r.line,
+                self.agents[r.agent as usize].as_deref(),
+                &r.signals,
+            )
+        })
     }
 
     fn agent_id(&mut self, name: Option<&str>) -> u32 {
@@ -239,10 +247,16 @@ impl HealthBuilder {
         r.map_err(|e| split_error(&file, e))
     }
 
+    /// Ends the rollouts file (its last line without a newline), so that
+    /// [`HealthBuilder::rollout_signals`] sees every rollout before [`HealthBuilder::finish`].
+    pub fn end_rollouts(&mut self) -> Result<(), HealthError> {
+        let mut splitter = std::mem::take(&mut self.rollouts.splitter);
+        splitter.finish(|span, line| self.rollout_line(span.line, line))
+    }
+
     /// Ends the files fed in chunks (their last lines without a newline) and summarizes.
     pub fn finish(mut self) -> Result<HealthReport, HealthError> {
-        let mut splitter = std::mem::take(&mut self.rollouts.splitter);
-        splitter.finish(|span, line| self.rollout_line(span.line, line))?;
+        self.end_rollouts()?;
         if let Some(mut feed) = self.inputs.take() {
             let mut expected = self.expected.take().unwrap_or_default();
             let mut agents = Vec::new();

@@ -24,7 +24,7 @@ pub mod upstream;
 pub use builder::{
     read_input, read_rollout, row_signals, HealthBuilder, HealthError, InputRead, RolloutRead,
 };
-pub use signals::{canonical, canonical_arguments, is_error_output, Signals, Tokens};
+pub use signals::{canonical, canonical_arguments, is_error_output, Mark, Signals, Tokens};
 pub use summary::{
     agent_label, AgentHealth, Buckets, Dist, HealthReport, Level, Rate, RolloutCounts,
     TaskOutcomes, TokenUse, TrajectoryEvidence, UnhealthyTask, WorstRollout,

@@ -36,6 +36,18 @@ pub struct Signals {
     pub loop_call: Option<(String, u32)>,
     pub turns: u32,
     pub tokens: Option<Tokens>,
+    /// The items that raised a flag, as indices into `response.output` (the rollout view marks
+    /// them): every call of a loop's signature, each error output, each malformed or dangling
+    /// call, the cut-off last item of a truncated reply, the blank final answer, the last item
+    /// of a rollout that ended on a tool. Empty for a healthy rollout (no allocation).
+    pub marks: Vec<Mark>,
+}
+
+/// One offending item: its index in `response.output` and the flag it raised.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mark {
+    pub item: u32,
+    pub flag: Flag,
 }
 
 impl Signals {
@@ -44,6 +56,19 @@ impl Signals {
     }
     fn set(&mut self, flag: Flag) {
         self.flags |= flag.bit();
+    }
+    fn mark(&mut self, item: usize, flag: Flag) {
+        self.marks.push(Mark {
+            item: item as u32,
+            flag,
+        });
+    }
+    /// The items that raised `flag`.
+    pub fn marked(&self, flag: Flag) -> impl Iterator<Item = u32> + '_ {
+        self.marks
+            .iter()
+            .filter(move |m| m.flag == flag)
+            .map(|m| m.item)
     }
 }
 
@@ -70,19 +95,28 @@ pub(super) fn signals(response: Option<&Response>) -> Signals {
     if items.is_empty() {
         s.set(Flag::EmptyOutput);
     }
-    let kind = |item: &Item| item.kind.as_deref().unwrap_or("").to_owned();
-    if let Some(last) = items.last() {
-        let k = kind(last);
-        if !incomplete && (k == "function_call" || k == "function_call_output") {
+    if let Some(last) = items.len().checked_sub(1) {
+        if incomplete {
+            // The reply that was cut off.
+            s.mark(last, Flag::Truncated);
+        } else if matches!(
+            items[last].kind.as_deref(),
+            Some("function_call" | "function_call_output")
+        ) {
             s.set(Flag::EndedOnTool);
+            s.mark(last, Flag::EndedOnTool);
         }
     }
-    let answer = items
-        .iter()
-        .rev()
-        .find(|i| i.kind.as_deref() == Some("message") && i.role.as_deref() == Some("assistant"));
-    if answer.is_none_or(|m| m.content.is_none_or(blank_content)) {
-        s.set(Flag::EmptyAnswer);
+    let answer = items.iter().enumerate().rev().find(|(_, i)| {
+        i.kind.as_deref() == Some("message") && i.role.as_deref() == Some("assistant")
+    });
+    match answer {
+        Some((_, m)) if m.content.is_some_and(|c| !blank_content(c)) => {}
+        Some((at, _)) => {
+            s.set(Flag::EmptyAnswer);
+            s.mark(at, Flag::EmptyAnswer);
+        }
+        None => s.set(Flag::EmptyAnswer),
     }
     tools(items, &mut s);
     s.turns = turns(items);
@@ -163,27 +197,31 @@ fn blank_decoded(raw: &str) -> bool {
 /// Tool calls, their arguments, outputs, dangling calls and loops.
 fn tools(items: &[Item], s: &mut Signals) {
     let mut answered: std::collections::HashSet<&str> = std::collections::HashSet::new();
-    for item in items {
+    for (at, item) in items.iter().enumerate() {
         if item.kind.as_deref() == Some("function_call_output") {
             if let Some(id) = item.call_id.as_deref() {
                 answered.insert(id);
             }
             if item.output.is_some_and(is_error_output) {
                 s.tool_error_calls += 1;
+                s.mark(at, Flag::ToolError);
             }
         }
     }
     let mut signatures: HashMap<(String, String), u32> = HashMap::new();
     let mut previous: Option<(String, String)> = None;
-    let mut loop_call: Option<(String, u32)> = None;
-    for item in items
+    // The loop's signature, and how often it occurred.
+    let mut loop_call: Option<((String, String), u32)> = None;
+    for (at, item) in items
         .iter()
-        .filter(|i| i.kind.as_deref() == Some("function_call"))
+        .enumerate()
+        .filter(|(_, i)| i.kind.as_deref() == Some("function_call"))
     {
         s.tool_calls += 1;
         let (canonical, ok) = canonical_arguments(item.arguments);
         if !ok {
             s.malformed_arguments += 1;
+            s.mark(at, Flag::MalformedArguments);
         }
         if item
             .call_id
@@ -191,6 +229,7 @@ fn tools(items: &[Item], s: &mut Signals) {
             .is_none_or(|id| !answered.contains(id))
         {
             s.dangling_calls += 1;
+            s.mark(at, Flag::DanglingCall);
         }
         let name = item.name.as_deref().unwrap_or("").to_string();
         let signature = (name, canonical);
@@ -200,11 +239,23 @@ fn tools(items: &[Item], s: &mut Signals) {
         if *count >= 3 || twice_in_a_row {
             let times = *count;
             if loop_call.as_ref().is_none_or(|(_, t)| times > *t) {
-                loop_call = Some((signature.0.clone(), times));
+                loop_call = Some((signature.clone(), times));
             }
         }
         previous = Some(signature);
     }
+    if let Some((signature, _)) = &loop_call {
+        // Rare: a second look at the calls, to mark each one of the repeated signature.
+        for (at, item) in items.iter().enumerate() {
+            if item.kind.as_deref() == Some("function_call")
+                && item.name.as_deref().unwrap_or("") == signature.0
+                && canonical_arguments(item.arguments).0 == signature.1
+            {
+                s.mark(at, Flag::Loop);
+            }
+        }
+    }
+    let loop_call = loop_call.map(|((name, _), times)| (name, times));
     if s.malformed_arguments > 0 {
         s.set(Flag::MalformedArguments);
     }

@@ -447,9 +447,9 @@ fn per_rollout_signals_for_a_flags_column_and_one_row() {
     .unwrap();
     let all: Vec<_> = b
         .rollout_signals()
-        .map(|(k, line, s)| (k, line, s.flags))
+        .map(|(k, line, agent, s)| (k, line, agent, s.flags))
         .collect();
-    assert_eq!(all[0], ((0, 0), 1, 0));
+    assert_eq!(all[0], ((0, 0), 1, Some("a"), 0));
     assert_eq!(all[1].0, (3, 1));
     let s = row_signals(loop_row.as_bytes()).unwrap();
     assert!(s.has(Flag::Loop) && s.has(Flag::EndedOnTool) && s.has(Flag::DanglingCall));
@@ -458,4 +458,70 @@ fn per_rollout_signals_for_a_flags_column_and_one_row() {
         row_signals(b"[]").unwrap_err(),
         "the row is not a JSON object"
     );
+}
+
+#[test]
+fn the_offending_items_are_marked() {
+    let marked = |s: &Signals, f: Flag| s.marked(f).collect::<Vec<u32>>();
+    // A loop (three times, arguments in another key order), an error output, a malformed call
+    // and a dangling one; items 0..=7.
+    let r = row(
+        0,
+        0,
+        0.0,
+        json!({"output": [
+            call("search", r#"{"q":"x","n":1}"#, "a"), out("a", "Error: no such file"),
+            call("search", r#"{"n":1,"q":"x"}"#, "b"), out("b", "ok"),
+            call("read", "{not json", "c"), out("c", "fine"),
+            call("search", r#"{"q":"x","n":1}"#, "d"),
+            msg("done"),
+        ]}),
+    );
+    let s = row_signals(r.as_bytes()).unwrap();
+    assert_eq!(
+        marked(&s, Flag::Loop),
+        [0, 2, 6],
+        "every call of the repeated signature"
+    );
+    assert_eq!(marked(&s, Flag::ToolError), [1], "the error output");
+    assert_eq!(marked(&s, Flag::MalformedArguments), [4]);
+    assert_eq!(
+        marked(&s, Flag::DanglingCall),
+        [6],
+        "the call without output"
+    );
+    assert!(marked(&s, Flag::EmptyAnswer).is_empty() && !s.has(Flag::EmptyAnswer));
+
+    // A truncated reply: its last item is the cut-off one; a blank final answer is marked.
+    let t = row(
+        0,
+        0,
+        0.0,
+        json!({"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"},
+               "output": [msg("thinking"), msg("  ")]}),
+    );
+    let s = row_signals(t.as_bytes()).unwrap();
+    assert_eq!(marked(&s, Flag::Truncated), [1]);
+    assert_eq!(marked(&s, Flag::EmptyAnswer), [1]);
+    assert!(marked(&s, Flag::EndedOnTool).is_empty());
+
+    // Ended on a tool: the last item.
+    let e = row(
+        0,
+        0,
+        0.0,
+        json!({"output": [msg("a"), call("f", "{}", "z"), out("z", "1")]}),
+    );
+    let s = row_signals(e.as_bytes()).unwrap();
+    assert_eq!(marked(&s, Flag::EndedOnTool), [2]);
+    assert!(!s.has(Flag::Loop) && s.marked(Flag::Loop).next().is_none());
+
+    // A healthy rollout marks nothing.
+    let ok = row(
+        0,
+        0,
+        1.0,
+        json!({"status": "completed", "output": [msg("42")]}),
+    );
+    assert!(row_signals(ok.as_bytes()).unwrap().marks.is_empty());
 }

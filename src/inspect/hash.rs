@@ -1,7 +1,8 @@
 //! The app's place in the URL hash: the page (`#profile`, `#pivot`, `#pivot-build`,
 //! `#compare`, `#health`) and, after `&`, the view state (`#profile&task=12&rollout=3`), so a
 //! reload or a shared link with the same files lands on the same place. This parser alone
-//! decides the page.
+//! decides the page. The Health page's filter of the task table rides along
+//! (`#profile&flag=loops&agent=math%20agent`; the agent's name percent-encoded).
 
 /// The app's pages, one tab each.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -56,10 +57,16 @@ pub struct ViewState {
     pub route: Route,
     pub task: Option<i64>,
     pub rollout: Option<i64>,
+    /// The task table's filter from a Health page cell.
+    pub health: Option<HealthFilter>,
 }
+
+use super::health::HealthFilter;
+use percent_encoding::{percent_decode_str, utf8_percent_encode, NON_ALPHANUMERIC};
 
 pub fn parse(hash: &str) -> ViewState {
     let mut state = ViewState::default();
+    let (mut flag, mut agent) = (None, None);
     for part in hash
         .trim_start_matches('#')
         .split('&')
@@ -69,11 +76,20 @@ pub fn parse(hash: &str) -> ViewState {
             Some(("task", v)) => state.task = v.parse().ok(),
             Some(("rollout", v)) => state.rollout = v.parse().ok(),
             Some(("page", v)) => state.route = Route::from_name(v).unwrap_or_default(),
+            Some(("flag", v)) => flag = Some(decode(v)),
+            Some(("agent", v)) => agent = Some(decode(v)),
             None => state.route = Route::from_name(part).unwrap_or_default(),
             _ => {}
         }
     }
+    state.health = flag
+        .filter(|f| super::health::rate_bit(f).is_some())
+        .map(|rate| HealthFilter { rate, agent });
     state
+}
+
+fn decode(v: &str) -> String {
+    percent_decode_str(v).decode_utf8_lossy().into_owned()
 }
 
 pub fn format(state: &ViewState) -> String {
@@ -82,6 +98,18 @@ pub fn format(state: &ViewState) -> String {
         parts.push(format!("task={t}"));
         if let Some(r) = state.rollout {
             parts.push(format!("rollout={r}"));
+        }
+    }
+    if let Some(f) = &state.health {
+        parts.push(format!(
+            "flag={}",
+            utf8_percent_encode(&f.rate, NON_ALPHANUMERIC)
+        ));
+        if let Some(a) = &f.agent {
+            parts.push(format!(
+                "agent={}",
+                utf8_percent_encode(a, NON_ALPHANUMERIC)
+            ));
         }
     }
     format!("#{}", parts.join("&"))
@@ -99,7 +127,8 @@ mod tests {
             ViewState {
                 route: Route::Profile,
                 task: Some(12),
-                rollout: Some(3)
+                rollout: Some(3),
+                health: None,
             }
         );
         assert_eq!(format(&s), "#profile&task=12&rollout=3");
@@ -124,5 +153,32 @@ mod tests {
         assert_eq!(parse("").route, Route::Profile);
         assert_eq!(parse("#task=1&rollout=2").route, Route::Profile);
         assert_eq!(parse("#page=pivot").route, Route::Pivot);
+    }
+
+    #[test]
+    fn the_health_filter_round_trips_with_a_hostile_agent_name() {
+        let s = ViewState {
+            route: Route::Profile,
+            task: Some(4),
+            rollout: None,
+            health: Some(HealthFilter {
+                rate: "tool_error_calls".into(),
+                agent: Some("a&b=c #<x> é%".into()),
+            }),
+        };
+        let h = format(&s);
+        assert_eq!(h.matches('&').count(), 3, "{h}");
+        assert!(!h.contains('<') && !h.contains(' '), "{h}");
+        assert_eq!(parse(&h), s);
+        // Every agent: no `agent=`; an unknown rate is no filter.
+        let all = parse("#profile&flag=loops");
+        assert_eq!(
+            all.health,
+            Some(HealthFilter {
+                rate: "loops".into(),
+                agent: None
+            })
+        );
+        assert_eq!(parse("#profile&flag=nope&agent=a").health, None);
     }
 }

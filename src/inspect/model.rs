@@ -66,6 +66,9 @@ pub struct InspectView {
     /// Headers of the task table (`mean/reward`, …, `reward_profile_completion_pct`).
     pub task_headers: Vec<String>,
     pub tasks: Vec<TaskMeta>,
+    /// Rollout health, computed in the same read as the profile (`inspect::health`).
+    #[serde(default)]
+    pub health: super::health::HealthState,
 }
 
 /// The big arrays, row-major.
@@ -81,6 +84,10 @@ pub struct Columns {
     pub point_len: Vec<f64>,
     /// rollouts × metrics.
     pub point_values: Vec<f64>,
+    /// Per rollout point, its health flags as bits (`inspect::health::bits`) and its agent
+    /// (index in the health view's agents); NaN where not known, empty without health.
+    pub point_flags: Vec<f64>,
+    pub point_health_agent: Vec<f64>,
 }
 
 /// Builds the view; `snippets` maps task index → prompt snippet (see [`snippet`]).
@@ -175,6 +182,7 @@ pub fn build(
         metrics,
         task_headers,
         tasks,
+        health: super::health::HealthState::NotComputed,
     };
     (view, cols)
 }
@@ -264,6 +272,7 @@ pub fn from_report_input(input: &ReportInput) -> (InspectView, Columns) {
         metrics,
         task_headers: headers,
         tasks,
+        health: super::health::HealthState::NotComputed,
     };
     (view, cols)
 }

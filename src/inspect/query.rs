@@ -12,6 +12,9 @@ pub struct TaskQuery {
     pub agent: Option<String>,
     /// A task index (exact), or text to find in the prompt snippet (case-insensitive).
     pub search: String,
+    /// Tasks kept by a filter set elsewhere (a Health page cell: `RunView::health_task_mask`),
+    /// by index in `view.tasks`.
+    pub only: Option<std::sync::Arc<Vec<bool>>>,
 }
 
 /// Indices into `view.tasks` of the tasks to show, in order. `stats` is tasks × headers.
@@ -26,6 +29,7 @@ pub fn select(view: &InspectView, stats: &[f64], q: &TaskQuery) -> Vec<u32> {
         .enumerate()
         .filter(|(_, t)| q.group.is_none_or(|g| t.group == g))
         .filter(|(_, t)| q.agent.as_ref().is_none_or(|a| t.agents.contains(a)))
+        .filter(|(i, _)| q.only.as_ref().is_none_or(|m| m.get(*i) == Some(&true)))
         .filter(|(_, t)| match (search.is_empty(), search_index) {
             (true, _) => true,
             (false, Some(i)) => t.task == i,
@@ -95,6 +99,7 @@ mod tests {
                 task(1, RewardGroup::Mixed, "b", "Find the bug"),
                 task(2, RewardGroup::AllSuccess, "a", "Integral of x"),
             ],
+            health: crate::inspect::health::HealthState::NotComputed,
         }
     }
 
@@ -157,6 +162,21 @@ mod tests {
                 }
             ),
             [2]
+        );
+        let only = TaskQuery {
+            only: Some(std::sync::Arc::new(vec![true, false, true])),
+            search: "integral".into(),
+            ..Default::default()
+        };
+        assert_eq!(select(&v, &stats, &only), [0, 2]);
+        let only = TaskQuery {
+            only: Some(std::sync::Arc::new(vec![false, true])),
+            ..Default::default()
+        };
+        assert_eq!(
+            select(&v, &stats, &only),
+            [1],
+            "a short mask keeps nothing more"
         );
     }
 }

@@ -2,22 +2,28 @@
 //! the core's parser (`inspect::hash`), so a reload or a shared link opens the same page.
 
 use super::compare_page::ComparePage;
+use super::health_page::HealthPage;
 use super::pivot_build_page::PivotBuildPage;
 use super::pivot_page::PivotPage;
 use super::profile_page::ProfilePage;
-use super::state::current_hash;
+use super::state::{current_hash, HealthLink};
 use crate::inspect::hash::{self, Route, ViewState};
 use leptos::prelude::*;
 
 #[component]
 pub fn App() -> impl IntoView {
-    let route = RwSignal::new(hash::parse(&current_hash()).route);
+    let initial = hash::parse(&current_hash());
+    let route = RwSignal::new(initial.route);
+    // The Health page and the profile page share the loaded run and the rate-cell filter.
+    let link = HealthLink::new(initial.health);
+    provide_context(link);
+    let to_profile = Callback::new(move |()| go(route, Route::Profile, link));
     // A pivot dataset dropped on the profile page is handed to the pivot validator.
     let pivot_file = RwSignal::new_local(None::<web_sys::File>);
     Effect::new(move |previous: Option<bool>| {
         let has = pivot_file.with(Option::is_some);
         if has && previous.is_some() {
-            go(route, Route::Pivot);
+            go(route, Route::Pivot, link);
         }
         has
     });
@@ -26,7 +32,7 @@ pub fn App() -> impl IntoView {
         .map(|r| {
             let class = move || if route.get() == r { "tab active" } else { "tab" };
             view! {
-                <button class=class data-testid=format!("tab-{}", r.name()) on:click=move |_| go(route, r)>
+                <button class=class data-testid=format!("tab-{}", r.name()) on:click=move |_| go(route, r, link)>
                     {r.title()}
                 </button>
             }
@@ -45,21 +51,20 @@ pub fn App() -> impl IntoView {
             <div style:display=shown(Route::Pivot)><PivotPage file=pivot_file /></div>
             <div style:display=shown(Route::PivotBuild) data-testid="page-pivot-build"><PivotBuildPage /></div>
             <div style:display=shown(Route::Compare) data-testid="page-compare"><ComparePage /></div>
-            {[Route::Health].map(|r| view! {
-                <div style:display=shown(r) data-testid=format!("page-{}", r.name())>
-                    <p class="status">{format!("{}: coming in a later version of gymscope.", r.title())}</p>
-                </div>
-            })}
+            <div style:display=shown(Route::Health) data-testid="page-health"><HealthPage link=link to_profile=to_profile /></div>
         </main>
     }
 }
 
 /// Opens page `to` (a history entry, so Back returns to the previous page).
-fn go(route: RwSignal<Route>, to: Route) {
+/// The Health page's filter stays in the profile page's hash.
+fn go(route: RwSignal<Route>, to: Route, link: HealthLink) {
+    let health = link.filter.get_untracked().filter(|_| to == Route::Profile);
     let _ = gloo_utils::window()
         .location()
         .set_hash(&hash::format(&ViewState {
             route: to,
+            health,
             ..ViewState::default()
         }));
     route.set(to);

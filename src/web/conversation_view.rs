@@ -1,9 +1,12 @@
 //! Conversation items as the core's `model_text` shows them: messages and reasoning as safe
 //! Markdown (its HTML is made by the core from escaped text; raw HTML in model text is shown as
 //! text, images as their alt text and URL), calls and outputs as indented JSON, reasoning and
-//! long items collapsed, empty items left out; a toggle shows every item as written.
+//! long items collapsed, empty items left out; a toggle shows every item as written. Items a
+//! health flag points at (the loop's calls, an error output, the cut-off reply) are marked.
 
 use crate::conversation::Item;
+use crate::health::Flag;
+use crate::inspect::health::flag_label;
 use crate::model_text::{shown_items, Body, Shown};
 use leptos::prelude::*;
 
@@ -11,13 +14,30 @@ use leptos::prelude::*;
 const LONG: usize = 1500;
 
 pub fn items_view(items: &[Item], as_written: Signal<bool>) -> impl IntoView {
+    marked_items_view(items, as_written, &[])
+}
+
+/// [`items_view`] with the items health flags point at marked: `marks` pairs an item's index
+/// with the flags it raised (`Flag::as_str`).
+pub fn marked_items_view(
+    items: &[Item],
+    as_written: Signal<bool>,
+    marks: &[(usize, Vec<Flag>)],
+) -> impl IntoView {
     shown_items(items)
         .into_iter()
-        .map(|item| item_view(item, as_written))
+        .map(|item| {
+            let flags = marks
+                .iter()
+                .find(|(i, _)| *i == item.index)
+                .map(|(_, f)| f.clone())
+                .unwrap_or_default();
+            item_view(item, as_written, flags)
+        })
         .collect_view()
 }
 
-fn item_view(item: Shown, as_written: Signal<bool>) -> impl IntoView {
+fn item_view(item: Shown, as_written: Signal<bool>, flags: Vec<Flag>) -> impl IntoView {
     let n = item.raw.chars().count();
     let Shown {
         kind,
@@ -25,6 +45,7 @@ fn item_view(item: Shown, as_written: Signal<bool>) -> impl IntoView {
         body,
         raw,
         collapsed,
+        index: _,
     } = item;
     let content = move || {
         if as_written.get() {
@@ -37,15 +58,33 @@ fn item_view(item: Shown, as_written: Signal<bool>) -> impl IntoView {
             Body::Code(code) => view! { <pre class="code">{code.clone()}</pre> }.into_any(),
         }
     };
+    let marked = !flags.is_empty();
     let inner = if collapsed || n > LONG {
         let label = if n > LONG {
             format!("{head} ({n} characters — show all)")
         } else {
             head
         };
-        view! { <details><summary>{label}</summary>{content}</details> }.into_any()
+        // A marked item starts open: it is the evidence.
+        view! { <details open=marked><summary>{label}</summary>{content}</details> }.into_any()
     } else {
         view! { <div class="label">{head}</div>{content} }.into_any()
     };
-    view! { <div class="item" data-testid="rollout-item" data-kind=kind>{inner}</div> }
+    let flag_names = flags
+        .iter()
+        .map(|f| f.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let note = marked.then(|| {
+        let words = flags
+            .iter()
+            .map(|&f| flag_label(f))
+            .collect::<Vec<_>>()
+            .join(", ");
+        view! { <div class="offending-note">"⚑ "{words}</div> }
+    });
+    let class = if marked { "item offending" } else { "item" };
+    view! {
+        <div class=class data-testid="rollout-item" data-kind=kind data-flags=flag_names>{note}{inner}</div>
+    }
 }

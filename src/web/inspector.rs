@@ -5,7 +5,7 @@ use super::download::DownloadLink;
 use super::export::ExportReport;
 use super::plots::Plots;
 use super::rollout_view::RolloutView;
-use super::state::{current_hash, replace_hash, Selection};
+use super::state::{current_hash, replace_hash, HealthLink, Selection};
 use super::summary::{AgentTable, Summary};
 use super::task_table::TaskTable;
 use super::worker_client::SharedWorker;
@@ -30,8 +30,23 @@ pub fn Inspector(
         sel.rollout
             .set(initial.rollout.and_then(|r| run.point_of(t, r)));
     }
+    let link = use_context::<HealthLink>();
+    // A rollout the Health page asks for (its worst rollouts).
+    if let Some(link) = link {
+        let r = run.clone();
+        Effect::new(move |_| {
+            if let Some((task, rollout)) = link.open.get() {
+                if let Some(t) = r.task_position(task) {
+                    sel.task.set(Some(t));
+                    sel.rollout.set(r.point_of(t, rollout));
+                }
+                link.open.set(None);
+            }
+        });
+    }
     let r = run.clone();
     Effect::new(move |_| {
+        let health = link.and_then(|l| l.filter.get());
         let task = sel
             .task
             .get()
@@ -42,6 +57,7 @@ pub fn Inspector(
             route: Route::Profile,
             task,
             rollout: rollout.filter(|_| task.is_some()),
+            health,
         }));
     });
     let links = downloads

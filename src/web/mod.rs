@@ -8,6 +8,8 @@
 //!   `histogram`, `task_table`, `rollout_view`: the run inspector;
 //! - `pivot_page`, `pivot_result`: the pivot validator;
 //! - `compare_page`, `compare_result`: two runs compared;
+//! - `health_page`: rollout health of the loaded run; `health_badges`: flags and the filter
+//!   chip on the profile page;
 //! - `pivot_build_page`, `pivot_build_result`, `pivot_pair`, `pivot_select`: the pivot builder;
 //! - `state`: the selection and the URL hash; `download`: blob URLs to save files.
 
@@ -18,6 +20,8 @@ mod conversation_view;
 mod download;
 mod export;
 mod file_pick;
+mod health_badges;
+mod health_page;
 mod histogram;
 mod inspector;
 mod pivot_build_page;

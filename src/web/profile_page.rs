@@ -33,6 +33,15 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
     let allow_partial = RwSignal::new(false);
     let phase = RwSignal::new_local(Phase::Idle);
     let (worker, worker_ready) = start_page_worker();
+    // The Health page shows the run loaded here (its health came in the same read).
+    if let Some(link) = use_context::<super::state::HealthLink>() {
+        Effect::new(move |_| {
+            link.run.set(match phase.get() {
+                Phase::Done(run, _) => Some(run),
+                _ => None,
+            });
+        });
+    }
 
     let start = move |request: Request, total: f64| {
         phase.set(Phase::Working {

@@ -206,6 +206,10 @@ pub struct JsColumns {
     point_len: js_sys::Float64Array,
     #[serde(with = "preserve")]
     point_values: js_sys::Float64Array,
+    #[serde(with = "preserve")]
+    point_flags: js_sys::Float64Array,
+    #[serde(with = "preserve")]
+    point_health_agent: js_sys::Float64Array,
 }
 
 impl From<&Columns> for JsColumns {
@@ -218,6 +222,8 @@ impl From<&Columns> for JsColumns {
             point_offset: a(&c.point_offset),
             point_len: a(&c.point_len),
             point_values: a(&c.point_values),
+            point_flags: a(&c.point_flags),
+            point_health_agent: a(&c.point_health_agent),
         }
     }
 }
@@ -231,6 +237,8 @@ impl From<&JsColumns> for Columns {
             point_offset: c.point_offset.to_vec(),
             point_len: c.point_len.to_vec(),
             point_values: c.point_values.to_vec(),
+            point_flags: c.point_flags.to_vec(),
+            point_health_agent: c.point_health_agent.to_vec(),
         }
     }
 }

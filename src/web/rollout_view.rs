@@ -1,10 +1,12 @@
 //! One rollout, read again from the rollouts file by its byte span: the conversation (messages,
 //! reasoning, function calls with arguments, their outputs), then reward, usage and every other
 //! field; long text collapsed; the raw JSON one click away. Everything is text, never HTML.
+//! The rollout's health flags head it as badges, and the items they point at are marked.
 
-use super::conversation_view::items_view;
+use super::conversation_view::{items_view, marked_items_view};
 use super::state::Selection;
 use crate::conversation::{conversation, Conversation};
+use crate::inspect::health::{badges, marks_by_item};
 use crate::inspect::run::RunView;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -16,6 +18,8 @@ struct Shown {
     title: String,
     conversation: Conversation,
     raw: String,
+    /// The row's health signals (none for a rollout known only by its numbers).
+    signals: Option<crate::health::Signals>,
 }
 
 #[component]
@@ -42,6 +46,7 @@ pub fn RolloutView(
                 title,
                 conversation: r.numbers_only(point),
                 raw: note.into(),
+                signals: None,
             })));
             return;
         };
@@ -50,11 +55,12 @@ pub fn RolloutView(
             let line = gloo_file::Blob::from(file).slice(offset as u64, (offset + len) as u64);
             let text = gloo_file::futures::read_as_text(&line).await.ok();
             let result = match text.map(|t| (serde_json::from_str::<serde_json::Value>(&t), t)) {
-                Some((Ok(value), _)) => Ok(Shown {
+                Some((Ok(value), t)) => Ok(Shown {
                     point,
                     title,
                     conversation: conversation(&value),
                     raw: serde_json::to_string_pretty(&value).unwrap_or_default(),
+                    signals: crate::health::row_signals(t.as_bytes()).ok(),
                 }),
                 Some((Err(e), _)) => Err(format!(
                     "The rollout's line no longer parses (was the file changed?): {e}"
@@ -81,9 +87,22 @@ pub fn RolloutView(
                     })
                 };
                 let raw = s.raw;
+                let marks = s.signals.as_ref().map(marks_by_item).unwrap_or_default();
+                let flags = s.signals.as_ref().map(|sig| {
+                    let badges = badges(sig);
+                    if badges.is_empty() {
+                        return view! { <p class="health-flags" data-testid="rollout-flags"><span class="badge ok">"no health flags"</span></p> }.into_any();
+                    }
+                    let list = badges.into_iter().map(|(f, text)| view! {
+                        <button class="badge flag" data-flag=f.as_str() title="show the item"
+                            on:click=move |_| scroll_to_mark(f.as_str())>{text}</button>
+                    }).collect_view();
+                    view! { <p class="health-flags" data-testid="rollout-flags">{list}</p> }.into_any()
+                });
                 view! {
                     <section class="rollout" data-testid="rollout-view">
                         <h2 data-testid="rollout-title">{s.title}</h2>
+                        {flags}
                         <p class="reward">"reward: "<code data-testid="rollout-reward">{c.reward.clone().unwrap_or_else(|| "(none)".into())}</code></p>
                         <label class="as-written"><input type="checkbox" data-testid="rollout-as-written"
                             prop:checked=move || as_written.get() on:change=move |e| as_written_set.set(event_target_checked(&e)) />
@@ -91,7 +110,7 @@ pub fn RolloutView(
                         <h3>"Prompt"</h3>
                         <div class="conversation">{items_view(&c.input, as_written)}</div>
                         <h3>"Response"</h3>
-                        <div class="conversation">{items_view(&c.output, as_written)}</div>
+                        <div class="conversation">{marked_items_view(&c.output, as_written, &marks)}</div>
                         {pairs("Usage", c.usage)}
                         {pairs("Fields", c.fields)}
                         <button data-testid="rollout-raw-toggle" on:click=move |_| show_raw.update(|v| *v = !*v)>
@@ -103,5 +122,13 @@ pub fn RolloutView(
                 .into_any()
             }
         })
+    }
+}
+
+/// Scrolls to the first item marked with `flag` (a badge's evidence).
+fn scroll_to_mark(flag: &str) {
+    let css = format!("[data-testid=rollout-view] .offending[data-flags~={flag}]");
+    if let Ok(Some(el)) = gloo_utils::document().query_selector(&css) {
+        el.scroll_into_view();
     }
 }

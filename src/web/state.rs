@@ -1,8 +1,10 @@
 //! What the profile page's components share: the loaded run and the selection (a task and an
 //! opened rollout) that the URL hash mirrors.
 
+use crate::inspect::health::HealthFilter;
 use crate::inspect::run::RunView;
 use leptos::prelude::*;
+use std::sync::Arc;
 
 /// What is selected: a task (index in `view.tasks`) and an opened rollout (a point index).
 #[derive(Clone, Copy)]
@@ -38,5 +40,26 @@ pub fn replace_hash(hash: &str) {
             "",
             Some(hash),
         );
+    }
+}
+
+/// What the Health page shares with the profile page (a context the app provides): the run the
+/// profile page loaded (health is computed in the same read), the task table's filter from a
+/// rate cell (mirrored in the URL hash), and a rollout the Health page asks the inspector to open.
+#[derive(Clone, Copy)]
+pub struct HealthLink {
+    pub run: RwSignal<Option<Arc<RunView>>, LocalStorage>,
+    pub filter: RwSignal<Option<HealthFilter>>,
+    /// `(task, rollout)` to open on the profile page.
+    pub open: RwSignal<Option<(i64, i64)>>,
+}
+
+impl HealthLink {
+    pub fn new(filter: Option<HealthFilter>) -> HealthLink {
+        HealthLink {
+            run: RwSignal::new_local(None),
+            filter: RwSignal::new(filter),
+            open: RwSignal::new(None),
+        }
     }
 }

@@ -2,7 +2,8 @@
 //! by reward group, agent and search, and virtualized (only visible rows are in the DOM) so
 //! 100,000 tasks scroll smoothly. Arrow keys move the selection; Enter opens its first rollout.
 
-use super::state::Selection;
+use super::health_badges::{task_flags_view, HealthChip};
+use super::state::{HealthLink, Selection};
 use super::task_filters::TaskFilters;
 use super::task_rollouts::TaskRollouts;
 use crate::inspect::query::{select, TaskQuery};
@@ -37,6 +38,16 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
     let order = Memo::new(move |_| query.with(|q| select(&r.view, &r.cols.task_stats, q)));
     let width = run.view.task_headers.len();
     let total = run.view.tasks.len();
+    // The Health page's filter (a rate cell): the tasks with a rollout carrying its flag.
+    let link = use_context::<HealthLink>();
+    if let Some(link) = link {
+        let r = run.clone();
+        Effect::new(move |_| {
+            let only = link.filter.get().map(|f| Arc::new(r.health_task_mask(&f)));
+            query.update(|q| q.only = only);
+        });
+    }
+    let has_flags = !run.cols.point_flags.is_empty();
 
     let sort_by = move |col: usize| {
         query.update(|q| {
@@ -114,6 +125,7 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
                             <th scope="row">{meta.task}</th>
                             <td class="group">{meta.group.label()}</td>
                             <td class="agents">{meta.agents.join(", ")}</td>
+                            {has_flags.then(|| view! { <td class="flags" data-testid="task-flags">{task_flags_view(r.task_flags(i))}</td> })}
                             {cells}
                         </tr>
                     }
@@ -125,8 +137,10 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
             <tr class="pad" style:height=format!("{bottom_pad}px")></tr>
         }
     };
+    let count = Signal::derive(move || order.with(Vec::len));
     view! {
-        <TaskFilters query=query agents=agents count=Signal::derive(move || order.with(Vec::len)) total=total />
+        {link.map(|link| view! { <HealthChip link=link count=count total=total /> })}
+        <TaskFilters query=query agents=agents count=count total=total />
         <div class="table-wrap virtual" node_ref=wrap tabindex="0" data-testid="task-table-wrap"
             style:max-height=format!("{}px", VIEWPORT.view_px)
             on:scroll=move |e| {
@@ -135,7 +149,7 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
             }
             on:keydown=on_key>
             <table data-testid="task-table">
-                <thead><tr><th>"task"</th><th>"group"</th><th>"agents"</th>{head}</tr></thead>
+                <thead><tr><th>"task"</th><th>"group"</th><th>"agents"</th>{has_flags.then(|| view! { <th>"flags"</th> })}{head}</tr></thead>
                 <tbody>{body}</tbody>
             </table>
         </div>

@@ -6,19 +6,24 @@ use super::super::protocol::{Download, Failure, JsColumns, Profiled, Reply};
 use super::io::{feed, post_progress, read_all, BlobWriter, SpanReader, WINDOW};
 use crate::chunks::Flow;
 use crate::error::ProfileError;
+use crate::health::{HealthBuilder, HealthError, HealthReport};
+use crate::inspect::health::{attach, HealthState, PointSignals};
 use crate::inspect::model::{self, Columns, InspectView};
 use crate::names;
 use crate::profile::{Profile, ProfileBuilder, ProfileOptions};
 use crate::render;
 use crate::report::{ReportInput, ReportMeta, Source};
+use crate::reward_group::DEFAULT_THRESHOLD;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use web_sys::File;
 
-/// The run shown last: a profile with its files, or a report input read from profile files.
+/// The run shown last: a profile with its files (and its health, computed in the same read),
+/// or a report input read from profile files.
 pub enum Shown {
     Run {
         profile: Profile,
+        health: Option<Box<HealthReport>>,
         inputs: File,
         rollouts: File,
     },
@@ -47,19 +52,29 @@ pub fn source(file: &File) -> Source {
 
 pub fn run(inputs: &File, rollouts: &File, options: ProfileOptions) -> Result<Reply, Failure> {
     let mut builder = ProfileBuilder::new(inputs.name(), rollouts.name());
+    // Rollout health in the same read; a row it cannot read costs the Health page, not the profile.
+    let mut health = Ok(HealthBuilder::new(&rollouts.name(), DEFAULT_THRESHOLD));
     let total = (inputs.size() + rollouts.size()) as u64;
     let inputs_size = inputs.size() as u64;
+    let inputs_name = inputs.name();
     feed::<Failure>(inputs, |chunk, done| {
         builder.push_inputs(chunk)?;
+        feed_health(&mut health, |h| h.push_inputs(&inputs_name, chunk));
         post_progress(done, total, builder.lines_read());
         Ok(Flow::Continue)
     })?;
     feed::<Failure>(rollouts, |chunk, done| {
         builder.push_rollouts(chunk)?;
+        feed_health(&mut health, |h| h.push_rollouts(chunk));
         post_progress(inputs_size + done, total, builder.lines_read());
         Ok(Flow::Continue)
     })?;
     let profile = builder.finish(options)?;
+    feed_health(&mut health, HealthBuilder::end_rollouts);
+    let health = health.and_then(|h| {
+        let points = PointSignals::of(&h);
+        h.finish().map(|report| (report, points))
+    });
 
     // The samples are read back for the profiling file; each one's prompt snippet on the way.
     let mut snippet_at: HashMap<u64, String> = HashMap::new();
@@ -78,7 +93,17 @@ pub fn run(inputs: &File, rollouts: &File, options: ProfileOptions) -> Result<Re
         .iter()
         .filter_map(|t| snippet_at.remove(&t.sample.offset).map(|s| (t.task, s)))
         .collect();
-    let (view, cols) = model::build(&profile, &inputs.name(), &rollouts.name(), &snippets);
+    let (mut view, mut cols) = model::build(&profile, &inputs.name(), &rollouts.name(), &snippets);
+    let health = match health {
+        Ok((report, points)) => {
+            attach(&mut view, &mut cols, &report, &points);
+            Some(Box::new(report))
+        }
+        Err(e) => {
+            view.health = HealthState::Failed(e.to_string());
+            None
+        }
+    };
     let downloads = vec![
         Download {
             blob: profiling.finish("application/jsonl")?,
@@ -92,6 +117,7 @@ pub fn run(inputs: &File, rollouts: &File, options: ProfileOptions) -> Result<Re
     SHOWN.with(|s| {
         *s.borrow_mut() = Some(Shown::Run {
             profile,
+            health,
             inputs: inputs.clone(),
             rollouts: rollouts.clone(),
         });
@@ -124,6 +150,18 @@ pub fn run_files(profiling: &File, metrics: Option<&File>) -> Result<Reply, Fail
     let (view, cols) = model::from_report_input(&input);
     SHOWN.with(|s| *s.borrow_mut() = Some(Shown::Files(input)));
     Ok(profiled(view, &cols, Vec::new()))
+}
+
+/// Feeds the health builder while it has not failed (its first error is kept).
+fn feed_health(
+    health: &mut Result<HealthBuilder, HealthError>,
+    push: impl FnOnce(&mut HealthBuilder) -> Result<(), HealthError>,
+) {
+    if let Ok(h) = health {
+        if let Err(e) = push(h) {
+            *health = Err(e);
+        }
+    }
 }
 
 fn profiled(view: InspectView, cols: &Columns, downloads: Vec<Download>) -> Reply {

@@ -2,33 +2,11 @@
 //! `gymscope report`, so the two files are the same bytes.
 
 use super::super::protocol::{Download, Failure, Reply, ReportRequest};
-use super::io::{feed, BlobWriter, SpanReader};
+use super::io::{BlobWriter, SpanReader};
 use super::profile_job::{source, Shown, SHOWN};
-use crate::chunks::Flow;
-use crate::health::{HealthBuilder, HealthReport};
+use crate::health::HealthReport;
 use crate::names;
 use crate::report::{self, ReportInput, ReportMeta};
-use crate::reward_group::DEFAULT_THRESHOLD;
-
-/// Rollout health of a run, read from its files again (only when a report is exported, so
-/// profiling in the app stays as fast as it was).
-fn health(inputs: &web_sys::File, rollouts: &web_sys::File) -> Result<HealthReport, Failure> {
-    let mut builder = HealthBuilder::new(&rollouts.name(), DEFAULT_THRESHOLD);
-    let name = inputs.name();
-    feed::<Failure>(inputs, |chunk, _| {
-        builder
-            .push_inputs(&name, chunk)
-            .map_err(|e| Failure::from(e.to_string()))?;
-        Ok(Flow::Continue)
-    })?;
-    feed::<Failure>(rollouts, |chunk, _| {
-        builder
-            .push_rollouts(chunk)
-            .map_err(|e| Failure::from(e.to_string()))?;
-        Ok(Flow::Continue)
-    })?;
-    builder.finish().map_err(|e| Failure::from(e.to_string()))
-}
 
 pub fn run(request: ReportRequest) -> Result<Reply, Failure> {
     SHOWN.with(|shown| {
@@ -37,6 +15,7 @@ pub fn run(request: ReportRequest) -> Result<Reply, Failure> {
         let (input, name) = match shown.as_ref().ok_or("profile a run first")? {
             Shown::Run {
                 profile,
+                health,
                 inputs,
                 rollouts,
             } => {
@@ -55,11 +34,12 @@ pub fn run(request: ReportRequest) -> Result<Reply, Failure> {
                     request.conversations,
                 )
                 .map_err(|e| Failure::from(e.to_string()))?;
-                // The Health section, as `gymscope report` computes it from the same two files
-                // (a row health cannot read costs the section, not the report, as there).
-                let input = match health(inputs, rollouts) {
-                    Ok(h) => input.with_health(h),
-                    Err(_) => input,
+                // The Health section, as `gymscope report` computes it from the same two files:
+                // computed with the profile (a row health cannot read costs the section, not
+                // the report, as there).
+                let input = match health {
+                    Some(h) => input.with_health(HealthReport::clone(h)),
+                    None => input,
                 };
                 (input, rollouts.name())
             }
