@@ -10,6 +10,8 @@
 //! - [`shard`]: the deterministic `--shard i/n` slice
 //! - [`aggregate`]: the `/aggregate_metrics` request and the metrics file
 //! - [`observe`]: model-call capture records and the canonical `ng_trajectory` of a result
+//! - [`observations`]: harness agents' `ng_agent_observations`: validated, joined with the
+//!   captured calls, folded into the trajectory
 //!
 //! The native part (files, HTTP, signals, progress): [`files`], [`discover`], [`http`], [`head`]
 //! (head config, aggregation), [`evidence`] (the end-of-run health reports), [`history`], [`command`] (a fresh run or resume, end to end),
@@ -19,6 +21,7 @@ pub mod aggregate;
 pub mod hydra;
 pub mod key;
 pub mod materialize;
+pub mod observations;
 pub mod observe;
 pub mod paths;
 pub mod pyjson;
