@@ -425,8 +425,24 @@ fn codes(gaps: &Value) -> Vec<&str> {
 #[test]
 fn a_harness_agents_observations_are_joined_and_projected() {
     let agent = gym_standin::harness_agent("policy_model");
-    let (_dir, o, rows) = run_agent(agent, &["ok", "invalid", "unmatched"], true);
+    let (dir, o, rows) = run_agent(agent, &["ok", "invalid", "unmatched"], true);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The health checks read the joined trajectories: only the reference to a call nobody
+    // captured is a finding.
+    let verdicts = self::rows(&dir.path().join("rollout_verdicts.jsonl"));
+    let found: Vec<(&Value, &Value)> = verdicts
+        .iter()
+        .flat_map(|v| v["findings"].as_array().unwrap())
+        .map(|f| (&f["check"], &f["locator"]))
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            &json!("trajectory_capture_mismatch"),
+            &json!({"call_id": "never-captured"})
+        )]
+    );
+    assert_eq!(verdicts[0]["verdict"], "unobserved");
     assert_eq!(rows.len(), 3);
 
     // Joined: each reference is now the captured call's full identity.

@@ -441,3 +441,32 @@ fn with_a_capture_observations_are_joined_or_their_join_fails() {
         .iter()
         .any(|g| g["code"] == "agent_observations_invalid"));
 }
+
+#[test]
+fn a_tool_timing_that_contradicts_the_producer_is_a_gap_and_keeps_what_was_folded_in() {
+    let mut result = row();
+    result.extend(
+        json!({
+            "ng_trajectory": {"task_id": "2", "rollout_id": "2-3",
+                "tool_calls": [{"invocation_id": "root", "tool_call_id": "t", "completed_at": 5.0}]},
+            "ng_agent_observations": {"source": "test", "records": [
+                {"kind": "agent_invocation", "invocation_id": "observed"},
+                {"kind": "tool_call", "invocation_id": "root", "tool_call_id": "t", "started_at": 6.0}],
+                "gaps": [{"code": "producer_note"}]}
+        })
+        .as_object()
+        .unwrap()
+        .clone(),
+    );
+    attach_evidence(&row(), &mut result, None);
+    let t = &result[TRAJECTORY_KEY];
+    assert_eq!(t["invocations"][0]["invocation_id"], "observed");
+    assert_eq!(t["tool_calls"][0]["started_at"], Value::Null);
+    let codes: Vec<&str> = t["gaps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes[..2], ["producer_note", "agent_observations_invalid"]);
+}
