@@ -12,8 +12,8 @@
 //! - [`merge_into`]: the bundle's invocations, tool timings and gaps folded into the trajectory
 //!   being built.
 //!
-//! Not reproduced: Claude Code's compaction-call association (it matches hidden summary calls
-//! by their request and response text, which the collector reads from the capture payloads).
+//! Claude Code's compaction summary calls are associated before the join by
+//! [`super::claude_compaction`]. Conversation items are only checked to be objects.
 
 use crate::health::checks::trajectory::{
     self as t, call_ref, d_float, d_gap, d_int, d_invocation, d_list, d_or, d_ref, d_str,

@@ -12,6 +12,7 @@
 //! `ng_agent_observations` (harness agents) are validated, joined and folded in by
 //! [`super::observations`]. Not reproduced: conversation items are kept as written.
 
+use super::claude_compaction;
 use super::observations::{self, OBSERVATIONS_KEY};
 use super::{Row, ATTEMPT_INDEX, ROLLOUT_ID, ROLLOUT_INDEX, TASK_INDEX};
 use crate::health::checks::trajectory::{self, d_gap, d_metadata, d_model_call, d_tokens};
@@ -706,29 +707,45 @@ fn build(row: &Row, result: &Row) -> Result<Value, String> {
     Ok(record)
 }
 
-/// With the capture attached: the agent's observations joined with the captured calls and
-/// written back in their dumped form, or an `agent_observation_join_failed` capture gap when
-/// they are invalid (left as returned; the projection then reports them).
-fn join_observations(result: &mut Row) {
+/// With the capture built (its calls still holding their payloads): the agent's observations
+/// joined with the captured calls (Claude Code's compaction summary calls first) and written
+/// back in their dumped form, or an `agent_observation_join_failed` capture gap when they are
+/// invalid (left as returned; the projection then reports them).
+fn join_observations(result: &mut Row, capture: &mut Value) {
     let Some(raw) = result.get(OBSERVATIONS_KEY).filter(|v| !v.is_null()) else {
         return;
     };
     match observations::validate(raw) {
         Ok(mut bundle) => {
-            let calls: Vec<&Map<String, Value>> = result
-                .get(CAPTURE_KEY)
-                .and_then(|c| c.get("calls"))
+            let calls: Vec<&Map<String, Value>> = capture
+                .get("calls")
                 .and_then(Value::as_array)
                 .map(|a| a.iter().filter_map(Value::as_object).collect())
                 .unwrap_or_default();
+            if claude_compaction::associate(&mut bundle, &calls).is_err() {
+                bundle.gaps.push(serde_json::json!({
+                    "code": "compaction_model_call_join_failed", "invocation_id": null, "detail": null
+                }));
+            }
             observations::join(&mut bundle, &calls);
             result.insert(OBSERVATIONS_KEY.into(), bundle.dump());
         }
         Err(_) => {
-            if let Some(Value::Object(c)) = result.get_mut(CAPTURE_KEY) {
+            if let Value::Object(c) = capture {
                 if let Value::Array(g) = c.entry("gaps").or_insert_with(|| Value::Array(vec![])) {
                     g.push(gap("agent_observation_join_failed", None));
                 }
+            }
+        }
+    }
+}
+
+/// Removes the `request`/`response` copies from the capture's calls.
+fn strip_payloads(capture: &mut Value) {
+    if let Some(calls) = capture.get_mut("calls").and_then(Value::as_array_mut) {
+        for c in calls.iter_mut().filter_map(Value::as_object_mut) {
+            for k in PAYLOAD_KEYS {
+                c.shift_remove(k);
             }
         }
     }
@@ -741,9 +758,15 @@ fn join_observations(result: &mut Row) {
 pub fn attach_evidence(row: &Row, result: &mut Row, capture: Option<&CaptureRead>) {
     if let Some(read) = capture {
         if let Ok(Some(id)) = rollout_id(result) {
+            // The join reads the payloads (Claude Code's summary calls) even when the row
+            // keeps none, as upstream's in-memory records hold them.
             let payloads = !has_gap(result, "multimodal_history_redacted");
-            result.insert(CAPTURE_KEY.into(), attachment(&id, read, payloads));
-            join_observations(result);
+            let mut capture = attachment(&id, read, true);
+            join_observations(result, &mut capture);
+            if !payloads {
+                strip_payloads(&mut capture);
+            }
+            result.insert(CAPTURE_KEY.into(), capture);
         }
     }
     if ![CAPTURE_KEY, OBSERVATIONS_KEY, TRAJECTORY_KEY]
@@ -793,16 +816,8 @@ pub fn attach_evidence(row: &Row, result: &mut Row, capture: Option<&CaptureRead
         }
     }
     // The trajectory now holds the payloads: drop the capture's copies.
-    if let Some(calls) = result
-        .get_mut(CAPTURE_KEY)
-        .and_then(|c| c.get_mut("calls"))
-        .and_then(Value::as_array_mut)
-    {
-        for c in calls.iter_mut().filter_map(Value::as_object_mut) {
-            for k in PAYLOAD_KEYS {
-                c.shift_remove(k);
-            }
-        }
+    if let Some(capture) = result.get_mut(CAPTURE_KEY) {
+        strip_payloads(capture);
     }
 }
 
