@@ -2,7 +2,7 @@
 //! writes capture files: `ng_model_call_capture` and the canonical `ng_trajectory` on rows (the
 //! simple_agent scenario of upstream's tests: two model calls, one tool call answered with HTTP
 //! 422), stale captures cleared before dispatch, torn and missing captures as gaps, and the
-//! health reports over the result.
+//! health reports over the result; a harness agent's `ng_agent_observations` joined and projected.
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
 #[path = "common/gym_standin.rs"]
@@ -123,6 +123,15 @@ fn rows(p: &Path) -> Vec<Value> {
 }
 
 fn run(cases: &[&str]) -> (tempfile::TempDir, Output, Vec<Value>) {
+    run_agent(responder(), cases, true)
+}
+
+/// `collect` over one row per case against `agent`, observability on or off.
+fn run_agent(
+    agent: Responder,
+    cases: &[&str],
+    observability: bool,
+) -> (tempfile::TempDir, Output, Vec<Value>) {
     let dir = tempfile::tempdir().unwrap();
     let capture = dir.path().join("captures");
     std::fs::create_dir(&capture).unwrap();
@@ -133,7 +142,7 @@ fn run(cases: &[&str]) -> (tempfile::TempDir, Output, Vec<Value>) {
     )
     .unwrap();
     std::fs::write(capture.join("0-0.capture.incomplete"), "").unwrap();
-    let s = StandIn::start_capturing(&[AGENT], responder(), &capture);
+    let s = StandIn::start_capturing(&[AGENT], agent, &capture);
     let input = dir.path().join("input.jsonl");
     let body: String = cases
         .iter()
@@ -142,18 +151,21 @@ fn run(cases: &[&str]) -> (tempfile::TempDir, Output, Vec<Value>) {
     std::fs::write(&input, body).unwrap();
     let output = dir.path().join("rollouts.jsonl");
     let dir_arg = format!("++model_call_capture_dir={}", capture.display());
-    let o = gymscope(&[
+    let head = s.head();
+    let mut args = vec![
         "collect",
         "-i",
         input.to_str().unwrap(),
         "-o",
         output.to_str().unwrap(),
         "--head-server",
-        &s.head(),
+        &head,
         "--no-progress",
-        "++observability_enabled=true",
-        &dir_arg,
-    ]);
+    ];
+    if observability {
+        args.extend(["++observability_enabled=true", &dir_arg]);
+    }
+    let o = gymscope(&args);
     let rows = if output.exists() {
         rows(&output)
     } else {
@@ -400,4 +412,152 @@ fn without_observability_the_agents_trajectory_is_still_normalized() {
         .map(|g| g["code"].as_str().unwrap())
         .collect();
     assert_eq!(gaps, ["resolution_unavailable", "model_calls_unavailable"]);
+}
+
+fn codes(gaps: &Value) -> Vec<&str> {
+    gaps.as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["code"].as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn a_harness_agents_observations_are_joined_and_projected() {
+    let agent = gym_standin::harness_agent("policy_model");
+    let (dir, o, rows) = run_agent(agent, &["ok", "invalid", "unmatched"], true);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The health checks read the joined trajectories: only the reference to a call nobody
+    // captured is a finding.
+    let verdicts = self::rows(&dir.path().join("rollout_verdicts.jsonl"));
+    let found: Vec<(&Value, &Value)> = verdicts
+        .iter()
+        .flat_map(|v| v["findings"].as_array().unwrap())
+        .map(|f| (&f["check"], &f["locator"]))
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            &json!("trajectory_capture_mismatch"),
+            &json!({"call_id": "never-captured"})
+        )]
+    );
+    assert_eq!(verdicts[0]["verdict"], "unobserved");
+    assert_eq!(rows.len(), 3);
+
+    // Joined: each reference is now the captured call's full identity.
+    let obs = &rows[0]["ng_agent_observations"];
+    let root = &obs["records"][0];
+    let ids: Vec<&Value> = root["model_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["model_call_id"])
+        .collect();
+    assert_eq!(ids, [&json!("hermes-call-1"), &json!("hermes-call-2")]);
+    assert_eq!(root["model_calls"][0]["model_ref"], model_ref());
+    assert_eq!(
+        obs["records"][1]["model_calls"][0]["response_id"],
+        "resp-sub"
+    );
+    assert_eq!(
+        obs["gaps"],
+        json!([{"code": "model_call_ownership_unavailable", "invocation_id": null,
+                "detail": "capture:hermes-call-stray:call_index=3"}])
+    );
+    // The trajectory is built from them: both invocations, the captured calls, the tool's
+    // harness timing with the output the conversation shows.
+    let t = &rows[0]["ng_trajectory"];
+    assert_eq!(
+        (&t["task_id"], &t["rollout_id"]),
+        (&json!("0"), &json!("0-0"))
+    );
+    let invs: Vec<&Value> = t["invocations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| &i["invocation_id"])
+        .collect();
+    assert_eq!(invs, [&json!("root"), &json!("sub")]);
+    assert_eq!(t["invocations"][1]["parent_invocation_id"], "root");
+    assert_eq!(t["invocations"][0]["model_calls"], root["model_calls"]);
+    assert_eq!(t["model_calls"].as_array().unwrap().len(), 4);
+    assert_eq!(t["model_calls"][0]["token_stats"]["prompt_tokens"], 30);
+    assert_eq!(
+        t["tool_calls"],
+        json!([{"kind": "tool_call", "invocation_id": "root", "tool_call_id": "call-1", "sandbox_id": null,
+                "tool_name": "delegate", "started_at": 10.5, "completed_at": 11.5, "duration_ms": 1000.0,
+                "timing_source": "harness", "status": "completed", "error_type": null, "output": "sub answer"}])
+    );
+    assert_eq!(
+        codes(&t["gaps"]),
+        ["model_call_ownership_unavailable", "turns_unavailable"]
+    );
+    // Payloads now live in the trajectory only.
+    assert!(rows[0]["ng_model_call_capture"]["calls"][0]
+        .get("request")
+        .is_none());
+    assert!(t["model_calls"][0]["request"].is_object());
+    assert!(rows[0]["ng_perf"]["num_turns"].as_u64().unwrap() >= 1);
+
+    // Invalid observations: the join fails on the capture, the trajectory says why.
+    assert_eq!(
+        codes(&rows[1]["ng_model_call_capture"]["gaps"]),
+        ["agent_observation_join_failed"]
+    );
+    assert_eq!(
+        rows[1]["ng_agent_observations"]["records"][0]["kind"],
+        "turn"
+    );
+    assert_eq!(
+        codes(&rows[1]["ng_trajectory"]["gaps"]),
+        // The capture's gaps follow the observations' (upstream's order).
+        [
+            "agent_observations_invalid",
+            "agent_observation_join_failed",
+            "turns_unavailable",
+            "conversation_unavailable"
+        ]
+    );
+    // A reference to a call nobody captured stays as given, with a gap on its invocation.
+    let g: Vec<&Value> = rows[2]["ng_trajectory"]["gaps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["code"] == "model_call_reference_unmatched")
+        .collect();
+    assert_eq!(
+        g,
+        [
+            &json!({"code": "model_call_reference_unmatched", "invocation_id": "sub", "detail": "never-captured"})
+        ]
+    );
+    assert_eq!(
+        rows[2]["ng_trajectory"]["invocations"][1]["model_calls"],
+        json!([{"model_call_id": "never-captured", "model_ref": null, "response_id": null}])
+    );
+}
+
+#[test]
+fn without_observability_a_harness_agents_observations_still_give_the_trajectory() {
+    let agent = gym_standin::harness_agent("policy_model");
+    let (_dir, o, rows) = run_agent(agent, &["ok"], false);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let row = &rows[0];
+    assert!(row.get("ng_model_call_capture").is_none());
+    // Not joined (no capture): references as the agent gave them, observations untouched.
+    assert_eq!(
+        row["ng_agent_observations"]["records"][0]["model_calls"][0].get("model_call_id"),
+        None
+    );
+    let t = &row["ng_trajectory"];
+    assert_eq!(
+        t["invocations"][0]["model_calls"][0],
+        json!({"model_call_id": null, "model_ref": model_ref(), "response_id": "resp-1"})
+    );
+    assert_eq!(t["tool_calls"][0]["output"], "sub answer");
+    assert_eq!(
+        codes(&t["gaps"]),
+        ["model_calls_unavailable", "turns_unavailable"]
+    );
 }

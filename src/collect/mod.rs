@@ -10,15 +10,20 @@
 //! - [`shard`]: the deterministic `--shard i/n` slice
 //! - [`aggregate`]: the `/aggregate_metrics` request and the metrics file
 //! - [`observe`]: model-call capture records and the canonical `ng_trajectory` of a result
+//! - [`observations`]: harness agents' `ng_agent_observations`: validated, joined with the
+//!   captured calls, folded into the trajectory; [`claude_compaction`]: Claude Code's compaction
+//!   summary calls associated first
 //!
 //! The native part (files, HTTP, signals, progress): [`files`], [`discover`], [`http`], [`head`]
 //! (head config, aggregation), [`evidence`] (the end-of-run health reports), [`history`], [`command`] (a fresh run or resume, end to end),
 //! [`run`], [`merge`] (`--merge`), [`progress`]; the command's flags are `cli::collect_cmd`'s.
 
 pub mod aggregate;
+pub mod claude_compaction;
 pub mod hydra;
 pub mod key;
 pub mod materialize;
+pub mod observations;
 pub mod observe;
 pub mod paths;
 pub mod pyjson;

@@ -9,9 +9,11 @@
 //! - [`attach_trajectory`]: the canonical `ng_trajectory` from the agent's trajectory and the
 //!   captured calls, payloads then removed from the capture's calls.
 //!
-//! Not reproduced: `ng_agent_observations` (harness agents: Hermes, Claude Code, …) are left as
-//! the agent returned them and not joined; conversation items are kept as written.
+//! `ng_agent_observations` (harness agents) are validated, joined and folded in by
+//! [`super::observations`]. Not reproduced: conversation items are kept as written.
 
+use super::claude_compaction;
+use super::observations::{self, OBSERVATIONS_KEY};
 use super::{Row, ATTEMPT_INDEX, ROLLOUT_ID, ROLLOUT_INDEX, TASK_INDEX};
 use crate::health::checks::trajectory::{self, d_gap, d_metadata, d_model_call, d_tokens};
 use serde_json::{Map, Value};
@@ -480,7 +482,7 @@ fn task_id(row: &Row) -> String {
 
 /// Whether the result's trajectory or observations carry a gap with this code.
 fn has_gap(result: &Row, code: &str) -> bool {
-    [TRAJECTORY_KEY, "ng_agent_observations"].iter().any(|k| {
+    [TRAJECTORY_KEY, OBSERVATIONS_KEY].iter().any(|k| {
         result
             .get(*k)
             .and_then(|o| o.get("gaps"))
@@ -492,8 +494,8 @@ fn has_gap(result: &Row, code: &str) -> bool {
     })
 }
 
-/// Upstream's `_build_trajectory_record` (without agent observations), projecting the
-/// calls of the result's `ng_model_call_capture`.
+/// Upstream's `_build_trajectory_record`: the producer's trajectory, then the agent's
+/// observations, then the calls of the result's `ng_model_call_capture` projected.
 fn build(row: &Row, result: &Row) -> Result<Value, String> {
     let calls: Vec<&Map<String, Value>> = result
         .get(CAPTURE_KEY)
@@ -502,7 +504,7 @@ fn build(row: &Row, result: &Row) -> Result<Value, String> {
         .map(|a| a.iter().filter_map(Value::as_object).collect())
         .unwrap_or_default();
     let tid = task_id(row);
-    let rid = rollout_id(row)?.ok_or("the row has no rollout indices")?;
+    let rid = rollout_id(row)?.ok_or("KeyError: the row has no rollout indices")?;
     let mut gaps: Vec<Value> = Vec::new();
     let (mut invocations, mut turns, mut tools, mut model_calls) = (vec![], vec![], vec![], vec![]);
     if let Some(raw) = result.get(TRAJECTORY_KEY).filter(|v| v.is_object()) {
@@ -536,6 +538,17 @@ fn build(row: &Row, result: &Row) -> Result<Value, String> {
                 "producer_trajectory_invalid",
                 Some("ValidationError".into()),
             )),
+        }
+    }
+    if let Some(raw) = result.get(OBSERVATIONS_KEY).filter(|v| !v.is_null()) {
+        let merged = observations::validate(raw).and_then(|bundle| {
+            observations::merge_into(bundle, &mut gaps, &mut invocations, &mut tools)
+        });
+        if merged.is_err() {
+            gaps.push(gap(
+                "agent_observations_invalid",
+                Some("ValidationError".into()),
+            ));
         }
     }
     // Stable sort by (timestamp, invocation id, turn number).
@@ -674,21 +687,12 @@ fn build(row: &Row, result: &Row) -> Result<Value, String> {
         gaps.push(gap("conversation_unavailable", None));
     }
     // Every gap in its dumped form, de-duplicated on (code, invocation, detail), first kept.
-    let mut unique: Vec<Value> = Vec::new();
-    for g in gaps.iter().filter_map(Value::as_object).map(d_gap) {
-        let key = |v: &Value| {
-            (
-                v["code"].clone(),
-                v["invocation_id"].clone(),
-                v["detail"].clone(),
-            )
-        };
-        if let Some(slot) = unique.iter_mut().find(|u| key(u) == key(&g)) {
-            *slot = g;
-        } else {
-            unique.push(g);
-        }
-    }
+    let unique = observations::unique_gaps(
+        gaps.iter()
+            .filter_map(Value::as_object)
+            .map(d_gap)
+            .collect(),
+    );
     let record = serde_json::json!({
         "schema_version": "1.0",
         "task_id": tid,
@@ -703,6 +707,50 @@ fn build(row: &Row, result: &Row) -> Result<Value, String> {
     Ok(record)
 }
 
+/// With the capture built (its calls still holding their payloads): the agent's observations
+/// joined with the captured calls (Claude Code's compaction summary calls first) and written
+/// back in their dumped form, or an `agent_observation_join_failed` capture gap when they are
+/// invalid (left as returned; the projection then reports them).
+fn join_observations(result: &mut Row, capture: &mut Value) {
+    let Some(raw) = result.get(OBSERVATIONS_KEY).filter(|v| !v.is_null()) else {
+        return;
+    };
+    match observations::validate(raw) {
+        Ok(mut bundle) => {
+            let calls: Vec<&Map<String, Value>> = capture
+                .get("calls")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_object).collect())
+                .unwrap_or_default();
+            if claude_compaction::associate(&mut bundle, &calls).is_err() {
+                bundle.gaps.push(serde_json::json!({
+                    "code": "compaction_model_call_join_failed", "invocation_id": null, "detail": null
+                }));
+            }
+            observations::join(&mut bundle, &calls);
+            result.insert(OBSERVATIONS_KEY.into(), bundle.dump());
+        }
+        Err(_) => {
+            if let Value::Object(c) = capture {
+                if let Value::Array(g) = c.entry("gaps").or_insert_with(|| Value::Array(vec![])) {
+                    g.push(gap("agent_observation_join_failed", None));
+                }
+            }
+        }
+    }
+}
+
+/// Removes the `request`/`response` copies from the capture's calls.
+fn strip_payloads(capture: &mut Value) {
+    if let Some(calls) = capture.get_mut("calls").and_then(Value::as_array_mut) {
+        for c in calls.iter_mut().filter_map(Value::as_object_mut) {
+            for k in PAYLOAD_KEYS {
+                c.shift_remove(k);
+            }
+        }
+    }
+}
+
 /// Upstream's evidence step for a result, once the row's keys are merged: with `capture`
 /// (observability on) `ng_model_call_capture` is attached first; then, when the result has
 /// any evidence, the canonical `ng_trajectory` replaces the agent's and the capture's calls
@@ -710,11 +758,18 @@ fn build(row: &Row, result: &Row) -> Result<Value, String> {
 pub fn attach_evidence(row: &Row, result: &mut Row, capture: Option<&CaptureRead>) {
     if let Some(read) = capture {
         if let Ok(Some(id)) = rollout_id(result) {
+            // The join reads the payloads (Claude Code's summary calls) even when the row
+            // keeps none, as upstream's in-memory records hold them.
             let payloads = !has_gap(result, "multimodal_history_redacted");
-            result.insert(CAPTURE_KEY.into(), attachment(&id, read, payloads));
+            let mut capture = attachment(&id, read, true);
+            join_observations(result, &mut capture);
+            if !payloads {
+                strip_payloads(&mut capture);
+            }
+            result.insert(CAPTURE_KEY.into(), capture);
         }
     }
-    if ![CAPTURE_KEY, "ng_agent_observations", TRAJECTORY_KEY]
+    if ![CAPTURE_KEY, OBSERVATIONS_KEY, TRAJECTORY_KEY]
         .iter()
         .any(|k| result.contains_key(*k))
     {
@@ -726,24 +781,27 @@ pub fn attach_evidence(row: &Row, result: &mut Row, capture: Option<&CaptureRead
         }
         Err(e) => {
             result.shift_remove(TRAJECTORY_KEY);
-            let name = if e.starts_with("ValidationError") {
-                "ValidationError"
-            } else {
-                "ValueError"
-            };
+            // Upstream records the exception's class name.
+            let name = ["ValidationError", "KeyError"]
+                .into_iter()
+                .find(|n| e.starts_with(n))
+                .unwrap_or("ValueError");
             let g = gap("trajectory_projection_failed", Some(name.into()));
             // Payloads stay on the capture's calls as the fallback.
-            let target = [CAPTURE_KEY, "ng_agent_observations"]
+            let target = [CAPTURE_KEY, OBSERVATIONS_KEY]
                 .into_iter()
                 .find(|k| result.get(*k).is_some_and(Value::is_object));
+            let mut attached = false;
             if let Some(t) = target
                 .and_then(|k| result.get_mut(k))
                 .and_then(Value::as_object_mut)
             {
                 if let Value::Array(a) = t.entry("gaps").or_insert_with(|| Value::Array(vec![])) {
-                    a.push(g);
+                    a.push(g.clone());
+                    attached = true;
                 }
-            } else {
+            }
+            if !attached {
                 let tid = task_id(row);
                 let rid = rollout_id(row).ok().flatten().unwrap_or_default();
                 let empty = Map::new();
@@ -758,16 +816,8 @@ pub fn attach_evidence(row: &Row, result: &mut Row, capture: Option<&CaptureRead
         }
     }
     // The trajectory now holds the payloads: drop the capture's copies.
-    if let Some(calls) = result
-        .get_mut(CAPTURE_KEY)
-        .and_then(|c| c.get_mut("calls"))
-        .and_then(Value::as_array_mut)
-    {
-        for c in calls.iter_mut().filter_map(Value::as_object_mut) {
-            for k in PAYLOAD_KEYS {
-                c.shift_remove(k);
-            }
-        }
+    if let Some(capture) = result.get_mut(CAPTURE_KEY) {
+        strip_payloads(capture);
     }
 }
 

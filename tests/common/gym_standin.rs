@@ -360,3 +360,71 @@ fn aggregate(body: &[u8]) -> Response<Full<Bytes>> {
         .unwrap(),
     )
 }
+
+/// A harness agent (Hermes-like) with observability on: instead of an `ng_trajectory` it returns
+/// `ng_agent_observations` (source `hermes`): a root invocation whose conversation holds one
+/// tool call and its output, referencing its two model calls by `(model_ref, response_id)`; a
+/// subagent spawned by that tool call, referencing its call by `model_call_id`; the tool's
+/// harness timing. Its model server captured those three calls and one nobody claims. Row
+/// `case`s: `invalid` (a record kind upstream does not know), `unmatched` (the subagent names a
+/// call that was never captured).
+pub fn harness_agent(model: &str) -> Responder {
+    let model_ref = json!({"type": "responses_api_models", "name": model});
+    Arc::new(move |row: &Map<String, Value>| {
+        let case = row.get("case").and_then(Value::as_str).unwrap_or("ok");
+        let exchange = |id: &str, rid: &str, start: f64, output: Value| {
+            json!({"model_call_id": id, "dialect": "responses", "model_ref": model_ref,
+                "started_at": start, "completed_at": start + 0.5, "latency_ms": 500, "status_code": 200,
+                "request": {"model": "policy", "input": "question"},
+                "response": {"id": rid, "model": "policy", "status": "completed", "output": output,
+                    "usage": {"input_tokens": 30, "output_tokens": 6}}})
+        };
+        let by_pair = |rid: &str| json!({"model_ref": model_ref, "response_id": rid});
+        let tool = json!([{"type": "function_call", "call_id": "call-1", "name": "delegate", "arguments": "{}"}]);
+        let answer = json!([{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "done"}]}]);
+        let sub_call = if case == "unmatched" {
+            "never-captured"
+        } else {
+            "hermes-call-sub"
+        };
+        let records = if case == "invalid" {
+            json!([{"kind": "turn", "invocation_id": "root"}])
+        } else {
+            json!([
+                {"kind": "agent_invocation", "invocation_id": "root", "status": "completed",
+                 "model_calls": [by_pair("resp-1"), by_pair("resp-2")],
+                 "conversation": [
+                    {"type": "message", "role": "user", "content": "question"},
+                    {"type": "function_call", "call_id": "call-1", "name": "delegate", "arguments": "{}"},
+                    {"type": "function_call_output", "call_id": "call-1", "output": "sub answer"},
+                    {"type": "message", "role": "assistant", "content": "done"}]},
+                {"kind": "agent_invocation", "invocation_id": "sub", "parent_invocation_id": "root",
+                 "spawned_by_tool_call_id": "call-1", "status": "completed",
+                 "model_calls": [{"model_call_id": sub_call}]},
+                {"kind": "tool_call", "invocation_id": "root", "tool_call_id": "call-1", "tool_name": "delegate",
+                 "started_at": 10.5, "completed_at": 11.5, "duration_ms": 1000.0, "timing_source": "harness",
+                 "status": "completed"}])
+        };
+        let mut result = row.clone();
+        result.insert(
+            "response".into(),
+            json!({"id": "resp-2", "status": "completed", "output": answer,
+                "usage": {"input_tokens": 90, "output_tokens": 18}}),
+        );
+        result.insert("reward".into(), json!(1.0));
+        result.insert(
+            "ng_agent_observations".into(),
+            json!({"source": "hermes", "records": records, "gaps": []}),
+        );
+        result.insert(
+            "__model_calls".into(),
+            json!([
+                exchange("hermes-call-1", "resp-1", 10.0, tool),
+                exchange("hermes-call-sub", "resp-sub", 10.6, answer.clone()),
+                exchange("hermes-call-2", "resp-2", 11.6, answer),
+                exchange("hermes-call-stray", "resp-stray", 12.0, json!([])),
+            ]),
+        );
+        Value::Object(result)
+    })
+}

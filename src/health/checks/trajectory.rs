@@ -70,21 +70,21 @@ impl Trajectory {
     }
 }
 
-type R<T> = Result<T, String>;
+pub(crate) type R<T> = Result<T, String>;
 
-fn object<'a>(v: &'a Value, at: &str) -> R<&'a Map<String, Value>> {
+pub(crate) fn object<'a>(v: &'a Value, at: &str) -> R<&'a Map<String, Value>> {
     v.as_object().ok_or_else(|| format!("{at}: not an object"))
 }
 
 /// Refuses keys the model does not declare (`extra="forbid"`).
-fn only(m: &Map<String, Value>, at: &str, allowed: &[&str]) -> R<()> {
+pub(crate) fn only(m: &Map<String, Value>, at: &str, allowed: &[&str]) -> R<()> {
     match m.keys().find(|k| !allowed.contains(&k.as_str())) {
         Some(k) => Err(format!("{at}.{k}: extra inputs are not permitted")),
         None => Ok(()),
     }
 }
 
-fn req_str(m: &Map<String, Value>, at: &str, k: &str) -> R<String> {
+pub(crate) fn req_str(m: &Map<String, Value>, at: &str, k: &str) -> R<String> {
     match m.get(k) {
         Some(Value::String(s)) => Ok(s.clone()),
         Some(_) => Err(format!("{at}.{k}: not a string")),
@@ -92,7 +92,7 @@ fn req_str(m: &Map<String, Value>, at: &str, k: &str) -> R<String> {
     }
 }
 
-fn opt_str(m: &Map<String, Value>, at: &str, k: &str) -> R<Option<String>> {
+pub(crate) fn opt_str(m: &Map<String, Value>, at: &str, k: &str) -> R<Option<String>> {
     match m.get(k) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -141,7 +141,12 @@ fn lax_bool(v: &Value) -> Option<bool> {
     }
 }
 
-fn opt_int(m: &Map<String, Value>, at: &str, k: &str, min: Option<i64>) -> R<Option<i64>> {
+pub(crate) fn opt_int(
+    m: &Map<String, Value>,
+    at: &str,
+    k: &str,
+    min: Option<i64>,
+) -> R<Option<i64>> {
     match m.get(k) {
         None | Some(Value::Null) => Ok(None),
         Some(v) => {
@@ -154,7 +159,12 @@ fn opt_int(m: &Map<String, Value>, at: &str, k: &str, min: Option<i64>) -> R<Opt
     }
 }
 
-fn opt_float(m: &Map<String, Value>, at: &str, k: &str, non_negative: bool) -> R<Option<f64>> {
+pub(crate) fn opt_float(
+    m: &Map<String, Value>,
+    at: &str,
+    k: &str,
+    non_negative: bool,
+) -> R<Option<f64>> {
     match m.get(k) {
         None | Some(Value::Null) => Ok(None),
         Some(v) => {
@@ -167,7 +177,7 @@ fn opt_float(m: &Map<String, Value>, at: &str, k: &str, non_negative: bool) -> R
     }
 }
 
-fn literal(m: &Map<String, Value>, at: &str, k: &str, allowed: &[&str]) -> R<()> {
+pub(crate) fn literal(m: &Map<String, Value>, at: &str, k: &str, allowed: &[&str]) -> R<()> {
     match m.get(k) {
         None => Ok(()),
         Some(Value::String(s)) if allowed.contains(&s.as_str()) => Ok(()),
@@ -175,7 +185,7 @@ fn literal(m: &Map<String, Value>, at: &str, k: &str, allowed: &[&str]) -> R<()>
     }
 }
 
-fn list<'a>(m: &'a Map<String, Value>, at: &str, k: &str) -> R<&'a [Value]> {
+pub(crate) fn list<'a>(m: &'a Map<String, Value>, at: &str, k: &str) -> R<&'a [Value]> {
     match m.get(k) {
         None => Ok(&[]),
         Some(Value::Array(a)) => Ok(a),
@@ -199,7 +209,7 @@ fn model_ref(v: &Value, at: &str) -> R<Option<ModelRef>> {
     }))
 }
 
-fn call_ref(v: &Value, at: &str) -> R<CallRef> {
+pub(crate) fn call_ref(v: &Value, at: &str) -> R<CallRef> {
     let m = object(v, at)?;
     only(m, at, &["model_call_id", "model_ref", "response_id"])?;
     let r = CallRef {
@@ -228,7 +238,7 @@ fn refs(m: &Map<String, Value>, at: &str) -> R<Vec<CallRef>> {
         .collect()
 }
 
-fn invocation(v: &Value, at: &str) -> R<(String, Vec<CallRef>)> {
+pub(crate) fn invocation(v: &Value, at: &str) -> R<(String, Vec<CallRef>)> {
     let m = object(v, at)?;
     only(
         m,
@@ -381,26 +391,25 @@ fn model_call(v: &Value, at: &str) -> R<Call> {
     })
 }
 
-fn tool_call(v: &Value, at: &str) -> R<()> {
+/// A trajectory's tool call (`TrajectoryToolCall`), or with `with_output` false an agent's
+/// `ToolCallObservation` (the same fields but `output`).
+pub(crate) fn tool_call(v: &Value, at: &str, with_output: bool) -> R<()> {
     let m = object(v, at)?;
-    only(
-        m,
-        at,
-        &[
-            "kind",
-            "invocation_id",
-            "tool_call_id",
-            "sandbox_id",
-            "tool_name",
-            "started_at",
-            "completed_at",
-            "duration_ms",
-            "timing_source",
-            "status",
-            "error_type",
-            "output",
-        ],
-    )?;
+    let fields = [
+        "kind",
+        "invocation_id",
+        "tool_call_id",
+        "sandbox_id",
+        "tool_name",
+        "started_at",
+        "completed_at",
+        "duration_ms",
+        "timing_source",
+        "status",
+        "error_type",
+        "output",
+    ];
+    only(m, at, &fields[..fields.len() - usize::from(!with_output)])?;
     literal(m, at, "kind", &["tool_call"])?;
     req_str(m, at, "invocation_id")?;
     req_str(m, at, "tool_call_id")?;
@@ -434,7 +443,7 @@ fn tool_call(v: &Value, at: &str) -> R<()> {
     Ok(())
 }
 
-fn gap(v: &Value, at: &str) -> R<Gap> {
+pub(crate) fn gap(v: &Value, at: &str) -> R<Gap> {
     let m = object(v, at)?;
     only(m, at, &["code", "invocation_id", "detail"])?;
     Ok(Gap {
@@ -499,7 +508,7 @@ pub fn validate(v: &Value) -> R<Trajectory> {
         t.calls.push(call);
     }
     for (i, v) in list(m, at, "tool_calls")?.iter().enumerate() {
-        tool_call(v, &format!("{at}.tool_calls[{i}]"))?;
+        tool_call(v, &format!("{at}.tool_calls[{i}]"), true)?;
     }
     for (i, v) in list(m, at, "gaps")?.iter().enumerate() {
         t.gaps.push(gap(v, &format!("{at}.gaps[{i}]"))?);
@@ -508,7 +517,7 @@ pub fn validate(v: &Value) -> R<Trajectory> {
 }
 
 /// Builds a JSON object from `(key, value)` pairs in the model's field order.
-fn obj(fields: Vec<(&str, Value)>) -> Value {
+pub(crate) fn obj(fields: Vec<(&str, Value)>) -> Value {
     Value::Object(
         fields
             .into_iter()
@@ -517,30 +526,34 @@ fn obj(fields: Vec<(&str, Value)>) -> Value {
     )
 }
 
-fn get<'a>(m: &'a Map<String, Value>, k: &str) -> &'a Value {
+pub(crate) fn get<'a>(m: &'a Map<String, Value>, k: &str) -> &'a Value {
     m.get(k).unwrap_or(&Value::Null)
 }
 
-fn d_str(m: &Map<String, Value>, k: &str) -> Value {
+pub(crate) fn d_str(m: &Map<String, Value>, k: &str) -> Value {
     get(m, k).clone()
 }
 
-fn d_int(m: &Map<String, Value>, k: &str) -> Value {
+pub(crate) fn d_int(m: &Map<String, Value>, k: &str) -> Value {
     lax_int(get(m, k)).map_or(Value::Null, Value::from)
 }
 
-fn d_float(m: &Map<String, Value>, k: &str) -> Value {
+pub(crate) fn d_float(m: &Map<String, Value>, k: &str) -> Value {
     lax_float(get(m, k)).map_or(Value::Null, Value::from)
 }
 
-fn d_or(m: &Map<String, Value>, k: &str, default: &str) -> Value {
+pub(crate) fn d_or(m: &Map<String, Value>, k: &str, default: &str) -> Value {
     match get(m, k) {
         Value::Null => Value::from(default),
         v => v.clone(),
     }
 }
 
-fn d_list(m: &Map<String, Value>, k: &str, item: fn(&Map<String, Value>) -> Value) -> Value {
+pub(crate) fn d_list(
+    m: &Map<String, Value>,
+    k: &str,
+    item: fn(&Map<String, Value>) -> Value,
+) -> Value {
     Value::Array(
         get(m, k)
             .as_array()
@@ -556,7 +569,7 @@ fn d_model_ref(v: &Value) -> Value {
     }
 }
 
-fn d_ref(m: &Map<String, Value>) -> Value {
+pub(crate) fn d_ref(m: &Map<String, Value>) -> Value {
     obj(vec![
         ("model_call_id", d_str(m, "model_call_id")),
         ("model_ref", d_model_ref(get(m, "model_ref"))),
@@ -564,7 +577,7 @@ fn d_ref(m: &Map<String, Value>) -> Value {
     ])
 }
 
-fn d_invocation(m: &Map<String, Value>) -> Value {
+pub(crate) fn d_invocation(m: &Map<String, Value>) -> Value {
     obj(vec![
         ("kind", Value::from("agent_invocation")),
         ("invocation_id", d_str(m, "invocation_id")),
@@ -654,7 +667,7 @@ pub fn d_model_call(m: &Map<String, Value>) -> Value {
     ])
 }
 
-fn d_tool_call(m: &Map<String, Value>) -> Value {
+pub(crate) fn d_tool_call(m: &Map<String, Value>) -> Value {
     obj(vec![
         ("kind", Value::from("tool_call")),
         ("invocation_id", d_str(m, "invocation_id")),
