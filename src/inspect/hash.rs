@@ -3,6 +3,8 @@
 //! reload or a shared link with the same files lands on the same place. This parser alone
 //! decides the page.
 
+use crate::plot::brush::Brush;
+
 /// The app's pages, one tab each.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Route {
@@ -56,6 +58,8 @@ pub struct ViewState {
     pub route: Route,
     pub task: Option<i64>,
     pub rollout: Option<i64>,
+    /// The rectangle brushed on the rollout scatter, in data units (`brush=x0,x1,y0,y1`).
+    pub brush: Option<Brush>,
 }
 
 pub fn parse(hash: &str) -> ViewState {
@@ -68,6 +72,7 @@ pub fn parse(hash: &str) -> ViewState {
         match part.split_once('=') {
             Some(("task", v)) => state.task = v.parse().ok(),
             Some(("rollout", v)) => state.rollout = v.parse().ok(),
+            Some(("brush", v)) => state.brush = Brush::parse(v),
             Some(("page", v)) => state.route = Route::from_name(v).unwrap_or_default(),
             None => state.route = Route::from_name(part).unwrap_or_default(),
             _ => {}
@@ -84,6 +89,9 @@ pub fn format(state: &ViewState) -> String {
             parts.push(format!("rollout={r}"));
         }
     }
+    if let Some(b) = state.brush {
+        parts.push(format!("brush={}", b.format()));
+    }
     format!("#{}", parts.join("&"))
 }
 
@@ -99,11 +107,19 @@ mod tests {
             ViewState {
                 route: Route::Profile,
                 task: Some(12),
-                rollout: Some(3)
+                rollout: Some(3),
+                brush: None,
             }
         );
         assert_eq!(format(&s), "#profile&task=12&rollout=3");
         assert_eq!(parse("#task=x").task, None);
+        let brushed = parse("#profile&task=1&brush=100,2500.5,0.5,1.04");
+        assert_eq!(brushed.brush, Brush::between(100.0, 2500.5, 0.5, 1.04));
+        assert_eq!(
+            format(&brushed),
+            "#profile&task=1&brush=100,2500.5,0.5,1.04"
+        );
+        assert_eq!(parse("#profile&brush=1,2").brush, None);
         for r in Route::ALL {
             let s = ViewState {
                 route: r,

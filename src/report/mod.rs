@@ -27,6 +27,11 @@ pub(crate) use data::string as json_string;
 pub(crate) use html::{header as page_header, page_head, STYLE as BASE_STYLE};
 pub use input::conversation_spans;
 
+/// The reward histogram as a standalone SVG file (the report's plot; the app's download).
+pub fn histogram_svg(rewards: &[Option<f64>]) -> String {
+    svg::histogram(rewards).replacen("<svg ", r#"<svg xmlns="http://www.w3.org/2000/svg" "#, 1)
+}
+
 use crate::conversation::Conversation;
 use crate::error::RolloutKey;
 use crate::profile::CompletionSummary;
