@@ -3,7 +3,7 @@
 //! model's axes and bars for it. Plain Rust, so it is tested natively.
 
 use super::model::{Columns, InspectView};
-use crate::plot::binned::{binned_means, BinMean, Interval, BINS};
+use crate::plot::binned::{per_agent, AgentBins};
 use crate::plot::brush::{self, Brush};
 use crate::plot::jitter::PointMode;
 use crate::plot::{self, Histogram, Scale};
@@ -188,24 +188,13 @@ impl RunView {
 
     /// The binned mean reward against metric `x` for each agent (all points when no agent is
     /// known): the overlay's bins, per agent index (`None`: all).
-    pub fn binned_rewards(&self, x: usize) -> Vec<(Option<usize>, Vec<BinMean>, Interval)> {
-        let (xs, ys) = (
-            self.metric_values(Some(x)),
-            self.metric_values(self.metric("reward")),
-        );
-        let agents = self.view.agents.rows.len();
-        let known = self.cols.point_agent.iter().any(|a| a.is_finite());
-        if !known || agents == 0 {
-            let (bins, interval) = binned_means(&xs, &ys, BINS, |_| true);
-            return vec![(None, bins, interval)];
-        }
-        (0..agents)
-            .map(|a| {
-                let (bins, interval) =
-                    binned_means(&xs, &ys, BINS, |i| self.agent_of(i) == Some(a));
-                (Some(a), bins, interval)
-            })
-            .collect()
+    pub fn binned_rewards(&self, x: usize) -> Vec<AgentBins> {
+        per_agent(
+            &self.metric_values(Some(x)),
+            &self.metric_values(self.metric("reward")),
+            Some(&self.cols.point_agent),
+            self.view.agents.rows.len(),
+        )
     }
 
     /// The reward histogram (the report's bars).
@@ -289,7 +278,10 @@ mod tests {
         let overlay = r.binned_rewards(x);
         assert_eq!(overlay.len(), 1);
         let (agent, bins, interval) = &overlay[0];
-        assert_eq!((*agent, *interval), (Some(0), Interval::Wilson));
+        assert_eq!(
+            (*agent, *interval),
+            (Some(0), crate::plot::binned::Interval::Wilson)
+        );
         assert_eq!(bins.iter().map(|b| b.n).sum::<usize>(), 3);
     }
 }

@@ -98,6 +98,28 @@ pub fn binned_means(
     (out, interval)
 }
 
+/// One agent's bins (`None`: all points, when no agent is known) and their interval.
+pub type AgentBins = (Option<usize>, Vec<BinMean>, Interval);
+
+/// [`binned_means`] of `ys` against `xs` per agent (`agent[i]`: point `i`'s agent among
+/// `agents`, NaN unknown), or of all points when no point has a known agent: the overlay the
+/// app and the report draw.
+pub fn per_agent(xs: &[f64], ys: &[f64], agent: Option<&[f64]>, agents: usize) -> Vec<AgentBins> {
+    let known = agent.filter(|a| agents > 0 && a.iter().any(|v| v.is_finite()));
+    let Some(agent) = known else {
+        let (bins, interval) = binned_means(xs, ys, BINS, |_| true);
+        return vec![(None, bins, interval)];
+    };
+    (0..agents)
+        .map(|a| {
+            let (bins, interval) = binned_means(xs, ys, BINS, |i| {
+                agent.get(i).is_some_and(|v| *v == a as f64)
+            });
+            (Some(a), bins, interval)
+        })
+        .collect()
+}
+
 /// The 95% Wilson score interval of a proportion `p` observed in `n` trials.
 pub fn wilson(p: f64, n: usize) -> (f64, f64) {
     if n == 0 {

@@ -52,7 +52,9 @@ pub struct Raster {
 }
 
 pub const POINT: [u8; 4] = [47, 111, 222, 90];
-pub const HIGHLIGHT: [u8; 4] = [230, 81, 0, 255];
+/// The selected task's rollouts: crimson, apart from every agent colour (orange was too close
+/// to the second agent's).
+pub const HIGHLIGHT: [u8; 4] = [220, 20, 60, 255];
 /// Points outside the brush: grey, faint, still visible.
 pub const OUTSIDE: [u8; 4] = [150, 150, 150, 60];
 
