@@ -48,7 +48,7 @@ fn frame(out: &mut String, label: &str, x: &Scale, x_label: &str, y: &Scale, y_l
     }
     let _ = write!(
         out,
-        r#"<text x="{}" y="{}" font-size="12" text-anchor="middle">{}</text><text x="14" y="{}" font-size="12" text-anchor="middle" transform="rotate(-90 14 {})">{}</text>"#,
+        r#"<text x="{}" y="{}" font-size="12" text-anchor="middle" fill="currentColor">{}</text><text x="14" y="{}" font-size="12" text-anchor="middle" fill="currentColor" transform="rotate(-90 14 {})">{}</text>"#,
         (LEFT + W - RIGHT) / 2.0,
         H - 6.0,
         escape(x_label),
@@ -142,7 +142,7 @@ pub(super) fn scatter(p: &Points, agents: Option<&Table>, x: usize) -> String {
         for (a, name) in names.iter().enumerate() {
             let _ = write!(
                 out,
-                r#"<rect x="{lx:.1}" y="{}" width="9" height="9" fill="{}"/><text x="{:.1}" y="{}" font-size="11">{}</text>"#,
+                r#"<rect x="{lx:.1}" y="{}" width="9" height="9" fill="{}"/><text x="{:.1}" y="{}" font-size="11" fill="currentColor">{}</text>"#,
                 TOP + 4.0,
                 hex(agent_colour(a)),
                 lx + 13.0,
@@ -189,7 +189,7 @@ pub(super) fn histogram(rewards: &[Option<f64>]) -> String {
         let y = ay.at(count as f64, H - BOTTOM, TOP + 14.0);
         let _ = write!(
             out,
-            r##"<rect x="{:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="#3366cc"><title>reward {}: {count} rollouts</title></rect><text x="{:.1}" y="{:.1}" font-size="11" text-anchor="middle">{count}</text>"##,
+            r##"<rect x="{:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="#3366cc"><title>reward {}: {count} rollouts</title></rect><text x="{:.1}" y="{:.1}" font-size="11" text-anchor="middle" fill="currentColor">{count}</text>"##,
             x + slot * 0.1,
             slot * 0.8,
             H - BOTTOM - y,
@@ -210,7 +210,7 @@ pub(super) fn histogram(rewards: &[Option<f64>]) -> String {
     }
     let _ = write!(
         out,
-        r#"<text x="{}" y="{}" font-size="12" text-anchor="middle">reward (rollouts per {})</text></svg>"#,
+        r#"<text x="{}" y="{}" font-size="12" text-anchor="middle" fill="currentColor">reward (rollouts per {})</text></svg>"#,
         (LEFT + W - RIGHT) / 2.0,
         H - 6.0,
         if h.binned { "bin" } else { "value" }
