@@ -5,6 +5,8 @@
 //! code runs in the page as wasm; the headless-Chromium figure is still to be measured (issue 15).
 //!
 //!   cargo bench --bench plot
+//!   (or, without a release build of every dependency:
+//!    cargo bench --bench plot --profile dev --config 'profile.dev.package.gymscope.opt-level=3')
 //!   PLOT_POINTS=2000000 cargo bench --bench plot
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
