@@ -439,3 +439,47 @@ async fn without_javascript_the_page_still_reads() {
     b.wait_text("#task-3-rollout-1", "What is 3 + 1?").await;
     b.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_scatter_colours_agents_with_a_legend_that_toggles_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let (inputs, rollouts) = gen_run::generate(dir.path(), "agents", 60, 4, 100);
+    let (inputs, rollouts) = (
+        std::fs::read_to_string(inputs).unwrap(),
+        std::fs::read_to_string(rollouts).unwrap(),
+    );
+    let (path, _) = write_report(dir.path(), "agents", &inputs, &rollouts);
+    let b = Browser::start().await;
+    open(&b, &url(&path)).await;
+    let agents = b
+        .eval("return Array.from(document.querySelectorAll('#scatter-legend .legend-item')).map(e => e.dataset.agent)")
+        .await;
+    assert_eq!(
+        agents,
+        json!(["math_agent_0", "math_agent_1", "math_agent_2"])
+    );
+    // The static SVG (shown without script) colours its points by agent too.
+    let fills = b
+        .eval("return new Set(Array.from(document.querySelectorAll('#scatter-static circle')).map(c => c.getAttribute('fill'))).size")
+        .await;
+    assert_eq!(fills, json!(3));
+    let pixels = "const c = document.getElementById('scatter-canvas');
+         const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+         let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++; return n;";
+    b.eval("document.getElementById('scatter-overlay').click()")
+        .await;
+    let all = b.eval(pixels).await.as_u64().unwrap();
+    b.eval("document.querySelector('#scatter-legend [data-agent=math_agent_1]').click()")
+        .await;
+    let fewer = b.eval(pixels).await.as_u64().unwrap();
+    assert!(fewer < all, "hiding an agent: {fewer} of {all}");
+    assert_eq!(
+        b.eval("return document.querySelector('[data-agent=math_agent_1]').getAttribute('aria-pressed')")
+            .await,
+        json!("false")
+    );
+    b.eval("document.querySelector('#scatter-legend [data-agent=math_agent_1]').click()")
+        .await;
+    assert_eq!(b.eval(pixels).await.as_u64().unwrap(), all);
+    b.close().await;
+}

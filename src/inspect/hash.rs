@@ -4,6 +4,8 @@
 //! decides the page. The Health page's filter of the task table rides along
 //! (`#profile&flag=loops&agent=math%20agent`; the agent's name percent-encoded).
 
+use crate::plot::brush::Brush;
+
 /// The app's pages, one tab each.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Route {
@@ -59,6 +61,8 @@ pub struct ViewState {
     pub rollout: Option<i64>,
     /// The task table's filter from a Health page cell.
     pub health: Option<HealthFilter>,
+    /// The rectangle brushed on the rollout scatter, in data units (`brush=x0,x1,y0,y1`).
+    pub brush: Option<Brush>,
 }
 
 use super::health::HealthFilter;
@@ -75,6 +79,7 @@ pub fn parse(hash: &str) -> ViewState {
         match part.split_once('=') {
             Some(("task", v)) => state.task = v.parse().ok(),
             Some(("rollout", v)) => state.rollout = v.parse().ok(),
+            Some(("brush", v)) => state.brush = Brush::parse(v),
             Some(("page", v)) => state.route = Route::from_name(v).unwrap_or_default(),
             Some(("flag", v)) => flag = Some(decode(v)),
             Some(("agent", v)) => agent = Some(decode(v)),
@@ -112,6 +117,9 @@ pub fn format(state: &ViewState) -> String {
             ));
         }
     }
+    if let Some(b) = state.brush {
+        parts.push(format!("brush={}", b.format()));
+    }
     format!("#{}", parts.join("&"))
 }
 
@@ -129,10 +137,18 @@ mod tests {
                 task: Some(12),
                 rollout: Some(3),
                 health: None,
+                brush: None,
             }
         );
         assert_eq!(format(&s), "#profile&task=12&rollout=3");
         assert_eq!(parse("#task=x").task, None);
+        let brushed = parse("#profile&task=1&brush=100,2500.5,0.5,1.04");
+        assert_eq!(brushed.brush, Brush::between(100.0, 2500.5, 0.5, 1.04));
+        assert_eq!(
+            format(&brushed),
+            "#profile&task=1&brush=100,2500.5,0.5,1.04"
+        );
+        assert_eq!(parse("#profile&brush=1,2").brush, None);
         for r in Route::ALL {
             let s = ViewState {
                 route: r,
@@ -165,6 +181,7 @@ mod tests {
                 rate: "tool_error_calls".into(),
                 agent: Some("a&b=c #<x> é%".into()),
             }),
+            brush: None,
         };
         let h = format(&s);
         assert_eq!(h.matches('&').count(), 3, "{h}");

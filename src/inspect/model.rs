@@ -79,6 +79,9 @@ pub struct Columns {
     /// Per rollout point, in (task, rollout) order.
     pub point_task: Vec<f64>,
     pub point_rollout: Vec<f64>,
+    /// The agent of each point: its row in `InspectView::agents` (NaN when not known, as in
+    /// runs read back from profile files).
+    pub point_agent: Vec<f64>,
     /// Byte offset and length of each rollout's line in the rollouts file.
     pub point_offset: Vec<f64>,
     pub point_len: Vec<f64>,
@@ -108,8 +111,10 @@ pub fn build(
         .map(|(i, k)| (*k, i))
         .collect();
     let mut cols = Columns::default();
-    for r in &profile.rollouts {
+    for (i, r) in profile.rollouts.iter().enumerate() {
         cols.point_task.push(r.key.task as f64);
+        cols.point_agent
+            .push(profile.rollout_agent[i].map_or(f64::NAN, |a| a as f64));
         cols.point_rollout.push(r.key.rollout as f64);
         cols.point_offset.push(r.span.offset as f64);
         cols.point_len.push(f64::from(r.span.len));
@@ -199,6 +204,7 @@ pub fn from_report_input(input: &ReportInput) -> (InspectView, Columns) {
     for i in 0..points.len() {
         cols.point_task.push(points.task[i] as f64);
         cols.point_rollout.push(points.rollout[i] as f64);
+        cols.point_agent.push(f64::NAN);
         cols.point_offset.push(f64::NAN);
         cols.point_len.push(f64::NAN);
         cols.point_values.push(points.reward[i].unwrap_or(f64::NAN));
@@ -339,6 +345,9 @@ mod tests {
         assert_eq!(cols.task_stats.len(), view.task_headers.len());
         assert_eq!(view.tasks[0].group, RewardGroup::Mixed);
         assert_eq!(view.tasks[0].agents, ["blackjack_gymnasium_agent"]);
+        // Every point names its agent by its row in the agent table.
+        assert_eq!(cols.point_agent, [0.0; 5]);
+        assert_eq!(view.agents.rows[0].key, "blackjack_gymnasium_agent");
 
         // The same run read back from upstream's profile files shows the same table and points.
         let profiling =

@@ -15,6 +15,8 @@ pub struct TaskQuery {
     /// Tasks kept by a filter set elsewhere (a Health page cell: `RunView::health_task_mask`),
     /// by index in `view.tasks`.
     pub only: Option<std::sync::Arc<Vec<bool>>>,
+    /// Only the tasks marked here (by index in `view.tasks`): those with a rollout in the brush.
+    pub within: Option<std::sync::Arc<Vec<bool>>>,
 }
 
 /// Indices into `view.tasks` of the tasks to show, in order. `stats` is tasks × headers.
@@ -30,6 +32,11 @@ pub fn select(view: &InspectView, stats: &[f64], q: &TaskQuery) -> Vec<u32> {
         .filter(|(_, t)| q.group.is_none_or(|g| t.group == g))
         .filter(|(_, t)| q.agent.as_ref().is_none_or(|a| t.agents.contains(a)))
         .filter(|(i, _)| q.only.as_ref().is_none_or(|m| m.get(*i) == Some(&true)))
+        .filter(|(i, _)| {
+            q.within
+                .as_ref()
+                .is_none_or(|w| w.get(*i).copied().unwrap_or(false))
+        })
         .filter(|(_, t)| match (search.is_empty(), search_index) {
             (true, _) => true,
             (false, Some(i)) => t.task == i,
@@ -178,5 +185,12 @@ mod tests {
             [1],
             "a short mask keeps nothing more"
         );
+        let brushed = TaskQuery {
+            within: Some(std::sync::Arc::new(vec![true, false, true])),
+            sort: Some(0),
+            descending: true,
+            ..Default::default()
+        };
+        assert_eq!(select(&v, &stats, &brushed), [2, 0]);
     }
 }

@@ -3,6 +3,9 @@
 //! model's axes and bars for it. Plain Rust, so it is tested natively.
 
 use super::model::{Columns, InspectView};
+use crate::plot::binned::{per_agent, AgentBins};
+use crate::plot::brush::{self, Brush};
+use crate::plot::jitter::PointMode;
 use crate::plot::{self, Histogram, Scale};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -137,6 +140,63 @@ impl RunView {
         )
     }
 
+    /// The agents' names, in the order of the agent table (a point's agent indexes it).
+    pub fn agent_names(&self) -> Vec<String> {
+        self.view
+            .agents
+            .rows
+            .iter()
+            .map(|r| r.key.clone())
+            .collect()
+    }
+
+    /// The agent (row of the agent table) of point `i`, when known.
+    pub fn agent_of(&self, i: usize) -> Option<usize> {
+        self.cols
+            .point_agent
+            .get(i)
+            .filter(|a| a.is_finite())
+            .map(|&a| a as usize)
+    }
+
+    /// Whether point `i` is drawn when the agents marked in `hidden` are not.
+    pub fn shown(&self, i: usize, hidden: &[bool]) -> bool {
+        self.agent_of(i)
+            .is_none_or(|a| !hidden.get(a).copied().unwrap_or(false))
+    }
+
+    /// How the rollout scatter places points first: jitter for discrete rewards.
+    pub fn default_point_mode(&self) -> PointMode {
+        PointMode::default_for(&self.metric_values(self.metric("reward")))
+    }
+
+    /// Per task (in `view.tasks` order), whether one of its shown rollouts lies in `brush` on
+    /// the scatter of reward against metric `x`.
+    pub fn tasks_in_brush(&self, x: usize, b: &Brush, hidden: &[bool]) -> Vec<bool> {
+        let (xs, ys) = (
+            self.metric_values(Some(x)),
+            self.metric_values(self.metric("reward")),
+        );
+        brush::tasks_in(
+            b,
+            &xs,
+            &ys,
+            (0..self.view.tasks.len()).map(|t| self.task_points(t)),
+            |i| self.shown(i, hidden),
+        )
+    }
+
+    /// The binned mean reward against metric `x` for each agent (all points when no agent is
+    /// known): the overlay's bins, per agent index (`None`: all).
+    pub fn binned_rewards(&self, x: usize) -> Vec<AgentBins> {
+        per_agent(
+            &self.metric_values(Some(x)),
+            &self.metric_values(self.metric("reward")),
+            Some(&self.cols.point_agent),
+            self.view.agents.rows.len(),
+        )
+    }
+
     /// The reward histogram (the report's bars).
     pub fn reward_histogram(&self) -> Histogram {
         plot::histogram(self.metric_values(self.metric("reward")))
@@ -198,5 +258,30 @@ mod tests {
         assert!(x.lo < 7.0 && x.hi > 30.0);
         assert_eq!(y.ticks, [0.0, 0.5, 1.0]);
         assert_eq!(r.reward_histogram().bars.len(), 2);
+    }
+
+    #[test]
+    fn agents_brush_and_overlay() {
+        let r = run();
+        assert_eq!(r.agent_names(), ["x"]);
+        assert!((0..r.points()).all(|i| r.agent_of(i) == Some(0)));
+        assert!(!r.shown(0, &[true]) && r.shown(0, &[false]));
+        assert_eq!(r.default_point_mode(), PointMode::Jitter);
+        let x = r.metric("output_tokens").unwrap();
+        // Rewards 1 at 30 tokens (task 0) only.
+        let b = Brush::between(25.0, 35.0, 0.5, 1.5).unwrap();
+        let t0 = r.task_position(0).unwrap();
+        let t1 = r.task_position(1).unwrap();
+        let inside = r.tasks_in_brush(x, &b, &[]);
+        assert!(inside[t0] && !inside[t1]);
+        assert_eq!(r.tasks_in_brush(x, &b, &[true]), [false, false]);
+        let overlay = r.binned_rewards(x);
+        assert_eq!(overlay.len(), 1);
+        let (agent, bins, interval) = &overlay[0];
+        assert_eq!(
+            (*agent, *interval),
+            (Some(0), crate::plot::binned::Interval::Wilson)
+        );
+        assert_eq!(bins.iter().map(|b| b.n).sum::<usize>(), 3);
     }
 }

@@ -7,9 +7,18 @@
 //! - [`default_x`]: which field the reward is plotted against first;
 //! - [`histogram`]: rollouts per reward value, or per bin when values are many;
 //! - [`agent_colour`]: one colour per agent, in order of appearance;
-//! - [`raster`]: the app's scatter drawn into pixels, with picking.
+//! - [`jitter`]: discrete rewards spread by a fixed offset per rollout;
+//! - [`binned`]: the binned-mean overlay (quantile bins, 95% intervals, Wilson's for 0/1);
+//! - [`brush`]: a dragged rectangle and the tasks it selects;
+//! - [`raster`]: the app's scatter drawn into pixels (agent colours, hidden agents, brush),
+//!   with picking;
+//! - [`svg`]: a scatter as a standalone SVG file (the plots' download).
 
+pub mod binned;
+pub mod brush;
+pub mod jitter;
 pub mod raster;
+pub mod svg;
 
 /// A value domain and its tick values.
 #[derive(Clone, Debug, PartialEq)]

@@ -2,7 +2,9 @@
 //! instead of a million canvas calls) with a pick map for hover and click. The frame comes from
 //! the plot model's scales, so ticks and domain are the report's.
 
-use super::Scale;
+use super::brush::Brush;
+use super::jitter::{self, JITTER};
+use super::{agent_colour, Scale};
 use std::ops::Range;
 
 /// The data rectangle shown.
@@ -31,6 +33,13 @@ impl Frame {
         let py = (1.0 - (y - self.y_min) / (self.y_max - self.y_min)) * f64::from(h - 1);
         (px, py)
     }
+
+    /// The data point at pixel (`px`, `py`): [`Frame::to_pixel`] inverted (for a brush).
+    pub fn to_data(&self, px: f64, py: f64, w: u32, h: u32) -> (f64, f64) {
+        let x = self.x_min + px / f64::from(w - 1) * (self.x_max - self.x_min);
+        let y = self.y_min + (1.0 - py / f64::from(h - 1)) * (self.y_max - self.y_min);
+        (x, y)
+    }
 }
 
 pub struct Raster {
@@ -43,16 +52,55 @@ pub struct Raster {
 }
 
 pub const POINT: [u8; 4] = [47, 111, 222, 90];
-pub const HIGHLIGHT: [u8; 4] = [230, 81, 0, 255];
+/// The selected task's rollouts: crimson, apart from every agent colour (orange was too close
+/// to the second agent's).
+pub const HIGHLIGHT: [u8; 4] = [220, 20, 60, 255];
+/// Points outside the brush: grey, faint, still visible.
+pub const OUTSIDE: [u8; 4] = [150, 150, 150, 60];
+
+/// How a scatter's points are coloured and placed, beyond their values.
+#[derive(Clone, Copy, Default)]
+pub struct Style<'a> {
+    /// Per point, its agent's index (NaN when unknown): the point takes [`agent_colour`].
+    pub agent: Option<&'a [f64]>,
+    /// Agents (by index) whose points are not drawn.
+    pub hidden: &'a [bool],
+    /// Per point its (task, rollout) key: points are moved by [`jitter::offset`] of it.
+    pub jitter: Option<(&'a [f64], &'a [f64])>,
+    /// Points outside are drawn grey.
+    pub brush: Option<Brush>,
+}
+
+impl Style<'_> {
+    /// The agent of point `i`, when known.
+    fn agent_of(&self, i: usize) -> Option<usize> {
+        self.agent
+            .and_then(|a| a.get(i))
+            .filter(|a| a.is_finite())
+            .map(|&a| a as usize)
+    }
+
+    /// Whether points of agent `a` are left out.
+    fn is_hidden(&self, a: Option<usize>) -> bool {
+        a.is_some_and(|a| self.hidden.get(a).copied().unwrap_or(false))
+    }
+}
+
+/// The pixel of a point drawn at (`x`, `y`) moved by jitter offset `dy` (in [-1, 1)) — where
+/// [`scatter`] draws it, for tests and for the report's SVG.
+pub fn place(frame: &Frame, x: f64, y: f64, dy: f64, w: u32, h: u32) -> (f64, f64) {
+    let (px, py) = frame.to_pixel(x, y, w, h);
+    (px, py + dy * JITTER * f64::from(h))
+}
 
 /// Draws `xs`×`ys` in `frame` (NaN points are skipped). Points in `highlight` are drawn larger,
-/// on top, with a cross at their mean. Discrete y values (e.g. 0/1 rewards) get a small
-/// deterministic vertical jitter so their density shows.
+/// on top, with a cross at their mean.
 pub fn scatter(
     xs: &[f64],
     ys: &[f64],
     frame: Frame,
     highlight: Option<Range<usize>>,
+    style: &Style,
     width: u32,
     height: u32,
 ) -> Raster {
@@ -64,33 +112,47 @@ pub fn scatter(
         pick: vec![u32::MAX; (w * h) as usize],
         frame,
     };
-    let jitter = few_distinct(ys, 12);
     let place = |i: usize| -> Option<(i64, i64)> {
         let (x, y) = (xs[i], ys[i]);
         if !(x.is_finite() && y.is_finite()) {
             return None;
         }
-        let (px, py) = frame.to_pixel(x, y, w, h);
-        let dy = if jitter {
-            (mix(i as u64) % 7) as f64 - 3.0
-        } else {
-            0.0
-        };
-        Some((px.round() as i64, (py + dy).round() as i64))
+        let dy = style
+            .jitter
+            .map_or(0.0, |(t, k)| jitter::offset(t[i], k[i]));
+        let (px, py) = place(&frame, x, y, dy, w, h);
+        Some((px.round() as i64, py.round() as i64))
     };
     let highlighted = |i: usize| highlight.as_ref().is_some_and(|hl| hl.contains(&i));
     // Few points are drawn larger and more opaque (a 5-rollout run must be visible); many
     // small and faint, so density still shows where they pile up.
+    // Past 200,000 points a dot is one pixel: nine times fewer blends keep a redraw of a
+    // million points near 20 ms (benches/plot.rs), and the plot has fewer pixels than points.
     let (radius, alpha) = match xs.len() {
         0..500 => (3, 200),
         500..5_000 => (2, 140),
-        _ => (1, POINT[3]),
+        5_000..200_000 => (1, POINT[3]),
+        _ => (0, POINT[3]),
     };
-    let point = [POINT[0], POINT[1], POINT[2], alpha];
+    let colours: Vec<[u8; 4]> = (0..crate::plot::PALETTE.len())
+        .map(|a| {
+            let c = agent_colour(a);
+            [c[0], c[1], c[2], alpha]
+        })
+        .collect();
+    let plain = [POINT[0], POINT[1], POINT[2], alpha];
     for i in 0..xs.len().min(ys.len()) {
-        if let (Some((px, py)), false) = (place(i), highlighted(i)) {
-            r.dot(px, py, radius, point, i as u32);
+        let agent = style.agent_of(i);
+        if style.is_hidden(agent) || highlighted(i) {
+            continue;
         }
+        let Some((px, py)) = place(i) else { continue };
+        let colour = if style.brush.is_some_and(|b| !b.contains(xs[i], ys[i])) {
+            OUTSIDE
+        } else {
+            agent.map_or(plain, |a| colours[a % colours.len()])
+        };
+        r.dot(px, py, radius, colour, i as u32);
     }
     if let Some(hl) = highlight {
         let (mut sx, mut sy, mut n) = (0.0, 0.0, 0.0);
@@ -117,12 +179,15 @@ impl Raster {
         }
         let at = (y as usize) * self.width as usize + x as usize;
         let p = &mut self.rgba[at * 4..at * 4 + 4];
+        // Straight (not premultiplied) alpha, as `ImageData` holds it: "over" compositing.
         let a = f64::from(c[3]) / 255.0;
+        let below = f64::from(p[3]) / 255.0;
+        let out = a + below * (1.0 - a);
         for k in 0..3 {
-            p[k] = (f64::from(c[k]) * a + f64::from(p[k]) * (1.0 - a) * f64::from(p[3]) / 255.0)
-                .round() as u8;
+            p[k] =
+                ((f64::from(c[k]) * a + f64::from(p[k]) * below * (1.0 - a)) / out).round() as u8;
         }
-        p[3] = (255.0 * (a + f64::from(p[3]) / 255.0 * (1.0 - a))).round() as u8;
+        p[3] = (255.0 * out).round() as u8;
         Some(at)
     }
 
@@ -166,28 +231,6 @@ impl Raster {
     }
 }
 
-fn few_distinct(ys: &[f64], limit: usize) -> bool {
-    let mut seen: Vec<u64> = Vec::new();
-    for y in ys.iter().filter(|y| y.is_finite()) {
-        let bits = y.to_bits();
-        if !seen.contains(&bits) {
-            if seen.len() == limit {
-                return false;
-            }
-            seen.push(bits);
-        }
-    }
-    true
-}
-
-/// A fixed pseudo-random mix of an index (splitmix64), for jitter that is the same every time.
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,13 +241,91 @@ mod tests {
         let ys = [0.0, 1.0, 0.5, 1.0];
         let (sx, sy) = super::super::scatter_scales(&xs, &ys);
         let frame = Frame::of(&sx, &sy);
-        let r = scatter(&xs, &ys, frame, Some(2..3), 101, 101);
+        let r = scatter(&xs, &ys, frame, Some(2..3), &Style::default(), 101, 101);
         let (px, py) = r.frame.to_pixel(10.0, 1.0, 101, 101);
         assert_eq!(r.nearest(px, py + 1.0, 6), Some(1));
         let (px, py) = r.frame.to_pixel(5.0, 0.5, 101, 101);
         assert_eq!(r.nearest(px, py, 6), Some(2));
         assert_eq!(r.nearest(-50.0, -50.0, 3), None);
+        let (dx, dy) = frame.to_data(px, py, 101, 101);
+        assert!((dx - 5.0).abs() < 1e-9 && (dy - 0.5).abs() < 1e-9);
         let at = (py.round() as usize * 101 + px.round() as usize) * 4;
         assert_eq!(&r.rgba[at..at + 3], &HIGHLIGHT[..3]);
+    }
+
+    #[test]
+    fn colours_by_agent_hides_agents_and_greys_outside_the_brush() {
+        let xs = [0.0, 10.0];
+        let ys = [0.0, 1.0];
+        let (sx, sy) = super::super::scatter_scales(&xs, &ys);
+        let frame = Frame::of(&sx, &sy);
+        let agents = [0.0, 1.0];
+        let colour_at = |r: &Raster, x: f64, y: f64| {
+            let (px, py) = r.frame.to_pixel(x, y, 101, 101);
+            let at = (py.round() as usize * 101 + px.round() as usize) * 4;
+            [r.rgba[at], r.rgba[at + 1], r.rgba[at + 2], r.rgba[at + 3]]
+        };
+        let mut style = Style {
+            agent: Some(&agents),
+            ..Style::default()
+        };
+        let r = scatter(&xs, &ys, frame, None, &style, 101, 101);
+        let (a, b) = (colour_at(&r, 0.0, 0.0), colour_at(&r, 10.0, 1.0));
+        assert_eq!(a[..3], agent_colour(0)[..]);
+        assert_eq!(b[..3], agent_colour(1)[..]);
+        let hidden = [false, true];
+        style.hidden = &hidden;
+        let r = scatter(&xs, &ys, frame, None, &style, 101, 101);
+        assert_eq!(
+            colour_at(&r, 10.0, 1.0)[3],
+            0,
+            "a hidden agent is not drawn"
+        );
+        assert_eq!(r.nearest(50.0, 50.0, 100), Some(0));
+        style.hidden = &[];
+        style.brush = Brush::between(-1.0, 1.0, -1.0, 0.5);
+        let r = scatter(&xs, &ys, frame, None, &style, 101, 101);
+        assert_eq!(colour_at(&r, 0.0, 0.0)[..3], agent_colour(0)[..]);
+        assert_eq!(colour_at(&r, 10.0, 1.0)[..3], OUTSIDE[..3]);
+    }
+
+    #[test]
+    fn jitter_moves_points_by_their_key_only() {
+        let xs = [5.0; 40];
+        let ys: Vec<f64> = (0..40).map(|i| f64::from(i % 2)).collect();
+        let tasks: Vec<f64> = (0..40).map(|i| f64::from(i / 8)).collect();
+        let rollouts: Vec<f64> = (0..40).map(|i| f64::from(i % 8)).collect();
+        let (sx, sy) = super::super::scatter_scales(&xs, &ys);
+        let frame = Frame::of(&sx, &sy);
+        let style = Style {
+            jitter: Some((&tasks, &rollouts)),
+            ..Style::default()
+        };
+        let a = scatter(&xs, &ys, frame, None, &style, 200, 200);
+        let b = scatter(&xs, &ys, frame, None, &style, 200, 200);
+        assert_eq!(a.rgba, b.rgba);
+        let plain = scatter(&xs, &ys, frame, None, &Style::default(), 200, 200);
+        let rows = |r: &Raster| {
+            (0..200)
+                .filter(|y| (0..200).any(|x| r.rgba[(y * 200 + x) * 4 + 3] > 0))
+                .count()
+        };
+        assert!(rows(&a) > rows(&plain) * 2, "jitter spreads the two lines");
+        // A rollout lands where `place` says for its key, whatever else is drawn.
+        let one = scatter(
+            &[5.0],
+            &[1.0],
+            frame,
+            None,
+            &Style {
+                jitter: Some((&[2.0], &[3.0])),
+                ..Style::default()
+            },
+            200,
+            200,
+        );
+        let (px, py) = place(&frame, 5.0, 1.0, jitter::offset(2.0, 3.0), 200, 200);
+        assert_eq!(one.nearest(px, py, 0), Some(0));
+        assert_ne!(py.round(), frame.to_pixel(5.0, 1.0, 200, 200).1.round());
     }
 }

@@ -70,6 +70,79 @@ pub(super) fn data_json(r: &ReportInput) -> String {
         }
         None => out.push_str("null"),
     }
+    // Agents: each rollout's (null unknown), their names and colours, and per field the binned
+    // mean reward per agent (the plot model's overlay: the script only draws it).
+    let agents: Vec<String> = r
+        .agents
+        .as_ref()
+        .map(|t| t.rows.iter().map(|row| row.key.clone()).collect())
+        .unwrap_or_default();
+    if p.agent_values().is_some() {
+        out.push_str(",\"agent\":[");
+        for (i, a) in p.agent.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            match a {
+                Some(a) => {
+                    let _ = write!(out, "{a}");
+                }
+                None => out.push_str("null"),
+            }
+        }
+        out.push_str("],\"agents\":[");
+        for (i, name) in agents.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            string(&mut out, name);
+        }
+        out.push_str("],\"colours\":[");
+        for i in 0..agents.len() {
+            if i > 0 {
+                out.push(',');
+            }
+            let _ = write!(
+                out,
+                "\"{}\"",
+                crate::plot::hex(crate::plot::agent_colour(i))
+            );
+        }
+        out.push(']');
+    }
+    out.push_str(",\"overlay\":[");
+    for f in 0..p.fields.len() {
+        if f > 0 {
+            out.push(',');
+        }
+        out.push('[');
+        for (k, (agent, bins, interval)) in p.binned_rewards(f, agents.len()).iter().enumerate() {
+            if k > 0 {
+                out.push(',');
+            }
+            match agent {
+                Some(a) => {
+                    let _ = write!(out, "{{\"agent\":{a},");
+                }
+                None => out.push_str("{\"agent\":null,"),
+            }
+            out.push_str("\"interval\":");
+            string(&mut out, interval.label());
+            out.push_str(",\"bins\":[");
+            for (b, bin) in bins.iter().enumerate() {
+                if b > 0 {
+                    out.push(',');
+                }
+                numbers(
+                    &mut out,
+                    &[bin.x, bin.mean, bin.lo, bin.hi, bin.n as f64].map(Some),
+                );
+            }
+            out.push_str("]}");
+        }
+        out.push(']');
+    }
+    out.push(']');
     out.push_str("},\"detail\":");
     let mut detail: Vec<i64> = r.conversations.iter().map(|(k, _)| k.task).collect();
     detail.extend(r.prompts.iter().map(|(t, _)| *t));

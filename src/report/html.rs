@@ -151,11 +151,13 @@ fn plots(out: &mut String, r: &ReportInput) {
         let _ = write!(
             out,
             "<figure id=\"scatter\"><figcaption>Reward × <span id=\"scatter-x-name\">{}</span>, one point per rollout \
-             <span class=\"controls\" id=\"scatter-controls\" hidden><label>x: <select id=\"scatter-x\"></select></label></span></figcaption>\
+             <span class=\"controls\" id=\"scatter-controls\" hidden><label>x: <select id=\"scatter-x\"></select></label> \
+             <label><input type=\"checkbox\" id=\"scatter-overlay\" checked> binned mean<span id=\"scatter-overlay-label\" class=\"note\"></span></label> \
+             <span id=\"scatter-legend\" class=\"legend\"></span></span></figcaption>\
              <div id=\"scatter-static\" class=\"nojs\">{}<p class=\"note\">{}</p></div>\
              <div id=\"scatter-live\" hidden><canvas id=\"scatter-canvas\" width=\"640\" height=\"300\"></canvas><div id=\"scatter-tip\" role=\"status\" hidden></div></div></figure>",
             escape(&p.fields[x]),
-            svg::scatter(p, x),
+            svg::scatter(p, r.agents.as_ref(), x),
             if shown < total {
                 format!("A sample of {shown} of {total} rollouts; with JavaScript the plot shows them all.")
             } else {

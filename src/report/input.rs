@@ -55,6 +55,7 @@ fn points(p: &Profile) -> Points {
     for (i, r) in p.rollouts.iter().enumerate() {
         pts.task.push(r.key.task);
         pts.rollout.push(r.key.rollout);
+        pts.agent.push(p.rollout_agent[i]);
         pts.reward.push(match &r.reward {
             Some(Reward::Num(n)) => Some(n.as_f64()),
             _ => None,

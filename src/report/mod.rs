@@ -27,6 +27,11 @@ pub(crate) use data::string as json_string;
 pub(crate) use html::{header as page_header, page_head, STYLE as BASE_STYLE};
 pub use input::conversation_spans;
 
+/// The reward histogram as a standalone SVG file (the report's plot; the app's download).
+pub fn histogram_svg(rewards: &[Option<f64>]) -> String {
+    svg::histogram(rewards).replacen("<svg ", r#"<svg xmlns="http://www.w3.org/2000/svg" "#, 1)
+}
+
 use crate::conversation::Conversation;
 use crate::error::RolloutKey;
 use crate::profile::CompletionSummary;
@@ -59,6 +64,9 @@ pub struct Points {
     pub fields: Vec<String>,
     /// `values[f][i]`: field `f` of rollout `i`.
     pub values: Vec<Vec<Option<f64>>>,
+    /// Each rollout's agent: its row in the agent table (empty when not known, as in profile
+    /// files, whose `rollout_infos` do not name it).
+    pub agent: Vec<Option<usize>>,
 }
 
 impl Points {
@@ -78,6 +86,24 @@ impl Points {
             .iter()
             .map(|v| v.unwrap_or(f64::NAN))
             .collect()
+    }
+    /// The agents as plot values (NaN unknown), when any is known.
+    pub fn agent_values(&self) -> Option<Vec<f64>> {
+        self.agent.iter().any(Option::is_some).then(|| {
+            self.agent
+                .iter()
+                .map(|a| a.map_or(f64::NAN, |a| a as f64))
+                .collect()
+        })
+    }
+    /// The binned mean reward against field `f` per agent (the app's overlay).
+    pub fn binned_rewards(&self, f: usize, agents: usize) -> Vec<crate::plot::binned::AgentBins> {
+        crate::plot::binned::per_agent(
+            &self.field_values(f),
+            &self.reward_values(),
+            self.agent_values().as_deref(),
+            agents,
+        )
     }
     /// The scales of the reward-against-field-`f` scatter: the plot model's, as the app's.
     pub fn scatter_scales(&self, f: usize) -> (crate::plot::Scale, crate::plot::Scale) {

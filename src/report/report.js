@@ -157,7 +157,19 @@ document.addEventListener('DOMContentLoaded', function () {
 
   // ---- the scatter: every rollout on a canvas; hover names the task and rollout
   const W = 640, H = 300, LEFT = 60, RIGHT = 12, TOP = 12, BOTTOM = 40;
-  const plot = { x: P.x, px: null, py: null, grid: null };
+  const plot = { x: P.x, px: null, py: null, grid: null, hidden: new Set() };
+  // Agents (the app's colours and legend), when the data names them; discrete rewards jittered
+  // by a fixed amount per task and rollout, as the app and the static SVG do.
+  const agentOf = P.agent || null;
+  const distinct = new Set();
+  for (const r of P.reward) { if (r !== null) distinct.add(r); if (distinct.size > 12) break; }
+  const jitter = distinct.size <= 12;
+  function offset(task, rollout) {
+    let h = Math.imul(task | 0, 0x9E3779B1) ^ Math.imul((rollout | 0) + 0x7F4A7C15, 0x85EBCA77);
+    h ^= h >>> 15; h = Math.imul(h, 0x2C1B3C6D); h ^= h >>> 12; h = Math.imul(h, 0x297A2D39); h ^= h >>> 15;
+    return (h >>> 0) / 4294967296 * 2 - 1;
+  }
+  const hexRgba = (hex, a) => 'rgba(' + parseInt(hex.slice(1, 3), 16) + ',' + parseInt(hex.slice(3, 5), 16) + ',' + parseInt(hex.slice(5, 7), 16) + ',' + a + ')';
 
   function drawScatter() {
     const canvas = $('scatter-canvas');
@@ -166,12 +178,13 @@ document.addEventListener('DOMContentLoaded', function () {
     const g = canvas.getContext('2d');
     g.scale(dpr, dpr);
     const xs = P.values[plot.x], ys = P.reward;
-    const both = (i) => xs[i] !== null && ys[i] !== null;
+    const shown = (i) => xs[i] !== null && ys[i] !== null && !(agentOf && agentOf[i] !== null && plot.hidden.has(agentOf[i]));
     // The axes come from the plot model (Rust), as the app's do: same domain, same round ticks.
     const [ax, ay] = P.scales[plot.x];
     const [x0, x1, y0, y1] = [ax.lo, ax.hi, ay.lo, ay.hi];
     const sx = (v) => LEFT + ((v - x0) / (x1 - x0)) * (W - LEFT - RIGHT);
     const sy = (v) => H - BOTTOM - ((v - y0) / (y1 - y0)) * (H - TOP - BOTTOM);
+    const band = 0.025 * (H - TOP - BOTTOM);
     const style = getComputedStyle(document.body);
     g.clearRect(0, 0, W, H);
     g.strokeStyle = '#999'; g.strokeRect(LEFT, TOP, W - LEFT - RIGHT, H - TOP - BOTTOM);
@@ -180,25 +193,62 @@ document.addEventListener('DOMContentLoaded', function () {
     for (const t of ax.ticks) g.fillText(shortNumber(t), sx(t), H - BOTTOM + 14);
     g.textAlign = 'right';
     for (const t of ay.ticks) g.fillText(shortNumber(t), LEFT - 4, sy(t) + 4);
-    g.textAlign = 'center'; g.fillText(P.fields[plot.x].replace(/_/g, ' '), (LEFT + W - RIGHT) / 2, H - 6);
-    g.save(); g.translate(14, (TOP + H - BOTTOM) / 2); g.rotate(-Math.PI / 2); g.fillText('reward', 0, 0); g.restore();
+    g.textAlign = 'center'; g.fillText(P.fields[plot.x].replace(/_/g, ' ') + ' →', (LEFT + W - RIGHT) / 2, H - 6);
+    g.save(); g.translate(14, (TOP + H - BOTTOM) / 2); g.rotate(-Math.PI / 2); g.fillText('reward →', 0, 0); g.restore();
     plot.px = new Float32Array(nPoints); plot.py = new Float32Array(nPoints);
     plot.grid = new Map();
-    g.fillStyle = 'rgba(51, 102, 204, 0.35)';
+    const fills = (P.colours || ['#3366cc']).map((c) => hexRgba(c, 0.4));
+    g.fillStyle = fills[0];
     for (let i = 0; i < nPoints; i++) {
-      if (!both(i)) { plot.px[i] = NaN; continue; }
-      const x = sx(xs[i]), y = sy(ys[i]);
+      if (!shown(i)) { plot.px[i] = NaN; continue; }
+      const x = sx(xs[i]), y = sy(ys[i]) + (jitter ? offset(taskOf[i], P.rollout[i]) * band : 0);
       plot.px[i] = x; plot.py[i] = y;
+      if (agentOf) g.fillStyle = fills[agentOf[i] === null ? 0 : agentOf[i] % fills.length];
       g.fillRect(x - 1.5, y - 1.5, 3, 3);
       const key = ((x / 8) | 0) * 4096 + ((y / 8) | 0);
       const cell = plot.grid.get(key);
       if (cell) cell.push(i); else plot.grid.set(key, [i]);
     }
+    // The binned mean reward per agent with its 95% interval (computed by the plot model).
+    if ($('scatter-overlay').checked) {
+      for (const o of P.overlay[plot.x] || []) {
+        if (!o.bins.length || (o.agent !== null && plot.hidden.has(o.agent))) continue;
+        const c = o.agent === null || !P.colours ? '#6e6e6e' : P.colours[o.agent % P.colours.length];
+        const at = (b, k) => [sx(b[0]), sy(Math.min(y1, Math.max(y0, b[k])))];
+        g.beginPath();
+        o.bins.forEach((b, k) => { const [x, y] = at(b, 3); if (k) g.lineTo(x, y); else g.moveTo(x, y); });
+        for (let k = o.bins.length - 1; k >= 0; k--) { const [x, y] = at(o.bins[k], 2); g.lineTo(x, y); }
+        g.closePath(); g.fillStyle = hexRgba(c, 0.15); g.fill();
+        g.beginPath();
+        o.bins.forEach((b, k) => { const [x, y] = at(b, 1); if (k) g.lineTo(x, y); else g.moveTo(x, y); });
+        g.lineWidth = 2; g.strokeStyle = c; g.stroke();
+      }
+    }
     if (state.selected !== null && pointsOf.has(state.selected)) {
       const [at, n] = pointsOf.get(state.selected);
-      g.fillStyle = '#e4572e';
+      g.fillStyle = '#dc143c';
       for (let i = at; i < at + n; i++) if (!Number.isNaN(plot.px[i])) g.fillRect(plot.px[i] - 3, plot.py[i] - 3, 6, 6);
     }
+  }
+
+  // The legend: one button per agent; a click shows or hides its rollouts and curve.
+  function setupLegend() {
+    const legend = $('scatter-legend');
+    if (!agentOf || !P.agents) return;
+    P.agents.forEach((name, a) => {
+      const b = el('button', null, 'legend-item');
+      const swatch = el('span', null, 'swatch');
+      swatch.style.background = P.colours[a % P.colours.length];
+      b.append(swatch, document.createTextNode(name));
+      b.dataset.agent = name;
+      b.setAttribute('aria-pressed', 'true');
+      b.addEventListener('click', () => {
+        if (plot.hidden.has(a)) plot.hidden.delete(a); else plot.hidden.add(a);
+        b.setAttribute('aria-pressed', String(!plot.hidden.has(a)));
+        drawScatter();
+      });
+      legend.appendChild(b);
+    });
   }
 
   function nearest(x, y) {
@@ -237,6 +287,10 @@ document.addEventListener('DOMContentLoaded', function () {
       const i = nearest(x, y);
       if (i >= 0) location.hash = 'task=' + taskOf[i] + '&rollout=' + P.rollout[i];
     });
+    setupLegend();
+    const overlay = P.overlay[plot.x] && P.overlay[plot.x][0];
+    if (overlay) $('scatter-overlay-label').textContent = ' (10 quantile bins, ' + overlay.interval + ')';
+    $('scatter-overlay').addEventListener('change', drawScatter);
     $('scatter-static').hidden = true;
     $('scatter-live').hidden = false;
     $('scatter-controls').hidden = false;

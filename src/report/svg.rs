@@ -4,8 +4,10 @@
 
 use super::html::escape;
 use super::Points;
-use crate::plot::{self, axis_title, Scale};
+use crate::plot::jitter::{self, PointMode, JITTER};
+use crate::plot::{self, agent_colour, axis_title, hex, Scale};
 use crate::table::short_number;
+use crate::table::Table;
 use std::fmt::Write;
 
 /// The static scatter draws at most this many rollouts (every k-th, deterministically).
@@ -46,7 +48,7 @@ fn frame(out: &mut String, label: &str, x: &Scale, x_label: &str, y: &Scale, y_l
     }
     let _ = write!(
         out,
-        r#"<text x="{}" y="{}" font-size="12" text-anchor="middle">{}</text><text x="14" y="{}" font-size="12" text-anchor="middle" transform="rotate(-90 14 {})">{}</text>"#,
+        r#"<text x="{}" y="{}" font-size="12" text-anchor="middle" fill="currentColor">{}</text><text x="14" y="{}" font-size="12" text-anchor="middle" fill="currentColor" transform="rotate(-90 14 {})">{}</text>"#,
         (LEFT + W - RIGHT) / 2.0,
         H - 6.0,
         escape(x_label),
@@ -57,7 +59,7 @@ fn frame(out: &mut String, label: &str, x: &Scale, x_label: &str, y: &Scale, y_l
 }
 
 /// Reward against field `x` for up to [`STATIC_POINTS`] rollouts, each titled with its key.
-pub(super) fn scatter(p: &Points, x: usize) -> String {
+pub(super) fn scatter(p: &Points, agents: Option<&Table>, x: usize) -> String {
     let xs = &p.values[x];
     let both: Vec<usize> = (0..p.len())
         .filter(|&i| p.reward[i].is_some() && xs[i].is_some())
@@ -73,19 +75,84 @@ pub(super) fn scatter(p: &Points, x: usize) -> String {
         "reward",
     );
     let stride = both.len().div_ceil(STATIC_POINTS).max(1);
-    out.push_str(r##"<g fill="#3366cc" fill-opacity="0.45">"##);
+    // Coloured by agent, with a legend; discrete rewards jittered by the plot model's fixed
+    // offset per rollout (the page stays byte-identical between runs).
+    let agent = p.agent_values();
+    let names: Vec<String> = agents
+        .map(|t| t.rows.iter().map(|r| r.key.clone()).collect())
+        .unwrap_or_default();
+    let jitter = PointMode::default_for(&p.reward_values()) == PointMode::Jitter;
+    out.push_str(r#"<g fill-opacity="0.45">"#);
     for &i in both.iter().step_by(stride) {
         let (xv, yv) = (xs[i].unwrap_or(0.0), p.reward[i].unwrap_or(0.0));
+        let dy = if jitter {
+            jitter::offset(p.task[i] as f64, p.rollout[i] as f64) * JITTER * (H - TOP - BOTTOM)
+        } else {
+            0.0
+        };
+        let colour = agent
+            .as_ref()
+            .and_then(|a| a.get(i))
+            .filter(|a| a.is_finite())
+            .map_or(agent_colour(0), |&a| agent_colour(a as usize));
         let _ = write!(
             out,
-            r#"<circle cx="{:.1}" cy="{:.1}" r="2.5"><title>task {} · rollout {}</title></circle>"#,
+            r#"<circle cx="{:.1}" cy="{:.1}" r="2.5" fill="{}"><title>task {} · rollout {}</title></circle>"#,
             ax.at(xv, LEFT, W - RIGHT),
-            ay.at(yv, H - BOTTOM, TOP),
+            ay.at(yv, H - BOTTOM, TOP) + dy,
+            hex(colour),
             p.task[i],
             p.rollout[i]
         );
     }
-    out.push_str("</g></svg>");
+    out.push_str("</g>");
+    for (a, bins, interval) in p.binned_rewards(x, names.len()) {
+        let colour = hex(a.map_or([110, 110, 110], agent_colour));
+        let at = |x: f64, y: f64| {
+            (
+                ax.at(x, LEFT, W - RIGHT),
+                ay.at(y.clamp(ay.lo, ay.hi), H - BOTTOM, TOP),
+            )
+        };
+        let line: Vec<String> = bins
+            .iter()
+            .map(|b| {
+                let (px, py) = at(b.x, b.mean);
+                format!("{px:.1},{py:.1}")
+            })
+            .collect();
+        let band: Vec<String> = bins
+            .iter()
+            .map(|b| at(b.x, b.hi))
+            .chain(bins.iter().rev().map(|b| at(b.x, b.lo)))
+            .map(|(px, py)| format!("{px:.1},{py:.1}"))
+            .collect();
+        if !bins.is_empty() {
+            let _ = write!(
+                out,
+                r#"<polygon points="{}" fill="{colour}" fill-opacity="0.15"/><polyline points="{}" fill="none" stroke="{colour}" stroke-width="2"><title>binned mean reward (10 quantile bins, {})</title></polyline>"#,
+                band.join(" "),
+                line.join(" "),
+                interval.label()
+            );
+        }
+    }
+    if agent.is_some() {
+        let mut lx = LEFT + 6.0;
+        for (a, name) in names.iter().enumerate() {
+            let _ = write!(
+                out,
+                r#"<rect x="{lx:.1}" y="{}" width="9" height="9" fill="{}"/><text x="{:.1}" y="{}" font-size="11" fill="currentColor">{}</text>"#,
+                TOP + 4.0,
+                hex(agent_colour(a)),
+                lx + 13.0,
+                TOP + 12.0,
+                escape(name)
+            );
+            lx += 22.0 + 6.5 * name.chars().count() as f64;
+        }
+    }
+    out.push_str("</svg>");
     out
 }
 
@@ -122,7 +189,7 @@ pub(super) fn histogram(rewards: &[Option<f64>]) -> String {
         let y = ay.at(count as f64, H - BOTTOM, TOP + 14.0);
         let _ = write!(
             out,
-            r##"<rect x="{:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="#3366cc"><title>reward {}: {count} rollouts</title></rect><text x="{:.1}" y="{:.1}" font-size="11" text-anchor="middle">{count}</text>"##,
+            r##"<rect x="{:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="#3366cc"><title>reward {}: {count} rollouts</title></rect><text x="{:.1}" y="{:.1}" font-size="11" text-anchor="middle" fill="currentColor">{count}</text>"##,
             x + slot * 0.1,
             slot * 0.8,
             H - BOTTOM - y,
@@ -143,7 +210,7 @@ pub(super) fn histogram(rewards: &[Option<f64>]) -> String {
     }
     let _ = write!(
         out,
-        r#"<text x="{}" y="{}" font-size="12" text-anchor="middle">reward (rollouts per {})</text></svg>"#,
+        r#"<text x="{}" y="{}" font-size="12" text-anchor="middle" fill="currentColor">reward (rollouts per {})</text></svg>"#,
         (LEFT + W - RIGHT) / 2.0,
         H - 6.0,
         if h.binned { "bin" } else { "value" }

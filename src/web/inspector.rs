@@ -1,5 +1,5 @@
-//! A profiled run laid out: summary, output files, export, agent metrics, plots, the task table
-//! and the opened rollout, sharing one selection that the URL hash mirrors.
+//! A profiled run laid out: summary, output files, export, agent metrics, plots and the task table
+//! in one pane, the opened rollout in the other (side by side on wide screens), sharing one selection that the URL hash mirrors.
 
 use super::download::DownloadLink;
 use super::export::ExportReport;
@@ -44,6 +44,7 @@ pub fn Inspector(
             }
         });
     }
+    sel.brush.set(initial.brush);
     let r = run.clone();
     Effect::new(move |_| {
         let health = link.and_then(|l| l.filter.get());
@@ -58,6 +59,7 @@ pub fn Inspector(
             task,
             rollout: rollout.filter(|_| task.is_some()),
             health,
+            brush: sel.brush.get(),
         }));
     });
     let links = downloads
@@ -67,19 +69,27 @@ pub fn Inspector(
         .collect_view();
     // The links' blob URLs live as long as this view.
     let _keep = StoredValue::new_local(downloads);
+    // Two panes from 1,200 px (style/main.css): the run on the left, the opened rollout on the
+    // right, so opening one never scrolls away from the row or point that led to it.
     view! {
-        <Summary run=run.clone() />
-        <section class="downloads"><h2>"Output files"</h2>{links}</section>
-        <ExportReport worker=worker rollouts_name=run.view.rollouts_name.clone() />
-        <section>
-            <h2>"Agent metrics"</h2>
-            <AgentTable table=run.view.agents.clone() />
-        </section>
-        <Plots run=run.clone() sel=sel />
-        <section>
-            <h2>"Per task"</h2>
-            <TaskTable run=run.clone() sel=sel />
-        </section>
-        <RolloutView run=run rollouts=rollouts sel=sel />
+        <div class="inspector" data-testid="inspector">
+            <div class="pane-run" data-testid="pane-run">
+                <Summary run=run.clone() />
+                <section class="downloads"><h2>"Output files"</h2>{links}</section>
+                <ExportReport worker=worker rollouts_name=run.view.rollouts_name.clone() />
+                <section>
+                    <h2>"Agent metrics"</h2>
+                    <AgentTable table=run.view.agents.clone() />
+                </section>
+                <Plots run=run.clone() sel=sel />
+                <section>
+                    <h2>"Per task"</h2>
+                    <TaskTable run=run.clone() sel=sel />
+                </section>
+            </div>
+            <div class="pane-rollout" data-testid="pane-rollout">
+                <RolloutView run=run rollouts=rollouts sel=sel />
+            </div>
+        </div>
     }
 }

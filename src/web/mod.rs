@@ -30,6 +30,7 @@ mod pivot_page;
 mod pivot_pair;
 mod pivot_result;
 mod pivot_select;
+mod plot_download;
 mod plots;
 mod profile_page;
 mod protocol;

@@ -201,6 +201,8 @@ pub struct JsColumns {
     #[serde(with = "preserve")]
     point_rollout: js_sys::Float64Array,
     #[serde(with = "preserve")]
+    point_agent: js_sys::Float64Array,
+    #[serde(with = "preserve")]
     point_offset: js_sys::Float64Array,
     #[serde(with = "preserve")]
     point_len: js_sys::Float64Array,
@@ -219,6 +221,7 @@ impl From<&Columns> for JsColumns {
             task_stats: a(&c.task_stats),
             point_task: a(&c.point_task),
             point_rollout: a(&c.point_rollout),
+            point_agent: a(&c.point_agent),
             point_offset: a(&c.point_offset),
             point_len: a(&c.point_len),
             point_values: a(&c.point_values),
@@ -234,6 +237,7 @@ impl From<&JsColumns> for Columns {
             task_stats: c.task_stats.to_vec(),
             point_task: c.point_task.to_vec(),
             point_rollout: c.point_rollout.to_vec(),
+            point_agent: c.point_agent.to_vec(),
             point_offset: c.point_offset.to_vec(),
             point_len: c.point_len.to_vec(),
             point_values: c.point_values.to_vec(),

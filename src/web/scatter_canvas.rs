@@ -1,34 +1,69 @@
-//! One scatter plot on a canvas: the core's raster drawn with one `putImageData`, the plot
-//! model's round ticks and axis titles around it as HTML (crisp, selectable), a tooltip on
-//! hover and a callback on click, both keyed by the point picked from the raster.
+//! One scatter plot on a canvas: the core's raster drawn with one `putImageData` (agent colours,
+//! hidden agents, jitter, brush), the binned-mean overlay stroked on top, the plot model's round
+//! ticks and axis titles around it as HTML (crisp, selectable), a tooltip on hover, a callback
+//! on click, and (when given `on_brush`) a rectangle dragged to brush; all keyed by the point
+//! picked from the raster. A drag shorter than 5 px is a click.
 
-use crate::plot::raster::{self, Frame, Raster};
-use crate::plot::{scatter_scales, Scale};
+use crate::plot::binned::{BinMean, Interval};
+use crate::plot::brush::Brush;
+use crate::plot::raster::{self, Frame, Raster, Style};
+use crate::plot::{agent_colour, scatter_scales, Scale};
 use crate::table::short_number;
 use leptos::prelude::*;
+use std::sync::Arc;
 use wasm_bindgen::{Clamped, JsCast};
 
 pub const W: u32 = 720;
 pub const H: u32 = 360;
 
+/// One agent's binned means (`None`: all points), as the overlay draws them.
+pub type OverlayLines = Arc<Vec<(Option<usize>, Vec<BinMean>, Interval)>>;
+
+/// The points' (task, rollout) columns.
+pub type Keys = (Arc<Vec<f64>>, Arc<Vec<f64>>);
+
 /// What one scatter shows.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ScatterData {
-    pub xs: Vec<f64>,
-    pub ys: Vec<f64>,
+    pub xs: Arc<Vec<f64>>,
+    pub ys: Arc<Vec<f64>>,
     pub x_title: String,
     pub y_title: String,
     /// Points drawn on top, larger, with a cross at their mean.
     pub highlight: Option<std::ops::Range<usize>>,
+    /// Per point its agent (NaN unknown), colouring it; agents marked in `hidden` are not drawn.
+    pub agent: Option<Arc<Vec<f64>>>,
+    pub hidden: Vec<bool>,
+    /// Per point its (task, rollout) key when points are jittered.
+    pub jitter: Option<Keys>,
+    pub brush: Option<Brush>,
+    pub overlay: OverlayLines,
 }
 
-fn draw(canvas: &web_sys::HtmlCanvasElement, raster: &Raster) {
-    let Some(ctx) = canvas
+impl ScatterData {
+    pub fn style(&self) -> Style<'_> {
+        Style {
+            agent: self.agent.as_deref().map(Vec::as_slice),
+            hidden: &self.hidden,
+            jitter: self
+                .jitter
+                .as_ref()
+                .map(|(t, r)| (t.as_slice(), r.as_slice())),
+            brush: self.brush,
+        }
+    }
+}
+
+fn context(canvas: &web_sys::HtmlCanvasElement) -> Option<web_sys::CanvasRenderingContext2d> {
+    canvas
         .get_context("2d")
         .ok()
         .flatten()
         .and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok())
-    else {
+}
+
+fn draw(canvas: &web_sys::HtmlCanvasElement, raster: &Raster, data: &ScatterData) {
+    let Some(ctx) = context(canvas) else {
         return;
     };
     if let Ok(image) = web_sys::ImageData::new_with_u8_clamped_array_and_sh(
@@ -38,6 +73,44 @@ fn draw(canvas: &web_sys::HtmlCanvasElement, raster: &Raster) {
     ) {
         ctx.clear_rect(0.0, 0.0, f64::from(raster.width), f64::from(raster.height));
         let _ = ctx.put_image_data(&image, 0.0, 0.0);
+    }
+    // The binned means: a band for the interval, a line through the means.
+    let f = raster.frame;
+    let at = |x: f64, y: f64| f.to_pixel(x, y.clamp(f.y_min, f.y_max), W, H);
+    for (agent, bins, _) in data.overlay.iter() {
+        if bins.is_empty() || agent.is_some_and(|a| data.hidden.get(a).copied().unwrap_or(false)) {
+            continue;
+        }
+        let c = agent.map_or([110, 110, 110], agent_colour);
+        let rgb = |a: f64| format!("rgba({},{},{},{a})", c[0], c[1], c[2]);
+        ctx.begin_path();
+        for (k, b) in bins.iter().enumerate() {
+            let (px, py) = at(b.x, b.hi);
+            if k == 0 {
+                ctx.move_to(px, py);
+            } else {
+                ctx.line_to(px, py);
+            }
+        }
+        for b in bins.iter().rev() {
+            let (px, py) = at(b.x, b.lo);
+            ctx.line_to(px, py);
+        }
+        ctx.close_path();
+        ctx.set_fill_style_str(&rgb(0.18));
+        ctx.fill();
+        ctx.begin_path();
+        for (k, b) in bins.iter().enumerate() {
+            let (px, py) = at(b.x, b.mean);
+            if k == 0 {
+                ctx.move_to(px, py);
+            } else {
+                ctx.line_to(px, py);
+            }
+        }
+        ctx.set_line_width(2.5);
+        ctx.set_stroke_style_str(&rgb(1.0));
+        ctx.stroke();
     }
 }
 
@@ -70,6 +143,8 @@ fn axes(x: &Scale, y: &Scale, x_title: String, y_title: String) -> impl IntoView
     }
 }
 
+const DRAG_MIN_PX: f64 = 5.0;
+
 #[component]
 pub fn ScatterCanvas(
     data: Memo<ScatterData>,
@@ -78,6 +153,9 @@ pub fn ScatterCanvas(
     /// The tooltip text of a point.
     tooltip: Callback<usize, String>,
     on_pick: Callback<usize>,
+    /// Called with the rectangle dragged, in data units; no callback, no brushing.
+    #[prop(optional)]
+    on_brush: Option<Callback<Brush>>,
     /// Set to the canvas and the drawn frame (for the tests' `pointPixel` hook).
     #[prop(optional)]
     canvas: Option<NodeRef<leptos::html::Canvas>>,
@@ -87,42 +165,122 @@ pub fn ScatterCanvas(
     let raster = StoredValue::new_local(None::<Raster>);
     let scales = Memo::new(move |_| data.with(|d| scatter_scales(&d.xs, &d.ys)));
     let tip = RwSignal::new(None::<(String, f64, f64)>);
+    // A drag in progress: its start and current canvas pixels.
+    let drag = RwSignal::new(None::<((f64, f64), (f64, f64))>);
+    // The click that ends a brushing drag opens nothing.
+    let brushed_last = StoredValue::new(false);
     Effect::new(move |_| {
         let (sx, sy) = scales.get();
         let frame = Frame::of(&sx, &sy);
-        let drawn = data.with(|d| raster::scatter(&d.xs, &d.ys, frame, d.highlight.clone(), W, H));
-        if let Some(c) = canvas.get() {
-            draw(&c, &drawn);
-        }
+        data.with(|d| {
+            let drawn = raster::scatter(&d.xs, &d.ys, frame, d.highlight.clone(), &d.style(), W, H);
+            if let Some(c) = canvas.get() {
+                draw(&c, &drawn, d);
+            }
+            raster.set_value(Some(drawn));
+        });
         if let Some(out) = frame_out {
             out.set(Some(frame));
         }
-        raster.set_value(Some(drawn));
     });
-    let pick = move |e: &web_sys::MouseEvent| {
-        let c = canvas.get_untracked()?;
-        let (x, y) = canvas_xy(e, &c);
-        let hit = raster.with_value(|r| r.as_ref().and_then(|r| r.nearest(x, y, 6)))?;
-        Some((hit as usize, x, y))
-    };
+    let pick_at =
+        move |x: f64, y: f64| raster.with_value(|r| r.as_ref().and_then(|r| r.nearest(x, y, 6)));
+    let xy = move |e: &web_sys::MouseEvent| canvas.get_untracked().map(|c| canvas_xy(e, &c));
     let on_move = move |e: web_sys::MouseEvent| {
-        tip.set(pick(&e).map(|(p, x, y)| {
+        let Some((x, y)) = xy(&e) else { return };
+        if let Some((start, _)) = drag.get_untracked() {
+            drag.set(Some((start, (x, y))));
+            return;
+        }
+        tip.set(pick_at(x, y).map(|p| {
             (
-                tooltip.run(p),
+                tooltip.run(p as usize),
                 x / f64::from(W) * 100.0,
                 y / f64::from(H) * 100.0,
             )
         }));
     };
-    let on_click = move |e: web_sys::MouseEvent| {
-        if let Some((p, _, _)) = pick(&e) {
-            on_pick.run(p);
+    let on_down = move |e: web_sys::MouseEvent| {
+        if e.button() != 0 {
+            return;
         }
+        if let Some(p) = xy(&e) {
+            e.prevent_default();
+            brushed_last.set_value(false);
+            drag.set(Some((p, p)));
+        }
+    };
+    // Ends a drag; true when it brushed (a drag shorter than 5 px is a click, handled there).
+    let finish = move |end: Option<(f64, f64)>| -> bool {
+        let Some((start, last)) = drag.get_untracked() else {
+            return false;
+        };
+        drag.set(None);
+        let end = end.unwrap_or(last);
+        let (Some(brushed), true) = (
+            on_brush,
+            (end.0 - start.0).hypot(end.1 - start.1) >= DRAG_MIN_PX,
+        ) else {
+            return false;
+        };
+        let Some(frame) = raster.with_value(|r| r.as_ref().map(|r| r.frame)) else {
+            return false;
+        };
+        let clamp = |(x, y): (f64, f64)| {
+            (
+                x.clamp(0.0, f64::from(W - 1)),
+                y.clamp(0.0, f64::from(H - 1)),
+            )
+        };
+        let (a, b) = (clamp(start), clamp(end));
+        let (xa, ya) = frame.to_data(a.0, a.1, W, H);
+        let (xb, yb) = frame.to_data(b.0, b.1, W, H);
+        if let Some(brush) = Brush::between(xa, xb, ya, yb) {
+            brushed.run(brush);
+        }
+        true
+    };
+    let on_up = move |e: web_sys::MouseEvent| brushed_last.set_value(finish(xy(&e)));
+    let on_click = move |e: web_sys::MouseEvent| {
+        if brushed_last.get_value() {
+            brushed_last.set_value(false);
+            return;
+        }
+        if let Some(p) = xy(&e).and_then(|(x, y)| pick_at(x, y)) {
+            on_pick.run(p as usize);
+        }
+    };
+    // The rectangle being dragged, or else the brush in place (from its data units).
+    let rect = move || {
+        let dragged = drag
+            .get()
+            .filter(|(a, b)| on_brush.is_some() && (b.0 - a.0).hypot(b.1 - a.1) >= DRAG_MIN_PX);
+        let (a, b) = if let Some(d) = dragged {
+            d
+        } else {
+            let brush = data.with(|d| d.brush)?;
+            let (sx, sy) = scales.get();
+            let f = Frame::of(&sx, &sy);
+            (
+                f.to_pixel(brush.x0, brush.y1, W, H),
+                f.to_pixel(brush.x1, brush.y0, W, H),
+            )
+        };
+        let pct = |v: f64, of: u32| v.clamp(0.0, f64::from(of)) / f64::from(of) * 100.0;
+        let (l, r) = (pct(a.0.min(b.0), W), pct(a.0.max(b.0), W));
+        let (t, btm) = (pct(a.1.min(b.1), H), pct(a.1.max(b.1), H));
+        Some(view! {
+            <div class="brush-rect" data-testid="brush-rect"
+                style:left=format!("{l:.2}%") style:top=format!("{t:.2}%")
+                style:width=format!("{:.2}%", r - l) style:height=format!("{:.2}%", btm - t)></div>
+        })
     };
     view! {
         <div class="plot">
             <canvas node_ref=canvas width=W height=H data-testid=testid
-                on:mousemove=on_move on:mouseleave=move |_| tip.set(None) on:click=on_click></canvas>
+                on:mousemove=on_move on:mousedown=on_down on:mouseup=on_up on:click=on_click
+                on:mouseleave=move |_| { tip.set(None); let _ = finish(None); }></canvas>
+            {rect}
             {move || {
                 let (x, y) = scales.get();
                 data.with(|d| axes(&x, &y, d.x_title.clone(), d.y_title.clone()))

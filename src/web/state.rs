@@ -1,8 +1,9 @@
-//! What the profile page's components share: the loaded run and the selection (a task and an
-//! opened rollout) that the URL hash mirrors.
+//! What the profile page's components share: the loaded run and the selection (a task, an
+//! opened rollout and a brush) that the URL hash mirrors.
 
 use crate::inspect::health::HealthFilter;
 use crate::inspect::run::RunView;
+use crate::plot::brush::Brush;
 use leptos::prelude::*;
 use std::sync::Arc;
 
@@ -11,6 +12,10 @@ use std::sync::Arc;
 pub struct Selection {
     pub task: RwSignal<Option<usize>>,
     pub rollout: RwSignal<Option<usize>>,
+    /// The rectangle brushed on the rollout scatter (data units), and per task whether one of
+    /// its shown rollouts lies in it: the task table shows only those.
+    pub brush: RwSignal<Option<Brush>>,
+    pub brushed: RwSignal<Option<Arc<Vec<bool>>>>,
 }
 
 impl Selection {
@@ -18,6 +23,8 @@ impl Selection {
         Selection {
             task: RwSignal::new(None),
             rollout: RwSignal::new(None),
+            brush: RwSignal::new(None),
+            brushed: RwSignal::new(None),
         }
     }
 

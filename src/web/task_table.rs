@@ -35,7 +35,17 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
     let scroll_top = RwSignal::new(0.0);
     let wrap = NodeRef::<leptos::html::Div>::new();
     let r = run.clone();
-    let order = Memo::new(move |_| query.with(|q| select(&r.view, &r.cols.task_stats, q)));
+    let order = Memo::new(move |_| {
+        // The brush narrows the table like a filter.
+        let within = sel.brushed.get();
+        query.with(|q| {
+            let q = TaskQuery {
+                within,
+                ..q.clone()
+            };
+            select(&r.view, &r.cols.task_stats, &q)
+        })
+    });
     let width = run.view.task_headers.len();
     let total = run.view.tasks.len();
     // The Health page's filter (a rate cell): the tasks with a rollout carrying its flag.
