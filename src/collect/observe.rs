@@ -569,17 +569,7 @@ fn build(row: &Row, result: &Row) -> Result<Value, String> {
         .collect();
     for raw in calls {
         let mut meta = Map::new();
-        for k in [
-            "response_id",
-            "model_ref",
-            "model",
-            "dialect",
-            "status_code",
-            "response_status",
-            "finish_reason",
-            "error_category",
-            "latency_ttft_ms",
-        ] {
+        for k in crate::health::checks::trajectory::CALL_META_KEYS {
             if let Some(v) = raw.get(k).filter(|v| !v.is_null()) {
                 meta.insert(k.into(), v.clone());
             }

@@ -56,6 +56,24 @@ fn text(rng: &mut Rng, bytes: usize) -> String {
     serde_json::to_string(&s).unwrap()
 }
 
+/// A run's two file paths in `dir` (the directory made).
+fn run_paths(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
+    std::fs::create_dir_all(dir).unwrap();
+    (
+        dir.join(format!("{name}_materialized_inputs.jsonl")),
+        dir.join(format!("{name}.jsonl")),
+    )
+}
+
+/// `0..n` in a random order: rollouts finish out of order.
+fn shuffled(rng: &mut Rng, n: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.below(i + 1));
+    }
+    order
+}
+
 /// Writes `<name>_materialized_inputs.jsonl` and `<name>.jsonl` in `dir` (kept if present).
 pub fn generate(
     dir: &Path,
@@ -77,12 +95,10 @@ pub fn generate_variant(
     text_bytes: usize,
     variant: u64,
 ) -> (PathBuf, PathBuf) {
-    let inputs = dir.join(format!("{name}_materialized_inputs.jsonl"));
-    let rollouts = dir.join(format!("{name}.jsonl"));
+    let (inputs, rollouts) = run_paths(dir, name);
     if inputs.exists() && rollouts.exists() {
         return (inputs, rollouts);
     }
-    std::fs::create_dir_all(dir).unwrap();
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let base: Vec<String> = (0..tasks).map(|_| text(&mut rng, text_bytes / 3)).collect();
     // Task t holds the prompt of the base run's task `source[t]` (and its agent).
@@ -103,10 +119,7 @@ pub fn generate_variant(
         }
     }
     w.flush().unwrap();
-    let mut order: Vec<usize> = (0..tasks * repeats).collect();
-    for i in (1..order.len()).rev() {
-        order.swap(i, rng.below(i + 1));
-    }
+    let order = shuffled(&mut rng, tasks * repeats);
     let mut w = BufWriter::new(File::create(&rollouts).unwrap());
     for k in order {
         let (t, r) = (k / repeats, k % repeats);
@@ -202,12 +215,10 @@ pub fn generate_agentic(
     repeats: usize,
     rollout_bytes: usize,
 ) -> (PathBuf, PathBuf) {
-    let inputs = dir.join(format!("{name}_materialized_inputs.jsonl"));
-    let rollouts = dir.join(format!("{name}.jsonl"));
+    let (inputs, rollouts) = run_paths(dir, name);
     if inputs.exists() && rollouts.exists() {
         return (inputs, rollouts);
     }
-    std::fs::create_dir_all(dir).unwrap();
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     let tools = r#"[{"type":"function","name":"python","description":"Run Python code and return stdout.","parameters":{"type":"object","properties":{"code":{"type":"string"}},"required":["code"]},"strict":true},{"type":"function","name":"search_docs","description":"Search the library documentation.","parameters":{"type":"object","properties":{"query":{"type":"string"},"top_k":{"type":"integer"}},"required":["query"]},"strict":true}]"#;
     let prompts: Vec<String> = (0..tasks)
@@ -232,10 +243,7 @@ pub fn generate_agentic(
         }
     }
     w.flush().unwrap();
-    let mut order: Vec<usize> = (0..tasks * repeats).collect();
-    for i in (1..order.len()).rev() {
-        order.swap(i, rng.below(i + 1));
-    }
+    let order = shuffled(&mut rng, tasks * repeats);
     let mut w = BufWriter::new(File::create(&rollouts).unwrap());
     for k in order {
         let (t, r) = (k / repeats, k % repeats);

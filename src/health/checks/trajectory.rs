@@ -77,6 +77,19 @@ pub(crate) fn object<'a>(v: &'a Value, at: &str) -> R<&'a Map<String, Value>> {
 }
 
 /// Refuses keys the model does not declare (`extra="forbid"`).
+/// The keys of a model call's `meta` in a trajectory (upstream's `ModelCallMeta`), in its order.
+pub(crate) const CALL_META_KEYS: [&str; 9] = [
+    "response_id",
+    "model_ref",
+    "model",
+    "dialect",
+    "status_code",
+    "response_status",
+    "finish_reason",
+    "error_category",
+    "latency_ttft_ms",
+];
+
 pub(crate) fn only(m: &Map<String, Value>, at: &str, allowed: &[&str]) -> R<()> {
     match m.keys().find(|k| !allowed.contains(&k.as_str())) {
         Some(k) => Err(format!("{at}.{k}: extra inputs are not permitted")),
@@ -337,21 +350,7 @@ fn model_call(v: &Value, at: &str) -> R<Call> {
         None => &empty,
         Some(v) => object(v, &meta_at)?,
     };
-    only(
-        meta,
-        &meta_at,
-        &[
-            "response_id",
-            "model_ref",
-            "model",
-            "dialect",
-            "status_code",
-            "response_status",
-            "finish_reason",
-            "error_category",
-            "latency_ttft_ms",
-        ],
-    )?;
+    only(meta, &meta_at, &CALL_META_KEYS)?;
     opt_str(meta, &meta_at, "model")?;
     opt_str(meta, &meta_at, "dialect")?;
     opt_float(meta, &meta_at, "latency_ttft_ms", true)?;
