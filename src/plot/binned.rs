@@ -6,6 +6,9 @@ use crate::stats::np_sum;
 
 /// Bins of the overlay.
 pub const BINS: usize = 10;
+/// Fewer points than this per bin make fewer bins, and fewer than two bins no curve: a mean of
+/// one or two points is noise, and its interval spans the whole axis.
+pub const MIN_PER_BIN: usize = 5;
 /// z for a two-sided 95% interval.
 const Z: f64 = 1.959_963_984_540_054;
 
@@ -40,7 +43,8 @@ pub struct BinMean {
     pub n: usize,
 }
 
-/// Mean of `ys` in up to `bins` quantile bins of `xs`, over the points where both are finite and
+/// Mean of `ys` in up to `bins` quantile bins of `xs` (fewer when there are not
+/// [`MIN_PER_BIN`] points a bin; none below two bins), over the points where both are finite and
 /// `keep(i)` holds. Points with equal x stay in one bin, so bins may hold unequal counts.
 pub fn binned_means(
     xs: &[f64],
@@ -58,7 +62,8 @@ pub fn binned_means(
     } else {
         Interval::Normal
     };
-    if pts.is_empty() || bins == 0 {
+    let bins = bins.min(pts.len() / MIN_PER_BIN);
+    if bins < 2 {
         return (Vec::new(), interval);
     }
     // Unstable (pdqsort, deterministic): a third faster at a million points, and ties share a
@@ -183,16 +188,32 @@ mod tests {
 
     #[test]
     fn ties_share_a_bin_and_continuous_rewards_get_the_normal_interval() {
-        let xs = [1.0, 1.0, 1.0, 1.0, 2.0, 3.0];
-        let ys = [0.5, 0.7, 0.5, 0.7, 0.2, f64::NAN];
+        let xs = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0, 2.0, 3.0];
+        let ys = [
+            0.5,
+            0.7,
+            0.5,
+            0.7,
+            0.5,
+            0.7,
+            0.2,
+            0.2,
+            0.2,
+            0.2,
+            0.2,
+            f64::NAN,
+        ];
+        // 11 finite points: two bins of at least MIN_PER_BIN, the six tied at x = 1 together.
         let (bins, interval) = binned_means(&xs, &ys, 4, |_| true);
         assert_eq!(interval, Interval::Normal);
         assert_eq!(bins.len(), 2);
-        assert_eq!(bins[0].n, 4);
+        assert_eq!(bins[0].n, 6);
         assert!((bins[0].mean - 0.6).abs() < 1e-12);
-        // s = 0.11547, half = 1.96 × s / 2 = 0.11316.
-        assert!((bins[0].hi - bins[0].mean - 0.113_16).abs() < 1e-4);
+        // s = 0.109545, half = 1.96 × s / √6 = 0.087654.
+        assert!((bins[0].hi - bins[0].mean - 0.087_654).abs() < 1e-4);
         assert_eq!((bins[1].lo, bins[1].hi), (0.2, 0.2));
         assert!(binned_means(&[], &[], 10, |_| true).0.is_empty());
+        // Nine points make no curve: a bin of four is noise.
+        assert!(binned_means(&xs[..9], &ys[..9], 10, |_| true).0.is_empty());
     }
 }

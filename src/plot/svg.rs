@@ -186,7 +186,10 @@ mod tests {
         let agent = [0.0, 1.0, 0.0, 1.0];
         let keys = [0.0, 0.0, 1.0, 1.0];
         let (x, y) = scatter_scales(&xs, &ys);
-        let (bins, interval) = binned_means(&xs, &ys, 2, |i| i % 2 == 0);
+        // An overlay needs enough points for two bins.
+        let bx: Vec<f64> = (0..10).map(|i| 10.0 + f64::from(i) * 3.0).collect();
+        let by: Vec<f64> = (0..10).map(|i| f64::from(i % 2)).collect();
+        let (bins, interval) = binned_means(&bx, &by, 2, |_| true);
         let agents = ["a<b>".to_string(), "c".to_string()];
         let overlay = [Overlay {
             agent: Some(0),
