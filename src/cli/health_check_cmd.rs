@@ -18,7 +18,8 @@ pub fn run(args: &HealthCheckArgs) -> Result<ExitCode> {
     } else {
         args.run_dir.join(&args.rollouts_file)
     };
-    if !rollouts.is_file() {
+    // Only a missing file is "not found"; a directory, a pipe or a device is `check_input`'s to judge.
+    if !rollouts.exists() {
         bail!("Rollout JSONL not found: {}", rollouts.display());
     }
     if args.workers == Some(0) {
