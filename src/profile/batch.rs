@@ -99,57 +99,50 @@ impl ProfileBuilder {
         mut full: impl FnMut(LineBatch),
     ) -> Result<(), ProfileError> {
         if kind == RowKind::Rollout {
-            self.end_input_lines(&mut full)?;
+            self.end_input_lines(&mut full);
         }
-        let file = self.file_of(kind).to_string();
         let pending = &mut self.pending;
-        self.splitter
-            .push(chunk, |span, line| {
-                let batch = pending.get_or_insert_with(|| LineBatch::new(kind));
-                batch.push(span, line);
-                if batch.is_full() {
-                    full(std::mem::replace(batch, LineBatch::new(kind)));
-                }
-                Ok::<_, ProfileError>(())
-            })
-            .map_err(|e| super::scan::too_long(e, &file))
+        let pushed = self.splitter.push(chunk, |span, line| {
+            let batch = pending.get_or_insert_with(|| LineBatch::new(kind));
+            batch.push(span, line);
+            if batch.is_full() {
+                full(std::mem::replace(batch, LineBatch::new(kind)));
+            }
+            Ok::<_, ProfileError>(())
+        });
+        pushed.map_err(|e| super::scan::too_long(e, self.file_of(kind)))
     }
 
     /// Ends the file being cut: its last line (even without a newline) and the partial batch.
     pub fn cut_end(&mut self, kind: RowKind, mut full: impl FnMut(LineBatch)) {
-        if kind == RowKind::Input {
-            let _ = self.end_input_lines(&mut full);
-            return;
+        match kind {
+            RowKind::Input => self.end_input_lines(&mut full),
+            RowKind::Rollout => self.flush_lines(kind, &mut full),
         }
+    }
+
+    /// The inputs file is over (at most once): its lines handed out, the splitter ready for the
+    /// rollouts.
+    fn end_input_lines(&mut self, full: &mut impl FnMut(LineBatch)) {
+        if !self.inputs_done {
+            self.flush_lines(RowKind::Input, full);
+            self.restart_splitter();
+            self.inputs_done = true;
+        }
+    }
+
+    /// Hands out the last line (without a newline) and the partial batch of the file of `kind`.
+    fn flush_lines(&mut self, kind: RowKind, full: &mut impl FnMut(LineBatch)) {
         let pending = &mut self.pending;
-        let _ = self.splitter.finish(|span, line| {
+        let Ok(()) = self.splitter.finish(|span, line| {
             pending
                 .get_or_insert_with(|| LineBatch::new(kind))
                 .push(span, line);
-            Ok::<_, ProfileError>(())
+            Ok::<_, std::convert::Infallible>(())
         });
         if let Some(batch) = self.pending.take().filter(|b| !b.is_empty()) {
             full(batch);
         }
-    }
-
-    fn end_input_lines(&mut self, full: &mut impl FnMut(LineBatch)) -> Result<(), ProfileError> {
-        if self.inputs_done {
-            return Ok(());
-        }
-        let pending = &mut self.pending;
-        self.splitter.finish(|span, line| {
-            pending
-                .get_or_insert_with(|| LineBatch::new(RowKind::Input))
-                .push(span, line);
-            Ok::<_, ProfileError>(())
-        })?;
-        if let Some(batch) = self.pending.take().filter(|b| !b.is_empty()) {
-            full(batch);
-        }
-        self.restart_splitter();
-        self.inputs_done = true;
-        Ok(())
     }
 
     /// Records a parsed batch; batches must come in the order they were cut.
