@@ -5,9 +5,12 @@ use super::args::{BuildPivotArgs, MultiCallArg, ReasoningArg, SelfcheckArg, Sour
 use crate::names;
 use crate::native::atomic::AtomicFile;
 use crate::native::inputs::{check_input, check_output, Input};
+use crate::native::parallel::{self, OrderedPool};
 use crate::native::read::for_each_chunk;
 use crate::pivot_build::config::{self, ConfigOptions};
-use crate::pivot_build::{tools, BuildOptions, Paths, PivotBuilder, SourceFormat};
+use crate::pivot_build::{
+    tools, BuildOptions, ConvertBatch, Converted, Paths, PivotBuilder, SourceFormat,
+};
 use crate::reward_group::RewardGroup;
 use anyhow::{bail, Context, Result};
 use std::io::Write;
@@ -140,30 +143,24 @@ pub fn run(args: &BuildPivotArgs) -> Result<ExitCode> {
     let audit = AtomicFile::create(&skipped_path)?;
     // Writing is about as costly as converting (the output is several times the input): a
     // writer thread overlaps the two.
-    // Written buffers come back to be refilled (no fresh pages for every chunk).
     let (send, receive) = std::sync::mpsc::sync_channel::<(Vec<u8>, Vec<u8>)>(2);
-    let (recycle, recycled) = std::sync::mpsc::channel::<Vec<u8>>();
-    let writer = std::thread::spawn(move || -> Result<(AtomicFile, AtomicFile)> {
-        let (mut rows, mut audit) = (rows, audit);
-        for (r, a) in receive {
-            rows.write_all(&r)?;
-            audit.write_all(&a)?;
-            let _ = recycle.send(r);
-        }
-        Ok((rows, audit))
+    let spare = Spare::default();
+    let writer = {
+        let spare = spare.clone();
+        std::thread::spawn(move || -> Result<(AtomicFile, AtomicFile)> {
+            let (mut rows, mut audit) = (rows, audit);
+            for (r, a) in receive {
+                rows.write_all(&r)?;
+                audit.write_all(&a)?;
+                spare.put(r);
+            }
+            Ok((rows, audit))
+        })
+    };
+    let converted = convert_on_every_core(&args.input, &mut builder, &spare, |rows, audit| {
+        send.send((rows, audit)).is_ok()
     });
-    let converted = stream(&args.input, |chunk| {
-        if let Ok(buffer) = recycled.try_recv() {
-            builder.give_back(buffer);
-        }
-        let go_on = builder.convert(chunk);
-        // A closed channel means the writer failed; its error is reported below.
-        Ok(send
-            .send((builder.take_rows(), builder.take_audit()))
-            .is_ok()
-            && go_on)
-    })
-    .and_then(|()| Ok(builder.finish()?));
+    let converted = converted.and_then(|()| Ok(builder.finish()?));
     if converted.is_ok() {
         let _ = send.send((builder.take_rows(), builder.take_audit()));
     }
@@ -222,6 +219,98 @@ pub fn run(args: &BuildPivotArgs) -> Result<ExitCode> {
         writeln!(stdout, "{label}: {}", path.display())?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Written row buffers, refilled by the converters instead of fresh memory for every batch (the
+/// output is several GB: fresh pages cost more system time than the copying they hold).
+#[derive(Clone, Default)]
+struct Spare(std::sync::Arc<std::sync::Mutex<Vec<Vec<u8>>>>);
+
+impl Spare {
+    /// A few are enough: one per converter and one for the builder.
+    const KEEP: usize = 8;
+
+    fn put(&self, buffer: Vec<u8>) {
+        if let Ok(mut list) = self.0.lock() {
+            if list.len() < Self::KEEP {
+                list.push(buffer);
+            }
+        }
+    }
+
+    fn take(&self) -> Option<Vec<u8>> {
+        self.0.lock().ok()?.pop()
+    }
+}
+
+/// Why the second pass stopped reading early.
+enum Stop {
+    /// `--limit` reached, the build failed (`finish` says why) or the writer failed.
+    Done,
+    Read(anyhow::Error),
+}
+
+/// The second pass: lines cut on this thread, converted on every core (`OrderedPool`), taken
+/// back in file order (`PivotBuilder::apply`, so the output is the one-thread output), and each
+/// batch's rows and audit handed to `write`, which returns false when the writer failed.
+fn convert_on_every_core(
+    input: &Path,
+    builder: &mut PivotBuilder,
+    spare: &Spare,
+    mut write: impl FnMut(Vec<u8>, Vec<u8>) -> bool,
+) -> Result<()> {
+    let converter = builder.converter();
+    let stopped = std::thread::scope(|scope| {
+        let workers = (0..parallel::workers()).map(|_| {
+            let mut converter = converter.clone();
+            move |batch: ConvertBatch| {
+                if let Some(buffer) = spare.take() {
+                    converter.give_back(buffer);
+                }
+                let converted = converter.run(&batch);
+                (batch, converted)
+            }
+        });
+        let mut pool = OrderedPool::start(scope, workers);
+        // Takes one batch back in order and hands its output to the writer.
+        let mut take_back =
+            |builder: &mut PivotBuilder, (batch, converted): (ConvertBatch, Converted)| {
+                if let Some(buffer) = spare.take() {
+                    builder.give_back(buffer);
+                }
+                let go_on = builder.apply(&batch, converted);
+                if write(builder.take_rows(), builder.take_audit()) && go_on {
+                    Ok(())
+                } else {
+                    Err(Stop::Done)
+                }
+            };
+        let mut early = false;
+        let read = for_each_chunk::<anyhow::Error>(input, &input.display().to_string(), |chunk| {
+            for batch in builder.cut(chunk) {
+                // An error here is `Stop::Done`: the reading ends and `finish` reports why.
+                early = pool
+                    .send(batch, &mut |out| take_back(builder, out))
+                    .is_err();
+                if early {
+                    break;
+                }
+            }
+            Ok(!early)
+        });
+        match read {
+            Err(e) => return Err(Stop::Read(e)),
+            Ok(()) if early => return Err(Stop::Done),
+            Ok(()) => {}
+        }
+        let last = builder.cut_end();
+        pool.send(last, &mut |out| take_back(builder, out))?;
+        pool.finish(&mut |out| take_back(builder, out))
+    });
+    match stopped {
+        Ok(()) | Err(Stop::Done) => Ok(()),
+        Err(Stop::Read(e)) => Err(e),
+    }
 }
 
 fn absolute(path: &Path) -> Result<PathBuf> {

@@ -17,6 +17,20 @@ pub struct ConvCounts {
     pub dropped_unconvertible_messages: u64,
 }
 
+impl ConvCounts {
+    /// Adds counts made elsewhere (another thread's lines).
+    pub fn absorb(&mut self, other: ConvCounts) {
+        let ConvCounts {
+            skipped_seed_assistant_messages,
+            dropped_user_tool_messages,
+            dropped_unconvertible_messages,
+        } = other;
+        self.skipped_seed_assistant_messages += skipped_seed_assistant_messages;
+        self.dropped_user_tool_messages += dropped_user_tool_messages;
+        self.dropped_unconvertible_messages += dropped_unconvertible_messages;
+    }
+}
+
 fn strip_think(s: &str) -> String {
     let s = s.trim();
     let s = s.strip_prefix("<think>").unwrap_or(s);

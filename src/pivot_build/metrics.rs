@@ -43,6 +43,71 @@ pub struct Metrics {
     pub conversational: Option<[u64; 3]>,
 }
 
+impl Metrics {
+    /// Adds the counts of lines converted elsewhere (`pass::batch`). Every field is named, so a
+    /// new counter cannot be forgotten here; the ones set at the end of a build are not summed.
+    pub fn absorb(&mut self, line: Metrics) {
+        let Metrics {
+            source_format: _,
+            source_rows_seen,
+            invalid_source_rows,
+            source_rows_used,
+            trajectories_with_pivots,
+            decision_points,
+            pivot_rows_written,
+            nameless_tool_calls,
+            tools_parameters_filled,
+            skips,
+            multi_tool_counts,
+            action_types,
+            tools,
+            turn_step,
+            depth,
+            with_target_reasoning,
+            with_target_content,
+            multistep,
+            multistep_with_prior_reasoning,
+            group_tasks: _,
+            group_trajectories,
+            coverage,
+            selfcheck_passed,
+            selfcheck_failed,
+            pivots_lost_without_tools,
+            conversational: _,
+        } = line;
+        fn add<K: Ord>(to: &mut BTreeMap<K, u64>, from: BTreeMap<K, u64>) {
+            for (k, n) in from {
+                *to.entry(k).or_default() += n;
+            }
+        }
+        self.source_rows_seen += source_rows_seen;
+        self.invalid_source_rows += invalid_source_rows;
+        self.source_rows_used += source_rows_used;
+        self.trajectories_with_pivots += trajectories_with_pivots;
+        self.decision_points += decision_points;
+        self.pivot_rows_written += pivot_rows_written;
+        self.nameless_tool_calls += nameless_tool_calls;
+        self.tools_parameters_filled += tools_parameters_filled;
+        add(&mut self.skips, skips);
+        add(&mut self.multi_tool_counts, multi_tool_counts);
+        add(&mut self.action_types, action_types);
+        add(&mut self.tools, tools);
+        add(&mut self.turn_step, turn_step);
+        add(&mut self.depth, depth);
+        self.with_target_reasoning += with_target_reasoning;
+        self.with_target_content += with_target_content;
+        self.multistep += multistep;
+        self.multistep_with_prior_reasoning += multistep_with_prior_reasoning;
+        for (total, n) in self.group_trajectories.iter_mut().zip(group_trajectories) {
+            *total += n;
+        }
+        add(&mut self.coverage, coverage);
+        self.selfcheck_passed += selfcheck_passed;
+        self.selfcheck_failed += selfcheck_failed;
+        self.pivots_lost_without_tools += pivots_lost_without_tools;
+    }
+}
+
 /// Paths as given, for the header of both files.
 #[derive(Clone, Debug, Default)]
 pub struct Paths {

@@ -25,7 +25,7 @@ pub mod view;
 
 pub use detect::SourceFormat;
 pub use metrics::{Metrics, Paths};
-pub use pass::PivotBuilder;
+pub use pass::{ConvertBatch, Converted, Converter, PivotBuilder};
 
 use crate::reward_group::RewardGroup;
 use crate::verifier::{ComparatorConfig, RewardMode};

@@ -12,12 +12,17 @@ use crate::verifier::ComparatorConfig;
 use serde_json::Value;
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
+use std::sync::Arc;
 
+mod batch;
 mod emit;
+pub use batch::{ConvertBatch, Converted, Converter};
 use emit::IdHasher;
 
 /// Builds a pivot dataset from a source fed twice in chunks: `scan` … `start_conversion`, then
 /// `convert` … `finish`; after each `convert`, `take_rows` / `take_audit` hand over the output.
+/// The second pass may also run on several threads: `cut` → [`Converter::run`] → `apply`
+/// (see [`batch`]); `convert` is those three steps on the calling thread.
 pub struct PivotBuilder {
     file: String,
     options: BuildOptions,
@@ -29,7 +34,8 @@ pub struct PivotBuilder {
     /// Physical line number of the current line.
     line: u64,
     format: Option<SourceFormat>,
-    groups: Groups,
+    /// Filled by the first pass, then only read (shared with the converters).
+    groups: Arc<Groups>,
     /// Task groups of one (rows without the group field), by class.
     single_groups: [u64; 3],
     /// Ids of the pivots written: already SHA-256 bytes, so their first 8 bytes are the hash.
@@ -40,6 +46,17 @@ pub struct PivotBuilder {
     audit: Vec<u8>,
     error: Option<BuildError>,
     done: bool,
+    /// The pivot ids looked up in `dedup` while converting the current line.
+    checked: Vec<[u8; 16]>,
+    /// Where each row in `rows` ends.
+    row_ends: Vec<usize>,
+    /// Non-blank lines cut so far in the second pass (the next one's `trajectory_id`; `row_index`
+    /// is the line being converted).
+    cut_rows: u64,
+    /// A line too long to convert, reported after the lines before it are applied.
+    cut_error: Option<BuildError>,
+    /// The converter `convert` uses on the calling thread (made on first use).
+    converter: Option<Box<Converter>>,
 }
 
 impl PivotBuilder {
@@ -60,7 +77,7 @@ impl PivotBuilder {
             splitter: LineSplitter::new(),
             row_index: 0,
             line: 0,
-            groups: Groups::default(),
+            groups: Arc::default(),
             single_groups: [0; 3],
             dedup: HashSet::default(),
             metrics: Metrics::default(),
@@ -69,6 +86,11 @@ impl PivotBuilder {
             audit: Vec::new(),
             error: None,
             done: false,
+            checked: Vec::new(),
+            row_ends: Vec::new(),
+            cut_rows: 0,
+            cut_error: None,
+            converter: None,
         }
     }
 
@@ -154,7 +176,8 @@ impl PivotBuilder {
             return; // chat rows without a reward are not grouped
         }
         let key = dotted_raw(&raw, &self.options.group_by).map(|v| v.to_string());
-        self.groups
+        // Only the first pass writes: no converter holds the groups yet, so nothing is copied.
+        Arc::make_mut(&mut self.groups)
             .add(key, reward.is_some_and(|r| r >= self.options.min_reward));
     }
 
@@ -174,21 +197,27 @@ impl PivotBuilder {
         if self.done || self.error.is_some() {
             return false;
         }
-        let mut splitter = std::mem::take(&mut self.splitter);
-        let pushed = splitter.push::<()>(chunk, |span, bytes| {
-            if !self.done && self.error.is_none() {
-                self.line = span.line;
-                self.convert_line(bytes);
-            }
-            Ok(())
-        });
-        self.splitter = splitter;
-        self.too_long(pushed);
-        !self.done && self.error.is_none()
+        let mut go_on = true;
+        for batch in self.cut(chunk) {
+            go_on = self.convert_here(&batch);
+        }
+        go_on
+    }
+
+    /// Converts a batch on the calling thread and applies it.
+    fn convert_here(&mut self, batch: &ConvertBatch) -> bool {
+        let mut converter = match self.converter.take() {
+            Some(c) => c,
+            None => Box::new(self.converter()),
+        };
+        let converted = converter.run(batch);
+        self.converter = Some(converter);
+        self.apply(batch, converted)
     }
 
     /// Pivot rows produced so far (JSONL bytes); the caller writes them out.
     pub fn take_rows(&mut self) -> Vec<u8> {
+        self.row_ends.clear();
         std::mem::take(&mut self.rows)
     }
 
@@ -209,12 +238,8 @@ impl PivotBuilder {
     /// Ends the second pass: the last rows and records are left for `take_rows`/`take_audit`.
     pub fn finish(&mut self) -> Result<Metrics, BuildError> {
         if !self.done && self.error.is_none() {
-            let mut splitter = std::mem::take(&mut self.splitter);
-            let _ = splitter.finish::<()>(|span, bytes| {
-                self.line = span.line;
-                self.convert_line(bytes);
-                Ok(())
-            });
+            let batch = self.cut_end();
+            self.convert_here(&batch);
         }
         if let Some(e) = self.error.take() {
             return Err(e);
@@ -244,6 +269,7 @@ impl PivotBuilder {
     }
 
     fn convert_line(&mut self, bytes: &[u8]) {
+        self.checked.clear();
         let format = self.format.expect("start_conversion ran");
         let text = match simdutf8::compat::from_utf8(bytes) {
             Ok(t) if t.trim().is_empty() => return,

@@ -38,7 +38,7 @@ pub fn reward_of(value: Option<&Value>) -> Option<f64> {
 }
 
 /// Per task group: its rollouts' outcomes (a non-numeric reward counts as a failure).
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Groups {
     groups: HashMap<String, Outcomes>,
 }

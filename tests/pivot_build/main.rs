@@ -5,6 +5,7 @@
 
 mod cli;
 mod formats;
+mod parallel;
 mod select;
 mod skips;
 

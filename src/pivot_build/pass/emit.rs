@@ -132,6 +132,7 @@ impl PivotBuilder {
                 }
             };
             let id = prepared.pivot_id(found.start, &found.expected_action);
+            self.checked.push(id);
             let late = if self.dedup.contains(&id) {
                 Some((
                     Reason::DuplicatePivot,
@@ -220,6 +221,7 @@ impl PivotBuilder {
                 &tail,
                 &mut self.rows,
             );
+            self.row_ends.push(self.rows.len());
             self.metrics.pivot_rows_written += 1;
             wrote = true;
             if self
