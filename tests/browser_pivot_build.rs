@@ -354,3 +354,32 @@ async fn the_selection_from_pivots_and_profile_is_select_pivots() {
     assert_eq!(download(&b, "pb-download-selection").await, want);
     b.close().await;
 }
+
+/// With a run loaded on the Profile page and no file chosen here, Build converts that run's
+/// rollouts (the embedded example): the same pivots as the CLI on the same file.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_run_loaded_on_the_profile_page_is_the_source() {
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/gym-examples/ether0/example_rollouts.jsonl");
+    let (dir, out, cli) = cli_build(&source, &[]);
+    assert!(cli.status.success(), "{cli:?}");
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    b.open_app(&server.url(), "#profile").await;
+    b.click_testid("load-example").await;
+    b.wait_text("[data-testid=task-count]", "task").await;
+    b.click_testid("tab-pivot-build").await;
+    let said = b
+        .wait_text("[data-testid=pb-source]", "example_rollouts.jsonl")
+        .await;
+    assert!(said.contains("loaded on the Profile page"), "{said}");
+    set_text(&b, "pb-agent-ref", AGENT).await;
+    b.click_testid("pb-build").await;
+    let headline = b.wait_text("[data-testid=pb-headline]", "pivots: ").await;
+    let stdout = String::from_utf8(cli.stdout).unwrap();
+    assert_eq!(headline, stdout.lines().next().unwrap());
+    let rows = std::fs::read_to_string(dir.path().join(&out)).unwrap();
+    assert!(!rows.is_empty());
+    assert!(download(&b, "pb-download-rows").await == rows, "rows differ from the CLI's");
+    b.close().await;
+}

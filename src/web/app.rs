@@ -6,7 +6,7 @@ use super::health_page::HealthPage;
 use super::pivot_build_page::PivotBuildPage;
 use super::pivot_page::PivotPage;
 use super::profile_page::ProfilePage;
-use super::state::{current_hash, HealthLink};
+use super::state::{current_hash, HealthLink, LoadedRollouts};
 use crate::inspect::hash::{self, Route, ViewState};
 use leptos::prelude::*;
 
@@ -17,6 +17,7 @@ pub fn App() -> impl IntoView {
     // The Health page and the profile page share the loaded run and the rate-cell filter.
     let link = HealthLink::new(initial.health);
     provide_context(link);
+    provide_context(LoadedRollouts(RwSignal::new_local(None)));
     let to_profile = Callback::new(move |()| go(route, Route::Profile, link));
     // A pivot dataset dropped on the profile page is handed to the pivot validator.
     let pivot_file = RwSignal::new_local(None::<web_sys::File>);

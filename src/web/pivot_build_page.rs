@@ -31,6 +31,10 @@ async fn read(blob: gloo_file::Blob, offset: u64, len: u32) -> Result<Vec<u8>, S
 #[component]
 pub fn PivotBuildPage() -> impl IntoView {
     let source = RwSignal::new_local(None::<web_sys::File>);
+    // Without a file chosen here, the run loaded on the Profile page is the source.
+    let loaded = use_context::<super::state::LoadedRollouts>()
+        .map_or_else(|| RwSignal::new_local(None), |l| l.0);
+    let chosen = move || source.get().or_else(|| loaded.get());
     let agent_ref =
         RwSignal::new("single_step_tool_use_with_argument_comparison_agent".to_string());
     let min_reward = RwSignal::new("1.0".to_string());
@@ -41,8 +45,10 @@ pub fn PivotBuildPage() -> impl IntoView {
     let (worker, worker_ready) = start_page_worker();
 
     let run = move || {
-        let Some(file) = source.get_untracked() else {
-            phase.set(Phase::Failed("Choose a rollouts file first.".into()));
+        let Some(file) = source.get_untracked().or_else(|| loaded.get_untracked()) else {
+            phase.set(Phase::Failed(
+                "Choose a rollouts file first (or load a run on the Profile page).".into(),
+            ));
             return;
         };
         let options = match PageBuild::parse(
@@ -120,6 +126,11 @@ pub fn PivotBuildPage() -> impl IntoView {
         <section class="pick">
             <p>"Build a PivotRL dataset (one assistant decision point per row) from a run's rollouts, as `gymscope build-pivot` does. The file is read here, in a background worker, twice: rewards per task first, then conversion."</p>
             <label>"Rollouts JSONL " <input type="file" accept=".jsonl,.json" data-testid="pb-source-file" on:change=on_file /></label>
+            <p data-testid="pb-source">{move || match (source.get(), loaded.get()) {
+                (Some(f), _) => format!("Source: {}", f.name()),
+                (None, Some(f)) => format!("Source: {} (the run loaded on the Profile page; choose a file to use another)", f.name()),
+                (None, None) => "Source: none yet (choose a file, or load a run on the Profile page)".to_string(),
+            }}</p>
             {text(agent_ref, "pb-agent-ref", "agent_ref name ")}
             {text(min_reward, "pb-min-reward", "Minimum reward of a success ")}
             <div class="options">"Source reward groups: "
@@ -132,7 +143,11 @@ pub fn PivotBuildPage() -> impl IntoView {
             <span hidden data-testid="pb-worker" data-worker-state="pivot-build">{move || if worker_ready.get() { "ready" } else { "loading" }}</span>
         </section>
         {move || match phase.get() {
-            Phase::Idle => view! { <p data-testid="pb-status" class="status">"Choose a rollouts file."</p> }.into_any(),
+            Phase::Idle => view! { <p data-testid="pb-status" class="status">{move || if chosen().is_some() {
+                "Set the filters and press Build."
+            } else {
+                "Choose a rollouts file."
+            }}</p> }.into_any(),
             Phase::Running(p) => view! {
                 <div data-testid="pb-status" class="status working">
                     <progress max=p.total value=p.bytes></progress>

@@ -34,6 +34,13 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
     let phase = RwSignal::new_local(Phase::Idle);
     let (worker, worker_ready) = start_page_worker();
     // The Health page shows the run loaded here (its health came in the same read).
+    // The pivot builder builds from the run profiled here unless told otherwise.
+    if let Some(super::state::LoadedRollouts(loaded)) = use_context() {
+        Effect::new(move |_| {
+            let done = matches!(phase.get(), Phase::Done(..));
+            loaded.set(done.then(|| slots.with_untracked(|s| s.rollouts.clone())).flatten());
+        });
+    }
     if let Some(link) = use_context::<super::state::HealthLink>() {
         Effect::new(move |_| {
             link.run.set(match phase.get() {

@@ -70,3 +70,8 @@ impl HealthLink {
         }
     }
 }
+
+/// The rollouts file of the run the profile page loaded (a context the app provides): the pivot
+/// builder's source when the user picks none there.
+#[derive(Clone, Copy)]
+pub struct LoadedRollouts(pub RwSignal<Option<web_sys::File>, LocalStorage>);
