@@ -370,7 +370,7 @@ async fn the_run_loaded_on_the_profile_page_is_the_source() {
     b.wait_text("[data-testid=task-count]", "task").await;
     b.click_testid("tab-pivot-build").await;
     let said = b
-        .wait_text("[data-testid=pb-source]", "example_rollouts.jsonl")
+        .wait_text("[data-testid=pb-source-name]", "example_rollouts.jsonl")
         .await;
     assert!(said.contains("loaded on the Profile page"), "{said}");
     set_text(&b, "pb-agent-ref", AGENT).await;
@@ -380,6 +380,9 @@ async fn the_run_loaded_on_the_profile_page_is_the_source() {
     assert_eq!(headline, stdout.lines().next().unwrap());
     let rows = std::fs::read_to_string(dir.path().join(&out)).unwrap();
     assert!(!rows.is_empty());
-    assert!(download(&b, "pb-download-rows").await == rows, "rows differ from the CLI's");
+    assert!(
+        download(&b, "pb-download-rows").await == rows,
+        "rows differ from the CLI's"
+    );
     b.close().await;
 }

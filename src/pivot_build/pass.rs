@@ -194,12 +194,21 @@ impl PivotBuilder {
     /// Feeds the next chunk of the second pass. Returns false once done (`--limit` reached) or
     /// failed (the error comes from `finish`).
     pub fn convert(&mut self, chunk: &[u8]) -> bool {
+        self.convert_batches(chunk, Self::convert_here)
+    }
+
+    /// Cuts a chunk into batches and converts each with `each`, unless already done or failed.
+    fn convert_batches(
+        &mut self,
+        chunk: &[u8],
+        each: fn(&mut PivotBuilder, &ConvertBatch) -> bool,
+    ) -> bool {
         if self.done || self.error.is_some() {
             return false;
         }
         let mut go_on = true;
         for batch in self.cut(chunk) {
-            go_on = self.convert_here(&batch);
+            go_on = each(self, &batch);
         }
         go_on
     }

@@ -38,7 +38,10 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
     if let Some(super::state::LoadedRollouts(loaded)) = use_context() {
         Effect::new(move |_| {
             let done = matches!(phase.get(), Phase::Done(..));
-            loaded.set(done.then(|| slots.with_untracked(|s| s.rollouts.clone())).flatten());
+            loaded.set(
+                done.then(|| slots.with_untracked(|s| s.rollouts.clone()))
+                    .flatten(),
+            );
         });
     }
     if let Some(link) = use_context::<super::state::HealthLink>() {

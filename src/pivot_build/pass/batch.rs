@@ -205,14 +205,7 @@ impl PivotBuilder {
     /// The second pass without converters: every line of the chunk converted in order against
     /// this builder's state. The reference the batch path is tested against.
     pub fn convert_each_line(&mut self, chunk: &[u8]) -> bool {
-        if self.done || self.error.is_some() {
-            return false;
-        }
-        let mut go_on = true;
-        for batch in self.cut(chunk) {
-            go_on = self.apply_each_line(&batch);
-        }
-        go_on
+        self.convert_batches(chunk, Self::apply_each_line)
     }
 
     /// `convert_each_line` for the last line of a source without a final newline.
