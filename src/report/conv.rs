@@ -162,3 +162,42 @@ fn cut(text: &str) -> std::borrow::Cow<'_, str> {
     }
     format!("{}… ({} more bytes)", &text[..end], text.len() - end).into()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn turns_tokens_and_notes_in_the_report_escaped() {
+        let evil = "<script>alert(1)</script>";
+        let row = json!({"response": {"output": [
+                {"type": "message", "role": "assistant", "content": "hi", "generation_token_ids": [1, 2, 3]},
+                {"type": "function_call", "name": "f", "call_id": "c1", "arguments": "{}"}]},
+            "ng_trajectory": {"turns": [{"invocation_id": "root", "turn_no": 1, "step_count": 1,
+                    "answer": [{"type": "function_call", "name": "f", "call_id": "c1", "arguments": "{}"}],
+                    "model_calls": [{"model_call_id": "m1"}]}],
+                "model_calls": [{"model_call_id": "m1", "duration_ms": 250.0,
+                    "response_metadata": {"model": evil},
+                    "token_stats": {"prompt_tokens": 30, "completion_tokens": 7}}],
+                "tool_calls": [{"tool_call_id": "c1", "status": "failed", "error_type": evil, "duration_ms": 4.0, "output": "no"}],
+                "gaps": [{"code": evil}]}});
+        let mut out = String::new();
+        conversation(&mut out, &crate::conversation::conversation(&row));
+        assert!(!out.contains("<script>"), "{out}");
+        assert!(out.contains("<h4>Turns (ng_trajectory)</h4>"), "{out}");
+        assert!(
+            out.contains("turn 1 of 1 · &lt;script&gt;alert(1)&lt;/script&gt; · 30 prompt + 7 completion tokens · 250 ms"),
+            "{out}"
+        );
+        assert!(
+            out.contains("<span class=\"note\"> · tool failed (&lt;script&gt;"),
+            "{out}"
+        );
+        assert!(
+            out.contains("<span class=\"note\"> · 3 tokens generated</span>"),
+            "{out}"
+        );
+        assert!(out.contains("ng_trajectory gaps: &lt;script&gt;"), "{out}");
+    }
+}

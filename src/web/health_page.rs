@@ -304,7 +304,7 @@ fn upstream_view(u: &UpstreamView, link: HealthLink, to_profile: Callback<()>) -
             <h3>{format!("Run summary ({})", s.file)}</h3>
             <p data-testid="health-upstream-verdicts">{format!("Rollout verdicts: {}", verdict_line(&s.verdicts))}</p>
             {(!found.is_empty()).then(|| view! { <p class="muted">"Findings per check:"</p>{counts_table("health-upstream-issues", &found)} })}
-            <p class="muted">{format!("{} checks without findings{}", zero.len(), if s.ignored.is_empty() { String::new() } else { format!(" · ignored: {}", s.ignored.join(", ")) })}</p>
+            <p class="muted">{format!("checks without findings: {}{}", zero.len(), if s.ignored.is_empty() { String::new() } else { format!(" · ignored: {}", s.ignored.join(", ")) })}</p>
             {(!s.task_flags.is_empty()).then(|| view! { <p class="muted">"Tasks flagged:"</p>{counts_table("health-upstream-task-flags", &s.task_flags)} })}
         }
     });

@@ -162,7 +162,7 @@ fn trajectory_view(t: &Trajectory, as_written: Signal<bool>) -> impl IntoView {
         .map(|turn| {
             let steps = turn
                 .step_count
-                .map(|n| format!(" · {n} tool steps so far"));
+                .map(|n| format!(" · {n} tool step{} so far", if n == 1 { "" } else { "s" }));
             view! {
                 <div class="turn" data-testid="rollout-turn">
                     <div class="turn-head">{turn.label.clone()}<span class="muted">{steps}</span></div>
