@@ -191,7 +191,7 @@ async fn verdict_files_dropped_with_the_run_show_on_the_health_page() {
     );
     // The worst rollouts carry upstream's verdict beside gymscope's reason.
     let worst = b
-        .wait_text("[data-testid=health-worst-upstream]", "NeMo Gym: unhealthy")
+        .wait_text("[data-testid=health-worst-upstream]", "unhealthy · ")
         .await;
     assert!(worst.contains(EVIL_CHECK), "{worst}");
     b.close().await;
@@ -279,7 +279,7 @@ async fn ng_trajectory_turns_show_with_tokens_and_tool_timings() {
     assert_eq!(
         b.eval("return Array.from(document.querySelectorAll('[data-testid=rollout-turn] .turn-head')).map(e => e.textContent)")
             .await,
-        json!(["turn 1 of 2 · 1 tool step so far", "turn 2 of 2 · 1 tool step so far"])
+        json!(["Turn 1 of 2 · 1 tool step so far", "Turn 2 of 2 · 1 tool step so far"])
     );
     // Per-call tokens and durations (the first call found by its response id).
     assert_eq!(

@@ -164,7 +164,7 @@ pub fn generated_tokens(v: &Value) -> Option<u64> {
 /// their outputs), each item with its note.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Turn {
-    /// "turn 2 of 3" (with the invocation when the trajectory has several).
+    /// "Turn 2 of 3" (with the invocation when the trajectory has several).
     pub label: String,
     /// Cumulative tool steps at the end of the turn.
     pub step_count: Option<i64>,
@@ -262,7 +262,7 @@ pub fn trajectory(v: Option<&Value>) -> Option<Trajectory> {
     };
     out.tools = tools;
     for (i, turn) in list("turns").iter().enumerate() {
-        let mut label = format!("turn {} of {n}", i + 1);
+        let mut label = format!("Turn {} of {n}", i + 1);
         if invocations.len() > 1 {
             if let Some(inv) = turn["invocation_id"].as_str() {
                 label.push_str(&format!(" · {inv}"));
@@ -365,7 +365,7 @@ mod tests {
         let t = trajectory(Some(&example())).unwrap();
         assert_eq!(t.turns.len(), 2);
         let first = &t.turns[0];
-        assert_eq!(first.label, "turn 1 of 2");
+        assert_eq!(first.label, "Turn 1 of 2");
         assert_eq!(first.step_count, Some(1));
         // Resolved by (model_ref, response_id) when the reference has no call id.
         assert_eq!(

@@ -217,7 +217,7 @@ pub struct WorstRow {
     pub reason: String,
     /// NeMo Gym's verdict of this rollout, when its `rollout_verdicts.jsonl` was read.
     #[serde(default)]
-    pub upstream: Option<String>,
+    pub upstream: Option<super::upstream::VerdictSet>,
 }
 
 /// Upstream's evidence on rows carrying `ng_trajectory` (ids and codes as opaque strings).

@@ -26,14 +26,29 @@ pub struct VerdictSet {
     pub unobserved: Vec<String>,
 }
 
+/// A verdict's colour class: `ok` for healthy, `bad` for unhealthy, `warn` for anything else
+/// (unobserved: the checks lacked their evidence).
+pub fn verdict_level(verdict: &str) -> &'static str {
+    match verdict {
+        "healthy" => "ok",
+        "unhealthy" => "bad",
+        _ => "warn",
+    }
+}
+
 impl VerdictSet {
+    /// "unhealthy · model_call_failed, record_unreadable".
+    pub fn short(&self) -> String {
+        if self.checks.is_empty() {
+            self.verdict.clone()
+        } else {
+            format!("{} · {}", self.verdict, self.checks.join(", "))
+        }
+    }
+
     /// The badge's words: "NeMo Gym: unhealthy · model_call_failed, record_unreadable".
     pub fn text(&self) -> String {
-        if self.checks.is_empty() {
-            format!("NeMo Gym: {}", self.verdict)
-        } else {
-            format!("NeMo Gym: {} · {}", self.verdict, self.checks.join(", "))
-        }
+        format!("NeMo Gym: {}", self.short())
     }
 
     /// The badge's tooltip: what could not be checked.
@@ -45,13 +60,9 @@ impl VerdictSet {
         }
     }
 
-    /// The badge's colour class (`ok`, `warn`, `bad`).
+    /// The badge's colour class ([`verdict_level`]).
     pub fn level(&self) -> &'static str {
-        match self.verdict.as_str() {
-            "healthy" => "ok",
-            "unhealthy" => "bad",
-            _ => "warn",
-        }
+        verdict_level(&self.verdict)
     }
 }
 
@@ -235,7 +246,7 @@ pub fn attach(
         .collect();
     let matched = cols.point_verdict.iter().filter(|v| !v.is_nan()).count() as u64;
     for w in &mut h.worst {
-        w.upstream = index.of((w.task, w.rollout)).map(VerdictSet::text);
+        w.upstream = index.of((w.task, w.rollout)).cloned();
     }
     let summary = upstream.quality_summary.as_ref().map(|q| SummaryView {
         file: q.file.clone(),
@@ -436,10 +447,17 @@ mod tests {
         let worst: Vec<_> = h
             .worst
             .iter()
-            .map(|w| (w.task, w.upstream.clone()))
+            .map(|w| (w.task, w.upstream.as_ref().map(VerdictSet::short)))
             .collect();
         assert!(
-            worst.contains(&(0, Some("NeMo Gym: unobserved".to_string()))),
+            worst.contains(&(0, Some("unobserved".to_string()))),
+            "{worst:?}"
+        );
+        assert!(
+            worst.contains(&(
+                1,
+                Some("unhealthy · <img src=x onerror=alert(1)>, model_call_failed".to_string())
+            )),
             "{worst:?}"
         );
         let run = RunView::new(view.clone(), cols.clone());

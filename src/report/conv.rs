@@ -187,7 +187,7 @@ mod tests {
         assert!(!out.contains("<script>"), "{out}");
         assert!(out.contains("<h4>Turns (ng_trajectory)</h4>"), "{out}");
         assert!(
-            out.contains("turn 1 of 1 · &lt;script&gt;alert(1)&lt;/script&gt; · 30 prompt + 7 completion tokens · 250 ms"),
+            out.contains("Turn 1 of 1 · &lt;script&gt;alert(1)&lt;/script&gt; · 30 prompt + 7 completion tokens · 250 ms"),
             "{out}"
         );
         assert!(

@@ -8,7 +8,7 @@
 
 use super::state::HealthLink;
 use crate::inspect::health::{rate_label, HealthFilter, HealthState, HealthView, RateCell};
-use crate::inspect::upstream::UpstreamView;
+use crate::inspect::upstream::{verdict_level, UpstreamView};
 use crate::table::short_number;
 use leptos::prelude::*;
 
@@ -257,7 +257,10 @@ fn worst_view(h: &HealthView, link: HealthLink, to_profile: Callback<()>) -> imp
                         <td class="agents">{w.agent.clone()}</td>
                         <td>{w.reward.map_or("–".to_string(), short_number)}</td>
                         <td class="reason">{w.reason.clone()}</td>
-                        {has_upstream.then(|| view! { <td class="reason" data-testid="health-worst-upstream">{w.upstream.clone().unwrap_or_else(|| "–".into())}</td> })}
+                        {has_upstream.then(|| match &w.upstream {
+                            Some(v) => view! { <td class=format!("reason verdict {}", v.level()) data-testid="health-worst-upstream" title=v.unobserved_text()>{v.short()}</td> }.into_any(),
+                            None => view! { <td class="reason" data-testid="health-worst-upstream">"–"</td> }.into_any(),
+                        })}
                     </tr>
                 }
             })
@@ -284,12 +287,13 @@ fn counts_table(testid: &'static str, rows: &[(String, u64)]) -> impl IntoView {
     view! { <table class="fields" data-testid=testid>{items}</table> }
 }
 
-/// `healthy 3 · unhealthy 1 · unobserved 40`.
-fn verdict_line(rows: &[(String, u64)]) -> String {
+/// `healthy 3` `unhealthy 1` `unobserved 40`, each a badge in its verdict's colour.
+fn verdict_badges(rows: &[(String, u64)]) -> impl IntoView {
     rows.iter()
-        .map(|(k, n)| format!("{k} {n}"))
-        .collect::<Vec<_>>()
-        .join(" · ")
+        .map(|(k, n)| {
+            view! { <span class=format!("badge verdict {}", verdict_level(k)) data-verdict=k.clone()>{format!("{k} {n}")}</span> }
+        })
+        .collect_view()
 }
 
 /// NeMo Gym's own verdict files: the run's verdict counts, findings per check id (those with
@@ -302,7 +306,7 @@ fn upstream_view(u: &UpstreamView, link: HealthLink, to_profile: Callback<()>) -
         let (found, zero): (Vec<_>, Vec<_>) = s.issues.iter().cloned().partition(|(_, n)| *n > 0);
         view! {
             <h3>{format!("Run summary ({})", s.file)}</h3>
-            <p data-testid="health-upstream-verdicts">{format!("Rollout verdicts: {}", verdict_line(&s.verdicts))}</p>
+            <p data-testid="health-upstream-verdicts">"Rollout verdicts: "{verdict_badges(&s.verdicts)}</p>
             {(!found.is_empty()).then(|| view! { <p class="muted">"Findings per check:"</p>{counts_table("health-upstream-issues", &found)} })}
             <p class="muted">{format!("checks without findings: {}{}", zero.len(), if s.ignored.is_empty() { String::new() } else { format!(" · ignored: {}", s.ignored.join(", ")) })}</p>
             {(!s.task_flags.is_empty()).then(|| view! { <p class="muted">"Tasks flagged:"</p>{counts_table("health-upstream-task-flags", &s.task_flags)} })}
@@ -329,7 +333,7 @@ fn upstream_view(u: &UpstreamView, link: HealthLink, to_profile: Callback<()>) -
             .collect_view();
         view! {
             <h3>{format!("Rollout verdicts ({})", v.file)}</h3>
-            <p data-testid="health-upstream-rollouts">{format!("{} rollouts: {} · {} of the run's {} rollouts have a verdict", v.rollouts, verdict_line(&v.verdicts), v.matched, v.run_rollouts)}</p>
+            <p data-testid="health-upstream-rollouts">{format!("{} rollouts: ", v.rollouts)}{verdict_badges(&v.verdicts)}{format!(" · {} of the run's {} rollouts have a verdict", v.matched, v.run_rollouts)}</p>
             {(!v.findings.is_empty()).then(|| view! { <p class="muted">"Rollouts with a finding, per check:"</p>{counts_table("health-upstream-findings", &v.findings)} })}
             {(!v.unobserved.is_empty()).then(|| view! {
                 <details><summary>{format!("Rollouts a check could not observe ({} checks)", v.unobserved.len())}</summary>{counts_table("health-upstream-unobserved", &v.unobserved)}</details>

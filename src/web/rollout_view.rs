@@ -91,20 +91,26 @@ pub fn RolloutView(
                 };
                 let raw = s.raw;
                 let marks = s.signals.as_ref().map(marks_by_item).unwrap_or_default();
+                // gymscope's flags and NeMo Gym's verdict, one row of badges.
+                let verdict = run_v.point_verdict(s.point).map(|v| view! {
+                    <span class=format!("badge verdict {}", v.level()) data-testid="rollout-upstream-verdict"
+                        data-verdict=v.verdict.clone() title=v.unobserved_text()>{v.text()}</span>
+                });
                 let flags = s.signals.as_ref().map(|sig| {
                     let badges = badges(sig);
                     if badges.is_empty() {
-                        return view! { <p class="health-flags" data-testid="rollout-flags"><span class="badge ok">"no health flags"</span></p> }.into_any();
+                        return view! { <span class="badge ok">"no health flags"</span> }.into_any();
                     }
-                    let list = badges.into_iter().map(|(f, text)| view! {
+                    badges.into_iter().map(|(f, text)| view! {
                         <button class="badge flag" data-flag=f.as_str() title="show the item"
                             on:click=move |_| scroll_to_mark(f.as_str())>{text}</button>
-                    }).collect_view();
-                    view! { <p class="health-flags" data-testid="rollout-flags">{list}</p> }.into_any()
+                    }).collect_view().into_any()
                 });
-                let verdict = run_v.point_verdict(s.point).map(|v| view! {
-                    <p class="health-flags"><span class=format!("badge verdict {}", v.level()) data-testid="rollout-upstream-verdict"
-                        data-verdict=v.verdict.clone() title=v.unobserved_text()>{v.text()}</span></p>
+                let flags = (flags.is_some() || verdict.is_some()).then(|| view! {
+                    <p class="health-flags">
+                        {flags.map(|f| view! { <span data-testid="rollout-flags">{f}</span> })}
+                        {verdict}
+                    </p>
                 });
                 let output = marked_items_view(&c.output, &c.output_notes, as_written, &marks);
                 let response = if c.trajectory.as_ref().is_some_and(|t| !t.turns.is_empty()) {
@@ -124,7 +130,6 @@ pub fn RolloutView(
                     <section class="rollout" data-testid="rollout-view">
                         <h2 data-testid="rollout-title">{s.title}</h2>
                         {flags}
-                        {verdict}
                         <p class="reward">"reward: "<code data-testid="rollout-reward">{c.reward.clone().unwrap_or_else(|| "(none)".into())}</code></p>
                         <label class="as-written"><input type="checkbox" data-testid="rollout-as-written"
                             prop:checked=move || as_written.get() on:change=move |e| as_written_set.set(event_target_checked(&e)) />
