@@ -8,7 +8,7 @@
 //! The HTML returned holds only tags this module writes; every text and attribute from the data
 //! is escaped by pulldown-cmark's writer or by [`crate::report::escape`].
 
-use crate::conversation::Item;
+use crate::conversation::{Item, ItemNote};
 use crate::report::escape;
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 use serde_json::Value;
@@ -28,6 +28,8 @@ pub struct Shown {
     pub collapsed: bool,
     /// Its index in the items given (empty items are left out), to mark an offending one.
     pub index: usize,
+    /// What the data says beyond the text ("37 tokens generated · tool failed · 95 ms").
+    pub note: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -40,6 +42,11 @@ pub enum Body {
 
 /// The items worth showing (empty ones are left out), each in its best reading form.
 pub fn shown_items(items: &[Item]) -> Vec<Shown> {
+    shown_items_noted(items, &[])
+}
+
+/// [`shown_items`] with each item's note (`notes[i]` belongs to `items[i]`; missing = none).
+pub fn shown_items_noted(items: &[Item], notes: &[ItemNote]) -> Vec<Shown> {
     items
         .iter()
         .enumerate()
@@ -80,6 +87,7 @@ pub fn shown_items(items: &[Item]) -> Vec<Shown> {
                 raw: raw.clone(),
                 collapsed,
                 index,
+                note: notes.get(index).and_then(ItemNote::text),
             })
         })
         .collect()

@@ -51,6 +51,26 @@ pub struct UpstreamRollout {
     pub checks: Vec<String>,
 }
 
+/// One line of `rollout_verdicts.jsonl` as read: the rollout's key as upstream wrote it, its
+/// verdict, and the check ids of its findings (each once) and of what it could not observe.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RolloutVerdict {
+    pub task: Value,
+    pub rollout: Value,
+    pub rollout_id: Option<String>,
+    pub verdict: String,
+    pub checks: Vec<String>,
+    pub unobserved: Vec<String>,
+}
+
+impl RolloutVerdict {
+    /// The `(task, rollout)` key when both are integers (an unreadable record's synthetic task
+    /// id is not a rollout of the run).
+    pub fn key(&self) -> Option<(i64, i64)> {
+        Some((self.task.as_i64()?, self.rollout.as_i64()?))
+    }
+}
+
 fn err(file: &str, line: u64, message: String) -> HealthError {
     HealthError {
         file: file.to_string(),
@@ -114,10 +134,10 @@ impl RolloutVerdicts {
         }
     }
 
-    /// Adds one line of `rollout_verdicts.jsonl`.
-    pub fn line(&mut self, line: u64, bytes: &[u8]) -> Result<(), HealthError> {
+    /// Adds one line of `rollout_verdicts.jsonl` and hands it back (`None` for a blank line).
+    pub fn line(&mut self, line: u64, bytes: &[u8]) -> Result<Option<RolloutVerdict>, HealthError> {
         if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Ok(());
+            return Ok(None);
         }
         let v: Value = serde_json::from_slice(bytes).map_err(|e| {
             err(
@@ -146,17 +166,31 @@ impl RolloutVerdicts {
         for c in &checks {
             *self.findings.entry(c.clone()).or_insert(0) += 1;
         }
-        for u in v["unobserved"].as_array().into_iter().flatten() {
-            *self.unobserved.entry(id(u)).or_insert(0) += 1;
+        let unobserved: Vec<String> = v["unobserved"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(id)
+            .collect();
+        for u in &unobserved {
+            *self.unobserved.entry(u.clone()).or_insert(0) += 1;
         }
+        let read = RolloutVerdict {
+            task: v["_ng_task_index"].clone(),
+            rollout: v["_ng_rollout_index"].clone(),
+            rollout_id: v["rollout_id"].as_str().map(str::to_string),
+            verdict: verdict.to_string(),
+            checks,
+            unobserved,
+        };
         if verdict == "unhealthy" && self.unhealthy.len() < super::MAX_LISTED {
             self.unhealthy.push(UpstreamRollout {
-                task: v["_ng_task_index"].clone(),
-                rollout: v["_ng_rollout_index"].clone(),
-                rollout_id: v["rollout_id"].as_str().map(str::to_string),
-                checks,
+                task: read.task.clone(),
+                rollout: read.rollout.clone(),
+                rollout_id: read.rollout_id.clone(),
+                checks: read.checks.clone(),
             });
         }
-        Ok(())
+        Ok(Some(read))
     }
 }

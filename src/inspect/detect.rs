@@ -12,6 +12,10 @@ pub enum FileKind {
     AgentMetrics,
     /// A pivot dataset row (`expected_action`).
     Pivot,
+    /// NeMo Gym v0.6's `quality_summary.json` (an object with `run.verdicts` / `run.issues`).
+    QualitySummary,
+    /// NeMo Gym v0.6's `rollout_verdicts.jsonl` (rows with `verdict`, `findings`, `unobserved`).
+    RolloutVerdicts,
     Unknown,
 }
 
@@ -23,6 +27,8 @@ impl FileKind {
             FileKind::RewardProfiling => "reward profile (*_reward_profiling.jsonl)",
             FileKind::AgentMetrics => "agent metrics (*_agent_metrics.json)",
             FileKind::Pivot => "pivot dataset",
+            FileKind::QualitySummary => "NeMo Gym health summary (quality_summary.json)",
+            FileKind::RolloutVerdicts => "NeMo Gym rollout verdicts (rollout_verdicts.jsonl)",
             FileKind::Unknown => "not recognized",
         }
     }
@@ -44,12 +50,29 @@ pub fn classify(head: &[u8], file_name: &str) -> FileKind {
         };
     }
     let first = text.lines().next().unwrap_or_default();
+    if first.trim_end() == "{" {
+        // A pretty-printed object: upstream's `quality_summary.json` is the one such run file.
+        return if is_quality_summary(text) {
+            FileKind::QualitySummary
+        } else {
+            FileKind::Unknown
+        };
+    }
     let Ok(Value::Object(row)) = serde_json::from_str::<Value>(first) else {
         // A first line longer than the head read: look for the telling keys in what we have.
         return by_keys_in_text(first).unwrap_or_else(|| by_name(file_name));
     };
     let has = |k: &str| row.contains_key(k);
-    if has("rollout_infos") || (has("_ng_task_index") && row.keys().any(|k| k.starts_with("mean/")))
+    if row.get("verdict").is_some_and(Value::is_string) && has("findings") && has("unobserved") {
+        // Before the index keys' rule: verdict rows carry `_ng_rollout_index` too.
+        FileKind::RolloutVerdicts
+    } else if row
+        .get("run")
+        .is_some_and(|r| r.get("verdicts").is_some_and(Value::is_object))
+    {
+        FileKind::QualitySummary
+    } else if has("rollout_infos")
+        || (has("_ng_task_index") && row.keys().any(|k| k.starts_with("mean/")))
     {
         FileKind::RewardProfiling
     } else if has("_ng_rollout_index") && !(has("response") || has("reward")) {
@@ -69,7 +92,9 @@ pub fn classify(head: &[u8], file_name: &str) -> FileKind {
 /// For a truncated first line: the keys that tell the kinds apart, as they appear in the text.
 fn by_keys_in_text(text: &str) -> Option<FileKind> {
     let has = |k: &str| text.contains(&format!("\"{k}\":"));
-    if has("rollout_infos") || text.contains("\"mean/") {
+    if has("verdict") && has("findings") && has("unobserved") && !has("response") {
+        Some(FileKind::RolloutVerdicts)
+    } else if has("rollout_infos") || text.contains("\"mean/") {
         Some(FileKind::RewardProfiling)
     } else if has("_ng_rollout_index") && !(has("response") || has("reward")) {
         Some(FileKind::MaterializedInputs)
@@ -81,6 +106,19 @@ fn by_keys_in_text(text: &str) -> Option<FileKind> {
         Some(FileKind::MaterializedInputs)
     } else {
         None
+    }
+}
+
+/// A pretty-printed object whose `run` holds `verdicts` (and `issues`): parsed when the head
+/// holds it whole, else looked for in the text (`run` comes first, its counts within a few KB).
+fn is_quality_summary(text: &str) -> bool {
+    match serde_json::from_str::<Value>(text) {
+        Ok(v) => v["run"]["verdicts"].is_object(),
+        Err(e) if e.is_eof() => {
+            let at = |k: &str| text.find(&format!("\"{k}\": {{"));
+            matches!((at("run"), at("verdicts"), at("issues")), (Some(r), Some(v), Some(i)) if r < v && r < i)
+        }
+        Err(_) => false,
     }
 }
 
@@ -117,6 +155,66 @@ mod tests {
             by_keys_in_text(&materialized[..materialized.len() - 1]),
             Some(FileKind::MaterializedInputs)
         );
+    }
+
+    #[test]
+    fn upstream_health_files_by_content_not_name() {
+        let verdict = r#"{"_ng_task_index":3,"_ng_rollout_index":0,"rollout_id":"3-0","verdict":"unhealthy","findings":[{"check":"x"}],"unobserved":[]}"#;
+        assert_eq!(
+            classify(verdict.as_bytes(), "v.jsonl"),
+            FileKind::RolloutVerdicts
+        );
+        assert_eq!(
+            by_keys_in_text(&verdict[..verdict.len() - 1]),
+            Some(FileKind::RolloutVerdicts)
+        );
+        let summary = "{\n  \"run\": {\n    \"ignored_checks\": [],\n    \"verdicts\": {\"healthy\": 1},\n    \"issues\": {}\n  },\n  \"tasks\": {}\n}";
+        assert_eq!(
+            classify(summary.as_bytes(), "s.json"),
+            FileKind::QualitySummary
+        );
+        // Cut off by the head read: found by its keys in order.
+        let cut = summary.find("\"issues\"").unwrap() + 12;
+        assert_eq!(
+            classify(&summary.as_bytes()[..cut], "s.json"),
+            FileKind::QualitySummary
+        );
+        assert_eq!(
+            classify(&summary.as_bytes()[..40], "s.json"),
+            FileKind::Unknown
+        );
+        // Compact, on one line.
+        let compact: Value = serde_json::from_str(summary).unwrap();
+        assert_eq!(
+            classify(compact.to_string().as_bytes(), "s.json"),
+            FileKind::QualitySummary
+        );
+        // The name alone says nothing: another pretty-printed object is not recognized.
+        assert_eq!(
+            classify(b"{\n  \"a\": 1\n}", "quality_summary.json"),
+            FileKind::Unknown
+        );
+        assert_eq!(
+            classify(br#"{"x": 1}"#, "rollout_verdicts.jsonl"),
+            FileKind::Unknown
+        );
+        // The files `collect`'s health check writes (upstream's format) are recognized.
+        let mut checker = crate::health::checks::EvidenceChecker::new(Vec::new());
+        let rows = std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/gym-examples/blackjack/example_rollouts.jsonl"),
+        )
+        .unwrap();
+        for (n, line) in rows.split(|&b| b == b'\n').enumerate() {
+            checker.line("r.jsonl", 0, n as u64 + 1, line);
+        }
+        let reports = checker.finish();
+        assert_eq!(
+            classify(&reports.summary_bytes(), "a"),
+            FileKind::QualitySummary
+        );
+        let line = reports.verdict_lines().next().unwrap();
+        assert_eq!(classify(&line, "b"), FileKind::RolloutVerdicts);
     }
 
     #[test]

@@ -215,6 +215,9 @@ pub struct WorstRow {
     pub agent: String,
     pub reward: Option<f64>,
     pub reason: String,
+    /// NeMo Gym's verdict of this rollout, when its `rollout_verdicts.jsonl` was read.
+    #[serde(default)]
+    pub upstream: Option<super::upstream::VerdictSet>,
 }
 
 /// Upstream's evidence on rows carrying `ng_trajectory` (ids and codes as opaque strings).
@@ -244,6 +247,9 @@ pub struct HealthView {
     pub unhealthy_tasks: u64,
     pub worst: Vec<WorstRow>,
     pub trajectory: Option<Trajectory>,
+    /// NeMo Gym's verdict files, when dropped with the run (`inspect::upstream`).
+    #[serde(default)]
+    pub upstream: Option<super::upstream::UpstreamView>,
 }
 
 /// Health in the inspector's view: not computed (profile files carry no rollout text), failed
@@ -358,9 +364,11 @@ pub fn attach(
                 agent: agent_label(w.agent.as_deref()).to_string(),
                 reward: w.reward,
                 reason: w.reason.clone(),
+                upstream: None,
             })
             .collect(),
         trajectory,
+        upstream: None,
     }));
 }
 

@@ -11,6 +11,9 @@ pub struct Slots<F> {
     pub rollouts: Option<F>,
     pub profiling: Option<F>,
     pub agent_metrics: Option<F>,
+    /// NeMo Gym's own health files, read with the run (recognized by content).
+    pub quality_summary: Option<F>,
+    pub rollout_verdicts: Option<F>,
 }
 
 impl<F> Default for Slots<F> {
@@ -20,6 +23,8 @@ impl<F> Default for Slots<F> {
             rollouts: None,
             profiling: None,
             agent_metrics: None,
+            quality_summary: None,
+            rollout_verdicts: None,
         }
     }
 }
@@ -27,7 +32,8 @@ impl<F> Default for Slots<F> {
 /// What the profile page does after taking files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Next {
-    /// Both run files are there and one of them is new: profile the run.
+    /// Both run files are there and one of them (or an upstream health file) is new: profile
+    /// the run (its health read with upstream's verdicts).
     ProfileRun,
     /// Profile files came and the run is incomplete: show them directly.
     ShowProfileFiles,
@@ -69,6 +75,15 @@ impl<F: Clone> Slots<F> {
                     self.agent_metrics = Some(file);
                     profile_files = true;
                 }
+                // Read with the run: a run already shown is read again with them.
+                FileKind::QualitySummary => {
+                    self.quality_summary = Some(file);
+                    run_changed = true;
+                }
+                FileKind::RolloutVerdicts => {
+                    self.rollout_verdicts = Some(file);
+                    run_changed = true;
+                }
                 FileKind::Pivot => pivot = Some(file),
                 FileKind::Unknown => {}
             }
@@ -101,6 +116,9 @@ pub fn role_note(kind: FileKind) -> &'static str {
         FileKind::Pivot => " (opened in the pivot validator)",
         FileKind::RewardProfiling | FileKind::AgentMetrics => {
             " (an existing profile: shown directly; add the run's inputs and rollouts to read its rollouts)"
+        }
+        FileKind::QualitySummary | FileKind::RolloutVerdicts => {
+            " (NeMo Gym's verdicts: shown on the Health page with the run)"
         }
         _ => "",
     }
@@ -145,6 +163,32 @@ mod tests {
         // Metrics alone are not enough to show anything.
         let mut s = Slots::default();
         assert_eq!(next(&mut s, vec![("m", AgentMetrics)]), Next::Wait);
+    }
+
+    #[test]
+    fn upstream_health_files_come_with_the_run() {
+        let mut s = Slots::default();
+        // Before the run: kept, nothing starts yet.
+        assert_eq!(next(&mut s, vec![("q", QualitySummary)]), Next::Wait);
+        assert_eq!(s.quality_summary, Some("q"));
+        assert_eq!(
+            next(
+                &mut s,
+                vec![
+                    ("i", MaterializedInputs),
+                    ("r", Rollouts),
+                    ("v", RolloutVerdicts)
+                ]
+            ),
+            Next::ProfileRun
+        );
+        assert_eq!(s.rollout_verdicts, Some("v"));
+        // After the run: the run is read again with them.
+        assert_eq!(
+            next(&mut s, vec![("v2", RolloutVerdicts)]),
+            Next::ProfileRun
+        );
+        assert_eq!(s.rollout_verdicts, Some("v2"));
     }
 
     #[test]

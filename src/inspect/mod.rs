@@ -1,6 +1,6 @@
 //! The inspector's logic, in plain Rust so it is tested natively; the web components only lay
 //! it out: which file is which, the profile as compact columns for the page, the loaded run's
-//! lookups, the Health page (rates, flags per rollout, the filter a rate sets), task filtering and sorting, the table's virtual window and keys, and the URL hash
+//! lookups, the Health page (rates, flags per rollout, the filter a rate sets; NeMo Gym's verdict files), task filtering and sorting, the table's virtual window and keys, and the URL hash
 //! that keeps the page and the view.
 
 pub mod detect;
@@ -11,3 +11,4 @@ pub mod model;
 pub mod query;
 pub mod run;
 pub mod table_nav;
+pub mod upstream;

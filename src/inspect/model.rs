@@ -91,6 +91,9 @@ pub struct Columns {
     /// (index in the health view's agents); NaN where not known, empty without health.
     pub point_flags: Vec<f64>,
     pub point_health_agent: Vec<f64>,
+    /// Per rollout point, NeMo Gym's verdict (index in the health view's `upstream.sets`); NaN
+    /// where its file has none, empty without a verdict file.
+    pub point_verdict: Vec<f64>,
 }
 
 /// Builds the view; `snippets` maps task index → prompt snippet (see [`snippet`]).

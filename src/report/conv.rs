@@ -4,8 +4,8 @@
 
 use super::html::escape;
 use super::ReportInput;
-use crate::conversation::{Conversation, Item};
-use crate::model_text::{shown_items, Body};
+use crate::conversation::{Conversation, Item, ItemNote, Trajectory};
+use crate::model_text::{shown_items_noted, Body};
 use std::fmt::Write;
 
 /// Longer texts are cut (the page is for reading and sharing; the rollouts file has it all).
@@ -39,7 +39,7 @@ pub(super) fn details(out: &mut String, r: &ReportInput) {
         );
         if let Some((_, prompt)) = r.prompts.iter().find(|(t, _)| *t == task) {
             out.push_str("<div class=\"conv\"><h4>Prompt (the task's sample)</h4>");
-            items(out, &prompt.input);
+            items(out, &prompt.input, &[]);
             out.push_str("</div>");
         }
         for (key, c) in rollouts {
@@ -61,9 +61,12 @@ pub(super) fn details(out: &mut String, r: &ReportInput) {
 
 pub(crate) fn conversation(out: &mut String, c: &Conversation) {
     out.push_str("<h4>Prompt</h4>");
-    items(out, &c.input);
+    items(out, &c.input, &[]);
+    if let Some(t) = &c.trajectory {
+        trajectory(out, t);
+    }
     out.push_str("<h4>Answer</h4>");
-    items(out, &c.output);
+    items(out, &c.output, &c.output_notes);
     let pairs = |out: &mut String, title: &str, list: &[(String, String)]| {
         if list.is_empty() {
             return;
@@ -78,10 +81,45 @@ pub(crate) fn conversation(out: &mut String, c: &Conversation) {
     pairs(out, "Fields", &c.fields);
 }
 
+/// A row's `ng_trajectory`: each turn headed by its model calls (tokens, duration), then its
+/// items; without turns, the model calls alone. Gaps named.
+fn trajectory(out: &mut String, t: &Trajectory) {
+    if !t.turns.is_empty() {
+        out.push_str("<h4>Turns (ng_trajectory)</h4>");
+        for turn in &t.turns {
+            let _ = write!(
+                out,
+                "<div class=\"turn\"><div class=\"turn-head\">{}",
+                escape(&turn.label)
+            );
+            for call in &turn.calls {
+                let _ = write!(out, " · {}", escape(&call.text()));
+            }
+            out.push_str("</div>");
+            items(out, &turn.items, &turn.notes);
+            out.push_str("</div>");
+        }
+    } else if !t.calls.is_empty() {
+        out.push_str("<h4>Model calls (ng_trajectory)</h4><ol class=\"calls\">");
+        for call in &t.calls {
+            let _ = write!(out, "<li>{}</li>", escape(&call.text()));
+        }
+        out.push_str("</ol>");
+    }
+    if !t.gaps.is_empty() {
+        let _ = write!(
+            out,
+            "<p class=\"gaps\">ng_trajectory gaps: {}</p>",
+            escape(&t.gaps.join(", "))
+        );
+    }
+}
+
 /// Each item in its reading form (`model_text`): messages and reasoning as safe Markdown,
-/// calls and outputs as indented JSON; reasoning collapsed; empty items left out.
-pub(crate) fn items(out: &mut String, items: &[Item]) {
-    for item in shown_items(items) {
+/// calls and outputs as indented JSON; reasoning collapsed; empty items left out; each item's
+/// note (generated tokens, tool timing) beside its label.
+pub(crate) fn items(out: &mut String, items: &[Item], notes: &[ItemNote]) {
+    for item in shown_items_noted(items, notes) {
         let body = match &item.body {
             Body::Markdown(html) if item.raw.len() <= MAX_TEXT => {
                 format!("<div class=\"md\">{html}</div>")
@@ -90,19 +128,25 @@ pub(crate) fn items(out: &mut String, items: &[Item]) {
             Body::Markdown(_) => format!("<pre>{}</pre>", escape(&cut(&item.raw))),
             Body::Code(code) => format!("<pre class=\"code\">{}</pre>", escape(&cut(code))),
         };
+        let head = match &item.note {
+            Some(note) => format!(
+                "{}<span class=\"note\"> · {}</span>",
+                escape(&item.head),
+                escape(note)
+            ),
+            None => escape(&item.head),
+        };
         if item.collapsed {
             let _ = write!(
                 out,
-                "<details class=\"item {}\"><summary class=\"role\">{}</summary>{body}</details>",
+                "<details class=\"item {}\"><summary class=\"role\">{head}</summary>{body}</details>",
                 item.kind,
-                escape(&item.head)
             );
         } else {
             let _ = write!(
                 out,
-                "<div class=\"item {}\"><div class=\"role\">{}</div>{body}</div>",
+                "<div class=\"item {}\"><div class=\"role\">{head}</div>{body}</div>",
                 item.kind,
-                escape(&item.head)
             );
         }
     }
@@ -117,4 +161,43 @@ fn cut(text: &str) -> std::borrow::Cow<'_, str> {
         end -= 1;
     }
     format!("{}… ({} more bytes)", &text[..end], text.len() - end).into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn turns_tokens_and_notes_in_the_report_escaped() {
+        let evil = "<script>alert(1)</script>";
+        let row = json!({"response": {"output": [
+                {"type": "message", "role": "assistant", "content": "hi", "generation_token_ids": [1, 2, 3]},
+                {"type": "function_call", "name": "f", "call_id": "c1", "arguments": "{}"}]},
+            "ng_trajectory": {"turns": [{"invocation_id": "root", "turn_no": 1, "step_count": 1,
+                    "answer": [{"type": "function_call", "name": "f", "call_id": "c1", "arguments": "{}"}],
+                    "model_calls": [{"model_call_id": "m1"}]}],
+                "model_calls": [{"model_call_id": "m1", "duration_ms": 250.0,
+                    "response_metadata": {"model": evil},
+                    "token_stats": {"prompt_tokens": 30, "completion_tokens": 7}}],
+                "tool_calls": [{"tool_call_id": "c1", "status": "failed", "error_type": evil, "duration_ms": 4.0, "output": "no"}],
+                "gaps": [{"code": evil}]}});
+        let mut out = String::new();
+        conversation(&mut out, &crate::conversation::conversation(&row));
+        assert!(!out.contains("<script>"), "{out}");
+        assert!(out.contains("<h4>Turns (ng_trajectory)</h4>"), "{out}");
+        assert!(
+            out.contains("Turn 1 of 1 · &lt;script&gt;alert(1)&lt;/script&gt; · 30 prompt + 7 completion tokens · 250 ms"),
+            "{out}"
+        );
+        assert!(
+            out.contains("<span class=\"note\"> · tool failed (&lt;script&gt;"),
+            "{out}"
+        );
+        assert!(
+            out.contains("<span class=\"note\"> · 3 tokens generated</span>"),
+            "{out}"
+        );
+        assert!(out.contains("ng_trajectory gaps: &lt;script&gt;"), "{out}");
+    }
 }

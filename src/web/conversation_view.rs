@@ -4,27 +4,28 @@
 //! long items collapsed, empty items left out; a toggle shows every item as written. Items a
 //! health flag points at (the loop's calls, an error output, the cut-off reply) are marked.
 
-use crate::conversation::Item;
+use crate::conversation::{Item, ItemNote};
 use crate::health::Flag;
 use crate::inspect::health::flag_label;
-use crate::model_text::{shown_items, Body, Shown};
+use crate::model_text::{shown_items_noted, Body, Shown};
 use leptos::prelude::*;
 
 /// Items longer than this (in characters) start collapsed, with their length.
 const LONG: usize = 1500;
 
 pub fn items_view(items: &[Item], as_written: Signal<bool>) -> impl IntoView {
-    marked_items_view(items, as_written, &[])
+    marked_items_view(items, &[], as_written, &[])
 }
 
-/// [`items_view`] with the items health flags point at marked: `marks` pairs an item's index
-/// with the flags it raised (`Flag::as_str`).
+/// [`items_view`] with each item's note (generated tokens, tool timing) beside its label and the
+/// items health flags point at marked: `marks` pairs an item's index with the flags it raised.
 pub fn marked_items_view(
     items: &[Item],
+    notes: &[ItemNote],
     as_written: Signal<bool>,
     marks: &[(usize, Vec<Flag>)],
 ) -> impl IntoView {
-    shown_items(items)
+    shown_items_noted(items, notes)
         .into_iter()
         .map(|item| {
             let flags = marks
@@ -46,6 +47,7 @@ fn item_view(item: Shown, as_written: Signal<bool>, flags: Vec<Flag>) -> impl In
         raw,
         collapsed,
         index: _,
+        note,
     } = item;
     let content = move || {
         if as_written.get() {
@@ -59,6 +61,9 @@ fn item_view(item: Shown, as_written: Signal<bool>, flags: Vec<Flag>) -> impl In
         }
     };
     let marked = !flags.is_empty();
+    let note = note.map(
+        |n| view! { <span class="item-note" data-testid="item-note">{format!(" · {n}")}</span> },
+    );
     let inner = if collapsed || n > LONG {
         let label = if n > LONG {
             format!("{head} ({n} characters — show all)")
@@ -66,16 +71,17 @@ fn item_view(item: Shown, as_written: Signal<bool>, flags: Vec<Flag>) -> impl In
             head
         };
         // A marked item starts open: it is the evidence.
-        view! { <details open=marked><summary>{label}</summary>{content}</details> }.into_any()
+        view! { <details open=marked><summary>{label}{note}</summary>{content}</details> }
+            .into_any()
     } else {
-        view! { <div class="label">{head}</div>{content} }.into_any()
+        view! { <div class="label">{head}{note}</div>{content} }.into_any()
     };
     let flag_names = flags
         .iter()
         .map(|f| f.as_str())
         .collect::<Vec<_>>()
         .join(" ");
-    let note = marked.then(|| {
+    let flag_note = marked.then(|| {
         let words = flags
             .iter()
             .map(|&f| flag_label(f))
@@ -85,6 +91,6 @@ fn item_view(item: Shown, as_written: Signal<bool>, flags: Vec<Flag>) -> impl In
     });
     let class = if marked { "item offending" } else { "item" };
     view! {
-        <div class=class data-testid="rollout-item" data-kind=kind data-flags=flag_names>{note}{inner}</div>
+        <div class=class data-testid="rollout-item" data-kind=kind data-flags=flag_names>{flag_note}{inner}</div>
     }
 }

@@ -1,11 +1,14 @@
 //! The Health page: what went wrong in the run the profile page loaded (health is computed in the
 //! same read). Per agent, each rate coloured by its threshold with the level in words, every
 //! non-zero cell a filter of the profile page's task table; the outcome buckets per agent; the
-//! worst rollouts (each opens on the profile page); upstream's `ng_trajectory` evidence. All
-//! text (agent names, reasons, gap codes) is laid out as text nodes, never HTML.
+//! worst rollouts (each opens on the profile page) with NeMo Gym's verdict beside each when its
+//! files came with the run; upstream's verdict files (counts per verdict and check id, its
+//! unhealthy rollouts) and `ng_trajectory` evidence. All text (agent names, reasons, check ids,
+//! gap codes) is laid out as text nodes, never HTML.
 
 use super::state::HealthLink;
 use crate::inspect::health::{rate_label, HealthFilter, HealthState, HealthView, RateCell};
+use crate::inspect::upstream::{verdict_level, UpstreamView};
 use crate::table::short_number;
 use leptos::prelude::*;
 
@@ -192,6 +195,7 @@ fn health_view(h: &HealthView, link: HealthLink, to_profile: Callback<()>) -> im
                 </table>
             </div>
             {worst}
+            {h.upstream.as_ref().map(|u| upstream_view(u, link, to_profile))}
             {trajectory}
         </section>
     }
@@ -237,6 +241,7 @@ fn rate_cell(c: &RateCell, agent: &str, link: HealthLink, to_profile: Callback<(
 }
 
 fn worst_view(h: &HealthView, link: HealthLink, to_profile: Callback<()>) -> impl IntoView {
+    let has_upstream = h.upstream.as_ref().is_some_and(|u| u.verdicts.is_some());
     (!h.worst.is_empty()).then(|| {
         let rows = h
             .worst
@@ -252,6 +257,10 @@ fn worst_view(h: &HealthView, link: HealthLink, to_profile: Callback<()>) -> imp
                         <td class="agents">{w.agent.clone()}</td>
                         <td>{w.reward.map_or("–".to_string(), short_number)}</td>
                         <td class="reason">{w.reason.clone()}</td>
+                        {has_upstream.then(|| match &w.upstream {
+                            Some(v) => view! { <td class=format!("reason verdict {}", v.level()) data-testid="health-worst-upstream" title=v.unobserved_text()>{v.short()}</td> }.into_any(),
+                            None => view! { <td class="reason" data-testid="health-worst-upstream">"–"</td> }.into_any(),
+                        })}
                     </tr>
                 }
             })
@@ -261,10 +270,90 @@ fn worst_view(h: &HealthView, link: HealthLink, to_profile: Callback<()>) -> imp
             <p class="muted">{format!("{} consistently unhealthy tasks (every repeat flagged, at least 2).", h.unhealthy_tasks)}</p>
             <div class="table-wrap">
                 <table data-testid="health-worst">
-                    <thead><tr><th>"rollout"</th><th class="text">"agent"</th><th>"reward"</th><th class="text">"why"</th></tr></thead>
+                    <thead><tr><th>"rollout"</th><th class="text">"agent"</th><th>"reward"</th><th class="text">"why"</th>{has_upstream.then(|| view! { <th class="text">"NeMo Gym's verdict"</th> })}</tr></thead>
                     <tbody>{rows}</tbody>
                 </table>
             </div>
         }
     })
+}
+
+/// A list of `(id, count)` as a two-column table (ids as code: opaque strings).
+fn counts_table(testid: &'static str, rows: &[(String, u64)]) -> impl IntoView {
+    let items = rows
+        .iter()
+        .map(|(k, n)| view! { <tr data-id=k.clone()><th scope="row"><code>{k.clone()}</code></th><td>{*n}</td></tr> })
+        .collect_view();
+    view! { <table class="fields" data-testid=testid>{items}</table> }
+}
+
+/// `healthy 3` `unhealthy 1` `unobserved 40`, each a badge in its verdict's colour.
+fn verdict_badges(rows: &[(String, u64)]) -> impl IntoView {
+    rows.iter()
+        .map(|(k, n)| {
+            view! { <span class=format!("badge verdict {}", verdict_level(k)) data-verdict=k.clone()>{format!("{k} {n}")}</span> }
+        })
+        .collect_view()
+}
+
+/// NeMo Gym's own verdict files: the run's verdict counts, findings per check id (those with
+/// none counted, not listed), its unhealthy rollouts (each opens on the profile page).
+fn upstream_view(u: &UpstreamView, link: HealthLink, to_profile: Callback<()>) -> impl IntoView {
+    let error = u.error.as_ref().map(|e| {
+        view! { <div class="status error" data-testid="health-upstream-error"><pre>{format!("NeMo Gym's verdict files could not be read (the rest of this page is unaffected): {e}")}</pre></div> }
+    });
+    let summary = u.summary.as_ref().map(|s| {
+        let (found, zero): (Vec<_>, Vec<_>) = s.issues.iter().cloned().partition(|(_, n)| *n > 0);
+        view! {
+            <h3>{format!("Run summary ({})", s.file)}</h3>
+            <p data-testid="health-upstream-verdicts">"Rollout verdicts: "{verdict_badges(&s.verdicts)}</p>
+            {(!found.is_empty()).then(|| view! { <p class="muted">"Findings per check:"</p>{counts_table("health-upstream-issues", &found)} })}
+            <p class="muted">{format!("checks without findings: {}{}", zero.len(), if s.ignored.is_empty() { String::new() } else { format!(" · ignored: {}", s.ignored.join(", ")) })}</p>
+            {(!s.task_flags.is_empty()).then(|| view! { <p class="muted">"Tasks flagged:"</p>{counts_table("health-upstream-task-flags", &s.task_flags)} })}
+        }
+    });
+    let verdicts = u.verdicts.as_ref().map(|v| {
+        let unhealthy = v
+            .unhealthy
+            .iter()
+            .map(|r| {
+                let label = r.label.clone();
+                let opener = match r.key {
+                    Some(key) => view! {
+                        <button class="rollout-link" data-testid="health-upstream-open" on:click=move |_| {
+                            link.open.set(Some(key));
+                            to_profile.run(());
+                        }>{label}</button>
+                    }
+                    .into_any(),
+                    None => view! { <span>{label}</span> }.into_any(),
+                };
+                view! { <tr data-testid="health-upstream-unhealthy-row"><td>{opener}</td><td class="reason"><code>{r.checks.clone()}</code></td></tr> }
+            })
+            .collect_view();
+        view! {
+            <h3>{format!("Rollout verdicts ({})", v.file)}</h3>
+            <p data-testid="health-upstream-rollouts">{format!("{} rollouts: ", v.rollouts)}{verdict_badges(&v.verdicts)}{format!(" · {} of the run's {} rollouts have a verdict", v.matched, v.run_rollouts)}</p>
+            {(!v.findings.is_empty()).then(|| view! { <p class="muted">"Rollouts with a finding, per check:"</p>{counts_table("health-upstream-findings", &v.findings)} })}
+            {(!v.unobserved.is_empty()).then(|| view! {
+                <details><summary>{format!("Rollouts a check could not observe ({} checks)", v.unobserved.len())}</summary>{counts_table("health-upstream-unobserved", &v.unobserved)}</details>
+            })}
+            {(!v.unhealthy.is_empty()).then(|| view! {
+                <p class="muted">{format!("Unhealthy rollouts (the first {}):", v.unhealthy.len())}</p>
+                <div class="table-wrap"><table data-testid="health-upstream-unhealthy">
+                    <thead><tr><th>"rollout"</th><th class="text">"checks with findings"</th></tr></thead>
+                    <tbody>{unhealthy}</tbody>
+                </table></div>
+            })}
+        }
+    });
+    view! {
+        <section data-testid="health-upstream">
+            <h2>"NeMo Gym's verdicts"</h2>
+            <p class="muted">"From NeMo Gym's own health files (quality_summary.json, rollout_verdicts.jsonl), shown as they are: check ids are NeMo Gym's, not gymscope's."</p>
+            {error}
+            {summary}
+            {verdicts}
+        </section>
+    }
 }

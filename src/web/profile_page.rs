@@ -5,7 +5,7 @@
 use super::download::DownloadLink;
 use super::file_pick::FilePick;
 use super::inspector::Inspector;
-use super::protocol::{Failure, Progress, Reply, Request};
+use super::protocol::{Failure, Progress, Reply, Request, UpstreamFiles};
 use super::worker_client::{start_page_worker, SharedWorker};
 use crate::inspect::detect::FileKind;
 use crate::inspect::intake::{Next, Slots};
@@ -70,6 +70,10 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
         else {
             return;
         };
+        let upstream = slots.with_untracked(|s| UpstreamFiles {
+            quality_summary: s.quality_summary.clone(),
+            rollout_verdicts: s.rollout_verdicts.clone(),
+        });
         let total = inputs.size() + rollouts.size();
         let options = ProfileOptions {
             allow_partial_rollouts: allow_partial.get_untracked(),
@@ -79,6 +83,7 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
                 inputs,
                 rollouts,
                 options,
+                upstream,
             },
             total,
         );

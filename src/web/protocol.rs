@@ -24,6 +24,9 @@ pub enum Request {
         #[serde(with = "preserve")]
         rollouts: File,
         options: ProfileOptions,
+        /// NeMo Gym's verdict files dropped with the run (shown on the Health page).
+        #[serde(default)]
+        upstream: UpstreamFiles,
     },
     /// Show an existing `*_reward_profiling.jsonl` (and `*_agent_metrics.json`).
     ProfileFiles {
@@ -64,6 +67,15 @@ pub enum Request {
     /// The comparison report of the last comparison (the bytes `gymscope compare --report`
     /// writes for the same files and options).
     CompareReport(ReportRequest),
+}
+
+/// NeMo Gym's `quality_summary.json` and `rollout_verdicts.jsonl`, when the page has them.
+#[derive(Default, Serialize, Deserialize)]
+pub struct UpstreamFiles {
+    #[serde(with = "optional", default)]
+    pub quality_summary: Option<File>,
+    #[serde(with = "optional", default)]
+    pub rollout_verdicts: Option<File>,
 }
 
 /// One side of a comparison, as the page has it.
@@ -212,6 +224,8 @@ pub struct JsColumns {
     point_flags: js_sys::Float64Array,
     #[serde(with = "preserve")]
     point_health_agent: js_sys::Float64Array,
+    #[serde(with = "preserve")]
+    point_verdict: js_sys::Float64Array,
 }
 
 impl From<&Columns> for JsColumns {
@@ -227,6 +241,7 @@ impl From<&Columns> for JsColumns {
             point_values: a(&c.point_values),
             point_flags: a(&c.point_flags),
             point_health_agent: a(&c.point_health_agent),
+            point_verdict: a(&c.point_verdict),
         }
     }
 }
@@ -243,6 +258,7 @@ impl From<&JsColumns> for Columns {
             point_values: c.point_values.to_vec(),
             point_flags: c.point_flags.to_vec(),
             point_health_agent: c.point_health_agent.to_vec(),
+            point_verdict: c.point_verdict.to_vec(),
         }
     }
 }

@@ -1,11 +1,14 @@
 //! One rollout, read again from the rollouts file by its byte span: the conversation (messages,
 //! reasoning, function calls with arguments, their outputs), then reward, usage and every other
 //! field; long text collapsed; the raw JSON one click away. Everything is text, never HTML.
-//! The rollout's health flags head it as badges, and the items they point at are marked.
+//! The rollout's health flags head it as badges, and the items they point at are marked; NeMo
+//! Gym's verdict of it too, when its verdict file came with the run. A row carrying
+//! `ng_trajectory` shows its turns first (each with its model calls' tokens and durations, tool
+//! calls with status and timing), `response.output` below it; items note their generated tokens.
 
 use super::conversation_view::{items_view, marked_items_view};
 use super::state::Selection;
-use crate::conversation::{conversation, Conversation};
+use crate::conversation::{conversation, Conversation, Trajectory};
 use crate::inspect::health::{badges, marks_by_item};
 use crate::inspect::run::RunView;
 use leptos::prelude::*;
@@ -32,6 +35,7 @@ pub fn RolloutView(
     let show_raw = RwSignal::new(false);
     let as_written_set = RwSignal::new(false);
     let r = run.clone();
+    let run_v = run.clone();
     Effect::new(move |_| {
         let Some(point) = sel.rollout.get() else {
             shown.set(None);
@@ -78,7 +82,6 @@ pub fn RolloutView(
             Err(e) => view! { <section data-testid="rollout-view"><p class="error">{e}</p></section> }.into_any(),
             Ok(s) => {
                 let c = s.conversation;
-                let _ = s.point;
                 let as_written = Signal::derive(move || as_written_set.get());
                 let pairs = |title: &'static str, rows: Vec<(String, String)>| {
                     (!rows.is_empty()).then(|| view! {
@@ -88,17 +91,41 @@ pub fn RolloutView(
                 };
                 let raw = s.raw;
                 let marks = s.signals.as_ref().map(marks_by_item).unwrap_or_default();
+                // gymscope's flags and NeMo Gym's verdict, one row of badges.
+                let verdict = run_v.point_verdict(s.point).map(|v| view! {
+                    <span class=format!("badge verdict {}", v.level()) data-testid="rollout-upstream-verdict"
+                        data-verdict=v.verdict.clone() title=v.unobserved_text()>{v.text()}</span>
+                });
                 let flags = s.signals.as_ref().map(|sig| {
                     let badges = badges(sig);
                     if badges.is_empty() {
-                        return view! { <p class="health-flags" data-testid="rollout-flags"><span class="badge ok">"no health flags"</span></p> }.into_any();
+                        return view! { <span class="badge ok">"no health flags"</span> }.into_any();
                     }
-                    let list = badges.into_iter().map(|(f, text)| view! {
+                    badges.into_iter().map(|(f, text)| view! {
                         <button class="badge flag" data-flag=f.as_str() title="show the item"
                             on:click=move |_| scroll_to_mark(f.as_str())>{text}</button>
-                    }).collect_view();
-                    view! { <p class="health-flags" data-testid="rollout-flags">{list}</p> }.into_any()
+                    }).collect_view().into_any()
                 });
+                let flags = (flags.is_some() || verdict.is_some()).then(|| view! {
+                    <p class="health-flags">
+                        {flags.map(|f| view! { <span data-testid="rollout-flags">{f}</span> })}
+                        {verdict}
+                    </p>
+                });
+                let output = marked_items_view(&c.output, &c.output_notes, as_written, &marks);
+                let response = if c.trajectory.as_ref().is_some_and(|t| !t.turns.is_empty()) {
+                    // The turns say it better; the recorded output stays one click away (open
+                    // when a flag points into it: it is the evidence).
+                    view! {
+                        <details class="recorded" open=!marks.is_empty() data-testid="rollout-recorded">
+                            <summary>"Response as recorded (response.output)"</summary>
+                            <div class="conversation">{output}</div>
+                        </details>
+                    }
+                    .into_any()
+                } else {
+                    view! { <h3>"Response"</h3><div class="conversation">{output}</div> }.into_any()
+                };
                 view! {
                     <section class="rollout" data-testid="rollout-view">
                         <h2 data-testid="rollout-title">{s.title}</h2>
@@ -109,8 +136,8 @@ pub fn RolloutView(
                             " show the text as written (no Markdown, no indenting)"</label>
                         <h3>"Prompt"</h3>
                         <div class="conversation">{items_view(&c.input, as_written)}</div>
-                        <h3>"Response"</h3>
-                        <div class="conversation">{marked_items_view(&c.output, as_written, &marks)}</div>
+                        {c.trajectory.as_ref().map(|t| trajectory_view(t, as_written))}
+                        {response}
                         {pairs("Usage", c.usage)}
                         {pairs("Fields", c.fields)}
                         <button data-testid="rollout-raw-toggle" on:click=move |_| show_raw.update(|v| *v = !*v)>
@@ -123,6 +150,44 @@ pub fn RolloutView(
             }
         })
     }
+}
+
+/// `ng_trajectory`: each turn headed by its model calls (tokens, duration), then its reasoning,
+/// answer and tool calls with their outputs; without turns, the model calls alone; gaps named.
+fn trajectory_view(t: &Trajectory, as_written: Signal<bool>) -> impl IntoView {
+    let calls_list = |calls: &[crate::conversation::ModelCall]| {
+        calls
+            .iter()
+            .map(|c| view! { <li data-testid="rollout-model-call">{c.text()}</li> })
+            .collect_view()
+    };
+    let turns = t
+        .turns
+        .iter()
+        .map(|turn| {
+            let steps = turn
+                .step_count
+                .map(|n| format!(" · {n} tool step{} so far", if n == 1 { "" } else { "s" }));
+            view! {
+                <div class="turn" data-testid="rollout-turn">
+                    <div class="turn-head">{turn.label.clone()}<span class="muted">{steps}</span></div>
+                    <ul class="turn-calls">{calls_list(&turn.calls)}</ul>
+                    <div class="conversation">{marked_items_view(&turn.items, &turn.notes, as_written, &[])}</div>
+                </div>
+            }
+        })
+        .collect_view();
+    let body = if t.turns.is_empty() {
+        (!t.calls.is_empty())
+            .then(|| view! { <h3>"Model calls (ng_trajectory)"</h3><ol class="turn-calls">{calls_list(&t.calls)}</ol> })
+            .into_any()
+    } else {
+        view! { <h3>"Turns (ng_trajectory)"</h3>{turns} }.into_any()
+    };
+    let gaps = (!t.gaps.is_empty()).then(|| {
+        view! { <p class="muted" data-testid="rollout-trajectory-gaps">{format!("ng_trajectory gaps: {}", t.gaps.join(", "))}</p> }
+    });
+    view! { <section data-testid="rollout-trajectory">{body}{gaps}</section> }
 }
 
 /// Scrolls to the first item marked with `flag` (a badge's evidence).

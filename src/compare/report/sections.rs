@@ -160,7 +160,7 @@ fn side(out: &mut String, label: &str, run: &str, convs: &SideConversations) {
             out.push_str("</div></details>");
         } else {
             out.push_str("<p class=\"note\">From a profiling file: the prompt only (the answers are not in that file).</p><div class=\"conv\">");
-            write_items(out, &c.input);
+            write_items(out, &c.input, &[]);
             out.push_str("</div>");
         }
     }

@@ -35,7 +35,8 @@ fn handle(request: Request) -> Result<Reply, Failure> {
             inputs,
             rollouts,
             options,
-        } => profile_job::run(&inputs, &rollouts, options),
+            upstream,
+        } => profile_job::run(&inputs, &rollouts, options, &upstream),
         Request::ProfileFiles { profiling, metrics } => {
             profile_job::run_files(&profiling, metrics.as_ref())
         }

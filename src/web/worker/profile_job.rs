@@ -2,13 +2,15 @@
 //! files as Blobs, and the inspector's view; or existing profile files shown directly. The run
 //! shown last is kept for a later report request.
 
-use super::super::protocol::{Download, Failure, JsColumns, Profiled, Reply};
+use super::super::protocol::{Download, Failure, JsColumns, Profiled, Reply, UpstreamFiles};
 use super::io::{feed, post_progress, read_all, BlobWriter, SpanReader, WINDOW};
 use crate::chunks::Flow;
 use crate::error::ProfileError;
+use crate::health::upstream::Upstream;
 use crate::health::{HealthBuilder, HealthError, HealthReport};
 use crate::inspect::health::{attach, HealthState, PointSignals};
 use crate::inspect::model::{self, Columns, InspectView};
+use crate::inspect::upstream::{self, VerdictIndex, VerdictReader};
 use crate::names;
 use crate::profile::{Profile, ProfileBuilder, ProfileOptions};
 use crate::render;
@@ -50,7 +52,12 @@ pub fn source(file: &File) -> Source {
     }
 }
 
-pub fn run(inputs: &File, rollouts: &File, options: ProfileOptions) -> Result<Reply, Failure> {
+pub fn run(
+    inputs: &File,
+    rollouts: &File,
+    options: ProfileOptions,
+    upstream_files: &UpstreamFiles,
+) -> Result<Reply, Failure> {
     let mut builder = ProfileBuilder::new(inputs.name(), rollouts.name());
     // Rollout health in the same read; a row it cannot read costs the Health page, not the profile.
     let mut health = Ok(HealthBuilder::new(&rollouts.name(), DEFAULT_THRESHOLD));
@@ -95,8 +102,18 @@ pub fn run(inputs: &File, rollouts: &File, options: ProfileOptions) -> Result<Re
         .collect();
     let (mut view, mut cols) = model::build(&profile, &inputs.name(), &rollouts.name(), &snippets);
     let health = match health {
-        Ok((report, points)) => {
+        Ok((mut report, points)) => {
             attach(&mut view, &mut cols, &report, &points);
+            match read_upstream(upstream_files) {
+                Ok(None) => {}
+                Ok(Some((found, index))) => {
+                    upstream::attach(&mut view, &mut cols, &found, index.as_ref());
+                    // The exported report's Health section shows them, as `gymscope report`
+                    // does with the files beside the rollouts.
+                    report.upstream = Some(found);
+                }
+                Err(e) => upstream::attach_error(&mut view, e.to_string()),
+            }
             Some(Box::new(report))
         }
         Err(e) => {
@@ -150,6 +167,46 @@ pub fn run_files(profiling: &File, metrics: Option<&File>) -> Result<Reply, Fail
     let (view, cols) = model::from_report_input(&input);
     SHOWN.with(|s| *s.borrow_mut() = Some(Shown::Files(input)));
     Ok(profiled(view, &cols, Vec::new()))
+}
+
+/// NeMo Gym's verdict files, when the page has them: their counts and each rollout's verdict.
+fn read_upstream(
+    files: &UpstreamFiles,
+) -> Result<Option<(Upstream, Option<VerdictIndex>)>, HealthError> {
+    let fail = |file: &File, message: String| HealthError {
+        file: file.name(),
+        line: 0,
+        message,
+        too_long: false,
+    };
+    let mut found = Upstream::default();
+    if let Some(f) = &files.quality_summary {
+        let bytes = read_all(f).map_err(|e| fail(f, e))?;
+        found.quality_summary = Some(crate::health::upstream::quality_summary(&f.name(), &bytes)?);
+    }
+    let mut index = None;
+    if let Some(f) = &files.rollout_verdicts {
+        let mut reader = VerdictReader::new(&f.name());
+        let mut failed = None;
+        feed::<String>(f, |chunk, _| match reader.push(chunk) {
+            Ok(()) => Ok(Flow::Continue),
+            Err(e) => {
+                failed = Some(e);
+                Ok(Flow::Stop)
+            }
+        })
+        .map_err(|e| fail(f, e))?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        let (verdicts, i) = reader.finish()?;
+        found.rollout_verdicts = Some(verdicts);
+        index = Some(i);
+    }
+    Ok(
+        (found.quality_summary.is_some() || found.rollout_verdicts.is_some())
+            .then_some((found, index)),
+    )
 }
 
 /// Feeds the health builder while it has not failed (its first error is kept).

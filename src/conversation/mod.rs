@@ -1,9 +1,16 @@
 //! A rollout row as a readable conversation: the prompt (`responses_create_params.input`) and
 //! the model's answer (`response.output`) as messages, reasoning, function calls and their
-//! outputs; then reward, usage and every other field. Plain text only: whoever shows it escapes it
+//! outputs; then reward, usage and every other field. What the data says about an item beyond
+//! its text goes in its [`ItemNote`] (generated tokens, a tool call's timing), and a row carrying
+//! `ng_trajectory` gets its turns with their model calls' tokens ([`trajectory`]). Plain text only: whoever shows it escapes it
 //! (the web app through its text nodes, the HTML report through `report::escape`).
 
 use serde_json::Value;
+
+mod trajectory;
+pub use trajectory::{
+    generated_tokens, ItemNote, ModelCall, TokenStats, ToolTiming, Trajectory, Turn,
+};
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Item {
@@ -40,6 +47,12 @@ pub struct Conversation {
     pub usage: Vec<(String, String)>,
     /// Every other top-level field (verifier results, metadata), as JSON text.
     pub fields: Vec<(String, String)>,
+    /// One note per `output` item (empty when no item has anything to note).
+    #[serde(default)]
+    pub output_notes: Vec<ItemNote>,
+    /// The row's `ng_trajectory`, read for the view.
+    #[serde(default)]
+    pub trajectory: Option<Trajectory>,
 }
 
 /// Reads a rollout (or materialized input) row.
@@ -64,8 +77,23 @@ pub fn conversation(row: &Value) -> Conversation {
         _ => {}
     }
     let response = row.get("response");
+    c.trajectory = trajectory::trajectory(row.get("ng_trajectory"));
     if let Some(Value::Array(items)) = response.and_then(|r| r.get("output")) {
         c.output.extend(items.iter().map(item));
+        let notes: Vec<ItemNote> = items
+            .iter()
+            .zip(&c.output)
+            .map(|(raw, shown)| ItemNote {
+                generated_tokens: generated_tokens(raw),
+                tool: match (shown, &c.trajectory) {
+                    (Item::FunctionCall { call_id, .. }, Some(t)) => t.tool(call_id).cloned(),
+                    _ => None,
+                },
+            })
+            .collect();
+        if notes.iter().any(|n| *n != ItemNote::default()) {
+            c.output_notes = notes;
+        }
     }
     c.reward = row.get("reward").map(compact);
     if let Some(Value::Object(usage)) = response.and_then(|r| r.get("usage")) {
@@ -179,6 +207,35 @@ pub fn item(v: &Value) -> Item {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn output_items_note_generated_tokens_and_tool_timings() {
+        let row: Value = serde_json::from_str(
+            r#"{"response":{"output":[
+                {"type":"message","role":"assistant","content":"hi","generation_token_ids":[1,2,3,4],"prompt_token_ids":[9],"generation_log_probs":[0,0,0,0]},
+                {"type":"function_call","name":"f","call_id":"c1","arguments":"{}","generation_token_ids":[]},
+                {"type":"function_call_output","call_id":"c1","output":"ok"}]},
+              "ng_trajectory":{"turns":[],"model_calls":[],"tool_calls":[{"tool_call_id":"c1","status":"completed","duration_ms":12.0}],"gaps":[]}}"#,
+        )
+        .unwrap();
+        let c = conversation(&row);
+        let texts: Vec<Option<String>> = c.output_notes.iter().map(ItemNote::text).collect();
+        assert_eq!(
+            texts,
+            [
+                Some("4 tokens generated".to_string()),
+                Some("tool completed · 12 ms".to_string()),
+                None
+            ]
+        );
+        // Nothing to note: no notes at all.
+        let row: Value =
+            serde_json::from_str(r#"{"response":{"output":[{"type":"message","content":"x"}]}}"#)
+                .unwrap();
+        let c = conversation(&row);
+        assert!(c.output_notes.is_empty());
+        assert!(c.trajectory.is_none());
+    }
 
     #[test]
     fn reads_prompt_answer_and_fields() {
