@@ -2,6 +2,7 @@
 //! row parsed once), optionally the materialized inputs (what was expected) and the failures
 //! file, then [`HealthBuilder::finish`]. Keeps one small record per rollout, never its text.
 
+use super::fast::Reader;
 use super::row::{self, Row};
 use super::signals::{signals, Signals};
 use super::summary::TrajectoryEvidence;
@@ -62,6 +63,7 @@ pub struct HealthBuilder {
     pub(super) failure_classes: Option<BTreeMap<String, u64>>,
     pub(super) failure_keys: HashSet<(i64, i64)>,
     pub(super) trajectory: TrajectoryEvidence,
+    reader: Reader,
 }
 
 impl HealthBuilder {
@@ -83,6 +85,7 @@ impl HealthBuilder {
             failure_classes: None,
             failure_keys: HashSet::new(),
             trajectory: TrajectoryEvidence::default(),
+            reader: Reader::Skim,
         }
     }
 
@@ -90,6 +93,15 @@ impl HealthBuilder {
     pub fn with_max_line_bytes(mut self, max: u64) -> HealthBuilder {
         self.max_line = max;
         self.rollouts.splitter = LineSplitter::with_max_line_bytes(max);
+        self
+    }
+
+    /// Reads every row with serde alone, never by skimming: the reference the skimming reader is
+    /// tested against (it must give the same report).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn serde_reader(mut self) -> HealthBuilder {
+        self.reader = Reader::Serde;
         self
     }
 
@@ -105,7 +117,7 @@ impl HealthBuilder {
     /// Feeds one complete line of the rollouts file (1-based `line` number, no newline): for a
     /// caller that already splits the file into lines.
     pub fn rollout_line(&mut self, line: u64, bytes: &[u8]) -> Result<(), HealthError> {
-        self.record_rollout(line, read_rollout(bytes))
+        self.record_rollout(line, read_rollout_by(bytes, self.reader))
     }
 
     /// Records a rollout line read by [`read_rollout`] (perhaps on another thread); lines must
@@ -292,10 +304,14 @@ pub struct RolloutRead {
 /// Reads one rollout line: `None` for a blank line; the error says what is wrong with the row
 /// (the recorder names the file and line).
 pub fn read_rollout(bytes: &[u8]) -> Result<Option<RolloutRead>, String> {
+    read_rollout_by(bytes, Reader::Skim)
+}
+
+fn read_rollout_by(bytes: &[u8], reader: Reader) -> Result<Option<RolloutRead>, String> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
-    let row: Row = parse(bytes)?;
+    let row = read_row(bytes, reader)?;
     let key = |field: &str, v: Option<&serde_json::Value>| match row::index(v) {
         Ok(Some(i)) => Ok(i),
         Ok(None) => Err(format!("field `{field}` is missing")),
@@ -305,7 +321,7 @@ pub fn read_rollout(bytes: &[u8]) -> Result<Option<RolloutRead>, String> {
     let rollout = key("_ng_rollout_index", row.rollout.as_ref())?;
     let trajectory = row.ng_trajectory.map(|raw| {
         let mut evidence = TrajectoryEvidence::default();
-        evidence.add(raw);
+        evidence.add(raw.0);
         evidence
     });
     Ok(Some(RolloutRead {
@@ -316,7 +332,7 @@ pub fn read_rollout(bytes: &[u8]) -> Result<Option<RolloutRead>, String> {
             .and_then(|a| a.name.as_deref())
             .map(str::to_string),
         reward: row::reward(row.reward.as_ref()),
-        signals: signals(row.response.as_ref()),
+        signals: signals(row.response.as_ref(), reader),
         trajectory,
     }))
 }
@@ -352,8 +368,19 @@ fn agent_name(row: &KeyRow) -> Option<String> {
 /// The signals of one rollout row (a rollout view reading a single line); the error says what
 /// is wrong with the row (the caller names the file and line).
 pub fn row_signals(line: &[u8]) -> Result<Signals, String> {
-    let row: Row = parse(line)?;
-    Ok(signals(row.response.as_ref()))
+    let row = read_row(line, Reader::Skim)?;
+    Ok(signals(row.response.as_ref(), Reader::Skim))
+}
+
+/// A rollout row: by skimming when the reader is sure (`fast`), else by serde.
+fn read_row(bytes: &[u8], reader: Reader) -> Result<Row<'_>, String> {
+    let text = simdutf8::basic::from_utf8(bytes)
+        .ok()
+        .filter(|_| reader.skims());
+    match text.and_then(super::fast::read_row) {
+        Some(row) => Ok(row),
+        None => parse(bytes),
+    }
 }
 
 /// A row as `T`: only a JSON object (serde would take a list for a struct too); the message of
