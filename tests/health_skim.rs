@@ -19,7 +19,7 @@ type Outcome = (
 
 /// Health of `rollouts` (with its materialized inputs when given), in small chunks so that lines
 /// straddle them.
-fn health(rollouts: &Path, inputs: Option<&Path>, serde: bool) -> Outcome {
+fn health(rollouts: &Path, inputs: Option<&Path>, failures: Option<&Path>, serde: bool) -> Outcome {
     let mut b = HealthBuilder::new("rollouts", 1.0);
     if serde {
         b = b.serde_reader();
@@ -28,6 +28,11 @@ fn health(rollouts: &Path, inputs: Option<&Path>, serde: bool) -> Outcome {
     if let Some(inputs) = inputs {
         for chunk in std::fs::read(inputs).unwrap().chunks(4096) {
             fed = fed.and_then(|()| b.push_inputs("inputs", chunk));
+        }
+    }
+    if let Some(failures) = failures {
+        for chunk in std::fs::read(failures).unwrap().chunks(4096) {
+            fed = fed.and_then(|()| b.push_failures("failures", chunk));
         }
     }
     for chunk in std::fs::read(rollouts).unwrap().chunks(4096) {
@@ -47,8 +52,12 @@ fn health(rollouts: &Path, inputs: Option<&Path>, serde: bool) -> Outcome {
 }
 
 fn assert_same(rollouts: &Path, inputs: Option<&Path>) -> bool {
-    let skim = health(rollouts, inputs, false);
-    let serde = health(rollouts, inputs, true);
+    assert_same_with(rollouts, inputs, None)
+}
+
+fn assert_same_with(rollouts: &Path, inputs: Option<&Path>, failures: Option<&Path>) -> bool {
+    let skim = health(rollouts, inputs, failures, false);
+    let serde = health(rollouts, inputs, failures, true);
     assert_eq!(skim, serde, "{}", rollouts.display());
     skim.0.is_ok()
 }
@@ -91,7 +100,7 @@ fn a_generated_agentic_run_gives_the_serde_report_alone_and_beside_the_profile()
     let dir = tempfile::tempdir().unwrap();
     let (inputs, rollouts) = gen_run::generate_agentic(dir.path(), "agentic", 60, 4, 4500);
     assert!(assert_same(&rollouts, Some(&inputs)));
-    let serde = health(&rollouts, Some(&inputs), true).0;
+    let serde = health(&rollouts, Some(&inputs), None, true).0;
     let health = Some(HealthBuilder::new("rollouts", 1.0));
     let (_, same_read) = read_run(&inputs, &rollouts, u64::MAX, health, |_| {}).unwrap();
     assert_eq!(same_read.unwrap().unwrap(), serde.unwrap());
@@ -176,7 +185,27 @@ fn edge_rows_give_the_serde_report() {
         std::fs::write(&path, lines.join("\n")).unwrap();
         path
     };
-    assert!(assert_same(&write("edge.jsonl", &lines), None));
+    let failures = [
+        r#"{"_ng_task_index":9,"_ng_rollout_index":0,"_ng_failure_class":"judge_failed","agent_ref":{"name":"a\"b"}}"#,
+        r#"{"_ng_task_index":9,"_ng_rollout_index":1,"_ng_failure_class":null}"#,
+        r#"{"_ng_task_index":9,"_ng_rollout_index":2,"_ng_failure_class":{"k":[1]}}"#,
+        r#"{"\u005fng_task_index":9,"_ng_rollout_index":3}"#,
+    ]
+    .map(str::to_string);
+    let inputs: Vec<String> = (0..8)
+        .flat_map(|t| (0..3).map(move |r| json!({"_ng_task_index": t, "_ng_rollout_index": r, "agent_ref": {"name": format!("agent \"{}\"", t % 2)}, "x": "é\\u00e9"}).to_string()))
+        .collect();
+    let (edge, inputs, failures) = (
+        write("edge.jsonl", &lines),
+        write("edge_materialized_inputs.jsonl", &inputs),
+        write("failures.jsonl", &failures),
+    );
+    assert!(assert_same_with(&edge, Some(&inputs), Some(&failures)));
+    let bad_failures = write(
+        "bad_failures.jsonl",
+        &[r#"{"_ng_task_index":1,"_ng_task_index":2,"_ng_rollout_index":0}"#.to_string()],
+    );
+    assert!(!assert_same_with(&edge, Some(&inputs), Some(&bad_failures)));
     for bad in [
         base.replacen("\"reward\":", "\"reward\":2,\"reward\":", 1),
         base.replacen("\"response\":{", "\"response\":{\"output\":[],", 1),

@@ -3,7 +3,7 @@
 //! file, then [`HealthBuilder::finish`]. Keeps one small record per rollout, never its text.
 
 use super::fast::Reader;
-use super::row::{self, Row};
+use super::row::{self, KeyRow, Row};
 use super::signals::{signals, Signals};
 use super::summary::TrajectoryEvidence;
 use super::HealthReport;
@@ -224,6 +224,7 @@ impl HealthBuilder {
     /// (`_ng_task_index`, `_ng_rollout_index`, `agent_ref.name`). Feed the inputs before the
     /// rollouts: a rollout row without `agent_ref` takes its input row's agent.
     pub fn push_inputs(&mut self, name: &str, chunk: &[u8]) -> Result<(), HealthError> {
+        let reader = self.reader;
         let mut feed = self
             .inputs
             .take()
@@ -232,7 +233,7 @@ impl HealthBuilder {
         let (file, mut expected) = (feed.name.clone(), std::mem::take(expected));
         let mut agents = Vec::new();
         let r = feed.splitter.push(chunk, |span, line| {
-            input_line(&file, span.line, line, &mut expected, &mut agents)
+            input_line(&file, span.line, line, &mut expected, &mut agents, reader)
         });
         for (key, agent) in agents {
             let id = self.agent_id(agent.as_deref());
@@ -245,6 +246,7 @@ impl HealthBuilder {
 
     /// Feeds a chunk of the run's `*_failures.jsonl` (rows by `_ng_failure_class`).
     pub fn push_failures(&mut self, name: &str, chunk: &[u8]) -> Result<(), HealthError> {
+        let reader = self.reader;
         let mut feed = self
             .failures
             .take()
@@ -253,7 +255,7 @@ impl HealthBuilder {
         let classes = self.failure_classes.get_or_insert_with(BTreeMap::new);
         let keys = &mut self.failure_keys;
         let r = feed.splitter.push(chunk, |span, line| {
-            failure_line(&file, span.line, line, classes, keys)
+            failure_line(&file, span.line, line, classes, keys, reader)
         });
         self.failures = Some(feed);
         r.map_err(|e| split_error(&file, e))
@@ -268,12 +270,20 @@ impl HealthBuilder {
 
     /// Ends the files fed in chunks (their last lines without a newline) and summarizes.
     pub fn finish(mut self) -> Result<HealthReport, HealthError> {
+        let reader = self.reader;
         self.end_rollouts()?;
         if let Some(mut feed) = self.inputs.take() {
             let mut expected = self.expected.take().unwrap_or_default();
             let mut agents = Vec::new();
             feed.splitter.finish(|span, line| {
-                input_line(&feed.name, span.line, line, &mut expected, &mut agents)
+                input_line(
+                    &feed.name,
+                    span.line,
+                    line,
+                    &mut expected,
+                    &mut agents,
+                    reader,
+                )
             })?;
             for (key, agent) in agents {
                 let id = self.agent_id(agent.as_deref());
@@ -284,8 +294,9 @@ impl HealthBuilder {
         if let Some(mut feed) = self.failures.take() {
             let classes = self.failure_classes.get_or_insert_with(BTreeMap::new);
             let keys = &mut self.failure_keys;
-            feed.splitter
-                .finish(|span, line| failure_line(&feed.name, span.line, line, classes, keys))?;
+            feed.splitter.finish(|span, line| {
+                failure_line(&feed.name, span.line, line, classes, keys, reader)
+            })?;
         }
         Ok(super::aggregate::summarize(&self, &self.rollouts.name))
     }
@@ -346,7 +357,7 @@ pub struct InputRead {
 /// Reads one materialized-inputs line (`None` for a blank line), for
 /// [`HealthBuilder::record_input`].
 pub fn read_input(bytes: &[u8]) -> Result<Option<InputRead>, String> {
-    let Some(row) = read_key_row(bytes)? else {
+    let Some(row) = read_key_row(bytes, Reader::Skim)? else {
         return Ok(None);
     };
     Ok(Some(InputRead {
@@ -357,7 +368,7 @@ pub fn read_input(bytes: &[u8]) -> Result<Option<InputRead>, String> {
 
 fn agent_name(row: &KeyRow) -> Option<String> {
     row.agent_ref.and_then(|raw| {
-        serde_json::from_str::<serde_json::Value>(raw.get())
+        serde_json::from_str::<serde_json::Value>(raw.0)
             .ok()?
             .get("name")?
             .as_str()
@@ -404,20 +415,13 @@ fn split_error(file: &str, e: SplitError<HealthError>) -> HealthError {
     })
 }
 
-#[derive(serde::Deserialize)]
-struct KeyRow<'a> {
-    #[serde(rename = "_ng_task_index", default)]
-    task: Option<serde_json::Value>,
-    #[serde(rename = "_ng_rollout_index", default)]
-    rollout: Option<serde_json::Value>,
-    #[serde(borrow, default)]
-    agent_ref: Option<&'a serde_json::value::RawValue>,
-    #[serde(rename = "_ng_failure_class", default)]
-    class: Option<serde_json::Value>,
-}
-
-fn key_row<'a>(file: &str, line: u64, bytes: &'a [u8]) -> Result<Option<KeyRow<'a>>, HealthError> {
-    read_key_row(bytes).map_err(|message| HealthError {
+fn key_row<'a>(
+    file: &str,
+    line: u64,
+    bytes: &'a [u8],
+    reader: Reader,
+) -> Result<Option<KeyRow<'a>>, HealthError> {
+    read_key_row(bytes, reader).map_err(|message| HealthError {
         file: file.to_string(),
         line,
         message,
@@ -425,11 +429,17 @@ fn key_row<'a>(file: &str, line: u64, bytes: &'a [u8]) -> Result<Option<KeyRow<'
     })
 }
 
-fn read_key_row(bytes: &[u8]) -> Result<Option<KeyRow<'_>>, String> {
+fn read_key_row(bytes: &[u8], reader: Reader) -> Result<Option<KeyRow<'_>>, String> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
-    let row: KeyRow = parse(bytes)?;
+    let text = simdutf8::basic::from_utf8(bytes)
+        .ok()
+        .filter(|_| reader.skims());
+    let row = match text.and_then(super::fast::read_key_row) {
+        Some(row) => row,
+        None => parse(bytes)?,
+    };
     for (field, v) in [
         ("_ng_task_index", &row.task),
         ("_ng_rollout_index", &row.rollout),
@@ -455,8 +465,9 @@ fn input_line(
     bytes: &[u8],
     expected: &mut HashMap<(i64, i64), u32>,
     agents: &mut Vec<((i64, i64), Option<String>)>,
+    reader: Reader,
 ) -> Result<(), HealthError> {
-    let Some(row) = key_row(file, line, bytes)? else {
+    let Some(row) = key_row(file, line, bytes, reader)? else {
         return Ok(());
     };
     let agent = agent_name(&row);
@@ -472,8 +483,9 @@ fn failure_line(
     bytes: &[u8],
     classes: &mut BTreeMap<String, u64>,
     keys: &mut HashSet<(i64, i64)>,
+    reader: Reader,
 ) -> Result<(), HealthError> {
-    let Some(row) = key_row(file, line, bytes)? else {
+    let Some(row) = key_row(file, line, bytes, reader)? else {
         return Ok(());
     };
     let class = match &row.class {

@@ -8,7 +8,7 @@
 //! Measured on agent rollouts: serde's borrowed `Row` validated every skipped string through its
 //! scratch buffer and allocated each escaped name; this reads the same row at `skim` speed.
 
-use super::row::{AgentRef, IncompleteDetails, Item, Raw, Response, Row, Usage};
+use super::row::{AgentRef, IncompleteDetails, Item, KeyRow, Raw, Response, Row, Usage};
 use crate::skim;
 use std::borrow::Cow;
 
@@ -59,6 +59,35 @@ pub(super) fn read_row(text: &str) -> Option<Row<'_>> {
                 row.agent_ref = seen.once(3, agent)?;
             }
             "ng_trajectory" => row.ng_trajectory = seen.once(5, raw(value))?,
+            _ => {}
+        }
+        Some(end)
+    })?;
+    (skim::skip_ws(line, end) == line.len()).then_some(row)
+}
+
+/// Reads `text` (one line of the materialized inputs or the failures file, valid UTF-8) as
+/// serde would read a [`KeyRow`], or `None` when unsure.
+pub(super) fn read_key_row(text: &str) -> Option<KeyRow<'_>> {
+    let line = text.as_bytes();
+    if skim::has_control_bytes(line) {
+        return None;
+    }
+    let mut row = KeyRow {
+        task: None,
+        rollout: None,
+        agent_ref: None,
+        class: None,
+    };
+    let mut seen = Seen::default();
+    let end = members(text, skim::skip_ws(line, 0), |name, at| {
+        let end = skim::value_end(line, at)?;
+        let value = &text[at..end];
+        match name {
+            "_ng_task_index" => row.task = seen.once(0, small(value)?)?,
+            "_ng_rollout_index" => row.rollout = seen.once(1, small(value)?)?,
+            "agent_ref" => row.agent_ref = seen.once(2, raw(value))?,
+            "_ng_failure_class" => row.class = seen.once(3, small(value)?)?,
             _ => {}
         }
         Some(end)

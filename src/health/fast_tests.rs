@@ -147,3 +147,26 @@ fn values_read_by_skimming_match_the_value_readings() {
         );
     }
 }
+
+#[test]
+fn key_rows_read_as_serde_does() {
+    let taken = [
+        r#"{"_ng_task_index":1,"_ng_rollout_index":2,"agent_ref":{"name":"a\"b"},"responses_create_params":{"input":"\u00e9"}}"#,
+        r#"{"_ng_task_index":1.5,"_ng_rollout_index":null,"agent_ref":null,"_ng_failure_class":{"a":[1]}}"#,
+        r#"{"_ng_failure_class":"judge_failed","x":1,"x":2}"#,
+    ];
+    for line in taken {
+        let fast = fast::read_key_row(line).unwrap();
+        let serde: super::row::KeyRow = serde_json::from_str(line).unwrap();
+        assert_eq!(fast, serde, "{line}");
+    }
+    let refused = [
+        r#"{"_ng_task_index":1,"_ng_task_index":2}"#,
+        r#"{"\u0061gent_ref":{}}"#,
+        "{\"a\":\t1}",
+        r"[1, 2]",
+    ];
+    for line in refused {
+        assert!(fast::read_key_row(line).is_none(), "{line}");
+    }
+}

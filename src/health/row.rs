@@ -104,6 +104,20 @@ pub(super) struct ReasoningDetails {
     pub reasoning_tokens: Option<f64>,
 }
 
+/// A row of the materialized inputs or the failures file: the rollout key, the agent, the
+/// failure class.
+#[derive(Deserialize, Debug, PartialEq)]
+pub(super) struct KeyRow<'a> {
+    #[serde(rename = "_ng_task_index", default)]
+    pub task: Option<serde_json::Value>,
+    #[serde(rename = "_ng_rollout_index", default)]
+    pub rollout: Option<serde_json::Value>,
+    #[serde(borrow, default)]
+    pub agent_ref: Option<Raw<'a>>,
+    #[serde(rename = "_ng_failure_class", default)]
+    pub class: Option<serde_json::Value>,
+}
+
 /// The part of `ng_trajectory` shown beside the behavioural signals (read leniently: a
 /// trajectory that does not have this shape is counted as unreadable, not an error).
 #[derive(Deserialize)]
