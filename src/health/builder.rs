@@ -54,7 +54,9 @@ pub struct HealthBuilder {
     failures: Option<Feed>,
     max_line: u64,
     pub(super) agents: Vec<Option<String>>,
-    agent_ids: HashMap<Option<String>, u32>,
+    /// Ids of named agents; the unnamed agent's apart (a lookup by `&str`, no copy per row).
+    agent_ids: HashMap<String, u32>,
+    unnamed_agent: Option<u32>,
     pub(super) recs: Vec<Rec>,
     seen: HashSet<(i64, i64)>,
     pub(super) duplicates: u64,
@@ -78,6 +80,7 @@ impl HealthBuilder {
             max_line,
             agents: Vec::new(),
             agent_ids: HashMap::new(),
+            unnamed_agent: None,
             recs: Vec::new(),
             seen: HashSet::new(),
             duplicates: 0,
@@ -210,13 +213,21 @@ impl HealthBuilder {
     }
 
     fn agent_id(&mut self, name: Option<&str>) -> u32 {
-        let key = name.map(str::to_string);
-        if let Some(&id) = self.agent_ids.get(&key) {
+        let known = match name {
+            Some(name) => self.agent_ids.get(name).copied(),
+            None => self.unnamed_agent,
+        };
+        if let Some(id) = known {
             return id;
         }
         let id = self.agents.len() as u32;
-        self.agents.push(key.clone());
-        self.agent_ids.insert(key, id);
+        self.agents.push(name.map(str::to_string));
+        match name {
+            Some(name) => {
+                self.agent_ids.insert(name.to_string(), id);
+            }
+            None => self.unnamed_agent = Some(id),
+        }
         id
     }
 

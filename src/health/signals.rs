@@ -220,10 +220,13 @@ fn tools(items: &[Item], s: &mut Signals, reader: Reader) {
             }
         }
     }
-    let mut signatures: HashMap<(String, String), u32> = HashMap::new();
-    let mut previous: Option<(String, String)> = None;
+    // Each signature (name, canonical arguments) once, with how often it occurred; the previous
+    // call and the loop's signature as indices into `counts` (no copies per call).
+    let mut signatures: HashMap<(&str, String), usize> = HashMap::new();
+    let mut counts: Vec<u32> = Vec::new();
+    let mut previous: Option<usize> = None;
     // The loop's signature, and how often it occurred.
-    let mut loop_call: Option<((String, String), u32)> = None;
+    let mut loop_call: Option<(usize, u32)> = None;
     for (at, item) in items
         .iter()
         .enumerate()
@@ -243,31 +246,32 @@ fn tools(items: &[Item], s: &mut Signals, reader: Reader) {
             s.dangling_calls += 1;
             s.mark(at, Flag::DanglingCall);
         }
-        let name = item.name.as_deref().unwrap_or("").to_string();
-        let signature = (name, canonical);
-        let count = signatures.entry(signature.clone()).or_insert(0);
-        *count += 1;
-        let twice_in_a_row = previous.as_ref() == Some(&signature);
-        if *count >= 3 || twice_in_a_row {
-            let times = *count;
-            if loop_call.as_ref().is_none_or(|(_, t)| times > *t) {
-                loop_call = Some((signature.clone(), times));
-            }
+        let name = item.name.as_deref().unwrap_or("");
+        let signature = *signatures.entry((name, canonical)).or_insert_with(|| {
+            counts.push(0);
+            counts.len() - 1
+        });
+        counts[signature] += 1;
+        let times = counts[signature];
+        let twice_in_a_row = previous == Some(signature);
+        if (times >= 3 || twice_in_a_row) && loop_call.is_none_or(|(_, t)| times > t) {
+            loop_call = Some((signature, times));
         }
         previous = Some(signature);
     }
-    if let Some((signature, _)) = &loop_call {
+    let loop_call = loop_call.and_then(|(signature, times)| {
+        let ((name, canonical), _) = signatures.iter().find(|(_, &i)| i == signature)?;
         // Rare: a second look at the calls, to mark each one of the repeated signature.
         for (at, item) in items.iter().enumerate() {
             if item.kind.as_deref() == Some("function_call")
-                && item.name.as_deref().unwrap_or("") == signature.0
-                && arguments(item.arguments, reader).0 == signature.1
+                && item.name.as_deref().unwrap_or("") == *name
+                && arguments(item.arguments, reader).0 == *canonical
             {
                 s.mark(at, Flag::Loop);
             }
         }
-    }
-    let loop_call = loop_call.map(|((name, _), times)| (name, times));
+        Some((name.to_string(), times))
+    });
     if s.malformed_arguments > 0 {
         s.set(Flag::MalformedArguments);
     }
