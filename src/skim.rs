@@ -253,7 +253,7 @@ fn canonical_key<'t>(
 
 /// A string whose escapes are exactly serde_json's: `\"`, `\\`, `\b \f \n \r \t`, and `\u00XX`
 /// (lowercase) for the other control characters; nothing else escaped.
-fn canonical_string_end(text: &[u8], i: usize) -> Option<usize> {
+pub fn canonical_string_end(text: &[u8], i: usize) -> Option<usize> {
     let mut j = i + 1;
     loop {
         let k = j + memchr2(b'"', b'\\', text.get(j..)?)?;

@@ -2,7 +2,8 @@
 //! row parsed once), optionally the materialized inputs (what was expected) and the failures
 //! file, then [`HealthBuilder::finish`]. Keeps one small record per rollout, never its text.
 
-use super::row::{self, Row};
+use super::fast::Reader;
+use super::row::{self, KeyRow, Row};
 use super::signals::{signals, Signals};
 use super::summary::TrajectoryEvidence;
 use super::HealthReport;
@@ -53,7 +54,9 @@ pub struct HealthBuilder {
     failures: Option<Feed>,
     max_line: u64,
     pub(super) agents: Vec<Option<String>>,
-    agent_ids: HashMap<Option<String>, u32>,
+    /// Ids of named agents; the unnamed agent's apart (a lookup by `&str`, no copy per row).
+    agent_ids: HashMap<String, u32>,
+    unnamed_agent: Option<u32>,
     pub(super) recs: Vec<Rec>,
     seen: HashSet<(i64, i64)>,
     pub(super) duplicates: u64,
@@ -62,6 +65,7 @@ pub struct HealthBuilder {
     pub(super) failure_classes: Option<BTreeMap<String, u64>>,
     pub(super) failure_keys: HashSet<(i64, i64)>,
     pub(super) trajectory: TrajectoryEvidence,
+    reader: Reader,
 }
 
 impl HealthBuilder {
@@ -76,6 +80,7 @@ impl HealthBuilder {
             max_line,
             agents: Vec::new(),
             agent_ids: HashMap::new(),
+            unnamed_agent: None,
             recs: Vec::new(),
             seen: HashSet::new(),
             duplicates: 0,
@@ -83,6 +88,7 @@ impl HealthBuilder {
             failure_classes: None,
             failure_keys: HashSet::new(),
             trajectory: TrajectoryEvidence::default(),
+            reader: Reader::Skim,
         }
     }
 
@@ -90,6 +96,15 @@ impl HealthBuilder {
     pub fn with_max_line_bytes(mut self, max: u64) -> HealthBuilder {
         self.max_line = max;
         self.rollouts.splitter = LineSplitter::with_max_line_bytes(max);
+        self
+    }
+
+    /// Reads every row with serde alone, never by skimming: the reference the skimming reader is
+    /// tested against (it must give the same report).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn serde_reader(mut self) -> HealthBuilder {
+        self.reader = Reader::Serde;
         self
     }
 
@@ -105,7 +120,7 @@ impl HealthBuilder {
     /// Feeds one complete line of the rollouts file (1-based `line` number, no newline): for a
     /// caller that already splits the file into lines.
     pub fn rollout_line(&mut self, line: u64, bytes: &[u8]) -> Result<(), HealthError> {
-        self.record_rollout(line, read_rollout(bytes))
+        self.record_rollout(line, read_rollout_by(bytes, self.reader))
     }
 
     /// Records a rollout line read by [`read_rollout`] (perhaps on another thread); lines must
@@ -198,13 +213,21 @@ impl HealthBuilder {
     }
 
     fn agent_id(&mut self, name: Option<&str>) -> u32 {
-        let key = name.map(str::to_string);
-        if let Some(&id) = self.agent_ids.get(&key) {
+        let known = match name {
+            Some(name) => self.agent_ids.get(name).copied(),
+            None => self.unnamed_agent,
+        };
+        if let Some(id) = known {
             return id;
         }
         let id = self.agents.len() as u32;
-        self.agents.push(key.clone());
-        self.agent_ids.insert(key, id);
+        self.agents.push(name.map(str::to_string));
+        match name {
+            Some(name) => {
+                self.agent_ids.insert(name.to_string(), id);
+            }
+            None => self.unnamed_agent = Some(id),
+        }
         id
     }
 
@@ -212,6 +235,7 @@ impl HealthBuilder {
     /// (`_ng_task_index`, `_ng_rollout_index`, `agent_ref.name`). Feed the inputs before the
     /// rollouts: a rollout row without `agent_ref` takes its input row's agent.
     pub fn push_inputs(&mut self, name: &str, chunk: &[u8]) -> Result<(), HealthError> {
+        let reader = self.reader;
         let mut feed = self
             .inputs
             .take()
@@ -220,7 +244,7 @@ impl HealthBuilder {
         let (file, mut expected) = (feed.name.clone(), std::mem::take(expected));
         let mut agents = Vec::new();
         let r = feed.splitter.push(chunk, |span, line| {
-            input_line(&file, span.line, line, &mut expected, &mut agents)
+            input_line(&file, span.line, line, &mut expected, &mut agents, reader)
         });
         for (key, agent) in agents {
             let id = self.agent_id(agent.as_deref());
@@ -233,6 +257,7 @@ impl HealthBuilder {
 
     /// Feeds a chunk of the run's `*_failures.jsonl` (rows by `_ng_failure_class`).
     pub fn push_failures(&mut self, name: &str, chunk: &[u8]) -> Result<(), HealthError> {
+        let reader = self.reader;
         let mut feed = self
             .failures
             .take()
@@ -241,7 +266,7 @@ impl HealthBuilder {
         let classes = self.failure_classes.get_or_insert_with(BTreeMap::new);
         let keys = &mut self.failure_keys;
         let r = feed.splitter.push(chunk, |span, line| {
-            failure_line(&file, span.line, line, classes, keys)
+            failure_line(&file, span.line, line, classes, keys, reader)
         });
         self.failures = Some(feed);
         r.map_err(|e| split_error(&file, e))
@@ -256,12 +281,20 @@ impl HealthBuilder {
 
     /// Ends the files fed in chunks (their last lines without a newline) and summarizes.
     pub fn finish(mut self) -> Result<HealthReport, HealthError> {
+        let reader = self.reader;
         self.end_rollouts()?;
         if let Some(mut feed) = self.inputs.take() {
             let mut expected = self.expected.take().unwrap_or_default();
             let mut agents = Vec::new();
             feed.splitter.finish(|span, line| {
-                input_line(&feed.name, span.line, line, &mut expected, &mut agents)
+                input_line(
+                    &feed.name,
+                    span.line,
+                    line,
+                    &mut expected,
+                    &mut agents,
+                    reader,
+                )
             })?;
             for (key, agent) in agents {
                 let id = self.agent_id(agent.as_deref());
@@ -272,8 +305,9 @@ impl HealthBuilder {
         if let Some(mut feed) = self.failures.take() {
             let classes = self.failure_classes.get_or_insert_with(BTreeMap::new);
             let keys = &mut self.failure_keys;
-            feed.splitter
-                .finish(|span, line| failure_line(&feed.name, span.line, line, classes, keys))?;
+            feed.splitter.finish(|span, line| {
+                failure_line(&feed.name, span.line, line, classes, keys, reader)
+            })?;
         }
         Ok(super::aggregate::summarize(&self, &self.rollouts.name))
     }
@@ -292,10 +326,14 @@ pub struct RolloutRead {
 /// Reads one rollout line: `None` for a blank line; the error says what is wrong with the row
 /// (the recorder names the file and line).
 pub fn read_rollout(bytes: &[u8]) -> Result<Option<RolloutRead>, String> {
+    read_rollout_by(bytes, Reader::Skim)
+}
+
+fn read_rollout_by(bytes: &[u8], reader: Reader) -> Result<Option<RolloutRead>, String> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
-    let row: Row = parse(bytes)?;
+    let row = read_row(bytes, reader)?;
     let key = |field: &str, v: Option<&serde_json::Value>| match row::index(v) {
         Ok(Some(i)) => Ok(i),
         Ok(None) => Err(format!("field `{field}` is missing")),
@@ -305,7 +343,7 @@ pub fn read_rollout(bytes: &[u8]) -> Result<Option<RolloutRead>, String> {
     let rollout = key("_ng_rollout_index", row.rollout.as_ref())?;
     let trajectory = row.ng_trajectory.map(|raw| {
         let mut evidence = TrajectoryEvidence::default();
-        evidence.add(raw);
+        evidence.add(raw.0);
         evidence
     });
     Ok(Some(RolloutRead {
@@ -316,7 +354,7 @@ pub fn read_rollout(bytes: &[u8]) -> Result<Option<RolloutRead>, String> {
             .and_then(|a| a.name.as_deref())
             .map(str::to_string),
         reward: row::reward(row.reward.as_ref()),
-        signals: signals(row.response.as_ref()),
+        signals: signals(row.response.as_ref(), reader),
         trajectory,
     }))
 }
@@ -330,7 +368,7 @@ pub struct InputRead {
 /// Reads one materialized-inputs line (`None` for a blank line), for
 /// [`HealthBuilder::record_input`].
 pub fn read_input(bytes: &[u8]) -> Result<Option<InputRead>, String> {
-    let Some(row) = read_key_row(bytes)? else {
+    let Some(row) = read_key_row(bytes, Reader::Skim)? else {
         return Ok(None);
     };
     Ok(Some(InputRead {
@@ -341,7 +379,7 @@ pub fn read_input(bytes: &[u8]) -> Result<Option<InputRead>, String> {
 
 fn agent_name(row: &KeyRow) -> Option<String> {
     row.agent_ref.and_then(|raw| {
-        serde_json::from_str::<serde_json::Value>(raw.get())
+        serde_json::from_str::<serde_json::Value>(raw.0)
             .ok()?
             .get("name")?
             .as_str()
@@ -352,8 +390,19 @@ fn agent_name(row: &KeyRow) -> Option<String> {
 /// The signals of one rollout row (a rollout view reading a single line); the error says what
 /// is wrong with the row (the caller names the file and line).
 pub fn row_signals(line: &[u8]) -> Result<Signals, String> {
-    let row: Row = parse(line)?;
-    Ok(signals(row.response.as_ref()))
+    let row = read_row(line, Reader::Skim)?;
+    Ok(signals(row.response.as_ref(), Reader::Skim))
+}
+
+/// A rollout row: by skimming when the reader is sure (`fast`), else by serde.
+fn read_row(bytes: &[u8], reader: Reader) -> Result<Row<'_>, String> {
+    let text = simdutf8::basic::from_utf8(bytes)
+        .ok()
+        .filter(|_| reader.skims());
+    match text.and_then(super::fast::read_row) {
+        Some(row) => Ok(row),
+        None => parse(bytes),
+    }
 }
 
 /// A row as `T`: only a JSON object (serde would take a list for a struct too); the message of
@@ -377,20 +426,13 @@ fn split_error(file: &str, e: SplitError<HealthError>) -> HealthError {
     })
 }
 
-#[derive(serde::Deserialize)]
-struct KeyRow<'a> {
-    #[serde(rename = "_ng_task_index", default)]
-    task: Option<serde_json::Value>,
-    #[serde(rename = "_ng_rollout_index", default)]
-    rollout: Option<serde_json::Value>,
-    #[serde(borrow, default)]
-    agent_ref: Option<&'a serde_json::value::RawValue>,
-    #[serde(rename = "_ng_failure_class", default)]
-    class: Option<serde_json::Value>,
-}
-
-fn key_row<'a>(file: &str, line: u64, bytes: &'a [u8]) -> Result<Option<KeyRow<'a>>, HealthError> {
-    read_key_row(bytes).map_err(|message| HealthError {
+fn key_row<'a>(
+    file: &str,
+    line: u64,
+    bytes: &'a [u8],
+    reader: Reader,
+) -> Result<Option<KeyRow<'a>>, HealthError> {
+    read_key_row(bytes, reader).map_err(|message| HealthError {
         file: file.to_string(),
         line,
         message,
@@ -398,11 +440,17 @@ fn key_row<'a>(file: &str, line: u64, bytes: &'a [u8]) -> Result<Option<KeyRow<'
     })
 }
 
-fn read_key_row(bytes: &[u8]) -> Result<Option<KeyRow<'_>>, String> {
+fn read_key_row(bytes: &[u8], reader: Reader) -> Result<Option<KeyRow<'_>>, String> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
-    let row: KeyRow = parse(bytes)?;
+    let text = simdutf8::basic::from_utf8(bytes)
+        .ok()
+        .filter(|_| reader.skims());
+    let row = match text.and_then(super::fast::read_key_row) {
+        Some(row) => row,
+        None => parse(bytes)?,
+    };
     for (field, v) in [
         ("_ng_task_index", &row.task),
         ("_ng_rollout_index", &row.rollout),
@@ -428,8 +476,9 @@ fn input_line(
     bytes: &[u8],
     expected: &mut HashMap<(i64, i64), u32>,
     agents: &mut Vec<((i64, i64), Option<String>)>,
+    reader: Reader,
 ) -> Result<(), HealthError> {
-    let Some(row) = key_row(file, line, bytes)? else {
+    let Some(row) = key_row(file, line, bytes, reader)? else {
         return Ok(());
     };
     let agent = agent_name(&row);
@@ -445,8 +494,9 @@ fn failure_line(
     bytes: &[u8],
     classes: &mut BTreeMap<String, u64>,
     keys: &mut HashSet<(i64, i64)>,
+    reader: Reader,
 ) -> Result<(), HealthError> {
-    let Some(row) = key_row(file, line, bytes)? else {
+    let Some(row) = key_row(file, line, bytes, reader)? else {
         return Ok(());
     };
     let class = match &row.class {

@@ -2,7 +2,8 @@
 //! `trajectory-health.md` §3–§4). Target-independent: the CLI (`gymscope health`, the report's
 //! Health section) and the app feed the same [`HealthBuilder`].
 //!
-//! - `row`: one rollout row read once, borrowed, as deep as the signals look;
+//! - `row`: one rollout row read once, borrowed, as deep as the signals look; `fast` reads it by
+//!   skimming (serde's `row` for what it leaves), `fast_values` the values the signals parse;
 //! - `signals`: the per-rollout [`Signals`] (truncation, final answer, tools, loops, turns, tokens);
 //! - `builder`: [`HealthBuilder`], the streaming accumulator (rollouts, materialized inputs,
 //!   failures file), fed chunks or lines — alone, or beside a `ProfileBuilder` in the same read;
@@ -15,6 +16,10 @@
 mod aggregate;
 mod builder;
 pub mod checks;
+mod fast;
+#[cfg(test)]
+mod fast_tests;
+mod fast_values;
 mod row;
 mod signals;
 mod summary;

@@ -7,7 +7,18 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
-#[derive(Deserialize)]
+/// A JSON value's text, borrowed from the line: read by serde as a `RawValue` (validated and
+/// skipped) or cut out by the skimming reader (`fast`), and parsed only where a signal needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Raw<'a>(pub &'a str);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Raw<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        <&'de RawValue>::deserialize(d).map(|raw| Raw(raw.get()))
+    }
+}
+
+#[derive(Deserialize, Debug, PartialEq)]
 pub(super) struct Row<'a> {
     #[serde(rename = "_ng_task_index", default)]
     pub task: Option<serde_json::Value>,
@@ -20,16 +31,16 @@ pub(super) struct Row<'a> {
     #[serde(borrow, default)]
     pub response: Option<Response<'a>>,
     #[serde(borrow, default)]
-    pub ng_trajectory: Option<&'a RawValue>,
+    pub ng_trajectory: Option<Raw<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug, PartialEq)]
 pub(super) struct AgentRef<'a> {
     #[serde(borrow, default)]
     pub name: Option<Cow<'a, str>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug, PartialEq)]
 pub(super) struct Response<'a> {
     #[serde(borrow, default)]
     pub status: Option<Cow<'a, str>>,
@@ -41,7 +52,7 @@ pub(super) struct Response<'a> {
     pub usage: Option<Usage>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug, PartialEq)]
 pub(super) struct IncompleteDetails<'a> {
     #[serde(borrow, default)]
     pub reason: Option<Cow<'a, str>>,
@@ -49,25 +60,25 @@ pub(super) struct IncompleteDetails<'a> {
 
 /// One `response.output[]` item; `content`, `arguments` and `output` are kept raw and read only
 /// where a signal needs them.
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug, PartialEq)]
 pub(super) struct Item<'a> {
     #[serde(rename = "type", borrow, default)]
     pub kind: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub role: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    pub content: Option<&'a RawValue>,
+    pub content: Option<Raw<'a>>,
     #[serde(borrow, default)]
     pub name: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    pub arguments: Option<&'a RawValue>,
+    pub arguments: Option<Raw<'a>>,
     #[serde(borrow, default)]
     pub call_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    pub output: Option<&'a RawValue>,
+    pub output: Option<Raw<'a>>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, Debug, PartialEq)]
 pub(super) struct Usage {
     #[serde(default)]
     pub input_tokens: Option<f64>,
@@ -81,16 +92,30 @@ pub(super) struct Usage {
     pub output_tokens_details: Option<ReasoningDetails>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, Debug, PartialEq)]
 pub(super) struct CachedDetails {
     #[serde(default)]
     pub cached_tokens: Option<f64>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, Debug, PartialEq)]
 pub(super) struct ReasoningDetails {
     #[serde(default)]
     pub reasoning_tokens: Option<f64>,
+}
+
+/// A row of the materialized inputs or the failures file: the rollout key, the agent, the
+/// failure class.
+#[derive(Deserialize, Debug, PartialEq)]
+pub(super) struct KeyRow<'a> {
+    #[serde(rename = "_ng_task_index", default)]
+    pub task: Option<serde_json::Value>,
+    #[serde(rename = "_ng_rollout_index", default)]
+    pub rollout: Option<serde_json::Value>,
+    #[serde(borrow, default)]
+    pub agent_ref: Option<Raw<'a>>,
+    #[serde(rename = "_ng_failure_class", default)]
+    pub class: Option<serde_json::Value>,
 }
 
 /// The part of `ng_trajectory` shown beside the behavioural signals (read leniently: a

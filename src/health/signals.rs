@@ -2,7 +2,9 @@
 //! answer, the last item, tool calls (malformed arguments, error outputs, dangling calls, loops),
 //! turns and token use.
 
-use super::row::{Item, Response};
+use super::fast::Reader;
+use super::fast_values;
+use super::row::{Item, Raw, Response};
 use super::Flag;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
@@ -72,7 +74,7 @@ impl Signals {
     }
 }
 
-pub(super) fn signals(response: Option<&Response>) -> Signals {
+pub(super) fn signals(response: Option<&Response>, reader: Reader) -> Signals {
     let mut s = Signals::default();
     let Some(response) = response else {
         s.set(Flag::EmptyOutput);
@@ -111,14 +113,14 @@ pub(super) fn signals(response: Option<&Response>) -> Signals {
         i.kind.as_deref() == Some("message") && i.role.as_deref() == Some("assistant")
     });
     match answer {
-        Some((_, m)) if m.content.is_some_and(|c| !blank_content(c)) => {}
+        Some((_, m)) if m.content.is_some_and(|c| !blank_content(c.0, reader)) => {}
         Some((at, _)) => {
             s.set(Flag::EmptyAnswer);
             s.mark(at, Flag::EmptyAnswer);
         }
         None => s.set(Flag::EmptyAnswer),
     }
-    tools(items, &mut s);
+    tools(items, &mut s, reader);
     s.turns = turns(items);
     s
 }
@@ -146,7 +148,7 @@ fn tokens(response: &Response) -> Option<Tokens> {
 
 /// A message's content is blank when none of its `output_text` parts (or a plain string) has
 /// non-whitespace text. Texts are judged on their raw JSON (no unescaping, no copy).
-fn blank_content(content: &RawValue) -> bool {
+fn blank_content(raw: &str, reader: Reader) -> bool {
     #[derive(serde::Deserialize)]
     struct Part<'a> {
         #[serde(rename = "type", borrow, default)]
@@ -154,18 +156,28 @@ fn blank_content(content: &RawValue) -> bool {
         #[serde(borrow, default)]
         text: Option<&'a RawValue>,
     }
-    let raw = content.get();
     if raw.starts_with('"') {
         return blank_json_string(raw);
     }
+    if let Some(blank) = reader
+        .skims()
+        .then(|| fast_values::blank_parts(raw))
+        .flatten()
+    {
+        return blank;
+    }
     match serde_json::from_str::<Vec<Part>>(raw) {
-        Ok(parts) => !parts.iter().any(|p| {
-            matches!(p.kind.as_deref(), Some("output_text" | "text") | None)
-                && p.text
-                    .is_some_and(|t| t.get().starts_with('"') && !blank_json_string(t.get()))
-        }),
+        Ok(parts) => !parts
+            .iter()
+            .any(|p| text_part(p.kind.as_deref(), p.text.map(RawValue::get))),
         Err(_) => true,
     }
+}
+
+/// Whether a content part (its `type`, its `text` as JSON) carries non-blank answer text.
+pub(super) fn text_part(kind: Option<&str>, text: Option<&str>) -> bool {
+    matches!(kind, Some("output_text" | "text") | None)
+        && text.is_some_and(|t| t.starts_with('"') && !blank_json_string(t))
 }
 
 /// Whether a JSON string literal (quotes included, valid JSON) holds only whitespace (as
@@ -195,30 +207,33 @@ fn blank_decoded(raw: &str) -> bool {
 }
 
 /// Tool calls, their arguments, outputs, dangling calls and loops.
-fn tools(items: &[Item], s: &mut Signals) {
+fn tools(items: &[Item], s: &mut Signals, reader: Reader) {
     let mut answered: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for (at, item) in items.iter().enumerate() {
         if item.kind.as_deref() == Some("function_call_output") {
             if let Some(id) = item.call_id.as_deref() {
                 answered.insert(id);
             }
-            if item.output.is_some_and(is_error_output) {
+            if item.output.is_some_and(|o| error_output(o.0, reader)) {
                 s.tool_error_calls += 1;
                 s.mark(at, Flag::ToolError);
             }
         }
     }
-    let mut signatures: HashMap<(String, String), u32> = HashMap::new();
-    let mut previous: Option<(String, String)> = None;
+    // Each signature (name, canonical arguments) once, with how often it occurred; the previous
+    // call and the loop's signature as indices into `counts` (no copies per call).
+    let mut signatures: HashMap<(&str, String), usize> = HashMap::new();
+    let mut counts: Vec<u32> = Vec::new();
+    let mut previous: Option<usize> = None;
     // The loop's signature, and how often it occurred.
-    let mut loop_call: Option<((String, String), u32)> = None;
+    let mut loop_call: Option<(usize, u32)> = None;
     for (at, item) in items
         .iter()
         .enumerate()
         .filter(|(_, i)| i.kind.as_deref() == Some("function_call"))
     {
         s.tool_calls += 1;
-        let (canonical, ok) = canonical_arguments(item.arguments);
+        let (canonical, ok) = arguments(item.arguments, reader);
         if !ok {
             s.malformed_arguments += 1;
             s.mark(at, Flag::MalformedArguments);
@@ -231,31 +246,32 @@ fn tools(items: &[Item], s: &mut Signals) {
             s.dangling_calls += 1;
             s.mark(at, Flag::DanglingCall);
         }
-        let name = item.name.as_deref().unwrap_or("").to_string();
-        let signature = (name, canonical);
-        let count = signatures.entry(signature.clone()).or_insert(0);
-        *count += 1;
-        let twice_in_a_row = previous.as_ref() == Some(&signature);
-        if *count >= 3 || twice_in_a_row {
-            let times = *count;
-            if loop_call.as_ref().is_none_or(|(_, t)| times > *t) {
-                loop_call = Some((signature.clone(), times));
-            }
+        let name = item.name.as_deref().unwrap_or("");
+        let signature = *signatures.entry((name, canonical)).or_insert_with(|| {
+            counts.push(0);
+            counts.len() - 1
+        });
+        counts[signature] += 1;
+        let times = counts[signature];
+        let twice_in_a_row = previous == Some(signature);
+        if (times >= 3 || twice_in_a_row) && loop_call.is_none_or(|(_, t)| times > t) {
+            loop_call = Some((signature, times));
         }
         previous = Some(signature);
     }
-    if let Some((signature, _)) = &loop_call {
+    let loop_call = loop_call.and_then(|(signature, times)| {
+        let ((name, canonical), _) = signatures.iter().find(|(_, &i)| i == signature)?;
         // Rare: a second look at the calls, to mark each one of the repeated signature.
         for (at, item) in items.iter().enumerate() {
             if item.kind.as_deref() == Some("function_call")
-                && item.name.as_deref().unwrap_or("") == signature.0
-                && canonical_arguments(item.arguments).0 == signature.1
+                && item.name.as_deref().unwrap_or("") == *name
+                && arguments(item.arguments, reader).0 == *canonical
             {
                 s.mark(at, Flag::Loop);
             }
         }
-    }
-    let loop_call = loop_call.map(|((name, _), times)| (name, times));
+        Some((name.to_string(), times))
+    });
     if s.malformed_arguments > 0 {
         s.set(Flag::MalformedArguments);
     }
@@ -274,15 +290,31 @@ fn tools(items: &[Item], s: &mut Signals) {
 /// The arguments in canonical form (parsed, keys sorted, compact) and whether they parse: the
 /// raw text when they do not. `arguments` is JSON text in a string; an object is taken as is.
 pub fn canonical_arguments(arguments: Option<&RawValue>) -> (String, bool) {
+    arguments_text(arguments.map(RawValue::get), Reader::Skim)
+}
+
+fn arguments(arguments: Option<Raw>, reader: Reader) -> (String, bool) {
+    arguments_text(arguments.map(|a| a.0), reader)
+}
+
+/// [`canonical_arguments`] of the arguments' JSON text: a string's text decoded once, its
+/// canonical form by skimming when sure (`fast_values`), else by parsing it into a `Value`.
+fn arguments_text(arguments: Option<&str>, reader: Reader) -> (String, bool) {
     let Some(raw) = arguments else {
         return (String::new(), false);
     };
-    let text: String = match serde_json::from_str::<String>(raw.get()) {
+    if reader.skims() && raw.starts_with('"') {
+        let text = super::fast::string(raw).flatten();
+        if let Some(canonical) = text.as_deref().and_then(fast_values::canonical) {
+            return (canonical, true);
+        }
+    }
+    let text: String = match serde_json::from_str::<String>(raw) {
         Ok(text) => text,
         Err(_) => {
-            return match serde_json::from_str::<serde_json::Value>(raw.get()) {
+            return match serde_json::from_str::<serde_json::Value>(raw) {
                 Ok(v) if v.is_object() => (canonical(&v), true),
-                _ => (raw.get().to_string(), false),
+                _ => (raw.to_string(), false),
             }
         }
     };
@@ -332,7 +364,41 @@ pub fn canonical(v: &serde_json::Value) -> String {
 /// `status` of failed/error, a `detail` field or a non-zero `exit_code`; or text starting with
 /// `Error`, `Traceback` or `Internal Server Error`, or `Exit code N` with N non-zero. A list of content parts is judged by its text.
 pub fn is_error_output(output: &RawValue) -> bool {
-    let text: String = match serde_json::from_str::<serde_json::Value>(output.get()) {
+    error_output(output.get(), Reader::Skim)
+}
+
+/// [`is_error_output`] of the output's JSON text: a string or object by skimming when sure
+/// (`fast_values`), else parsed into a `Value`.
+fn error_output(raw: &str, reader: Reader) -> bool {
+    let fast = match raw.as_bytes().first().filter(|_| reader.skims()) {
+        Some(b'"') => super::fast::string(raw)
+            .flatten()
+            .and_then(|text| error_text(&text, fast_values::error_object)),
+        Some(b'{') => fast_values::error_object(raw),
+        _ => None,
+    };
+    fast.unwrap_or_else(|| slow_error_output(raw))
+}
+
+/// The text rule: an object's rule when the text is a JSON object, else its first words.
+/// `object` says whether the text (a JSON object?) is an error answer, `None` when not one.
+fn error_text(text: &str, object: impl Fn(&str) -> Option<bool>) -> Option<bool> {
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('{') {
+        return object(trimmed);
+    }
+    Some(error_words(trimmed))
+}
+
+fn error_words(trimmed: &str) -> bool {
+    ["Error", "Traceback", "Internal Server Error"]
+        .iter()
+        .any(|p| trimmed.starts_with(p))
+        || nonzero_exit_code_text(trimmed)
+}
+
+fn slow_error_output(raw: &str) -> bool {
+    let text: String = match serde_json::from_str::<serde_json::Value>(raw) {
         Ok(serde_json::Value::String(s)) => s,
         Ok(serde_json::Value::Array(parts)) => parts
             .iter()
@@ -348,10 +414,7 @@ pub fn is_error_output(output: &RawValue) -> bool {
             return is_error_object(&v);
         }
     }
-    ["Error", "Traceback", "Internal Server Error"]
-        .iter()
-        .any(|p| trimmed.starts_with(p))
-        || nonzero_exit_code_text(trimmed)
+    error_words(trimmed)
 }
 
 /// Claude Code's Bash tool answers a failed command with `Exit code N` first (N > 0).
@@ -364,7 +427,7 @@ fn nonzero_exit_code_text(text: &str) -> bool {
     })
 }
 
-fn is_error_object(v: &serde_json::Value) -> bool {
+pub(super) fn is_error_object(v: &serde_json::Value) -> bool {
     let non_empty = |e: &serde_json::Value| match e {
         serde_json::Value::Null | serde_json::Value::Bool(false) => false,
         serde_json::Value::String(s) => !s.trim().is_empty(),

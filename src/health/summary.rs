@@ -218,12 +218,12 @@ impl TrajectoryEvidence {
         }
     }
 
-    pub(super) fn add(&mut self, raw: &serde_json::value::RawValue) {
-        if raw.get() == "null" {
+    pub(super) fn add(&mut self, raw: &str) {
+        if raw == "null" {
             return;
         }
         self.rows += 1;
-        match serde_json::from_str::<Trajectory>(raw.get()) {
+        match serde_json::from_str::<Trajectory>(raw) {
             Ok(t) => {
                 self.turns += t.turns.map_or(0, |t| t.len() as u64);
                 for g in t.gaps.unwrap_or_default() {
