@@ -131,12 +131,13 @@ pub fn scatter(
     let highlighted = |i: usize| highlight.as_ref().is_some_and(|hl| hl.contains(&i));
     // Few points are drawn larger and more opaque (a 5-rollout run must be visible); many
     // small and faint, so density still shows where they pile up.
-    // Past 200,000 points a dot is one pixel: nine times fewer blends keep a redraw of a
-    // million points near 20 ms (benches/plot.rs), and the plot has fewer pixels than points.
+    // Past 100,000 points (over a third of the plot's pixels) a dot is one pixel: nine times
+    // fewer blends. A million rollouts make 125,000 tasks, whose per-task plot redraws with
+    // the rollouts' on an axis change (benches/browser_plot.rs).
     let (radius, alpha) = match xs.len() {
         0..500 => (3, 200),
         500..5_000 => (2, 140),
-        5_000..200_000 => (1, POINT[3]),
+        5_000..100_000 => (1, POINT[3]),
         _ => (0, POINT[3]),
     };
     let colours: Vec<[u8; 4]> = (0..crate::plot::PALETTE.len())
