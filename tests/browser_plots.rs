@@ -177,6 +177,32 @@ async fn a_brush_filters_the_task_table_and_lives_in_the_hash() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn escape_clears_the_brush() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_server, b) = open_run(tmp.path(), 1200).await;
+    let total = format!("{TASKS} of {TASKS} tasks");
+    drag(&b, 0.05, 0.02, 0.3, 0.3).await;
+    b.wait_text("[data-testid=brush-status]", "tasks").await;
+    assert_ne!(task_count(&b).await, total, "the brush filters");
+    // A real key press, with the focus on the task table (not on the plot).
+    b.client
+        .find(fantoccini::Locator::Css("[data-testid=task-table-wrap]"))
+        .await
+        .unwrap()
+        .send_keys(&char::from(fantoccini::key::Key::Escape).to_string())
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(task_count(&b).await, total);
+    let left = b
+        .eval("return [location.hash, document.querySelectorAll('[data-testid=brush-rect], [data-testid=brush-status]').length]")
+        .await;
+    assert!(!left[0].as_str().unwrap().contains("brush"), "{left}");
+    assert_eq!(left[1], 0, "no brush drawn or named: {left}");
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn every_plot_downloads_as_svg_and_png() {
     let tmp = tempfile::tempdir().unwrap();
     let (_server, b) = open_run(tmp.path(), 1200).await;

@@ -73,21 +73,34 @@ impl RunView {
     /// Task `t`'s mean of metric `m`, as the profile computed it (`mean/<metric>`; NaN when
     /// the profile has no such column).
     pub fn task_mean(&self, t: usize, m: usize) -> f64 {
-        let header = format!("mean/{}", self.view.metrics[m]);
-        let width = self.view.task_headers.len();
-        self.view
-            .task_headers
-            .iter()
-            .position(|h| *h == header)
-            .and_then(|c| self.cols.task_stats.get(t * width + c))
+        self.mean_column(m)
+            .and_then(|c| {
+                self.cols
+                    .task_stats
+                    .get(t * self.view.task_headers.len() + c)
+            })
             .copied()
             .unwrap_or(f64::NAN)
     }
 
-    /// Metric `m`'s per-task means, one per task in `view.tasks` order.
+    /// The task table's column of `mean/<metric m>`.
+    fn mean_column(&self, m: usize) -> Option<usize> {
+        let header = format!("mean/{}", self.view.metrics[m]);
+        self.view.task_headers.iter().position(|h| *h == header)
+    }
+
+    /// Metric `m`'s per-task means, one per task in `view.tasks` order (the column found once,
+    /// not per task: 125,000 tasks on an axis change).
     pub fn task_means(&self, m: Option<usize>) -> Vec<f64> {
+        let width = self.view.task_headers.len();
+        let column = m.and_then(|m| self.mean_column(m));
         (0..self.view.tasks.len())
-            .map(|t| m.map_or(f64::NAN, |m| self.task_mean(t, m)))
+            .map(|t| {
+                column
+                    .and_then(|c| self.cols.task_stats.get(t * width + c))
+                    .copied()
+                    .unwrap_or(f64::NAN)
+            })
             .collect()
     }
 
@@ -171,27 +184,24 @@ impl RunView {
     }
 
     /// Per task (in `view.tasks` order), whether one of its shown rollouts lies in `brush` on
-    /// the scatter of reward against metric `x`.
-    pub fn tasks_in_brush(&self, x: usize, b: &Brush, hidden: &[bool]) -> Vec<bool> {
-        let (xs, ys) = (
-            self.metric_values(Some(x)),
-            self.metric_values(self.metric("reward")),
-        );
+    /// the scatter of `ys` against `xs` (the plot's columns, from [`RunView::metric_values`]:
+    /// taken as given, not gathered again from a million rows).
+    pub fn tasks_in_brush(&self, xs: &[f64], ys: &[f64], b: &Brush, hidden: &[bool]) -> Vec<bool> {
         brush::tasks_in(
             b,
-            &xs,
-            &ys,
+            xs,
+            ys,
             (0..self.view.tasks.len()).map(|t| self.task_points(t)),
             |i| self.shown(i, hidden),
         )
     }
 
-    /// The binned mean reward against metric `x` for each agent (all points when no agent is
-    /// known): the overlay's bins, per agent index (`None`: all).
-    pub fn binned_rewards(&self, x: usize) -> Vec<AgentBins> {
+    /// The binned mean of `ys` against `xs` (the plot's columns) for each agent (all points when
+    /// no agent is known): the overlay's bins, per agent index (`None`: all).
+    pub fn binned_rewards(&self, xs: &[f64], ys: &[f64]) -> Vec<AgentBins> {
         per_agent(
-            &self.metric_values(Some(x)),
-            &self.metric_values(self.metric("reward")),
+            xs,
+            ys,
             Some(&self.cols.point_agent),
             self.view.agents.rows.len(),
         )
@@ -268,14 +278,18 @@ mod tests {
         assert!(!r.shown(0, &[true]) && r.shown(0, &[false]));
         assert_eq!(r.default_point_mode(), PointMode::Jitter);
         let x = r.metric("output_tokens").unwrap();
+        let (xs, ys) = (
+            r.metric_values(Some(x)),
+            r.metric_values(r.metric("reward")),
+        );
         // Rewards 1 at 30 tokens (task 0) only.
         let b = Brush::between(25.0, 35.0, 0.5, 1.5).unwrap();
         let t0 = r.task_position(0).unwrap();
         let t1 = r.task_position(1).unwrap();
-        let inside = r.tasks_in_brush(x, &b, &[]);
+        let inside = r.tasks_in_brush(&xs, &ys, &b, &[]);
         assert!(inside[t0] && !inside[t1]);
-        assert_eq!(r.tasks_in_brush(x, &b, &[true]), [false, false]);
-        let overlay = r.binned_rewards(x);
+        assert_eq!(r.tasks_in_brush(&xs, &ys, &b, &[true]), [false, false]);
+        let overlay = r.binned_rewards(&xs, &ys);
         assert_eq!(overlay.len(), 1);
         let (agent, bins, interval) = &overlay[0];
         assert_eq!(

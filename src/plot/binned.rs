@@ -52,10 +52,15 @@ pub fn binned_means(
     bins: usize,
     keep: impl Fn(usize) -> bool,
 ) -> (Vec<BinMean>, Interval) {
-    let mut pts: Vec<(f64, f64)> = (0..xs.len().min(ys.len()))
+    let pts: Vec<(f64, f64)> = (0..xs.len().min(ys.len()))
         .filter(|&i| xs[i].is_finite() && ys[i].is_finite() && keep(i))
         .map(|i| (xs[i], ys[i]))
         .collect();
+    bin_points(pts, bins)
+}
+
+/// [`binned_means`] of the (x, y) points kept, in their order.
+fn bin_points(mut pts: Vec<(f64, f64)>, bins: usize) -> (Vec<BinMean>, Interval) {
     let binary = pts.iter().all(|(_, y)| *y == 0.0 || *y == 1.0);
     let interval = if binary {
         Interval::Wilson
@@ -117,11 +122,21 @@ pub fn per_agent(xs: &[f64], ys: &[f64], agent: Option<&[f64]>, agents: usize) -
         let (bins, interval) = binned_means(xs, ys, BINS, |_| true);
         return vec![(None, bins, interval)];
     };
-    (0..agents)
-        .map(|a| {
-            let (bins, interval) = binned_means(xs, ys, BINS, |i| {
-                agent.get(i).is_some_and(|v| *v == a as f64)
-            });
+    // Each agent's points in one pass (not one pass per agent), in point order as
+    // `binned_means` would keep them.
+    let mut pts: Vec<Vec<(f64, f64)>> = vec![Vec::new(); agents];
+    for (i, (&x, &y)) in xs.iter().zip(ys).enumerate() {
+        let a = agent.get(i).copied().unwrap_or(f64::NAN);
+        if x.is_finite() && y.is_finite() && a >= 0.0 && a.fract() == 0.0 {
+            if let Some(p) = pts.get_mut(a as usize) {
+                p.push((x, y));
+            }
+        }
+    }
+    pts.into_iter()
+        .enumerate()
+        .map(|(a, pts)| {
+            let (bins, interval) = bin_points(pts, BINS);
             (Some(a), bins, interval)
         })
         .collect()

@@ -93,6 +93,12 @@ pub fn place(frame: &Frame, x: f64, y: f64, dy: f64, w: u32, h: u32) -> (f64, f6
     (px, py + dy * JITTER * f64::from(h))
 }
 
+/// The pixel a coordinate falls in: nearest, halves up. `floor` is one instruction in wasm,
+/// where `round` (halves away from zero) is a library call, once per point of a redraw.
+pub fn pixel(v: f64) -> i64 {
+    (v + 0.5).floor() as i64
+}
+
 /// Draws `xs`×`ys` in `frame` (NaN points are skipped). Points in `highlight` are drawn larger,
 /// on top, with a cross at their mean.
 pub fn scatter(
@@ -105,12 +111,11 @@ pub fn scatter(
     height: u32,
 ) -> Raster {
     let (w, h) = (width.max(2), height.max(2));
-    let mut r = Raster {
+    let mut r = Painter {
         width: w,
         height: h,
-        rgba: vec![0; (w * h * 4) as usize],
+        acc: vec![[0; 4]; (w * h) as usize],
         pick: vec![u32::MAX; (w * h) as usize],
-        frame,
     };
     let place = |i: usize| -> Option<(i64, i64)> {
         let (x, y) = (xs[i], ys[i]);
@@ -121,17 +126,18 @@ pub fn scatter(
             .jitter
             .map_or(0.0, |(t, k)| jitter::offset(t[i], k[i]));
         let (px, py) = place(&frame, x, y, dy, w, h);
-        Some((px.round() as i64, py.round() as i64))
+        Some((pixel(px), pixel(py)))
     };
     let highlighted = |i: usize| highlight.as_ref().is_some_and(|hl| hl.contains(&i));
     // Few points are drawn larger and more opaque (a 5-rollout run must be visible); many
     // small and faint, so density still shows where they pile up.
-    // Past 200,000 points a dot is one pixel: nine times fewer blends keep a redraw of a
-    // million points near 20 ms (benches/plot.rs), and the plot has fewer pixels than points.
+    // Past 100,000 points (over a third of the plot's pixels) a dot is one pixel: nine times
+    // fewer blends. A million rollouts make 125,000 tasks, whose per-task plot redraws with
+    // the rollouts' on an axis change (benches/browser_plot.rs).
     let (radius, alpha) = match xs.len() {
         0..500 => (3, 200),
         500..5_000 => (2, 140),
-        5_000..200_000 => (1, POINT[3]),
+        5_000..100_000 => (1, POINT[3]),
         _ => (0, POINT[3]),
     };
     let colours: Vec<[u8; 4]> = (0..crate::plot::PALETTE.len())
@@ -166,29 +172,58 @@ pub fn scatter(
         }
         if n > 0.0 {
             let (mx, my) = frame.to_pixel(sx / n, sy / n, w, h);
-            r.cross(mx.round() as i64, my.round() as i64, 7, HIGHLIGHT);
+            r.cross(pixel(mx), pixel(my), 7, HIGHLIGHT);
         }
     }
-    r
+    r.finish(frame)
 }
 
-impl Raster {
+/// A raster being drawn: colours premultiplied by alpha in 16-bit fixed point (colour × alpha,
+/// and alpha × 255), so "over" compositing of a point is a few integer multiply-adds with no
+/// float division or rounding (a million blends were most of a redraw), in 8 bytes a pixel;
+/// [`Painter::finish`] turns them into the straight-alpha bytes `ImageData` holds.
+struct Painter {
+    width: u32,
+    height: u32,
+    acc: Vec<[u16; 4]>,
+    pick: Vec<u32>,
+}
+
+impl Painter {
     fn blend(&mut self, x: i64, y: i64, c: [u8; 4]) -> Option<usize> {
         if x < 0 || y < 0 || x >= i64::from(self.width) || y >= i64::from(self.height) {
             return None;
         }
         let at = (y as usize) * self.width as usize + x as usize;
-        let p = &mut self.rgba[at * 4..at * 4 + 4];
-        // Straight (not premultiplied) alpha, as `ImageData` holds it: "over" compositing.
-        let a = f64::from(c[3]) / 255.0;
-        let below = f64::from(p[3]) / 255.0;
-        let out = a + below * (1.0 - a);
+        let a = u32::from(c[3]);
+        let p = &mut self.acc[at];
+        // Every value stays at most 255 × 255, so fits in a u16.
         for k in 0..3 {
-            p[k] =
-                ((f64::from(c[k]) * a + f64::from(p[k]) * below * (1.0 - a)) / out).round() as u8;
+            p[k] = (u32::from(c[k]) * a + u32::from(p[k]) * (255 - a) / 255) as u16;
         }
-        p[3] = (255.0 * out).round() as u8;
+        p[3] = (255 * a + u32::from(p[3]) * (255 - a) / 255) as u16;
         Some(at)
+    }
+
+    fn finish(self, frame: Frame) -> Raster {
+        let mut rgba = vec![0; self.acc.len() * 4];
+        for (out, p) in rgba.chunks_exact_mut(4).zip(&self.acc) {
+            let alpha = u32::from(p[3]);
+            for k in 0..3 {
+                // Unpremultiplied; nothing drawn (alpha 0) stays 0.
+                out[k] = (u32::from(p[k]) * 255 + alpha / 2)
+                    .checked_div(alpha)
+                    .map_or(0, |v| v.min(255) as u8);
+            }
+            out[3] = ((alpha + 127) / 255) as u8;
+        }
+        Raster {
+            width: self.width,
+            height: self.height,
+            rgba,
+            pick: self.pick,
+            frame,
+        }
     }
 
     fn dot(&mut self, x: i64, y: i64, radius: i64, c: [u8; 4], index: u32) {
@@ -209,10 +244,12 @@ impl Raster {
             }
         }
     }
+}
 
+impl Raster {
     /// The point drawn nearest to pixel (`x`, `y`) within `radius` pixels.
     pub fn nearest(&self, x: f64, y: f64, radius: i64) -> Option<u32> {
-        let (cx, cy) = (x.round() as i64, y.round() as i64);
+        let (cx, cy) = (pixel(x), pixel(y));
         let mut best: Option<(i64, u32)> = None;
         for dy in -radius..=radius {
             for dx in -radius..=radius {

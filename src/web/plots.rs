@@ -2,8 +2,8 @@
 //! by task and rollout (hover names it, click opens it, the selected task's rollouts and mean
 //! stand out), coloured by agent with a legend that toggles agents (shift-click: only that one),
 //! jittered when rewards are discrete, with the binned mean reward per agent as an overlay and a
-//! brush (drag a rectangle) that filters the task table; per-task means from the profile; the
-//! reward histogram. Axes, ticks, titles, bars, colours and overlay come from the core plot
+//! brush (drag a rectangle; Esc clears it) that filters the task table; per-task means from the
+//! profile; the reward histogram. Axes, ticks, titles, bars, colours and overlay come from the core plot
 //! model, as in the exported report; every plot downloads as SVG and PNG.
 //! `window.__gymscope.pointPixel(task, rollout)` lets tests aim at a point.
 
@@ -38,6 +38,7 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
         .iter()
         .any(|a| a.is_finite())
         .then(|| Arc::new(run.cols.point_agent.clone()));
+    let has_agents = agent_col.is_some();
     let hidden = RwSignal::new(vec![false; names.len()]);
     let jitter_on = RwSignal::new(run.default_point_mode() == PointMode::Jitter);
     let overlay_on = RwSignal::new(true);
@@ -49,10 +50,10 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
 
     let r = run.clone();
     let xs = Memo::new(move |_| Arc::new(r.metric_values(Some(x_metric.get()))));
-    let r = run.clone();
+    let (r, ys_o) = (run.clone(), ys.clone());
     let overlay = Memo::new(move |_| -> OverlayLines {
         if overlay_on.get() {
-            Arc::new(r.binned_rewards(x_metric.get()))
+            Arc::new(xs.with(|xs| r.binned_rewards(xs, &ys_o)))
         } else {
             Arc::default()
         }
@@ -85,6 +86,23 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
     );
     let task_ys = Arc::new(r.task_means(reward));
     let task_jitter = PointMode::default_for(&task_ys) == PointMode::Jitter;
+    // A task of one agent takes its colour (and hides with it), as on the rollout scatter.
+    let task_agent = has_agents.then(|| {
+        Arc::new(
+            r.view
+                .tasks
+                .iter()
+                .map(|t| match t.agents.as_slice() {
+                    [one] => names
+                        .iter()
+                        .position(|n| n == one)
+                        .map_or(f64::NAN, |a| a as f64),
+                    _ => f64::NAN,
+                })
+                .collect::<Vec<f64>>(),
+        )
+    });
+    let task_agent_svg = task_agent.clone();
     let tasks = Memo::new(move |_| {
         let x = x_metric.get();
         ScatterData {
@@ -93,17 +111,19 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
             x_title: format!("mean {} per task", axis_title(&r.view.metrics[x])),
             y_title: "mean reward".into(),
             highlight: sel.task.get().map(|t| t..t + 1),
+            agent: task_agent.clone(),
+            hidden: hidden.get(),
             jitter: (task_jitter && jitter_on.get()).then(|| task_keys.clone()),
             ..ScatterData::default()
         }
     });
     // The brush selects tasks through their shown rollouts.
-    let r = run.clone();
+    let (r, ys_b) = (run.clone(), ys.clone());
     Effect::new(move |_| {
-        let mask = sel
-            .brush
-            .get()
-            .map(|b| Arc::new(hidden.with(|h| r.tasks_in_brush(x_metric.get(), &b, h))));
+        let mask = sel.brush.get().map(|b| {
+            let xs = xs.get();
+            Arc::new(hidden.with(|h| r.tasks_in_brush(&xs, &ys_b, &b, h)))
+        });
         sel.brushed.set(mask);
     });
     let r = run.clone();
@@ -127,8 +147,13 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
     let task_tip = Callback::new(move |t: usize| {
         let meta = &r.view.tasks[t];
         let mean = reward.map_or("–".into(), |m| short_number(r.task_mean(t, m)));
+        let agents = if meta.agents.is_empty() {
+            String::new()
+        } else {
+            format!(" · {}", meta.agents.join(", "))
+        };
         format!(
-            "task {} — {} rollouts, mean reward {mean}",
+            "task {}{agents} — {} rollouts, mean reward {mean}",
             meta.task, meta.num_rollouts
         )
     });
@@ -136,11 +161,17 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
     let open = Callback::new(move |p: usize| sel.open_point(&r, p));
     let pick_task = Callback::new(move |t: usize| sel.task.set(Some(t)));
     let on_brush = Callback::new(move |b| sel.brush.set(Some(b)));
+    // Esc clears the brush, wherever the focus is (the button does the same).
+    let esc = window_event_listener(leptos::ev::keydown, move |e| {
+        if e.key() == "Escape" && sel.brush.get_untracked().is_some() {
+            sel.brush.set(None);
+        }
+    });
+    on_cleanup(move || esc.remove());
     install_point_hook(run.clone(), canvas, frame, x_metric, jitter_on);
 
     let r = run.clone();
     let names_svg = names.clone();
-    let has_agents = agent_col.is_some();
     let rollout_svg = Callback::new(move |()| {
         let x = x_metric.get_untracked();
         let xs = xs.get_untracked();
@@ -177,6 +208,7 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
             max_points: SVG_POINTS,
         })
     });
+    let names_task_svg = names.clone();
     let task_svg = Callback::new(move |()| {
         let d = tasks.get_untracked();
         let (sx, sy) = scatter_scales(&d.xs, &d.ys);
@@ -189,9 +221,13 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
             x_title: &d.x_title,
             y_title: &d.y_title,
             jitter: d.jitter.as_ref().map(|(t, k)| (t.as_slice(), k.as_slice())),
-            agent: None,
-            agents: &[],
-            hidden: &[],
+            agent: task_agent_svg.as_deref().map(Vec::as_slice),
+            agents: if task_agent_svg.is_some() {
+                &names_task_svg
+            } else {
+                &[]
+            },
+            hidden: &d.hidden,
             brush: None,
             overlay: &[],
             max_points: SVG_POINTS,
@@ -264,7 +300,7 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
                         short_number(b.x0), short_number(b.x1), short_number(b.y0), short_number(b.y1)
                     )}
                 </span>
-                <button class="small" data-testid="brush-clear" on:click=move |_| sel.brush.set(None)>"Clear brush"</button>
+                <button class="small" data-testid="brush-clear" title="or press Esc" on:click=move |_| sel.brush.set(None)>"Clear brush"</button>
             }
         })
     };

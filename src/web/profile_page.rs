@@ -188,6 +188,10 @@ fn send(worker: SharedWorker, request: &Request, phase: RwSignal<Phase, LocalSto
                 }
             }),
             Reply::Profiled(done) => {
+                // The read is over (benches/browser_plot.rs tells it from what follows).
+                if let Some(p) = gloo_utils::window().performance() {
+                    let _ = p.mark("gymscope:profiled");
+                }
                 mark_worker_memory(done.worker_memory);
                 let run = RunView::new(done.view, (&done.columns).into());
                 let downloads = done.downloads.into_iter().map(DownloadLink::from).collect();

@@ -23,7 +23,7 @@ pub type OverlayLines = Arc<Vec<(Option<usize>, Vec<BinMean>, Interval)>>;
 pub type Keys = (Arc<Vec<f64>>, Arc<Vec<f64>>);
 
 /// What one scatter shows.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct ScatterData {
     pub xs: Arc<Vec<f64>>,
     pub ys: Arc<Vec<f64>>,
@@ -38,6 +38,31 @@ pub struct ScatterData {
     pub jitter: Option<Keys>,
     pub brush: Option<Brush>,
     pub overlay: OverlayLines,
+}
+
+/// The same data when the same arrays: comparing a million values element by element each time
+/// a memo recomputes cost more than the check saves (the columns are never edited in place).
+impl PartialEq for ScatterData {
+    fn eq(&self, o: &Self) -> bool {
+        let same_opt = |a: &Option<Arc<Vec<f64>>>, b: &Option<Arc<Vec<f64>>>| match (a, b) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        let same_keys = |a: &Option<Keys>, b: &Option<Keys>| match (a, b) {
+            (Some(a), Some(b)) => Arc::ptr_eq(&a.0, &b.0) && Arc::ptr_eq(&a.1, &b.1),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        Arc::ptr_eq(&self.xs, &o.xs)
+            && Arc::ptr_eq(&self.ys, &o.ys)
+            && self.x_title == o.x_title
+            && self.y_title == o.y_title
+            && self.highlight == o.highlight
+            && same_opt(&self.agent, &o.agent)
+            && self.hidden == o.hidden
+            && same_keys(&self.jitter, &o.jitter)
+            && self.brush == o.brush
+            && Arc::ptr_eq(&self.overlay, &o.overlay)
+    }
 }
 
 impl ScatterData {
