@@ -122,6 +122,22 @@ pub fn key_colon(text: &[u8], i: usize) -> Option<usize> {
     (text.get(j) == Some(&b':')).then(|| skip_ws(text, j + 1))
 }
 
+/// The object key at `i` when written without escapes (an escaped key may spell a key a reader
+/// looks for: `None`, so the reader lets serde_json decide), and where its value starts.
+pub fn plain_key(text: &str, i: usize) -> Option<(&str, usize)> {
+    let line = text.as_bytes();
+    if line.get(i) != Some(&b'"') {
+        return None;
+    }
+    let end = string_end(line, i)?;
+    let name = &text[i + 1..end - 1];
+    if name.contains('\\') {
+        return None;
+    }
+    let j = skip_ws(line, end);
+    (line.get(j) == Some(&b':')).then(|| (name, skip_ws(line, j + 1)))
+}
+
 /// The end (exclusive) of the JSON value starting at `i` (no whitespace before it).
 pub fn value_end(text: &[u8], mut i: usize) -> Option<usize> {
     // One flag per open container: `true` for an object.

@@ -255,19 +255,8 @@ fn members(
         return Some(i + 1);
     }
     loop {
-        if line.get(i) != Some(&b'"') {
-            return None;
-        }
-        let key_end = skim::string_end(line, i)?;
-        let name = &text[i + 1..key_end - 1];
-        if name.contains('\\') {
-            return None;
-        }
-        let colon = skim::skip_ws(line, key_end);
-        if line.get(colon) != Some(&b':') {
-            return None;
-        }
-        let end = member(name, skim::skip_ws(line, colon + 1))?;
+        let (name, at) = skim::plain_key(text, i)?;
+        let end = member(name, at)?;
         i = skim::skip_ws(line, end);
         match line.get(i)? {
             b',' => i = skim::skip_ws(line, i + 1),

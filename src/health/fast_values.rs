@@ -99,20 +99,12 @@ fn write_object(text: &str, i: usize, out: &mut String, depth: usize) -> Option<
         j + 1
     } else {
         loop {
-            if b.get(j) != Some(&b'"') {
-                return None;
-            }
-            let key_end = skim::string_end(b, j)?;
-            let key = &text[j + 1..key_end - 1];
-            if key.contains('\\') || has_control(key) {
-                return None;
-            }
-            let colon = skim::skip_ws(b, key_end);
-            if b.get(colon) != Some(&b':') {
+            let (key, at) = skim::plain_key(text, j)?;
+            if has_control(key) {
                 return None;
             }
             let start = values.len();
-            j = write_value(text, skim::skip_ws(b, colon + 1), &mut values, depth + 1)?;
+            j = write_value(text, at, &mut values, depth + 1)?;
             members.push((key, start, values.len()));
             j = skim::skip_ws(b, j);
             match b.get(j)? {
@@ -158,19 +150,7 @@ pub(super) fn error_object(text: &str) -> Option<bool> {
         j + 1
     } else {
         loop {
-            if b.get(j) != Some(&b'"') {
-                return None;
-            }
-            let key_end = skim::string_end(b, j)?;
-            let key = &text[j + 1..key_end - 1];
-            if key.contains('\\') {
-                return None;
-            }
-            let colon = skim::skip_ws(b, key_end);
-            if b.get(colon) != Some(&b':') {
-                return None;
-            }
-            let at = skim::skip_ws(b, colon + 1);
+            let (key, at) = skim::plain_key(text, j)?;
             let value_end = skim::value_end(b, at)?;
             let slot = match key {
                 "error" => Some(0),
@@ -228,19 +208,7 @@ pub(super) fn blank_parts(text: &str) -> Option<bool> {
             k + 1
         } else {
             loop {
-                if b.get(k) != Some(&b'"') {
-                    return None;
-                }
-                let key_end = skim::string_end(b, k)?;
-                let key = &text[k + 1..key_end - 1];
-                if key.contains('\\') {
-                    return None;
-                }
-                let colon = skim::skip_ws(b, key_end);
-                if b.get(colon) != Some(&b':') {
-                    return None;
-                }
-                let at = skim::skip_ws(b, colon + 1);
+                let (key, at) = skim::plain_key(text, k)?;
                 let value_end = skim::value_end(b, at)?;
                 let value = &text[at..value_end];
                 match key {

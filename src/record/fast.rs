@@ -25,7 +25,7 @@ pub(super) fn read_row(text: &str, kind: RowKind, keys: &mut KeyTable) -> Option
         i += 1;
     } else {
         loop {
-            let (name, at) = key(text, i)?;
+            let (name, at) = skim::plain_key(text, i)?;
             let end = match fields.role(name) {
                 Role::TaskIndex => {
                     let (end, value) = index_value(text, at)?;
@@ -84,22 +84,6 @@ fn after_member(line: &[u8], end: usize) -> Option<usize> {
     }
 }
 
-/// The object key at `i` (without escapes: an escaped key may spell a key we look for) and where
-/// its value starts.
-fn key(text: &str, i: usize) -> Option<(&str, usize)> {
-    let line = text.as_bytes();
-    if line.get(i) != Some(&b'"') {
-        return None;
-    }
-    let end = skim::string_end(line, i)?;
-    let name = &text[i + 1..end - 1];
-    if name.contains('\\') {
-        return None;
-    }
-    let j = skim::skip_ws(line, end);
-    (line.get(j) == Some(&b':')).then(|| (name, skim::skip_ws(line, j + 1)))
-}
-
 /// `response`: only its `usage` object is read; any other value is validated and skipped.
 fn response(text: &str, at: usize, fields: &mut RowFields) -> Option<usize> {
     object_members(text, at, |name, value_at| {
@@ -131,7 +115,7 @@ fn object_members(
         return Some(i + 1);
     }
     loop {
-        let (name, value_at) = key(text, i)?;
+        let (name, value_at) = skim::plain_key(text, i)?;
         i = after_member(line, member(name, value_at)?)?;
         if line[i - 1] == b'}' {
             return Some(i);
