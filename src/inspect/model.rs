@@ -40,15 +40,24 @@ impl Totals {
     pub fn line(&self) -> String {
         let mean = |v: Option<f64>| v.map_or("–".to_string(), table::short_number);
         format!(
-            "{} tasks · {} of {} rollouts · {} agents · mean reward {} · mean output tokens {} · mean total tokens {}",
-            self.tasks,
+            "{} · {} of {} rollouts · {} · mean reward {} · mean output tokens {} · mean total tokens {}",
+            plural(self.tasks, "task"),
             self.rollouts,
             self.expected_rollouts,
-            self.agents,
+            plural(self.agents, "agent"),
             mean(self.mean_reward),
             mean(self.mean_output_tokens),
             mean(self.mean_total_tokens)
         )
+    }
+}
+
+/// `1 agent`, `3 agents`.
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }
 
@@ -320,6 +329,30 @@ fn snippet_of(c: &crate::conversation::Conversation) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_totals_line_counts_in_words() {
+        let mut t = Totals {
+            tasks: 1,
+            rollouts: 4,
+            expected_rollouts: 4,
+            agents: 1,
+            mean_reward: Some(0.5),
+            mean_output_tokens: None,
+            mean_total_tokens: None,
+        };
+        assert!(t
+            .line()
+            .starts_with("1 task · 4 of 4 rollouts · 1 agent · mean reward 0.5"));
+        (t.tasks, t.agents) = (6, 3);
+        assert!(
+            t.line()
+                .starts_with("6 tasks · 4 of 4 rollouts · 3 agents ·"),
+            "{}",
+            t.line()
+        );
+    }
+
     use super::*;
 
     #[test]
