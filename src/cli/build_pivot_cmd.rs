@@ -134,10 +134,7 @@ pub fn run(args: &BuildPivotArgs) -> Result<ExitCode> {
 
     let input_name = args.input.display().to_string();
     let mut builder = PivotBuilder::new(&input_name, options);
-    stream(&args.input, |chunk| {
-        builder.scan(chunk);
-        Ok(true)
-    })?;
+    stream(&args.input, |chunk| Ok(builder.scan(chunk)))?;
     builder.start_conversion()?;
     let rows = AtomicFile::create(&args.output)?;
     let audit = AtomicFile::create(&skipped_path)?;
@@ -285,7 +282,7 @@ fn convert_on_every_core(
                     Err(Stop::Done)
                 }
             };
-        let mut early = false;
+        let (mut early, mut cut_failed) = (false, false);
         let read = for_each_chunk::<anyhow::Error>(input, &input.display().to_string(), |chunk| {
             for batch in builder.cut(chunk) {
                 // An error here is `Stop::Done`: the reading ends and `finish` reports why.
@@ -296,15 +293,19 @@ fn convert_on_every_core(
                     break;
                 }
             }
-            Ok(!early)
+            // A line over the limit: the batches before it are still taken back below.
+            cut_failed = builder.cut_failed();
+            Ok(!early && !cut_failed)
         });
         match read {
             Err(e) => return Err(Stop::Read(e)),
             Ok(()) if early => return Err(Stop::Done),
             Ok(()) => {}
         }
-        let last = builder.cut_end();
-        pool.send(last, &mut |out| take_back(builder, out))?;
+        if !cut_failed {
+            let last = builder.cut_end();
+            pool.send(last, &mut |out| take_back(builder, out))?;
+        }
         pool.finish(&mut |out| take_back(builder, out))
     });
     match stopped {

@@ -132,7 +132,9 @@ pub fn build_bytes(
 ) -> Result<Built, BuildError> {
     let mut b = PivotBuilder::new(file, options);
     for c in data.chunks(chunk.max(1)) {
-        b.scan(c);
+        if !b.scan(c) {
+            break;
+        }
     }
     b.start_conversion()?;
     let (mut rows, mut audit) = (Vec::new(), Vec::new());

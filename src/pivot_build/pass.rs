@@ -96,8 +96,10 @@ impl PivotBuilder {
 
     // ---- pass 1 ----
 
-    /// Feeds the next chunk of the first pass (rewards per task group).
-    pub fn scan(&mut self, chunk: &[u8]) {
+    /// Feeds the next chunk of the first pass (rewards per task group). Returns false once the
+    /// pass has failed (a line over the limit): reading on cannot help, and a source that never
+    /// ends a line (`/dev/zero`) would never stop.
+    pub fn scan(&mut self, chunk: &[u8]) -> bool {
         let mut splitter = std::mem::take(&mut self.splitter);
         let pushed = splitter.push::<()>(chunk, |span, bytes| {
             self.line = span.line;
@@ -106,6 +108,7 @@ impl PivotBuilder {
         });
         self.splitter = splitter;
         self.too_long(pushed);
+        self.error.is_none()
     }
 
     /// A line over the splitter's limit (1 GiB) fails the build, naming the file and line.

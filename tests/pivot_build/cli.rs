@@ -411,3 +411,28 @@ fn select_pivot_usage_errors_name_the_problem() {
     ]);
     assert!(String::from_utf8_lossy(&r.stderr).contains("--source-groups: 'half'"));
 }
+
+/// A source that never ends a line (`/dev/zero`) stops at the line limit with the file and line
+/// named, instead of being read forever; nothing is written.
+#[test]
+fn a_line_that_never_ends_stops_the_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("pivots.jsonl");
+    let o = gymscope(&[
+        "build-pivot",
+        "--input",
+        "/dev/zero",
+        "--output",
+        out.to_str().unwrap(),
+        "--agent-ref",
+        "a",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(err.contains("'/dev/zero' line 1 is longer than"), "{err}");
+    assert!(
+        names_in(dir.path()).is_empty(),
+        "{:?}",
+        names_in(dir.path())
+    );
+}
