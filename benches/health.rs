@@ -21,6 +21,10 @@ use std::time::Instant;
 #[path = "../tests/common/gen_run.rs"]
 mod gen_run;
 
+/// The binary's allocator and setting, so that the in-process reads cost what the CLI's do.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const REPEATS: usize = 4;
 const TEXT_BYTES: usize = 3600;
 
@@ -69,6 +73,7 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
+    gymscope::native::allocator::keep_freed_pages();
     let tasks: usize = std::env::var("BENCH_TASKS")
         .ok()
         .and_then(|v| v.parse().ok())

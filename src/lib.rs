@@ -19,6 +19,7 @@ pub mod conversation;
 pub mod error;
 pub mod health;
 pub mod inspect;
+pub mod joint_read;
 pub mod json;
 pub mod jsonl;
 pub mod model_text;

@@ -8,6 +8,7 @@ use super::signals::{signals, Signals};
 use super::summary::TrajectoryEvidence;
 use super::HealthReport;
 use crate::jsonl::{LineSplitter, SplitError};
+use crate::record::MemberReader;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A row that could not be read, or a line over the limit: the file, line and what is wrong.
@@ -314,6 +315,7 @@ impl HealthBuilder {
 }
 
 /// A rollout line read on its own, to be recorded in order by [`HealthBuilder::record_rollout`].
+#[derive(Debug, PartialEq)]
 pub struct RolloutRead {
     key: (i64, i64),
     agent: Option<String>,
@@ -333,7 +335,21 @@ fn read_rollout_by(bytes: &[u8], reader: Reader) -> Result<Option<RolloutRead>, 
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
-    let row = read_row(bytes, reader)?;
+    rollout_read(read_row(bytes, reader)?, reader).map(Some)
+}
+
+/// A rollout line (UTF-8, not blank) read in the same walk as the profile's reading of it:
+/// `None` when either reader is unsure, and each must then read the line alone.
+pub fn read_rollout_beside(
+    text: &str,
+    profile: &mut MemberReader,
+) -> Option<Result<RolloutRead, String>> {
+    let row = super::fast::read_row_beside(text, Some(profile))?;
+    Some(rollout_read(row, Reader::Skim))
+}
+
+/// What health keeps of a rollout row.
+fn rollout_read(row: Row, reader: Reader) -> Result<RolloutRead, String> {
     let key = |field: &str, v: Option<&serde_json::Value>| match row::index(v) {
         Ok(Some(i)) => Ok(i),
         Ok(None) => Err(format!("field `{field}` is missing")),
@@ -346,7 +362,7 @@ fn read_rollout_by(bytes: &[u8], reader: Reader) -> Result<Option<RolloutRead>, 
         evidence.add(raw.0);
         evidence
     });
-    Ok(Some(RolloutRead {
+    Ok(RolloutRead {
         key: (task, rollout),
         agent: row
             .agent_ref
@@ -356,7 +372,7 @@ fn read_rollout_by(bytes: &[u8], reader: Reader) -> Result<Option<RolloutRead>, 
         reward: row::reward(row.reward.as_ref()),
         signals: signals(row.response.as_ref(), reader),
         trajectory,
-    }))
+    })
 }
 
 /// A materialized-inputs line read on its own: the expected rollout and its agent.

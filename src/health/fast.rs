@@ -9,6 +9,7 @@
 //! scratch buffer and allocated each escaped name; this reads the same row at `skim` speed.
 
 use super::row::{AgentRef, IncompleteDetails, Item, KeyRow, Raw, Response, Row, Usage};
+use crate::record::MemberReader;
 use crate::skim;
 use std::borrow::Cow;
 
@@ -29,6 +30,16 @@ impl Reader {
 
 /// Reads `text` (one line, valid UTF-8) as serde would read a [`Row`], or `None` when unsure.
 pub(super) fn read_row(text: &str) -> Option<Row<'_>> {
+    read_row_beside(text, None)
+}
+
+/// [`read_row`], feeding the profile's reader the same walk when one is given: each top-level
+/// value as it is delimited, `response.usage` as it is met (`crate::joint_read`). `None` when
+/// either reader is unsure.
+pub(crate) fn read_row_beside<'t>(
+    text: &'t str,
+    mut profile: Option<&mut MemberReader>,
+) -> Option<Row<'t>> {
     let line = text.as_bytes();
     if skim::has_control_bytes(line) {
         return None;
@@ -44,11 +55,20 @@ pub(super) fn read_row(text: &str) -> Option<Row<'_>> {
     let mut seen = Seen::default();
     let end = members(text, skim::skip_ws(line, 0), |name, at| {
         if name == "response" {
-            let (response, end) = response(text, at)?;
+            if let Some(p) = profile.as_deref_mut() {
+                p.response_begin();
+            }
+            let (response, end) = response(text, at, profile.as_deref_mut())?;
+            if let Some(p) = profile.as_deref_mut() {
+                p.response_end();
+            }
             row.response = seen.once(4, response)?;
             return Some(end);
         }
         let end = skim::value_end(line, at)?;
+        if let Some(p) = profile.as_deref_mut() {
+            p.member(text, name, at, end)?;
+        }
         let value = &text[at..end];
         match name {
             "_ng_task_index" => row.task = seen.once(0, small(value)?)?,
@@ -121,8 +141,13 @@ fn raw(value: &str) -> Option<Raw<'_>> {
     (value != "null").then_some(Raw(value))
 }
 
-/// `response` at `at`: null, or an object read member by member; and its end.
-fn response(text: &str, at: usize) -> Option<(Option<Response<'_>>, usize)> {
+/// `response` at `at`: null, or an object read member by member; and its end. The profile's
+/// reader, when given, reads `usage` too.
+fn response<'t>(
+    text: &'t str,
+    at: usize,
+    mut profile: Option<&mut MemberReader>,
+) -> Option<(Option<Response<'t>>, usize)> {
     let line = text.as_bytes();
     match line.get(at)? {
         b'n' => return Some((None, skim::value_end(line, at)?)),
@@ -151,6 +176,9 @@ fn response(text: &str, at: usize) -> Option<(Option<Response<'_>>, usize)> {
                 r.incomplete_details = seen.once(1, details)?;
             }
             "usage" => {
+                if let Some(p) = profile.as_deref_mut() {
+                    p.usage(text, at)?;
+                }
                 r.usage = seen.once(3, serde_json::from_str::<Option<Usage>>(value).ok()?)?;
             }
             _ => {}

@@ -3,6 +3,7 @@
 //! signals ([`signals`]), and the checks on inputs and outputs before anything runs ([`inputs`],
 //! [`run_files`]).
 
+pub mod allocator;
 pub mod atomic;
 pub mod inputs;
 pub mod parallel;

@@ -6,7 +6,8 @@
 use super::parallel::{self, OrderedPool};
 use super::read::for_each_chunk;
 use crate::error::ProfileError;
-use crate::health::{self, HealthBuilder, HealthError, HealthReport, InputRead, RolloutRead};
+use crate::health::{HealthBuilder, HealthError, HealthReport};
+use crate::joint_read::{self, HealthLines};
 use crate::profile::{parse_batch, LineBatch, ParsedBatch, ProfileBuilder};
 use crate::record::RowKind;
 use std::path::Path;
@@ -38,8 +39,12 @@ pub fn read_run(
         // builders record them in file order (`profile::batch`).
         let parsers = (0..parallel::workers()).map(|_| {
             move |batch: LineBatch| {
-                let parsed = parse_batch(&batch);
-                (parsed, with_health.then(|| read_health(&batch)))
+                if with_health {
+                    let (parsed, lines) = joint_read::parse_batch(&batch);
+                    (parsed, Some(lines))
+                } else {
+                    (parse_batch(&batch), None)
+                }
             }
         });
         let mut pool = OrderedPool::start(scope, parsers);
@@ -93,51 +98,8 @@ impl Sink<'_> {
     ) -> Result<(), ProfileError> {
         self.profile.record(parsed)?;
         if let (Some(h), Some(lines), None) = (&mut self.health, lines, &*self.health_failed) {
-            *self.health_failed = record_health(h, self.inputs_name, lines).err();
+            *self.health_failed = joint_read::record_health(h, self.inputs_name, lines).err();
         }
         Ok(())
     }
-}
-
-/// A batch's lines as health reads them, with their line numbers (a batch is of one file).
-enum HealthLines {
-    Inputs(Vec<(u64, Result<Option<InputRead>, String>)>),
-    Rollouts(Vec<(u64, Result<Option<RolloutRead>, String>)>),
-}
-
-fn read_health(batch: &LineBatch) -> HealthLines {
-    match batch.kind() {
-        RowKind::Input => HealthLines::Inputs(
-            batch
-                .lines()
-                .map(|(span, line)| (span.line, health::read_input(line)))
-                .collect(),
-        ),
-        RowKind::Rollout => HealthLines::Rollouts(
-            batch
-                .lines()
-                .map(|(span, line)| (span.line, health::read_rollout(line)))
-                .collect(),
-        ),
-    }
-}
-
-fn record_health(
-    h: &mut HealthBuilder,
-    inputs_name: &str,
-    lines: HealthLines,
-) -> Result<(), HealthError> {
-    match lines {
-        HealthLines::Inputs(lines) => {
-            for (n, read) in lines {
-                h.record_input(inputs_name, n, read)?;
-            }
-        }
-        HealthLines::Rollouts(lines) => {
-            for (n, read) in lines {
-                h.record_rollout(n, read)?;
-            }
-        }
-    }
-    Ok(())
 }

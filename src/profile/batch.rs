@@ -77,10 +77,21 @@ pub struct ParsedBatch {
 /// Reads every line of `batch`. Lines after a malformed one are still read (another thread may be
 /// ahead); `record` stops at the first error, as the streaming read does.
 pub fn parse_batch(batch: &LineBatch) -> ParsedBatch {
+    parse_batch_with(batch, |span, line, keys| {
+        parse_line(span, line, batch.kind, keys)
+    })
+}
+
+/// [`parse_batch`] with another reader of each line, which must read rows exactly as
+/// [`parse_line`] does (`crate::joint_read` reads rollout lines for health in the same walk).
+pub fn parse_batch_with(
+    batch: &LineBatch,
+    mut read: impl FnMut(LineSpan, &[u8], &mut KeyTable) -> Result<Row, RowError>,
+) -> ParsedBatch {
     let mut keys = KeyTable::default();
     let rows = batch
         .lines()
-        .map(|(span, line)| (span, parse_line(span, line, batch.kind, &mut keys)))
+        .map(|(span, line)| (span, read(span, line, &mut keys)))
         .collect();
     ParsedBatch {
         kind: batch.kind,

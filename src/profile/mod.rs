@@ -8,7 +8,8 @@ mod batch;
 mod compute;
 mod scan;
 
-pub use batch::{parse_batch, LineBatch, ParsedBatch};
+pub use batch::{parse_batch, parse_batch_with, LineBatch, ParsedBatch};
+pub use scan::parse_line;
 pub use scan::ProfileBuilder;
 
 use crate::error::RolloutKey;

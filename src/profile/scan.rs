@@ -132,7 +132,8 @@ impl ProfileBuilder {
 }
 
 /// Reads one line of either file: a blank line and a byte order mark get their own message.
-pub(super) fn parse_line(
+/// One line of either file read for the profile (a blank line or a byte order mark is an error).
+pub fn parse_line(
     span: LineSpan,
     line: &[u8],
     kind: RowKind,

@@ -15,7 +15,7 @@ pub(super) fn read_row(text: &str, kind: RowKind, keys: &mut KeyTable) -> Option
     if skim::has_control_bytes(line) {
         return None;
     }
-    let mut fields = RowFields::new(kind, keys);
+    let mut fields = MemberReader::new(kind, keys);
     let mut i = skim::skip_ws(line, 0);
     if line.get(i) != Some(&b'{') {
         return None;
@@ -26,40 +26,15 @@ pub(super) fn read_row(text: &str, kind: RowKind, keys: &mut KeyTable) -> Option
     } else {
         loop {
             let (name, at) = skim::plain_key(text, i)?;
-            let end = match fields.role(name) {
-                Role::TaskIndex => {
-                    let (end, value) = index_value(text, at)?;
-                    fields.task(value);
-                    end
-                }
-                Role::RolloutIndex => {
-                    let (end, value) = index_value(text, at)?;
-                    fields.rollout(value);
-                    end
-                }
-                Role::AgentRef => {
-                    let end = skim::value_end(line, at)?;
-                    let agent: AgentRefValue = serde_json::from_str(&text[at..end]).ok()?;
-                    fields.agent_ref(agent.0);
-                    end
-                }
-                Role::Ignored => skim::value_end(line, at)?,
-                Role::Response => {
-                    fields.clear_usage();
-                    let end = response(text, at, &mut fields)?;
-                    fields.response_read();
-                    end
-                }
-                Role::Reward => {
-                    let end = skim::value_end(line, at)?;
-                    fields.reward(serde_json::from_str(&text[at..end]).ok()?);
-                    end
-                }
-                Role::Number => {
-                    let (end, num) = maybe_num(text, at)?;
-                    fields.number(name, num);
-                    end
-                }
+            let end = if name == "response" && kind == RowKind::Rollout {
+                fields.response_begin();
+                let end = response(text, at, &mut fields)?;
+                fields.response_end();
+                end
+            } else {
+                let end = skim::value_end(line, at)?;
+                fields.member(text, name, at, end)?;
+                end
             };
             i = after_member(line, end)?;
             if line[i - 1] == b'}' {
@@ -67,10 +42,79 @@ pub(super) fn read_row(text: &str, kind: RowKind, keys: &mut KeyTable) -> Option
             }
         }
     }
-    if skim::skip_ws(line, i) != line.len() || fields.saw_negative_zero() {
+    if skim::skip_ws(line, i) != line.len() {
         return None;
     }
-    Some(fields.finish())
+    fields.finish()
+}
+
+/// The profile's reading of a row's members, fed by a walk of the row found elsewhere: this
+/// module's [`read_row`], or health's skimming reader when both read a rollout line in one walk
+/// (`crate::joint_read`). The walker delimits each value; `response` is left to the walker
+/// between [`response_begin`](Self::response_begin) and [`response_end`](Self::response_end),
+/// its `usage` handed to [`usage`](Self::usage).
+pub struct MemberReader<'k> {
+    fields: RowFields<'k>,
+}
+
+impl<'k> MemberReader<'k> {
+    pub fn new(kind: RowKind, keys: &'k mut KeyTable) -> Self {
+        MemberReader {
+            fields: RowFields::new(kind, keys),
+        }
+    }
+
+    /// A top-level member other than a rollout's `response`, its value at `text[at..end]`
+    /// (already validated by the walker). `None`: unsure, let serde_json read the line.
+    pub fn member(&mut self, text: &str, name: &str, at: usize, end: usize) -> Option<()> {
+        let fields = &mut self.fields;
+        let value = &text[at..end];
+        match fields.role(name) {
+            Role::TaskIndex => fields.task(index_value(value)?),
+            Role::RolloutIndex => fields.rollout(index_value(value)?),
+            Role::AgentRef => {
+                let agent: AgentRefValue = serde_json::from_str(value).ok()?;
+                fields.agent_ref(agent.0);
+            }
+            Role::Ignored => {}
+            // A walker that does not descend into `response` (an input row's is `Ignored`).
+            Role::Response => {
+                self.response_begin();
+                response(text, at, self)?;
+                self.response_end();
+            }
+            Role::Reward => fields.reward(serde_json::from_str(value).ok()?),
+            Role::Number => fields.number(name, maybe_num(value)?),
+        }
+        Some(())
+    }
+
+    /// A rollout's `response` begins (whatever its value; a repeated one's usage replaces the
+    /// last one's).
+    pub fn response_begin(&mut self) {
+        self.fields.clear_usage();
+    }
+
+    /// `response.usage`'s value at `at`: its numeric members are read. Returns the value's end.
+    pub fn usage(&mut self, text: &str, at: usize) -> Option<usize> {
+        self.fields.clear_usage();
+        object_members(text, at, |name, value_at| {
+            let end = skim::value_end(text.as_bytes(), value_at)?;
+            self.fields
+                .usage_field(name, maybe_num(&text[value_at..end])?);
+            Some(end)
+        })
+    }
+
+    /// The `response` value has been read.
+    pub fn response_end(&mut self) {
+        self.fields.response_read();
+    }
+
+    /// The row, or `None` when serde_json must read it again (a `-0`, see `json`).
+    pub fn finish(self) -> Option<Row> {
+        (!self.fields.saw_negative_zero()).then(|| self.fields.finish())
+    }
 }
 
 /// After an object member ending at `end`: the start of the next key after a comma, or the index
@@ -85,17 +129,13 @@ fn after_member(line: &[u8], end: usize) -> Option<usize> {
 }
 
 /// `response`: only its `usage` object is read; any other value is validated and skipped.
-fn response(text: &str, at: usize, fields: &mut RowFields) -> Option<usize> {
+fn response(text: &str, at: usize, fields: &mut MemberReader) -> Option<usize> {
     object_members(text, at, |name, value_at| {
-        if name != "usage" {
-            return skim::value_end(text.as_bytes(), value_at);
+        if name == "usage" {
+            fields.usage(text, value_at)
+        } else {
+            skim::value_end(text.as_bytes(), value_at)
         }
-        fields.clear_usage();
-        object_members(text, value_at, |name, value_at| {
-            let (end, num) = maybe_num(text, value_at)?;
-            fields.usage_field(name, num);
-            Some(end)
-        })
     })
 }
 
@@ -130,36 +170,26 @@ fn small_int(token: &str) -> Option<i64> {
         .flatten()
 }
 
-/// The value at `at` reduced to its number (bools as 0/1) or nothing, and its end.
-fn maybe_num(text: &str, at: usize) -> Option<(usize, Option<Num>)> {
-    let line = text.as_bytes();
-    match line.get(at)? {
-        b'-' | b'0'..=b'9' => {
-            let end = skim::number_end(line, at)?;
-            let token = &text[at..end];
-            let num = match small_int(token) {
-                Some(v) => Num::Int(v),
-                None => serde_json::from_str::<MaybeNum>(token).ok()?.0?,
-            };
-            Some((end, Some(num)))
-        }
-        b't' | b'f' => {
-            let end = skim::value_end(line, at)?;
-            Some((end, Some(Num::Int(i64::from(line[at] == b't')))))
-        }
-        _ => Some((skim::value_end(line, at)?, None)),
-    }
+/// A value (already delimited) reduced to its number (bools as 0/1) or nothing.
+#[allow(clippy::option_option)] // outer `None`: unsure (serde decides); inner: not a number
+fn maybe_num(value: &str) -> Option<Option<Num>> {
+    Some(match value.as_bytes()[0] {
+        b'-' | b'0'..=b'9' => Some(match small_int(value) {
+            Some(v) => Num::Int(v),
+            None => serde_json::from_str::<MaybeNum>(value).ok()?.0?,
+        }),
+        b't' => Some(Num::Int(1)),
+        b'f' => Some(Num::Int(0)),
+        _ => None,
+    })
 }
 
-/// `_ng_task_index` / `_ng_rollout_index`.
-fn index_value(text: &str, at: usize) -> Option<(usize, IndexField)> {
-    let end = skim::value_end(text.as_bytes(), at)?;
-    let token = &text[at..end];
-    let value = match small_int(token) {
+/// `_ng_task_index` / `_ng_rollout_index` (a value already delimited).
+fn index_value(value: &str) -> Option<IndexField> {
+    Some(match small_int(value) {
         Some(v) => IndexField::Int(v),
-        None => serde_json::from_str::<IndexValue>(token).ok()?.0,
-    };
-    Some((end, value))
+        None => serde_json::from_str::<IndexValue>(value).ok()?.0,
+    })
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ mod fast;
 mod fields;
 mod serde_path;
 
+pub use fast::MemberReader;
 pub use serde_path::number_to_num;
 
 use crate::json::{rewrite_negative_zero_ints, Num};

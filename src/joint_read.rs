@@ -1,0 +1,87 @@
+//! A run's lines read for the profile and rollout health at once (`health`, `report` and the
+//! app want both): each rollout line is walked once by health's skimming reader, which hands the
+//! profile's reader (`record::MemberReader`) every top-level value and `response.usage` as it
+//! delimits them. Why: the two readers walked every line separately, and the second walk was a
+//! third of the read's CPU time. A line either reader is unsure of is read by each alone, so
+//! rows, signals and errors are exactly those of the separate reads (tested in
+//! `tests/health_skim.rs`).
+
+use crate::health::{self, HealthBuilder, HealthError, InputRead, RolloutRead};
+use crate::jsonl::LineSpan;
+use crate::profile::{self, LineBatch, ParsedBatch};
+use crate::record::{KeyTable, MemberReader, Row, RowError, RowKind};
+
+/// A batch's lines as health reads them, with their line numbers (a batch is of one file).
+pub enum HealthLines {
+    Inputs(Vec<(u64, Result<Option<InputRead>, String>)>),
+    Rollouts(Vec<(u64, Result<Option<RolloutRead>, String>)>),
+}
+
+/// Reads every line of `batch` for the profile ([`profile::parse_batch`]'s result) and for
+/// health (recorded in order by [`record_health`]).
+pub fn parse_batch(batch: &LineBatch) -> (ParsedBatch, HealthLines) {
+    match batch.kind() {
+        RowKind::Input => {
+            let lines = batch
+                .lines()
+                .map(|(span, line)| (span.line, health::read_input(line)))
+                .collect();
+            (profile::parse_batch(batch), HealthLines::Inputs(lines))
+        }
+        RowKind::Rollout => {
+            let mut lines = Vec::new();
+            let parsed = profile::parse_batch_with(batch, |span, line, keys| {
+                let (row, read) = rollout_line(span, line, keys);
+                lines.push((span.line, read));
+                row
+            });
+            (parsed, HealthLines::Rollouts(lines))
+        }
+    }
+}
+
+/// One rollout line for both: in one walk when both readers are sure of it, else each alone.
+#[allow(clippy::type_complexity)] // the two readers' own results, side by side
+pub fn rollout_line(
+    span: LineSpan,
+    line: &[u8],
+    keys: &mut KeyTable,
+) -> (Result<Row, RowError>, Result<Option<RolloutRead>, String>) {
+    // What the profile's `parse_line` and health's reader treat specially goes the separate way.
+    let blank = line.iter().all(u8::is_ascii_whitespace);
+    let bom = span.line == 1 && line.starts_with(b"\xEF\xBB\xBF");
+    let plain = !(blank || bom);
+    if let Some(text) = simdutf8::basic::from_utf8(line).ok().filter(|_| plain) {
+        let mut reader = MemberReader::new(RowKind::Rollout, keys);
+        if let Some(read) = health::read_rollout_beside(text, &mut reader) {
+            if let Some(row) = reader.finish() {
+                return (Ok(row), read.map(Some));
+            }
+        }
+    }
+    (
+        profile::parse_line(span, line, RowKind::Rollout, keys),
+        health::read_rollout(line),
+    )
+}
+
+/// Records a batch's health reads in file order; the first error stops the health read.
+pub fn record_health(
+    h: &mut HealthBuilder,
+    inputs_name: &str,
+    lines: HealthLines,
+) -> Result<(), HealthError> {
+    match lines {
+        HealthLines::Inputs(lines) => {
+            for (n, read) in lines {
+                h.record_input(inputs_name, n, read)?;
+            }
+        }
+        HealthLines::Rollouts(lines) => {
+            for (n, read) in lines {
+                h.record_rollout(n, read)?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,198 @@
+//! The joint read of a rollout line (`joint_read::rollout_line`: one walk for the profile and
+//! health) gives exactly what the two readers give alone — the profile's row or error (message
+//! and column) and health's read or error — on every line of every JSONL file under
+//! tests/fixtures, on a generated agentic run, on hand-made edge rows, and on seeded mutations
+//! of all of them (cut short, a structural byte put anywhere).
+#![allow(clippy::unwrap_used)] // a test stops at what must hold
+
+#[path = "common/gen_run.rs"]
+mod gen_run;
+
+use gymscope::health::{self, RolloutRead};
+use gymscope::joint_read;
+use gymscope::jsonl::LineSpan;
+use gymscope::profile;
+use gymscope::record::{KeyTable, Row, RowError, RowKind};
+use std::path::{Path, PathBuf};
+
+type Both = (String, Result<Option<RolloutRead>, String>);
+
+/// A profile row with the names its key ids stand for (each line gets a fresh table).
+fn describe(row: &Result<Row, RowError>, keys: &KeyTable) -> String {
+    let names: Vec<&str> = (0..keys.len()).map(|i| keys.name(i as u32)).collect();
+    format!("{row:?} {names:?}")
+}
+
+fn separate(span: LineSpan, line: &[u8]) -> Both {
+    let mut keys = KeyTable::default();
+    let row = profile::parse_line(span, line, RowKind::Rollout, &mut keys);
+    (describe(&row, &keys), health::read_rollout(line))
+}
+
+fn joint(span: LineSpan, line: &[u8]) -> Both {
+    let mut keys = KeyTable::default();
+    let (row, read) = joint_read::rollout_line(span, line, &mut keys);
+    (describe(&row, &keys), read)
+}
+
+/// Checks one line (as line `n` of its file); returns whether both readers read a row.
+fn check(n: u64, line: &[u8]) -> bool {
+    let span = LineSpan {
+        line: n,
+        offset: 0,
+        len: u32::try_from(line.len()).unwrap(),
+    };
+    let alone = separate(span, line);
+    assert_eq!(
+        joint(span, line),
+        alone,
+        "line {n}: {}",
+        String::from_utf8_lossy(line)
+    );
+    alone.0.starts_with("Ok(") && matches!(alone.1, Ok(Some(_)))
+}
+
+fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            jsonl_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "jsonl") {
+            out.push(path);
+        }
+    }
+}
+
+/// Seeded mutations of `line`: cut short, and a byte that changes the structure put anywhere.
+fn mutations(line: &[u8], rng: &mut fastrand::Rng, out: &mut Vec<Vec<u8>>) {
+    const BYTES: &[u8] = b"\"\\{}[],:-0e.9 \tnu\xff";
+    if line.is_empty() {
+        return;
+    }
+    for _ in 0..6 {
+        out.push(line[..rng.usize(0..line.len())].to_vec());
+        let mut changed = line.to_vec();
+        changed[rng.usize(0..line.len())] = BYTES[rng.usize(0..BYTES.len())];
+        out.push(changed);
+    }
+}
+
+fn every_line_and_its_mutations(lines: &[Vec<u8>], seed: u64) -> usize {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut read = 0;
+    let mut mutated = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        read += usize::from(check(i as u64 + 1, line));
+        mutations(line, &mut rng, &mut mutated);
+    }
+    for line in &mutated {
+        check(2, line);
+    }
+    read
+}
+
+fn lines_of(bytes: &[u8]) -> Vec<Vec<u8>> {
+    bytes.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect()
+}
+
+#[test]
+fn every_fixture_line_reads_as_the_two_readers_read_it() {
+    let mut files = Vec::new();
+    jsonl_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"),
+        &mut files,
+    );
+    files.sort();
+    let mut read = 0;
+    for (seed, path) in files.iter().enumerate() {
+        read += every_line_and_its_mutations(&lines_of(&std::fs::read(path).unwrap()), seed as u64);
+    }
+    // The example runs' rollouts are read in one walk by both (not all refused to the fallback).
+    assert!(read > 500, "only {read} rows read by both");
+}
+
+#[test]
+fn a_generated_agentic_run_reads_as_the_two_readers_read_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, rollouts) = gen_run::generate_agentic(dir.path(), "agentic", 40, 4, 4500);
+    let lines = lines_of(&std::fs::read(rollouts).unwrap());
+    assert_eq!(every_line_and_its_mutations(&lines, 99), 160);
+}
+
+/// Rows at the edges of what the profile's reader and health's differ on: `-0` (orjson's integer
+/// zero), numbers serde_json refuses or reads as floats, repeated keys and `response`s, `usage`
+/// that is not an object, odd `reward`s and indices, a byte order mark, blank lines, invalid
+/// UTF-8, raw control bytes, escaped keys, deep nesting, trailing text.
+#[test]
+fn edge_rows_read_as_the_two_readers_read_them() {
+    let base = r#"{"_ng_task_index":3,"_ng_rollout_index":1,"agent_ref":{"name":"a"},"reward":1.0,"response":{"status":"completed","output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"hi"}]}],"usage":{"input_tokens":5,"output_tokens":2,"total_tokens":7,"input_tokens_details":{"cached_tokens":1}}},"extra":2.5}"#;
+    let edits: &[(&str, &str)] = &[
+        ("\"extra\":2.5", "\"extra\":-0"),
+        ("\"extra\":2.5", "\"extra\":-0.0"),
+        ("\"output_tokens\":2", "\"output_tokens\":-0"),
+        ("\"extra\":2.5", "\"extra\":123456789012345678901234"),
+        ("\"extra\":2.5", "\"extra\":1e999"),
+        ("\"extra\":2.5", "\"extra\":true,\"f\":false,\"n\":null,\"s\":\"x\",\"o\":{}"),
+        ("\"extra\":2.5", "\"extra\":1,\"extra\":\"two\""),
+        ("\"extra\":2.5", "\"extra\":2.5,\"response\":{\"usage\":{\"output_tokens\":9}}"),
+        ("\"extra\":2.5", "\"extra\":2.5,\"response\":null"),
+        ("\"usage\":{", "\"usage\":null,\"u\":{"),
+        ("\"usage\":{", "\"usage\":{\"x\":1},\"usage\":{"),
+        ("\"reward\":1.0", "\"reward\":[1]"),
+        ("\"reward\":1.0", "\"reward\":{\"v\":1}"),
+        ("\"reward\":1.0", "\"reward\":null"),
+        ("\"reward\":1.0", "\"reward\":true"),
+        ("\"_ng_task_index\":3", "\"_ng_task_index\":3.5"),
+        ("\"_ng_task_index\":3", "\"_ng_task_index\":\"3\""),
+        ("\"_ng_task_index\":3", "\"_ng_task_index\":99999999999999999999"),
+        ("\"_ng_task_index\":3,", ""),
+        ("\"agent_ref\":{\"name\":\"a\"}", "\"agent_ref\":{\"name\":7}"),
+        ("\"agent_ref\":{\"name\":\"a\"}", "\"agent_ref\":null"),
+        ("\"agent_ref\":{\"name\":\"a\"}", "\"agent_ref\":{\"name\":\"a\\\"b\\u00e9\"}"),
+        ("\"extra\"", "\"\\u0065xtra\""),
+        ("\"response\"", "\"\\u0072esponse\""),
+        ("\"hi\"", "\"h\ti\""),
+        ("\"hi\"", "\"\\ud800\""),
+        ("\"hi\"", "\"😀 \\ud83d\\ude00\""),
+        ("\"extra\":2.5", "\"extra\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"),
+        ("\"status\":\"completed\"", "\"status\":7"),
+        ("\"response\":{", "\"response\":\"n/a\",\"r\":{"),
+        ("\"output\":[", "\"output\":[1,"),
+    ];
+    let mut lines: Vec<Vec<u8>> = vec![base.as_bytes().to_vec()];
+    for (from, to) in edits {
+        assert!(base.contains(from), "{from}");
+        lines.push(base.replacen(from, to, 1).into_bytes());
+    }
+    lines.extend(
+        [
+            format!("{base} x"),
+            format!("  {base}  "),
+            format!("{base},"),
+            "[1]".to_string(),
+            String::new(),
+            " \t ".to_string(),
+            "{}".to_string(),
+        ]
+        .map(String::into_bytes),
+    );
+    lines.push([b"\xEF\xBB\xBF", base.as_bytes()].concat());
+    lines.push(
+        base.replacen("hi", "h\u{e9}i", 1)
+            .into_bytes()
+            .into_iter()
+            .filter(|&b| b != 0xA9)
+            .collect(),
+    );
+    for (n, line) in lines.iter().enumerate() {
+        check(n as u64 + 1, line);
+        // A byte order mark is an error on line 1 only.
+        check(1, line);
+    }
+    let read = every_line_and_its_mutations(&lines, 5);
+    assert!(
+        (15..lines.len()).contains(&read),
+        "{read} of {} rows read by both",
+        lines.len()
+    );
+}
