@@ -22,11 +22,13 @@ pub enum HealthLines {
 pub fn parse_batch(batch: &LineBatch) -> (ParsedBatch, HealthLines) {
     match batch.kind() {
         RowKind::Input => {
-            let lines = batch
-                .lines()
-                .map(|(span, line)| (span.line, health::read_input(line)))
-                .collect();
-            (profile::parse_batch(batch), HealthLines::Inputs(lines))
+            let mut lines = Vec::new();
+            let parsed = profile::parse_batch_with(batch, |span, line, keys| {
+                let (row, read) = input_line(span, line, keys);
+                lines.push((span.line, read));
+                row
+            });
+            (parsed, HealthLines::Inputs(lines))
         }
         RowKind::Rollout => {
             let mut lines = Vec::new();
@@ -40,29 +42,54 @@ pub fn parse_batch(batch: &LineBatch) -> (ParsedBatch, HealthLines) {
     }
 }
 
+/// A line's two readings: the profile's row (or why not) and health's read (or why not).
+pub type Both<T> = (Result<Row, RowError>, Result<Option<T>, String>);
+
 /// One rollout line for both: in one walk when both readers are sure of it, else each alone.
-#[allow(clippy::type_complexity)] // the two readers' own results, side by side
-pub fn rollout_line(
+pub fn rollout_line(span: LineSpan, line: &[u8], keys: &mut KeyTable) -> Both<RolloutRead> {
+    one_line(
+        span,
+        line,
+        keys,
+        RowKind::Rollout,
+        health::read_rollout_beside,
+    )
+    .unwrap_or_else(|| {
+        (
+            profile::parse_line(span, line, RowKind::Rollout, keys),
+            health::read_rollout(line),
+        )
+    })
+}
+
+/// One materialized-inputs line for both, as [`rollout_line`].
+pub fn input_line(span: LineSpan, line: &[u8], keys: &mut KeyTable) -> Both<InputRead> {
+    one_line(span, line, keys, RowKind::Input, health::read_input_beside).unwrap_or_else(|| {
+        (
+            profile::parse_line(span, line, RowKind::Input, keys),
+            health::read_input(line),
+        )
+    })
+}
+
+/// The one walk, when the line is plain and both readers are sure of it.
+fn one_line<T>(
     span: LineSpan,
     line: &[u8],
     keys: &mut KeyTable,
-) -> (Result<Row, RowError>, Result<Option<RolloutRead>, String>) {
-    // What the profile's `parse_line` and health's reader treat specially goes the separate way.
+    kind: RowKind,
+    walk: impl FnOnce(&str, &mut MemberReader) -> Option<Result<T, String>>,
+) -> Option<Both<T>> {
+    // What the profile's `parse_line` and health's readers treat specially goes the separate way.
     let blank = line.iter().all(u8::is_ascii_whitespace);
     let bom = span.line == 1 && line.starts_with(b"\xEF\xBB\xBF");
-    let plain = !(blank || bom);
-    if let Some(text) = simdutf8::basic::from_utf8(line).ok().filter(|_| plain) {
-        let mut reader = MemberReader::new(RowKind::Rollout, keys);
-        if let Some(read) = health::read_rollout_beside(text, &mut reader) {
-            if let Some(row) = reader.finish() {
-                return (Ok(row), read.map(Some));
-            }
-        }
+    if blank || bom {
+        return None;
     }
-    (
-        profile::parse_line(span, line, RowKind::Rollout, keys),
-        health::read_rollout(line),
-    )
+    let text = simdutf8::basic::from_utf8(line).ok()?;
+    let mut reader = MemberReader::new(kind, keys);
+    let read = walk(text, &mut reader)?;
+    Some((Ok(reader.finish()?), read.map(Some)))
 }
 
 /// Records a batch's health reads in file order; the first error stops the health read.

@@ -1,5 +1,5 @@
-//! The joint read of a rollout line (`joint_read::rollout_line`: one walk for the profile and
-//! health) gives exactly what the two readers give alone — the profile's row or error (message
+//! The joint read of a line (`joint_read::rollout_line` / `input_line`: one walk for the profile
+//! and health) gives exactly what the two readers give alone — the profile's row or error (message
 //! and column) and health's read or error — on every line of every JSONL file under
 //! tests/fixtures, on a generated agentic run, on hand-made edge rows, and on seeded mutations
 //! of all of them (cut short, a structural byte put anywhere).
@@ -8,14 +8,15 @@
 #[path = "common/gen_run.rs"]
 mod gen_run;
 
-use gymscope::health::{self, RolloutRead};
+use gymscope::health;
 use gymscope::joint_read;
 use gymscope::jsonl::LineSpan;
 use gymscope::profile;
 use gymscope::record::{KeyTable, Row, RowError, RowKind};
 use std::path::{Path, PathBuf};
 
-type Both = (String, Result<Option<RolloutRead>, String>);
+/// What a line gives: the profile's row described, and health's read as text.
+type Both = (String, Result<Option<String>, String>);
 
 /// A profile row with the names its key ids stand for (each line gets a fresh table).
 fn describe(row: &Result<Row, RowError>, keys: &KeyTable) -> String {
@@ -23,31 +24,59 @@ fn describe(row: &Result<Row, RowError>, keys: &KeyTable) -> String {
     format!("{row:?} {names:?}")
 }
 
-fn separate(span: LineSpan, line: &[u8]) -> Both {
-    let mut keys = KeyTable::default();
-    let row = profile::parse_line(span, line, RowKind::Rollout, &mut keys);
-    (describe(&row, &keys), health::read_rollout(line))
+fn health_read<T: std::fmt::Debug>(
+    read: Result<Option<T>, String>,
+) -> Result<Option<String>, String> {
+    read.map(|r| r.map(|r| format!("{r:?}")))
 }
 
-fn joint(span: LineSpan, line: &[u8]) -> Both {
+fn separate(span: LineSpan, line: &[u8], kind: RowKind) -> Both {
     let mut keys = KeyTable::default();
-    let (row, read) = joint_read::rollout_line(span, line, &mut keys);
+    let row = profile::parse_line(span, line, kind, &mut keys);
+    let read = match kind {
+        RowKind::Rollout => health_read(health::read_rollout(line)),
+        RowKind::Input => health_read(health::read_input(line)),
+    };
     (describe(&row, &keys), read)
 }
 
-/// Checks one line (as line `n` of its file); returns whether both readers read a row.
+fn joint(span: LineSpan, line: &[u8], kind: RowKind) -> Both {
+    let mut keys = KeyTable::default();
+    let (row, read) = match kind {
+        RowKind::Rollout => {
+            let (row, read) = joint_read::rollout_line(span, line, &mut keys);
+            (row, health_read(read))
+        }
+        RowKind::Input => {
+            let (row, read) = joint_read::input_line(span, line, &mut keys);
+            (row, health_read(read))
+        }
+    };
+    (describe(&row, &keys), read)
+}
+
+/// Checks one line (as line `n` of its file) as a rollout and as a materialized input; returns
+/// whether both readers read it as a rollout row.
 fn check(n: u64, line: &[u8]) -> bool {
     let span = LineSpan {
         line: n,
         offset: 0,
         len: u32::try_from(line.len()).unwrap(),
     };
-    let alone = separate(span, line);
+    let shown = || String::from_utf8_lossy(line).into_owned();
+    let input = separate(span, line, RowKind::Input);
     assert_eq!(
-        joint(span, line),
+        joint(span, line, RowKind::Input),
+        input,
+        "input line {n}: {}",
+        shown()
+    );
+    let alone = separate(span, line, RowKind::Rollout);
+    assert_eq!(
+        joint(span, line, RowKind::Rollout),
         alone,
-        "line {n}: {}",
-        String::from_utf8_lossy(line)
+        "rollout line {n}: {}",
+        shown()
     );
     alone.0.starts_with("Ok(") && matches!(alone.1, Ok(Some(_)))
 }

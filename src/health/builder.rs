@@ -376,6 +376,7 @@ fn rollout_read(row: Row, reader: Reader) -> Result<RolloutRead, String> {
 }
 
 /// A materialized-inputs line read on its own: the expected rollout and its agent.
+#[derive(Debug, PartialEq)]
 pub struct InputRead {
     key: (i64, i64),
     agent: Option<String>,
@@ -388,6 +389,19 @@ pub fn read_input(bytes: &[u8]) -> Result<Option<InputRead>, String> {
         return Ok(None);
     };
     Ok(Some(InputRead {
+        key: key_of(&row),
+        agent: agent_name(&row),
+    }))
+}
+
+/// A materialized-inputs line (UTF-8, not blank) read in the same walk as the profile's reading
+/// of it: `None` when either reader is unsure, and each must then read the line alone.
+pub fn read_input_beside(
+    text: &str,
+    profile: &mut MemberReader,
+) -> Option<Result<InputRead, String>> {
+    let row = super::fast::read_key_row_beside(text, Some(profile))?;
+    Some(checked_keys(row).map(|row| InputRead {
         key: key_of(&row),
         agent: agent_name(&row),
     }))
@@ -467,6 +481,11 @@ fn read_key_row(bytes: &[u8], reader: Reader) -> Result<Option<KeyRow<'_>>, Stri
         Some(row) => row,
         None => parse(bytes)?,
     };
+    checked_keys(row).map(Some)
+}
+
+/// The row when both its rollout key fields are integers.
+fn checked_keys(row: KeyRow) -> Result<KeyRow, String> {
     for (field, v) in [
         ("_ng_task_index", &row.task),
         ("_ng_rollout_index", &row.rollout),
@@ -477,7 +496,7 @@ fn read_key_row(bytes: &[u8], reader: Reader) -> Result<Option<KeyRow<'_>>, Stri
             Err(()) => return Err(format!("field `{field}` is not an integer")),
         }
     }
-    Ok(Some(row))
+    Ok(row)
 }
 
 fn key_of(row: &KeyRow) -> (i64, i64) {

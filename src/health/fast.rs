@@ -89,6 +89,15 @@ pub(crate) fn read_row_beside<'t>(
 /// Reads `text` (one line of the materialized inputs or the failures file, valid UTF-8) as
 /// serde would read a [`KeyRow`], or `None` when unsure.
 pub(super) fn read_key_row(text: &str) -> Option<KeyRow<'_>> {
+    read_key_row_beside(text, None)
+}
+
+/// [`read_key_row`], feeding the profile's reader of an input row each top-level value as it is
+/// delimited (`crate::joint_read`). `None` when either reader is unsure.
+pub(crate) fn read_key_row_beside<'t>(
+    text: &'t str,
+    mut profile: Option<&mut MemberReader>,
+) -> Option<KeyRow<'t>> {
     let line = text.as_bytes();
     if skim::has_control_bytes(line) {
         return None;
@@ -102,6 +111,9 @@ pub(super) fn read_key_row(text: &str) -> Option<KeyRow<'_>> {
     let mut seen = Seen::default();
     let end = members(text, skim::skip_ws(line, 0), |name, at| {
         let end = skim::value_end(line, at)?;
+        if let Some(p) = profile.as_deref_mut() {
+            p.member(text, name, at, end)?;
+        }
         let value = &text[at..end];
         match name {
             "_ng_task_index" => row.task = seen.once(0, small(value)?)?,
