@@ -54,25 +54,36 @@ pub fn read_run(
             health_failed: &mut health_failed,
             inputs_name: &inputs_name,
         };
+        // A line over the limit stops the read, but the lines before it are recorded first:
+        // the first error in file order is reported, as a one-thread read reports it.
+        let mut too_long = None;
         for (path, name, kind) in [
             (inputs, &inputs_name, RowKind::Input),
             (rollouts, &rollouts_name, RowKind::Rollout),
         ] {
             let mut full = Vec::new();
             for_each_chunk(path, name, |chunk| {
-                sink.profile.cut(kind, chunk, |batch| full.push(batch))?;
+                let cut = sink.profile.cut(kind, chunk, |batch| full.push(batch));
                 for batch in full.drain(..) {
                     pool.send(batch, &mut |parsed| sink.record(parsed))?;
+                }
+                if let Err(e) = cut {
+                    too_long = Some(e);
+                    return Ok(false);
                 }
                 on_bytes(chunk.len());
                 Ok::<_, ProfileError>(true)
             })?;
+            if too_long.is_some() {
+                break;
+            }
             sink.profile.cut_end(kind, |batch| full.push(batch));
             for batch in full.drain(..) {
                 pool.send(batch, &mut |parsed| sink.record(parsed))?;
             }
         }
-        pool.finish(&mut |parsed| sink.record(parsed))
+        pool.finish(&mut |parsed| sink.record(parsed))?;
+        too_long.map_or(Ok(()), Err)
     });
     read?;
     let health = health.map(|h| match health_failed {
@@ -101,5 +112,65 @@ impl Sink<'_> {
             *self.health_failed = joint_read::record_health(h, self.inputs_name, lines).err();
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::ProfileBuilder;
+    use std::fmt::Write as _;
+
+    /// The error a one-thread streaming read reports.
+    fn streamed(inputs: &[u8], rollouts: &[u8], max: u64) -> String {
+        let mut b = ProfileBuilder::new("i", "r").with_max_line_bytes(max);
+        let read = b
+            .push_inputs(inputs)
+            .and_then(|()| b.push_rollouts(rollouts));
+        read.and_then(|()| {
+            b.finish(crate::profile::ProfileOptions::default())
+                .map(drop)
+        })
+        .unwrap_err()
+        .to_string()
+    }
+
+    #[test]
+    fn an_error_before_a_line_over_the_limit_is_the_one_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut inputs, mut rollouts) = (String::new(), String::new());
+        for i in 0..3000 {
+            let _ = writeln!(inputs, r#"{{"_ng_task_index":{i},"_ng_rollout_index":0}}"#);
+            let pad = "y".repeat(if i == 2900 { 5000 } else { 10 });
+            let line = if i == 2 {
+                r#"{"bad":"#.to_string()
+            } else {
+                format!(r#"{{"_ng_task_index":{i},"_ng_rollout_index":0,"reward":1,"p":"{pad}"}}"#)
+            };
+            let _ = writeln!(rollouts, "{line}");
+        }
+        let (i, r) = (dir.path().join("i"), dir.path().join("r"));
+        std::fs::write(&i, &inputs).unwrap();
+        std::fs::write(&r, &rollouts).unwrap();
+        let rename = |e: ProfileError| {
+            e.to_string()
+                .replace(&*i.display().to_string(), "i")
+                .replace(&*r.display().to_string(), "r")
+        };
+        let expected = streamed(inputs.as_bytes(), rollouts.as_bytes(), 2000);
+        assert!(expected.contains("line 3"), "{expected}");
+        let read = read_run(&i, &r, 2000, None, |_| {}).map(drop);
+        assert_eq!(rename(read.unwrap_err()), expected);
+        // Without the earlier error, the line over the limit is reported.
+        let fixed = rollouts.replacen(
+            r#"{"bad":"#,
+            r#"{"_ng_task_index":2,"_ng_rollout_index":0}"#,
+            1,
+        );
+        std::fs::write(&r, &fixed).unwrap();
+        let expected = streamed(inputs.as_bytes(), fixed.as_bytes(), 2000);
+        assert!(expected.contains("line 2901"), "{expected}");
+        let read = read_run(&i, &r, 2000, None, |_| {}).map(drop);
+        assert_eq!(rename(read.unwrap_err()), expected);
     }
 }

@@ -102,7 +102,9 @@ pub fn parse_batch_with(
 
 impl ProfileBuilder {
     /// Cuts `chunk` (the next bytes of the file of `kind`: the whole inputs file before the
-    /// rollouts file) into lines, calling `full` with each batch that fills up.
+    /// rollouts file) into lines, calling `full` with each batch that fills up. On a line over
+    /// the limit, the lines cut before it are handed out too: the caller records them before it
+    /// reports the limit, since one of them may be the first error.
     pub fn cut(
         &mut self,
         kind: RowKind,
@@ -121,6 +123,13 @@ impl ProfileBuilder {
             }
             Ok::<_, ProfileError>(())
         });
+        if pushed.is_err() {
+            // The lines before the one over the limit may hold an earlier error: they are handed
+            // out, so that the first error in file order can still be found.
+            if let Some(batch) = self.pending.take().filter(|b| !b.is_empty()) {
+                full(batch);
+            }
+        }
         pushed.map_err(|e| super::scan::too_long(e, self.file_of(kind)))
     }
 
