@@ -217,3 +217,65 @@ fn edge_rows_give_the_serde_report() {
         assert!(!assert_same(&write("bad.jsonl", &with_bad), None));
     }
 }
+
+/// `gymscope health` reads the rollouts on every core: its JSON equals the one-thread streaming
+/// read's on a run of many batches, and an error before a line over the limit is the one named.
+#[test]
+fn the_cli_on_every_core_gives_the_one_thread_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let (inputs, rollouts) = gen_run::generate_agentic(dir.path(), "many", 500, 4, 4500);
+    assert!(
+        std::fs::metadata(&rollouts).unwrap().len() > 4 << 20,
+        "several batches"
+    );
+    let cli = |args: &[&std::ffi::OsStr]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_gymscope"))
+            .arg("health")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = cli(&[
+        "--format".as_ref(),
+        "json".as_ref(),
+        "--inputs".as_ref(),
+        inputs.as_os_str(),
+        rollouts.as_os_str(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let name = rollouts.display().to_string();
+    let mut b = HealthBuilder::new(&name, 1.0);
+    let in_name = inputs.display().to_string();
+    b.push_inputs(&in_name, &std::fs::read(&inputs).unwrap())
+        .unwrap();
+    b.push_rollouts(&std::fs::read(&rollouts).unwrap()).unwrap();
+    let streamed = serde_json::to_string_pretty(&b.finish().unwrap()).unwrap() + "\n";
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), streamed);
+
+    // A broken line early, a line over the limit late (after several batches).
+    let text = std::fs::read_to_string(&rollouts).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    lines[5] = "{\"a\":".into();
+    lines[1900] = format!("{{\"pad\":\"{}\"}}", "x".repeat(70_000));
+    std::fs::write(&rollouts, lines.join("\n")).unwrap();
+    let limit = [
+        "--max-line-bytes".as_ref(),
+        "65536".as_ref(),
+        rollouts.as_os_str(),
+    ];
+    let out = cli(&limit);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("line 6:"), "{stderr}");
+    lines[5] = lines[4].clone();
+    std::fs::write(&rollouts, lines.join("\n")).unwrap();
+    let out = cli(&limit);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("line 1901 is longer than 65536"),
+        "{stderr}"
+    );
+}

@@ -1,11 +1,12 @@
-//! `gymscope health`: streams the rollouts file (and the materialized inputs, the failures file
-//! beside it) through the core [`HealthBuilder`], adds upstream's verdict files when they sit
+//! `gymscope health`: streams the rollouts file (read on every core) and the materialized inputs
+//! and the failures file beside it through the core [`HealthBuilder`], adds upstream's verdict files when they sit
 //! beside the rollouts, and prints the text report or the JSON document.
 
 use super::args::{FailOn, HealthArgs, HealthFormat};
 use crate::health::upstream::{self, RolloutVerdicts, Upstream};
-use crate::health::{HealthBuilder, HealthReport, Level};
+use crate::health::{HealthBuilder, HealthError, HealthReport, Level, RolloutBatch, RolloutRead};
 use crate::names;
+use crate::native::parallel::{self, OrderedPool};
 use crate::native::read::{for_each_chunk, for_each_line};
 use crate::native::{check_input, check_output, AtomicFile, Input};
 use anyhow::Result;
@@ -54,10 +55,7 @@ pub fn run(args: &HealthArgs) -> Result<ExitCode> {
     if let Some(path) = &failures {
         push_failures(&mut builder, path)?;
     }
-    for_each_chunk::<anyhow::Error>(&args.rollouts, &rollouts_name, |chunk| {
-        builder.push_rollouts(chunk)?;
-        Ok(true)
-    })?;
+    read_rollouts(&mut builder, &args.rollouts, &rollouts_name)?;
     let mut report = builder.finish()?;
     report.upstream = upstream_beside(&args.rollouts, args.max_line_bytes)?;
 
@@ -87,6 +85,43 @@ pub fn run(args: &HealthArgs) -> Result<ExitCode> {
         if level == Level::Bad { "bad" } else { "warn" }
     );
     Ok(ExitCode::from(3))
+}
+
+/// Feeds the rollouts file on every core: this thread cuts lines into batches, one thread per
+/// core reads them, and they are recorded in file order, so the report and the first error are
+/// the one-thread read's. A line over the limit is reported after the lines before it.
+fn read_rollouts(builder: &mut HealthBuilder, path: &Path, name: &str) -> Result<()> {
+    type Lines = Vec<(u64, Result<Option<RolloutRead>, String>)>;
+    fn record(builder: &mut HealthBuilder, lines: Lines) -> Result<(), HealthError> {
+        lines
+            .into_iter()
+            .try_for_each(|(n, read)| builder.record_rollout(n, read))
+    }
+    std::thread::scope(|scope| {
+        let readers = (0..parallel::workers()).map(|_| |batch: RolloutBatch| batch.read());
+        let mut pool = OrderedPool::start(scope, readers);
+        let mut cut = Vec::new();
+        let mut too_long = None;
+        for_each_chunk::<anyhow::Error>(path, name, |chunk| {
+            let r = builder.cut_rollouts(chunk, |b| cut.push(b));
+            for batch in cut.drain(..) {
+                pool.send(batch, &mut |lines| record(builder, lines))?;
+            }
+            if let Err(e) = r {
+                too_long = Some(e);
+                return Ok(false);
+            }
+            Ok(true)
+        })?;
+        if too_long.is_none() {
+            builder.cut_rollouts_end(|b| cut.push(b));
+            for batch in cut.drain(..) {
+                pool.send(batch, &mut |lines| record(builder, lines))?;
+            }
+        }
+        pool.finish(&mut |lines| record(builder, lines))?;
+        too_long.map_or(Ok(()), |e| Err(e.into()))
+    })
 }
 
 /// The JSON document (2-space indent, newline-terminated).

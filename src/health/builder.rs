@@ -67,6 +67,8 @@ pub struct HealthBuilder {
     pub(super) failure_keys: HashSet<(i64, i64)>,
     pub(super) trajectory: TrajectoryEvidence,
     reader: Reader,
+    /// Lines cut but not yet handed out (`cut_rollouts`).
+    pending: Option<RolloutBatch>,
 }
 
 impl HealthBuilder {
@@ -90,6 +92,7 @@ impl HealthBuilder {
             failure_keys: HashSet::new(),
             trajectory: TrajectoryEvidence::default(),
             reader: Reader::Skim,
+            pending: None,
         }
     }
 
@@ -122,6 +125,50 @@ impl HealthBuilder {
     /// caller that already splits the file into lines.
     pub fn rollout_line(&mut self, line: u64, bytes: &[u8]) -> Result<(), HealthError> {
         self.record_rollout(line, read_rollout_by(bytes, self.reader))
+    }
+
+    /// Cuts a chunk of the rollouts file into complete lines (the line limit checked as
+    /// [`push_rollouts`](Self::push_rollouts) checks it), handing each full batch to `full`, to
+    /// be read on any thread ([`RolloutBatch::read`]) and recorded in file order
+    /// ([`record_rollout`](Self::record_rollout)). On a line over the limit the lines before it
+    /// are handed out first: one of them may hold the first error.
+    pub fn cut_rollouts(
+        &mut self,
+        chunk: &[u8],
+        mut full: impl FnMut(RolloutBatch),
+    ) -> Result<(), HealthError> {
+        let mut splitter = std::mem::take(&mut self.rollouts.splitter);
+        let pending = &mut self.pending;
+        let pushed = splitter.push(chunk, |span, line| {
+            let batch = pending.get_or_insert_with(RolloutBatch::default);
+            batch.push(span.line, line);
+            if batch.bytes.len() >= RolloutBatch::BYTES {
+                full(std::mem::take(batch));
+            }
+            Ok::<_, HealthError>(())
+        });
+        self.rollouts.splitter = splitter;
+        if pushed.is_err() {
+            if let Some(batch) = self.pending.take().filter(|b| !b.lines.is_empty()) {
+                full(batch);
+            }
+        }
+        pushed.map_err(|e| split_error(&self.rollouts.name, e))
+    }
+
+    /// The rollouts file is over: its last line (even without a newline) and the partial batch.
+    pub fn cut_rollouts_end(&mut self, mut full: impl FnMut(RolloutBatch)) {
+        let mut splitter = std::mem::take(&mut self.rollouts.splitter);
+        let pending = &mut self.pending;
+        let Ok(()) = splitter.finish(|span, line| {
+            pending
+                .get_or_insert_with(RolloutBatch::default)
+                .push(span.line, line);
+            Ok::<_, std::convert::Infallible>(())
+        });
+        if let Some(batch) = self.pending.take().filter(|b| !b.lines.is_empty()) {
+            full(batch);
+        }
     }
 
     /// Records a rollout line read by [`read_rollout`] (perhaps on another thread); lines must
@@ -311,6 +358,39 @@ impl HealthBuilder {
             })?;
         }
         Ok(super::aggregate::summarize(&self, &self.rollouts.name))
+    }
+}
+
+/// Complete lines of the rollouts file, cut in order by [`HealthBuilder::cut_rollouts`].
+#[derive(Default)]
+pub struct RolloutBatch {
+    bytes: Vec<u8>,
+    /// Each line's number and where it starts in `bytes`.
+    lines: Vec<(u64, usize)>,
+}
+
+impl RolloutBatch {
+    /// About this many bytes of lines make a batch (as the profile's batches).
+    const BYTES: usize = 1 << 20;
+
+    fn push(&mut self, line: u64, bytes: &[u8]) {
+        self.lines.push((line, self.bytes.len()));
+        self.bytes.extend_from_slice(bytes);
+    }
+
+    /// Reads every line (on any thread), for [`HealthBuilder::record_rollout`] in order.
+    pub fn read(&self) -> Vec<(u64, Result<Option<RolloutRead>, String>)> {
+        self.lines
+            .iter()
+            .enumerate()
+            .map(|(i, &(line, start))| {
+                let end = self
+                    .lines
+                    .get(i + 1)
+                    .map_or(self.bytes.len(), |next| next.1);
+                (line, read_rollout(&self.bytes[start..end]))
+            })
+            .collect()
     }
 }
 
