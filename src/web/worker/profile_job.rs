@@ -12,7 +12,9 @@ use crate::inspect::health::{attach, HealthState, PointSignals};
 use crate::inspect::model::{self, Columns, InspectView};
 use crate::inspect::upstream::{self, VerdictIndex, VerdictReader};
 use crate::names;
-use crate::profile::{Profile, ProfileBuilder, ProfileOptions};
+use crate::joint_read;
+use crate::profile::{LineBatch, Profile, ProfileBuilder, ProfileOptions};
+use crate::record::RowKind;
 use crate::render;
 use crate::report::{ReportInput, ReportMeta, Source};
 use crate::reward_group::DEFAULT_THRESHOLD;
@@ -59,25 +61,36 @@ pub fn run(
     upstream_files: &UpstreamFiles,
 ) -> Result<Reply, Failure> {
     let mut builder = ProfileBuilder::new(inputs.name(), rollouts.name());
-    // Rollout health in the same read; a row it cannot read costs the Health page, not the profile.
+    // Rollout health in the same read, each line walked once for both (`joint_read`); a row
+    // health cannot read costs the Health page, not the profile.
     let mut health = Ok(HealthBuilder::new(&rollouts.name(), DEFAULT_THRESHOLD));
+    if let Ok(h) = &mut health {
+        h.expect_inputs();
+    }
     let total = (inputs.size() + rollouts.size()) as u64;
     let inputs_size = inputs.size() as u64;
     let inputs_name = inputs.name();
-    feed::<Failure>(inputs, |chunk, done| {
-        builder.push_inputs(chunk)?;
-        feed_health(&mut health, |h| h.push_inputs(&inputs_name, chunk));
-        post_progress(done, total, builder.lines_read());
-        Ok(Flow::Continue)
-    })?;
-    feed::<Failure>(rollouts, |chunk, done| {
-        builder.push_rollouts(chunk)?;
-        feed_health(&mut health, |h| h.push_rollouts(chunk));
-        post_progress(inputs_size + done, total, builder.lines_read());
-        Ok(Flow::Continue)
-    })?;
+    let mut cut = Vec::new();
+    for (file, kind, before) in [
+        (inputs, RowKind::Input, 0),
+        (rollouts, RowKind::Rollout, inputs_size),
+    ] {
+        feed::<Failure>(file, |chunk, done| {
+            // Lines before one over the limit are recorded first: one may be the first error.
+            let r = builder.cut(kind, chunk, |batch| cut.push(batch));
+            for batch in cut.drain(..) {
+                record(&mut builder, &mut health, &inputs_name, &batch)?;
+            }
+            r?;
+            post_progress(before + done, total, builder.lines_read());
+            Ok(Flow::Continue)
+        })?;
+        builder.cut_end(kind, |batch| cut.push(batch));
+        for batch in cut.drain(..) {
+            record(&mut builder, &mut health, &inputs_name, &batch)?;
+        }
+    }
     let profile = builder.finish(options)?;
-    feed_health(&mut health, HealthBuilder::end_rollouts);
     let health = health.and_then(|h| {
         let points = PointSignals::of(&h);
         h.finish().map(|report| (report, points))
@@ -207,6 +220,19 @@ fn read_upstream(
         (found.quality_summary.is_some() || found.rollout_verdicts.is_some())
             .then_some((found, index)),
     )
+}
+
+/// Reads a batch's lines once for both, and records them in file order.
+fn record(
+    builder: &mut ProfileBuilder,
+    health: &mut Result<HealthBuilder, HealthError>,
+    inputs_name: &str,
+    batch: &LineBatch,
+) -> Result<(), Failure> {
+    let (parsed, lines) = joint_read::parse_batch(batch);
+    builder.record(parsed)?;
+    feed_health(health, |h| joint_read::record_health(h, inputs_name, lines));
+    Ok(())
 }
 
 /// Feeds the health builder while it has not failed (its first error is kept).
