@@ -4,13 +4,15 @@
 //! `native::run_read` (every core, beside the profile), as `report` reads.
 #![allow(clippy::unwrap_used)] // a test stops at what must hold
 
+#[path = "common/fixture_files.rs"]
+mod fixture_files;
 #[path = "common/gen_run.rs"]
 mod gen_run;
 
 use gymscope::health::{HealthBuilder, HealthError, HealthReport, Signals};
 use gymscope::native::run_read::read_run;
 use serde_json::json;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 type Outcome = (
     Result<HealthReport, HealthError>,
@@ -62,25 +64,9 @@ fn assert_same_with(rollouts: &Path, inputs: Option<&Path>, failures: Option<&Pa
     skim.0.is_ok()
 }
 
-fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            jsonl_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "jsonl") {
-            out.push(path);
-        }
-    }
-}
-
 #[test]
 fn every_fixture_file_gives_the_serde_report() {
-    let mut files = Vec::new();
-    jsonl_files(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"),
-        &mut files,
-    );
-    files.sort();
+    let files = fixture_files::every_jsonl();
     let mut read = 0;
     for rollouts in &files {
         let name = rollouts.file_name().unwrap().to_str().unwrap();

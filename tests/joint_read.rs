@@ -5,6 +5,8 @@
 //! of all of them (cut short, a structural byte put anywhere).
 #![allow(clippy::unwrap_used)] // a test stops at what must hold
 
+#[path = "common/fixture_files.rs"]
+mod fixture_files;
 #[path = "common/gen_run.rs"]
 mod gen_run;
 
@@ -13,7 +15,6 @@ use gymscope::joint_read;
 use gymscope::jsonl::LineSpan;
 use gymscope::profile;
 use gymscope::record::{KeyTable, Row, RowError, RowKind};
-use std::path::{Path, PathBuf};
 
 /// What a line gives: the profile's row described, and health's read as text.
 type Both = (String, Result<Option<String>, String>);
@@ -63,33 +64,15 @@ fn check(n: u64, line: &[u8]) -> bool {
         offset: 0,
         len: u32::try_from(line.len()).unwrap(),
     };
-    let shown = || String::from_utf8_lossy(line).into_owned();
-    let input = separate(span, line, RowKind::Input);
-    assert_eq!(
-        joint(span, line, RowKind::Input),
-        input,
-        "input line {n}: {}",
-        shown()
-    );
-    let alone = separate(span, line, RowKind::Rollout);
-    assert_eq!(
-        joint(span, line, RowKind::Rollout),
-        alone,
-        "rollout line {n}: {}",
-        shown()
-    );
-    alone.0.starts_with("Ok(") && matches!(alone.1, Ok(Some(_)))
-}
-
-fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            jsonl_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "jsonl") {
-            out.push(path);
-        }
+    let mut alone = None;
+    for kind in [RowKind::Input, RowKind::Rollout] {
+        let separate = separate(span, line, kind);
+        let shown = String::from_utf8_lossy(line);
+        assert_eq!(joint(span, line, kind), separate, "line {n}: {shown}");
+        alone = Some(separate);
     }
+    let alone = alone.unwrap();
+    alone.0.starts_with("Ok(") && matches!(alone.1, Ok(Some(_)))
 }
 
 /// Seeded mutations of `line`: cut short, and a byte that changes the structure put anywhere.
@@ -126,12 +109,7 @@ fn lines_of(bytes: &[u8]) -> Vec<Vec<u8>> {
 
 #[test]
 fn every_fixture_line_reads_as_the_two_readers_read_it() {
-    let mut files = Vec::new();
-    jsonl_files(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"),
-        &mut files,
-    );
-    files.sort();
+    let files = fixture_files::every_jsonl();
     let mut read = 0;
     for (seed, path) in files.iter().enumerate() {
         read += every_line_and_its_mutations(&lines_of(&std::fs::read(path).unwrap()), seed as u64);
