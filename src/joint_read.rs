@@ -22,24 +22,29 @@ pub enum HealthLines {
 pub fn parse_batch(batch: &LineBatch) -> (ParsedBatch, HealthLines) {
     match batch.kind() {
         RowKind::Input => {
-            let mut lines = Vec::new();
-            let parsed = profile::parse_batch_with(batch, |span, line, keys| {
-                let (row, read) = input_line(span, line, keys);
-                lines.push((span.line, read));
-                row
-            });
+            let (parsed, lines) = read_lines(batch, input_line);
             (parsed, HealthLines::Inputs(lines))
         }
         RowKind::Rollout => {
-            let mut lines = Vec::new();
-            let parsed = profile::parse_batch_with(batch, |span, line, keys| {
-                let (row, read) = rollout_line(span, line, keys);
-                lines.push((span.line, read));
-                row
-            });
+            let (parsed, lines) = read_lines(batch, rollout_line);
             (parsed, HealthLines::Rollouts(lines))
         }
     }
+}
+
+/// Each line of `batch` read by `line`: the profile's rows, and health's reads by line number.
+#[allow(clippy::type_complexity)] // health's own per-line results
+fn read_lines<T>(
+    batch: &LineBatch,
+    line: fn(LineSpan, &[u8], &mut KeyTable) -> Both<T>,
+) -> (ParsedBatch, Vec<(u64, Result<Option<T>, String>)>) {
+    let mut reads = Vec::new();
+    let parsed = profile::parse_batch_with(batch, |span, bytes, keys| {
+        let (row, read) = line(span, bytes, keys);
+        reads.push((span.line, read));
+        row
+    });
+    (parsed, reads)
 }
 
 /// A line's two readings: the profile's row (or why not) and health's read (or why not).

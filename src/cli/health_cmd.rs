@@ -4,11 +4,14 @@
 
 use super::args::{FailOn, HealthArgs, HealthFormat};
 use crate::health::upstream::{self, RolloutVerdicts, Upstream};
-use crate::health::{HealthBuilder, HealthError, HealthReport, Level, RolloutBatch, RolloutRead};
+use crate::health::{
+    read_rollout_batch, HealthBuilder, HealthError, HealthReport, Level, RolloutRead,
+};
 use crate::names;
 use crate::native::parallel::{self, OrderedPool};
 use crate::native::read::{for_each_chunk, for_each_line};
 use crate::native::{check_input, check_output, AtomicFile, Input};
+use crate::profile::LineBatch;
 use anyhow::Result;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -98,7 +101,8 @@ fn read_rollouts(builder: &mut HealthBuilder, path: &Path, name: &str) -> Result
             .try_for_each(|(n, read)| builder.record_rollout(n, read))
     }
     std::thread::scope(|scope| {
-        let readers = (0..parallel::workers()).map(|_| |batch: RolloutBatch| batch.read());
+        let readers =
+            (0..parallel::workers()).map(|_| |batch: LineBatch| read_rollout_batch(&batch));
         let mut pool = OrderedPool::start(scope, readers);
         let mut cut = Vec::new();
         let mut too_long = None;

@@ -8,7 +8,8 @@ use super::signals::{signals, Signals};
 use super::summary::TrajectoryEvidence;
 use super::HealthReport;
 use crate::jsonl::{LineSplitter, SplitError};
-use crate::record::MemberReader;
+use crate::profile::LineBatch;
+use crate::record::{MemberReader, RowKind};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A row that could not be read, or a line over the limit: the file, line and what is wrong.
@@ -68,7 +69,7 @@ pub struct HealthBuilder {
     pub(super) trajectory: TrajectoryEvidence,
     reader: Reader,
     /// Lines cut but not yet handed out (`cut_rollouts`).
-    pending: Option<RolloutBatch>,
+    pending: Option<LineBatch>,
 }
 
 impl HealthBuilder {
@@ -129,27 +130,27 @@ impl HealthBuilder {
 
     /// Cuts a chunk of the rollouts file into complete lines (the line limit checked as
     /// [`push_rollouts`](Self::push_rollouts) checks it), handing each full batch to `full`, to
-    /// be read on any thread ([`RolloutBatch::read`]) and recorded in file order
+    /// be read on any thread ([`read_rollout_batch`]) and recorded in file order
     /// ([`record_rollout`](Self::record_rollout)). On a line over the limit the lines before it
     /// are handed out first: one of them may hold the first error.
     pub fn cut_rollouts(
         &mut self,
         chunk: &[u8],
-        mut full: impl FnMut(RolloutBatch),
+        mut full: impl FnMut(LineBatch),
     ) -> Result<(), HealthError> {
         let mut splitter = std::mem::take(&mut self.rollouts.splitter);
         let pending = &mut self.pending;
         let pushed = splitter.push(chunk, |span, line| {
-            let batch = pending.get_or_insert_with(RolloutBatch::default);
-            batch.push(span.line, line);
-            if batch.bytes.len() >= RolloutBatch::BYTES {
-                full(std::mem::take(batch));
+            let batch = pending.get_or_insert_with(|| LineBatch::new(RowKind::Rollout));
+            batch.push(span, line);
+            if batch.is_full() {
+                full(std::mem::replace(batch, LineBatch::new(RowKind::Rollout)));
             }
             Ok::<_, HealthError>(())
         });
         self.rollouts.splitter = splitter;
         if pushed.is_err() {
-            if let Some(batch) = self.pending.take().filter(|b| !b.lines.is_empty()) {
+            if let Some(batch) = self.pending.take().filter(|b| !b.is_empty()) {
                 full(batch);
             }
         }
@@ -157,16 +158,16 @@ impl HealthBuilder {
     }
 
     /// The rollouts file is over: its last line (even without a newline) and the partial batch.
-    pub fn cut_rollouts_end(&mut self, mut full: impl FnMut(RolloutBatch)) {
+    pub fn cut_rollouts_end(&mut self, mut full: impl FnMut(LineBatch)) {
         let mut splitter = std::mem::take(&mut self.rollouts.splitter);
         let pending = &mut self.pending;
         let Ok(()) = splitter.finish(|span, line| {
             pending
-                .get_or_insert_with(RolloutBatch::default)
-                .push(span.line, line);
+                .get_or_insert_with(|| LineBatch::new(RowKind::Rollout))
+                .push(span, line);
             Ok::<_, std::convert::Infallible>(())
         });
-        if let Some(batch) = self.pending.take().filter(|b| !b.lines.is_empty()) {
+        if let Some(batch) = self.pending.take().filter(|b| !b.is_empty()) {
             full(batch);
         }
     }
@@ -361,37 +362,13 @@ impl HealthBuilder {
     }
 }
 
-/// Complete lines of the rollouts file, cut in order by [`HealthBuilder::cut_rollouts`].
-#[derive(Default)]
-pub struct RolloutBatch {
-    bytes: Vec<u8>,
-    /// Each line's number and where it starts in `bytes`.
-    lines: Vec<(u64, usize)>,
-}
-
-impl RolloutBatch {
-    /// About this many bytes of lines make a batch (as the profile's batches).
-    const BYTES: usize = 1 << 20;
-
-    fn push(&mut self, line: u64, bytes: &[u8]) {
-        self.lines.push((line, self.bytes.len()));
-        self.bytes.extend_from_slice(bytes);
-    }
-
-    /// Reads every line (on any thread), for [`HealthBuilder::record_rollout`] in order.
-    pub fn read(&self) -> Vec<(u64, Result<Option<RolloutRead>, String>)> {
-        self.lines
-            .iter()
-            .enumerate()
-            .map(|(i, &(line, start))| {
-                let end = self
-                    .lines
-                    .get(i + 1)
-                    .map_or(self.bytes.len(), |next| next.1);
-                (line, read_rollout(&self.bytes[start..end]))
-            })
-            .collect()
-    }
+/// Reads every line of a batch cut by [`HealthBuilder::cut_rollouts`] (on any thread), for
+/// [`HealthBuilder::record_rollout`] in order.
+pub fn read_rollout_batch(batch: &LineBatch) -> Vec<(u64, Result<Option<RolloutRead>, String>)> {
+    batch
+        .lines()
+        .map(|(span, line)| (span.line, read_rollout(line)))
+        .collect()
 }
 
 /// A rollout line read on its own, to be recorded in order by [`HealthBuilder::record_rollout`].

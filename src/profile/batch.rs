@@ -29,7 +29,7 @@ pub struct LineBatch {
 }
 
 impl LineBatch {
-    pub(super) fn new(kind: RowKind) -> Self {
+    pub(crate) fn new(kind: RowKind) -> Self {
         LineBatch {
             kind,
             bytes: Vec::with_capacity(BATCH_BYTES + BATCH_BYTES / 4),
@@ -37,16 +37,16 @@ impl LineBatch {
         }
     }
 
-    pub(super) fn push(&mut self, span: LineSpan, line: &[u8]) {
+    pub(crate) fn push(&mut self, span: LineSpan, line: &[u8]) {
         self.lines.push((span, self.bytes.len()));
         self.bytes.extend_from_slice(line);
     }
 
-    pub(super) fn is_full(&self) -> bool {
+    pub(crate) fn is_full(&self) -> bool {
         self.bytes.len() >= BATCH_BYTES
     }
 
-    pub(super) fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.lines.is_empty()
     }
 
