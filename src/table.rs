@@ -4,6 +4,15 @@
 use crate::json::Num;
 use crate::profile::{ColumnSummary, Profile};
 
+/// `1 agent`, `3 agents`: counts in summary lines, the app's and the text reports'.
+pub fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// One shown value: short text for reading, and the exact JSON number as written in the files.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Cell {
@@ -200,6 +209,13 @@ pub fn summary_lines_of(s: &crate::profile::CompletionSummary) -> [String; 2] {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn counts_are_said_in_words() {
+        assert_eq!(super::plural(1, "agent"), "1 agent");
+        assert_eq!(super::plural(0, "agent"), "0 agents");
+        assert_eq!(super::plural(3, "task"), "3 tasks");
+    }
+
     use super::*;
 
     #[test]

@@ -69,10 +69,10 @@ pub fn text(h: &HealthReport) -> String {
     let r = &h.rollouts;
     let _ = writeln!(
         out,
-        "Rollout health: {} ({} rollouts, {} agents; a rollout passes at reward >= {})",
+        "Rollout health: {} ({} rollouts, {}; a rollout passes at reward >= {})",
         h.rollouts_file,
         r.total,
-        h.agents.len(),
+        crate::table::plural(h.agents.len(), "agent"),
         h.pass_threshold
     );
     let mut line = format!(

@@ -41,23 +41,14 @@ impl Totals {
         let mean = |v: Option<f64>| v.map_or("–".to_string(), table::short_number);
         format!(
             "{} · {} of {} rollouts · {} · mean reward {} · mean output tokens {} · mean total tokens {}",
-            plural(self.tasks, "task"),
+            crate::table::plural(self.tasks, "task"),
             self.rollouts,
             self.expected_rollouts,
-            plural(self.agents, "agent"),
+            crate::table::plural(self.agents, "agent"),
             mean(self.mean_reward),
             mean(self.mean_output_tokens),
             mean(self.mean_total_tokens)
         )
-    }
-}
-
-/// `1 agent`, `3 agents`.
-fn plural(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
     }
 }
 
