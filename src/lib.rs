@@ -17,6 +17,7 @@ pub mod collect;
 pub mod compare;
 pub mod conversation;
 pub mod error;
+pub mod fast_map;
 pub mod health;
 pub mod inspect;
 pub mod joint_read;

@@ -5,10 +5,10 @@ use super::{
     AgentKey, AgentProfile, ColumnSummaries, ColumnSummary, CompletionSummary, Profile,
     RolloutRecord, TaskProfile,
 };
+use crate::fast_map::FastMap;
 use crate::json::Num;
 use crate::record::{key, AgentField, KeyId};
 use crate::stats::Scratch;
-use std::collections::HashMap;
 
 type AgentId = u32;
 
@@ -25,16 +25,19 @@ pub(super) fn compute(scan: ScanState, inputs_file: &str) -> Profile {
 
     // Columns: numeric keys in first-seen order over rollouts in key order.
     let mut columns: Vec<KeyId> = Vec::new();
-    let mut column_of: HashMap<KeyId, usize> = HashMap::new();
+    // Each key's column (`NO_COLUMN` if none), indexed by key id: looked up for every value.
+    let mut column_of: Vec<u32> = vec![NO_COLUMN; keys.len()];
     let mut present_everywhere_as_int: Vec<usize> = Vec::new(); // per column: rollouts with an int
     for r in &rollouts {
         r.metric_values(|k, v| {
             if is_metric_column(k) {
-                let c = *column_of.entry(k).or_insert_with(|| {
+                let slot = &mut column_of[k as usize];
+                if *slot == NO_COLUMN {
+                    *slot = columns.len() as u32;
                     columns.push(k);
                     present_everywhere_as_int.push(0);
-                    columns.len() - 1
-                });
+                }
+                let c = *slot as usize;
                 if matches!(v, Num::Int(_)) {
                     present_everywhere_as_int[c] += 1;
                 }
@@ -48,7 +51,7 @@ pub(super) fn compute(scan: ScanState, inputs_file: &str) -> Profile {
     // Agents: the input row's agent_ref.name (or the rollout's, when the input has none),
     // replaced by a numeric `agent_name` field as upstream's frame does.
     let mut warnings = Vec::new();
-    let mut agent_ids: HashMap<AgentKey, AgentId> = HashMap::new();
+    let mut agent_ids: FastMap<AgentKey, AgentId> = FastMap::default();
     let mut agent_keys: Vec<AgentKey> = Vec::new();
     let mut rollout_agent: Vec<Option<AgentId>> = Vec::with_capacity(rollouts.len());
     let mut no_agent = (0usize, u64::MAX);
@@ -85,7 +88,7 @@ pub(super) fn compute(scan: ScanState, inputs_file: &str) -> Profile {
     let mut grouper = Grouper::new(&columns, &column_of, all_int);
 
     // Task rows: rollouts of one task are contiguous in key order.
-    let mut expected_by_task: HashMap<i64, usize> = HashMap::new();
+    let mut expected_by_task: FastMap<i64, usize> = FastMap::default();
     for input in &inputs {
         *expected_by_task.entry(input.key.task).or_default() += 1;
     }
@@ -159,6 +162,9 @@ pub(super) fn compute(scan: ScanState, inputs_file: &str) -> Profile {
     }
 }
 
+/// `column_of`'s mark of a key that is not a metric column.
+const NO_COLUMN: u32 = u32::MAX;
+
 /// The metric columns are the numeric fields except the keys and the agent override.
 fn is_metric_column(k: KeyId) -> bool {
     !matches!(k, key::TASK_INDEX | key::ROLLOUT_INDEX | key::AGENT_NAME)
@@ -190,7 +196,7 @@ fn agent_order(a: &AgentKey, b: &AgentKey) -> std::cmp::Ordering {
 
 fn completion_summary(
     inputs: &[InputRow],
-    expected_by_task: &HashMap<i64, usize>,
+    expected_by_task: &FastMap<i64, usize>,
     tasks: &[TaskProfile],
 ) -> CompletionSummary {
     let completed: usize = tasks.iter().map(|t| t.num_rollouts).sum();
@@ -213,7 +219,7 @@ fn completion_summary(
 /// Only the columns the group has values in are computed and kept: time and memory follow the
 /// data, not groups × columns.
 struct Grouper<'a> {
-    column_of: &'a HashMap<KeyId, usize>,
+    column_of: &'a [u32],
     width: usize,
     all_int: bool,
     /// (column, row in the group, value) of every metric value in the group.
@@ -223,7 +229,7 @@ struct Grouper<'a> {
 }
 
 impl<'a> Grouper<'a> {
-    fn new(columns: &'a [KeyId], column_of: &'a HashMap<KeyId, usize>, all_int: bool) -> Self {
+    fn new(columns: &'a [KeyId], column_of: &'a [u32], all_int: bool) -> Self {
         Grouper {
             column_of,
             width: columns.len(),
@@ -238,8 +244,9 @@ impl<'a> Grouper<'a> {
         self.cells.clear();
         for (row, &i) in members.iter().enumerate() {
             rollouts[i].metric_values(|k, v| {
-                if let Some(&c) = self.column_of.get(&k) {
-                    self.cells.push((c as u32, row as u32, v));
+                let c = self.column_of[k as usize];
+                if c != NO_COLUMN {
+                    self.cells.push((c, row as u32, v));
                 }
             });
         }

@@ -4,9 +4,9 @@
 use super::batch::LineBatch;
 use super::{compute, Profile, ProfileOptions, RolloutRecord};
 use crate::error::{ProfileError, RolloutKey};
+use crate::fast_map::FastMap;
 use crate::jsonl::{LineSpan, LineSplitter, SplitError, DEFAULT_MAX_LINE_BYTES};
 use crate::record::{self, AgentField, IndexField, KeyTable, Row, RowError, RowKind};
-use std::collections::HashMap;
 
 /// One materialized input row.
 pub(super) struct InputRow {
@@ -44,9 +44,9 @@ pub struct ProfileBuilder {
 pub(super) struct ScanState {
     pub(super) keys: KeyTable,
     pub(super) inputs: Vec<InputRow>,
-    pub(super) input_index: HashMap<RolloutKey, u32>,
+    pub(super) input_index: FastMap<RolloutKey, u32>,
     pub(super) rollouts: Vec<RolloutRecord>,
-    pub(super) rollout_index: HashMap<RolloutKey, u32>,
+    pub(super) rollout_index: FastMap<RolloutKey, u32>,
     /// The first structural error, held until both files are read because upstream reports any
     /// malformed JSON (in either file) before it.
     deferred: Option<(Check, ProfileError)>,

@@ -9,8 +9,8 @@ mod serde_path;
 pub use fast::MemberReader;
 pub use serde_path::number_to_num;
 
+use crate::fast_map::FastMap;
 use crate::json::{rewrite_negative_zero_ints, Num};
-use std::collections::HashMap;
 
 pub const TASK_INDEX: &str = "_ng_task_index";
 pub const ROLLOUT_INDEX: &str = "_ng_rollout_index";
@@ -21,7 +21,7 @@ pub type KeyId = u32;
 /// Interns field names so each rollout stores 4-byte ids instead of strings.
 #[derive(Debug)]
 pub struct KeyTable {
-    ids: HashMap<Box<str>, KeyId>,
+    ids: FastMap<Box<str>, KeyId>,
     names: Vec<Box<str>>,
 }
 
@@ -49,7 +49,7 @@ pub mod key {
 impl Default for KeyTable {
     fn default() -> Self {
         let mut table = KeyTable {
-            ids: HashMap::new(),
+            ids: FastMap::default(),
             names: Vec::new(),
         };
         for name in key::PRESET {
@@ -68,6 +68,11 @@ impl KeyTable {
         self.names.push(name.into());
         self.ids.insert(name.into(), id);
         id
+    }
+
+    /// The id of `name`, if it was interned.
+    pub fn get(&self, name: &str) -> Option<KeyId> {
+        self.ids.get(name).copied()
     }
 
     /// How many names are interned (ids run from 0 to `len() - 1`).

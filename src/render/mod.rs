@@ -2,13 +2,15 @@
 //! `*_agent_metrics.json`, and its printed summary. Key order follows upstream; numbers are
 //! formatted as orjson formats them.
 
-use crate::json::{self, Num};
+mod task_rows;
+
+pub use task_rows::write_task_rows;
+use task_rows::KeyTexts;
+
+use crate::json;
 use crate::jsonl::LineSpan;
-use crate::profile::{
-    AgentKey, ColumnSummaries, ColumnSummary, Profile, RolloutRecord, TaskProfile,
-};
-use crate::record::{self, Reward};
-use std::collections::HashMap;
+use crate::profile::{AgentKey, Profile};
+use crate::record;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 
 /// Gives back a line of the materialized-inputs file by its span, so `sample` rows are read
@@ -71,46 +73,6 @@ pub enum RenderError {
     Io(#[from] io::Error),
 }
 
-const STATS: [&str; 5] = ["mean", "max", "min", "median", "std"];
-
-fn stat_value(s: &ColumnSummary, stat: usize) -> Option<Num> {
-    match stat {
-        0 => s.mean.map(Num::Float),
-        1 => s.max,
-        2 => s.min,
-        3 => s.median.map(Num::Float),
-        _ => s.std.map(Num::Float),
-    }
-}
-
-/// Writes `"mean/c":…,"max/c":…` for every present statistic; returns whether any was written.
-fn write_stats<W: Write>(
-    w: &mut W,
-    p: &Profile,
-    columns: &ColumnSummaries,
-    mut first: bool,
-) -> io::Result<bool> {
-    let mut key = String::new();
-    for (stat, stat_name) in STATS.iter().enumerate() {
-        for (c, summary) in columns.present() {
-            if let Some(v) = stat_value(summary, stat) {
-                if !first {
-                    w.write_all(b",")?;
-                }
-                first = false;
-                key.clear();
-                key.push_str(stat_name);
-                key.push('/');
-                key.push_str(p.column_name(c));
-                json::write_str(w, &key)?;
-                w.write_all(b":")?;
-                v.write_json(w)?;
-            }
-        }
-    }
-    Ok(!first)
-}
-
 /// Writes `*_reward_profiling.jsonl`: one line per task with at least one matched rollout.
 pub fn write_reward_profiling<W: Write>(
     p: &Profile,
@@ -119,24 +81,6 @@ pub fn write_reward_profiling<W: Write>(
     w: &mut W,
 ) -> Result<(), RenderError> {
     write_task_rows(p, 0..p.tasks.len(), inputs, inputs_file, w)
-}
-
-/// The lines of `*_reward_profiling.jsonl` for the tasks in `tasks` (indices into `p.tasks`): a
-/// part of the file that can be written apart from the rest, on another thread.
-pub fn write_task_rows<W: Write>(
-    p: &Profile,
-    tasks: std::ops::Range<usize>,
-    inputs: &mut dyn LineSource,
-    inputs_file: &str,
-    w: &mut W,
-) -> Result<(), RenderError> {
-    let mut sample = Vec::new();
-    for task in &p.tasks[tasks] {
-        sample.clear();
-        write_sample(inputs, inputs_file, task.sample, &mut sample)?;
-        write_task_row(w, p, task, &sample)?;
-    }
-    Ok(())
 }
 
 /// Writes a task's `sample`: its materialized row without the two index keys, as orjson writes
@@ -231,101 +175,16 @@ fn has_negative_zero(v: &serde_json::Value) -> bool {
     }
 }
 
-/// Writes one task row, newline-terminated.
-pub fn write_task_row<W: Write>(
-    w: &mut W,
-    p: &Profile,
-    task: &TaskProfile,
-    sample: &[u8],
-) -> io::Result<()> {
-    w.write_all(b"{\"_ng_task_index\":")?;
-    Num::Int(task.task).write_json(w)?;
-    write_stats(w, p, &task.columns, false)?;
-    w.write_all(b",\"sample\":")?;
-    w.write_all(sample)?;
-    write!(
-        w,
-        ",\"num_rollouts\":{},\"expected_num_rollouts\":{},\"missing_num_rollouts\":{},\"reward_profile_completion_pct\":",
-        task.num_rollouts,
-        task.expected_num_rollouts,
-        task.missing_num_rollouts()
-    )?;
-    json::write_f64(w, task.completion_pct())?;
-    w.write_all(b",\"rollout_infos\":[")?;
-    for (i, r) in p.rollouts[task.rollouts.clone()].iter().enumerate() {
-        if i > 0 {
-            w.write_all(b",")?;
-        }
-        write_rollout_info(w, p, r)?;
-    }
-    w.write_all(b"]}\n")
-}
-
-enum InfoValue<'a> {
-    Id(String),
-    Num(Num),
-    Json(&'a serde_json::Value),
-}
-
-/// One `rollout_infos` record: id, indices, `reward` verbatim, numeric usage fields, then
-/// numeric top-level fields (which overwrite same-named usage fields in place).
-fn write_rollout_info<W: Write>(w: &mut W, p: &Profile, r: &RolloutRecord) -> io::Result<()> {
-    let mut fields: Vec<(&str, InfoValue)> = vec![
-        (
-            "rollout_id",
-            InfoValue::Id(format!("{}:{}", r.key.task, r.key.rollout)),
-        ),
-        (record::TASK_INDEX, InfoValue::Num(Num::Int(r.key.task))),
-        (
-            record::ROLLOUT_INDEX,
-            InfoValue::Num(Num::Int(r.key.rollout)),
-        ),
-    ];
-    match &r.reward {
-        Some(Reward::Num(n)) => fields.push(("reward", InfoValue::Num(*n))),
-        Some(Reward::Other(v)) => fields.push(("reward", InfoValue::Json(v))),
-        None => {}
-    }
-    // Position of each name in `fields`, so a rollout with 128,000 fields is not quadratic.
-    let mut at: HashMap<&str, usize> = fields
-        .iter()
-        .enumerate()
-        .map(|(i, (n, _))| (*n, i))
-        .collect();
-    for (k, v) in r.usage_numbers().chain(r.top_numbers()) {
-        let name = p.keys.name(k);
-        if let Some(&i) = at.get(name) {
-            fields[i].1 = InfoValue::Num(v);
-        } else {
-            at.insert(name, fields.len());
-            fields.push((name, InfoValue::Num(v)));
-        }
-    }
-    w.write_all(b"{")?;
-    for (i, (name, value)) in fields.iter().enumerate() {
-        if i > 0 {
-            w.write_all(b",")?;
-        }
-        json::write_str(w, name)?;
-        w.write_all(b":")?;
-        match value {
-            InfoValue::Id(s) => json::write_str(w, s)?,
-            InfoValue::Num(n) => n.write_json(w)?,
-            InfoValue::Json(v) => json::to_writer_orjson(w, *v)?,
-        }
-    }
-    w.write_all(b"}")
-}
-
 /// Writes `*_agent_metrics.json`: a JSON list, no trailing newline.
 pub fn write_agent_metrics<W: Write>(w: &mut W, p: &Profile) -> io::Result<()> {
+    let mut texts = KeyTexts::new(p);
     w.write_all(b"[")?;
     for (i, agent) in p.agents.iter().enumerate() {
         if i > 0 {
             w.write_all(b",")?;
         }
         w.write_all(b"{")?;
-        let wrote = write_stats(w, p, &agent.columns, true)?;
+        let wrote = texts.write_stats(w, &agent.columns, true)?;
         if wrote {
             w.write_all(b",")?;
         }
