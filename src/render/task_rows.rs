@@ -188,14 +188,13 @@ impl<'p> TaskRows<'p> {
                 }
                 self.at.get(&k).copied()
             };
-            match found {
-                Some(i) => fields[i].1 = InfoValue::Num(v),
-                None => {
-                    if !self.at.is_empty() {
-                        self.at.insert(k, fields.len());
-                    }
-                    fields.push((k, InfoValue::Num(v)));
+            if let Some(i) = found {
+                fields[i].1 = InfoValue::Num(v);
+            } else {
+                if !self.at.is_empty() {
+                    self.at.insert(k, fields.len());
                 }
+                fields.push((k, InfoValue::Num(v)));
             }
         }
         w.write_all(b"{")?;
