@@ -9,6 +9,7 @@ use crate::fast_map::FastMap;
 use crate::json::Num;
 use crate::record::{key, AgentField, KeyId};
 use crate::stats::Scratch;
+use std::borrow::Cow;
 
 type AgentId = u32;
 
@@ -51,7 +52,8 @@ pub(super) fn compute(scan: ScanState, inputs_file: &str) -> Profile {
     // Agents: the input row's agent_ref.name (or the rollout's, when the input has none),
     // replaced by a numeric `agent_name` field as upstream's frame does.
     let mut warnings = Vec::new();
-    let mut agent_ids: FastMap<AgentKey, AgentId> = FastMap::default();
+    // Looked up by borrowed name: a rollout costs no allocation (an agent's key is owned once).
+    let mut agent_ids: FastMap<(Cow<'_, str>, bool), AgentId> = FastMap::default();
     let mut agent_keys: Vec<AgentKey> = Vec::new();
     let mut rollout_agent: Vec<Option<AgentId>> = Vec::with_capacity(rollouts.len());
     let mut no_agent = (0usize, u64::MAX);
@@ -63,15 +65,20 @@ pub(super) fn compute(scan: ScanState, inputs_file: &str) -> Profile {
         };
         r.metric_values(|k, v| {
             if k == key::AGENT_NAME {
-                agent = Some(AgentKey::from_num(v));
+                agent = Some((Cow::Owned(AgentKey::from_num(v).name.into()), true));
             }
         });
         rollout_agent.push(agent.map(|a| {
-            let next = agent_keys.len() as AgentId;
-            *agent_ids.entry(a.clone()).or_insert_with(|| {
-                agent_keys.push(a);
-                next
-            })
+            if let Some(&id) = agent_ids.get(&a) {
+                return id;
+            }
+            let id = agent_keys.len() as AgentId;
+            agent_keys.push(AgentKey {
+                name: a.0.as_ref().into(),
+                numeric: a.1,
+            });
+            agent_ids.insert(a, id);
+            id
         }));
         if rollout_agent.last() == Some(&None) {
             no_agent = (no_agent.0 + 1, no_agent.1.min(input.span.line));
@@ -170,13 +177,11 @@ fn is_metric_column(k: KeyId) -> bool {
     !matches!(k, key::TASK_INDEX | key::ROLLOUT_INDEX | key::AGENT_NAME)
 }
 
-fn agent_key(field: &AgentField) -> Option<AgentKey> {
+/// An agent's key as (name, numeric), borrowed from the row when it is a name.
+fn agent_key(field: &AgentField) -> Option<(Cow<'_, str>, bool)> {
     match field {
-        AgentField::Name(name) => Some(AgentKey {
-            name: name.clone(),
-            numeric: false,
-        }),
-        AgentField::Number(n) => Some(AgentKey::from_num(*n)),
+        AgentField::Name(name) => Some((Cow::Borrowed(&**name), false)),
+        AgentField::Number(n) => Some((Cow::Owned(AgentKey::from_num(*n).name.into()), true)),
         _ => None,
     }
 }
@@ -224,6 +229,9 @@ struct Grouper<'a> {
     all_int: bool,
     /// (column, row in the group, value) of every metric value in the group.
     cells: Vec<(u32, u32, Num)>,
+    /// `sort_cells_by_counting`'s buffers: each column's next slot, and the placed cells.
+    starts: Vec<usize>,
+    sorted: Vec<(u32, u32, Num)>,
     column: Vec<f64>,
     scratch: Scratch,
 }
@@ -235,9 +243,33 @@ impl<'a> Grouper<'a> {
             width: columns.len(),
             all_int,
             cells: Vec::new(),
+            starts: Vec::new(),
+            sorted: Vec::new(),
             column: Vec::new(),
             scratch: Scratch::default(),
         }
+    }
+
+    /// `cells` ordered by column, keeping the order within a column: counts per column, their
+    /// running sums as starts, each cell placed at its column's next slot.
+    fn sort_cells_by_counting(&mut self) {
+        let starts = &mut self.starts;
+        starts.clear();
+        starts.resize(self.width + 1, 0);
+        for &(c, _, _) in &self.cells {
+            starts[c as usize + 1] += 1;
+        }
+        for c in 0..self.width {
+            starts[c + 1] += starts[c];
+        }
+        self.sorted.clear();
+        self.sorted.resize(self.cells.len(), (0, 0, Num::Int(0)));
+        for &cell in &self.cells {
+            let at = &mut starts[cell.0 as usize];
+            self.sorted[*at] = cell;
+            *at += 1;
+        }
+        std::mem::swap(&mut self.cells, &mut self.sorted);
     }
 
     fn summarize(&mut self, rollouts: &[RolloutRecord], members: &[usize]) -> ColumnSummaries {
@@ -251,7 +283,13 @@ impl<'a> Grouper<'a> {
             });
         }
         // Stable: within a column, rows stay in group order (a row has a column at most once).
-        self.cells.sort_by_key(|&(c, _, _)| c);
+        // A group with more values than columns (an agent's) is placed by counting, in linear
+        // time; a small one (a task's) is sorted.
+        if self.cells.len() > self.width {
+            self.sort_cells_by_counting();
+        } else {
+            self.cells.sort_by_key(|&(c, _, _)| c);
+        }
         let mut out: Vec<(u32, ColumnSummary, usize)> = Vec::new();
         let mut start = 0;
         while start < self.cells.len() {
