@@ -73,7 +73,7 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
-    gymscope::native::allocator::keep_freed_pages();
+    gymscope::native::allocator::configure();
     let tasks: usize = std::env::var("BENCH_TASKS")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -8,7 +8,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() -> std::process::ExitCode {
-    gymscope::native::allocator::keep_freed_pages();
+    gymscope::native::allocator::configure();
     gymscope::cli::run()
 }
 

@@ -240,6 +240,12 @@ impl ScanState {
             self.defer(Check::DuplicateRollout, err);
             return;
         }
+        if self.rollouts.is_empty() {
+            // As many rollouts as materialized inputs are expected: room made once, instead of
+            // growing by copies into fresh memory (whose page faults are costly on VMs).
+            self.rollouts.reserve(self.inputs.len());
+            self.rollout_index.reserve(self.inputs.len());
+        }
         self.rollout_index.insert(key, self.rollouts.len() as u32);
         self.rollouts.push(RolloutRecord {
             key,
