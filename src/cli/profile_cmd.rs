@@ -89,10 +89,14 @@ fn write_reward_profiling(
         .with_context(|| format!("opening '{inputs_name}'"))?;
     std::thread::scope(|scope| {
         let workers = sources.into_iter().map(|mut source| {
+            // Room for about as much as the last job wrote, so a job's rows are not copied as
+            // they grow.
+            let mut last_len = 0;
             move |tasks: std::ops::Range<usize>| {
-                let mut rows = Vec::new();
-                render::write_task_rows(profile, tasks, &mut source, inputs_name, &mut rows)
-                    .map(|()| rows)
+                let mut rows = Vec::with_capacity(last_len + last_len / 4);
+                render::write_task_rows(profile, tasks, &mut source, inputs_name, &mut rows)?;
+                last_len = rows.len();
+                Ok(rows)
             }
         });
         let mut pool = OrderedPool::start(scope, workers);
