@@ -27,8 +27,9 @@ pub fn read_run(
 ) -> Result<RunRead, ProfileError> {
     let inputs_name = inputs.display().to_string();
     let rollouts_name = rollouts.display().to_string();
-    let mut builder =
-        ProfileBuilder::new(&inputs_name, &rollouts_name).with_max_line_bytes(max_line_bytes);
+    let mut builder = ProfileBuilder::new(&inputs_name, &rollouts_name)
+        .with_max_line_bytes(max_line_bytes)
+        .with_threads(parallel::workers());
     let with_health = health.is_some();
     if let Some(h) = &mut health {
         h.expect_inputs();

@@ -13,8 +13,9 @@ use std::borrow::Cow;
 
 type AgentId = u32;
 
-/// Sorts the matched rollouts and computes task rows, agent rows and the completion summary.
-pub(super) fn compute(scan: ScanState, inputs_file: &str) -> Profile {
+/// Sorts the matched rollouts and computes task rows, agent rows and the completion summary;
+/// with `threads` > 1 (natively), on two threads.
+pub(super) fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Profile {
     let ScanState {
         keys,
         inputs,
@@ -92,14 +93,12 @@ pub(super) fn compute(scan: ScanState, inputs_file: &str) -> Profile {
             ));
     }
 
-    let mut grouper = Grouper::new(&columns, &column_of, all_int);
-
     // Task rows: rollouts of one task are contiguous in key order.
     let mut expected_by_task: FastMap<i64, usize> = FastMap::default();
     for input in &inputs {
         *expected_by_task.entry(input.key.task).or_default() += 1;
     }
-    let mut tasks = Vec::new();
+    let mut bounds = Vec::new();
     let mut start = 0;
     while start < rollouts.len() {
         let task = rollouts[start].key.task;
@@ -108,41 +107,54 @@ pub(super) fn compute(scan: ScanState, inputs_file: &str) -> Profile {
                 .iter()
                 .take_while(|r| r.key.task == task)
                 .count();
-        let members: Vec<usize> = (start..end).collect();
-        tasks.push(TaskProfile {
-            task,
-            columns: grouper.summarize(&rollouts, &members),
-            sample: inputs[input_index[&rollouts[start].key] as usize].span,
-            num_rollouts: end - start,
-            expected_num_rollouts: expected_by_task[&task],
-            rollouts: start..end,
-        });
+        bounds.push(start..end);
         start = end;
     }
-
-    // Agent rows: over rollouts (not task means), sorted by agent key.
-    let mut members_by_agent: Vec<Vec<usize>> = vec![Vec::new(); agent_keys.len()];
-    for (i, agent) in rollout_agent.iter().enumerate() {
-        if let Some(a) = agent {
-            members_by_agent[*a as usize].push(i);
-        }
-    }
-    let mut agents: Vec<(AgentId, AgentProfile)> = agent_keys
-        .into_iter()
-        .zip(members_by_agent)
-        .enumerate()
-        .map(|(id, (agent, members))| {
-            let columns = grouper.summarize(&rollouts, &members);
-            (
-                id as AgentId,
-                AgentProfile {
-                    columns,
-                    num_rollouts: members.len(),
-                    agent,
-                },
-            )
+    let new_grouper = || Grouper::new(columns.len(), &column_of, all_int);
+    let task_rows = |bounds: &[std::ops::Range<usize>]| -> Vec<TaskProfile> {
+        let mut grouper = new_grouper();
+        let mut members = Vec::new();
+        bounds
+            .iter()
+            .map(|range| {
+                let first = &rollouts[range.start];
+                members.clear();
+                members.extend(range.clone());
+                TaskProfile {
+                    task: first.key.task,
+                    columns: grouper.summarize(&rollouts, &members),
+                    sample: inputs[input_index[&first.key] as usize].span,
+                    num_rollouts: range.len(),
+                    expected_num_rollouts: expected_by_task[&first.key.task],
+                    rollouts: range.clone(),
+                }
+            })
+            .collect()
+    };
+    // The tasks' statistics are independent: with threads, the first half is computed on
+    // another thread while this one computes the second half and the agents'.
+    let mut grouper = new_grouper();
+    let (tasks, mut agents) = if threads > 1 && rollouts.len() >= PARALLEL_ROLLOUTS {
+        let (first, second) = bounds.split_at(bounds.len() / 2);
+        std::thread::scope(|scope| {
+            let first = scope.spawn(|| task_rows(first));
+            let mut tasks = task_rows(second);
+            let agents = agent_rows(&mut grouper, &rollouts, agent_keys, &rollout_agent);
+            // A panic in the other half is a bug; carried on here as it happened there.
+            let mut all = first
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e));
+            all.append(&mut tasks);
+            (all, agents)
         })
-        .collect();
+    } else {
+        let tasks = task_rows(&bounds);
+        (
+            tasks,
+            agent_rows(&mut grouper, &rollouts, agent_keys, &rollout_agent),
+        )
+    };
+
     agents.sort_by(|a, b| agent_order(&a.1.agent, &b.1.agent));
     // Each rollout's agent as a position in the sorted list.
     let mut position = vec![0usize; agents.len()];
@@ -167,6 +179,40 @@ pub(super) fn compute(scan: ScanState, inputs_file: &str) -> Profile {
         warnings,
         rollout_agent,
     }
+}
+
+/// Below this many rollouts the task rows are computed on one thread (a thread costs more).
+const PARALLEL_ROLLOUTS: usize = 20_000;
+
+/// Agent rows: over rollouts (not task means), each with its agent's id, unsorted.
+fn agent_rows(
+    grouper: &mut Grouper,
+    rollouts: &[RolloutRecord],
+    agent_keys: Vec<AgentKey>,
+    rollout_agent: &[Option<AgentId>],
+) -> Vec<(AgentId, AgentProfile)> {
+    let mut members_by_agent: Vec<Vec<usize>> = vec![Vec::new(); agent_keys.len()];
+    for (i, agent) in rollout_agent.iter().enumerate() {
+        if let Some(a) = agent {
+            members_by_agent[*a as usize].push(i);
+        }
+    }
+    agent_keys
+        .into_iter()
+        .zip(members_by_agent)
+        .enumerate()
+        .map(|(id, (agent, members))| {
+            let columns = grouper.summarize(rollouts, &members);
+            (
+                id as AgentId,
+                AgentProfile {
+                    columns,
+                    num_rollouts: members.len(),
+                    agent,
+                },
+            )
+        })
+        .collect()
 }
 
 /// `column_of`'s mark of a key that is not a metric column.
@@ -237,10 +283,10 @@ struct Grouper<'a> {
 }
 
 impl<'a> Grouper<'a> {
-    fn new(columns: &'a [KeyId], column_of: &'a [u32], all_int: bool) -> Self {
+    fn new(width: usize, column_of: &'a [u32], all_int: bool) -> Self {
         Grouper {
             column_of,
-            width: columns.len(),
+            width,
             all_int,
             cells: Vec::new(),
             starts: Vec::new(),
@@ -367,5 +413,59 @@ impl<'a> Grouper<'a> {
             self.width,
             out.into_iter().map(|(c, s, _)| (c, s)).collect(),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::output::{render_in_memory, RenderedProfile};
+    use crate::profile::{ProfileBuilder, ProfileOptions};
+    use std::fmt::Write as _;
+
+    fn rendered(inputs: &str, rollouts: &str, threads: usize) -> RenderedProfile {
+        let mut b = ProfileBuilder::new("i", "r").with_threads(threads);
+        b.push_inputs(inputs.as_bytes()).unwrap();
+        b.push_rollouts(rollouts.as_bytes()).unwrap();
+        let p = b.finish(ProfileOptions::default()).unwrap();
+        render_in_memory(&p, inputs.as_bytes(), "i").unwrap()
+    }
+
+    #[test]
+    fn two_threads_give_the_one_thread_profile() {
+        let (mut inputs, mut rollouts) = (String::new(), String::new());
+        let n = super::PARALLEL_ROLLOUTS + 4_321;
+        for i in 0..n {
+            // Tasks of 1 to 5 rollouts, listed out of order; agents by name, one by number;
+            // sparse and mixed int/float columns.
+            let (task, rollout) = (i / 3 + i % 2 * 7, i % 3 + i % 2 * 3);
+            let agent = ["a", "b", "c"][task % 3];
+            let _ = writeln!(
+                inputs,
+                r#"{{"_ng_task_index":{task},"_ng_rollout_index":{rollout},"agent_ref":{{"name":"{agent}"}}}}"#
+            );
+            let mut extra = String::new();
+            if i % 7 == 0 {
+                let _ = write!(extra, r#","sparse_{}":{}.5"#, i % 4, i % 11);
+            }
+            if i % 1000 == 0 {
+                extra.push_str(r#","agent_name":3"#);
+            }
+            let _ = writeln!(
+                rollouts,
+                r#"{{"_ng_rollout_index":{rollout},"reward":{},"score":{}{extra},"response":{{"usage":{{"input_tokens":{}}}}},"_ng_task_index":{task}}}"#,
+                i % 2,
+                (i * 37 % 101) as f64 / 8.0,
+                i * 13 % 997
+            );
+        }
+        let lines: Vec<&str> = rollouts.lines().collect();
+        let shuffled: String = (0..lines.len())
+            .map(|k| format!("{}\n", lines[(k * 7919) % lines.len()]))
+            .collect();
+        let one = rendered(&inputs, &shuffled, 1);
+        let two = rendered(&inputs, &shuffled, 2);
+        assert!(one.reward_profiling.len() > 1_000_000);
+        assert_eq!(one.reward_profiling, two.reward_profiling);
+        assert_eq!(one.agent_metrics, two.agent_metrics);
     }
 }

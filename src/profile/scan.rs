@@ -38,6 +38,8 @@ pub struct ProfileBuilder {
     pub(super) state: ScanState,
     /// Lines cut but not yet handed out (`batch`).
     pub(super) pending: Option<LineBatch>,
+    /// Threads `finish` may use (1 in the browser).
+    threads: usize,
 }
 
 #[derive(Default)]
@@ -62,7 +64,15 @@ impl ProfileBuilder {
             inputs_done: false,
             state: ScanState::default(),
             pending: None,
+            threads: 1,
         }
+    }
+
+    /// Lets `finish` compute the task rows on `threads` threads (natively; the result is the
+    /// same).
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
     }
 
     /// Refuses lines longer than `max` bytes (default 1 GiB), naming the file and line.
@@ -127,7 +137,11 @@ impl ProfileBuilder {
         }
         self.state
             .check_keys(&self.inputs_file, &self.rollouts_file, options)?;
-        Ok(compute::compute(self.state, &self.inputs_file))
+        Ok(compute::compute(
+            self.state,
+            &self.inputs_file,
+            self.threads,
+        ))
     }
 }
 
