@@ -131,28 +131,23 @@ pub(super) fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Pro
             })
             .collect()
     };
-    // The tasks' statistics are independent: with threads, the first half is computed on
-    // another thread while this one computes the second half and the agents'.
-    let mut grouper = new_grouper();
+    // The agents' statistics take about as long as all the tasks' (the same values, grouped
+    // otherwise): with threads, they are computed on another thread meanwhile.
     let (tasks, mut agents) = if threads > 1 && rollouts.len() >= PARALLEL_ROLLOUTS {
-        let (first, second) = bounds.split_at(bounds.len() / 2);
         std::thread::scope(|scope| {
-            let first = scope.spawn(|| task_rows(first));
-            let mut tasks = task_rows(second);
-            let agents = agent_rows(&mut grouper, &rollouts, agent_keys, &rollout_agent);
-            // A panic in the other half is a bug; carried on here as it happened there.
-            let mut all = first
+            let agents = scope
+                .spawn(|| agent_rows(&mut new_grouper(), &rollouts, agent_keys, &rollout_agent));
+            let tasks = task_rows(&bounds);
+            // A panic there is a bug; carried on here as it happened there.
+            let agents = agents
                 .join()
                 .unwrap_or_else(|e| std::panic::resume_unwind(e));
-            all.append(&mut tasks);
-            (all, agents)
+            (tasks, agents)
         })
     } else {
         let tasks = task_rows(&bounds);
-        (
-            tasks,
-            agent_rows(&mut grouper, &rollouts, agent_keys, &rollout_agent),
-        )
+        let agents = agent_rows(&mut new_grouper(), &rollouts, agent_keys, &rollout_agent);
+        (tasks, agents)
     };
 
     agents.sort_by(|a, b| agent_order(&a.1.agent, &b.1.agent));
@@ -181,7 +176,7 @@ pub(super) fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Pro
     }
 }
 
-/// Below this many rollouts the task rows are computed on one thread (a thread costs more).
+/// Below this many rollouts everything is computed on one thread (a thread costs more).
 const PARALLEL_ROLLOUTS: usize = 20_000;
 
 /// Agent rows: over rollouts (not task means), each with its agent's id, unsorted.
