@@ -17,7 +17,7 @@
 //! threads, `getrusage`), CPU use and the 1-minute load average (the machine may be shared).
 //!
 //!   cargo bench --bench read_floor                     (data generated once into target/bench-data/)
-//!   BENCH_DATA=/work/main/target/bench-data cargo bench --bench read_floor   (existing data)
+//!   BENCH_DATA=DIR cargo bench --bench read_floor      (agentic_*.jsonl already in DIR)
 //!   BENCH_TASKS=5000 cargo bench --bench read_floor    (a smaller run)
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
@@ -201,7 +201,7 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return; // `cargo test --benches` asks for a list; nothing to list
     }
-    gymscope::native::allocator::keep_freed_pages();
+    gymscope::native::allocator::configure();
     let tasks: usize = std::env::var("BENCH_TASKS")
         .ok()
         .and_then(|v| v.parse().ok())
