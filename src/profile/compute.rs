@@ -111,7 +111,7 @@ pub(super) fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Pro
         start = end;
     }
     let new_grouper = || Grouper::new(columns.len(), &column_of, all_int);
-    let task_rows = |bounds: &[std::ops::Range<usize>]| -> Vec<TaskProfile> {
+    let task_rows = || -> Vec<TaskProfile> {
         let mut grouper = new_grouper();
         let mut members = Vec::new();
         bounds
@@ -137,7 +137,7 @@ pub(super) fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Pro
         std::thread::scope(|scope| {
             let agents = scope
                 .spawn(|| agent_rows(&mut new_grouper(), &rollouts, agent_keys, &rollout_agent));
-            let tasks = task_rows(&bounds);
+            let tasks = task_rows();
             // A panic there is a bug; carried on here as it happened there.
             let agents = agents
                 .join()
@@ -145,7 +145,7 @@ pub(super) fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Pro
             (tasks, agents)
         })
     } else {
-        let tasks = task_rows(&bounds);
+        let tasks = task_rows();
         let agents = agent_rows(&mut new_grouper(), &rollouts, agent_keys, &rollout_agent);
         (tasks, agents)
     };
