@@ -68,8 +68,8 @@ impl ProfileBuilder {
         }
     }
 
-    /// Lets `finish` compute the task rows on `threads` threads (natively; the result is the
-    /// same).
+    /// Lets `finish` use another thread (natively, when `threads` > 1): the agents' rows are
+    /// computed there beside the tasks'; the result is the same.
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads;
         self
