@@ -6,6 +6,7 @@
 //!
 //!   cargo bench --bench build_pivot          (data generated once into target/bench-data/)
 //!   BENCH_BUILD_PIVOT_MB=50 cargo bench --bench build_pivot
+#![allow(unsafe_code)] // libc::getrusage reads the peak RSS measured
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
 use std::fs::File;

@@ -7,6 +7,7 @@
 //!
 //!   cargo bench --bench compare             (data generated once into target/bench-data/)
 //!   BENCH_TASKS=2500 cargo bench --bench compare
+#![allow(unsafe_code)] // libc::getrusage reads the peak RSS measured
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
 use std::ffi::OsStr;

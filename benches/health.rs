@@ -8,6 +8,7 @@
 //!
 //!   cargo bench --bench health                   (data generated once into target/bench-data/)
 //!   BENCH_TASKS=5000 cargo bench --bench health  (a smaller run)
+#![allow(unsafe_code)] // libc::getrusage reads the CPU time measured
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
 use gymscope::health::HealthBuilder;

@@ -8,6 +8,7 @@
 //!
 //!   cargo bench --bench hostile
 //!   HOSTILE_TASKS=8000 HOSTILE_FIELDS=256000 cargo bench --bench hostile
+#![allow(unsafe_code)] // libc::getrusage reads the peak RSS measured
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
 use std::io::Write;

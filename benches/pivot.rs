@@ -4,6 +4,7 @@
 //!
 //!   cargo bench --bench pivot              (data generated once into target/bench-data/)
 //!   BENCH_PIVOT_MB=50 cargo bench --bench pivot
+#![allow(unsafe_code)] // libc::getrusage reads the peak RSS measured
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
 use std::fs::File;

@@ -7,6 +7,7 @@
 //!   cargo bench --bench profile            (data is generated once into target/bench-data/)
 //!   BENCH_TASKS=2500 cargo bench --bench profile   (a smaller run)
 //!   BENCH_SHAPES=agentic cargo bench --bench profile
+#![allow(unsafe_code)] // libc::getrusage reads the peak RSS measured
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
 use std::path::{Path, PathBuf};

@@ -19,6 +19,7 @@
 //!   cargo bench --bench read_floor                     (data generated once into target/bench-data/)
 //!   BENCH_DATA=DIR cargo bench --bench read_floor      (agentic_*.jsonl already in DIR)
 //!   BENCH_TASKS=5000 cargo bench --bench read_floor    (a smaller run)
+#![allow(unsafe_code)] // libc::getrusage reads the peak RSS measured
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
 use gymscope::native::run_read::read_run;

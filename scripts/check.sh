@@ -11,7 +11,7 @@ if [[ $what == all || $what == native ]]; then
   echo "== cargo fmt --check" >&2
   cargo fmt --all -- --check
   echo "== clippy (native)" >&2
-  cargo clippy --locked --all-targets -- -D warnings
+  cargo clippy --locked --workspace --all-targets -- -D warnings
 fi
 
 if [[ $what == all || $what == wasm ]]; then
@@ -21,7 +21,7 @@ if [[ $what == all || $what == wasm ]]; then
     libdir=$(rustc --print target-libdir --target wasm32-unknown-unknown 2>/dev/null) || return 1
     compgen -G "$libdir/libstd-*.rlib" >/dev/null
   }
-  wasm=(--locked --target wasm32-unknown-unknown --target-dir target-wasm --lib --bins --features web-worker)
+  wasm=(--locked --target wasm32-unknown-unknown --target-dir target-wasm --workspace --lib --bins --features gymscope/web-worker)
   if [[ "${WEB_ROUTE:-auto}" != debian ]] && has_wasm_std; then
     cargo clippy "${wasm[@]}" -- -D warnings
   else

@@ -12,6 +12,6 @@ scripts/trunk.sh build --release
 export CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}"
 echo "== cargo test" >&2
 # The browser tests start Chromium; a hung browser must not hang the run.
-timeout 1800 cargo test --locked
+timeout 1800 cargo test --locked --workspace
 echo "== benchmarks compile" >&2
-cargo bench --locked --no-run 2>/dev/null
+cargo bench --locked --workspace --no-run 2>/dev/null

@@ -1,46 +1,19 @@
 //! gymscope: look at NVIDIA NeMo Gym rollout data without a server.
 //!
-//! The target-independent core (no browser or network types; compiled for both faces); see
-//! ARCHITECTURE.md for one line per module:
-//! - reading: [`chunks`], [`jsonl`], [`json`], [`record`]
-//! - the profile: [`profile`], [`stats`], [`render`], [`output`], [`table`]
-//! - showing it: [`inspect`], [`plot`], [`conversation`], [`report`]
-//! - datasets and runs: [`pivot`], [`reward_group`], [`compare`] (two runs paired by task),
-//!   [`collect`] (its driver is native-only)
-//! - shared: [`names`] (every derived file name), [`error`]
+//! This package is the two faces over the core crate `gymscope_core` (see ARCHITECTURE.md):
+//! - natively, [`cli`] (the `gymscope` command line), [`collect`] (the collection's driver:
+//!   HTTP, files, signals) and [`native`] (the file handling every command shares);
+//! - on wasm32, `web` (the Leptos app and its Web Worker).
 //!
-//! The faces: `cli` (native binary) and `web` (Leptos app, wasm32); `native` holds the file
-//! handling every native command shares (streaming reader, atomic writer, input checks).
+//! The core is re-exported whole, so `gymscope::profile` names the same module for the faces,
+//! the tests and the benches.
 
-pub mod chunks;
-pub mod collect;
-pub mod compare;
-pub mod conversation;
-pub mod error;
-pub mod fast_map;
-pub mod health;
-pub mod inspect;
-pub mod joint_read;
-pub mod json;
-pub mod jsonl;
-pub mod model_text;
-pub mod names;
-pub mod output;
-pub mod pivot;
-pub mod pivot_build;
-pub mod plot;
-pub mod profile;
-pub mod record;
-pub mod render;
-pub mod report;
-pub mod reward_group;
-pub mod skim;
-pub mod stats;
-pub mod table;
-pub mod verifier;
+pub use gymscope_core::*;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod collect;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod native;
 

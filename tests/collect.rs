@@ -1,5 +1,6 @@
 //! `gymscope collect` end to end against the Rust stand-in for a Gym server stack: files and
 //! routing, HTTP errors, resume, SIGTERM and kill -9 mid-run, shards and merge, secrets.
+#![allow(unsafe_code)] // libc::kill sends the signal under test
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
 #[path = "common/gym_standin.rs"]

@@ -1,6 +1,7 @@
 //! `gymscope collect` as a drop-in on a real Gym stack (issue 10): upstream's keys named or
 //! implemented, `--no-serve`, `NEMO_GYM_EXTRA_ROOTS`, progress lines for small runs, and SIGTERM
 //! while rollouts only retry a connection. Against the stand-in server (real HTTP on 127.0.0.1).
+#![allow(unsafe_code)] // libc::kill sends the signal under test
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
 #[path = "common/gym_standin.rs"]

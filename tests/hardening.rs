@@ -2,6 +2,7 @@
 //! reads JSONL stops at the line limit naming file and line; pipes are refused; outputs are never
 //! one of the inputs; a run's two files are recognised by content; no temporary file is left on
 //! any path, a signal during a write included; messages say what they found, once.
+#![allow(unsafe_code)] // libc::mkfifo and libc::kill make the FIFOs and signals under test
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
 mod common;

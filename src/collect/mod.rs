@@ -1,95 +1,48 @@
-//! `gymscope collect`: rollout collection against running NeMo Gym servers (`gym eval run --no-serve`).
+//! `gymscope collect`'s driver against running NeMo Gym servers (`gym eval run --no-serve`):
+//! files, HTTP, signals and progress around the core's plain-data collection
+//! (`gymscope_core::collect`, re-exported here so `collect::key` is one path).
+//! - [`files`]: torn-tail repair, `NEMO_GYM_EXTRA_ROOTS`
+//! - [`discover`]: the head server's config; [`head`]: its fetch and `/aggregate_metrics`
+//! - [`http`]: the hyper client
+//! - [`evidence`]: the end-of-run health reports
+//! - [`history`]: the run's record on disk (exit 3)
+//! - [`command`]: a fresh run or a resume, end to end; [`fresh`]: its materialization step
+//! - [`run`]: the tokio driver, writer thread, signals
+//! - [`merge`]: `--merge`; [`progress`]: indicatif
 //!
-//! The target-independent part (plain data in, plain data out, tested natively):
-//! - [`key`]: rollout keys as Python compares them, parsing rows as orjson does
-//! - [`paths`]: the names of the files derived from `--output`
-//! - [`hydra`]: Hydra-typed override values (`0.5`, `{a: 4}`)
-//! - [`materialize`]: input rows → materialized rows, exactly as upstream
-//! - [`resume`]: which rows still need to run, from both output files
-//! - [`route`]: where a result goes (main file, failures sidecar, nowhere) and what is merged into it
-//! - [`shard`]: the deterministic `--shard i/n` slice
-//! - [`aggregate`]: the `/aggregate_metrics` request and the metrics file
-//! - [`observe`]: model-call capture records and the canonical `ng_trajectory` of a result
-//! - [`observations`]: harness agents' `ng_agent_observations`: validated, joined with the
-//!   captured calls, folded into the trajectory; [`claude_compaction`]: Claude Code's compaction
-//!   summary calls associated first
-//!
-//! The native part (files, HTTP, signals, progress): [`files`], [`discover`], [`http`], [`head`]
-//! (head config, aggregation), [`evidence`] (the end-of-run health reports), [`history`], [`command`] (a fresh run or resume, end to end),
-//! [`run`], [`merge`] (`--merge`), [`progress`]; the command's flags are `cli::collect_cmd`'s.
+//! The command's flags are `cli::collect`'s.
 
-pub mod aggregate;
-pub mod claude_compaction;
-pub mod hydra;
-pub mod key;
-pub mod materialize;
-pub mod observations;
-pub mod observe;
-pub mod paths;
-pub mod pyjson;
-pub mod resume;
-pub mod route;
-pub mod seed;
-pub mod shard;
+pub use gymscope_core::collect::*;
 
-#[cfg(not(target_arch = "wasm32"))]
 pub mod command;
-#[cfg(not(target_arch = "wasm32"))]
 pub mod discover;
-#[cfg(not(target_arch = "wasm32"))]
 pub mod evidence;
-#[cfg(not(target_arch = "wasm32"))]
 pub mod files;
-#[cfg(not(target_arch = "wasm32"))]
 pub mod fresh;
-#[cfg(not(target_arch = "wasm32"))]
 pub mod head;
-#[cfg(not(target_arch = "wasm32"))]
 pub mod history;
-#[cfg(not(target_arch = "wasm32"))]
 pub mod http;
-#[cfg(not(target_arch = "wasm32"))]
 pub mod merge;
-#[cfg(not(target_arch = "wasm32"))]
 pub mod progress;
-#[cfg(not(target_arch = "wasm32"))]
 pub mod run;
 
-/// Keys the collector reads or writes, as upstream spells them.
-pub const TASK_INDEX: &str = "_ng_task_index";
-pub const ROLLOUT_INDEX: &str = "_ng_rollout_index";
-pub const ATTEMPT_INDEX: &str = "_ng_attempt_index";
-pub const ROLLOUT_ID: &str = "_ng_rollout_id";
-pub const AGENT_REF: &str = "agent_ref";
-pub const SKILLS_REF: &str = "skills_ref";
-pub const RESPONSES_CREATE_PARAMS: &str = "responses_create_params";
-pub const FAILURE_CLASS: &str = "_ng_failure_class";
-pub const FAILURE_TERMINAL: &str = "_ng_failure_terminal";
-pub const NO_PERSIST: &str = "_ng_no_persist";
+use crate::native::{atomic::WriteError, read::ReadError};
 
-/// A failure in the collection's data, named by file and line where there is one.
-#[derive(Debug, thiserror::Error)]
-pub enum CollectError {
-    #[error("'{file}' line {line}: {msg}")]
-    Line {
-        file: String,
-        line: u64,
-        msg: String,
-    },
-    #[error("{0}")]
-    Config(String),
-    #[error(transparent)]
-    Io(#[from] std::io::Error),
-}
-
-impl CollectError {
-    pub fn line(file: &str, line: u64, msg: impl Into<String>) -> Self {
-        CollectError::Line {
-            file: file.to_string(),
-            line,
-            msg: msg.into(),
-        }
+impl From<WriteError> for CollectError {
+    fn from(e: WriteError) -> Self {
+        CollectError::Config(e.to_string())
     }
 }
 
-pub type Row = serde_json::Map<String, serde_json::Value>;
+impl From<ReadError> for CollectError {
+    fn from(e: ReadError) -> Self {
+        match e {
+            ReadError::TooLong { file, line, limit } => CollectError::line(
+                &file,
+                line,
+                format!("longer than {limit} bytes (the limit; raise it with --max-line-bytes)"),
+            ),
+            e => CollectError::Config(e.to_string()),
+        }
+    }
+}

@@ -12,6 +12,8 @@
 //!   (6 alternating runs each, 2-core VM) system time fell from 0.34–0.73 s to 0.28–0.38 s, wall
 //!   time from 1.23–1.46 s to 1.12–1.41 s, and peak RSS from 125–153 MB to 118–130 MB.
 
+#![allow(unsafe_code)] // mimalloc's and the kernel's C options (SAFETY at each call)
+
 /// `mi_option_purge_delay` in mimalloc 3's `mi_option_e` (the -sys crate names only some).
 const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 

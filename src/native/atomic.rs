@@ -28,12 +28,6 @@ pub struct WriteError {
     pub cause: io::Error,
 }
 
-impl From<WriteError> for crate::collect::CollectError {
-    fn from(e: WriteError) -> Self {
-        crate::collect::CollectError::Config(e.to_string())
-    }
-}
-
 impl AtomicFile {
     pub fn create(path: &Path) -> Result<AtomicFile, WriteError> {
         let err = |cause| WriteError {

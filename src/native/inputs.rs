@@ -137,6 +137,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(unsafe_code)] // libc::mkfifo makes the FIFO under test
     fn pipes_are_refused_only_when_read_twice() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("p");

@@ -33,20 +33,6 @@ impl From<ReadError> for crate::error::ProfileError {
     }
 }
 
-impl From<ReadError> for crate::collect::CollectError {
-    fn from(e: ReadError) -> Self {
-        use crate::collect::CollectError;
-        match e {
-            ReadError::TooLong { file, line, limit } => CollectError::line(
-                &file,
-                line,
-                format!("longer than {limit} bytes (the limit; raise it with --max-line-bytes)"),
-            ),
-            e => CollectError::Config(e.to_string()),
-        }
-    }
-}
-
 fn io_error(name: &str, cause: io::Error) -> ReadError {
     ReadError::Io {
         file: name.to_string(),

@@ -6,6 +6,8 @@
 //! handles the signal itself (`collect`'s graceful stop), restores the default action and raises
 //! the signal again, so the process ends as it would have without the handler.
 
+#![allow(unsafe_code)] // a signal handler over raw C strings (SAFETY at each block)
+
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;

@@ -489,7 +489,7 @@ mod tests {
     use super::*;
 
     const WORKPLACE: &[u8] = include_bytes!(
-        "../../tests/fixtures/pivot-build/upstream/workplace_assistant.example_rollouts.jsonl"
+        "../../../../tests/fixtures/pivot-build/upstream/workplace_assistant.example_rollouts.jsonl"
     );
 
     #[test]

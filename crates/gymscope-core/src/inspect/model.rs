@@ -359,7 +359,7 @@ mod tests {
     #[test]
     fn columns_from_a_fixture() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/gym-examples/blackjack");
+            .join("../../tests/fixtures/gym-examples/blackjack");
         let inputs = std::fs::read(dir.join("example_rollouts_materialized_inputs.jsonl")).unwrap();
         let rollouts = std::fs::read(dir.join("example_rollouts.jsonl")).unwrap();
         let p =

@@ -202,7 +202,7 @@ mod tests {
         let mut checker = crate::health::checks::EvidenceChecker::new(Vec::new());
         let rows = std::fs::read(
             std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("tests/fixtures/gym-examples/blackjack/example_rollouts.jsonl"),
+                .join("../../tests/fixtures/gym-examples/blackjack/example_rollouts.jsonl"),
         )
         .unwrap();
         for (n, line) in rows.split(|&b| b == b'\n').enumerate() {
@@ -220,7 +220,7 @@ mod tests {
     #[test]
     fn recognizes_each_kind_by_content() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/gym-examples/blackjack");
+            .join("../../tests/fixtures/gym-examples/blackjack");
         let read = |f: &str| std::fs::read(dir.join(f)).unwrap();
         assert_eq!(
             classify(&read("example_rollouts.jsonl"), "a.jsonl"),

@@ -84,6 +84,7 @@ fn scan_string(
 /// current browser), a plain loop elsewhere. The compiler does not vectorize the loop into
 /// move-masks by itself.
 #[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)] // SSE2 intrinsics (SAFETY below)
 fn quote_backslash_masks(block: &[u8]) -> (u64, u64) {
     use std::arch::x86_64::{
         __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
@@ -108,6 +109,7 @@ fn quote_backslash_masks(block: &[u8]) -> (u64, u64) {
 }
 
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[allow(unsafe_code)] // simd128 loads (SAFETY below)
 fn quote_backslash_masks(block: &[u8]) -> (u64, u64) {
     use std::arch::wasm32::{u8x16_bitmask, u8x16_eq, u8x16_splat, v128, v128_load};
     debug_assert_eq!(block.len(), 64);

@@ -1,0 +1,68 @@
+//! The data of `gymscope collect` (`gym eval run --no-serve`): plain data in, plain data out,
+//! tested natively. The driver (files, HTTP, signals, progress) is the root package's
+//! `collect`, which re-exports this module.
+//! - [`key`]: rollout keys as Python compares them, parsing rows as orjson does
+//! - [`paths`]: the names of the files derived from `--output`
+//! - [`hydra`]: Hydra-typed override values (`0.5`, `{a: 4}`)
+//! - [`materialize`]: input rows → materialized rows, exactly as upstream
+//! - [`resume`]: which rows still need to run, from both output files
+//! - [`route`]: where a result goes (main file, failures sidecar, nowhere) and what is merged into it
+//! - [`shard`]: the deterministic `--shard i/n` slice
+//! - [`aggregate`]: the `/aggregate_metrics` request and the metrics file
+//! - [`observe`]: model-call capture records and the canonical `ng_trajectory` of a result
+//! - [`observations`]: harness agents' `ng_agent_observations`: validated, joined with the
+//!   captured calls, folded into the trajectory; [`claude_compaction`]: Claude Code's compaction
+//!   summary calls associated first
+
+pub mod aggregate;
+pub mod claude_compaction;
+pub mod hydra;
+pub mod key;
+pub mod materialize;
+pub mod observations;
+pub mod observe;
+pub mod paths;
+pub mod pyjson;
+pub mod resume;
+pub mod route;
+pub mod seed;
+pub mod shard;
+
+/// Keys the collector reads or writes, as upstream spells them.
+pub const TASK_INDEX: &str = "_ng_task_index";
+pub const ROLLOUT_INDEX: &str = "_ng_rollout_index";
+pub const ATTEMPT_INDEX: &str = "_ng_attempt_index";
+pub const ROLLOUT_ID: &str = "_ng_rollout_id";
+pub const AGENT_REF: &str = "agent_ref";
+pub const SKILLS_REF: &str = "skills_ref";
+pub const RESPONSES_CREATE_PARAMS: &str = "responses_create_params";
+pub const FAILURE_CLASS: &str = "_ng_failure_class";
+pub const FAILURE_TERMINAL: &str = "_ng_failure_terminal";
+pub const NO_PERSIST: &str = "_ng_no_persist";
+
+/// A failure in the collection's data, named by file and line where there is one.
+#[derive(Debug, thiserror::Error)]
+pub enum CollectError {
+    #[error("'{file}' line {line}: {msg}")]
+    Line {
+        file: String,
+        line: u64,
+        msg: String,
+    },
+    #[error("{0}")]
+    Config(String),
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+impl CollectError {
+    pub fn line(file: &str, line: u64, msg: impl Into<String>) -> Self {
+        CollectError::Line {
+            file: file.to_string(),
+            line,
+            msg: msg.into(),
+        }
+    }
+}
+
+pub type Row = serde_json::Map<String, serde_json::Value>;

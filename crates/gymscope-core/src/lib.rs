@@ -1,0 +1,36 @@
+//! gymscope's core: everything computed about a NeMo Gym run, with no browser, network or
+//! terminal types (its Cargo.toml lists none), compiled for both faces and tested natively.
+//! See ARCHITECTURE.md for one line per module:
+//! - reading: [`chunks`], [`jsonl`], [`json`], [`record`]
+//! - the profile: [`profile`], [`stats`], [`render`], [`output`], [`table`]
+//! - showing it: [`inspect`], [`plot`], [`conversation`], [`report`]
+//! - datasets and runs: [`pivot`], [`reward_group`], [`compare`] (two runs paired by task),
+//!   [`collect`] (the collection's data; its driver is the native face's)
+//! - shared: [`names`] (every derived file name), [`error`]
+
+pub mod chunks;
+pub mod collect;
+pub mod compare;
+pub mod conversation;
+pub mod error;
+pub mod fast_map;
+pub mod health;
+pub mod inspect;
+pub mod joint_read;
+pub mod json;
+pub mod jsonl;
+pub mod model_text;
+pub mod names;
+pub mod output;
+pub mod pivot;
+pub mod pivot_build;
+pub mod plot;
+pub mod profile;
+pub mod record;
+pub mod render;
+pub mod report;
+pub mod reward_group;
+pub mod skim;
+pub mod stats;
+pub mod table;
+pub mod verifier;
