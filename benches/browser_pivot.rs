@@ -5,10 +5,8 @@
 //!   cargo bench --bench pivot && cargo bench --bench browser_pivot
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
-#[path = "../tests/common/browser.rs"]
-mod browser;
-#[path = "../tests/common/static_server.rs"]
-mod static_server;
+use gymscope_testkit::browser;
+use gymscope_testkit::static_server;
 
 use std::path::Path;
 use std::time::Instant;

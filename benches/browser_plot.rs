@@ -11,12 +11,9 @@
 //!   cargo bench --bench browser_plot          (BENCH_ROLLOUTS=1000000 by default, 8 per task)
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
-#[path = "../tests/common/browser.rs"]
-mod browser;
-#[path = "../tests/common/gen_run.rs"]
-mod gen_run;
-#[path = "../tests/common/static_server.rs"]
-mod static_server;
+use gymscope_testkit::browser;
+use gymscope_testkit::gen_run;
+use gymscope_testkit::static_server;
 
 use std::path::Path;
 

@@ -6,12 +6,9 @@
 //!   cargo bench --bench browser_profile          (BENCH_TASKS=45000 by default: ~1 GB)
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
-#[path = "../tests/common/browser.rs"]
-mod browser;
-#[path = "../tests/common/gen_run.rs"]
-mod gen_run;
-#[path = "../tests/common/static_server.rs"]
-mod static_server;
+use gymscope_testkit::browser;
+use gymscope_testkit::gen_run;
+use gymscope_testkit::static_server;
 
 use fantoccini::Locator;
 use std::path::Path;

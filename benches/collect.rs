@@ -7,8 +7,7 @@
 //!   BENCH_ROWS=20000 cargo bench --bench collect     (a smaller run)
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
-#[path = "../tests/common/gym_standin.rs"]
-mod gym_standin;
+use gymscope_testkit::gym_standin;
 
 use std::path::Path;
 use std::process::{Command, Stdio};

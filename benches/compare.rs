@@ -15,8 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-#[path = "../tests/common/gen_run.rs"]
-mod gen_run;
+use gymscope_testkit::gen_run;
 
 const REPEATS: usize = 4;
 const TEXT_BYTES: usize = 3600;

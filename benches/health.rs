@@ -1,4 +1,4 @@
-//! Benchmark of rollout health on a generated realistic run (`tests/common/gen_run.rs`: 25,000
+//! Benchmark of rollout health on a generated realistic run (`crates/gymscope-testkit/src/gen_run.rs`: 25,000
 //! tasks × 4 repeats = 100,000 rollouts, about 4.5 KB of text each, three agents, shuffled).
 //! Two shapes: `agentic` (rows like real agent rollouts: multi-step tool calls, escaped JSON
 //! arguments) and `simple`. Prints, in process: the profile alone and the profile with health in
@@ -19,8 +19,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-#[path = "../tests/common/gen_run.rs"]
-mod gen_run;
+use gymscope_testkit::gen_run;
 
 /// The binary's allocator and setting, so that the in-process reads cost what the CLI's do.
 #[global_allocator]

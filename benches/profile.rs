@@ -14,8 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-#[path = "../tests/common/gen_run.rs"]
-mod gen_run;
+use gymscope_testkit::gen_run;
 
 const REPEATS: usize = 4;
 /// Text per rollout: prompt, reasoning and answer (about 4.5 KB with the JSON around it).

@@ -1,5 +1,5 @@
 //! The floor under `gymscope profile` on this machine: how fast can any implementation read and
-//! validate a run's two files? On the generated `agentic` run (`tests/common/gen_run.rs`: 25,000
+//! validate a run's two files? On the generated `agentic` run (`crates/gymscope-testkit/src/gen_run.rs`: 25,000
 //! tasks × 4 repeats, rows like real agent rollouts, about 746 MB for both files), page cache warm
 //! (both files read once before timing), in process, best of 3 per stage:
 //!
@@ -30,8 +30,7 @@ use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-#[path = "../tests/common/gen_run.rs"]
-mod gen_run;
+use gymscope_testkit::gen_run;
 
 /// The binary's allocator and setting, so that the in-process read costs what the CLI's does.
 #[global_allocator]

@@ -8,10 +8,8 @@
 //!   BENCH_TASKS=2500 cargo bench --bench report
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
-#[path = "../tests/common/browser.rs"]
-mod browser;
-#[path = "../tests/common/gen_run.rs"]
-mod gen_run;
+use gymscope_testkit::browser;
+use gymscope_testkit::gen_run;
 
 use std::path::Path;
 use std::process::Command;

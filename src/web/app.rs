@@ -1,13 +1,13 @@
 //! The app shell: a header with one tab per page and the pages, chosen by the URL hash through
 //! the core's parser (`inspect::hash`), so a reload or a shared link opens the same page.
 
-use super::compare_page::ComparePage;
-use super::health_page::HealthPage;
-use super::pivot_build_page::PivotBuildPage;
-use super::pivot_page::PivotPage;
-use super::profile_page::ProfilePage;
-use super::state::{current_hash, HealthLink, LoadedRollouts};
 use crate::inspect::hash::{self, Route, ViewState};
+use crate::web::pages::compare::ComparePage;
+use crate::web::pages::health::HealthPage;
+use crate::web::pages::pivot::PivotPage;
+use crate::web::pages::pivot_build::PivotBuildPage;
+use crate::web::pages::profile::ProfilePage;
+use crate::web::state::{current_hash, HealthLink, LoadedRollouts};
 use leptos::prelude::*;
 
 #[component]

@@ -1,7 +1,7 @@
 //! Files offered for download as `blob:` URLs (nothing leaves the machine). gloo's `ObjectUrl`
 //! revokes the URL when the last handle is dropped.
 
-use super::protocol::Download;
+use crate::web::protocol::Download;
 use gloo_file::ObjectUrl;
 use leptos::prelude::*;
 

@@ -4,7 +4,7 @@
 //! (terminating a busy worker is the only way to stop a synchronous job; gloo's worker crate
 //! has no such thing, so this is web-sys).
 
-use super::protocol::{decode, encode, Failure, Reply, Request};
+use crate::web::protocol::{decode, encode, Failure, Reply, Request};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;

@@ -3,9 +3,12 @@
 //! every written row through the real validator.
 #![allow(clippy::unwrap_used)] // a test stops at what must hold
 
+use gymscope_testkit as common;
+
 mod cli;
 mod formats;
 mod parallel;
+mod pivot_loop;
 mod select;
 mod skips;
 

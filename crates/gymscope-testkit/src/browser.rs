@@ -1,0 +1,188 @@
+//! Real headless Chromium driven over WebDriver (chromedriver), for the browser tests.
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use hyper_util::client::legacy::connect::HttpConnector;
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct Browser {
+    pub client: Client,
+    driver: Child,
+    profile_dir: PathBuf,
+}
+
+impl Browser {
+    pub async fn start() -> Browser {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let chromedriver = std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".into());
+        let driver = Command::new(&chromedriver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("cannot start {chromedriver} ({e}): run scripts/setup.sh --browser")
+            });
+        let t0 = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                t0.elapsed() < Duration::from_secs(20),
+                "chromedriver did not start"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let profile_dir =
+            std::env::temp_dir().join(format!("gymscope-chrome-{}-{port}", std::process::id()));
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            serde_json::json!({
+                "binary": std::env::var("CHROME_BIN").unwrap_or_else(|_| "/usr/bin/chromium".into()),
+                "args": [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    "--disable-dev-shm-usage", "--window-size=1200,900",
+                    format!("--user-data-dir={}", profile_dir.display()),
+                ]
+            }),
+        );
+        let client = ClientBuilder::new(HttpConnector::new())
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .expect("connect to chromedriver");
+        Browser {
+            client,
+            driver,
+            profile_dir,
+        }
+    }
+
+    pub async fn close(self) {
+        let _ = self.client.clone().close().await;
+    }
+
+    /// Waits until the element's text contains `want`, returning the text.
+    pub async fn wait_text(&self, css: &str, want: &str) -> String {
+        self.wait_text_for(css, want, 30).await
+    }
+
+    /// [`Browser::wait_text`] with a time limit in seconds.
+    pub async fn wait_text_for(&self, css: &str, want: &str, seconds: u64) -> String {
+        let t0 = Instant::now();
+        loop {
+            let text = match self.client.find(Locator::Css(css)).await {
+                Ok(el) => el.text().await.unwrap_or_default(),
+                Err(_) => String::new(),
+            };
+            if text.contains(want) {
+                return text;
+            }
+            assert!(
+                t0.elapsed() < Duration::from_secs(seconds),
+                "{css}: got {text:?}, want it to contain {want:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Waits until the app's background worker has loaded (its code is fetched with the page).
+    pub async fn wait_worker_ready(&self) {
+        let state = "const els = Array.from(document.querySelectorAll('[data-worker-state]')); return els.length > 0 && els.every(e => e.textContent === 'ready') ? 'ready' : ''";
+        let t0 = Instant::now();
+        while self.eval(state).await != "ready" {
+            assert!(
+                t0.elapsed() < Duration::from_secs(20),
+                "the worker never became ready"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Runs a script and returns its JSON result.
+    pub async fn eval(&self, script: &str) -> serde_json::Value {
+        self.client
+            .execute(script, vec![])
+            .await
+            .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
+    }
+
+    pub async fn eval_async(&self, script: &str) -> serde_json::Value {
+        self.client
+            .execute_async(script, vec![])
+            .await
+            .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
+    }
+
+    /// Clicks the element `css` names.
+    pub async fn click(&self, css: &str) {
+        self.client
+            .find(Locator::Css(css))
+            .await
+            .unwrap_or_else(|_| panic!("no element {css}"))
+            .click()
+            .await
+            .unwrap();
+    }
+
+    /// Clicks `[data-testid=testid]`.
+    pub async fn click_testid(&self, testid: &str) {
+        self.click(&format!("[data-testid={testid}]")).await;
+    }
+
+    /// Chooses several files at once in an `<input type=file multiple>`.
+    pub async fn choose_files(&self, testid: &str, files: &[PathBuf]) {
+        let input = self
+            .client
+            .find(Locator::Css(&format!("[data-testid={testid}]")))
+            .await
+            .unwrap();
+        let paths: Vec<&str> = files.iter().map(|p| p.to_str().unwrap()).collect();
+        input.send_keys(&paths.join("\n")).await.unwrap();
+    }
+
+    /// Opens the built app served at `base` and waits for its workers.
+    pub async fn open_app(&self, base: &str, hash: &str) {
+        self.client.goto(&format!("{base}{hash}")).await.unwrap();
+        self.wait_worker_ready().await;
+    }
+
+    /// Chooses a file in an `<input type=file>` (what a person picking a file does).
+    pub async fn choose_file(&self, testid: &str, path: &std::path::Path) {
+        let input = self
+            .client
+            .find(Locator::Css(&format!("[data-testid={testid}]")))
+            .await
+            .unwrap();
+        input.send_keys(path.to_str().unwrap()).await.unwrap();
+    }
+}
+
+/// The built app (`scripts/trunk.sh build --release`).
+pub fn dist() -> PathBuf {
+    let dist = crate::repo_root().join("dist");
+    assert!(
+        dist.join("index.html").exists(),
+        "dist/ is missing: scripts/trunk.sh build --release"
+    );
+    dist
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        // Killing chromedriver can orphan its Chromium; kill the one using our profile too.
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+        let _ = Command::new("pkill")
+            .arg("-f")
+            .arg(self.profile_dir.to_str().unwrap())
+            .status();
+        let _ = std::fs::remove_dir_all(&self.profile_dir);
+    }
+}

@@ -1,0 +1,105 @@
+//! What gymscope's test binaries and benches share: the repository's fixtures, JSON comparison
+//! by the fixtures' rule, the built binary, headless Chromium, a static server, the stand-in
+//! Gym servers and generated runs. A crate of its own so every helper is compiled once and none
+//! is dead code in a binary that does not use it.
+#![allow(clippy::unwrap_used)] // test support stops at what must hold, as the tests do
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+pub mod browser;
+pub mod compare_runs;
+pub mod fixture_files;
+pub mod gen_run;
+pub mod gym_standin;
+pub mod static_server;
+
+/// The workspace's root (this crate is `crates/gymscope-testkit`).
+pub fn repo_root() -> &'static Path {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    here.parent()
+        .and_then(Path::parent)
+        .expect("crates/gymscope-testkit is two levels below the root")
+}
+
+pub fn fixtures_dir() -> PathBuf {
+    repo_root().join("tests/fixtures/gym-examples")
+}
+
+/// The fixtures' comparison rule: numbers equal within a relative 1e-9 (an int and a float of
+/// the same value are equal), everything else exactly; key order is free.
+pub fn assert_json_eq(got: &Value, want: &Value, path: &str) {
+    match (got, want) {
+        (Value::Number(a), Value::Number(b)) => {
+            let (a, b) = (a.as_f64().unwrap(), b.as_f64().unwrap());
+            let tol = 1e-9 * a.abs().max(b.abs());
+            assert!(
+                a == b || (a - b).abs() <= tol,
+                "{path}: got {a:?}, want {b:?}"
+            );
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            let mut ka: Vec<_> = a.keys().collect();
+            let mut kb: Vec<_> = b.keys().collect();
+            ka.sort();
+            kb.sort();
+            assert_eq!(ka, kb, "{path}: keys differ");
+            for (k, v) in b {
+                assert_json_eq(&a[k], v, &format!("{path}.{k}"));
+            }
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            assert_eq!(a.len(), b.len(), "{path}: lengths differ");
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                assert_json_eq(x, y, &format!("{path}[{i}]"));
+            }
+        }
+        _ => assert_eq!(got, want, "{path}"),
+    }
+}
+
+/// Compares two `*_reward_profiling.jsonl` texts row by row, keyed by `_ng_task_index`.
+pub fn assert_profiles_eq(got: &str, want: &str, what: &str) {
+    let rows = |text: &str| -> Vec<Value> {
+        text.lines()
+            .map(|l| {
+                serde_json::from_str(l).unwrap_or_else(|e| panic!("{what}: bad line {l}: {e}"))
+            })
+            .collect()
+    };
+    let (got, want) = (rows(got), rows(want));
+    let tasks = |rows: &[Value]| {
+        rows.iter()
+            .map(|r| r["_ng_task_index"].clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(tasks(&got), tasks(&want), "{what}: task rows differ");
+    for (g, w) in got.iter().zip(&want) {
+        assert_json_eq(g, w, &format!("{what} task {}", w["_ng_task_index"]));
+    }
+}
+
+/// The `gymscope` binary Cargo built beside the running test (`target/<profile>/gymscope`, the
+/// test being `target/<profile>/deps/<name>-<hash>`): `CARGO_BIN_EXE_gymscope` is set only when
+/// an integration test itself is compiled, not for a library it uses.
+pub fn gymscope_bin() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test's own path");
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("tests run from target/<profile>/deps");
+    let bin = profile_dir.join(format!("gymscope{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        bin.exists(),
+        "{} is missing: cargo builds it for tests",
+        bin.display()
+    );
+    bin
+}
+
+pub fn run_gymscope(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(gymscope_bin())
+        .args(args)
+        .output()
+        .expect("run gymscope")
+}

@@ -1,0 +1,182 @@
+//! The Compare page: two runs (each a run's two files or a `*_reward_profiling.jsonl`, recognized
+//! by content) or the embedded example pair, compared in the worker by the core (`compare`), then
+//! the report's summary, the paired tasks and any task's rollouts side by side.
+
+pub mod result;
+
+use crate::compare::{CompareOptions, PairBy};
+use crate::inspect::detect::FileKind;
+use crate::inspect::intake::Slots;
+use crate::web::pages::compare::result::CompareResult;
+use crate::web::protocol::{CompareInput, Compared, Failure, Progress, Reply, Request};
+use crate::web::widgets::file_pick::kinds_of;
+use crate::web::worker_client::start_page_worker;
+use leptos::ev;
+use leptos::prelude::*;
+use std::sync::Arc;
+
+/// The embedded example: two generated checkpoints of the same tasks (assets/example-compare).
+const EXAMPLE: [(&str, &[u8]); 4] = [
+    (
+        "base_materialized_inputs.jsonl",
+        include_bytes!("../../../../assets/example-compare/base_materialized_inputs.jsonl"),
+    ),
+    (
+        "base.jsonl",
+        include_bytes!("../../../../assets/example-compare/base.jsonl"),
+    ),
+    (
+        "step200_materialized_inputs.jsonl",
+        include_bytes!("../../../../assets/example-compare/step200_materialized_inputs.jsonl"),
+    ),
+    (
+        "step200.jsonl",
+        include_bytes!("../../../../assets/example-compare/step200.jsonl"),
+    ),
+];
+
+#[derive(Clone)]
+enum Phase {
+    Idle,
+    Working(Progress),
+    Done(Arc<Compared>),
+    Failed(String),
+}
+
+/// A side's input once its files are known: a run, or a profiling file alone.
+fn input_of(s: &Slots<web_sys::File>) -> Option<CompareInput> {
+    match (&s.inputs, &s.rollouts, &s.profiling) {
+        (Some(i), Some(r), _) => Some(CompareInput::Run {
+            inputs: i.clone(),
+            rollouts: r.clone(),
+        }),
+        (_, _, Some(p)) => Some(CompareInput::Profiling { file: p.clone() }),
+        _ => None,
+    }
+}
+
+#[component]
+pub fn ComparePage() -> impl IntoView {
+    let sides = [
+        RwSignal::new_local(Slots::<web_sys::File>::default()),
+        RwSignal::new_local(Slots::default()),
+    ];
+    let pair_by_index = RwSignal::new(false);
+    let phase = RwSignal::new_local(Phase::Idle);
+    let (worker, worker_ready) = start_page_worker();
+    let start = move || {
+        let (Some(a), Some(b)) = (
+            sides[0].with_untracked(input_of),
+            sides[1].with_untracked(input_of),
+        ) else {
+            return;
+        };
+        let options = CompareOptions {
+            pair_by: if pair_by_index.get_untracked() {
+                PairBy::Index
+            } else {
+                PairBy::Content
+            },
+            ..CompareOptions::default()
+        };
+        phase.set(Phase::Working(Progress {
+            bytes: 0.0,
+            total: 1.0,
+            lines: 0,
+        }));
+        worker.with_value(|w| {
+            w.request(
+                &Request::Compare { a, b, options },
+                move |reply| match reply {
+                    Reply::Progress(p) => phase.set(Phase::Working(p)),
+                    Reply::Compared(c) => phase.set(Phase::Done(Arc::from(c))),
+                    Reply::Failed(Failure { message, .. }) => phase.set(Phase::Failed(message)),
+                    _ => phase.set(Phase::Failed("unexpected reply from the worker".into())),
+                },
+            );
+        });
+    };
+    let take = move |side: usize, files: Vec<(web_sys::File, FileKind)>| {
+        sides[side].update(|s| {
+            s.take(files);
+        });
+        start();
+    };
+    let picker = move |side: usize, label: &'static str, testid: &'static str| {
+        let on_change = move |e: ev::Event| {
+            let input: web_sys::HtmlInputElement = event_target(&e);
+            kinds_of(input.files(), move |files| take(side, files));
+        };
+        let on_drop = move |e: ev::DragEvent| {
+            e.prevent_default();
+            kinds_of(e.data_transfer().and_then(|d| d.files()), move |files| {
+                take(side, files);
+            });
+        };
+        let chosen = move || {
+            sides[side].with(|s| {
+                [&s.inputs, &s.rollouts, &s.profiling]
+                    .into_iter()
+                    .flatten()
+                    .map(web_sys::File::name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+        };
+        view! {
+            <label class="compare-side" data-testid=format!("{testid}-drop")
+                on:dragover=|e: ev::DragEvent| e.prevent_default() on:drop=on_drop>{label}" (drop its files here, or choose them) "
+                <input type="file" multiple accept=".jsonl,.json" data-testid=testid on:change=on_change />
+                <span class="chosen" data-testid=format!("{testid}-names")>{chosen}</span>
+            </label>
+        }
+    };
+    let load_example = move |_| {
+        let files: Vec<(web_sys::File, FileKind)> = EXAMPLE
+            .iter()
+            .map(|(name, bytes)| {
+                let kind = if name.contains("materialized") {
+                    FileKind::MaterializedInputs
+                } else {
+                    FileKind::Rollouts
+                };
+                (
+                    crate::web::widgets::file_pick::bytes_file(name, bytes),
+                    kind,
+                )
+            })
+            .collect();
+        let (a, b) = files.split_at(2);
+        sides[0].set(Slots::default());
+        sides[1].set(Slots::default());
+        sides[0].update(|s| {
+            s.take(a.to_vec());
+        });
+        take(1, b.to_vec());
+    };
+    view! {
+        <section class="pick">
+            <p>"Compare two runs of the same tasks: for each, choose its materialized inputs and rollouts files (or a *_reward_profiling.jsonl). Tasks are paired by content; the files are read here, in a background worker."</p>
+            {picker(0, "A (baseline)", "compare-a")}
+            {picker(1, "B (compared)", "compare-b")}
+            <label><input type="checkbox" data-testid="compare-pair-by-index" prop:checked=move || pair_by_index.get()
+                on:change=move |e| { pair_by_index.set(event_target_checked(&e)); start(); } />" pair by task index (for a prompt change)"</label>
+            <button data-testid="compare-example" on:click=load_example>"Load the example comparison"</button>
+            <span hidden data-worker-state="compare">{move || if worker_ready.get() { "ready" } else { "loading" }}</span>
+        </section>
+        {move || match phase.get() {
+            Phase::Idle => view! { <p class="status" data-testid="compare-status">"Choose both runs, or load the example comparison."</p> }.into_any(),
+            Phase::Working(p) => view! {
+                <div class="status working" data-testid="compare-status">
+                    <progress max=p.total value=p.bytes></progress>{format!(" {:.1} of {:.1} MB ", p.bytes / 1e6, p.total / 1e6)}
+                    <button on:click=move |_| { worker.with_value(crate::web::worker_client::WorkerHandle::cancel); phase.set(Phase::Failed("Cancelled.".into())); }>"Cancel"</button>
+                </div>
+            }.into_any(),
+            Phase::Failed(e) => view! { <pre class="status error" data-testid="compare-status">{e}</pre> }.into_any(),
+            Phase::Done(c) => view! {
+                <p class="status done" data-testid="compare-status">{format!("Compared: {} paired tasks.", c.comparison.tasks.len())}</p>
+                <CompareResult compared=c worker=worker />
+            }.into_any(),
+        }}
+    }
+}

@@ -1,0 +1,127 @@
+//! A comparison shown: the report's summary sections (the core renders them, escaped), the
+//! paired tasks worst regression first (a click shows both runs' rollouts of the task side by
+//! side), and "Export report" (the bytes `gymscope compare --report` writes).
+
+use crate::compare::conversations::{PairConversations, SideConversations};
+use crate::table::short_number;
+use crate::web::download::DownloadLink;
+use crate::web::protocol::{Compared, Reply, ReportRequest, Request};
+use crate::web::widgets::conversation_view::items_view;
+use crate::web::worker_client::SharedWorker;
+use leptos::prelude::*;
+use std::sync::Arc;
+
+/// Rows of the paired-task list drawn at once (the worst regressions and best improvements
+/// are at its two ends; the report's table holds them all).
+const ROWS: usize = 200;
+
+fn num(v: Option<f64>) -> String {
+    v.map_or("–".into(), short_number)
+}
+
+#[component]
+pub fn CompareResult(compared: Arc<Compared>, worker: SharedWorker) -> impl IntoView {
+    let shown = RwSignal::new(None::<Result<PairConversations, String>>);
+    let open = move |index: usize| {
+        shown.set(None);
+        worker.with_value(|w| {
+            w.request(&Request::CompareTask { index }, move |reply| match reply {
+                Reply::ComparedTask(p) => shown.set(Some(Ok(*p))),
+                Reply::Failed(f) => shown.set(Some(Err(f.message))),
+                _ => {}
+            });
+        });
+    };
+    let c = &compared.comparison;
+    let rows = c
+        .tasks
+        .iter()
+        .enumerate()
+        .take(ROWS)
+        .map(|(i, t)| {
+            view! {
+                <tr data-testid="compare-task-row" data-task-a=t.task_a.to_string() on:click=move |_| open(i)>
+                    <td>{t.task_a}</td><td>{t.task_b}</td><td>{t.agent.clone().unwrap_or_default()}</td>
+                    <td>{num(t.mean_a)}</td><td>{num(t.mean_b)}</td><td data-testid="compare-delta">{num(t.delta)}</td>
+                    <td>{format!("{} → {}", t.group_a.as_str(), t.group_b.as_str())}</td>
+                    <td>{num(t.tokens_a)}</td><td>{num(t.tokens_b)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let more = (c.tasks.len() > ROWS).then(|| format!("The first {ROWS} of {} paired tasks, worst regression first; the exported report lists them all.", c.tasks.len()));
+    view! {
+        <div class="compare-summary" data-testid="compare-summary" inner_html=compared.summary_html.clone()></div>
+        <section>
+            <h2>"Paired tasks"</h2>
+            <p class="muted">"Click a task to see both runs' rollouts of it side by side."</p>
+            <div class="table-wrap"><table data-testid="compare-tasks">
+                <thead><tr><th>"task A"</th><th>"task B"</th><th>"agent"</th><th>"mean A"</th><th>"mean B"</th><th>"Δ"</th><th>"groups"</th><th>"tokens A"</th><th>"tokens B"</th></tr></thead>
+                <tbody>{rows}</tbody>
+            </table></div>
+            {more.map(|m| view! { <p class="muted">{m}</p> })}
+        </section>
+        {move || shown.get().map(|r| match r {
+            Ok(p) => view! { <SideBySide pair=p /> }.into_any(),
+            Err(e) => view! { <p class="error">{e}</p> }.into_any(),
+        })}
+        <ExportComparison worker=worker title=crate::compare::report::default_title(c) />
+    }
+}
+
+#[component]
+fn SideBySide(pair: PairConversations) -> impl IntoView {
+    let column = |label: String, side: SideConversations, testid: &'static str| {
+        let rollouts = side
+            .into_iter()
+            .map(|(rollout, c)| {
+                let head = rollout.map_or("prompt".to_string(), |r| format!("rollout {r} · reward {}", c.reward.clone().unwrap_or_else(|| "–".into())));
+                let items: Vec<_> = c.input.into_iter().chain(c.output).collect();
+                let items = items_view(&items, Signal::stored(false));
+                view! { <details class="rollout" data-testid="compare-rollout"><summary>{head}</summary>{items}</details> }
+            })
+            .collect_view();
+        view! { <div class="side" data-testid=testid><h3>{label}</h3>{rollouts}</div> }
+    };
+    view! {
+        <section class="side-by-side" data-testid="compare-side-by-side">
+            {column(format!("A · task {}", pair.task_a), pair.a, "compare-side-a")}
+            {column(format!("B · task {}", pair.task_b), pair.b, "compare-side-b")}
+        </section>
+    }
+}
+
+#[component]
+fn ExportComparison(worker: SharedWorker, title: String) -> impl IntoView {
+    let title = RwSignal::new(title);
+    let result = RwSignal::new_local(None::<Result<DownloadLink, String>>);
+    let export = move |_| {
+        let request = Request::CompareReport(ReportRequest {
+            title: title.get_untracked(),
+            date: None,
+            conversations: crate::report::DEFAULT_CONVERSATION_TASKS,
+        });
+        worker.with_value(|w| {
+            w.request(&request, move |reply| match reply {
+                Reply::Report(d) => result.set(Some(Ok(DownloadLink::from(d)))),
+                Reply::Failed(f) => result.set(Some(Err(f.message))),
+                _ => {}
+            });
+        });
+    };
+    view! {
+        <section class="export">
+            <h2>"Share"</h2>
+            <label>"Title " <input type="text" data-testid="compare-report-title" prop:value=move || title.get()
+                on:input=move |e| title.set(event_target_value(&e)) /></label>
+            <button data-testid="compare-export" on:click=export>"Export report"</button>
+            {move || result.get().map(|r| match r {
+                Ok(link) => {
+                    let label = format!("{} ({:.1} MB) — one HTML file, opens offline anywhere", link.name, link.bytes as f64 / 1e6);
+                    link.anchor("compare-report-download", label).into_any()
+                }
+                Err(e) => view! { <span class="error">{e}</span> }.into_any(),
+            })}
+        </section>
+    }
+}

@@ -1,0 +1,95 @@
+//! A profiled run laid out: summary, output files, export, agent metrics, plots and the task table
+//! in one pane, the opened rollout in the other (side by side on wide screens), sharing one selection that the URL hash mirrors.
+
+use crate::inspect::hash::{self, Route, ViewState};
+use crate::inspect::run::RunView;
+use crate::web::download::DownloadLink;
+use crate::web::pages::profile::export::ExportReport;
+use crate::web::pages::profile::summary::{AgentTable, Summary};
+use crate::web::state::{current_hash, replace_hash, HealthLink, Selection};
+use crate::web::widgets::plots::Plots;
+use crate::web::widgets::rollout_view::RolloutView;
+use crate::web::widgets::task_table::TaskTable;
+use crate::web::worker_client::SharedWorker;
+use leptos::prelude::*;
+use std::sync::Arc;
+
+#[component]
+pub fn Inspector(
+    run: Arc<RunView>,
+    /// The profile's two output files (none when the run was read from them).
+    downloads: Vec<DownloadLink>,
+    rollouts: Signal<Option<web_sys::File>, LocalStorage>,
+    worker: SharedWorker,
+) -> impl IntoView {
+    let sel = Selection::new();
+    // Land on the place the URL names, then keep the URL in step with the selection.
+    let initial = hash::parse(&current_hash());
+    if let Some(t) = initial.task.and_then(|t| run.task_position(t)) {
+        sel.task.set(Some(t));
+        sel.rollout
+            .set(initial.rollout.and_then(|r| run.point_of(t, r)));
+    }
+    let link = use_context::<HealthLink>();
+    // A rollout the Health page asks for (its worst rollouts).
+    if let Some(link) = link {
+        let r = run.clone();
+        Effect::new(move |_| {
+            if let Some((task, rollout)) = link.open.get() {
+                if let Some(t) = r.task_position(task) {
+                    sel.task.set(Some(t));
+                    sel.rollout.set(r.point_of(t, rollout));
+                }
+                link.open.set(None);
+            }
+        });
+    }
+    sel.brush.set(initial.brush);
+    let r = run.clone();
+    Effect::new(move |_| {
+        let health = link.and_then(|l| l.filter.get());
+        let task = sel
+            .task
+            .get()
+            .and_then(|t| r.view.tasks.get(t))
+            .map(|t| t.task);
+        let rollout = sel.rollout.get().map(|p| r.cols.point_rollout[p] as i64);
+        replace_hash(&hash::format(&ViewState {
+            route: Route::Profile,
+            task,
+            rollout: rollout.filter(|_| task.is_some()),
+            health,
+            brush: sel.brush.get(),
+        }));
+    });
+    let links = downloads
+        .iter()
+        .zip(["download-profiling", "download-agent-metrics"])
+        .map(|(d, testid)| d.anchor(testid, format!("{} ({} bytes)", d.name, d.bytes)))
+        .collect_view();
+    // The links' blob URLs live as long as this view.
+    let _keep = StoredValue::new_local(downloads);
+    // Two panes from 1,200 px (style/main.css): the run on the left, the opened rollout on the
+    // right, so opening one never scrolls away from the row or point that led to it.
+    view! {
+        <div class="inspector" data-testid="inspector">
+            <div class="pane-run" data-testid="pane-run">
+                <Summary run=run.clone() />
+                <section class="downloads"><h2>"Output files"</h2>{links}</section>
+                <ExportReport worker=worker rollouts_name=run.view.rollouts_name.clone() />
+                <section>
+                    <h2>"Agent metrics"</h2>
+                    <AgentTable table=run.view.agents.clone() />
+                </section>
+                <Plots run=run.clone() sel=sel />
+                <section>
+                    <h2>"Per task"</h2>
+                    <TaskTable run=run.clone() sel=sel />
+                </section>
+            </div>
+            <div class="pane-rollout" data-testid="pane-rollout">
+                <RolloutView run=run rollouts=rollouts sel=sel />
+            </div>
+        </div>
+    }
+}

@@ -1,0 +1,217 @@
+//! The run inspector's entry: files in (picked, dropped, recognized by content, or the embedded
+//! example), profiled in the background worker with progress and Cancel, then the inspector.
+//! Which slot a file fills and what starts is the core's (`inspect::intake`).
+
+pub mod export;
+pub mod inspector;
+pub mod summary;
+
+use crate::inspect::detect::FileKind;
+use crate::inspect::intake::{Next, Slots};
+use crate::inspect::run::RunView;
+use crate::profile::ProfileOptions;
+use crate::web::download::DownloadLink;
+use crate::web::pages::profile::inspector::Inspector;
+use crate::web::protocol::{Failure, Progress, Reply, Request, UpstreamFiles};
+use crate::web::widgets::file_pick::FilePick;
+use crate::web::worker_client::{start_page_worker, SharedWorker};
+use leptos::prelude::*;
+use std::sync::Arc;
+
+#[derive(Clone)]
+enum Phase {
+    Idle,
+    Working { progress: Progress, started: f64 },
+    Done(Arc<RunView>, Vec<DownloadLink>),
+    Failed(Failure),
+}
+
+fn now() -> f64 {
+    js_sys::Date::now()
+}
+
+#[component]
+pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) -> impl IntoView {
+    let slots = RwSignal::new_local(Slots::<web_sys::File>::default());
+    let roles = RwSignal::new(Vec::<(String, FileKind)>::new());
+    let allow_partial = RwSignal::new(false);
+    let phase = RwSignal::new_local(Phase::Idle);
+    let (worker, worker_ready) = start_page_worker();
+    // The Health page shows the run loaded here (its health came in the same read).
+    // The pivot builder builds from the run profiled here unless told otherwise.
+    if let Some(crate::web::state::LoadedRollouts(loaded)) = use_context() {
+        Effect::new(move |_| {
+            let done = matches!(phase.get(), Phase::Done(..));
+            loaded.set(
+                done.then(|| slots.with_untracked(|s| s.rollouts.clone()))
+                    .flatten(),
+            );
+        });
+    }
+    if let Some(link) = use_context::<crate::web::state::HealthLink>() {
+        Effect::new(move |_| {
+            link.run.set(match phase.get() {
+                Phase::Done(run, _) => Some(run),
+                _ => None,
+            });
+        });
+    }
+
+    let start = move |request: Request, total: f64| {
+        phase.set(Phase::Working {
+            progress: Progress {
+                bytes: 0.0,
+                total,
+                lines: 0,
+            },
+            started: now(),
+        });
+        send(worker, &request, phase);
+    };
+    let start_run = move || {
+        let (Some(inputs), Some(rollouts)) =
+            slots.with_untracked(|s| (s.inputs.clone(), s.rollouts.clone()))
+        else {
+            return;
+        };
+        let upstream = slots.with_untracked(|s| UpstreamFiles {
+            quality_summary: s.quality_summary.clone(),
+            rollout_verdicts: s.rollout_verdicts.clone(),
+        });
+        let total = inputs.size() + rollouts.size();
+        let options = ProfileOptions {
+            allow_partial_rollouts: allow_partial.get_untracked(),
+        };
+        start(
+            Request::Profile {
+                inputs,
+                rollouts,
+                options,
+                upstream,
+            },
+            total,
+        );
+    };
+    let start_files = move || {
+        let Some((profiling, metrics)) =
+            slots.with_untracked(|s| Some((s.profiling.clone()?, s.agent_metrics.clone())))
+        else {
+            return;
+        };
+        let total = profiling.size();
+        start(Request::ProfileFiles { profiling, metrics }, total);
+    };
+    let take = move |files: Vec<(web_sys::File, FileKind)>| {
+        roles.update(|r| {
+            for (file, kind) in &files {
+                r.retain(|(n, _)| *n != file.name());
+                r.push((file.name(), *kind));
+            }
+        });
+        let taken = slots.try_update(|s| s.take(files));
+        let Some(taken) = taken else { return };
+        if let Some(p) = taken.pivot {
+            pivot_file.set(Some(p));
+        }
+        match taken.next {
+            Next::ProfileRun => start_run(),
+            Next::ShowProfileFiles => start_files(),
+            Next::Wait => {}
+        }
+    };
+    let cancel = move |_| {
+        worker.with_value(crate::web::worker_client::WorkerHandle::cancel);
+        phase.set(Phase::Failed(Failure::from("Cancelled.")));
+    };
+    let run_partial = move |_| {
+        allow_partial.set(true);
+        start_run();
+    };
+    let missing = move || {
+        let missing = slots.with(|s| s.missing().join(", "));
+        (!missing.is_empty() && !roles.with(Vec::is_empty))
+            .then(|| view! { <li class="missing">"Still missing: "{missing}</li> })
+    };
+    let name_of = move |pick: fn(&Slots<web_sys::File>) -> &Option<web_sys::File>| {
+        move || {
+            slots.with(|s| {
+                pick(s)
+                    .as_ref()
+                    .map_or_else(|| "none".to_string(), web_sys::File::name)
+            })
+        }
+    };
+
+    view! {
+        <FilePick on_files=take inputs_name=name_of(|s| &s.inputs) rollouts_name=name_of(|s| &s.rollouts)
+            roles=roles missing=missing>
+            <label>
+                <input type="checkbox" data-testid="allow-partial" prop:checked=move || allow_partial.get()
+                    on:change=move |e| { allow_partial.set(event_target_checked(&e)); start_run(); } />
+                " Profile completed rollouts of a partial collection"
+            </label>
+            <span hidden data-worker-state="profile">{move || if worker_ready.get() { "ready" } else { "loading" }}</span>
+        </FilePick>
+        {move || match phase.get() {
+            Phase::Idle => view! {
+                <p data-testid="status" class="status">"Choose both files, or load the example run."</p>
+            }.into_any(),
+            Phase::Working { progress: p, started } => {
+                let secs = ((now() - started) / 1000.0).max(0.001);
+                view! {
+                    <div data-testid="status" class="status working">
+                        <progress max=p.total value=p.bytes data-testid="progress"></progress>
+                        {format!(" {:.1} of {:.1} MB · {} lines · {:.0} MB/s ", p.bytes / 1e6, p.total / 1e6, p.lines, p.bytes / 1e6 / secs)}
+                        <button data-testid="cancel" on:click=cancel>"Cancel"</button>
+                    </div>
+                }.into_any()
+            }
+            Phase::Failed(f) => view! {
+                <div data-testid="status" class="status error">
+                    <pre>{f.message}</pre>
+                    {f.missing_rollouts.then(|| view! {
+                        <button data-testid="partial-offer" on:click=run_partial>"Profile the completed rollouts (partial mode)"</button>
+                    })}
+                </div>
+            }.into_any(),
+            Phase::Done(run, downloads) => view! {
+                <p data-testid="status" class="status done">"Profile ready."</p>
+                <Inspector run=run downloads=downloads rollouts=Signal::derive_local(move || slots.with(|s| s.rollouts.clone())) worker=worker />
+            }.into_any(),
+        }}
+    }
+}
+
+/// Sends a profile job; its replies move the phase.
+fn send(worker: SharedWorker, request: &Request, phase: RwSignal<Phase, LocalStorage>) {
+    worker.with_value(|w| {
+        w.request(request, move |reply| match reply {
+            Reply::Progress(progress) => phase.update(|p| {
+                if let Phase::Working { progress: old, .. } = p {
+                    *old = progress;
+                }
+            }),
+            Reply::Profiled(done) => {
+                // The read is over (benches/browser_plot.rs tells it from what follows).
+                if let Some(p) = gloo_utils::window().performance() {
+                    let _ = p.mark("gymscope:profiled");
+                }
+                mark_worker_memory(done.worker_memory);
+                let run = RunView::new(done.view, (&done.columns).into());
+                let downloads = done.downloads.into_iter().map(DownloadLink::from).collect();
+                phase.set(Phase::Done(Arc::new(run), downloads));
+            }
+            Reply::Failed(f) => phase.set(Phase::Failed(f)),
+            _ => phase.set(Phase::Failed(Failure::from(
+                "unexpected reply from the worker",
+            ))),
+        });
+    });
+}
+
+/// The worker's memory on `<body>`, for benches/browser_profile.rs.
+fn mark_worker_memory(bytes: f64) {
+    if let Some(body) = gloo_utils::document().body() {
+        let _ = body.set_attribute("data-worker-memory", &bytes.to_string());
+    }
+}

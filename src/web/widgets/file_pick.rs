@@ -1,0 +1,111 @@
+//! The profile page's drop zone and pickers: every file chosen or dropped is recognized by its
+//! content (the first megabyte: rollout lines can be long) and handed on with its kind.
+
+use crate::inspect::detect::{classify, FileKind};
+use crate::inspect::intake::role_note;
+use leptos::ev;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+/// The embedded example run (NeMo Gym's ether0 example), so a first visit shows a real profile.
+const EXAMPLE: [(&str, &[u8]); 2] = [
+    (
+        "example_rollouts_materialized_inputs.jsonl",
+        include_bytes!(
+            "../../../tests/fixtures/gym-examples/ether0/example_rollouts_materialized_inputs.jsonl"
+        ),
+    ),
+    (
+        "example_rollouts.jsonl",
+        include_bytes!("../../../tests/fixtures/gym-examples/ether0/example_rollouts.jsonl"),
+    ),
+];
+
+/// Bytes read to recognize a file.
+const HEAD: u64 = 1 << 20;
+
+async fn kind_of(file: &web_sys::File) -> FileKind {
+    let blob = gloo_file::Blob::from(file.clone());
+    let head = gloo_file::futures::read_as_bytes(&blob.slice(0, HEAD.min(blob.size())))
+        .await
+        .unwrap_or_default();
+    classify(&head, &file.name())
+}
+
+pub fn bytes_file(name: &str, bytes: &[u8]) -> web_sys::File {
+    let file = gloo_file::File::new(name, bytes);
+    AsRef::<web_sys::File>::as_ref(&file).clone()
+}
+
+/// Recognizes each file of a picker's list by its content, then hands them on (in order).
+pub fn kinds_of(
+    list: Option<web_sys::FileList>,
+    on_files: impl FnOnce(Vec<(web_sys::File, FileKind)>) + 'static,
+) {
+    classify_all(file_list(list), on_files);
+}
+
+fn classify_all(
+    files: Vec<web_sys::File>,
+    on_files: impl FnOnce(Vec<(web_sys::File, FileKind)>) + 'static,
+) {
+    spawn_local(async move {
+        let mut kinds = Vec::with_capacity(files.len());
+        for file in files {
+            let kind = kind_of(&file).await;
+            kinds.push((file, kind));
+        }
+        on_files(kinds);
+    });
+}
+
+fn file_list(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
+    list.map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect())
+        .unwrap_or_default()
+}
+
+#[component]
+pub fn FilePick(
+    /// Receives the files with their kinds, in the order chosen.
+    on_files: impl Fn(Vec<(web_sys::File, FileKind)>) + Copy + 'static,
+    inputs_name: impl Fn() -> String + Send + Sync + 'static,
+    rollouts_name: impl Fn() -> String + Send + Sync + 'static,
+    roles: RwSignal<Vec<(String, FileKind)>>,
+    missing: impl IntoView + 'static,
+    children: Children,
+) -> impl IntoView {
+    let from_input = move |e: ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&e);
+        kinds_of(input.files(), on_files);
+    };
+    let on_drop = move |e: ev::DragEvent| {
+        e.prevent_default();
+        kinds_of(e.data_transfer().and_then(|d| d.files()), on_files);
+    };
+    let load_example = move |_| {
+        let files = EXAMPLE.iter().map(|(n, b)| bytes_file(n, b)).collect();
+        classify_all(files, on_files);
+    };
+    view! {
+        <section class="pick" data-testid="drop-zone" on:dragover=|e: ev::DragEvent| e.prevent_default() on:drop=on_drop>
+            <p>"Drop a run's files here — materialized inputs, rollouts, or a pivot dataset; each is recognized by its content — or pick them:"</p>
+            <label>"Any files " <input type="file" multiple accept=".jsonl,.json" data-testid="files" on:change=from_input /></label>
+            <label>"Materialized inputs "
+                <input type="file" accept=".jsonl,.json" data-testid="inputs-file" on:change=from_input />
+                <span class="chosen" data-testid="inputs-name">{inputs_name}</span>
+            </label>
+            <label>"Rollouts "
+                <input type="file" accept=".jsonl,.json" data-testid="rollouts-file" on:change=from_input />
+                <span class="chosen" data-testid="rollouts-name">{rollouts_name}</span>
+            </label>
+            {children()}
+            <button data-testid="load-example" on:click=load_example>"Load the example run"</button>
+            <ul class="roles" data-testid="file-roles">
+                {move || roles.get().into_iter().map(|(name, kind)| view! {
+                    <li data-kind=format!("{kind:?}")>{name}" — "{kind.label()}{role_note(kind)}</li>
+                }).collect_view()}
+                {missing}
+            </ul>
+        </section>
+    }
+}

@@ -1,0 +1,16 @@
+//! Components more than one page lays out, or big enough to stand alone: the plots (`plots`,
+//! `scatter_canvas`, `histogram`, `plot_download`), the task table (`task_table`, `task_filters`,
+//! `task_rollouts`), a rollout (`rollout_view`, `conversation_view`), `file_pick` and
+//! `health_badges`.
+
+pub mod conversation_view;
+pub mod file_pick;
+pub mod health_badges;
+pub mod histogram;
+pub mod plot_download;
+pub mod plots;
+pub mod rollout_view;
+pub mod scatter_canvas;
+pub mod task_filters;
+pub mod task_rollouts;
+pub mod task_table;

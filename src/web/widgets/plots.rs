@@ -1,0 +1,389 @@
+//! The run's plots: reward against token usage (or any numeric field) for every rollout, keyed
+//! by task and rollout (hover names it, click opens it, the selected task's rollouts and mean
+//! stand out), coloured by agent with a legend that toggles agents (shift-click: only that one),
+//! jittered when rewards are discrete, with the binned mean reward per agent as an overlay and a
+//! brush (drag a rectangle; Esc clears it) that filters the task table; per-task means from the
+//! profile; the reward histogram. Axes, ticks, titles, bars, colours and overlay come from the core plot
+//! model, as in the exported report; every plot downloads as SVG and PNG.
+//! `window.__gymscope.pointPixel(task, rollout)` lets tests aim at a point.
+
+use crate::inspect::run::RunView;
+use crate::plot::jitter::{self, PointMode};
+use crate::plot::raster::{place, Frame};
+use crate::plot::svg::{self, Overlay, ScatterSvg};
+use crate::plot::{agent_colour, axis_title, hex, scatter_scales};
+use crate::table::short_number;
+use crate::web::state::Selection;
+use crate::web::widgets::histogram::Histogram;
+use crate::web::widgets::plot_download::PlotDownloads;
+use crate::web::widgets::scatter_canvas::{OverlayLines, ScatterCanvas, ScatterData, H, W};
+use leptos::prelude::*;
+use std::sync::Arc;
+use wasm_bindgen::prelude::*;
+
+/// Points an SVG download holds at most (every k-th beyond).
+const SVG_POINTS: usize = 20_000;
+
+#[component]
+pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
+    let x_metric = RwSignal::new(run.default_x().unwrap_or(0));
+    let reward = run.metric("reward");
+    let n = run.points();
+    let canvas = NodeRef::<leptos::html::Canvas>::new();
+    let frame = RwSignal::new(None::<Frame>);
+    let names = run.agent_names();
+    let agent_col = run
+        .cols
+        .point_agent
+        .iter()
+        .any(|a| a.is_finite())
+        .then(|| Arc::new(run.cols.point_agent.clone()));
+    let has_agents = agent_col.is_some();
+    let hidden = RwSignal::new(vec![false; names.len()]);
+    let jitter_on = RwSignal::new(run.default_point_mode() == PointMode::Jitter);
+    let overlay_on = RwSignal::new(true);
+    let keys = (
+        Arc::new(run.cols.point_task.clone()),
+        Arc::new(run.cols.point_rollout.clone()),
+    );
+    let ys = Arc::new(run.metric_values(reward));
+
+    let r = run.clone();
+    let xs = Memo::new(move |_| Arc::new(r.metric_values(Some(x_metric.get()))));
+    let (r, ys_o) = (run.clone(), ys.clone());
+    let overlay = Memo::new(move |_| -> OverlayLines {
+        if overlay_on.get() {
+            Arc::new(xs.with(|xs| r.binned_rewards(xs, &ys_o)))
+        } else {
+            Arc::default()
+        }
+    });
+    let r = run.clone();
+    let (ys_r, keys_r, agents_r) = (ys.clone(), keys.clone(), agent_col.clone());
+    let rollouts = Memo::new(move |_| {
+        let x = x_metric.get();
+        ScatterData {
+            xs: xs.get(),
+            ys: ys_r.clone(),
+            x_title: axis_title(&r.view.metrics[x]),
+            y_title: "reward".into(),
+            highlight: sel.task.get().map(|t| r.task_points(t)),
+            agent: agents_r.clone(),
+            hidden: hidden.get(),
+            jitter: jitter_on.get().then(|| keys_r.clone()),
+            brush: sel.brush.get(),
+            overlay: overlay.get(),
+        }
+    });
+    let r = run.clone();
+    let task_keys = (
+        Arc::new(
+            (0..r.view.tasks.len())
+                .map(|t| t as f64)
+                .collect::<Vec<_>>(),
+        ),
+        Arc::new(vec![0.0; r.view.tasks.len()]),
+    );
+    let task_ys = Arc::new(r.task_means(reward));
+    let task_jitter = PointMode::default_for(&task_ys) == PointMode::Jitter;
+    // A task of one agent takes its colour (and hides with it), as on the rollout scatter.
+    let task_agent = has_agents.then(|| {
+        Arc::new(
+            r.view
+                .tasks
+                .iter()
+                .map(|t| match t.agents.as_slice() {
+                    [one] => names
+                        .iter()
+                        .position(|n| n == one)
+                        .map_or(f64::NAN, |a| a as f64),
+                    _ => f64::NAN,
+                })
+                .collect::<Vec<f64>>(),
+        )
+    });
+    let task_agent_svg = task_agent.clone();
+    let tasks = Memo::new(move |_| {
+        let x = x_metric.get();
+        ScatterData {
+            xs: Arc::new(r.task_means(Some(x))),
+            ys: task_ys.clone(),
+            x_title: format!("mean {} per task", axis_title(&r.view.metrics[x])),
+            y_title: "mean reward".into(),
+            highlight: sel.task.get().map(|t| t..t + 1),
+            agent: task_agent.clone(),
+            hidden: hidden.get(),
+            jitter: (task_jitter && jitter_on.get()).then(|| task_keys.clone()),
+            ..ScatterData::default()
+        }
+    });
+    // The brush selects tasks through their shown rollouts.
+    let (r, ys_b) = (run.clone(), ys.clone());
+    Effect::new(move |_| {
+        let mask = sel.brush.get().map(|b| {
+            let xs = xs.get();
+            Arc::new(hidden.with(|h| r.tasks_in_brush(&xs, &ys_b, &b, h)))
+        });
+        sel.brushed.set(mask);
+    });
+    let r = run.clone();
+    let rollout_tip = Callback::new(move |p: usize| {
+        let xm = x_metric.get_untracked();
+        let agent = r
+            .agent_of(p)
+            .and_then(|a| r.view.agents.rows.get(a))
+            .map(|row| format!(" · {}", row.key))
+            .unwrap_or_default();
+        format!(
+            "task {} · rollout {}{agent} — reward {}, {} {}",
+            r.cols.point_task[p],
+            r.cols.point_rollout[p],
+            reward.map_or("–".into(), |m| short_number(r.value(p, m))),
+            r.view.metrics[xm],
+            short_number(r.value(p, xm))
+        )
+    });
+    let r = run.clone();
+    let task_tip = Callback::new(move |t: usize| {
+        let meta = &r.view.tasks[t];
+        let mean = reward.map_or("–".into(), |m| short_number(r.task_mean(t, m)));
+        let agents = if meta.agents.is_empty() {
+            String::new()
+        } else {
+            format!(" · {}", meta.agents.join(", "))
+        };
+        format!(
+            "task {}{agents} — {} rollouts, mean reward {mean}",
+            meta.task, meta.num_rollouts
+        )
+    });
+    let r = run.clone();
+    let open = Callback::new(move |p: usize| sel.open_point(&r, p));
+    let pick_task = Callback::new(move |t: usize| sel.task.set(Some(t)));
+    let on_brush = Callback::new(move |b| sel.brush.set(Some(b)));
+    // Esc clears the brush, wherever the focus is (the button does the same).
+    let esc = window_event_listener(leptos::ev::keydown, move |e| {
+        if e.key() == "Escape" && sel.brush.get_untracked().is_some() {
+            sel.brush.set(None);
+        }
+    });
+    on_cleanup(move || esc.remove());
+    install_point_hook(run.clone(), canvas, frame, x_metric, jitter_on);
+
+    let r = run.clone();
+    let names_svg = names.clone();
+    let rollout_svg = Callback::new(move |()| {
+        let x = x_metric.get_untracked();
+        let xs = xs.get_untracked();
+        let (sx, sy) = scatter_scales(&xs, &ys);
+        let lines = overlay.get_untracked();
+        let overlays: Vec<Overlay> = lines
+            .iter()
+            .map(|(agent, bins, interval)| Overlay {
+                agent: *agent,
+                bins,
+                interval: *interval,
+            })
+            .collect();
+        let hidden = hidden.get_untracked();
+        svg::scatter(&ScatterSvg {
+            title: &format!(
+                "Reward against {} per rollout",
+                axis_title(&r.view.metrics[x])
+            ),
+            xs: &xs,
+            ys: &ys,
+            x: &sx,
+            y: &sy,
+            x_title: &axis_title(&r.view.metrics[x]),
+            y_title: "reward",
+            jitter: jitter_on
+                .get_untracked()
+                .then(|| (keys.0.as_slice(), keys.1.as_slice())),
+            agent: agent_col.as_deref().map(Vec::as_slice),
+            agents: if agent_col.is_some() { &names_svg } else { &[] },
+            hidden: &hidden,
+            brush: sel.brush.get_untracked(),
+            overlay: &overlays,
+            max_points: SVG_POINTS,
+        })
+    });
+    let names_task_svg = names.clone();
+    let task_svg = Callback::new(move |()| {
+        let d = tasks.get_untracked();
+        let (sx, sy) = scatter_scales(&d.xs, &d.ys);
+        svg::scatter(&ScatterSvg {
+            title: "Mean reward per task",
+            xs: &d.xs,
+            ys: &d.ys,
+            x: &sx,
+            y: &sy,
+            x_title: &d.x_title,
+            y_title: &d.y_title,
+            jitter: d.jitter.as_ref().map(|(t, k)| (t.as_slice(), k.as_slice())),
+            agent: task_agent_svg.as_deref().map(Vec::as_slice),
+            agents: if task_agent_svg.is_some() {
+                &names_task_svg
+            } else {
+                &[]
+            },
+            hidden: &d.hidden,
+            brush: None,
+            overlay: &[],
+            max_points: SVG_POINTS,
+        })
+    });
+    let r = run.clone();
+    let histogram_svg = Callback::new(move |()| {
+        let rewards: Vec<Option<f64>> = r
+            .metric_values(reward)
+            .into_iter()
+            .map(|v| Some(v).filter(|v| v.is_finite()))
+            .collect();
+        crate::report::histogram_svg(&rewards)
+    });
+
+    let options = run
+        .view
+        .metrics
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| *m != "reward")
+        .map(|(i, m)| view! { <option value=i.to_string() selected=move || x_metric.get() == i>{m.clone()}</option> })
+        .collect_view();
+    let legend = has_agents.then(|| {
+        let items = names
+            .iter()
+            .enumerate()
+            .map(|(a, name)| {
+                let off = move || hidden.with(|h| h.get(a).copied().unwrap_or(false));
+                let toggle = move |e: web_sys::MouseEvent| {
+                    hidden.update(|h| {
+                        if e.shift_key() {
+                            // Only this agent.
+                            for (k, v) in h.iter_mut().enumerate() {
+                                *v = k != a;
+                            }
+                        } else if let Some(v) = h.get_mut(a) {
+                            *v = !*v;
+                        }
+                    });
+                };
+                view! {
+                    <button class="legend-item" class:off=off data-testid="plot-legend-item" data-agent=name.clone()
+                        aria-pressed=move || (!off()).to_string() title="click: show/hide · shift-click: only this agent"
+                        on:click=toggle>
+                        <span class="swatch" style:background=hex(agent_colour(a))></span>{name.clone()}
+                    </button>
+                }
+            })
+            .collect_view();
+        view! { <div class="legend" data-testid="plot-legend">{items}</div> }
+    });
+    let interval = move || {
+        overlay.with(|o| {
+            o.first()
+                .map(|(_, _, i)| format!(" (10 quantile bins, {})", i.label()))
+        })
+    };
+    let r = run.clone();
+    let brush_status = move || {
+        sel.brush.get().map(|b| {
+            let tasks = sel
+                .brushed
+                .with(|m| m.as_ref().map_or(0, |m| m.iter().filter(|v| **v).count()));
+            view! {
+                <span class="brush-status" data-testid="brush-status">
+                    {format!(
+                        "brushed {} {}–{}, reward {}–{}: {tasks} tasks",
+                        axis_title(&r.view.metrics[x_metric.get()]),
+                        short_number(b.x0), short_number(b.x1), short_number(b.y0), short_number(b.y1)
+                    )}
+                </span>
+                <button class="small" data-testid="brush-clear" title="or press Esc" on:click=move |_| sel.brush.set(None)>"Clear brush"</button>
+            }
+        })
+    };
+    view! {
+        <section class="plots">
+            <h2>"Reward against "
+                <select data-testid="plot-x" on:change=move |e| {
+                    if let Ok(i) = event_target_value(&e).parse() {
+                        // A brush is in the old field's units.
+                        sel.brush.set(None);
+                        x_metric.set(i);
+                    }
+                }>{options}</select>
+                <span class="muted">{format!(" — {n} rollouts; hover a point, click to open it, drag to brush")}</span>
+            </h2>
+            <div class="plot-controls">
+                {legend}
+                <label title="Discrete rewards pile up on lines: move each rollout by a fixed amount">
+                    <input type="checkbox" data-testid="plot-jitter" prop:checked=jitter_on
+                        on:change=move |e| jitter_on.set(event_target_checked(&e)) />" jitter"
+                </label>
+                <label>
+                    <input type="checkbox" data-testid="plot-overlay" prop:checked=overlay_on
+                        on:change=move |e| overlay_on.set(event_target_checked(&e)) />" binned mean"
+                    <span class="muted">{interval}</span>
+                </label>
+                {brush_status}
+            </div>
+            <ScatterCanvas data=rollouts testid="scatter" tooltip_testid="plot-tooltip" tooltip=rollout_tip
+                on_pick=open on_brush=on_brush canvas=canvas frame_out=frame />
+            <PlotDownloads name="reward-scatter" svg=rollout_svg />
+            <div class="plot-row">
+                <div>
+                    <h3>"Per task: mean reward against the mean of the same field"</h3>
+                    <ScatterCanvas data=tasks testid="task-scatter" tooltip_testid="task-plot-tooltip" tooltip=task_tip on_pick=pick_task />
+                    <PlotDownloads name="task-scatter" svg=task_svg />
+                </div>
+                <div>
+                    <h3>"Reward histogram"</h3>
+                    <Histogram histogram=run.reward_histogram() />
+                    <PlotDownloads name="reward-histogram" svg=histogram_svg />
+                </div>
+            </div>
+        </section>
+    }
+}
+
+/// Test hook: where a given (task, rollout) point is drawn, in client coordinates.
+fn install_point_hook(
+    run: Arc<RunView>,
+    canvas: NodeRef<leptos::html::Canvas>,
+    frame: RwSignal<Option<Frame>>,
+    x_metric: RwSignal<usize>,
+    jitter_on: RwSignal<bool>,
+) {
+    let reward = run.metric("reward");
+    let hook = Closure::<dyn Fn(f64, f64) -> JsValue>::new(move |task: f64, rollout: f64| {
+        let (Some(c), Some(f)) = (canvas.get_untracked(), frame.get_untracked()) else {
+            return JsValue::NULL;
+        };
+        let Some(p) = run
+            .task_position(task as i64)
+            .and_then(|t| run.point_of(t, rollout as i64))
+        else {
+            return JsValue::NULL;
+        };
+        let x = run.value(p, x_metric.get_untracked());
+        let dy = if jitter_on.get_untracked() {
+            jitter::offset(task, rollout)
+        } else {
+            0.0
+        };
+        let (px, py) = place(&f, x, reward.map_or(0.0, |m| run.value(p, m)), dy, W, H);
+        let rect = c.get_bounding_client_rect();
+        let (sx, sy) = (rect.width() / f64::from(W), rect.height() / f64::from(H));
+        js_sys::Array::of2(
+            &(rect.left() + px * sx).into(),
+            &(rect.top() + py * sy).into(),
+        )
+        .into()
+    });
+    let hooks = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&hooks, &"pointPixel".into(), hook.as_ref());
+    let _ = js_sys::Reflect::set(&gloo_utils::window(), &"__gymscope".into(), &hooks);
+    hook.forget(); // lives as long as the page's run view; replaced on the next run
+}

@@ -1,0 +1,54 @@
+//! The selected task's prompt snippet and its rollouts, each a button that opens it, with its
+//! health flags; under the Health page's filter, only the rollouts carrying its flag (the others
+//! counted).
+
+use crate::inspect::run::RunView;
+use crate::table::short_number;
+use crate::web::state::{HealthLink, Selection};
+use crate::web::widgets::health_badges::task_flags_view;
+use leptos::prelude::*;
+use std::sync::Arc;
+
+#[component]
+pub fn TaskRollouts(run: Arc<RunView>, sel: Selection) -> impl IntoView {
+    let filter = use_context::<HealthLink>().map(|l| l.filter);
+    move || {
+        sel.task.get().map(|t| {
+            let meta = &run.view.tasks[t];
+            let reward = run.metric("reward");
+            let filter = filter.and_then(|f| f.get());
+            let (points, hidden): (Vec<usize>, Vec<usize>) = run
+                .task_points(t)
+                .partition(|&p| filter.as_ref().is_none_or(|f| run.point_matches(p, f)));
+            let hidden = (!hidden.is_empty()).then(|| {
+                let label = filter
+                    .as_ref()
+                    .map(crate::inspect::health::HealthFilter::label)
+                    .unwrap_or_default();
+                view! { <span class="muted" data-testid="rollouts-hidden">{format!("{} without “{label}” hidden", hidden.len())}</span> }
+            });
+            let buttons = points
+                .into_iter()
+                .map(|p| {
+                    let label = format!(
+                        "rollout {} · reward {}",
+                        run.cols.point_rollout[p],
+                        reward.map_or("–".into(), |m| short_number(run.value(p, m)))
+                    );
+                    let r = run.clone();
+                    let flags = run
+                        .point_bits(p)
+                        .map(|b| task_flags_view(crate::inspect::health::flags_in(b).map(|f| (f, 1)).collect()));
+                    view! { <button class="rollout-link" data-testid="open-rollout" on:click=move |_| sel.open_point(&r, p)>{label}" "{flags}</button> }
+                })
+                .collect_view();
+            view! {
+                <div class="task-rollouts" data-testid="task-rollouts">
+                    <p><strong>{format!("Task {}", meta.task)}</strong>" — "<span class="snippet">{meta.snippet.clone()}</span></p>
+                    {buttons}
+                    {hidden}
+                </div>
+            }
+        })
+    }
+}

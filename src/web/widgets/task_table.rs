@@ -1,0 +1,168 @@
+//! The per-task table: every profile statistic as a column, sortable by any of them, filtered
+//! by reward group, agent and search, and virtualized (only visible rows are in the DOM) so
+//! 100,000 tasks scroll smoothly. Arrow keys move the selection; Enter opens its first rollout.
+
+use crate::inspect::query::{select, TaskQuery};
+use crate::inspect::run::RunView;
+use crate::inspect::table_nav::{key_action, KeyAction, Viewport};
+use crate::table::short_number;
+use crate::web::state::{HealthLink, Selection};
+use crate::web::widgets::health_badges::{task_flags_view, HealthChip};
+use crate::web::widgets::task_filters::TaskFilters;
+use crate::web::widgets::task_rollouts::TaskRollouts;
+use leptos::ev;
+use leptos::prelude::*;
+use std::sync::Arc;
+
+const VIEWPORT: Viewport = Viewport {
+    row_px: 28.0,
+    view_px: 420.0,
+};
+
+fn exact(v: f64) -> String {
+    if v.is_nan() {
+        String::new()
+    } else {
+        let mut out = Vec::new();
+        let _ = crate::json::write_f64(&mut out, v);
+        String::from_utf8(out).unwrap_or_default()
+    }
+}
+
+#[component]
+pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
+    let query = RwSignal::new(TaskQuery::default());
+    let scroll_top = RwSignal::new(0.0);
+    let wrap = NodeRef::<leptos::html::Div>::new();
+    let r = run.clone();
+    let order = Memo::new(move |_| {
+        // The brush narrows the table like a filter.
+        let within = sel.brushed.get();
+        query.with(|q| {
+            let q = TaskQuery {
+                within,
+                ..q.clone()
+            };
+            select(&r.view, &r.cols.task_stats, &q)
+        })
+    });
+    let width = run.view.task_headers.len();
+    let total = run.view.tasks.len();
+    // The Health page's filter (a rate cell): the tasks with a rollout carrying its flag.
+    let link = use_context::<HealthLink>();
+    if let Some(link) = link {
+        let r = run.clone();
+        Effect::new(move |_| {
+            let only = link.filter.get().map(|f| Arc::new(r.health_task_mask(&f)));
+            query.update(|q| q.only = only);
+        });
+    }
+    let has_flags = !run.cols.point_flags.is_empty();
+
+    let sort_by = move |col: usize| {
+        query.update(|q| {
+            if q.sort == Some(col) {
+                q.descending = !q.descending;
+            } else {
+                q.sort = Some(col);
+                q.descending = true;
+            }
+        });
+    };
+    let r = run.clone();
+    let on_key = move |e: ev::KeyboardEvent| {
+        let rows = order.get_untracked();
+        let pos = sel
+            .task
+            .get_untracked()
+            .and_then(|t| rows.iter().position(|&i| i as usize == t));
+        match key_action(&e.key(), pos, rows.len()) {
+            Some(KeyAction::Move(next)) => {
+                e.prevent_default();
+                sel.task.set(Some(rows[next] as usize));
+                if let Some(el) = wrap.get() {
+                    if let Some(y) = VIEWPORT.scroll_to(next, f64::from(el.scroll_top())) {
+                        el.set_scroll_top(y as i32);
+                    }
+                }
+            }
+            Some(KeyAction::Open) => {
+                if let Some(t) = sel.task.get_untracked() {
+                    sel.open_point(&r, r.task_points(t).start);
+                }
+            }
+            None => {}
+        }
+    };
+
+    let agents: Vec<String> = run.view.agents.rows.iter().map(|r| r.key.clone()).collect();
+    let headers = run.view.task_headers.clone();
+    let head = headers
+        .iter()
+        .enumerate()
+        .map(|(c, h)| {
+            let arrow = move || match query.with(|q| (q.sort, q.descending)) {
+                (Some(s), true) if s == c => " ▼",
+                (Some(s), false) if s == c => " ▲",
+                _ => "",
+            };
+            view! { <th class="sortable" data-testid="sort" data-key=h.clone() on:click=move |_| sort_by(c)>{h.clone()}{arrow}</th> }
+        })
+        .collect_view();
+    let r = run.clone();
+    let body = move || {
+        let rows = order.get();
+        let window = VIEWPORT.window(scroll_top.get(), rows.len());
+        let (top_pad, bottom_pad) = VIEWPORT.padding(&window, rows.len());
+        let selected = sel.task.get();
+        let visible =
+            rows[window]
+                .iter()
+                .map(|&i| {
+                    let i = i as usize;
+                    let meta = &r.view.tasks[i];
+                    let cells = (0..width)
+                    .map(|c| {
+                        let v = r.cols.task_stats[i * width + c];
+                        let text = if v.is_nan() { "–".to_string() } else { short_number(v) };
+                        view! { <td data-key=headers[c].clone() data-value=exact(v)>{text}</td> }
+                    })
+                    .collect_view();
+                    let class = if selected == Some(i) { "selected" } else { "" };
+                    view! {
+                        <tr data-testid="task-row" data-key=meta.task.to_string() class=class
+                            on:click=move |_| sel.task.set(Some(i))>
+                            <th scope="row">{meta.task}</th>
+                            <td class="group">{meta.group.label()}</td>
+                            <td class="agents">{meta.agents.join(", ")}</td>
+                            {has_flags.then(|| view! { <td class="flags" data-testid="task-flags">{task_flags_view(r.task_flags(i))}</td> })}
+                            {cells}
+                        </tr>
+                    }
+                })
+                .collect_view();
+        view! {
+            <tr class="pad" style:height=format!("{top_pad}px")></tr>
+            {visible}
+            <tr class="pad" style:height=format!("{bottom_pad}px")></tr>
+        }
+    };
+    let count = Signal::derive(move || order.with(Vec::len));
+    view! {
+        {link.map(|link| view! { <HealthChip link=link count=count total=total /> })}
+        <TaskFilters query=query agents=agents count=count total=total />
+        <div class="table-wrap virtual" node_ref=wrap tabindex="0" data-testid="task-table-wrap"
+            style:max-height=format!("{}px", VIEWPORT.view_px)
+            on:scroll=move |e| {
+                let el: web_sys::HtmlElement = event_target(&e);
+                scroll_top.set(f64::from(el.scroll_top()));
+            }
+            on:keydown=on_key>
+            <table data-testid="task-table">
+                <thead><tr><th>"task"</th><th>"group"</th><th>"agents"</th>{has_flags.then(|| view! { <th>"flags"</th> })}{head}</tr></thead>
+                <tbody>{body}</tbody>
+            </table>
+        </div>
+        <TaskRollouts run=run sel=sel />
+    }
+}

@@ -1,0 +1,215 @@
+//! The web app in real headless Chromium: fixture files chosen through the file inputs give the
+//! same profile as upstream's expected files; downloads hold the same data; errors are shown.
+//! Needs `dist/` (scripts/trunk.sh build --release), chromium and chromedriver: scripts/test.sh
+//! provides all three.
+
+use crate::common;
+
+use common::browser::{dist, Browser};
+use common::static_server::StaticServer;
+use common::*;
+use serde_json::Value;
+
+const TABLE_JS: &str = r"
+    const rows = Array.from(document.querySelectorAll('[data-testid=TESTID] tbody tr[data-key]'));
+    return rows.map(tr => [tr.dataset.key,
+        Object.fromEntries(Array.from(tr.querySelectorAll('td[data-key]')).map(td => [td.dataset.key, td.dataset.value]))]);
+";
+
+/// The shown table as (row key, {header: exact value}) pairs.
+async fn table(b: &Browser, testid: &str) -> Vec<(String, serde_json::Map<String, Value>)> {
+    let v = b.eval(&TABLE_JS.replace("TESTID", testid)).await;
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r[0].as_str().unwrap().to_string(),
+                r[1].as_object().unwrap().clone(),
+            )
+        })
+        .collect()
+}
+
+/// Every shown statistic equals the expected row's value; a blank cell means the key is absent.
+fn assert_row_matches(shown: &serde_json::Map<String, Value>, expected: &Value, what: &str) {
+    assert!(!shown.is_empty(), "{what}: no cells");
+    for (key, cell) in shown {
+        let cell = cell.as_str().unwrap();
+        match expected.get(key) {
+            None if key.contains('/') => {
+                assert_eq!(cell, "", "{what} {key}: shown but absent upstream");
+            }
+            None => {} // a count the page adds (rollouts per agent); not in upstream's file
+            Some(want) => {
+                let got: Value =
+                    serde_json::from_str(cell).unwrap_or_else(|_| panic!("{what} {key}: {cell:?}"));
+                assert_json_eq(&got, want, &format!("{what} {key}"));
+            }
+        }
+    }
+    let stat_keys = expected
+        .as_object()
+        .unwrap()
+        .keys()
+        .filter(|k| k.contains('/'));
+    for key in stat_keys {
+        assert!(shown.contains_key(key), "{what}: {key} not shown");
+    }
+}
+
+async fn download_text(b: &Browser, testid: &str) -> String {
+    let script = format!(
+        "const done = arguments[arguments.length - 1];
+         fetch(document.querySelector('[data-testid={testid}]').href).then(r => r.text()).then(done, e => done('ERR ' + e));"
+    );
+    b.eval_async(&script).await.as_str().unwrap().to_string()
+}
+
+async fn check_fixture(b: &Browser, name: &str) {
+    let dir = fixtures_dir().join(name);
+    let expected = dir.join("expected");
+    let rollouts = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_str().unwrap().ends_with("rollouts.jsonl"))
+        .unwrap();
+    let stem = rollouts.file_stem().unwrap().to_str().unwrap().to_string();
+    b.choose_file(
+        "inputs-file",
+        &dir.join(format!("{stem}_materialized_inputs.jsonl")),
+    )
+    .await;
+    b.choose_file("rollouts-file", &rollouts).await;
+    b.wait_text("[data-testid=rollouts-name]", &format!("{stem}.jsonl"))
+        .await;
+    b.wait_text("[data-testid=status]", "Profile ready").await;
+
+    let stdout = std::fs::read_to_string(expected.join("stdout.txt")).unwrap();
+    let summary = b
+        .wait_text("[data-testid=summary]", "Reward profile completion")
+        .await;
+    for line in stdout.lines().skip(1).take(2) {
+        assert!(
+            summary.contains(line),
+            "{name}: summary {summary:?} lacks {line:?}"
+        );
+    }
+
+    let want_rows: Vec<Value> =
+        std::fs::read_to_string(expected.join(format!("{stem}_reward_profiling.jsonl")))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+    let shown = table(b, "task-table").await;
+    assert_eq!(shown.len(), want_rows.len(), "{name}: task rows");
+    for ((task, cells), want) in shown.iter().zip(&want_rows) {
+        assert_eq!(
+            task,
+            &want["_ng_task_index"].to_string(),
+            "{name}: task order"
+        );
+        assert_row_matches(cells, want, &format!("{name} task {task}"));
+    }
+
+    let want_agents: Value = serde_json::from_str(
+        &std::fs::read_to_string(expected.join(format!("{stem}_agent_metrics.json"))).unwrap(),
+    )
+    .unwrap();
+    let shown = table(b, "agent-metrics").await;
+    assert_eq!(
+        shown.len(),
+        want_agents.as_array().unwrap().len(),
+        "{name}: agents"
+    );
+    for ((agent, cells), want) in shown.iter().zip(want_agents.as_array().unwrap()) {
+        assert_eq!(agent, want["agent_ref"]["name"].as_str().unwrap());
+        assert_row_matches(cells, want, &format!("{name} agent {agent}"));
+    }
+
+    // The downloads hold upstream's data (as data, and in fact byte for byte).
+    let got = download_text(b, "download-profiling").await;
+    let want =
+        std::fs::read_to_string(expected.join(format!("{stem}_reward_profiling.jsonl"))).unwrap();
+    assert_profiles_eq(&got, &want, name);
+    assert_eq!(got, want);
+    let got = download_text(b, "download-agent-metrics").await;
+    let want =
+        std::fs::read_to_string(expected.join(format!("{stem}_agent_metrics.json"))).unwrap();
+    assert_json_eq(
+        &serde_json::from_str(&got).unwrap(),
+        &serde_json::from_str(&want).unwrap(),
+        name,
+    );
+}
+
+/// The app, loaded, with its worker ready; returns the request count at that point.
+async fn open_app() -> (StaticServer, Browser, usize) {
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    b.open_app(&server.url(), "").await; // the worker is started, and fetched, with the page
+    b.wait_text("[data-testid=status]", "Choose both files")
+        .await;
+    let loaded = server.requests.load(std::sync::atomic::Ordering::SeqCst);
+    (server, b, loaded)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_embedded_example_is_one_click_away() {
+    let (server, b, loaded) = open_app().await;
+    b.click_testid("load-example").await;
+    b.wait_text("[data-testid=status]", "Profile ready").await;
+    b.wait_text(
+        "[data-testid=summary]",
+        "Reward profile completion: 5/5 rollout rows (100.00%)",
+    )
+    .await;
+    assert_eq!(table(&b, "task-table").await.len(), 5);
+    if let Ok(path) = std::env::var("GYMSCOPE_SCREENSHOT") {
+        std::fs::write(path, b.client.screenshot().await.unwrap()).unwrap();
+    }
+    assert_eq!(
+        server.requests.load(std::sync::atomic::Ordering::SeqCst),
+        loaded,
+        "no request after load: {:?}",
+        server.paths.lock().unwrap()
+    );
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn web_app_profiles_fixtures_like_upstream() {
+    let (server, b, loaded) = open_app().await;
+    for name in ["blackjack", "cvdp", "ether0", "longmt_eval", "asr_with_pc"] {
+        check_fixture(&b, name).await;
+    }
+    // Everything ran locally: no request left the page after it loaded.
+    assert_eq!(
+        server.requests.load(std::sync::atomic::Ordering::SeqCst),
+        loaded,
+        "requests: {:?}",
+        server.paths.lock().unwrap()
+    );
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rows_without_index_keys_name_file_line_and_field() {
+    // Upstream crashes on them; the page names the file, line and field.
+    let (_server, b, _) = open_app().await;
+    let dir = fixtures_dir().join("polymath");
+    b.choose_file(
+        "inputs-file",
+        &dir.join("example_rollouts_materialized_inputs.jsonl"),
+    )
+    .await;
+    b.choose_file("rollouts-file", &dir.join("example_rollouts.jsonl"))
+        .await;
+    let err = b.wait_text("[data-testid=status]", "is missing").await;
+    assert!(
+        err.contains("'example_rollouts.jsonl' line 1: field `_ng_task_index` is missing"),
+        "{err}"
+    );
+    b.close().await;
+}

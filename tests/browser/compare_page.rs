@@ -1,0 +1,197 @@
+//! The app's Compare page in real headless Chromium: the example pair, a task's rollouts side by
+//! side, "Export report" byte-identical to `gymscope compare --report`, hostile text shown as
+//! text and never run, no request after load. Needs `dist/` and chromium: scripts/test.sh.
+
+use crate::common;
+use crate::common::gen_run;
+
+use common::browser::{dist, Browser};
+use common::static_server::StaticServer;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+
+fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/example-compare")
+        .join(name)
+}
+
+async fn open_compare_page() -> (StaticServer, Browser) {
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    b.open_app(&server.url(), "#compare").await;
+    b.wait_text("[data-testid=compare-status]", "Choose both runs")
+        .await;
+    (server, b)
+}
+
+async fn count(b: &Browser, css: &str) -> u64 {
+    b.eval(&format!("return document.querySelectorAll('{css}').length"))
+        .await
+        .as_u64()
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_example_pair_shows_the_clis_numbers() {
+    let (server, b) = open_compare_page().await;
+    let loaded = server.requests.load(Ordering::SeqCst);
+    b.click_testid("compare-example").await;
+    b.wait_text("[data-testid=compare-status]", "Compared: 24 paired tasks")
+        .await;
+    // The headline is the report's (same core renderer): compare with the CLI's JSON.
+    let out = common::run_gymscope(&[
+        "compare",
+        example("base.jsonl").to_str().unwrap(),
+        example("step200.jsonl").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success());
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let summary = b.wait_text("[data-testid=compare-summary]", "24").await;
+    for key in ["improved", "regressed", "unchanged"] {
+        let n = doc[key].as_u64().unwrap().to_string();
+        assert!(summary.contains(&n), "{key} {n} not in {summary}");
+    }
+    assert_eq!(count(&b, "[data-testid=compare-task-row]").await, 24);
+    // Worst regression first, as in the CLI's `tasks`.
+    let first = b
+        .eval("return document.querySelector('[data-testid=compare-task-row]').dataset.taskA")
+        .await;
+    assert_eq!(first, json!(doc["tasks"][0]["task_a"].to_string()));
+    assert_eq!(
+        server.requests.load(Ordering::SeqCst),
+        loaded,
+        "no request after load"
+    );
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_task_opens_both_runs_rollouts_side_by_side() {
+    let (_server, b) = open_compare_page().await;
+    b.click_testid("compare-example").await;
+    b.wait_text("[data-testid=compare-status]", "Compared")
+        .await;
+    b.click("[data-testid=compare-task-row]").await;
+    b.wait_text("[data-testid=compare-side-a]", "rollout 0")
+        .await;
+    b.wait_text("[data-testid=compare-side-b]", "rollout 3")
+        .await;
+    assert_eq!(
+        count(
+            &b,
+            "[data-testid=compare-side-a] [data-testid=compare-rollout]"
+        )
+        .await,
+        4
+    );
+    assert_eq!(
+        count(
+            &b,
+            "[data-testid=compare-side-b] [data-testid=compare-rollout]"
+        )
+        .await,
+        4
+    );
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn export_report_is_the_clis_report() {
+    let (_server, b) = open_compare_page().await;
+    b.choose_files(
+        "compare-a",
+        &[
+            example("base_materialized_inputs.jsonl"),
+            example("base.jsonl"),
+        ],
+    )
+    .await;
+    b.choose_files(
+        "compare-b",
+        &[
+            example("step200.jsonl"),
+            example("step200_materialized_inputs.jsonl"),
+        ],
+    )
+    .await;
+    b.wait_text("[data-testid=compare-status]", "Compared: 24")
+        .await;
+    b.click_testid("compare-export").await;
+    b.wait_text(
+        "[data-testid=compare-report-download]",
+        "base_vs_step200_compare.html",
+    )
+    .await;
+    let html = b
+        .eval_async(
+            "const done = arguments[arguments.length - 1];
+             fetch(document.querySelector('[data-testid=compare-report-download]').href).then(r => r.text()).then(done);",
+        )
+        .await;
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("cli.html");
+    let cli = common::run_gymscope(&[
+        "compare",
+        example("base.jsonl").to_str().unwrap(),
+        example("step200.jsonl").to_str().unwrap(),
+        "--report",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        cli.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cli.stderr)
+    );
+    assert!(
+        html.as_str().unwrap() == std::fs::read_to_string(&out).unwrap(),
+        "the app's report differs from the CLI's"
+    );
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn model_text_is_shown_and_never_run() {
+    let (_server, b) = open_compare_page().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let (inputs, rollouts) = gen_run::hostile_run();
+    let mut files = Vec::new();
+    for side in ["a", "b"] {
+        let (i, r) = (
+            tmp.path().join(format!("{side}_materialized_inputs.jsonl")),
+            tmp.path().join(format!("{side}.jsonl")),
+        );
+        std::fs::write(&i, &inputs).unwrap();
+        std::fs::write(&r, &rollouts).unwrap();
+        files.push([i, r]);
+    }
+    b.choose_files("compare-a", &files[0]).await;
+    b.choose_files("compare-b", &files[1]).await;
+    b.wait_text("[data-testid=compare-status]", "Compared: 3")
+        .await;
+    b.wait_text("[data-testid=compare-tasks]", "<img src=x onerror")
+        .await;
+    b.click("[data-testid=compare-task-row]").await;
+    b.wait_text("[data-testid=compare-side-a]", "rollout 0")
+        .await;
+    b.eval(
+        "document.querySelectorAll('[data-testid=compare-rollout]').forEach(d => d.open = true)",
+    )
+    .await;
+    assert_eq!(
+        b.eval("return window.__pwned === undefined").await,
+        json!(true)
+    );
+    assert_eq!(
+        count(
+            &b,
+            "main img, main script, [data-testid=compare-summary] a[href^=javascript]"
+        )
+        .await,
+        0
+    );
+    b.close().await;
+}

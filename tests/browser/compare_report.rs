@@ -1,0 +1,131 @@
+//! The comparison report in real headless Chromium, from a file:// URL: nothing is fetched, its
+//! own script and style pass its CSP, hostile text never runs, and every count, mark and bar
+//! filters the paired-task table. Needs chromium + chromedriver (scripts/setup.sh --browser).
+
+use crate::common;
+use crate::common::gen_run;
+
+use common::browser::Browser;
+use gymscope::compare::{self, CompareOptions, RunTasks};
+use gymscope::output::profile_bytes;
+use gymscope::profile::ProfileOptions;
+use gymscope::report::ReportMeta;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+fn side(inputs: &str, rollouts: &str, name: &str) -> RunTasks {
+    let p = profile_bytes(
+        inputs.as_bytes(),
+        "in.jsonl",
+        rollouts.as_bytes(),
+        name,
+        ProfileOptions::default(),
+    )
+    .unwrap();
+    RunTasks::from_profile(&p, &mut inputs.as_bytes(), "in.jsonl", name).unwrap()
+}
+
+async fn wait_for(b: &Browser, script: &str, what: &str) -> Value {
+    let t0 = Instant::now();
+    loop {
+        let v = b.eval(script).await;
+        if !v.is_null() && v != json!(false) {
+            return v;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(20), "timed out: {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn comparison_report_works_from_a_file_url() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Hostile strings everywhere; B's rewards all 0, so every task regressed.
+    let (ia, ra) = gen_run::hostile_run();
+    let rb = ra.replace("\"reward\":1.0", "\"reward\":0.0");
+    let (a, b) = (side(&ia, &ra, "a.jsonl"), side(&ia, &rb, "b.jsonl"));
+    let c = compare::compare(&a, &b, CompareOptions::default()).unwrap();
+    let convs = compare::conversations::read(
+        &c,
+        (&a, "a", &mut ra.as_bytes()),
+        (&b, "b", &mut rb.as_bytes()),
+        20,
+    )
+    .unwrap();
+    let meta = ReportMeta {
+        title: "</script><script>window.__pwned=9</script>".into(),
+        ..ReportMeta::default()
+    };
+    let path = tmp.path().join("compare.html");
+    std::fs::write(&path, compare::report::render(&c, &meta, &convs)).unwrap();
+
+    let br = Browser::start().await;
+    br.client
+        .goto(&format!("file://{}", path.display()))
+        .await
+        .unwrap();
+    wait_for(
+        &br,
+        "return document.documentElement.getAttribute('data-ready')",
+        "the page's script",
+    )
+    .await;
+    assert_eq!(
+        br.eval("return performance.getEntriesByType('resource').length")
+            .await,
+        json!(0)
+    );
+    // The inline style applied (its CSP hash matched) and nothing from the data ran.
+    assert_eq!(
+        br.eval("return getComputedStyle(document.body).maxWidth")
+            .await,
+        json!("1400px")
+    );
+    assert_eq!(
+        br.eval("return window.__pwned === undefined").await,
+        json!(true)
+    );
+    assert!(br
+        .eval("return document.title")
+        .await
+        .as_str()
+        .unwrap()
+        .starts_with("</script><script>window.__pwned=9"));
+    br.wait_text("#task-count", "3 of 3 paired tasks").await;
+
+    // A transition count filters the table to its tasks; the chip clears it.
+    br.eval("document.querySelector('#transition-table td[data-ga=\"1\"][data-gb=\"0\"]').click()")
+        .await;
+    br.wait_text("#task-count", "3 of 3").await;
+    br.eval("document.querySelector('#transition-table td[data-ga=\"2\"][data-gb=\"2\"]').click()")
+        .await;
+    br.wait_text("#task-count", "0 of 3").await;
+    br.eval("document.querySelector('#task-chip button').click()")
+        .await;
+    br.wait_text("#task-count", "3 of 3").await;
+    // A bar of the delta histogram, and the "improved" pick.
+    br.eval("document.querySelector('#histogram .mark').dispatchEvent(new MouseEvent('click', {bubbles: true}))")
+        .await;
+    br.wait_text("#task-count", "3 of 3").await;
+    br.eval("document.querySelector('.pick[data-pick=improved]').click()")
+        .await;
+    br.wait_text("#task-count", "0 of 3").await;
+    // A link to a task opens its side-by-side conversations.
+    br.eval("location.hash = 'task=1'").await;
+    wait_for(
+        &br,
+        "return document.getElementById('pair-1').open",
+        "task 1 opened",
+    )
+    .await;
+    assert_eq!(
+        br.eval("return document.querySelectorAll('#pair-1 .side').length")
+            .await,
+        json!(2)
+    );
+    assert_eq!(
+        br.eval("return window.__pwned === undefined").await,
+        json!(true)
+    );
+    br.close().await;
+}

@@ -1,0 +1,17 @@
+//! The built app (`dist/`) and the exported pages in real headless Chromium over WebDriver.
+//! Needs `dist/` (scripts/trunk.sh build --release), chromium and chromedriver: scripts/test.sh
+//! provides all three.
+#![allow(clippy::unwrap_used)] // a test stops at what must hold
+
+use gymscope_testkit as common;
+
+mod app;
+mod compare_page;
+mod compare_report;
+mod health_page;
+mod inspector;
+mod pivot_build_page;
+mod pivot_page;
+mod plots;
+mod report;
+mod upstream;

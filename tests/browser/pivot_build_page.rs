@@ -1,0 +1,387 @@
+//! The pivot builder page (`#pivot-build`) in real headless Chromium, against the CLI on the same
+//! upstream example files: the counts, every file byte for byte, a pivot beside its rollout, the
+//! verdict, hostile text, and the selection from a pivot file and its profile. Needs `dist/`
+//! and chromium: scripts/test.sh.
+
+use crate::common;
+
+use common::browser::{dist, Browser};
+use common::static_server::StaticServer;
+use fantoccini::Locator;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const AGENT: &str = "tasks_pivot_single_step_tool_use_with_argument_comparison_agent";
+
+fn upstream(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/pivot-build/upstream")
+        .join(name)
+}
+
+/// `gymscope` run in `dir` (so paths in its files are the bare names the browser uses).
+fn gymscope_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gymscope"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// A copy of `source` in a fresh folder, and `build-pivot` run on it with `flags`.
+fn cli_build(source: &Path, flags: &[&str]) -> (tempfile::TempDir, String, Output) {
+    let dir = tempfile::tempdir().unwrap();
+    let name = source.file_name().unwrap().to_str().unwrap().to_string();
+    std::fs::copy(source, dir.path().join(&name)).unwrap();
+    let out = format!("{}_pivots.jsonl", name.strip_suffix(".jsonl").unwrap());
+    let mut args = vec![
+        "build-pivot",
+        "--input",
+        &name,
+        "--output",
+        &out,
+        "--agent-ref",
+        AGENT,
+        "--relative-paths",
+    ];
+    args.extend_from_slice(flags);
+    let output = gymscope_in(dir.path(), &args);
+    (dir, out, output)
+}
+
+async fn set_text(b: &Browser, testid: &str, value: &str) {
+    let el = b
+        .client
+        .find(Locator::Css(&format!("[data-testid={testid}]")))
+        .await
+        .unwrap();
+    el.clear().await.unwrap();
+    el.send_keys(value).await.unwrap();
+}
+
+async fn open_page() -> (StaticServer, Browser, usize) {
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    b.open_app(&server.url(), "#pivot-build").await;
+    b.wait_text("[data-testid=pb-status]", "Choose a rollouts file")
+        .await;
+    set_text(&b, "pb-agent-ref", AGENT).await;
+    let loaded = server.requests.load(std::sync::atomic::Ordering::SeqCst);
+    (server, b, loaded)
+}
+
+/// The text behind a download link (a `blob:` URL).
+async fn download(b: &Browser, testid: &str) -> String {
+    let script = format!(
+        "const done = arguments[arguments.length - 1];
+         fetch(document.querySelector('[data-testid={testid}]').href).then(r => r.text()).then(done);"
+    );
+    b.eval_async(&script).await.as_str().unwrap().to_string()
+}
+
+async fn attr(b: &Browser, testid: &str, name: &str) -> String {
+    b.eval(&format!(
+        "return document.querySelector('[data-testid={testid}]').getAttribute('{name}')"
+    ))
+    .await
+    .as_str()
+    .unwrap()
+    .to_string()
+}
+
+async fn skip_counts(b: &Browser) -> Value {
+    b.eval("const m = {}; document.querySelectorAll('[data-testid=pb-skip]').forEach(r => m[r.dataset.reason] = Number(r.dataset.count)); return m").await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn counts_and_every_file_are_the_clis() {
+    let source = upstream("finance_agent_v2.example_rollouts.jsonl");
+    let (dir, out, cli) = cli_build(&source, &["--min-reward", "0.5"]);
+    assert!(cli.status.success(), "{cli:?}");
+    let (_server, b, _) = open_page().await;
+    set_text(&b, "pb-min-reward", "0.5").await;
+    b.choose_file("pb-source-file", &source).await;
+    let stdout = String::from_utf8(cli.stdout).unwrap();
+    let headline = b.wait_text("[data-testid=pb-headline]", "pivots: ").await;
+    assert_eq!(headline, stdout.lines().next().unwrap());
+    let metrics: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join(out.replace(".jsonl", ".metrics.json"))).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(skip_counts(&b).await, metrics["skip_reasons"]);
+    assert_eq!(metrics["skip_reasons"]["below_min_reward"], json!(2)); // the filter took effect
+    let kept = b.wait_text("[data-testid=pb-kept]", "").await;
+    assert_eq!(kept, metrics["counts"]["pivot_rows_written"].to_string());
+    let stem = out.strip_suffix(".jsonl").unwrap();
+    for (testid, name) in [
+        ("pb-download-rows", out.clone()),
+        ("pb-download-audit", format!("{stem}.skipped.jsonl")),
+        ("pb-download-metrics", format!("{stem}.metrics.json")),
+        ("pb-download-info", format!("{stem}.info.md")),
+        ("pb-download-config", format!("{stem}.gym.yaml")),
+    ] {
+        assert_eq!(attr(&b, testid, "download").await, name);
+        let want = std::fs::read_to_string(dir.path().join(&name)).unwrap();
+        assert!(
+            download(&b, testid).await == want,
+            "{name} differs from the CLI's"
+        );
+    }
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mixed_only_filters_every_group_and_says_nothing_was_written() {
+    let source = upstream("workplace_assistant.example_rollouts.jsonl");
+    let (dir, out, cli) = cli_build(&source, &["--source-groups", "mixed"]);
+    assert_eq!(cli.status.code(), Some(1), "{cli:?}");
+    let (_server, b, _) = open_page().await;
+    b.click_testid("pb-group-all_success").await; // leaves mixed only
+    b.choose_file("pb-source-file", &source).await;
+    b.wait_text("[data-testid=pb-empty]", "No pivot written")
+        .await;
+    let metrics: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join(out.replace(".jsonl", ".metrics.json"))).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(skip_counts(&b).await, metrics["skip_reasons"]);
+    assert_eq!(metrics["skip_reasons"]["source_group_filtered"], json!(4));
+    let links = b.eval("return Array.from(document.querySelectorAll('[data-testid^=pb-download]')).map(a => a.dataset.testid)").await;
+    assert_eq!(
+        links,
+        json!([
+            "pb-download-audit",
+            "pb-download-metrics",
+            "pb-download-info"
+        ])
+    );
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pivot_opens_beside_its_rollout_with_prefix_and_action_marked() {
+    let source = upstream("workplace_assistant.example_rollouts.jsonl");
+    let (dir, out, cli) = cli_build(&source, &[]);
+    assert!(cli.status.success(), "{cli:?}");
+    let rows: Vec<Value> = std::fs::read_to_string(dir.path().join(&out))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let (_server, b, _) = open_page().await;
+    b.choose_file("pb-source-file", &source).await;
+    b.wait_text("[data-testid=pb-headline]", "pivots: 11 rows")
+        .await;
+    // Open the last tool-call pivot by its line number.
+    let (i, last) = rows
+        .iter()
+        .enumerate()
+        .rfind(|(_, r)| r["expected_action"]["type"] == "function_call")
+        .unwrap();
+    assert!(i > 0, "a pivot other than the first");
+    set_text(&b, "pb-open-line", &(i + 1).to_string()).await;
+    b.click_testid("pb-open").await;
+    let title = b
+        .wait_text(
+            "[data-testid=pb-pair-title]",
+            last["pivot_info"]["pivot_id"].as_str().unwrap(),
+        )
+        .await;
+    assert!(
+        title.contains(&format!("source row {}", last["trajectory_id"])),
+        "{title}"
+    );
+    let marks = b.eval("return Array.from(document.querySelectorAll('[data-testid=pb-source-item]')).map(e => e.dataset.mark)").await;
+    let marks: Vec<&str> = marks
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    let at = last["pivot_info"]["source_item_index"].as_u64().unwrap() as usize;
+    assert!(marks[..at].iter().all(|m| *m == "prefix"), "{marks:?}");
+    assert_eq!(marks[at], "action", "{marks:?}");
+    let prefix_items = b
+        .eval("return document.querySelectorAll('[data-testid=pb-prefix-item]').length")
+        .await;
+    assert_eq!(prefix_items, json!(at));
+    assert_eq!(
+        prefix_items,
+        json!(last["responses_create_params"]["input"]
+            .as_array()
+            .unwrap()
+            .len())
+    );
+    let action = b.eval("return Array.from(document.querySelectorAll('[data-testid=pb-source-item][data-mark=action]')).map(e => e.textContent).join('\\n')").await;
+    let expected = b.wait_text("[data-testid=pb-expected]", "").await;
+    let name = last["expected_action"]["name"].as_str().unwrap();
+    assert!(expected.contains(name), "{expected}");
+    assert!(action.as_str().unwrap().contains(name), "{action}");
+    // The list opens rows too: the first pivot.
+    b.click("[data-testid=pb-pivot][data-line='1']").await;
+    b.wait_text(
+        "[data-testid=pb-pair-title]",
+        rows[0]["pivot_info"]["pivot_id"].as_str().unwrap(),
+    )
+    .await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_validators_verdict_is_shown_for_what_was_built() {
+    let source = upstream("newton_bench.example_rollouts.jsonl");
+    let (dir, out, cli) = cli_build(&source, &["--min-reward", "0.5"]);
+    assert!(cli.status.success(), "{cli:?}");
+    let check = gymscope_in(
+        dir.path(),
+        &["validate-pivot", "--path", &out, "--agent-ref", AGENT],
+    );
+    assert!(check.status.success(), "{check:?}");
+    let (_server, b, _) = open_page().await;
+    set_text(&b, "pb-min-reward", "0.5").await;
+    b.choose_file("pb-source-file", &source).await;
+    b.wait_text(
+        "[data-testid=pb-verdict]",
+        "Valid: 15 rows pass every check.",
+    )
+    .await;
+    let command = b.wait_text("[data-testid=pb-command]", "").await;
+    assert!(command.contains("--min-reward 0.5"), "{command}");
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn model_text_is_shown_never_run_and_nothing_is_fetched() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hostile = tmp.path().join("hostile.jsonl");
+    std::fs::write(
+        &hostile,
+        r#"{"responses_create_params":{"input":[{"role":"user","content":"<img src=x onerror=window.__pwned=1>","type":"message"}],"tools":[{"type":"function","name":"lookup","description":"<b>bold</b>","parameters":{"type":"object","properties":{"q":{"type":"string"}}}}]},"response":{"output":[{"type":"function_call","name":"lookup","arguments":"{\"q\":\"<script>window.__pwned=2</script>\"}","call_id":"c1","id":"fc1","status":"completed"}]},"reward":1.0}
+"#,
+    )
+    .unwrap();
+    let (server, b, loaded) = open_page().await;
+    b.choose_file("pb-source-file", &hostile).await;
+    b.wait_text("[data-testid=pb-headline]", "pivots: 1 rows")
+        .await;
+    b.click("[data-testid=pb-pivot][data-line='1']").await;
+    b.wait_text(
+        "[data-testid=pb-source]",
+        "<img src=x onerror=window.__pwned=1>",
+    )
+    .await;
+    b.wait_text(
+        "[data-testid=pb-expected]",
+        "<script>window.__pwned=2</script>",
+    )
+    .await;
+    assert_eq!(
+        b.eval("return window.__pwned === undefined").await,
+        json!(true)
+    );
+    assert_eq!(
+        b.eval("return document.querySelectorAll('[data-testid=pb-pair] img, [data-testid=pb-pair] script, [data-testid=pb-pivots] script').length").await,
+        json!(0)
+    );
+    assert_eq!(
+        server.requests.load(std::sync::atomic::Ordering::SeqCst),
+        loaded,
+        "no request after load"
+    );
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_selection_from_pivots_and_profile_is_select_pivots() {
+    let source = upstream("workplace_assistant.example_rollouts.jsonl");
+    let (dir, out, cli) = cli_build(&source, &[]);
+    assert!(cli.status.success(), "{cli:?}");
+    // A profile of the pivots' on-policy rollouts: mixed, all_success, all_failure, too few.
+    let pivots = std::fs::read_to_string(dir.path().join(&out)).unwrap();
+    let mut profile = String::new();
+    for (i, line) in pivots.lines().enumerate() {
+        let row: Value = serde_json::from_str(line).unwrap();
+        let rewards: Vec<f64> = match i % 4 {
+            0 => vec![1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0],
+            1 => vec![1.0; 8],
+            2 => vec![0.0; 8],
+            _ => vec![1.0, 0.0],
+        };
+        let infos: Vec<Value> = rewards.iter().map(|r| json!({"reward": r})).collect();
+        let p = json!({"_ng_task_index": i, "rollout_infos": infos,
+            "sample": {"pivot_info": {"pivot_id": row["pivot_info"]["pivot_id"]}}});
+        profile.push_str(&format!("{p}\n"));
+    }
+    let profile_name = "prof_rollouts_reward_profiling.jsonl";
+    std::fs::write(dir.path().join(profile_name), profile).unwrap();
+    let selected = out.replace(".jsonl", ".selected.jsonl");
+    let sel = gymscope_in(
+        dir.path(),
+        &[
+            "select-pivot",
+            "--pivots",
+            &out,
+            "--profile",
+            profile_name,
+            "--output",
+            &selected,
+        ],
+    );
+    assert!(sel.status.success(), "{sel:?}");
+    let stdout = String::from_utf8(sel.stdout).unwrap();
+    let table = &stdout[..stdout.find("selected pivots:").unwrap()];
+
+    let (_server, b, _) = open_page().await;
+    b.choose_file("pb-pivots-file", &dir.path().join(&out))
+        .await;
+    b.choose_file("pb-profile-file", &dir.path().join(profile_name))
+        .await;
+    b.click_testid("pb-select").await;
+    b.wait_text("[data-testid=pb-select-status]", "3 pivots selected")
+        .await;
+    let counts = b.wait_text("[data-testid=pb-select-counts]", "mixed").await;
+    assert_eq!(counts.trim(), table.trim());
+    assert_eq!(attr(&b, "pb-download-selected", "download").await, selected);
+    let want = std::fs::read_to_string(dir.path().join(&selected)).unwrap();
+    assert!(
+        download(&b, "pb-download-selected").await == want,
+        "selected rows differ"
+    );
+    let selection = selected.replace(".selected.jsonl", ".selected.selection.json");
+    let want = std::fs::read_to_string(dir.path().join(&selection)).unwrap();
+    assert_eq!(download(&b, "pb-download-selection").await, want);
+    b.close().await;
+}
+
+/// With a run loaded on the Profile page and no file chosen here, Build converts that run's
+/// rollouts (the embedded example): the same pivots as the CLI on the same file.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_run_loaded_on_the_profile_page_is_the_source() {
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/gym-examples/ether0/example_rollouts.jsonl");
+    let (dir, out, cli) = cli_build(&source, &[]);
+    assert!(cli.status.success(), "{cli:?}");
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    b.open_app(&server.url(), "#profile").await;
+    b.click_testid("load-example").await;
+    b.wait_text("[data-testid=task-count]", "task").await;
+    b.click_testid("tab-pivot-build").await;
+    let said = b
+        .wait_text("[data-testid=pb-source-name]", "example_rollouts.jsonl")
+        .await;
+    assert!(said.contains("loaded on the Profile page"), "{said}");
+    set_text(&b, "pb-agent-ref", AGENT).await;
+    b.click_testid("pb-build").await;
+    let headline = b.wait_text("[data-testid=pb-headline]", "pivots: ").await;
+    let stdout = String::from_utf8(cli.stdout).unwrap();
+    assert_eq!(headline, stdout.lines().next().unwrap());
+    let rows = std::fs::read_to_string(dir.path().join(&out)).unwrap();
+    assert!(!rows.is_empty());
+    assert!(
+        download(&b, "pb-download-rows").await == rows,
+        "rows differ from the CLI's"
+    );
+    b.close().await;
+}

@@ -1,0 +1,148 @@
+//! The pivot validator page in real headless Chromium: a valid file shows upstream's summary,
+//! an invalid one every error grouped by check with the row shown on click (escaped), and the
+//! fixed copy downloads and validates. Needs `dist/` and chromium: scripts/test.sh.
+
+use crate::common;
+
+use common::browser::{dist, Browser};
+use common::static_server::StaticServer;
+use fantoccini::Locator;
+use std::path::Path;
+
+async fn click(b: &Browser, testid: &str) {
+    b.click_testid(testid).await;
+}
+
+async fn set_text(b: &Browser, testid: &str, value: &str) {
+    let el = b
+        .client
+        .find(Locator::Css(&format!("[data-testid={testid}]")))
+        .await
+        .unwrap();
+    el.clear().await.unwrap();
+    el.send_keys(value).await.unwrap();
+}
+
+/// The pivot page, loaded, with its worker ready; returns the request count at that point.
+async fn open_pivot_page() -> (StaticServer, Browser, usize) {
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    b.open_app(&server.url(), "#pivot").await; // the worker is started, and fetched, with the page
+    b.wait_text("[data-testid=pivot-status]", "Choose a pivot JSONL file")
+        .await;
+    let loaded = server.requests.load(std::sync::atomic::Ordering::SeqCst);
+    (server, b, loaded)
+}
+
+fn upstream_example() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pivot/upstream/example.jsonl")
+}
+
+const AGENT: &str = "single_step_tool_use_with_argument_comparison_agent";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn errors_are_grouped_by_check_and_a_click_marks_the_value() {
+    let (_server, b, _) = open_pivot_page().await;
+    b.choose_file("pivot-file", &upstream_example()).await;
+    b.wait_text(
+        "[data-testid=pivot-verdict]",
+        "Invalid: 10 errors in 5 of 5 rows",
+    )
+    .await;
+    b.wait_text(
+        "[data-testid=pivot-upstream]",
+        "validation failed: line 1: missing required key 'agent_ref'",
+    )
+    .await;
+    let groups = b.eval("return Array.from(document.querySelectorAll('[data-testid=pivot-group]')).map(g => g.dataset.check)").await;
+    assert_eq!(groups, serde_json::json!(["R2", "P2"]));
+    let findings = b
+        .client
+        .find_all(Locator::Css("[data-testid=pivot-finding]"))
+        .await
+        .unwrap();
+    assert_eq!(findings.len(), 10);
+    findings[5].click().await.unwrap(); // first P2 finding: metadata null on line 1
+    let row = b.wait_text("[data-testid=pivot-row]", "\"metadata\"").await;
+    assert!(row.contains("\"responses_create_params\""), "{row}");
+    let marked = b.eval("return Array.from(document.querySelectorAll('[data-testid=pivot-row] mark')).map(m => m.textContent)").await;
+    assert_eq!(marked, serde_json::json!(["null"]));
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_fixed_copy_is_valid_and_its_summary_is_the_clis() {
+    let (_server, b, _) = open_pivot_page().await;
+    set_text(&b, "pivot-agent-ref", AGENT).await;
+    click(&b, "pivot-fix").await;
+    b.choose_file("pivot-file", &upstream_example()).await;
+    let link = b
+        .wait_text("[data-testid=pivot-fix-download]", "5 rows, 5 changed")
+        .await;
+    assert!(link.contains("example.fixed.jsonl"), "{link}");
+    let fixed = b
+        .eval_async(
+            "const done = arguments[arguments.length - 1];
+             fetch(document.querySelector('[data-testid=pivot-fix-download]').href).then(r => r.text()).then(done);",
+        )
+        .await;
+    let tmp = tempfile::tempdir().unwrap();
+    let fixed_path = tmp.path().join("example.fixed.jsonl");
+    std::fs::write(&fixed_path, fixed.as_str().unwrap()).unwrap();
+    let out = common::run_gymscope(&[
+        "validate-pivot",
+        "--path",
+        fixed_path.to_str().unwrap(),
+        "--agent-ref",
+        AGENT,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The valid file: upstream's summary, exactly as the CLI prints it.
+    click(&b, "pivot-fix").await;
+    b.choose_file("pivot-file", &fixed_path).await;
+    let summary = b.wait_text("[data-testid=pivot-summary]", "rows: 5").await;
+    let cli = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(summary.trim(), cli.trim());
+    b.wait_text("[data-testid=pivot-verdict]", "Valid: 5 rows")
+        .await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn model_text_is_shown_never_run_and_nothing_is_fetched() {
+    let (server, b, loaded_requests) = open_pivot_page().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let hostile = tmp.path().join("hostile.jsonl");
+    std::fs::write(
+        &hostile,
+        r#"{"responses_create_params":{"input":[{"role":"user","content":"<img src=x onerror=window.__pwned=1>"}],"tools":[],"tool_choice":"<script>window.__pwned=2</script>"},"expected_action":{"type":"message","content":"x"},"agent_ref":{"type":"responses_api_agents","name":"single_step_tool_use_with_argument_comparison_agent"}}"#,
+    )
+    .unwrap();
+    b.choose_file("pivot-file", &hostile).await;
+    b.wait_text(
+        "[data-testid=pivot-upstream]",
+        "tool_choice should be 'auto', found '<script>",
+    )
+    .await;
+    click(&b, "pivot-finding").await;
+    b.wait_text(
+        "[data-testid=pivot-row]",
+        "<img src=x onerror=window.__pwned=1>",
+    )
+    .await;
+    assert_eq!(
+        b.eval("return window.__pwned === undefined").await,
+        serde_json::json!(true)
+    );
+    assert_eq!(b.eval("return document.querySelectorAll('[data-testid=pivot-row] img, [data-testid=pivot-row] script').length").await, serde_json::json!(0));
+    assert_eq!(
+        server.requests.load(std::sync::atomic::Ordering::SeqCst),
+        loaded_requests,
+        "no request after load"
+    );
+    b.close().await;
+}

@@ -1,0 +1,512 @@
+//! Hostile inputs and odd files (issue 10, "Resource limits and odd files"): every command that
+//! reads JSONL stops at the line limit naming file and line; pipes are refused; outputs are never
+//! one of the inputs; a run's two files are recognised by content; no temporary file is left on
+//! any path, a signal during a write included; messages say what they found, once.
+#![allow(unsafe_code)] // libc::mkfifo and libc::kill make the FIFOs and signals under test
+
+use crate::common;
+use crate::common::gen_run;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn gymscope(args: &[&str]) -> Output {
+    common::run_gymscope(args)
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Temporary output files (`.NAME.PID.tmp`) anywhere under `dir`.
+fn temps(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(temps(&p));
+        } else if p.file_name().unwrap().to_string_lossy().ends_with(".tmp") {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// The blackjack example run copied into `dir` as `m.jsonl` / `r.jsonl`.
+fn example_run(dir: &Path) -> (PathBuf, PathBuf) {
+    let src = common::fixtures_dir().join("blackjack");
+    let m = dir.join("m.jsonl");
+    let r = dir.join("r.jsonl");
+    std::fs::copy(src.join("example_rollouts_materialized_inputs.jsonl"), &m).unwrap();
+    std::fs::copy(src.join("example_rollouts.jsonl"), &r).unwrap();
+    (m, r)
+}
+
+#[test]
+fn a_line_over_the_limit_fails_naming_file_and_line_in_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let (m, r) = example_run(dir.path());
+    let limit = "300"; // blackjack rows are longer than this
+    let want = "line 1 is longer than 300 bytes";
+
+    let o = gymscope(&[
+        "profile",
+        "--inputs",
+        s(&m),
+        "--rollouts",
+        s(&r),
+        "--max-line-bytes",
+        limit,
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains(&format!("'{}' {want}", s(&m))),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = gymscope(&[
+        "report",
+        "--inputs",
+        s(&m),
+        "--rollouts",
+        s(&r),
+        "--max-line-bytes",
+        limit,
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains(want), "{}", stderr(&o));
+
+    let o = gymscope(&["validate-pivot", "--path", s(&r), "--max-line-bytes", limit]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains(&format!("validation failed: {want}")),
+        "{}",
+        stderr(&o)
+    );
+
+    // `report --profile` reads the profiling file whole: the limit applies there too.
+    let out = dir.path().join("out");
+    let o = gymscope(&[
+        "profile",
+        "--inputs",
+        s(&m),
+        "--rollouts",
+        s(&r),
+        "--out-dir",
+        s(&out),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let profiling = out.join("r_reward_profiling.jsonl");
+    let o = gymscope(&[
+        "report",
+        "--profile",
+        s(&profiling),
+        "--max-line-bytes",
+        limit,
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains(&format!("'{}' {want}", s(&profiling))),
+        "{}",
+        stderr(&o)
+    );
+
+    // A device that never ends a line: bounded by the limit, not by memory.
+    let o = gymscope(&[
+        "profile",
+        "--inputs",
+        "/dev/zero",
+        "--rollouts",
+        s(&r),
+        "--max-line-bytes",
+        "1000000",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("'/dev/zero' line 1 is longer than 1000000 bytes"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(temps(dir.path()).is_empty());
+}
+
+#[test]
+fn collect_merge_applies_the_limit_to_shards() {
+    let dir = tempfile::tempdir().unwrap();
+    let shard = dir.path().join("r-shard0-of-1.jsonl");
+    std::fs::write(
+        dir.path().join("r-shard0-of-1_materialized_inputs.jsonl"),
+        b"{\"x\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\",\"_ng_task_index\":0,\"_ng_rollout_index\":0}\n",
+    )
+    .unwrap();
+    std::fs::write(&shard, b"{\"_ng_task_index\":0,\"_ng_rollout_index\":0}\n").unwrap();
+    let out = dir.path().join("r.jsonl");
+    let o = gymscope(&[
+        "collect",
+        "--merge",
+        "-o",
+        s(&out),
+        "--disable-aggregation",
+        "--max-line-bytes",
+        "50",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o)
+            .contains("r-shard0-of-1_materialized_inputs.jsonl' line 1: longer than 50 bytes"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists());
+    assert!(temps(dir.path()).is_empty());
+}
+
+#[test]
+fn pipes_as_inputs_are_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (m, r) = example_run(dir.path());
+    let fifo = dir.path().join("fifo.jsonl");
+    let c = std::ffi::CString::new(s(&fifo)).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let out = dir.path().join("out.jsonl").display().to_string();
+    let start = Instant::now();
+    for args in [
+        vec!["profile", "--inputs", s(&fifo), "--rollouts", s(&r)],
+        vec!["profile", "--inputs", s(&m), "--rollouts", s(&fifo)],
+        vec!["report", "--inputs", s(&m), "--rollouts", s(&fifo)],
+        vec!["compare", s(&fifo), s(&r)],
+        vec![
+            "build-pivot",
+            "--input",
+            s(&fifo),
+            "--output",
+            &out,
+            "--agent-ref",
+            "a",
+        ],
+        vec![
+            "select-pivot",
+            "--pivots",
+            s(&fifo),
+            "--profile",
+            s(&r),
+            "--output",
+            &out,
+        ],
+    ] {
+        let o = gymscope(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(
+            e.contains(s(&fifo)) && e.contains("is a pipe") && e.contains("twice"),
+            "{e}"
+        );
+    }
+    assert!(start.elapsed() < Duration::from_secs(20), "no hang");
+}
+
+#[test]
+fn no_command_writes_over_one_of_its_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (m, r) = example_run(dir.path());
+    let before = std::fs::read(&r).unwrap();
+
+    // report -o the rollouts file (also through a symlink and a `..` path).
+    let link = dir.path().join("link.jsonl");
+    std::os::unix::fs::symlink(&r, &link).unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let dotted = dir.path().join("sub/../r.jsonl");
+    for o in [&r, &link, &dotted] {
+        let out = gymscope(&["report", "--inputs", s(&m), "--rollouts", s(&r), "-o", s(o)]);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("refusing to write"),
+            "{}",
+            stderr(&out)
+        );
+    }
+
+    // validate-pivot --fix onto --path.
+    let out = gymscope(&["validate-pivot", "--path", s(&r), "--fix", s(&link)]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+
+    // profile: an input named like the output it would write.
+    let named = dir.path().join("r_reward_profiling.jsonl");
+    std::fs::rename(&m, &named).unwrap();
+    let out = gymscope(&["profile", "--inputs", s(&named), "--rollouts", s(&r)]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("(--inputs)"), "{}", stderr(&out));
+    std::fs::rename(&named, &m).unwrap();
+
+    assert_eq!(std::fs::read(&r).unwrap(), before);
+    assert!(temps(dir.path()).is_empty());
+}
+
+#[test]
+fn merge_checks_everything_before_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mat = |i: u32| d.join(format!("r-shard{i}-of-2_materialized_inputs.jsonl"));
+    let shard = |i: u32| d.join(format!("r-shard{i}-of-2.jsonl"));
+    std::fs::write(mat(0), b"{\"_ng_task_index\":0,\"_ng_rollout_index\":0}\n").unwrap();
+    std::fs::write(mat(1), b"{\"_ng_task_index\":1,\"_ng_rollout_index\":0}\n").unwrap();
+    std::fs::write(
+        shard(0),
+        b"{\"_ng_task_index\":0,\"_ng_rollout_index\":0,\"reward\":1}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        shard(1),
+        b"{\"_ng_task_index\":1,\"_ng_rollout_index\":0,\"reward\":0}\n",
+    )
+    .unwrap();
+    let merge = |out: &Path| {
+        gymscope(&[
+            "collect",
+            "--merge",
+            "-o",
+            s(out),
+            "--disable-aggregation",
+            s(&shard(0)),
+            s(&shard(1)),
+        ])
+    };
+
+    // -o a directory: refused before the materialized file is written.
+    let as_dir = d.join("outdir");
+    std::fs::create_dir(&as_dir).unwrap();
+    let o = merge(&as_dir);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!d.join("outdir_materialized_inputs.jsonl").exists());
+
+    // -o shard 0 spelled another way: refused by identity, shard 0 untouched.
+    let before = std::fs::read(shard(0)).unwrap();
+    let o = merge(
+        &d.join("./sub/../r-shard0-of-2.jsonl")
+            .components()
+            .collect::<PathBuf>(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    std::fs::create_dir(d.join("sub")).unwrap();
+    let o = merge(&d.join("sub/../r-shard0-of-2.jsonl"));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(std::fs::read(shard(0)).unwrap(), before);
+
+    // Keys `profile` rejects are rejected here, naming file and line.
+    for (bad, found) in [
+        ("null", "null"),
+        ("{\"a\":1}", "an object"),
+        ("\"0\"", "a string"),
+    ] {
+        std::fs::write(
+            shard(1),
+            format!("{{\"_ng_task_index\":1,\"_ng_rollout_index\":{bad}}}\n"),
+        )
+        .unwrap();
+        let out = d.join("m.jsonl");
+        let o = merge(&out);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let e = stderr(&o);
+        assert!(
+            e.contains(&format!("r-shard1-of-2.jsonl' line 1: field `_ng_rollout_index` must be an integer, found {found}")),
+            "{e}"
+        );
+        assert!(!out.exists() && !d.join("m_materialized_inputs.jsonl").exists());
+    }
+
+    // Bad JSON: one line number (the file's), the column, and "invalid UTF-8" as `profile` says.
+    std::fs::write(shard(1), b"{\"_ng_task_index\":1,\n").unwrap();
+    let e = stderr(&merge(&d.join("m.jsonl")));
+    assert!(
+        e.contains("r-shard1-of-2.jsonl' line 1: Malformed JSON at column"),
+        "{e}"
+    );
+    assert!(!e.contains("at line 1 column"), "{e}");
+    std::fs::write(shard(1), b"{\"_ng_task_index\":1,\"x\":\"\xff\"}\n").unwrap();
+    let e = stderr(&merge(&d.join("m.jsonl")));
+    assert!(e.contains("invalid UTF-8"), "{e}");
+    assert!(temps(d).is_empty());
+}
+
+#[test]
+fn swapped_or_identical_run_files_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let (m, r) = example_run(dir.path());
+    let o = gymscope(&["profile", "--inputs", s(&r), "--rollouts", s(&m)]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("looks like rollouts")
+            && e.contains("looks like materialized inputs")
+            && e.contains("swapped"),
+        "{e}"
+    );
+    let o = gymscope(&["report", "--inputs", s(&r), "--rollouts", s(&r)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("are the same file"), "{}", stderr(&o));
+}
+
+#[test]
+fn messages_say_what_they_found_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A directory as an input: the cause once, exit 2.
+    let (m, _) = example_run(d);
+    let o = gymscope(&["profile", "--inputs", s(&m), "--rollouts", s(d)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o).matches("directory").count(), 1, "{}", stderr(&o));
+
+    // Index values that are not integers: say what they are.
+    let inputs = d.join("i.jsonl");
+    std::fs::write(&inputs, b"{\"_ng_task_index\":0,\"_ng_rollout_index\":0}\n").unwrap();
+    for (value, found) in [
+        ("\"0\"", "a string"),
+        ("null", "null"),
+        ("[0]", "an array"),
+        ("1.5", "a float"),
+        (
+            "123456789012345678901234",
+            "an integer out of the 64-bit range",
+        ),
+    ] {
+        let rollouts = d.join("o.jsonl");
+        std::fs::write(
+            &rollouts,
+            format!("{{\"_ng_task_index\":{value},\"_ng_rollout_index\":0,\"reward\":1}}\n"),
+        )
+        .unwrap();
+        let o = gymscope(&[
+            "profile",
+            "--inputs",
+            s(&inputs),
+            "--rollouts",
+            s(&rollouts),
+        ]);
+        assert_eq!(o.status.code(), Some(1));
+        assert!(
+            stderr(&o).contains(&format!(
+                "field `_ng_task_index` must be an integer, found {found}"
+            )),
+            "{value}: {}",
+            stderr(&o)
+        );
+    }
+
+    // A value that is not a boolean is refused, as Hydra refuses it.
+    let o = gymscope(&[
+        "profile",
+        "+materialized_inputs_jsonl_fpath=a",
+        "+rollouts_jsonl_fpath=b",
+        "++allow_partial_rollouts=maybe",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not a boolean"), "{}", stderr(&o));
+
+    // `report --profile` says "invalid UTF-8" as `profile` does.
+    let p = d.join("x_reward_profiling.jsonl");
+    std::fs::write(&p, b"{\"_ng_task_index\":0,\"mean/reward\":\"\xff\"}\n").unwrap();
+    let o = gymscope(&["report", "--profile", s(&p)]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("line 1, column 36: invalid UTF-8"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_signal_during_a_write_leaves_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // Big enough that writing the profile takes a while in a debug build.
+    let (m, r) = gen_run::generate(dir.path(), "run", 20_000, 4, 600);
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gymscope"))
+        .args([
+            "profile",
+            "--inputs",
+            s(&m),
+            "--rollouts",
+            s(&r),
+            "--out-dir",
+            s(&out),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let mut signalled = false;
+    while start.elapsed() < Duration::from_secs(120) {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if !temps(&out).is_empty() {
+            unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+            signalled = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let status = child.wait().unwrap();
+    assert!(signalled, "the write was not caught in progress");
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(libc::SIGTERM), "ended by the signal");
+    assert!(temps(&out).is_empty(), "left {:?}", temps(&out));
+}
+
+/// Statistics are computed only for the columns a group has (memory bounded by the data); a
+/// column one rollout of a large group has is computed from that value alone, exactly as the
+/// full NaN-padded column would give (-0.0 keeps the full path: numpy's sum makes it +0.0).
+#[test]
+fn sparse_columns_give_the_dense_statistics() {
+    let mut inputs = String::new();
+    let mut rollouts = String::new();
+    for r in 0..20 {
+        inputs.push_str(&format!(
+            "{{\"_ng_task_index\":0,\"_ng_rollout_index\":{r},\"agent_ref\":{{\"name\":\"a\"}}}}\n"
+        ));
+        let extra = match r {
+            7 => ",\"x\":0.1",
+            11 => ",\"y\":-0.0",
+            _ => "",
+        };
+        rollouts.push_str(&format!(
+            "{{\"_ng_task_index\":0,\"_ng_rollout_index\":{r},\"reward\":{}{extra}}}\n",
+            r % 2
+        ));
+    }
+    let p = gymscope::output::profile_bytes(
+        inputs.as_bytes(),
+        "in.jsonl",
+        rollouts.as_bytes(),
+        "out.jsonl",
+        Default::default(),
+    )
+    .unwrap();
+    let col = |name: &str| {
+        (0..p.columns.len())
+            .find(|&c| p.column_name(c) == name)
+            .unwrap()
+    };
+    let task = &p.tasks[0].columns;
+    let x = task[col("x")];
+    assert_eq!((x.mean, x.median, x.std), (Some(0.1), Some(0.1), None));
+    let y = task[col("y")];
+    assert_eq!(y.mean.map(f64::is_sign_positive), Some(true), "{y:?}");
+    assert_eq!(task[col("reward")].mean, Some(0.5));
+    // Agent rows too.
+    assert_eq!(p.agents[0].columns[col("x")].mean, Some(0.1));
+    let rendered = gymscope::output::render_in_memory(&p, inputs.as_bytes(), "in.jsonl").unwrap();
+    let row = String::from_utf8(rendered.reward_profiling).unwrap();
+    assert!(
+        row.contains("\"mean/x\":0.1") && !row.contains("\"std/x\""),
+        "{row}"
+    );
+}

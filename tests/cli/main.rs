@@ -1,0 +1,19 @@
+//! The command line end to end: parity with NeMo Gym's outputs on every fixture and upstream-oracle case,
+//! error cases, health, the report, compare, the plot model, and hostile input through every command.
+#![allow(clippy::unwrap_used)] // a test stops at what must hold
+
+use gymscope_testkit as common;
+
+mod compare;
+mod compare_report;
+mod fixtures_parity;
+mod hardening;
+mod health;
+mod health_skim;
+mod joint_read;
+mod mutation;
+mod pivot_gym_repo;
+mod pivot_parity;
+mod plot_model;
+mod profile_cases;
+mod report;

@@ -1,0 +1,295 @@
+//! The HTML report, natively: the same inputs give the same bytes, every data string is escaped
+//! (in the page and in the embedded data), a profile and its output files give the same content,
+//! and a 100,000-rollout run stays under 12 MB. The browser side is `tests/browser_report.rs`.
+
+use crate::common;
+use crate::common::gen_run;
+
+use gymscope::conversation::conversation;
+use gymscope::output::{profile_bytes, render_in_memory};
+use gymscope::profile::{Profile, ProfileOptions};
+use gymscope::render::LineSource;
+use gymscope::report::{self, ReportInput, ReportMeta, Source};
+use gymscope::table::Table;
+use std::path::Path;
+
+const PARTIAL: ProfileOptions = ProfileOptions {
+    allow_partial_rollouts: true,
+};
+
+fn meta(title: &str) -> ReportMeta {
+    ReportMeta {
+        title: title.into(),
+        sources: vec![Source {
+            name: "rollouts.jsonl".into(),
+            bytes: 1234,
+        }],
+        date: Some("2026-01-01".into()),
+    }
+}
+
+/// A report built as the CLI builds it: profile, conversations of the first `tasks` tasks read
+/// back by span.
+fn report_of(inputs: &[u8], rollouts: &[u8], tasks: usize, title: &str) -> (Profile, ReportInput) {
+    let p = profile_bytes(inputs, "in.jsonl", rollouts, "out.jsonl", PARTIAL).unwrap();
+    let mut src: &[u8] = rollouts;
+    let conversations = report::conversation_spans(&p, tasks)
+        .into_iter()
+        .map(|(key, span)| {
+            let row = serde_json::from_slice(&src.read_span(span).unwrap()).unwrap();
+            (key, conversation(&row))
+        })
+        .collect();
+    let input = ReportInput::from_profile(&p, meta(title), conversations);
+    (p, input)
+}
+
+#[test]
+fn same_inputs_give_the_same_bytes() {
+    let (inputs, rollouts) = gen_run::hostile_run();
+    let a = report::render(&report_of(inputs.as_bytes(), rollouts.as_bytes(), 20, "t").1);
+    let b = report::render(&report_of(inputs.as_bytes(), rollouts.as_bytes(), 20, "t").1);
+    assert_eq!(a, b);
+    // The date is an option, shown only when given.
+    assert!(a.contains("2026-01-01"));
+}
+
+#[test]
+fn every_data_string_is_escaped() {
+    let (inputs, rollouts) = gen_run::hostile_run();
+    let html =
+        report::render(&report_of(inputs.as_bytes(), rollouts.as_bytes(), 20, "<b>title</b>").1);
+    // Exactly two script elements: the data block and the report's own script.
+    assert_eq!(html.matches("<script").count(), 2, "{html}");
+    assert_eq!(html.matches("</script>").count(), 2);
+    assert!(!html.contains("<img"));
+    assert!(!html.contains("<b>title"));
+    assert!(html.contains("&lt;img src=x onerror=&quot;window.__pwned=2&quot;&gt;"));
+    assert!(html.contains("&lt;/script&gt;&lt;script&gt;window.__pwned=1"));
+    // In the JSON data block the same strings are \u-escaped and still read back.
+    let start = html.find("id=\"report-data\">").unwrap() + "id=\"report-data\">".len();
+    let end = start + html[start..].find("</script>").unwrap();
+    let data: serde_json::Value = serde_json::from_str(&html[start..end]).unwrap();
+    let fields = data["points"]["fields"].as_array().unwrap();
+    assert!(
+        fields
+            .iter()
+            .any(|f| f == "</script><script>window.__pwned=1</script>"),
+        "{fields:?}"
+    );
+    assert!(data["tasks"]["headers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|h| h == "mean/<img src=x onerror=\"window.__pwned=2\">"));
+    // No element from the data can carry a URL or handler: the page has no src/href at all.
+    assert!(!html.contains(" src=\"") && !html.contains(" href="));
+    // The CSP allows exactly the inline script and style, by hash.
+    let csp = &html[html.find("Content-Security-Policy").unwrap()..];
+    let csp = &csp[..csp.find('>').unwrap()];
+    assert!(csp.contains("default-src 'none'") && csp.contains("script-src 'sha256-"));
+    assert!(!csp.contains("unsafe-inline"));
+}
+
+fn without_column(t: &Table, header: &str) -> Table {
+    let Some(c) = t.headers.iter().position(|h| h == header) else {
+        return t.clone();
+    };
+    let mut t = t.clone();
+    t.headers.remove(c);
+    for row in &mut t.rows {
+        row.cells.remove(c);
+    }
+    t
+}
+
+/// The report from a profile and from that profile's files hold the same tables and points.
+fn assert_same_content(inputs: &[u8], rollouts: &[u8], what: &str) {
+    let (p, from_run) = report_of(inputs, rollouts, 0, "t");
+    let files = render_in_memory(&p, inputs, "in.jsonl").unwrap();
+    let from_files = ReportInput::from_profile_files(
+        meta("t"),
+        ("x_reward_profiling.jsonl", &files.reward_profiling),
+        Some(("x_agent_metrics.json", &files.agent_metrics)),
+        0,
+    )
+    .unwrap();
+    assert_eq!(from_files.tasks, from_run.tasks, "{what}: task table");
+    // Profile files do not name each rollout's agent; everything else is the same.
+    assert!(from_files.points.agent.is_empty(), "{what}");
+    assert_eq!(
+        from_run.points.agent.len(),
+        from_run.points.len(),
+        "{what}: an agent per rollout"
+    );
+    let run_points = gymscope::report::Points {
+        agent: Vec::new(),
+        ..from_run.points.clone()
+    };
+    assert_eq!(from_files.points, run_points, "{what}: points");
+    // The metrics file has no rollout counts per agent.
+    let agents = without_column(from_run.agents.as_ref().unwrap(), "rollouts");
+    assert_eq!(
+        from_files.agents.as_ref().unwrap(),
+        &agents,
+        "{what}: agent table"
+    );
+    let (s, f) = (from_run.summary, from_files.summary);
+    assert_eq!(
+        (
+            s.expected_rollout_rows - missing_expected(&p),
+            s.completed_rollout_rows,
+            s.complete_input_rows,
+            s.partial_input_rows
+        ),
+        (
+            f.expected_rollout_rows,
+            f.completed_rollout_rows,
+            f.complete_input_rows,
+            f.partial_input_rows
+        ),
+        "{what}: summary"
+    );
+    assert_eq!(
+        s.total_input_rows - s.missing_input_rows,
+        f.total_input_rows,
+        "{what}: summary"
+    );
+}
+
+/// Expected rollouts of tasks that have none at all (not recorded in the profiling file).
+fn missing_expected(p: &Profile) -> usize {
+    p.summary.expected_rollout_rows
+        - p.tasks
+            .iter()
+            .map(|t| t.expected_num_rollouts)
+            .sum::<usize>()
+}
+
+#[test]
+fn profile_files_give_the_same_content_as_the_run() {
+    let mut cases = 0;
+    for dir in ["gym-examples", "generated"] {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(dir);
+        let mut entries: Vec<_> = std::fs::read_dir(&root)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        entries.sort();
+        for case in entries {
+            let files: Vec<_> = std::fs::read_dir(&case)
+                .unwrap()
+                .flatten()
+                .map(|e| e.path())
+                .collect();
+            let find = |materialized: bool| {
+                files.iter().find(|f| {
+                    let name = f.file_name().unwrap().to_string_lossy();
+                    name.ends_with(".jsonl") && name.contains("materialized_inputs") == materialized
+                })
+            };
+            let (Some(inputs), Some(rollouts)) = (find(true), find(false)) else {
+                continue;
+            };
+            let (inputs, rollouts) = (
+                std::fs::read(inputs).unwrap(),
+                std::fs::read(rollouts).unwrap(),
+            );
+            if profile_bytes(&inputs, "in.jsonl", &rollouts, "out.jsonl", PARTIAL).is_err() {
+                continue; // an error case: no profile to report on
+            }
+            assert_same_content(&inputs, &rollouts, &case.display().to_string());
+            cases += 1;
+        }
+    }
+    assert!(cases >= 20, "only {cases} fixture runs found");
+}
+
+#[test]
+fn a_100k_rollout_run_stays_under_12_mb() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-data");
+    let (inputs, rollouts) = gen_run::generate(&dir, "report_25000x4", 25_000, 4, 600);
+    let (inputs, rollouts) = (
+        std::fs::read(inputs).unwrap(),
+        std::fs::read(rollouts).unwrap(),
+    );
+    let (_, input) = report_of(
+        &inputs,
+        &rollouts,
+        report::DEFAULT_CONVERSATION_TASKS,
+        "big",
+    );
+    assert_eq!(input.points.len(), 100_000);
+    let html = report::render(&input);
+    println!(
+        "report of 100,000 rollouts / 25,000 tasks: {:.2} MB",
+        html.len() as f64 / 1e6
+    );
+    assert!(html.len() < 12_000_000, "{} bytes", html.len());
+}
+
+#[test]
+fn cli_writes_the_same_file_twice() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/generated/multi_agent");
+    let tmp = tempfile::tempdir().unwrap();
+    let mut outputs = Vec::new();
+    for name in ["a.html", "b.html"] {
+        let out = tmp.path().join(name);
+        let run = common::run_gymscope(&[
+            "report",
+            "--inputs",
+            root.join("rollouts_materialized_inputs.jsonl")
+                .to_str()
+                .unwrap(),
+            "--rollouts",
+            root.join("rollouts.jsonl").to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--date",
+            "2026-01-01",
+        ]);
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        outputs.push(std::fs::read(out).unwrap());
+    }
+    assert_eq!(outputs[0], outputs[1]);
+
+    // From the profile's files, found next to each other.
+    let prof = common::run_gymscope(&[
+        "profile",
+        "--inputs",
+        root.join("rollouts_materialized_inputs.jsonl")
+            .to_str()
+            .unwrap(),
+        "--rollouts",
+        root.join("rollouts.jsonl").to_str().unwrap(),
+        "--out-dir",
+        tmp.path().to_str().unwrap(),
+    ]);
+    assert!(prof.status.success());
+    let run = common::run_gymscope(&[
+        "report",
+        "--profile",
+        tmp.path()
+            .join("rollouts_reward_profiling.jsonl")
+            .to_str()
+            .unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let html = std::fs::read_to_string(tmp.path().join("rollouts_report.html")).unwrap();
+    assert!(
+        html.contains("rollouts_agent_metrics.json"),
+        "the metrics file is found and named"
+    );
+    assert!(html.contains("id=\"agent-table\""));
+}

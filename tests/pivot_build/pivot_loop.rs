@@ -1,0 +1,294 @@
+//! The PivotRL loop end to end through the real commands: `build-pivot` → `collect
+//! --num-repeats 8` against a stand-in pivot agent on 127.0.0.1 that answers deterministically and
+//! scores with the core's action comparison → `profile` → `select-pivot`.
+
+use crate::common::gym_standin;
+
+use gym_standin::{Responder, StandIn};
+use gymscope::verifier::{compare, Action, ComparatorConfig};
+use serde_json::{json, Map, Value};
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::Arc;
+
+const AGENT: &str = "loop_pivot_single_step_tool_use_with_argument_comparison_agent";
+
+fn gymscope(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gymscope"))
+        .args(args)
+        .output()
+        .expect("run gymscope")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn jsonl(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The stand-in policy, from the pivot's content: a third of the pivots always right, a third
+/// always wrong, the rest right on the first `k` of their 8 rollouts (k in 1..=7).
+fn plan(pivot_id: &str) -> (u32, u64) {
+    let v = u32::from_str_radix(&pivot_id[..2], 16).unwrap();
+    (v % 3, 1 + u64::from(v / 3) % 7)
+}
+
+fn expected_pass_rate(pivot_id: &str) -> f64 {
+    match plan(pivot_id) {
+        (0, _) => 1.0,
+        (1, _) => 0.0,
+        (_, k) => k as f64 / 8.0,
+    }
+}
+
+/// Answers like `tool_simulation_agent` + the pivot resources server: one model call, scored.
+fn pivot_agent() -> Responder {
+    Arc::new(|row: &Map<String, Value>| {
+        let expected = &row["expected_action"];
+        let id = row["pivot_info"]["pivot_id"].as_str().unwrap();
+        let rollout = row["_ng_rollout_index"].as_u64().unwrap();
+        let right = match plan(id) {
+            (0, _) => true,
+            (1, _) => false,
+            (_, k) => rollout < k,
+        };
+        let wrong_call = json!({"type": "function_call", "name": "wrong_tool", "arguments": "{}", "call_id": "call_w", "status": "completed"});
+        let output = if right {
+            Action::from_expected(expected).unwrap().to_output()
+        } else {
+            vec![wrong_call]
+        };
+        let actual = Action::from_output(&output);
+        let (reward, category) = compare(
+            &ComparatorConfig::new(0.1),
+            &Action::from_expected(expected).unwrap(),
+            actual.as_ref(),
+        );
+        json!({"responses_create_params": row["responses_create_params"],
+               "response": {"id": "resp_pivot", "object": "response", "status": "completed", "output": output,
+                            "usage": {"input_tokens": 100, "output_tokens": 10, "total_tokens": 110}},
+               "reward": reward, "expected_action": expected, "category": category.text()})
+    })
+}
+
+#[test]
+fn build_collect_profile_select() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/pivot-build/upstream/example_multi_step.example_rollouts.jsonl");
+    let pivots = dir.path().join("pivots.jsonl");
+    let p = pivots.to_str().unwrap();
+    let r = gymscope(&[
+        "build-pivot",
+        "--input",
+        source.to_str().unwrap(),
+        "--output",
+        p,
+        "--agent-ref",
+        AGENT,
+    ]);
+    assert!(r.status.success(), "{}", text(&r));
+    let r = gymscope(&["validate-pivot", "--path", p, "--agent-ref", AGENT]);
+    assert!(r.status.success(), "{}", text(&r));
+    let rows = jsonl(&pivots);
+    assert!(rows.len() >= 20);
+
+    let gym = StandIn::start_responding(&[AGENT], pivot_agent());
+    let rollouts = dir.path().join("prof/rollouts.jsonl");
+    let head = gym.head();
+    let r = gymscope(&[
+        "collect",
+        "-i",
+        p,
+        "-o",
+        rollouts.to_str().unwrap(),
+        "--num-repeats",
+        "8",
+        "--temperature",
+        "1.0",
+        "--head-server",
+        &head,
+        "--concurrency",
+        "16",
+        "--no-progress",
+    ]);
+    assert!(r.status.success(), "{}", text(&r));
+    assert_eq!(jsonl(&rollouts).len(), rows.len() * 8);
+    let inputs = dir.path().join("prof/rollouts_materialized_inputs.jsonl");
+    let r = gymscope(&[
+        "profile",
+        "--inputs",
+        inputs.to_str().unwrap(),
+        "--rollouts",
+        rollouts.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", text(&r));
+    let profile = dir.path().join("prof/rollouts_reward_profiling.jsonl");
+
+    // The profile row's task index is the pivot's line and its sample carries the pivot_id.
+    for prow in jsonl(&profile) {
+        let t = prow["_ng_task_index"].as_u64().unwrap() as usize;
+        assert_eq!(
+            prow["sample"]["pivot_info"]["pivot_id"],
+            rows[t]["pivot_info"]["pivot_id"]
+        );
+    }
+
+    let selected = dir.path().join("selected.jsonl");
+    let r = gymscope(&[
+        "select-pivot",
+        "--pivots",
+        p,
+        "--profile",
+        profile.to_str().unwrap(),
+        "--output",
+        selected.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", text(&r));
+    assert!(
+        String::from_utf8_lossy(&r.stdout).contains("| kept |"),
+        "{}",
+        text(&r)
+    );
+    let ids = |rows: &[Value]| {
+        rows.iter()
+            .map(|r| r["pivot_info"]["pivot_id"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let want: Vec<String> = ids(&rows)
+        .into_iter()
+        .filter(|id| plan(id).0 == 2)
+        .collect();
+    assert!(
+        !want.is_empty(),
+        "the stand-in policy gives some mixed pivots"
+    );
+    let got = jsonl(&selected);
+    assert_eq!(ids(&got), want, "exactly the mixed pivots, in file order");
+    for row in &got {
+        let id = row["pivot_info"]["pivot_id"].as_str().unwrap();
+        let info = &row["profile_info"];
+        assert_eq!(info["num_rollouts"], 8);
+        assert_eq!(info["group"], "mixed");
+        assert_eq!(
+            info["reward_mean"].as_f64().unwrap(),
+            expected_pass_rate(id)
+        );
+        // The original row, with profile_info after pivot_info.
+        let original = rows
+            .iter()
+            .find(|r| r["pivot_info"]["pivot_id"] == id)
+            .unwrap();
+        let mut stripped = row.clone();
+        stripped
+            .as_object_mut()
+            .unwrap()
+            .shift_remove("profile_info");
+        assert_eq!(&stripped, original);
+        let keys: Vec<&String> = row.as_object().unwrap().keys().collect();
+        let at = keys.iter().position(|k| *k == "pivot_info").unwrap();
+        assert_eq!(keys[at + 1], "profile_info");
+    }
+    let counts: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("selected.selection.json")).unwrap(),
+    )
+    .unwrap();
+    let class = |c: u32| ids(&rows).iter().filter(|id| plan(id).0 == c).count();
+    assert_eq!(counts["pivots"], rows.len());
+    assert_eq!(counts["profiled"], rows.len());
+    assert_eq!(counts["all_success"], class(0));
+    assert_eq!(counts["all_failure"], class(1));
+    assert_eq!(counts["mixed"], class(2));
+    assert_eq!(counts["kept"], want.len());
+    assert_eq!(counts["rollouts_per_pivot"], json!({"8": rows.len()}));
+    let keys: Vec<&String> = counts.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "pivots",
+            "profiled",
+            "unprofiled",
+            "insufficient_rollouts",
+            "all_success",
+            "all_failure",
+            "mixed",
+            "dropped_above_difficulty_threshold",
+            "dropped_easiest",
+            "kept",
+            "rollouts_per_pivot"
+        ]
+    );
+
+    // Capped: the easiest are dropped first (ties by file order).
+    let capped = dir.path().join("capped.jsonl");
+    let r = gymscope(&[
+        "select-pivot",
+        "--pivots",
+        p,
+        "--profile",
+        profile.to_str().unwrap(),
+        "--output",
+        capped.to_str().unwrap(),
+        "--max-pivots",
+        "2",
+        "--sort",
+        "difficulty",
+    ]);
+    assert!(r.status.success(), "{}", text(&r));
+    let mut hardest: Vec<(f64, usize, String)> = want
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (expected_pass_rate(id), i, id.clone()))
+        .collect();
+    hardest.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let expect: Vec<String> = hardest.iter().take(2).map(|h| h.2.clone()).collect();
+    assert_eq!(ids(&jsonl(&capped)), expect);
+
+    // A higher success threshold than any reward: every profiled pivot is all_failure.
+    let r = gymscope(&[
+        "select-pivot",
+        "--pivots",
+        p,
+        "--profile",
+        profile.to_str().unwrap(),
+        "--output",
+        capped.to_str().unwrap(),
+        "--success-threshold",
+        "2",
+    ]);
+    assert!(r.status.success(), "{}", text(&r));
+    assert!(jsonl(&capped).is_empty());
+    let counts: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("capped.selection.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(counts["all_failure"], rows.len());
+    // --min-rollouts above 8: nothing is sufficiently profiled.
+    let r = gymscope(&[
+        "select-pivot",
+        "--pivots",
+        p,
+        "--profile",
+        profile.to_str().unwrap(),
+        "--output",
+        capped.to_str().unwrap(),
+        "--min-rollouts",
+        "9",
+    ]);
+    assert!(r.status.success(), "{}", text(&r));
+    let counts: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("capped.selection.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(counts["insufficient_rollouts"], rows.len());
+}
