@@ -7,6 +7,7 @@ mod pivot_build_job;
 mod pivot_job;
 mod profile_job;
 mod report_job;
+mod verdict_files;
 
 use super::protocol::{decode, Failure, Reply, Request};
 use io::post;

@@ -4,13 +4,13 @@
 
 use super::super::protocol::{Download, Failure, JsColumns, Profiled, Reply, UpstreamFiles};
 use super::io::{feed, post_progress, read_all, BlobWriter, SpanReader, WINDOW};
+use super::verdict_files::read_upstream;
 use crate::chunks::Flow;
 use crate::error::ProfileError;
-use crate::health::upstream::Upstream;
 use crate::health::{HealthBuilder, HealthError, HealthReport};
 use crate::inspect::health::{attach, HealthState, PointSignals};
 use crate::inspect::model::{self, Columns, InspectView};
-use crate::inspect::upstream::{self, VerdictIndex, VerdictReader};
+use crate::inspect::upstream;
 use crate::joint_read;
 use crate::names;
 use crate::profile::{LineBatch, Profile, ProfileBuilder, ProfileOptions};
@@ -180,46 +180,6 @@ pub fn run_files(profiling: &File, metrics: Option<&File>) -> Result<Reply, Fail
     let (view, cols) = model::from_report_input(&input);
     SHOWN.with(|s| *s.borrow_mut() = Some(Shown::Files(input)));
     Ok(profiled(view, &cols, Vec::new()))
-}
-
-/// NeMo Gym's verdict files, when the page has them: their counts and each rollout's verdict.
-fn read_upstream(
-    files: &UpstreamFiles,
-) -> Result<Option<(Upstream, Option<VerdictIndex>)>, HealthError> {
-    let fail = |file: &File, message: String| HealthError {
-        file: file.name(),
-        line: 0,
-        message,
-        too_long: false,
-    };
-    let mut found = Upstream::default();
-    if let Some(f) = &files.quality_summary {
-        let bytes = read_all(f).map_err(|e| fail(f, e))?;
-        found.quality_summary = Some(crate::health::upstream::quality_summary(&f.name(), &bytes)?);
-    }
-    let mut index = None;
-    if let Some(f) = &files.rollout_verdicts {
-        let mut reader = VerdictReader::new(&f.name());
-        let mut failed = None;
-        feed::<String>(f, |chunk, _| match reader.push(chunk) {
-            Ok(()) => Ok(Flow::Continue),
-            Err(e) => {
-                failed = Some(e);
-                Ok(Flow::Stop)
-            }
-        })
-        .map_err(|e| fail(f, e))?;
-        if let Some(e) = failed {
-            return Err(e);
-        }
-        let (verdicts, i) = reader.finish()?;
-        found.rollout_verdicts = Some(verdicts);
-        index = Some(i);
-    }
-    Ok(
-        (found.quality_summary.is_some() || found.rollout_verdicts.is_some())
-            .then_some((found, index)),
-    )
 }
 
 /// Reads a batch's lines once for both, and records them in file order.

@@ -6,11 +6,15 @@
 //! unhealthy rollouts) and `ng_trajectory` evidence. All text (agent names, reasons, check ids,
 //! gap codes) is laid out as text nodes, never HTML.
 
-use crate::inspect::health::{rate_label, HealthFilter, HealthState, HealthView, RateCell};
-use crate::inspect::upstream::{verdict_level, UpstreamView};
+use crate::inspect::health::{rate_label, HealthState, HealthView};
 use crate::table::short_number;
 use crate::web::state::HealthLink;
 use leptos::prelude::*;
+use rates::{nonzero, rate_cell, worst_view};
+use upstream::upstream_view;
+
+mod rates;
+mod upstream;
 
 #[component]
 pub fn HealthPage(
@@ -197,163 +201,6 @@ fn health_view(h: &HealthView, link: HealthLink, to_profile: Callback<()>) -> im
             {worst}
             {h.upstream.as_ref().map(|u| upstream_view(u, link, to_profile))}
             {trajectory}
-        </section>
-    }
-}
-
-/// `class` when `n` is not zero (a zero count is not coloured).
-fn nonzero(class: &'static str, n: u64) -> &'static str {
-    if n == 0 {
-        "bucket"
-    } else {
-        class
-    }
-}
-
-/// One rate: value, level word and counts; a button that filters the task table unless zero.
-fn rate_cell(c: &RateCell, agent: &str, link: HealthLink, to_profile: Callback<()>) -> AnyView {
-    let class = format!("rate {}", c.word());
-    let text = view! {
-        // No level word for a rate with nothing to count ("–", 0 of 0 tool calls).
-        <span class="value">{c.percent()}</span>" "<span class="level">{c.value.map(|_| c.word())}</span>
-        <br/><span class="counts">{c.counts()}</span>
-    };
-    if c.count == 0 || crate::inspect::health::rate_bit(&c.rate).is_none() {
-        return view! {
-            <td class=class data-testid="rate-cell" data-rate=c.rate.clone() data-agent=agent.to_string() data-level=c.word() title=c.threshold.clone()>{text}</td>
-        }
-        .into_any();
-    }
-    let filter = HealthFilter {
-        rate: c.rate.clone(),
-        agent: Some(agent.to_string()),
-    };
-    let title = format!("{} — list these tasks", c.threshold);
-    view! {
-        <td class=class data-testid="rate-cell" data-rate=c.rate.clone() data-agent=agent.to_string() data-level=c.word()>
-            <button class="rate-filter" data-testid="rate-filter" title=title on:click=move |_| {
-                link.filter.set(Some(filter.clone()));
-                to_profile.run(());
-            }>{text}</button>
-        </td>
-    }
-    .into_any()
-}
-
-fn worst_view(h: &HealthView, link: HealthLink, to_profile: Callback<()>) -> impl IntoView {
-    let has_upstream = h.upstream.as_ref().is_some_and(|u| u.verdicts.is_some());
-    (!h.worst.is_empty()).then(|| {
-        let rows = h
-            .worst
-            .iter()
-            .map(|w| {
-                let key = (w.task, w.rollout);
-                view! {
-                    <tr data-testid="health-worst-row">
-                        <td><button class="rollout-link" data-testid="health-open-rollout" on:click=move |_| {
-                            link.open.set(Some(key));
-                            to_profile.run(());
-                        }>{format!("task {} · rollout {}", w.task, w.rollout)}</button></td>
-                        <td class="agents">{w.agent.clone()}</td>
-                        <td>{w.reward.map_or("–".to_string(), short_number)}</td>
-                        <td class="reason">{w.reason.clone()}</td>
-                        {has_upstream.then(|| match &w.upstream {
-                            Some(v) => view! { <td class=format!("reason verdict {}", v.level()) data-testid="health-worst-upstream" title=v.unobserved_text()>{v.short()}</td> }.into_any(),
-                            None => view! { <td class="reason" data-testid="health-worst-upstream">"–"</td> }.into_any(),
-                        })}
-                    </tr>
-                }
-            })
-            .collect_view();
-        view! {
-            <h2>"Worst rollouts"</h2>
-            <p class="muted">{format!("{} consistently unhealthy tasks (every repeat flagged, at least 2).", h.unhealthy_tasks)}</p>
-            <div class="table-wrap">
-                <table data-testid="health-worst">
-                    <thead><tr><th>"rollout"</th><th class="text">"agent"</th><th>"reward"</th><th class="text">"why"</th>{has_upstream.then(|| view! { <th class="text">"NeMo Gym's verdict"</th> })}</tr></thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </div>
-        }
-    })
-}
-
-/// A list of `(id, count)` as a two-column table (ids as code: opaque strings).
-fn counts_table(testid: &'static str, rows: &[(String, u64)]) -> impl IntoView {
-    let items = rows
-        .iter()
-        .map(|(k, n)| view! { <tr data-id=k.clone()><th scope="row"><code>{k.clone()}</code></th><td>{*n}</td></tr> })
-        .collect_view();
-    view! { <table class="fields" data-testid=testid>{items}</table> }
-}
-
-/// `healthy 3` `unhealthy 1` `unobserved 40`, each a badge in its verdict's colour.
-fn verdict_badges(rows: &[(String, u64)]) -> impl IntoView {
-    rows.iter()
-        .map(|(k, n)| {
-            view! { <span class=format!("badge verdict {}", verdict_level(k)) data-verdict=k.clone()>{format!("{k} {n}")}</span> }
-        })
-        .collect_view()
-}
-
-/// NeMo Gym's own verdict files: the run's verdict counts, findings per check id (those with
-/// none counted, not listed), its unhealthy rollouts (each opens on the profile page).
-fn upstream_view(u: &UpstreamView, link: HealthLink, to_profile: Callback<()>) -> impl IntoView {
-    let error = u.error.as_ref().map(|e| {
-        view! { <div class="status error" data-testid="health-upstream-error"><pre>{format!("NeMo Gym's verdict files could not be read (the rest of this page is unaffected): {e}")}</pre></div> }
-    });
-    let summary = u.summary.as_ref().map(|s| {
-        let (found, zero): (Vec<_>, Vec<_>) = s.issues.iter().cloned().partition(|(_, n)| *n > 0);
-        view! {
-            <h3>{format!("Run summary ({})", s.file)}</h3>
-            <p data-testid="health-upstream-verdicts">"Rollout verdicts: "{verdict_badges(&s.verdicts)}</p>
-            {(!found.is_empty()).then(|| view! { <p class="muted">"Findings per check:"</p>{counts_table("health-upstream-issues", &found)} })}
-            <p class="muted">{format!("checks without findings: {}{}", zero.len(), if s.ignored.is_empty() { String::new() } else { format!(" · ignored: {}", s.ignored.join(", ")) })}</p>
-            {(!s.task_flags.is_empty()).then(|| view! { <p class="muted">"Tasks flagged:"</p>{counts_table("health-upstream-task-flags", &s.task_flags)} })}
-        }
-    });
-    let verdicts = u.verdicts.as_ref().map(|v| {
-        let unhealthy = v
-            .unhealthy
-            .iter()
-            .map(|r| {
-                let label = r.label.clone();
-                let opener = match r.key {
-                    Some(key) => view! {
-                        <button class="rollout-link" data-testid="health-upstream-open" on:click=move |_| {
-                            link.open.set(Some(key));
-                            to_profile.run(());
-                        }>{label}</button>
-                    }
-                    .into_any(),
-                    None => view! { <span>{label}</span> }.into_any(),
-                };
-                view! { <tr data-testid="health-upstream-unhealthy-row"><td>{opener}</td><td class="reason"><code>{r.checks.clone()}</code></td></tr> }
-            })
-            .collect_view();
-        view! {
-            <h3>{format!("Rollout verdicts ({})", v.file)}</h3>
-            <p data-testid="health-upstream-rollouts">{format!("{} rollouts: ", v.rollouts)}{verdict_badges(&v.verdicts)}{format!(" · {} of the run's {} rollouts have a verdict", v.matched, v.run_rollouts)}</p>
-            {(!v.findings.is_empty()).then(|| view! { <p class="muted">"Rollouts with a finding, per check:"</p>{counts_table("health-upstream-findings", &v.findings)} })}
-            {(!v.unobserved.is_empty()).then(|| view! {
-                <details><summary>{format!("Rollouts a check could not observe ({} checks)", v.unobserved.len())}</summary>{counts_table("health-upstream-unobserved", &v.unobserved)}</details>
-            })}
-            {(!v.unhealthy.is_empty()).then(|| view! {
-                <p class="muted">{format!("Unhealthy rollouts (the first {}):", v.unhealthy.len())}</p>
-                <div class="table-wrap"><table data-testid="health-upstream-unhealthy">
-                    <thead><tr><th>"rollout"</th><th class="text">"checks with findings"</th></tr></thead>
-                    <tbody>{unhealthy}</tbody>
-                </table></div>
-            })}
-        }
-    });
-    view! {
-        <section data-testid="health-upstream">
-            <h2>"NeMo Gym's verdicts"</h2>
-            <p class="muted">"From NeMo Gym's own health files (quality_summary.json, rollout_verdicts.jsonl), shown as they are: check ids are NeMo Gym's, not gymscope's."</p>
-            {error}
-            {summary}
-            {verdicts}
         </section>
     }
 }

@@ -8,21 +8,23 @@
 //! `window.__gymscope.pointPixel(task, rollout)` lets tests aim at a point.
 
 use crate::inspect::run::RunView;
-use crate::plot::jitter::{self, PointMode};
-use crate::plot::raster::{place, Frame};
-use crate::plot::svg::{self, Overlay, ScatterSvg};
-use crate::plot::{agent_colour, axis_title, hex, scatter_scales};
+use crate::plot::axis_title;
+use crate::plot::jitter::PointMode;
+use crate::plot::raster::Frame;
 use crate::table::short_number;
 use crate::web::state::Selection;
 use crate::web::widgets::histogram::Histogram;
 use crate::web::widgets::plot_download::PlotDownloads;
-use crate::web::widgets::scatter_canvas::{OverlayLines, ScatterCanvas, ScatterData, H, W};
+use crate::web::widgets::scatter_canvas::{OverlayLines, ScatterCanvas, ScatterData};
+use legend::Legend;
 use leptos::prelude::*;
+use point_hook::install_point_hook;
 use std::sync::Arc;
-use wasm_bindgen::prelude::*;
 
-/// Points an SVG download holds at most (every k-th beyond).
-const SVG_POINTS: usize = 20_000;
+mod downloads;
+mod legend;
+mod point_hook;
+mod tooltips;
 
 #[component]
 pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
@@ -127,36 +129,10 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
         sel.brushed.set(mask);
     });
     let r = run.clone();
-    let rollout_tip = Callback::new(move |p: usize| {
-        let xm = x_metric.get_untracked();
-        let agent = r
-            .agent_of(p)
-            .and_then(|a| r.view.agents.rows.get(a))
-            .map(|row| format!(" · {}", row.key))
-            .unwrap_or_default();
-        format!(
-            "task {} · rollout {}{agent} — reward {}, {} {}",
-            r.cols.point_task[p],
-            r.cols.point_rollout[p],
-            reward.map_or("–".into(), |m| short_number(r.value(p, m))),
-            r.view.metrics[xm],
-            short_number(r.value(p, xm))
-        )
-    });
+    let rollout_tip =
+        Callback::new(move |p: usize| tooltips::rollout(&r, p, x_metric.get_untracked()));
     let r = run.clone();
-    let task_tip = Callback::new(move |t: usize| {
-        let meta = &r.view.tasks[t];
-        let mean = reward.map_or("–".into(), |m| short_number(r.task_mean(t, m)));
-        let agents = if meta.agents.is_empty() {
-            String::new()
-        } else {
-            format!(" · {}", meta.agents.join(", "))
-        };
-        format!(
-            "task {}{agents} — {} rollouts, mean reward {mean}",
-            meta.task, meta.num_rollouts
-        )
-    });
+    let task_tip = Callback::new(move |t: usize| tooltips::task(&r, t));
     let r = run.clone();
     let open = Callback::new(move |p: usize| sel.open_point(&r, p));
     let pick_task = Callback::new(move |t: usize| sel.task.set(Some(t)));
@@ -170,77 +146,20 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
     on_cleanup(move || esc.remove());
     install_point_hook(run.clone(), canvas, frame, x_metric, jitter_on);
 
-    let r = run.clone();
-    let names_svg = names.clone();
-    let rollout_svg = Callback::new(move |()| {
-        let x = x_metric.get_untracked();
-        let xs = xs.get_untracked();
-        let (sx, sy) = scatter_scales(&xs, &ys);
-        let lines = overlay.get_untracked();
-        let overlays: Vec<Overlay> = lines
-            .iter()
-            .map(|(agent, bins, interval)| Overlay {
-                agent: *agent,
-                bins,
-                interval: *interval,
-            })
-            .collect();
-        let hidden = hidden.get_untracked();
-        svg::scatter(&ScatterSvg {
-            title: &format!(
-                "Reward against {} per rollout",
-                axis_title(&r.view.metrics[x])
-            ),
-            xs: &xs,
-            ys: &ys,
-            x: &sx,
-            y: &sy,
-            x_title: &axis_title(&r.view.metrics[x]),
-            y_title: "reward",
-            jitter: jitter_on
-                .get_untracked()
-                .then(|| (keys.0.as_slice(), keys.1.as_slice())),
-            agent: agent_col.as_deref().map(Vec::as_slice),
-            agents: if agent_col.is_some() { &names_svg } else { &[] },
-            hidden: &hidden,
-            brush: sel.brush.get_untracked(),
-            overlay: &overlays,
-            max_points: SVG_POINTS,
-        })
-    });
-    let names_task_svg = names.clone();
-    let task_svg = Callback::new(move |()| {
-        let d = tasks.get_untracked();
-        let (sx, sy) = scatter_scales(&d.xs, &d.ys);
-        svg::scatter(&ScatterSvg {
-            title: "Mean reward per task",
-            xs: &d.xs,
-            ys: &d.ys,
-            x: &sx,
-            y: &sy,
-            x_title: &d.x_title,
-            y_title: &d.y_title,
-            jitter: d.jitter.as_ref().map(|(t, k)| (t.as_slice(), k.as_slice())),
-            agent: task_agent_svg.as_deref().map(Vec::as_slice),
-            agents: if task_agent_svg.is_some() {
-                &names_task_svg
-            } else {
-                &[]
-            },
-            hidden: &d.hidden,
-            brush: None,
-            overlay: &[],
-            max_points: SVG_POINTS,
-        })
-    });
-    let r = run.clone();
-    let histogram_svg = Callback::new(move |()| {
-        let rewards: Vec<Option<f64>> = r
-            .metric_values(reward)
-            .into_iter()
-            .map(|v| Some(v).filter(|v| v.is_finite()))
-            .collect();
-        crate::report::histogram_svg(&rewards)
+    let (rollout_svg, task_svg, histogram_svg) = downloads::svg_callbacks(&downloads::PlotState {
+        run: run.clone(),
+        names: names.clone(),
+        x_metric,
+        xs,
+        ys,
+        keys,
+        agent_col,
+        task_agent: task_agent_svg,
+        hidden,
+        jitter_on,
+        overlay,
+        tasks,
+        brush: sel.brush,
     });
 
     let options = run
@@ -251,35 +170,7 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
         .filter(|(_, m)| *m != "reward")
         .map(|(i, m)| view! { <option value=i.to_string() selected=move || x_metric.get() == i>{m.clone()}</option> })
         .collect_view();
-    let legend = has_agents.then(|| {
-        let items = names
-            .iter()
-            .enumerate()
-            .map(|(a, name)| {
-                let off = move || hidden.with(|h| h.get(a).copied().unwrap_or(false));
-                let toggle = move |e: web_sys::MouseEvent| {
-                    hidden.update(|h| {
-                        if e.shift_key() {
-                            // Only this agent.
-                            for (k, v) in h.iter_mut().enumerate() {
-                                *v = k != a;
-                            }
-                        } else if let Some(v) = h.get_mut(a) {
-                            *v = !*v;
-                        }
-                    });
-                };
-                view! {
-                    <button class="legend-item" class:off=off data-testid="plot-legend-item" data-agent=name.clone()
-                        aria-pressed=move || (!off()).to_string() title="click: show/hide · shift-click: only this agent"
-                        on:click=toggle>
-                        <span class="swatch" style:background=hex(agent_colour(a))></span>{name.clone()}
-                    </button>
-                }
-            })
-            .collect_view();
-        view! { <div class="legend" data-testid="plot-legend">{items}</div> }
-    });
+    let legend = has_agents.then(|| view! { <Legend names=names.clone() hidden=hidden /> });
     let interval = move || {
         overlay.with(|o| {
             o.first()
@@ -346,44 +237,4 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
             </div>
         </section>
     }
-}
-
-/// Test hook: where a given (task, rollout) point is drawn, in client coordinates.
-fn install_point_hook(
-    run: Arc<RunView>,
-    canvas: NodeRef<leptos::html::Canvas>,
-    frame: RwSignal<Option<Frame>>,
-    x_metric: RwSignal<usize>,
-    jitter_on: RwSignal<bool>,
-) {
-    let reward = run.metric("reward");
-    let hook = Closure::<dyn Fn(f64, f64) -> JsValue>::new(move |task: f64, rollout: f64| {
-        let (Some(c), Some(f)) = (canvas.get_untracked(), frame.get_untracked()) else {
-            return JsValue::NULL;
-        };
-        let Some(p) = run
-            .task_position(task as i64)
-            .and_then(|t| run.point_of(t, rollout as i64))
-        else {
-            return JsValue::NULL;
-        };
-        let x = run.value(p, x_metric.get_untracked());
-        let dy = if jitter_on.get_untracked() {
-            jitter::offset(task, rollout)
-        } else {
-            0.0
-        };
-        let (px, py) = place(&f, x, reward.map_or(0.0, |m| run.value(p, m)), dy, W, H);
-        let rect = c.get_bounding_client_rect();
-        let (sx, sy) = (rect.width() / f64::from(W), rect.height() / f64::from(H));
-        js_sys::Array::of2(
-            &(rect.left() + px * sx).into(),
-            &(rect.top() + py * sy).into(),
-        )
-        .into()
-    });
-    let hooks = js_sys::Object::new();
-    let _ = js_sys::Reflect::set(&hooks, &"pointPixel".into(), hook.as_ref());
-    let _ = js_sys::Reflect::set(&gloo_utils::window(), &"__gymscope".into(), &hooks);
-    hook.forget(); // lives as long as the page's run view; replaced on the next run
 }

@@ -3,7 +3,7 @@
 //! pass through unchanged (structured clone), so a big column never becomes a million JS numbers.
 //! Renaming a field changes both sides at once: there are no string keys to keep in step.
 
-use crate::inspect::model::{Columns, InspectView};
+use crate::inspect::model::InspectView;
 use crate::pivot::{report::PivotView, PivotOptions};
 use crate::pivot_build::select::SelectOptions;
 use crate::pivot_build::view::{BuildSummary, PageBuild, PivotEntry};
@@ -13,6 +13,9 @@ use serde::{Deserialize, Serialize};
 use serde_wasm_bindgen::preserve;
 use wasm_bindgen::JsValue;
 use web_sys::{Blob, File};
+
+mod columns;
+pub use columns::JsColumns;
 
 /// Page → worker.
 #[derive(Serialize, Deserialize)]
@@ -201,66 +204,6 @@ pub struct PivotsSelected {
     pub kept: u64,
     pub selected: Download,
     pub selection: Download,
-}
-
-/// [`Columns`] as typed arrays: copied once into JS memory, moved to the page without a copy.
-#[derive(Serialize, Deserialize)]
-pub struct JsColumns {
-    #[serde(with = "preserve")]
-    task_stats: js_sys::Float64Array,
-    #[serde(with = "preserve")]
-    point_task: js_sys::Float64Array,
-    #[serde(with = "preserve")]
-    point_rollout: js_sys::Float64Array,
-    #[serde(with = "preserve")]
-    point_agent: js_sys::Float64Array,
-    #[serde(with = "preserve")]
-    point_offset: js_sys::Float64Array,
-    #[serde(with = "preserve")]
-    point_len: js_sys::Float64Array,
-    #[serde(with = "preserve")]
-    point_values: js_sys::Float64Array,
-    #[serde(with = "preserve")]
-    point_flags: js_sys::Float64Array,
-    #[serde(with = "preserve")]
-    point_health_agent: js_sys::Float64Array,
-    #[serde(with = "preserve")]
-    point_verdict: js_sys::Float64Array,
-}
-
-impl From<&Columns> for JsColumns {
-    fn from(c: &Columns) -> JsColumns {
-        let a = |v: &[f64]| js_sys::Float64Array::from(v);
-        JsColumns {
-            task_stats: a(&c.task_stats),
-            point_task: a(&c.point_task),
-            point_rollout: a(&c.point_rollout),
-            point_agent: a(&c.point_agent),
-            point_offset: a(&c.point_offset),
-            point_len: a(&c.point_len),
-            point_values: a(&c.point_values),
-            point_flags: a(&c.point_flags),
-            point_health_agent: a(&c.point_health_agent),
-            point_verdict: a(&c.point_verdict),
-        }
-    }
-}
-
-impl From<&JsColumns> for Columns {
-    fn from(c: &JsColumns) -> Columns {
-        Columns {
-            task_stats: c.task_stats.to_vec(),
-            point_task: c.point_task.to_vec(),
-            point_rollout: c.point_rollout.to_vec(),
-            point_agent: c.point_agent.to_vec(),
-            point_offset: c.point_offset.to_vec(),
-            point_len: c.point_len.to_vec(),
-            point_values: c.point_values.to_vec(),
-            point_flags: c.point_flags.to_vec(),
-            point_health_agent: c.point_health_agent.to_vec(),
-            point_verdict: c.point_verdict.to_vec(),
-        }
-    }
 }
 
 /// A message as a JS value (objects, not `Map`s, for maps; JS objects passed through).
