@@ -7,7 +7,28 @@ cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 what="${1:-all}"
 
+# The layout ARCHITECTURE.md promises: a small src/, files small enough to read at once, and a
+# core that cannot reach the network, the terminal or the DOM.
+layout() {
+  echo "== layout (src/ entries, file sizes, the core's dependencies)" >&2
+  local bad=0 n
+  n=$(find src -mindepth 1 -maxdepth 1 | wc -l)
+  if ((n > 12)); then echo "src/ has $n entries (at most 12)" >&2; bad=1; fi
+  # Lines before a file's first `#[cfg(test)]` (its test module apart); files of tests skipped.
+  while read -r limit file; do
+    n=$(awk '/^#\[cfg\(test\)\]/{exit} {n++} END{print n+0}' "$file")
+    if ((n > limit)); then echo "$file: $n lines (at most $limit, tests apart)" >&2; bad=1; fi
+  done < <(find src crates -name '*.rs' ! -name 'tests.rs' ! -name '*_tests.rs' ! -path '*/tests/*' |
+    sort | awk '{print ($0 ~ /^src\/web\// ? 250 : 800), $0}')
+  local banned
+  banned=$(cargo tree --locked -p gymscope-core -e normal --target all --prefix none 2>/dev/null |
+    awk '{print $1}' | grep -xE 'tokio|hyper|hyper-util|web-sys|js-sys|wasm-bindgen|leptos|clap|indicatif' | sort -u || true)
+  if [[ -n $banned ]]; then echo "gymscope-core depends on: $banned (a face's crates)" >&2; bad=1; fi
+  return $bad
+}
+
 if [[ $what == all || $what == native ]]; then
+  layout
   echo "== cargo fmt --check" >&2
   cargo fmt --all -- --check
   echo "== clippy (native)" >&2

@@ -1,9 +1,11 @@
 //! The command line end to end: parity with NeMo Gym's outputs on every fixture and upstream-oracle case,
-//! error cases, health, the report, compare, the plot model, and hostile input through every command.
+//! error cases, health, the report, compare, the plot model, hostile input through every command,
+//! and ARCHITECTURE.md against the tree.
 #![allow(clippy::unwrap_used)] // a test stops at what must hold
 
 use gymscope_testkit as common;
 
+mod architecture;
 mod compare;
 mod compare_report;
 mod fixtures_parity;
