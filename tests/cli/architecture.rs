@@ -69,7 +69,10 @@ fn layers(doc: &str) -> BTreeMap<String, usize> {
         let height = rows.len() - k;
         for m in row.split('|').nth(2).unwrap().split(',') {
             let m = m.trim().to_string();
-            assert!(layer_of.insert(m.clone(), height).is_none(), "{m} is in two layers");
+            assert!(
+                layer_of.insert(m.clone(), height).is_none(),
+                "{m} is in two layers"
+            );
         }
     }
     layer_of
@@ -109,8 +112,14 @@ fn no_core_module_imports_one_from_a_layer_above() {
     let layer_of = layers(&doc);
     let src = repo_root().join("crates/gymscope-core/src");
     let present = modules_in(&src);
-    let unlayered: Vec<_> = present.iter().filter(|m| !layer_of.contains_key(*m)).collect();
-    assert!(unlayered.is_empty(), "core modules in no layer: {unlayered:?}");
+    let unlayered: Vec<_> = present
+        .iter()
+        .filter(|m| !layer_of.contains_key(*m))
+        .collect();
+    assert!(
+        unlayered.is_empty(),
+        "core modules in no layer: {unlayered:?}"
+    );
     let mut upward = Vec::new();
     for module in &present {
         let mut files = Vec::new();
@@ -126,5 +135,9 @@ fn no_core_module_imports_one_from_a_layer_above() {
             }
         }
     }
-    assert!(upward.is_empty(), "imports from a layer above:\n{}", upward.join("\n"));
+    assert!(
+        upward.is_empty(),
+        "imports from a layer above:\n{}",
+        upward.join("\n")
+    );
 }
