@@ -2,7 +2,7 @@
 //! Keys are written in a fixed order; a number that does not exist (no reward, no tokens) is
 //! `null`.
 
-use super::summary::MeanDelta;
+use super::summary::{IntervalMethod, MeanDelta};
 use super::{Comparison, GroupSummary, BOOTSTRAP_RESAMPLES};
 use crate::reward_group::RewardGroup;
 use serde_json::{json, Map, Value};
@@ -22,6 +22,10 @@ fn mean_delta(m: &MeanDelta, with_ci: bool) -> Value {
             "ci95".into(),
             m.ci95.map_or(Value::Null, |(lo, hi)| json!([lo, hi])),
         );
+        // Said only where it is not the bootstrap, so smaller runs keep their schema.
+        if m.ci95_method == IntervalMethod::Normal {
+            o.insert("ci95_method".into(), "normal".into());
+        }
     }
     Value::Object(o)
 }

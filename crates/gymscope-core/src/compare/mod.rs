@@ -32,7 +32,10 @@ pub use key::TaskKey;
 pub use pair::compare;
 pub use profile_file::ProfilingFileReader;
 pub use side::{LineRef, RunKind, RunTasks, TaskEntry};
-pub use summary::{bootstrap_ci, GroupSummary, MeanDelta, BOOTSTRAP_RESAMPLES};
+pub use summary::{
+    bootstrap_ci, normal_ci, GroupSummary, IntervalMethod, MeanDelta, BOOTSTRAP_MAX_TASKS,
+    BOOTSTRAP_RESAMPLES,
+};
 
 use crate::reward_group::{RewardGroup, DEFAULT_THRESHOLD};
 

@@ -1,7 +1,7 @@
 //! `gymscope compare` on a terminal: the headline numbers, the transition table, per-agent lines
 //! and the ten largest regressions and improvements.
 
-use super::summary::MeanDelta;
+use super::summary::{IntervalMethod, MeanDelta, BOOTSTRAP_MAX_TASKS};
 use super::{Comparison, PairedTask, BOOTSTRAP_RESAMPLES};
 use crate::reward_group::RewardGroup;
 use crate::table::short_number;
@@ -42,6 +42,18 @@ pub fn mean_line(m: &MeanDelta) -> String {
     s
 }
 
+/// How the mean reward's interval was made (`over`: "tasks", or their count), said beside it.
+pub fn interval_method(m: &MeanDelta, seed: u64, over: &str) -> String {
+    match m.ci95_method {
+        IntervalMethod::Bootstrap => {
+            format!("paired bootstrap over {over}, {BOOTSTRAP_RESAMPLES} resamples, seed {seed}")
+        }
+        IntervalMethod::Normal => format!(
+            "normal approximation over {over}: more than {BOOTSTRAP_MAX_TASKS}, mean ± 1.96 standard errors"
+        ),
+    }
+}
+
 pub fn format(c: &Comparison) -> String {
     let mut out = String::new();
     let o = &c.overall;
@@ -60,9 +72,9 @@ pub fn format(c: &Comparison) -> String {
     }
     let _ = writeln!(
         out,
-        "\nMean reward: {}\n  paired bootstrap over tasks, {BOOTSTRAP_RESAMPLES} resamples, seed {}",
+        "\nMean reward: {}\n  {}",
         mean_line(&o.mean_reward),
-        c.options.seed
+        interval_method(&o.mean_reward, c.options.seed, "tasks")
     );
     let _ = write!(
         out,

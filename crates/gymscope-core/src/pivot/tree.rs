@@ -250,14 +250,13 @@ impl<'de> Visitor<'de> for TreeSeed<'_> {
             } else {
                 positions.get(&key.0).copied()
             };
-            match found {
-                Some(i) => entries[i].1 = value,
-                None => {
-                    if !positions.is_empty() {
-                        positions.insert(key.0.clone(), entries.len());
-                    }
-                    entries.push((key.0, value));
+            if let Some(i) = found {
+                entries[i].1 = value;
+            } else {
+                if !positions.is_empty() {
+                    positions.insert(key.0.clone(), entries.len());
                 }
+                entries.push((key.0, value));
             }
         }
         Ok(Json::Obj(entries))

@@ -13,8 +13,8 @@ mod sections;
 
 use super::conversations::PairConversations;
 use super::summary::MeanDelta;
-use super::text::{signed, tasks};
-use super::{Comparison, BOOTSTRAP_RESAMPLES};
+use super::text::{interval_method, signed, tasks};
+use super::Comparison;
 use crate::report::{escape, page_head, page_header, ReportMeta, BASE_STYLE};
 use crate::reward_group::RewardGroup;
 use crate::table::short_number;
@@ -101,7 +101,7 @@ fn headline(out: &mut String, c: &Comparison) {
         "<section id=\"headline\"><h2>Is B better than A?</h2><p class=\"runs\">\
          <span class=\"run-a\">A</span> {} ({}) · <span class=\"run-b\">B</span> {} ({})</p>\
          <div class=\"cards\"><div class=\"card\"><div class=\"label\">mean reward</div>\
-         <div class=\"value\">{} → {} {}</div><div class=\"sub\">95% CI {} (paired bootstrap over {}, {BOOTSTRAP_RESAMPLES} resamples, seed {})</div></div>",
+         <div class=\"value\">{} → {} {}</div><div class=\"sub\">95% CI {} ({})</div></div>",
         escape(&c.a_name),
         tasks(c.tasks_a),
         escape(&c.b_name),
@@ -110,8 +110,7 @@ fn headline(out: &mut String, c: &Comparison) {
         n(r.b),
         delta_html(r.delta, true),
         escape(&ci(r)),
-        tasks(r.tasks),
-        c.options.seed
+        escape(&interval_method(r, c.options.seed, &tasks(r.tasks))),
     );
     let _ = write!(
         out,
