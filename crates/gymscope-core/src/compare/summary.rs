@@ -243,7 +243,10 @@ mod tests {
         assert_eq!(big.mean_reward.ci95, normal_ci(&deltas));
         let small = summarize(&refs[..BOOTSTRAP_MAX_TASKS], 0, 1);
         assert_eq!(small.mean_reward.ci95_method, IntervalMethod::Bootstrap);
-        assert_ne!(small.mean_reward.ci95, normal_ci(&deltas[..BOOTSTRAP_MAX_TASKS]));
+        assert_ne!(
+            small.mean_reward.ci95,
+            normal_ci(&deltas[..BOOTSTRAP_MAX_TASKS])
+        );
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! built (strings borrowed from the line), everything else is validated and skipped, keeping only
 //! its kind. A 10 KB prompt inside `input` costs a scan, not an allocation.
 
-use crate::fast_map::FastMap;
+use crate::fast_map::LastValues;
 use crate::json::{Num, Skip};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
@@ -231,10 +231,7 @@ impl<'de> Visitor<'de> for TreeSeed<'_> {
             }
             return Ok(Json::Skipped(Kind::Obj(n)));
         };
-        let mut entries: Vec<(Cow<'de, str>, Json<'de>)> = Vec::new();
-        // Where each key is, once an object outgrows a linear search (a `meta_info` of 100,000
-        // keys took 29 s to build by searching, `validate-pivot --stats`).
-        let mut positions: FastMap<Cow<'de, str>, usize> = FastMap::default();
+        let mut entries: LastValues<Cow<'de, str>, Json<'de>> = LastValues::default();
         while let Some(key) = map.next_key::<CowStr<'de>>()? {
             let child = if interest.all {
                 Some(interest)
@@ -242,29 +239,11 @@ impl<'de> Visitor<'de> for TreeSeed<'_> {
                 interest.child(&key.0)
             };
             let value = map.next_value_seed(TreeSeed { interest: child })?;
-            if entries.len() == LINEAR_SEARCH_KEYS && positions.is_empty() {
-                positions.extend(entries.iter().enumerate().map(|(i, (k, _))| (k.clone(), i)));
-            }
-            let found = if positions.is_empty() {
-                entries.iter().position(|(k, _)| *k == key.0)
-            } else {
-                positions.get(&key.0).copied()
-            };
-            if let Some(i) = found {
-                entries[i].1 = value;
-            } else {
-                if !positions.is_empty() {
-                    positions.insert(key.0.clone(), entries.len());
-                }
-                entries.push((key.0, value));
-            }
+            entries.set(key.0, value);
         }
-        Ok(Json::Obj(entries))
+        Ok(Json::Obj(entries.into_entries()))
     }
 }
-
-/// Keys an object is searched for linearly before they are indexed.
-const LINEAR_SEARCH_KEYS: usize = 16;
 
 struct CowStr<'de>(Cow<'de, str>);
 

@@ -4,7 +4,7 @@
 //! string per rollout (together a third of the writing's CPU time, perf).
 
 use super::{write_sample, LineSource, RenderError};
-use crate::fast_map::FastMap;
+use crate::fast_map::LastValues;
 use crate::json::{self, Num};
 use crate::profile::{ColumnSummaries, ColumnSummary, Profile, RolloutRecord, TaskProfile};
 use crate::record::{key, KeyId, Reward};
@@ -108,9 +108,6 @@ fn member_name(name: &str) -> Box<[u8]> {
 /// of that name (a field named `rollout_id` overwrites the id in place, as in upstream's dict).
 const ROLLOUT_ID: KeyId = KeyId::MAX;
 
-/// Rows with more fields than this find a repeated name through a map (linear search below).
-const LINEAR_FIELDS: usize = 16;
-
 enum InfoValue<'a> {
     Id(i64, i64),
     Num(Num),
@@ -121,8 +118,7 @@ enum InfoValue<'a> {
 struct TaskRows<'p> {
     texts: KeyTexts<'p>,
     rollout_id: KeyId,
-    fields: Vec<(KeyId, InfoValue<'p>)>,
-    at: FastMap<KeyId, usize>,
+    fields: LastValues<KeyId, InfoValue<'p>>,
 }
 
 impl<'p> TaskRows<'p> {
@@ -130,8 +126,7 @@ impl<'p> TaskRows<'p> {
         TaskRows {
             texts: KeyTexts::new(p),
             rollout_id: p.keys.get("rollout_id").unwrap_or(ROLLOUT_ID),
-            fields: Vec::new(),
-            at: FastMap::default(),
+            fields: LastValues::default(),
         }
     }
 
@@ -166,39 +161,19 @@ impl<'p> TaskRows<'p> {
     fn write_rollout_info<W: Write>(&mut self, w: &mut W, r: &'p RolloutRecord) -> io::Result<()> {
         let fields = &mut self.fields;
         fields.clear();
-        if !self.at.is_empty() {
-            // Only a row with many fields filled it; clearing an empty map would cost its capacity.
-            self.at.clear();
-        }
-        fields.push((self.rollout_id, InfoValue::Id(r.key.task, r.key.rollout)));
-        fields.push((key::TASK_INDEX, InfoValue::Num(Num::Int(r.key.task))));
-        fields.push((key::ROLLOUT_INDEX, InfoValue::Num(Num::Int(r.key.rollout))));
+        fields.set(self.rollout_id, InfoValue::Id(r.key.task, r.key.rollout));
+        fields.set(key::TASK_INDEX, InfoValue::Num(Num::Int(r.key.task)));
+        fields.set(key::ROLLOUT_INDEX, InfoValue::Num(Num::Int(r.key.rollout)));
         match &r.reward {
-            Some(Reward::Num(n)) => fields.push((key::REWARD, InfoValue::Num(*n))),
-            Some(Reward::Other(v)) => fields.push((key::REWARD, InfoValue::Json(v))),
+            Some(Reward::Num(n)) => fields.set(key::REWARD, InfoValue::Num(*n)),
+            Some(Reward::Other(v)) => fields.set(key::REWARD, InfoValue::Json(v)),
             None => {}
         }
         for (k, v) in r.usage_numbers().chain(r.top_numbers()) {
-            let found = if self.at.is_empty() && fields.len() <= LINEAR_FIELDS {
-                fields.iter().position(|(f, _)| *f == k)
-            } else {
-                if self.at.is_empty() {
-                    self.at
-                        .extend(fields.iter().enumerate().map(|(i, (f, _))| (*f, i)));
-                }
-                self.at.get(&k).copied()
-            };
-            if let Some(i) = found {
-                fields[i].1 = InfoValue::Num(v);
-            } else {
-                if !self.at.is_empty() {
-                    self.at.insert(k, fields.len());
-                }
-                fields.push((k, InfoValue::Num(v)));
-            }
+            fields.set(k, InfoValue::Num(v));
         }
         w.write_all(b"{")?;
-        for (i, (name, value)) in fields.iter().enumerate() {
+        for (i, (name, value)) in fields.entries().iter().enumerate() {
             if i > 0 {
                 w.write_all(b",")?;
             }

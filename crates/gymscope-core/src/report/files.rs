@@ -3,7 +3,7 @@
 //! upstream's `gym eval profile` or by `gymscope profile`. The tables are built through
 //! `table`'s own cell functions, so both paths show the same text.
 
-use super::input::push_row;
+use super::input::FieldColumns;
 use super::{Points, ReportInput, ReportMeta};
 use crate::conversation::{conversation, Conversation};
 use crate::json::Num;
@@ -49,6 +49,7 @@ impl ReportInput {
         // once; only its statistics are kept (the file can be hundreds of MB).
         let mut rows: Vec<TaskRow> = Vec::new();
         let mut points = Points::default();
+        let mut columns = FieldColumns::default();
         let mut prompts = Vec::new();
         for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
             if line.iter().all(u8::is_ascii_whitespace) {
@@ -77,7 +78,7 @@ impl ReportInput {
             let (done, expected) = (count("num_rollouts")?, count("expected_num_rollouts")?);
             let infos = row.get("rollout_infos").and_then(Value::as_array);
             for info in infos.into_iter().flatten() {
-                push_info(&mut points, task, info).map_err(|m| err(&m))?;
+                push_info(&mut points, &mut columns, task, info).map_err(|m| err(&m))?;
             }
             if rows.len() < prompt_tasks {
                 if let Some(sample) = row.get("sample") {
@@ -194,7 +195,12 @@ fn summaries(row: &Map<String, Value>, columns: &[&str]) -> Vec<ColumnSummary> {
         .collect()
 }
 
-fn push_info(points: &mut Points, task: i64, info: &Value) -> Result<(), String> {
+fn push_info(
+    points: &mut Points,
+    columns: &mut FieldColumns,
+    task: i64,
+    info: &Value,
+) -> Result<(), String> {
     let info = info
         .as_object()
         .ok_or("a `rollout_infos` entry is not an object")?;
@@ -218,7 +224,7 @@ fn push_info(points: &mut Points, task: i64, info: &Value) -> Result<(), String>
         })
         .filter_map(|(k, v)| v.as_f64().map(|v| (k.as_str(), v)))
         .collect();
-    push_row(points, i, &row);
+    columns.push_row(points, i, &row);
     Ok(())
 }
 

@@ -4,6 +4,7 @@
 use super::{Points, ReportInput, ReportMeta};
 use crate::conversation::Conversation;
 use crate::error::RolloutKey;
+use crate::fast_map::{FastMap, LastValues};
 use crate::jsonl::LineSpan;
 use crate::profile::Profile;
 use crate::record::{Reward, ROLLOUT_INDEX, TASK_INDEX};
@@ -51,7 +52,8 @@ impl ReportInput {
 /// top-level field replaces a usage field in its place, as `render` writes them.
 fn points(p: &Profile) -> Points {
     let mut pts = Points::default();
-    let mut row: Vec<(&str, f64)> = Vec::new();
+    let mut row: LastValues<&str, f64> = LastValues::default();
+    let mut columns = FieldColumns::default();
     for (i, r) in p.rollouts.iter().enumerate() {
         pts.task.push(r.key.task);
         pts.rollout.push(r.key.rollout);
@@ -66,26 +68,40 @@ fn points(p: &Profile) -> Points {
             if matches!(name, TASK_INDEX | ROLLOUT_INDEX | "rollout_id" | "reward") {
                 continue;
             }
-            match row.iter_mut().find(|(n, _)| *n == name) {
-                Some(slot) => slot.1 = v.as_f64(),
-                None => row.push((name, v.as_f64())),
-            }
+            row.set(name, v.as_f64());
         }
-        push_row(&mut pts, i, &row);
+        columns.push_row(&mut pts, i, row.entries());
     }
     pts
 }
 
-/// Appends rollout `i`'s fields, adding columns (filled with `None` so far) for new names.
-pub(super) fn push_row(pts: &mut Points, i: usize, row: &[(&str, f64)]) {
-    for &(name, _) in row {
-        if !pts.fields.iter().any(|f| f == name) {
-            pts.fields.push(name.to_string());
-            pts.values.push(vec![None; i]);
+/// Where each field's column is in a [`Points`] being filled, so a row of many fields costs
+/// one lookup a field (a row of 100,000 fields took two minutes by searching).
+#[derive(Default)]
+pub(super) struct FieldColumns {
+    at: FastMap<String, usize>,
+}
+
+impl FieldColumns {
+    /// Appends rollout `i`'s fields (distinct names), adding columns (filled with `None` so far)
+    /// for new names, and `None` to every column the row does not have.
+    pub(super) fn push_row(&mut self, pts: &mut Points, i: usize, row: &[(&str, f64)]) {
+        for &(name, v) in row {
+            let f = if let Some(&f) = self.at.get(name) {
+                f
+            } else {
+                pts.fields.push(name.to_string());
+                pts.values.push(vec![None; i]);
+                self.at.insert(name.to_string(), pts.fields.len() - 1);
+                pts.fields.len() - 1
+            };
+            pts.values[f].push(Some(v));
         }
-    }
-    for (f, column) in pts.fields.iter().zip(pts.values.iter_mut()) {
-        column.push(row.iter().find(|(n, _)| n == f).map(|&(_, v)| v));
+        for column in &mut pts.values {
+            if column.len() == i {
+                column.push(None);
+            }
+        }
     }
 }
 
