@@ -1,5 +1,6 @@
 //! Command-line flags, defined apart from their use.
 
+use crate::collect::shard::Shard;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -284,11 +285,15 @@ pub struct CollectArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     pub grace: f64,
     /// Run only slice I of N (0-based) of the materialized rows, into `<stem>-shardI-of-N.jsonl`.
-    #[arg(long, value_name = "I/N")]
-    pub shard: Option<String>,
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
     /// Join shard outputs into --output and aggregate once.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "shard")]
     pub merge: bool,
+    /// With --merge: merge the shards there are when some of the N are missing (named), and
+    /// exit 3 as an unfinished collection does.
+    #[arg(long, requires = "merge")]
+    pub allow_missing_shards: bool,
     /// With --merge: the shards' rollouts files (default: every `<output stem>-shardI-of-N.jsonl`).
     #[arg(value_name = "SHARD")]
     pub shards: Vec<PathBuf>,
@@ -555,4 +560,9 @@ mod tests {
         use clap::CommandFactory;
         super::Cli::command().debug_assert();
     }
+}
+
+/// `--shard I/N`, refused by clap as a usage error (exit 2) when malformed.
+fn parse_shard(s: &str) -> Result<Shard, String> {
+    s.parse()
 }

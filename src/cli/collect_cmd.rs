@@ -34,9 +34,9 @@ pub fn run(args: &CollectArgs) -> Result<ExitCode> {
             head_server: args.head_server.clone(),
             max_line_bytes: args.max_line_bytes,
             health_check,
+            allow_missing_shards: args.allow_missing_shards,
         };
-        rt.block_on(merge::run(&opts))?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(ending_code(rt.block_on(merge::run(&opts))?));
     }
     if let Some(extra) = args.shards.first() {
         return Err(crate::native::UsageError(format!(
@@ -63,19 +63,24 @@ pub fn run(args: &CollectArgs) -> Result<ExitCode> {
         fail_fast: args.fail_fast,
         timeout: args.timeout,
         grace: args.grace,
-        shard: args.shard.clone(),
+        shard: args.shard,
         no_progress: args.no_progress,
         max_line_bytes: args.max_line_bytes,
         resume_command: resume_command(),
         health_check,
         capture_dir,
     };
-    Ok(match rt.block_on(command::collect(&opts))? {
+    Ok(ending_code(rt.block_on(command::collect(&opts))?))
+}
+
+/// The exit code of a collection or merge: 3 when rollouts are still missing.
+fn ending_code(ending: Ending) -> ExitCode {
+    match ending {
         Ending::Success => ExitCode::SUCCESS,
         Ending::Unfinished => ExitCode::from(3),
         Ending::Interrupted => ExitCode::from(130),
         Ending::Fatal => ExitCode::FAILURE,
-    })
+    }
 }
 
 /// `observability_enabled` needs an absolute `model_call_capture_dir`, as upstream refuses

@@ -35,7 +35,7 @@ pub struct CollectOptions {
     pub fail_fast: bool,
     pub timeout: Option<f64>,
     pub grace: f64,
-    pub shard: Option<String>,
+    pub shard: Option<Shard>,
     pub no_progress: bool,
     pub max_line_bytes: u64,
     /// The command line that continues this run, printed after a stop.
@@ -63,10 +63,7 @@ pub enum Ending {
 
 /// Runs a fresh collection or a resume, printing upstream's messages around each step.
 pub async fn collect(args: &CollectOptions) -> Result<Ending> {
-    let shard = match &args.shard {
-        Some(s) => Some(s.parse::<Shard>().map_err(anyhow::Error::msg)?),
-        None => None,
-    };
+    let shard = args.shard;
     let output = match shard {
         Some(s) => paths::shard_output(&args.output, s.index, s.count),
         None => args.output.clone(),

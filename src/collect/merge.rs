@@ -2,13 +2,16 @@
 //! failures into the files of `--output`, sorted by rollout key, and aggregates once. Rows are
 //! indexed by byte span and copied by offset, so memory holds keys, not rows.
 //!
-//! Every check runs before anything is written, and the three outputs are renamed into place
-//! only once all of them are complete.
+//! Every check runs before anything is written (the shards, their rows, the head server), and
+//! the three outputs are renamed into place only once all of them are complete. A merge with
+//! rollouts or shards missing ends as an unfinished collection does (exit 3).
 
+use super::command::Ending;
 use super::head::{aggregate_metrics, fetch_config};
 use super::http::Client;
 use super::key::{parse_row, KeyPart, RolloutKey};
 use super::{discover, files, paths, CollectError, Row, ROLLOUT_INDEX, TASK_INDEX};
+use crate::names;
 use crate::native::read::for_each_line;
 use crate::native::{check_input, check_output, AtomicFile, Input, UsageError};
 use anyhow::{bail, Context, Result};
@@ -29,6 +32,8 @@ pub struct MergeOptions {
     /// Upstream's end-of-run health reports, with these ignored check ids; `None`:
     /// `--no-health-check`.
     pub health_check: Option<Vec<String>>,
+    /// Merge what there is when some of the `-of-N` shards are missing (an unfinished merge).
+    pub allow_missing_shards: bool,
 }
 
 struct Span {
@@ -39,12 +44,20 @@ struct Span {
     len: u32,
 }
 
-pub async fn run(opts: &MergeOptions) -> Result<()> {
+/// Merges the shards; [`Ending::Unfinished`] (exit 3) when rollouts or shards are missing.
+pub async fn run(opts: &MergeOptions) -> Result<Ending> {
     let shards = if opts.shards.is_empty() {
         find_shards(&opts.output)?
     } else {
         opts.shards.clone()
     };
+    let absent = absent_shards(&shards, &opts.output)?;
+    if !absent.is_empty() && !opts.allow_missing_shards {
+        bail!(
+            "missing shard files: {} (run them, or merge without them with --allow-missing-shards)",
+            absent.join(", ")
+        );
+    }
     let mats: Vec<PathBuf> = shards.iter().map(|s| paths::materialized(s)).collect();
     let materialized = paths::materialized(&opts.output);
     let failures = paths::failures(&opts.output);
@@ -91,6 +104,21 @@ pub async fn run(opts: &MergeOptions) -> Result<()> {
     }
     let missing = inputs.len() - rollouts.len();
     drop((known, seen));
+    // The head server is asked before anything is written: a merge that cannot aggregate
+    // writes nothing.
+    let head = if opts.disable_aggregation {
+        None
+    } else {
+        let client = Client::default();
+        let head = discover::parse_address(&opts.head_server).map_err(anyhow::Error::msg)?;
+        let config = fetch_config(&client, &head).await.with_context(|| {
+            format!(
+                "the head server at {} (pass --head-server, or --disable-aggregation to merge without aggregate metrics); nothing was written",
+                opts.head_server
+            )
+        })?;
+        Some((client, config))
+    };
 
     if let Some(dir) = opts.output.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating '{}'", dir.display()))?;
@@ -123,14 +151,18 @@ pub async fn run(opts: &MergeOptions) -> Result<()> {
             "{missing} materialized rows have no rollout (unfinished, failed or terminal): `--resume` their shards first, or profile with --allow-partial-rollouts."
         );
     }
-    let metrics = if opts.disable_aggregation {
-        None
-    } else {
+    if !absent.is_empty() {
+        println!(
+            "{} shard(s) missing, merged without them: {}",
+            absent.len(),
+            absent.join(", ")
+        );
+    }
+    let metrics = if let Some((client, config)) = head {
         println!("Computing aggregate metrics");
-        let client = Client::default();
-        let head = discover::parse_address(&opts.head_server).map_err(anyhow::Error::msg)?;
-        let config = fetch_config(&client, &head).await?;
         aggregate_metrics(&client, &config, &opts.output, opts.max_line_bytes).await?
+    } else {
+        None
     };
     println!(
         "Finished rollout aggregation! View results at:\nFully materialized inputs: {}\nMerged rollouts: {}\nFailures: {}\nAggregate metrics: {}",
@@ -142,7 +174,33 @@ pub async fn run(opts: &MergeOptions) -> Result<()> {
     if let (Some(ignored), false) = (&opts.health_check, opts.disable_aggregation) {
         super::evidence::print_reports(&opts.output, ignored, opts.max_line_bytes);
     }
-    Ok(())
+    Ok(if missing > 0 || !absent.is_empty() {
+        Ending::Unfinished
+    } else {
+        Ending::Success
+    })
+}
+
+/// The shards of `I/N` names that are not among `shards` (shard files carry their `-of-N`):
+/// empty when every one is there, or when the names do not say which run they slice.
+fn absent_shards(shards: &[PathBuf], output: &Path) -> Result<Vec<String>> {
+    let slices: Option<Vec<(u32, u32)>> = shards
+        .iter()
+        .map(|s| names::shard_of(&s.to_string_lossy()))
+        .collect();
+    let Some(slices) = slices else {
+        return Ok(Vec::new());
+    };
+    let Some(&(_, n)) = slices.first() else {
+        return Ok(Vec::new());
+    };
+    if slices.iter().any(|&(_, m)| m != n) {
+        bail!("the shard files are slices of different shard counts; name the shards of one run");
+    }
+    Ok((0..n)
+        .filter(|i| !slices.iter().any(|&(j, _)| j == *i))
+        .map(|i| paths::shard_output(output, i, n).display().to_string())
+        .collect())
 }
 
 /// Before reading: every shard file is a regular file, and no output is a shard's file (by
@@ -217,14 +275,7 @@ fn find_shards(output: &Path) -> Result<Vec<PathBuf>> {
             output.display()
         );
     }
-    let have: Vec<u32> = found.iter().map(|f| f.1).collect();
-    let absent: Vec<String> = (0..n)
-        .filter(|i| !have.contains(i))
-        .map(|i| paths::shard_output(output, i, n).display().to_string())
-        .collect();
-    if !absent.is_empty() {
-        bail!("missing shard files: {}", absent.join(", "));
-    }
+    // Which of the N are absent is `absent_shards`'s to say.
     Ok(found.into_iter().map(|f| f.2).collect())
 }
 

@@ -7,4 +7,5 @@ use gymscope_testkit as common;
 mod end_to_end;
 mod health;
 mod observe;
+mod scale_out;
 mod stack;

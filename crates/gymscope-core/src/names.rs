@@ -116,6 +116,13 @@ pub fn parse_shard(rollouts: &str, candidate: &str) -> Option<(u32, u32)> {
     (i < n).then_some((i, n))
 }
 
+/// `(i, n)` of any name [`shard`] wrote, whatever its output's name: `x-shard3-of-8.jsonl`.
+pub fn shard_of(candidate: &str) -> Option<(u32, u32)> {
+    let name = base_name(candidate);
+    let at = name.rfind("-shard")?;
+    parse_shard(&format!("{}{}", &name[..at], suffix(name)), name)
+}
+
 // ---- gymscope's own outputs ----
 
 /// The report of a run: `rollouts.jsonl` → `rollouts_report.html`; of profile files:
@@ -192,6 +199,15 @@ pub fn pivot_selection(selected: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_shard_name_tells_its_slice_whatever_the_output() {
+        assert_eq!(shard_of("out/rollouts-shard3-of-8.jsonl"), Some((3, 8)));
+        assert_eq!(shard_of("a-shard-x-shard0-of-2"), Some((0, 2)));
+        assert_eq!(shard_of(&shard("r.v2.jsonl", 1, 4)), Some((1, 4)));
+        assert_eq!(shard_of("rollouts-shard8-of-8.jsonl"), None);
+        assert_eq!(shard_of("rollouts.jsonl"), None);
+    }
     use super::*;
 
     #[test]
