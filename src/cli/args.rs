@@ -552,6 +552,11 @@ pub struct SelectPivotArgs {
     pub sort: SortArg,
 }
 
+/// `--shard I/N`, refused by clap as a usage error (exit 2) when malformed.
+fn parse_shard(s: &str) -> Result<Shard, String> {
+    s.parse()
+}
+
 #[cfg(test)]
 mod tests {
     /// clap's own consistency checks of the definition (conflicting names, bad defaults, …).
@@ -560,9 +565,4 @@ mod tests {
         use clap::CommandFactory;
         super::Cli::command().debug_assert();
     }
-}
-
-/// `--shard I/N`, refused by clap as a usage error (exit 2) when malformed.
-fn parse_shard(s: &str) -> Result<Shard, String> {
-    s.parse()
 }
