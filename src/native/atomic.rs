@@ -4,6 +4,9 @@
 //!
 //! Every error names the output file. A temporary file that exists is registered, so a signal
 //! that ends the process (SIGINT, SIGTERM, SIGHUP) removes it first (see [`super::signals`]).
+//! The output's folder is created when missing, for every command alike. An output that is a
+//! device or a FIFO (`-o /dev/null`, `-o /dev/stdout`, a named pipe) is written in place: a
+//! rename would replace the device node with a file.
 
 use super::signals;
 use crate::names;
@@ -14,7 +17,8 @@ use std::path::{Path, PathBuf};
 /// An output file being written. Dropped without [`AtomicFile::commit`], it removes itself.
 pub struct AtomicFile {
     path: PathBuf,
-    tmp: PathBuf,
+    /// The temporary file renamed into place; `None` when written in place (a device, a FIFO).
+    tmp: Option<PathBuf>,
     writer: Option<BufWriter<File>>,
     /// Registration for removal on a signal.
     guard: Option<signals::TempGuard>,
@@ -38,12 +42,25 @@ impl AtomicFile {
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
-        if path.is_dir() {
-            return Err(err(io::Error::new(
-                io::ErrorKind::IsADirectory,
-                "it is a directory",
-            )));
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_dir() => {
+                return Err(err(io::Error::new(
+                    io::ErrorKind::IsADirectory,
+                    "it is a directory",
+                )))
+            }
+            Ok(m) if !m.is_file() => {
+                let file = File::options().write(true).open(path).map_err(err)?;
+                return Ok(AtomicFile {
+                    path: path.to_path_buf(),
+                    tmp: None,
+                    writer: Some(BufWriter::with_capacity(1 << 20, file)),
+                    guard: None,
+                });
+            }
+            _ => {}
         }
+        std::fs::create_dir_all(dir).map_err(err)?;
         let tmp = dir.join(names::temp(
             &path.file_name().unwrap_or_default().to_string_lossy(),
             std::process::id(),
@@ -53,7 +70,7 @@ impl AtomicFile {
         let file = File::create(&tmp).map_err(err)?;
         Ok(AtomicFile {
             path: path.to_path_buf(),
-            tmp,
+            tmp: Some(tmp),
             writer: Some(BufWriter::with_capacity(1 << 20, file)),
             guard: Some(guard),
         })
@@ -70,8 +87,13 @@ impl AtomicFile {
         let result = (|| {
             let writer = self.writer.as_mut().expect("open until committed");
             writer.flush()?;
-            writer.get_ref().sync_all()?;
-            std::fs::rename(&self.tmp, &self.path)
+            match &self.tmp {
+                Some(tmp) => {
+                    writer.get_ref().sync_all()?;
+                    std::fs::rename(tmp, &self.path)
+                }
+                None => Ok(()), // a device or FIFO: written in place, nothing to sync or rename
+            }
         })();
         match result {
             Ok(()) => {
@@ -137,7 +159,9 @@ impl Drop for AtomicFile {
             // Not committed: leave no partial file. The buffer is dropped unflushed on purpose.
             let (file, _) = writer.into_parts();
             drop(file);
-            let _ = std::fs::remove_file(&self.tmp);
+            if let Some(tmp) = &self.tmp {
+                let _ = std::fs::remove_file(tmp);
+            }
         }
         self.guard = None;
     }
@@ -185,6 +209,27 @@ mod tests {
         // A directory as the output is refused up front.
         let e = AtomicFile::create(dir.path()).err().unwrap();
         assert!(e.to_string().contains("directory"), "{e}");
+    }
+
+    #[test]
+    fn a_missing_folder_is_created_and_a_device_is_written_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("a/b/o.json");
+        write_file::<anyhow::Error>(&out, |f| Ok(f.write_all(b"x")?)).unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), b"x");
+
+        // /dev/null stays a device; /dev/full says the disk is full, naming it.
+        let null = Path::new("/dev/null");
+        write_file::<anyhow::Error>(null, |f| Ok(f.write_all(b"x")?)).unwrap();
+        assert!(!std::fs::metadata(null).unwrap().is_file());
+        let full = Path::new("/dev/full");
+        if full.exists() {
+            let mut f = AtomicFile::create(full).unwrap();
+            let _ = f.write_all(b"x");
+            let e = f.commit().unwrap_err();
+            assert!(e.to_string().contains("/dev/full"), "{e}");
+            assert_eq!(e.cause.raw_os_error(), Some(libc::ENOSPC), "{e}");
+        }
     }
 
     #[test]
