@@ -94,6 +94,12 @@ fn source(path: &Path) -> Result<Source> {
 
 fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(ReportInput, PathBuf)> {
     check_run_files(inputs, rollouts)?;
+    // Every file the report reads is an input, those beside the rollouts too (`collect
+    // --resume` depends on the failures file).
+    let failures = names::beside(rollouts, names::failures);
+    let summary = names::sibling(rollouts, crate::health::upstream::QUALITY_SUMMARY);
+    let verdicts = names::sibling(rollouts, crate::health::upstream::ROLLOUT_VERDICTS);
+    let beside = "read beside --rollouts";
     let output = output_path(
         args,
         names::beside(rollouts, names::report),
@@ -105,6 +111,18 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
             Input {
                 path: rollouts,
                 flag: "--rollouts",
+            },
+            Input {
+                path: &failures,
+                flag: beside,
+            },
+            Input {
+                path: &summary,
+                flag: beside,
+            },
+            Input {
+                path: &verdicts,
+                flag: beside,
             },
         ],
     )?;
