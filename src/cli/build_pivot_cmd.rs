@@ -183,7 +183,7 @@ pub fn run(args: &BuildPivotArgs) -> Result<ExitCode> {
     audit.commit()?;
     write(&metrics_path, &metrics.json_text(&paths))?;
     write(&info_path, &metrics.markdown(&paths))?;
-    let stdout = &mut std::io::stdout().lock();
+    let stdout = &mut crate::native::out::Stdout;
     if metrics.pivot_rows_written == 0 {
         drop(rows); // no dataset: nothing to train on, so no pivot file and no config
         let mut msg = format!(
@@ -198,7 +198,7 @@ pub fn run(args: &BuildPivotArgs) -> Result<ExitCode> {
             skipped_path.display(),
             metrics_path.display()
         ));
-        eprintln!("{msg}");
+        crate::note!("{msg}");
         return Ok(ExitCode::FAILURE);
     }
     rows.commit()?;

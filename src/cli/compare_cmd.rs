@@ -63,8 +63,8 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     let cmp = compare::compare(&a, &b, options)?;
 
     match args.format {
-        Format::Text => print!("{}", compare::text::format(&cmp)),
-        Format::Json => println!("{}", serde_json::to_string_pretty(&compare::to_json(&cmp))?),
+        Format::Text => crate::say_part!("{}", compare::text::format(&cmp)),
+        Format::Json => crate::say!("{}", serde_json::to_string_pretty(&compare::to_json(&cmp))?),
     }
     if let Some(out) = &args.report {
         let meta = ReportMeta {
@@ -95,7 +95,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         let mut file = AtomicFile::create(out)?;
         file.write_all(html.as_bytes())?;
         file.commit()?;
-        eprintln!(
+        crate::note!(
             "Report: {} ({:.1} MB, {} paired tasks)",
             out.display(),
             html.len() as f64 / 1e6,

@@ -6,7 +6,6 @@ use crate::collect::evidence::write_reports;
 use crate::health::checks::{normalize_ignored, QUALITY_SUMMARY, ROLLOUT_VERDICTS};
 use crate::native::{check_input, check_output, Input, UsageError};
 use anyhow::{bail, Context, Result};
-use std::io::Write;
 use std::process::ExitCode;
 
 pub fn run(args: &HealthCheckArgs) -> Result<ExitCode> {
@@ -48,9 +47,6 @@ pub fn run(args: &HealthCheckArgs) -> Result<ExitCode> {
     } else {
         format!("{lines}\n")
     };
-    // A closed pipe (`| head`) is the reader's choice, not an error (and never a panic).
-    match std::io::stdout().write_all(out.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(ExitCode::SUCCESS),
-    }
+    crate::say_part!("{out}");
+    Ok(ExitCode::SUCCESS)
 }

@@ -64,14 +64,14 @@ pub fn run(args: &HealthArgs) -> Result<ExitCode> {
 
     let json = document(&report)?;
     match args.format {
-        HealthFormat::Json => print!("{json}"),
-        HealthFormat::Text => print!("{}", crate::health::text(&report)),
+        HealthFormat::Json => crate::say_part!("{json}"),
+        HealthFormat::Text => crate::say_part!("{}", crate::health::text(&report)),
     }
     if let Some(out) = &output {
         let mut file = AtomicFile::create(out)?;
         file.write_all(json.as_bytes())?;
         file.commit()?;
-        eprintln!("Health: {}", out.display());
+        crate::note!("Health: {}", out.display());
     }
     let level = match args.fail_on {
         None => return Ok(ExitCode::SUCCESS),
@@ -82,7 +82,7 @@ pub fn run(args: &HealthArgs) -> Result<ExitCode> {
     if findings.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
-    eprintln!(
+    crate::note!(
         "health: {} rate(s) above the {} threshold (--fail-on)",
         findings.len(),
         if level == Level::Bad { "bad" } else { "warn" }

@@ -25,7 +25,7 @@ pub fn run() -> ExitCode {
     let args = match normalize_legacy_args(std::env::args()) {
         Ok(args) => args,
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::note!("error: {e}");
             return ExitCode::from(2);
         }
     };
@@ -51,10 +51,16 @@ pub fn run() -> ExitCode {
         Command::Health(args) => health_cmd::run(&args),
         Command::HealthCheck(args) => health_check_cmd::run(&args),
     };
+    // Whatever the command printed last is flushed; a stdout that failed (not a closed pipe)
+    // makes a command that succeeded fail, naming standard output.
+    let result = result.and_then(|code| match crate::native::out::finish() {
+        Ok(()) => Ok(code),
+        Err(e) => Err(anyhow::Error::new(e).context("could not write standard output")),
+    });
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("Error: {e:#}");
+            crate::note!("Error: {e:#}");
             if e.downcast_ref::<crate::native::UsageError>().is_some() {
                 ExitCode::from(2)
             } else {

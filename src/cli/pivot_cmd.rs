@@ -26,7 +26,7 @@ pub fn run(args: &ValidatePivotArgs) -> Result<ExitCode> {
     if let Some(dir) = &args.gym_repo {
         if let Some(missing) = missing_gym_module(dir) {
             // Upstream's words: its import of Gym's validators failed.
-            eprintln!(
+            crate::note!(
                 "validation failed: failed to import Gym validators from {}: No module named '{missing}'",
                 python_path(dir)
             );
@@ -62,8 +62,8 @@ pub fn run(args: &ValidatePivotArgs) -> Result<ExitCode> {
     }
 
     let view = report::PivotView::new(&report);
-    let stdout = &mut std::io::stdout().lock();
-    let stderr = &mut std::io::stderr().lock();
+    let stdout = &mut crate::native::out::Stdout;
+    let stderr = &mut crate::native::out::Stderr;
     match args.format {
         Format::Json => {
             serde_json::to_writer_pretty(&mut *stdout, &view)?;

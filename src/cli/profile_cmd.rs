@@ -61,7 +61,7 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
     out.commit()?;
     metrics.commit()?;
 
-    print!(
+    crate::say_part!(
         "{}",
         render::summary_text(
             &profile,
@@ -149,7 +149,7 @@ pub(super) fn profile_run_with(
         allow_partial_rollouts,
     })?;
     for warning in &profile.warnings {
-        eprintln!("Warning: {warning}");
+        crate::note!("Warning: {warning}");
     }
     Ok((profile, health))
 }

@@ -26,7 +26,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
     let mut out = AtomicFile::create(&path)?;
     out.write_all(html.as_bytes())?;
     out.commit()?;
-    println!(
+    crate::say!(
         "Report: {} ({:.1} MB, {} tasks, {} rollouts)",
         path.display(),
         html.len() as f64 / 1e6,
@@ -138,7 +138,7 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
         health.as_mut(),
     ) {
         if let Err(e) = super::health_cmd::push_failures(h, &failures) {
-            eprintln!("Warning: no Health section: {e:#}");
+            crate::note!("Warning: no Health section: {e:#}");
             health = None;
         }
     }
@@ -154,12 +154,12 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
         Some(Ok(mut health)) => {
             match super::health_cmd::upstream_beside(rollouts, args.max_line_bytes) {
                 Ok(upstream) => health.upstream = upstream,
-                Err(e) => eprintln!("Warning: upstream's health files are not shown: {e:#}"),
+                Err(e) => crate::note!("Warning: upstream's health files are not shown: {e:#}"),
             }
             Some(health)
         }
         Some(Err(e)) => {
-            eprintln!("Warning: no Health section: {e}");
+            crate::note!("Warning: no Health section: {e}");
             None
         }
         None => None,

@@ -87,7 +87,7 @@ pub fn run(args: &SelectPivotArgs) -> Result<ExitCode> {
     let mut sel = AtomicFile::create(&selection_path)?;
     sel.write_all(json.as_bytes())?;
     sel.commit()?;
-    let stdout = &mut std::io::stdout().lock();
+    let stdout = &mut crate::native::out::Stdout;
     write!(stdout, "{}", plan.counts.markdown())?;
     writeln!(
         stdout,

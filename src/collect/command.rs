@@ -87,19 +87,19 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
     } else {
         if args.resume {
             if !output.exists() {
-                println!(
+                crate::say!(
                     "Skipping resume_from_cache because output_fpath {} doesn't exist!",
                     output.display()
                 );
             }
             if !materialized.exists() {
-                println!(
+                crate::say!(
                     "Skipping resume_from_cache because materialized_jsonl_fpath {} doesn't exist!",
                     materialized.display()
                 );
             }
         } else {
-            println!("Clearing output fpath since `resume_from_cache=False`!");
+            crate::say!("Clearing output fpath since `resume_from_cache=False`!");
         }
         let input = args
             .input
@@ -130,7 +130,7 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
             .as_deref(),
     );
     if let Some(w) = warning {
-        println!("{w}");
+        crate::say!("{w}");
     }
     let mut plan = history.plan(max_attempts);
     // Each agent with the first materialized line that needs it, for messages.
@@ -157,7 +157,7 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         },
     )?;
     if resuming {
-        println!("{}", plan.counts.report());
+        crate::say!("{}", plan.counts.report());
         plan.check_done_rows_known(&output.display().to_string(), &mat_name)?;
     }
     let mut addresses = HashMap::new();
@@ -170,13 +170,13 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         );
     }
     if let Some(n) = args.concurrency.filter(|n| *n > 0) {
-        println!("Querying with {n} concurrent requests");
+        crate::say!("Querying with {n} concurrent requests");
     }
     let total = plan.counts.to_run;
     if let Some(dir) = &args.capture_dir {
         std::fs::create_dir_all(dir).with_context(|| format!("creating '{}'", dir.display()))?;
         if total > 0 {
-            println!("Clearing existing model-call captures for rollouts being dispatched");
+            crate::say!("Clearing existing model-call captures for rollouts being dispatched");
         }
     }
     let report = if total > 0 {
@@ -214,30 +214,30 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
     };
     print_summary(&report, &output, &failures);
     if let Some(msg) = &report.fatal {
-        eprintln!("Error: {msg}");
-        eprintln!(
+        crate::note!("Error: {msg}");
+        crate::note!(
             "Every finished rollout is on disk. To continue:\n  {}",
             args.resume_command
         );
         return Ok(Ending::Fatal);
     }
     if let Some(signal) = report.interrupted {
-        eprintln!(
+        crate::note!(
             "Stopped by {signal}. Every finished rollout is on disk. To continue:\n  {}",
             args.resume_command
         );
         return Ok(Ending::Interrupted);
     }
 
-    println!("Sorting results to ensure consistent ordering");
+    crate::say!("Sorting results to ensure consistent ordering");
     let metrics = if args.disable_aggregation {
-        println!("Skipping aggregate-metrics computation because disable_aggregation=True. Run `gymscope collect --merge` (or `gym eval aggregate`) after all shards finish to compute the global metrics.");
+        crate::say!("Skipping aggregate-metrics computation because disable_aggregation=True. Run `gymscope collect --merge` (or `gym eval aggregate`) after all shards finish to compute the global metrics.");
         None
     } else {
-        println!("Computing aggregate metrics");
+        crate::say!("Computing aggregate metrics");
         aggregate_metrics(&client, &config, &output, args.max_line_bytes).await?
     };
-    println!(
+    crate::say!(
         "Finished rollout collection! View results at:\nFully materialized inputs: {}\nRollouts: {}\nAggregate metrics: {}",
         materialized.display(),
         output.display(),
@@ -256,9 +256,9 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         args.max_line_bytes,
     )?;
     if let Some(msg) = outcome.unfinished_report(&failures.display().to_string()) {
-        eprintln!("{msg}");
+        crate::note!("{msg}");
         if outcome.to_run > 0 {
-            eprintln!("To retry them:\n  {}", args.resume_command);
+            crate::note!("To retry them:\n  {}", args.resume_command);
         }
         return Ok(Ending::Unfinished);
     }
@@ -267,11 +267,11 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
 
 fn print_summary(r: &Report, output: &Path, failures: &Path) {
     if r.completed == 0 && r.interrupted.is_none() && r.fatal.is_none() {
-        println!("Nothing to run: every rollout is done, terminal or out of attempts.");
+        crate::say!("Nothing to run: every rollout is done, terminal or out of attempts.");
         return;
     }
     let secs = r.elapsed.as_secs_f64().max(1e-9);
-    println!(
+    crate::say!(
         "Collected {} rollouts in {:.1} s ({:.1} rollouts/s): {} to {}, {} to {}{}, {} not persisted (kill-shaped).{}",
         r.completed,
         secs,
@@ -289,6 +289,6 @@ fn print_summary(r: &Report, output: &Path, failures: &Path) {
         if r.connection_retries > 0 { format!(" {} connection retries.", r.connection_retries) } else { String::new() }
     );
     if !r.status.is_empty() {
-        println!("Running means: {}", r.status);
+        crate::say!("Running means: {}", r.status);
     }
 }

@@ -78,8 +78,8 @@ pub fn print_reports(rollouts: &Path, ignored: &[String], max_line: u64) {
         ignored.to_vec(),
         max_line,
     ) {
-        Ok(lines) => println!("{lines}"),
-        Err(e) => eprintln!("Warning: rollout health check failed: {e:#}"),
+        Ok(lines) => crate::say!("{lines}"),
+        Err(e) => crate::note!("Warning: rollout health check failed: {e:#}"),
     }
 }
 

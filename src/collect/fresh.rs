@@ -31,22 +31,22 @@ pub(super) fn materialize(
         .map_err(anyhow::Error::msg)?,
     };
     if let Some(n) = limit {
-        println!("Limiting the number of rows to {n}");
+        crate::say!("Limiting the number of rows to {n}");
     }
     if let Some(a) = &opts.agent_name {
-        println!("Using `{a}` for rows that do not already have an agent ref");
+        crate::say!("Using `{a}` for rows that do not already have an agent ref");
     }
     if !opts.overrides.is_empty() {
-        println!(
+        crate::say!(
             "Overriding responses_create_params fields with {}",
             py_repr(&Value::Object(opts.overrides.clone()))
         );
     }
     match &opts.num_repeats {
         NumRepeats::Fixed(n) => {
-            println!("Repeating rows {n} times (in a pattern of abc to aabbcc)!");
+            crate::say!("Repeating rows {n} times (in a pattern of abc to aabbcc)!");
         }
-        NumRepeats::PerAgent { .. } => println!(
+        NumRepeats::PerAgent { .. } => crate::say!(
             "Per-agent num_repeats: {}",
             py_repr(
                 &hydra::parse(args.num_repeats.as_deref().unwrap_or("{}")).unwrap_or(Value::Null)
@@ -54,9 +54,12 @@ pub(super) fn materialize(
         ),
     }
     if let Some(s) = shard {
-        println!(
+        crate::say!(
             "Shard {} of {}: running every {}th task starting with task number {}",
-            s.index, s.count, s.count, s.index
+            s.index,
+            s.count,
+            s.count,
+            s.index
         );
     }
     let input_name = input.display().to_string();
@@ -90,11 +93,11 @@ pub(super) fn materialize(
         )?;
         let summary = std::mem::replace(&mut m, Materializer::new(&opts, &input_name)).finish()?;
         for warning in summary.warnings {
-            eprintln!("Warning: {warning}");
+            crate::note!("Warning: {warning}");
         }
         Ok(())
     })?;
-    println!("Materialized {kept} rows into {}", path.display());
+    crate::say!("Materialized {kept} rows into {}", path.display());
     Ok(())
 }
 
@@ -148,7 +151,7 @@ pub(super) fn set_aside_old_failures(failures: &Path) -> Result<()> {
         prev.push(".prev");
         std::fs::rename(failures, &prev)
             .with_context(|| format!("moving '{}' aside", failures.display()))?;
-        println!(
+        crate::say!(
             "Moved the previous run's failures to {}",
             PathBuf::from(prev).display()
         );

@@ -88,7 +88,7 @@ pub async fn aggregate_metrics(
             crate::collect::key::parse_value(entry.key_metrics.get().as_bytes()).map_err(|e| {
                 anyhow::anyhow!("agent `{agent}`: /aggregate_metrics key_metrics: {e}")
             })?;
-        println!("\nKey metrics for {agent}:\n{}", pretty4(&key_metrics));
+        crate::say!("\nKey metrics for {agent}:\n{}", pretty4(&key_metrics));
         entries.push(entry);
     }
     let path = paths::aggregate_metrics(main);

@@ -14,7 +14,7 @@ pub fn read(output: &Path, failures: &Path, max_line: u64, history: &mut History
     for p in [output, failures] {
         if p.exists() {
             if let Some(s) = files::set_aside_torn_tail(p)? {
-                println!(
+                crate::say!(
                     "The last line of '{}' was torn (an interrupted write): moved its {} bytes to '{}'; that rollout runs again.",
                     p.display(), s.bytes, s.to.display()
                 );

@@ -62,9 +62,9 @@ pub async fn run(opts: &MergeOptions) -> Result<Ending> {
     let materialized = paths::materialized(&opts.output);
     let failures = paths::failures(&opts.output);
     check_files(opts, &shards, &mats, [&materialized, &failures])?;
-    println!("Merging {} shard(s):", shards.len());
+    crate::say!("Merging {} shard(s):", shards.len());
     for s in &shards {
-        println!("  - {}", s.display());
+        crate::say!("  - {}", s.display());
     }
     let mut inputs = index(&mats, true, opts.max_line_bytes)?;
     let mut known: HashMap<&RolloutKey, &Span> = HashMap::new();
@@ -140,31 +140,31 @@ pub async fn run(opts: &MergeOptions) -> Result<Ending> {
     mat_out.commit()?;
     main_out.commit()?;
     fail_out.commit()?;
-    println!(
+    crate::say!(
         "Merged {} materialized rows and {} rollouts into {}",
         inputs.len(),
         rollouts.len(),
         opts.output.display()
     );
     if missing > 0 {
-        println!(
+        crate::say!(
             "{missing} materialized rows have no rollout (unfinished, failed or terminal): `--resume` their shards first, or profile with --allow-partial-rollouts."
         );
     }
     if !absent.is_empty() {
-        println!(
+        crate::say!(
             "{} shard(s) missing, merged without them: {}",
             absent.len(),
             absent.join(", ")
         );
     }
     let metrics = if let Some((client, config)) = head {
-        println!("Computing aggregate metrics");
+        crate::say!("Computing aggregate metrics");
         aggregate_metrics(&client, &config, &opts.output, opts.max_line_bytes).await?
     } else {
         None
     };
-    println!(
+    crate::say!(
         "Finished rollout aggregation! View results at:\nFully materialized inputs: {}\nMerged rollouts: {}\nFailures: {}\nAggregate metrics: {}",
         materialized.display(),
         opts.output.display(),

@@ -12,7 +12,7 @@ pub struct Printer(ProgressBar);
 
 impl Printer {
     pub fn line(&self, s: &str) {
-        self.0.suspend(|| eprintln!("{s}"));
+        self.0.suspend(|| crate::note!("{s}"));
     }
 }
 
@@ -106,7 +106,7 @@ impl Progress {
             self.bar.set_message(self.status(4));
         }
         if let Some(line) = self.line_due() {
-            eprintln!("{line}");
+            crate::note!("{line}");
         }
     }
 

@@ -1,11 +1,12 @@
 //! Native file handling shared by every command (never compiled for wasm32): the one streaming
 //! reader with the line limit ([`read`]), the one atomic writer ([`atomic`]) with its clean-up on
-//! signals ([`signals`]), and the checks on inputs and outputs before anything runs ([`inputs`],
-//! [`run_files`]).
+//! signals ([`signals`]), the checks on inputs and outputs before anything runs ([`inputs`],
+//! [`run_files`]), and printing that a closed pipe ends quietly ([`out`]).
 
 pub mod allocator;
 pub mod atomic;
 pub mod inputs;
+pub mod out;
 pub mod parallel;
 pub mod read;
 pub mod run_files;

@@ -135,3 +135,127 @@ fn report_never_writes_over_the_files_it_reads_beside_the_rollouts() {
         std::fs::remove_file(&beside).unwrap();
     }
 }
+
+/// Every command (but `collect`, which needs servers: `tests/collect`) with its arguments, in a
+/// fresh folder of its own so each run writes new files.
+fn every_command(dir: &Path) -> Vec<(&'static str, Vec<String>)> {
+    let (inputs, rollouts) = blackjack();
+    let run_dir = dir.join("run");
+    std::fs::create_dir_all(&run_dir).unwrap();
+    std::fs::copy(&rollouts, run_dir.join("rollouts.jsonl")).unwrap();
+    std::fs::copy(&inputs, run_dir.join("rollouts_materialized_inputs.jsonl")).unwrap();
+    let ex = repo_root().join("assets/example-compare");
+    let pivots = repo_root().join("tests/fixtures/pivot/upstream/example.jsonl");
+    let source = repo_root()
+        .join("tests/fixtures/pivot-build/upstream/example_multi_step.example_rollouts.jsonl");
+    let out = |name: &str| dir.join(name).display().to_string();
+    let p = |path: &Path| path.display().to_string();
+    vec![
+        (
+            "profile",
+            vec![
+                "--inputs".into(),
+                p(&inputs),
+                "--rollouts".into(),
+                p(&rollouts),
+                "--out-dir".into(),
+                out("prof"),
+            ],
+        ),
+        (
+            "report",
+            vec![
+                "--inputs".into(),
+                p(&inputs),
+                "--rollouts".into(),
+                p(&rollouts),
+                "-o".into(),
+                out("r.html"),
+            ],
+        ),
+        ("health", vec![p(&rollouts)]),
+        ("health-check", vec![p(&run_dir)]),
+        (
+            "compare",
+            vec![p(&ex.join("base.jsonl")), p(&ex.join("step200.jsonl"))],
+        ),
+        ("validate-pivot", vec!["--path".into(), p(&pivots)]),
+        (
+            "build-pivot",
+            vec![
+                "--input".into(),
+                p(&source),
+                "--output".into(),
+                out("pivots.jsonl"),
+                "--agent-ref".into(),
+                "a".into(),
+            ],
+        ),
+    ]
+}
+
+fn gymscope_with(
+    command: &str,
+    args: &[String],
+    stdout: std::process::Stdio,
+    stderr: std::process::Stdio,
+) -> std::process::Child {
+    std::process::Command::new(crate::common::gymscope_bin())
+        .arg(command)
+        .args(args)
+        .stdout(stdout)
+        .stderr(stderr)
+        .spawn()
+        .unwrap()
+}
+
+/// A pipe whose reader is already gone: the first write to it fails with EPIPE.
+fn closed_pipe() -> std::process::Stdio {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    writer.into()
+}
+
+#[test]
+fn every_command_ends_quietly_on_a_closed_pipe_and_says_when_stdout_is_full() {
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    for (round, closed) in ["stdout", "both", "full"].iter().enumerate() {
+        let sub = dir.path().join(round.to_string());
+        for (command, args) in every_command(&sub) {
+            // The exit code the command has with its output read.
+            let normal = gymscope_with(command, &args, Stdio::piped(), Stdio::null())
+                .wait_with_output()
+                .unwrap();
+            let (prints, normal) = (!normal.stdout.is_empty(), normal.status.code());
+            let (stdout, stderr) = match *closed {
+                "stdout" => (closed_pipe(), Stdio::piped()),
+                "both" => (closed_pipe(), closed_pipe()),
+                _ => (
+                    std::fs::File::options()
+                        .write(true)
+                        .open("/dev/full")
+                        .unwrap()
+                        .into(),
+                    Stdio::piped(),
+                ),
+            };
+            let out = gymscope_with(command, &args, stdout, stderr)
+                .wait_with_output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(!err.contains("panicked"), "{command} ({closed}): {err}");
+            if *closed == "full" && prints {
+                assert_eq!(out.status.code(), Some(1), "{command} > /dev/full: {err}");
+                assert!(err.contains("No space left on device"), "{command}: {err}");
+            } else {
+                assert_eq!(
+                    out.status.code(),
+                    normal,
+                    "{command} ({closed} closed): {err}"
+                );
+                assert!(!err.contains("Broken pipe"), "{command} ({closed}): {err}");
+            }
+        }
+    }
+}
