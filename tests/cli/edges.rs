@@ -210,6 +210,7 @@ fn gymscope_with(
 }
 
 /// A pipe whose reader is already gone: the first write to it fails with EPIPE.
+#[allow(clippy::incompatible_msrv)] // the tests run on the build machine's toolchain (1.95)
 fn closed_pipe() -> std::process::Stdio {
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
