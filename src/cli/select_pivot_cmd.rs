@@ -62,9 +62,17 @@ pub fn run(args: &SelectPivotArgs) -> Result<ExitCode> {
     let mut index = ProfileIndex::new(args.profile.display().to_string());
     stream(&args.profile, |c| index.push(c))?;
     let index = index.finish()?;
-    let mut selector = Selector::new(args.pivots.display().to_string(), index, options);
+    let mut selector = Selector::new(args.pivots.display().to_string(), index, options.clone());
     stream(&args.pivots, |c| selector.push(c))?;
     let plan = selector.finish()?;
+    if plan.counts.kept == 0 {
+        // An empty file would be trained on as if it were a selection: say why, write nothing.
+        bail!(
+            "no pivot selected from '{}': {}",
+            args.pivots.display(),
+            plan.counts.why_empty(&options)
+        );
+    }
 
     let mut pivots = File::open(&args.pivots)
         .with_context(|| format!("cannot read '{}'", args.pivots.display()))?;

@@ -266,13 +266,14 @@ fn build_collect_profile_select() {
         "--success-threshold",
         "2",
     ]);
-    assert!(r.status.success(), "{}", text(&r));
-    assert!(jsonl(&capped).is_empty());
-    let counts: Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.path().join("capped.selection.json")).unwrap(),
-    )
-    .unwrap();
-    assert_eq!(counts["all_failure"], rows.len());
+    // Nothing kept: exit 1 saying why, and the earlier selection is left as it was.
+    assert_eq!(r.status.code(), Some(1), "{}", text(&r));
+    assert!(
+        text(&r).contains(&format!("{} all_failure", rows.len())),
+        "{}",
+        text(&r)
+    );
+    assert_eq!(ids(&jsonl(&capped)), expect);
     // --min-rollouts above 8: nothing is sufficiently profiled.
     let r = gymscope(&[
         "select-pivot",
@@ -285,10 +286,11 @@ fn build_collect_profile_select() {
         "--min-rollouts",
         "9",
     ]);
-    assert!(r.status.success(), "{}", text(&r));
-    let counts: Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.path().join("capped.selection.json")).unwrap(),
-    )
-    .unwrap();
-    assert_eq!(counts["insufficient_rollouts"], rows.len());
+    assert_eq!(r.status.code(), Some(1), "{}", text(&r));
+    assert!(
+        text(&r).contains("every profiled pivot has 8 rollouts; --min-rollouts is 9: collect with --num-repeats 9 or lower it"),
+        "{}",
+        text(&r)
+    );
+    assert_eq!(ids(&jsonl(&capped)), expect);
 }

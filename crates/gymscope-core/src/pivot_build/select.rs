@@ -144,6 +144,46 @@ impl SelectionCounts {
         Value::Object(m)
     }
 
+    /// Why a selection kept nothing, in words a user can act on (`select-pivot` and the page
+    /// say it instead of writing an empty file).
+    pub fn why_empty(&self, options: &SelectOptions) -> String {
+        if self.pivots == 0 {
+            return "the pivots file has no rows".into();
+        }
+        if self.profiled == 0 {
+            return format!(
+                "none of the {} pivots is in the profile (profile the on-policy rollouts of these pivots: collect, then profile)",
+                self.pivots
+            );
+        }
+        let short = self.class(Class::InsufficientRollouts);
+        if short == self.profiled {
+            let counts: Vec<String> = self.rollouts_per_pivot.keys().map(u64::to_string).collect();
+            let counts = counts.join(" or ");
+            return format!(
+                "every profiled pivot has {counts} rollouts; --min-rollouts is {}: collect with --num-repeats {} or lower it",
+                options.min_rollouts, options.min_rollouts
+            );
+        }
+        let keep: Vec<&str> = options.keep.iter().map(|c| c.as_str()).collect();
+        let mut found: Vec<String> = Class::ALL
+            .iter()
+            .filter(|&&c| self.class(c) > 0)
+            .map(|&c| format!("{} {}", self.class(c), c.as_str()))
+            .collect();
+        if self.dropped_above_difficulty_threshold > 0 {
+            found.push(format!(
+                "{} dropped above --difficulty-threshold",
+                self.dropped_above_difficulty_threshold
+            ));
+        }
+        format!(
+            "no pivot is in the kept classes ({}): {}; --keep others or collect more repeats",
+            keep.join(", "),
+            found.join(", ")
+        )
+    }
+
     /// The counts as a markdown table, `count / pivots (pct)` cells.
     pub fn markdown(&self) -> String {
         let j = self.to_json();
