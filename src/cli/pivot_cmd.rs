@@ -56,10 +56,16 @@ pub fn run(args: &ValidatePivotArgs) -> Result<ExitCode> {
         Ok(go_on)
     })?;
     let (report, rest) = validator.finish();
-    if let Some(mut out) = fixed {
-        out.write_all(&rest)?;
-        out.commit()?;
-    }
+    // A validation that stopped early (a line over the limit, --fail-fast) has not seen every
+    // row: a fixed copy would silently lack the rest, so none is written.
+    let fixed_written = match fixed {
+        Some(mut out) if !report.stopped_early => {
+            out.write_all(&rest)?;
+            out.commit()?;
+            true
+        }
+        _ => false,
+    };
 
     let view = report::PivotView::new(&report);
     let stdout = &mut crate::native::out::Stdout;
@@ -82,7 +88,16 @@ pub fn run(args: &ValidatePivotArgs) -> Result<ExitCode> {
             }
         }
     }
-    if let (Some(fix), Some(out), Format::Text) = (&view.fix, &args.fix, args.format) {
+    if let (Some(out), false) = (&args.fix, fixed_written) {
+        writeln!(
+            stderr,
+            "\nno fixed copy written to '{}': the validation stopped before the end of '{name}'",
+            out.display()
+        )?;
+    }
+    if let (Some(fix), Some(out), Format::Text, true) =
+        (&view.fix, &args.fix, args.format, fixed_written)
+    {
         writeln!(
             stderr,
             "\nfixed copy: {} rows written to '{}' ({} changed)",
@@ -101,11 +116,13 @@ pub fn run(args: &ValidatePivotArgs) -> Result<ExitCode> {
             }
         }
     }
-    Ok(if report.is_valid() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(
+        if report.is_valid() && (fixed_written || args.fix.is_none()) {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        },
+    )
 }
 
 /// The module Python could not import from `dir` (upstream puts `dir` first on `sys.path` and

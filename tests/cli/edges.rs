@@ -260,3 +260,34 @@ fn every_command_ends_quietly_on_a_closed_pipe_and_says_when_stdout_is_full() {
         }
     }
 }
+
+#[test]
+fn validate_pivot_writes_no_fixed_copy_when_it_stopped_at_a_long_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows =
+        std::fs::read_to_string(repo_root().join("tests/fixtures/pivot/upstream/example.jsonl"))
+            .unwrap();
+    let first = rows.lines().next().unwrap();
+    let long = format!("{{\"pad\":\"{}\"}}", "x".repeat(5000));
+    let path = dir.path().join("p.jsonl");
+    std::fs::write(&path, format!("{first}\n{long}\n{first}\n")).unwrap();
+    let fixed = dir.path().join("fixed.jsonl");
+    let r = run(&[
+        "validate-pivot",
+        "--path",
+        s(&path),
+        "--fix",
+        s(&fixed),
+        "--agent-ref",
+        "a",
+        "--max-line-bytes",
+        "4096",
+    ]);
+    assert_eq!(r.status.code(), Some(1), "{}", text(&r));
+    assert!(text(&r).contains("no fixed copy written"), "{}", text(&r));
+    assert!(!fixed.exists());
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().count() == 1,
+        "a temp file is left"
+    );
+}
