@@ -5,7 +5,12 @@
 //! to stderr; neither fails. A stdout write that fails for another reason than a closed pipe
 //! (`> /dev/full`: no space left) is remembered, and [`finish`] turns it into the command's
 //! error, so the output is never lost silently. Nothing can be said about a failing stderr.
+//!
+//! Everything printed passes [`terminal_safe`]: model-controlled text (agent and tool names,
+//! answers quoted in messages) cannot move the cursor, clear the screen or write the clipboard
+//! (OSC 52). A JSON document means the same after it (its escapes are JSON's).
 
+use std::borrow::Cow;
 use std::fmt;
 use std::io::{self, Write};
 use std::sync::Mutex;
@@ -15,23 +20,54 @@ static STDOUT_ERROR: Mutex<Option<io::Error>> = Mutex::new(None);
 
 /// Writes to stdout; errors are kept for [`finish`] (a closed pipe is no error).
 pub fn stdout(args: fmt::Arguments, newline: bool) {
-    let mut out = io::stdout().lock();
-    let written = out.write_fmt(args).and_then(|()| {
-        if newline {
-            out.write_all(b"\n")
-        } else {
-            Ok(())
-        }
-    });
-    if let Err(e) = written {
+    let mut text = args.to_string();
+    if newline {
+        text.push('\n');
+    }
+    if let Err(e) = io::stdout()
+        .lock()
+        .write_all(&terminal_safe(text.as_bytes()))
+    {
         remember(e);
     }
 }
 
 /// Writes to stderr; a closed or failing stderr is ignored (there is nowhere to say it).
 pub fn stderr(args: fmt::Arguments) {
-    let mut err = io::stderr().lock();
-    let _ = err.write_fmt(args).and_then(|()| err.write_all(b"\n"));
+    let mut text = args.to_string();
+    text.push('\n');
+    let _ = io::stderr()
+        .lock()
+        .write_all(&terminal_safe(text.as_bytes()));
+}
+
+/// `bytes` with every control character but newline and tab written as a visible escape
+/// (`ESC` as `\u001b`, JSON's spelling, so a JSON string stays the same string): C0, DEL, and
+/// C1 (U+0080–U+009F, which some terminals also obey and serde_json writes raw).
+pub fn terminal_safe(bytes: &[u8]) -> Cow<'_, [u8]> {
+    let unsafe_at = |i: usize| match bytes[i] {
+        b'\n' | b'\t' => None,
+        b if b < 0x20 || b == 0x7f => Some((u32::from(b), 1)),
+        0xc2 if bytes.get(i + 1).is_some_and(|c| (0x80..=0x9f).contains(c)) => {
+            Some((u32::from(bytes[i + 1]), 2))
+        }
+        _ => None,
+    };
+    if !(0..bytes.len()).any(|i| unsafe_at(i).is_some()) {
+        return Cow::Borrowed(bytes);
+    }
+    let mut out = Vec::with_capacity(bytes.len() + 16);
+    let mut i = 0;
+    while i < bytes.len() {
+        if let Some((code, len)) = unsafe_at(i) {
+            out.extend_from_slice(format!("\\u{code:04x}").as_bytes());
+            i += len;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// A `Write` to stdout with [`say!`](crate::say)'s rules, for code that writes to a writer.
@@ -39,7 +75,7 @@ pub struct Stdout;
 
 impl Write for Stdout {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if let Err(e) = io::stdout().lock().write_all(buf) {
+        if let Err(e) = io::stdout().lock().write_all(&terminal_safe(buf)) {
             remember(e);
         }
         Ok(buf.len())
@@ -57,7 +93,7 @@ pub struct Stderr;
 
 impl Write for Stderr {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let _ = io::stderr().lock().write_all(buf);
+        let _ = io::stderr().lock().write_all(&terminal_safe(buf));
         Ok(buf.len())
     }
     fn flush(&mut self) -> io::Result<()> {
@@ -108,4 +144,24 @@ macro_rules! say_part {
 #[macro_export]
 macro_rules! note {
     ($($arg:tt)*) => { $crate::native::out::stderr(format_args!($($arg)*)) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::terminal_safe;
+
+    #[test]
+    fn control_characters_are_shown_not_obeyed() {
+        let text = "agent \u{1b}]52;c;aGk=\u{7}\u{1b}[2J\r\u{9b}31m ok\n\tnext é";
+        let safe = terminal_safe(text.as_bytes());
+        assert_eq!(
+            std::str::from_utf8(&safe).unwrap(),
+            "agent \\u001b]52;c;aGk=\\u0007\\u001b[2J\\u000d\\u009b31m ok\n\tnext é"
+        );
+        let plain = "no escapes\n{\"a\":\"\\u001b\"}\n";
+        assert!(matches!(
+            terminal_safe(plain.as_bytes()),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
 }

@@ -291,3 +291,59 @@ fn validate_pivot_writes_no_fixed_copy_when_it_stopped_at_a_long_line() {
         "a temp file is left"
     );
 }
+
+#[test]
+fn model_controlled_names_reach_the_terminal_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let (inputs, rollouts) = blackjack();
+    // Every row's agent renamed to one that clears the screen and writes the clipboard.
+    let evil = "evil\u{1b}[2J\u{1b}]52;c;aGk=\u{7}\u{9b}1m";
+    let rename = |from: &Path, to: &Path| {
+        let text: String = std::fs::read_to_string(from)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let mut row: serde_json::Value = serde_json::from_str(l).unwrap();
+                row["agent_ref"]["name"] = evil.into();
+                format!("{row}\n")
+            })
+            .collect();
+        std::fs::write(to, text).unwrap();
+    };
+    let (m, r) = (
+        dir.path().join("r_materialized_inputs.jsonl"),
+        dir.path().join("r.jsonl"),
+    );
+    rename(&inputs, &m);
+    rename(&rollouts, &r);
+    for args in [
+        vec!["health", s(&r)],
+        vec!["compare", s(&r), s(&r)],
+        vec![
+            "profile",
+            "--inputs",
+            s(&m),
+            "--rollouts",
+            s(&r),
+            "--out-dir",
+            s(dir.path()),
+        ],
+    ] {
+        let out = run(&args);
+        let all = [out.stdout.as_slice(), out.stderr.as_slice()].concat();
+        assert!(
+            !all.iter().any(|&b| b == 0x1b || b == 0x07)
+                && !all.windows(2).any(|w| w == [0xc2, 0x9b]),
+            "{args:?}: raw control characters in {}",
+            String::from_utf8_lossy(&all)
+        );
+        // The profile's summary names no agent; health and compare do.
+        if args[0] != "profile" {
+            assert!(
+                text(&out).contains("evil\\u001b[2J"),
+                "{args:?}: {}",
+                text(&out)
+            );
+        }
+    }
+}
