@@ -104,7 +104,7 @@ pub struct HealthArgs {
     #[arg(long, value_enum, default_value = "text")]
     pub format: HealthFormat,
     /// A rollout passes when its reward is at least X.
-    #[arg(long, value_name = "X", default_value_t = crate::reward_group::DEFAULT_THRESHOLD)]
+    #[arg(long, value_parser = finite, value_name = "X", default_value_t = crate::reward_group::DEFAULT_THRESHOLD)]
     pub pass_threshold: f64,
     /// Exit with code 3 when a rate passes its `bad` (or `warn`) threshold.
     #[arg(long, value_enum, value_name = "LEVEL")]
@@ -113,7 +113,7 @@ pub struct HealthArgs {
     #[arg(long)]
     pub write: bool,
     /// Refuse lines longer than N bytes (default 1 GiB).
-    #[arg(long, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
 }
 
@@ -157,7 +157,7 @@ pub struct ValidatePivotArgs {
     pub stats: bool,
     /// Refuse lines longer than N bytes (default 1 GiB): a file that never ends a line fails
     /// with its name and line instead of filling memory.
-    #[arg(long, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
     /// A NeMo Gym checkout: also check every row's `responses_create_params` against Gym's
     /// Pydantic request model (unknown keys, input items, tools, `stream`, `metadata`), as
@@ -188,7 +188,7 @@ pub struct ProfileArgs {
     pub out_dir: Option<PathBuf>,
     /// Refuse lines longer than N bytes (default 1 GiB): a file that never ends a line fails
     /// with its name and line instead of filling memory.
-    #[arg(long, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
 }
 
@@ -229,7 +229,7 @@ pub struct ReportArgs {
     pub allow_partial_rollouts: bool,
     /// Refuse lines longer than N bytes (default 1 GiB): a file that never ends a line fails
     /// with its name and line instead of filling memory.
-    #[arg(long, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
 }
 
@@ -279,10 +279,10 @@ pub struct CollectArgs {
     #[arg(long)]
     pub fail_fast: bool,
     /// Give up on one rollout after this long (recorded as a failure, retried on --resume).
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_parser = finite, value_name = "SECONDS")]
     pub timeout: Option<f64>,
     /// After Ctrl-C/SIGTERM, wait this long for in-flight rollouts.
-    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    #[arg(long, value_parser = finite, value_name = "SECONDS", default_value_t = 30.0)]
     pub grace: f64,
     /// Run only slice I of N (0-based) of the materialized rows, into `<stem>-shardI-of-N.jsonl`.
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
@@ -302,7 +302,7 @@ pub struct CollectArgs {
     pub no_progress: bool,
     /// Refuse lines longer than N bytes (default 1 GiB): a file that never ends a line fails
     /// with its name and line instead of filling memory.
-    #[arg(long, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
     /// Put `seed=<rollout index>` into `responses_create_params.metadata.extra_body` of every
     /// materialized row (upstream's `+num_repeats_add_seed=true`).
@@ -354,7 +354,7 @@ pub struct HealthCheckArgs {
     #[arg(long)]
     pub json: bool,
     /// Refuse lines longer than N bytes (default 1 GiB).
-    #[arg(long, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
 }
 
@@ -396,13 +396,13 @@ pub struct CompareArgs {
     #[arg(long, value_enum, default_value_t = PairByArg::Content)]
     pub pair_by: PairByArg,
     /// A rollout succeeds when its reward is at least this (for the reward groups).
-    #[arg(long, value_name = "X", default_value_t = crate::reward_group::DEFAULT_THRESHOLD)]
+    #[arg(long, value_parser = finite, value_name = "X", default_value_t = crate::reward_group::DEFAULT_THRESHOLD)]
     pub pass_threshold: f64,
     /// Compare the completed rollouts of partial collections, as for `profile`.
     #[arg(long)]
     pub allow_partial_rollouts: bool,
     /// Refuse lines longer than N bytes (default 1 GiB), naming the file and line.
-    #[arg(long, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
 }
 
@@ -448,7 +448,7 @@ pub struct BuildPivotArgs {
     #[arg(long, value_enum, default_value_t = SourceFormatArg::Auto)]
     pub source_format: SourceFormatArg,
     /// A source rollout succeeds when its reward is at least this; only successes are converted.
-    #[arg(long, value_name = "X", default_value_t = 1.0)]
+    #[arg(long, value_parser = finite, value_name = "X", default_value_t = 1.0)]
     pub min_reward: f64,
     /// Dotted path of the reward (default `reward`; chat rows: `metadata.reward`).
     #[arg(long, value_name = "DOTTED")]
@@ -503,7 +503,7 @@ pub struct BuildPivotArgs {
     #[arg(long)]
     pub description: Option<String>,
     /// The comparator's word-overlap threshold for multi-word string arguments (0 to 0.5).
-    #[arg(long, value_name = "X", default_value_t = 0.1)]
+    #[arg(long, value_parser = finite, value_name = "X", default_value_t = 0.1)]
     pub word_count_similarity_threshold: f64,
     /// Write the dataset path in the config as given instead of absolute.
     #[arg(long)]
@@ -535,7 +535,7 @@ pub struct SelectPivotArgs {
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub min_rollouts: u32,
     /// A rollout succeeds when its reward is at least this.
-    #[arg(long, value_name = "X", default_value_t = 1.0)]
+    #[arg(long, value_parser = finite, value_name = "X", default_value_t = 1.0)]
     pub success_threshold: f64,
     /// Classes to keep (default `mixed`; also `all_success`, `all_failure`, `unprofiled`,
     /// `insufficient_rollouts`, for inspection).
@@ -545,7 +545,7 @@ pub struct SelectPivotArgs {
     #[arg(long, value_name = "N")]
     pub max_pivots: Option<u64>,
     /// Drop pivots whose pass rate is above T (T > 0).
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_parser = finite, value_name = "T")]
     pub difficulty_threshold: Option<f64>,
     /// Output order: file order, ascending pass rate, or descending reward variance.
     #[arg(long, value_enum, default_value_t = SortArg::None)]
@@ -555,6 +555,25 @@ pub struct SelectPivotArgs {
 /// `--shard I/N`, refused by clap as a usage error (exit 2) when malformed.
 fn parse_shard(s: &str) -> Result<Shard, String> {
     s.parse()
+}
+
+/// `--max-line-bytes`: at least 1 (a limit of 0 would refuse every line).
+fn line_limit(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(0) => Err("the limit must be at least 1 byte".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("`{s}`: {e}")),
+    }
+}
+
+/// A number flag: `nan` and `inf` are refused while parsing, as a usage error (exit 2); a
+/// threshold of NaN would compare false with every reward and select silently wrong.
+fn finite(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        Ok(_) => Err(format!("expected a finite number, got `{s}`")),
+        Err(e) => Err(format!("`{s}`: {e}")),
+    }
 }
 
 #[cfg(test)]

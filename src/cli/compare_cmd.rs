@@ -197,12 +197,20 @@ fn resolve(arg: &str, side: &str) -> Result<Input> {
                 path.display()
             ),
         },
-        other => bail!(
-            "{side} '{}' is not a run or a reward profile (it looks like {}); give a rollouts \
-             file, INPUTS:ROLLOUTS or a *_reward_profiling.jsonl",
-            path.display(),
-            other.label()
-        ),
+        other => {
+            let looks = match other {
+                FileKind::Unknown if std::fs::metadata(&path).is_ok_and(|m| m.len() == 0) => {
+                    "it is empty".to_string()
+                }
+                FileKind::Unknown => "its first line is none of the files gymscope reads".into(),
+                kind => format!("it looks like {}", kind.label()),
+            };
+            bail!(
+                "{side} '{}' is not a run or a reward profile ({looks}); give a rollouts \
+                 file, INPUTS:ROLLOUTS or a *_reward_profiling.jsonl",
+                path.display(),
+            )
+        }
     }
 }
 

@@ -16,12 +16,9 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-/// Reads a file in chunks through the one native reader.
-fn stream(path: &Path, mut each: impl FnMut(&[u8])) -> Result<()> {
-    for_each_chunk::<anyhow::Error>(path, &path.display().to_string(), |chunk| {
-        each(chunk);
-        Ok(true)
-    })
+/// Reads a file in chunks through the one native reader: feeds `path` to `each` until the end or until it returns `false` (a refused line).
+fn stream(path: &Path, mut each: impl FnMut(&[u8]) -> bool) -> Result<()> {
+    for_each_chunk::<anyhow::Error>(path, &path.display().to_string(), |chunk| Ok(each(chunk)))
 }
 
 pub fn run(args: &SelectPivotArgs) -> Result<ExitCode> {

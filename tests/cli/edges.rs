@@ -347,3 +347,95 @@ fn model_controlled_names_reach_the_terminal_escaped() {
         }
     }
 }
+
+#[test]
+fn non_finite_thresholds_and_a_zero_line_limit_are_usage_errors() {
+    let r = blackjack().1.display().to_string();
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["health", &r, "--pass-threshold", "nan"],
+        vec!["compare", &r, &r, "--pass-threshold", "NaN"],
+        vec![
+            "select-pivot",
+            "--pivots",
+            &r,
+            "--profile",
+            &r,
+            "--output",
+            "o.jsonl",
+            "--success-threshold",
+            "inf",
+        ],
+        vec![
+            "select-pivot",
+            "--pivots",
+            &r,
+            "--profile",
+            &r,
+            "--output",
+            "o.jsonl",
+            "--difficulty-threshold",
+            "nan",
+        ],
+        vec![
+            "build-pivot",
+            "--input",
+            &r,
+            "--output",
+            "o.jsonl",
+            "--agent-ref",
+            "a",
+            "--min-reward",
+            "nan",
+        ],
+        vec!["health", &r, "--max-line-bytes", "0"],
+    ];
+    for args in cases {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        let t = text(&out);
+        assert!(
+            t.contains("finite") || t.contains("at least 1 byte"),
+            "{args:?}: {t}"
+        );
+    }
+}
+
+#[test]
+fn an_empty_file_in_compare_is_said_to_be_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("e.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let out = run(&["compare", s(&empty), s(&empty)]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("(it is empty)"), "{}", text(&out));
+}
+
+#[test]
+fn select_pivot_stops_at_the_first_bad_line_of_a_file_that_never_ends() {
+    let pivots = repo_root().join("tests/fixtures/pivot/upstream/example.jsonl");
+    let mut child = std::process::Command::new(crate::common::gymscope_bin())
+        .args([
+            "select-pivot",
+            "--pivots",
+            s(&pivots),
+            "--profile",
+            "/dev/urandom",
+        ])
+        .args(["--output", "/nonexistent-dir-never-written/o.jsonl"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if t0.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("select-pivot --profile /dev/urandom is still reading after 20 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(1));
+}

@@ -186,17 +186,17 @@ pub fn select(pivots: &File, profile: &File, options: SelectOptions) -> Result<R
     let total = (profile.size() + pivots.size()) as u64;
     let mut index = ProfileIndex::new(profile.name());
     feed::<Failure>(profile, |chunk, done| {
-        index.push(chunk);
+        let go_on = index.push(chunk);
         post_progress(done, total, 0);
-        Ok(Flow::Continue)
+        Ok(if go_on { Flow::Continue } else { Flow::Stop })
     })?;
     let index = index.finish().map_err(|e| Failure::from(e.message))?;
     let mut selector = Selector::new(pivots.name(), index, options);
     let before = profile.size() as u64;
     feed::<Failure>(pivots, |chunk, done| {
-        selector.push(chunk);
+        let go_on = selector.push(chunk);
         post_progress(before + done, total, 0);
-        Ok(Flow::Continue)
+        Ok(if go_on { Flow::Continue } else { Flow::Stop })
     })?;
     let plan = selector.finish().map_err(|e| Failure::from(e.message))?;
     let mut reader = SpanReader::new(pivots, WINDOW, |_, _| {})?;

@@ -35,7 +35,9 @@ impl ProfileIndex {
         }
     }
 
-    pub fn push(&mut self, chunk: &[u8]) {
+    /// Reads a chunk; `false` once a line was refused: the caller stops reading (a file that
+    /// never ends, `/dev/urandom`, would otherwise be read forever).
+    pub fn push(&mut self, chunk: &[u8]) -> bool {
         let mut splitter = std::mem::take(&mut self.splitter);
         let pushed = splitter.push::<()>(chunk, |span, bytes| {
             self.line(span, bytes);
@@ -45,6 +47,7 @@ impl ProfileIndex {
         if self.error.is_none() {
             self.error = too_long(&self.file, pushed);
         }
+        self.error.is_none()
     }
 
     pub fn finish(mut self) -> Result<ProfileIndex, SelectError> {
@@ -144,7 +147,9 @@ impl Selector {
         }
     }
 
-    pub fn push(&mut self, chunk: &[u8]) {
+    /// Reads a chunk; `false` once a line was refused: the caller stops reading (a file that
+    /// never ends, `/dev/urandom`, would otherwise be read forever).
+    pub fn push(&mut self, chunk: &[u8]) -> bool {
         let mut splitter = std::mem::take(&mut self.splitter);
         let pushed = splitter.push::<()>(chunk, |span, bytes| {
             self.line(span, bytes);
@@ -154,6 +159,7 @@ impl Selector {
         if self.error.is_none() {
             self.error = too_long(&self.file, pushed);
         }
+        self.error.is_none()
     }
 
     fn line(&mut self, span: LineSpan, bytes: &[u8]) {
