@@ -35,13 +35,51 @@ const NOT_SUPPORTED: [(&str, &str); 9] = [
     ),
 ];
 
+/// `gym eval run`'s own flags that `gymscope collect` does not take, each with the key of
+/// [`NOT_SUPPORTED`] whose advice applies (or its own), so they get the same answer as their
+/// Hydra spelling instead of clap's "unexpected argument" and a misleading "similar argument".
+const FLAGS_NOT_SUPPORTED: [(&[&str], &str); 8] = [
+    (
+        &["-v", "--verbose"],
+        "gymscope collect always prints its progress (--no-progress hides the bar)",
+    ),
+    (&["-m", "--model"], "policy_model_name"),
+    (&["--model-url", "--model-api-key"], "policy_base_url"),
+    (&["--config"], "config_paths"),
+    (&["--search-dir"], "config_paths"),
+    (&["--resources-server"], "config_paths"),
+    (&["--split"], "split"),
+    (&["--prompt-config"], "prompt_config"),
+];
+
+/// A `gym eval run` flag `gymscope collect` does not take, as the usage error to print.
+fn unsupported_flag(arg: &str) -> Option<String> {
+    let name = arg.split_once('=').map_or(arg, |(n, _)| n);
+    let (_, advice) = FLAGS_NOT_SUPPORTED
+        .iter()
+        .find(|(flags, _)| flags.contains(&name))?;
+    let instead = NOT_SUPPORTED
+        .iter()
+        .find(|(k, _)| k == advice)
+        .map_or(*advice, |(_, instead)| instead);
+    Some(format!("not supported by gymscope: {name} ({instead})"))
+}
+
 /// Rewrites the process arguments; `Err` is the usage error to print (exit 2).
 pub fn normalize_legacy_args(
     args: impl IntoIterator<Item = String>,
 ) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
     let mut head: (Option<String>, Option<String>) = (None, None);
+    let mut collect = false;
     for arg in args {
+        // `gym eval run`'s flags that `collect` lacks (after the subcommand, before any `--`).
+        collect |= out.len() == 1 && arg == "collect";
+        if collect && out.len() > 1 {
+            if let Some(e) = unsupported_flag(&arg) {
+                return Err(e);
+            }
+        }
         let Some(body) = arg.strip_prefix("++").or_else(|| arg.strip_prefix('+')) else {
             out.push(arg);
             continue;
@@ -218,6 +256,25 @@ mod tests {
         );
         let e = norm(&["collect", "+skills={path: x}"]).unwrap_err();
         assert!(e.starts_with("not supported by gymscope: skills"), "{e}");
+        for (flag, advice) in [
+            (
+                "--prompt-config",
+                "apply the prompt to the input rows first",
+            ),
+            ("-m", "the model is configured on the servers"),
+            (
+                "--model-url=http://x",
+                "the model is configured on the servers",
+            ),
+            ("-v", "always prints its progress"),
+            ("--resources-server", "gym env start"),
+        ] {
+            let e = norm(&["gymscope", "collect", "-o", "r.jsonl", flag, "x"]).unwrap_err();
+            assert!(e.starts_with("not supported by gymscope: "), "{flag}: {e}");
+            assert!(e.contains(advice), "{flag}: {e}");
+        }
+        // Only `collect` has them to refuse: another command's own flag stays its own.
+        assert!(norm(&["gymscope", "health", "-v"]).is_ok());
     }
 
     #[test]
