@@ -330,6 +330,10 @@ pub struct CollectArgs {
     /// `<rollout id>.capture.jsonl` into.
     #[arg(long, value_name = "DIR")]
     pub model_call_capture_dir: Option<PathBuf>,
+    /// With observability: also write `ng_perf` (turns, tool calls, latency) into each row.
+    /// Off by default: the pinned upstream collector (07d6b0d) writes none.
+    #[arg(long, requires = "observability")]
+    pub ng_perf: bool,
 }
 
 #[derive(Args, Debug)]

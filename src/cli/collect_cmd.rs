@@ -69,6 +69,7 @@ pub fn run(args: &CollectArgs) -> Result<ExitCode> {
         resume_command: resume_command(),
         health_check,
         capture_dir,
+        ng_perf: args.ng_perf,
     };
     Ok(ending_code(rt.block_on(command::collect(&opts))?))
 }

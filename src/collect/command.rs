@@ -46,6 +46,8 @@ pub struct CollectOptions {
     /// `observability_enabled` with `model_call_capture_dir`: read the model servers' capture
     /// files into each row.
     pub capture_dir: Option<PathBuf>,
+    /// `--ng-perf`: write `ng_perf` into each observed row.
+    pub ng_perf: bool,
 }
 
 /// How a collection ended (the CLI's exit codes: 0, 3, 130, 1).
@@ -196,6 +198,7 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
                 total,
                 progress: !args.no_progress,
                 capture_dir: args.capture_dir.clone(),
+                ng_perf: args.ng_perf,
             },
             &plan,
             client.clone(),

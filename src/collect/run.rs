@@ -38,6 +38,8 @@ pub struct Config {
     pub progress: bool,
     /// Observability on: the model servers' capture directory.
     pub capture_dir: Option<PathBuf>,
+    /// Write `ng_perf` into each observed row (`--ng-perf`).
+    pub ng_perf: bool,
 }
 
 #[derive(Debug, Default)]
@@ -210,6 +212,7 @@ pub async fn run(cfg: Config, plan: &Plan, client: Client) -> Result<Report, Col
             printer: printer.clone(),
             stop: stop_rx.clone(),
             capture_dir: cfg.capture_dir.clone(),
+            ng_perf: cfg.ng_perf,
         };
         let tx = tx.clone();
         tasks.spawn(async move {
@@ -348,6 +351,7 @@ struct Job {
     printer: Printer,
     stop: watch::Receiver<Stop>,
     capture_dir: Option<PathBuf>,
+    ng_perf: bool,
 }
 
 impl Job {
@@ -376,7 +380,7 @@ impl Job {
                             .map(|id| read_capture(dir, &id))
                     });
                     observe::attach_evidence(&self.row, &mut result, capture.as_ref());
-                    if self.capture_dir.is_some() {
+                    if self.capture_dir.is_some() && self.ng_perf {
                         let ms = started.elapsed().as_secs_f64() * 1000.0;
                         if let Some(perf) = observe::ng_perf(&result, Some(ms)) {
                             result.insert(observe::PERF_KEY.into(), perf);

@@ -124,11 +124,30 @@ fn run(cases: &[&str]) -> (tempfile::TempDir, Output, Vec<Value>) {
     run_agent(responder(), cases, true)
 }
 
-/// `collect` over one row per case against `agent`, observability on or off.
+#[test]
+fn ng_perf_is_written_only_when_asked() {
+    // The pinned upstream collector (07d6b0d) writes no `ng_perf`: without --ng-perf the rows
+    // are upstream's.
+    let (_dir, o, rows) = run_agent_with(responder(), &["ok"], true, false);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(rows[0].get("ng_trajectory").is_some());
+    assert!(rows[0].get("ng_perf").is_none(), "{}", rows[0]);
+}
+
+/// `collect` over one row per case against `agent`, observability on or off (with `--ng-perf`).
 fn run_agent(
     agent: Responder,
     cases: &[&str],
     observability: bool,
+) -> (tempfile::TempDir, Output, Vec<Value>) {
+    run_agent_with(agent, cases, observability, observability)
+}
+
+fn run_agent_with(
+    agent: Responder,
+    cases: &[&str],
+    observability: bool,
+    ng_perf: bool,
 ) -> (tempfile::TempDir, Output, Vec<Value>) {
     let dir = tempfile::tempdir().unwrap();
     let capture = dir.path().join("captures");
@@ -162,6 +181,9 @@ fn run_agent(
     ];
     if observability {
         args.extend(["++observability_enabled=true", &dir_arg]);
+    }
+    if ng_perf {
+        args.push("--ng-perf");
     }
     let o = gymscope(&args);
     let rows = if output.exists() {
