@@ -32,6 +32,8 @@ pub struct History {
     attempts: HashMap<RolloutKey, u32>,
     attempt_rows: u64,
     terminal: HashSet<RolloutKey>,
+    /// Keys whose last failure is an HTTP client error that will likely fail again.
+    refused: HashSet<RolloutKey>,
 }
 
 /// Which rows a run dispatches, and the counts upstream prints.
@@ -39,6 +41,7 @@ pub struct Plan {
     done: HashMap<RolloutKey, bool>,
     gated: HashSet<RolloutKey>,
     attempts: HashMap<RolloutKey, u32>,
+    refused: HashSet<RolloutKey>,
     pub counts: Counts,
 }
 
@@ -56,6 +59,9 @@ pub struct Counts {
     pub unfinished: u64,
     /// Of those, rows with at least one attempt in the failures sidecar.
     pub unfinished_in_sidecar: u64,
+    /// Of `to_run`, rows whose last attempt the agent refused with a 4xx other than 408/429 (a
+    /// validation error, say 422): resume retries them, but they will likely fail again.
+    pub refused: u64,
 }
 
 impl History {
@@ -82,6 +88,15 @@ impl History {
         self.attempt_rows += 1;
         if truthy(row.get(FAILURE_TERMINAL)) {
             self.terminal.insert(key.clone());
+        }
+        if row
+            .get("_ng_http_status")
+            .and_then(serde_json::Value::as_u64)
+            .is_some_and(refused_for_good)
+        {
+            self.refused.insert(key.clone());
+        } else {
+            self.refused.remove(&key);
         }
         *self.attempts.entry(key).or_insert(0) += 1;
     }
@@ -112,6 +127,7 @@ impl History {
             done: self.done,
             gated,
             attempts: self.attempts,
+            refused: self.refused,
             counts,
         }
     }
@@ -142,6 +158,9 @@ impl Plan {
         let attempt = self.attempt(key);
         if attempt.is_some() {
             self.counts.to_run += 1;
+            if self.refused.contains(key) {
+                self.counts.refused += 1;
+            }
         }
         attempt
     }
@@ -162,19 +181,33 @@ impl Plan {
     }
 }
 
+/// An HTTP status the agent will likely answer again: a client error, but not 408 (request
+/// timeout) or 429 (too many requests), which are worth retrying.
+fn refused_for_good(status: u64) -> bool {
+    (400..500).contains(&status) && status != 408 && status != 429
+}
+
 impl Counts {
     /// After a run that did not stop early: why it is not a success (exit 3), or `None` when
     /// every rollout succeeded.
     pub fn unfinished_report(&self, failures: &str) -> Option<String> {
         (self.unfinished > 0).then(|| {
-            format!(
-                "{} of {} rollouts did not succeed ({} with failures recorded in '{failures}'); `--resume` would retry {} of them ({} are terminal or out of attempts).",
+            let likely = self.to_run - self.refused;
+            let mut text = format!(
+                "{} of {} rollouts did not succeed ({} with failures recorded in '{failures}'); `--resume` would retry {likely} of them ({} are terminal or out of attempts",
                 self.unfinished,
                 self.input_rows,
                 self.unfinished_in_sidecar,
-                self.to_run,
-                self.unfinished - self.to_run
-            )
+                self.unfinished - likely
+            );
+            if self.refused > 0 {
+                text.push_str(&format!(
+                    "; {} of those the agent refused with an HTTP client error, which will likely fail again, though --resume still retries them",
+                    self.refused
+                ));
+            }
+            text.push_str(").");
+            text
         })
     }
 
@@ -201,6 +234,41 @@ mod tests {
 
     fn row(s: &str) -> Row {
         parse_row(s.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn client_errors_are_counted_apart_in_the_resume_hint() {
+        let mut h = History::default();
+        let fail = |task: u32, status: u32| {
+            row(&format!(
+                r#"{{"_ng_task_index":{task},"_ng_rollout_index":0,"_ng_failure_class":"http_error","_ng_http_status":{status}}}"#
+            ))
+        };
+        // 422 twice, 400; 429 and 408 are worth retrying; task 5 was refused, then a 500.
+        for (task, status) in [
+            (0, 422),
+            (1, 422),
+            (2, 400),
+            (3, 429),
+            (4, 408),
+            (5, 422),
+            (5, 500),
+        ] {
+            h.add_failure(&fail(task, status));
+        }
+        let mut plan = h.plan(5);
+        for task in 0..6 {
+            let key = RolloutKey::of(&row(&format!(
+                r#"{{"_ng_task_index":{task},"_ng_rollout_index":0}}"#
+            )))
+            .unwrap();
+            assert!(plan.count(&key).is_some(), "task {task} is retried");
+        }
+        assert_eq!((plan.counts.to_run, plan.counts.refused), (6, 3));
+        assert_eq!(
+            plan.counts.unfinished_report("f").unwrap(),
+            "6 of 6 rollouts did not succeed (6 with failures recorded in 'f'); `--resume` would retry 3 of them (3 are terminal or out of attempts; 3 of those the agent refused with an HTTP client error, which will likely fail again, though --resume still retries them)."
+        );
     }
 
     #[test]
