@@ -8,7 +8,8 @@
 use super::head::{aggregate_metrics, fetch_config};
 use super::http::Client;
 use super::key::{parse_row, KeyPart, RolloutKey};
-use super::{discover, files, paths, CollectError, Row, ROLLOUT_INDEX, TASK_INDEX};
+use super::{discover, files, paths, CollectError, Row};
+use crate::gym::keys::{ROLLOUT_INDEX, TASK_INDEX};
 use crate::native::read::for_each_line;
 use crate::native::{check_input, check_output, AtomicFile, Input, UsageError};
 use anyhow::{bail, Context, Result};

@@ -6,7 +6,9 @@
 //! one row plus a 16-byte digest per distinct line, not the input.
 
 use super::key::{parse_row, KeyPart};
-use super::{CollectError, Row, AGENT_REF, RESPONSES_CREATE_PARAMS, ROLLOUT_INDEX, TASK_INDEX};
+use super::{CollectError, Row};
+use crate::gym::keys::{AGENT_REF, RESPONSES_CREATE_PARAMS, ROLLOUT_INDEX, TASK_INDEX};
+use crate::gym::py;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -131,7 +133,7 @@ impl<'a> Materializer<'a> {
                     )))
                 }
             },
-            Some(other) if !super::key::truthy(Some(other)) => None,
+            Some(other) if !py::truthy(other) => None,
             Some(other) => {
                 return Err(err(format!(
                     "field `agent_ref` must be an object, found {}",

@@ -15,6 +15,7 @@
 //! Claude Code's compaction summary calls are associated before the join by
 //! [`super::claude_compaction`]. Conversation items are only checked to be objects.
 
+use crate::gym::py;
 use crate::health::checks::trajectory::{
     self as t, call_ref, d_float, d_gap, d_int, d_invocation, d_list, d_or, d_ref, d_str,
     d_tool_call, get, list, literal, obj, object, only, opt_float, opt_int, opt_str, req_str, R,
@@ -280,13 +281,9 @@ fn gap(code: &str, invocation: Option<&str>, detail: Option<Value>) -> Value {
     ])
 }
 
-fn truthy_str(v: &Value) -> Option<&str> {
-    v.as_str().filter(|s| !s.is_empty())
-}
-
 /// Python's `a or b` over two optional strings, as a JSON value.
 fn either(a: &Value, b: &Value) -> Value {
-    truthy_str(a).map_or_else(|| b.clone(), Value::from)
+    py::truthy_str(a).map_or_else(|| b.clone(), Value::from)
 }
 
 /// Python's `f"{value}"` of an optional string.
@@ -325,13 +322,16 @@ pub fn join(bundle: &mut Bundle, calls: &[&Map<String, Value>]) {
         (0..calls.len())
             .filter(|&i| {
                 let c = calls[i];
-                if let Some(id) = truthy_str(id) {
-                    truthy_str(&field(c, "model_call_id")) == Some(id)
+                if let Some(id) = py::truthy_str(id) {
+                    py::truthy_str(&field(c, "model_call_id")) == Some(id)
                         && (mref.is_null() || *mref == field(c, "model_ref"))
                         && (rid.is_null() || *rid == field(c, "response_id"))
                 } else {
                     let (cref, crid) = (field(c, "model_ref"), field(c, "response_id"));
-                    !cref.is_null() && truthy_str(&crid).is_some() && cref == *mref && crid == *rid
+                    !cref.is_null()
+                        && py::truthy_str(&crid).is_some()
+                        && cref == *mref
+                        && crid == *rid
                 }
             })
             .collect()

@@ -14,7 +14,9 @@
 
 use super::claude_compaction;
 use super::observations::{self, OBSERVATIONS_KEY};
-use super::{Row, ATTEMPT_INDEX, ROLLOUT_ID, ROLLOUT_INDEX, TASK_INDEX};
+use super::Row;
+use crate::gym::keys::{ATTEMPT_INDEX, ROLLOUT_ID, ROLLOUT_INDEX, TASK_INDEX};
+use crate::gym::py;
 use crate::health::checks::trajectory::{self, d_gap, d_metadata, d_model_call, d_tokens};
 use serde_json::{Map, Value};
 
@@ -170,7 +172,7 @@ fn tools_and_reasoning(r: &Map<String, Value>) -> (Vec<Value>, Option<String>) {
             match item.get("type").and_then(Value::as_str) {
                 Some("function_call") => tools.push(tool_call(
                     item.get("call_id")
-                        .filter(|v| crate::collect::key::truthy(Some(v)))
+                        .filter(|v| py::truthy(v))
                         .or(item.get("id")),
                     item.get("name"),
                     arguments(item.get("arguments")),
@@ -219,7 +221,7 @@ fn tools_and_reasoning(r: &Map<String, Value>) -> (Vec<Value>, Option<String>) {
                     block.get("name"),
                     block
                         .get("input")
-                        .filter(|v| crate::collect::key::truthy(Some(v)))
+                        .filter(|v| py::truthy(v))
                         .cloned()
                         .unwrap_or_else(|| Value::Object(Map::new())),
                 )),
@@ -299,7 +301,7 @@ pub fn call_record(ex: &Map<String, Value>, call_index: u64) -> Result<Map<Strin
     let model = [response.get("model"), request.get("model")]
         .into_iter()
         .flatten()
-        .find(|v| crate::collect::key::truthy(Some(v)))
+        .find(|v| py::truthy(v))
         .filter(|v| v.is_string())
         .cloned()
         .unwrap_or(Value::Null);

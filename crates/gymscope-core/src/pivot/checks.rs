@@ -2,9 +2,10 @@
 //! Unlike upstream (which stops at the first failure), every independent failure of a row is
 //! reported; a failure that makes later checks meaningless (a non-object) stops its group.
 
-use super::pyrepr::{repr, str_repr};
+use super::pyrepr::repr;
 use super::tree::{Json, Kind};
 use super::PivotOptions;
+use crate::gym::py::str_repr;
 
 /// A check of the validator, named by the ids of the spec (upstream's order).
 #[derive(

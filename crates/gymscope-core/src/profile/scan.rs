@@ -5,6 +5,7 @@ use super::batch::LineBatch;
 use super::{compute, Profile, ProfileOptions, RolloutRecord};
 use crate::error::{ProfileError, RolloutKey};
 use crate::fast_map::FastMap;
+use crate::gym::keys;
 use crate::jsonl::{LineSpan, LineSplitter, SplitError, DEFAULT_MAX_LINE_BYTES};
 use crate::record::{self, AgentField, IndexField, KeyTable, Row, RowError, RowKind};
 
@@ -285,8 +286,8 @@ impl ScanState {
             IndexField::Invalid(what) => Err((name, format!("must be an integer, found {what}"))),
         }
         };
-        let key = field(record::TASK_INDEX, row.task).and_then(|task| {
-            field(record::ROLLOUT_INDEX, row.rollout).map(|rollout| RolloutKey { task, rollout })
+        let key = field(keys::TASK_INDEX, row.task).and_then(|task| {
+            field(keys::ROLLOUT_INDEX, row.rollout).map(|rollout| RolloutKey { task, rollout })
         });
         match key {
             Ok(key) => Some(key),

@@ -3,7 +3,7 @@
 //! (`fast`, and `serde_path` for what `fast` leaves) feed a row's fields here in order.
 
 use super::{key, AgentField, IndexField, KeyId, KeyTable, Reward, Row, RowKind};
-use super::{ROLLOUT_INDEX, TASK_INDEX};
+use crate::gym::keys::{ROLLOUT_INDEX, TASK_INDEX};
 use crate::json::Num;
 use std::collections::HashMap;
 
