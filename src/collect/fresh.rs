@@ -7,6 +7,7 @@ use super::materialize::{Materializer, NumRepeats, Options};
 use super::shard::{Shard, ShardFilter};
 use super::{hydra, CollectError, Row};
 use crate::gym::keys::TASK_INDEX;
+use crate::gym::py;
 use crate::native::atomic::write_file;
 use crate::native::read::for_each_line;
 use anyhow::{bail, Context, Result};
@@ -40,7 +41,7 @@ pub(super) fn materialize(
     if !opts.overrides.is_empty() {
         println!(
             "Overriding responses_create_params fields with {}",
-            py_repr(&Value::Object(opts.overrides.clone()))
+            py::repr(&Value::Object(opts.overrides.clone()))
         );
     }
     match &opts.num_repeats {
@@ -49,7 +50,7 @@ pub(super) fn materialize(
         }
         NumRepeats::PerAgent { .. } => println!(
             "Per-agent num_repeats: {}",
-            py_repr(
+            py::repr(
                 &hydra::parse(args.num_repeats.as_deref().unwrap_or("{}")).unwrap_or(Value::Null)
             )
         ),
@@ -157,22 +158,4 @@ pub(super) fn set_aside_old_failures(failures: &Path) -> Result<()> {
         remove_if_exists(failures)?;
     }
     Ok(())
-}
-
-/// Python's `repr` of a JSON value, for upstream's messages.
-fn py_repr(v: &Value) -> String {
-    match v {
-        Value::Null => "None".into(),
-        Value::Bool(b) => if *b { "True" } else { "False" }.into(),
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'")),
-        Value::Array(a) => format!("[{}]", a.iter().map(py_repr).collect::<Vec<_>>().join(", ")),
-        Value::Object(o) => format!(
-            "{{{}}}",
-            o.iter()
-                .map(|(k, v)| format!("'{k}': {}", py_repr(v)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
 }
