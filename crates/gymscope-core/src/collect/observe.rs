@@ -17,7 +17,7 @@ use super::observations::{self, OBSERVATIONS_KEY};
 use super::Row;
 use crate::gym::keys::{ATTEMPT_INDEX, ROLLOUT_ID, ROLLOUT_INDEX, TASK_INDEX};
 use crate::gym::py;
-use crate::health::checks::trajectory::{self, d_gap, d_metadata, d_model_call, d_tokens};
+use crate::gym::trajectory::{self, dump};
 use serde_json::{Map, Value};
 
 pub const CAPTURE_KEY: &str = "ng_model_call_capture";
@@ -510,7 +510,7 @@ fn build(row: &Row, result: &Row) -> Result<Value, String> {
     let mut gaps: Vec<Value> = Vec::new();
     let (mut invocations, mut turns, mut tools, mut model_calls) = (vec![], vec![], vec![], vec![]);
     if let Some(raw) = result.get(TRAJECTORY_KEY).filter(|v| v.is_object()) {
-        match trajectory::canonical(raw) {
+        match dump::trajectory(raw) {
             Ok(c) => {
                 let mismatches: Vec<&str> = [
                     ("task_id", &c.task_id, &tid),
@@ -571,7 +571,7 @@ fn build(row: &Row, result: &Row) -> Result<Value, String> {
         .collect();
     for raw in calls {
         let mut meta = Map::new();
-        for k in crate::health::checks::trajectory::CALL_META_KEYS {
+        for k in trajectory::CALL_META_KEYS {
             if let Some(v) = raw.get(k).filter(|v| !v.is_null()) {
                 meta.insert(k.into(), v.clone());
             }
@@ -623,7 +623,7 @@ fn build(row: &Row, result: &Row) -> Result<Value, String> {
         if projected["duration_ms"].as_f64().is_some_and(|d| d < 0.0) {
             return Err("ValidationError: a captured call has a negative duration".into());
         }
-        let projected = d_model_call(&projected);
+        let projected = dump::model_call(&projected);
         let position = raw
             .get("model_call_id")
             .and_then(Value::as_str)
@@ -646,10 +646,11 @@ fn build(row: &Row, result: &Row) -> Result<Value, String> {
                     }
                 }
                 let empty = Map::new();
-                merged["response_metadata"] =
-                    d_metadata(merged["response_metadata"].as_object().unwrap_or(&empty));
+                merged["response_metadata"] = dump::response_metadata(
+                    merged["response_metadata"].as_object().unwrap_or(&empty),
+                );
                 merged["token_stats"] =
-                    d_tokens(merged["token_stats"].as_object().unwrap_or(&empty));
+                    dump::token_stats(merged["token_stats"].as_object().unwrap_or(&empty));
             }
         }
     }
@@ -660,7 +661,7 @@ fn build(row: &Row, result: &Row) -> Result<Value, String> {
     {
         for g in cg.iter().filter_map(Value::as_object) {
             gaps.push(if g.get("code").is_some_and(Value::is_string) {
-                d_gap(g)
+                dump::gap(g)
             } else {
                 gap("model_call_capture_gap_invalid", None)
             });
@@ -682,7 +683,7 @@ fn build(row: &Row, result: &Row) -> Result<Value, String> {
     let unique = observations::unique_gaps(
         gaps.iter()
             .filter_map(Value::as_object)
-            .map(d_gap)
+            .map(dump::gap)
             .collect(),
     );
     let record = serde_json::json!({
@@ -801,7 +802,7 @@ pub fn attach_evidence(row: &Row, result: &mut Row, capture: Option<&CaptureRead
                     TRAJECTORY_KEY.into(),
                     serde_json::json!({"schema_version": "1.0", "task_id": tid,
                         "rollout_id": rid, "invocations": [], "turns": [], "model_calls": [], "tool_calls": [],
-                        "gaps": [d_gap(g.as_object().unwrap_or(&empty))]}),
+                        "gaps": [dump::gap(g.as_object().unwrap_or(&empty))]}),
                 );
             }
             return;
@@ -821,7 +822,7 @@ pub const PERF_KEY: &str = "ng_perf";
 /// trajectory with invocations.
 pub fn ng_perf(result: &Row, latency_ms: Option<f64>) -> Option<Value> {
     let raw = result.get(TRAJECTORY_KEY)?;
-    let c = trajectory::canonical(raw).ok()?;
+    let c = dump::trajectory(raw).ok()?;
     if c.invocations.is_empty() {
         return None;
     }

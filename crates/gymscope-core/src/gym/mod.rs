@@ -13,3 +13,5 @@
 
 pub mod keys;
 pub mod py;
+pub mod pydantic;
+pub mod trajectory;

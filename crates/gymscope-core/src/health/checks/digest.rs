@@ -1,8 +1,8 @@
 //! One rollout line → its [`Digest`]: identity, verdict, findings, unobserved checks and the
 //! statistics the summary sums (upstream's `_worker` at the pinned revision).
 
-use super::trajectory::{self, Call, CallRef, ModelRef, Trajectory};
 use super::{Finding, Reads, REGISTRY};
+use crate::gym::trajectory::{self, Call, CallRef, ModelRef, Trajectory};
 use crate::gym::{keys, py};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};

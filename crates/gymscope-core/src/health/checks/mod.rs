@@ -7,13 +7,11 @@
 //! [`Digest`] (the row is dropped at once), [`EvidenceChecker::finish`] marks duplicate
 //! identities and reduces the digests into [`Reports`]. Check IDs are opaque strings.
 //!
-//! - `trajectory`: `ng_trajectory` validated as upstream's `TrajectoryRecord` model;
 //! - `digest`: the rollout-level checks and the per-rollout statistics;
 //! - `reduce`: task flags, coverage, the summary document and the verdict lines.
 
 mod digest;
 mod reduce;
-pub mod trajectory;
 
 pub use digest::{Digest, Index};
 pub use reduce::Reports;

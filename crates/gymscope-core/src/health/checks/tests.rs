@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used)]
 
 use super::*;
+use crate::gym::trajectory;
 use serde_json::json;
 
 /// Upstream's `_record` + `_call` + `_trajectory_call` helpers.
