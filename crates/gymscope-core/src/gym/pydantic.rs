@@ -1,12 +1,40 @@
 //! Pydantic's rules as upstream's models apply them to JSON (pydantic 2.13 and pydantic-core
-//! 2.46, upstream's `uv.lock`): the lax coercions of a scalar field (`"5"` is an int) and the
+//! 2.46, upstream's `uv.lock`; the coercions as pydantic-core's `input_json.rs` and
+//! `shared.rs` write them): the lax coercions of a scalar field (`"5"` is an int) and the
 //! rules of a model's fields (`extra="forbid"`, required fields, literals, lists). Messages name
 //! the field's place (`ng_trajectory.turns[0].turn_no: field required`); the wording is ours.
 
+use crate::json::Num;
 use serde_json::{Map, Value};
 
 /// A validation's result: the error is the field's place and what is wrong there.
 pub(crate) type R<T> = Result<T, String>;
+
+/// A scalar as Pydantic's lax mode sees it, from whichever JSON tree holds it (a
+/// `serde_json::Value`, or the pivot validator's tree).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar<'a> {
+    Bool(bool),
+    Num(Num),
+    Str(&'a str),
+    /// Null, a list or an object: no scalar coercion takes it.
+    Other,
+}
+
+impl<'a> From<&'a Value> for Scalar<'a> {
+    fn from(v: &'a Value) -> Self {
+        match v {
+            Value::Bool(b) => Scalar::Bool(*b),
+            Value::Number(n) => Scalar::Num(match (n.as_i64(), n.as_u64()) {
+                (Some(i), _) => Num::Int(i),
+                (_, Some(u)) => Num::UInt(u),
+                _ => Num::Float(n.as_f64().unwrap_or(f64::NAN)),
+            }),
+            Value::String(s) => Scalar::Str(s),
+            _ => Scalar::Other,
+        }
+    }
+}
 
 /// Pydantic's lax bool from a string (`str_as_bool`): the words for true and false, in any case.
 pub fn str_as_bool(s: &str) -> Option<bool> {
@@ -17,41 +45,51 @@ pub fn str_as_bool(s: &str) -> Option<bool> {
     }
 }
 
-/// Pydantic's lax bool: a bool, the integer 0 or 1, or a string [`str_as_bool`] reads.
-pub fn lax_bool(v: &Value) -> Option<bool> {
-    match v {
-        Value::Bool(b) => Some(*b),
-        Value::Number(n) => match n.as_i64() {
-            Some(0) => Some(false),
-            Some(1) => Some(true),
-            _ => None,
-        },
-        Value::String(s) => str_as_bool(s),
+/// pydantic-core's `float_as_int`: a float without a fraction, strictly inside i64's range.
+fn float_as_int(f: f64) -> Option<i64> {
+    (f.fract() == 0.0 && (i64::MIN as f64) < f && f < (i64::MAX as f64)).then_some(f as i64)
+}
+
+/// Pydantic's lax bool (pydantic-core's `validate_bool`): a bool, the integer 0 or 1, a float
+/// that is 0.0 or 1.0, or a string [`str_as_bool`] reads.
+pub fn lax_bool<'a>(v: impl Into<Scalar<'a>>) -> Option<bool> {
+    match v.into() {
+        Scalar::Bool(b) => Some(b),
+        Scalar::Num(Num::Int(i)) => int_as_bool(i),
+        Scalar::Num(Num::Float(f)) => float_as_int(f).and_then(int_as_bool),
+        Scalar::Str(s) => str_as_bool(s),
+        Scalar::Num(Num::UInt(_)) | Scalar::Other => None,
+    }
+}
+
+fn int_as_bool(i: i64) -> Option<bool> {
+    match i {
+        0 => Some(false),
+        1 => Some(true),
         _ => None,
     }
 }
 
-/// Pydantic's lax int: an integer, a float without a fraction, a bool, or a string of one.
-pub fn lax_int(v: &Value) -> Option<i64> {
-    match v {
-        Value::Bool(b) => Some(i64::from(*b)),
-        Value::Number(n) => n.as_i64().or_else(|| {
-            n.as_f64()
-                .filter(|f| f.fract() == 0.0 && f.abs() < 9.2e18)
-                .map(|f| f as i64)
-        }),
-        Value::String(s) => s.trim().parse().ok(),
-        _ => None,
+/// Pydantic's lax int (`validate_int`): an integer (of any size), a bool, a float without a
+/// fraction inside i64's range, or a string of an integer.
+pub fn lax_int<'a>(v: impl Into<Scalar<'a>>) -> Option<i128> {
+    match v.into() {
+        Scalar::Bool(b) => Some(i128::from(b)),
+        Scalar::Num(Num::Int(i)) => Some(i128::from(i)),
+        Scalar::Num(Num::UInt(u)) => Some(i128::from(u)),
+        Scalar::Num(Num::Float(f)) => float_as_int(f).map(i128::from),
+        Scalar::Str(s) => s.trim().parse::<i64>().ok().map(i128::from),
+        Scalar::Other => None,
     }
 }
 
-/// Pydantic's lax float: a number, a bool, or a numeric string.
-pub fn lax_float(v: &Value) -> Option<f64> {
-    match v {
-        Value::Bool(b) => Some(f64::from(u8::from(*b))),
-        Value::Number(n) => n.as_f64(),
-        Value::String(s) => s.trim().parse().ok(),
-        _ => None,
+/// Pydantic's lax float (`validate_float`): a number, a bool, or a numeric string.
+pub fn lax_float<'a>(v: impl Into<Scalar<'a>>) -> Option<f64> {
+    match v.into() {
+        Scalar::Bool(b) => Some(f64::from(u8::from(b))),
+        Scalar::Num(n) => Some(n.as_f64()),
+        Scalar::Str(s) => s.trim().parse().ok(),
+        Scalar::Other => None,
     }
 }
 
@@ -96,7 +134,9 @@ pub(crate) fn opt_int(
     match m.get(k) {
         None | Some(Value::Null) => Ok(None),
         Some(v) => {
-            let i = lax_int(v).ok_or_else(|| format!("{at}.{k}: not an integer"))?;
+            let i = lax_int(v)
+                .and_then(|i| i64::try_from(i).ok())
+                .ok_or_else(|| format!("{at}.{k}: not an integer"))?;
             if min.is_some_and(|min| i < min) {
                 return Err(format!("{at}.{k}: below {}", min.unwrap_or(0)));
             }
@@ -139,5 +179,48 @@ pub(crate) fn list<'a>(m: &'a Map<String, Value>, at: &str, k: &str) -> R<&'a [V
         None => Ok(&[]),
         Some(Value::Array(a)) => Ok(a),
         Some(_) => Err(format!("{at}.{k}: not a list")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn lax_bool_takes_what_pydantic_takes() {
+        for (v, want) in [
+            (json!(true), Some(true)),
+            (json!(0), Some(false)),
+            (json!(1), Some(true)),
+            // pydantic-core: a float goes through `float_as_int`, then 0 or 1.
+            (json!(1.0), Some(true)),
+            (json!(0.0), Some(false)),
+            (json!(-0.0), Some(false)),
+            (json!(0.5), None),
+            (json!(2.0), None),
+            (json!(2), None),
+            (json!("YES"), Some(true)),
+            (json!("off"), Some(false)),
+            (json!("maybe"), None),
+            (json!(null), None),
+            (json!([1]), None),
+        ] {
+            assert_eq!(lax_bool(&v), want, "{v}");
+        }
+    }
+
+    #[test]
+    fn lax_int_and_float_take_bools_and_whole_floats() {
+        assert_eq!(lax_int(&json!(true)), Some(1));
+        assert_eq!(lax_int(&json!(2.0)), Some(2));
+        assert_eq!(lax_int(&json!(2.5)), None);
+        assert_eq!(lax_int(&json!(1e19)), None, "outside i64: int_parsing_size");
+        assert_eq!(lax_int(&json!(u64::MAX)), Some(i128::from(u64::MAX)));
+        assert_eq!(lax_int(&json!(" 5 ")), Some(5));
+        assert_eq!(lax_int(&json!("5.5")), None);
+        assert_eq!(lax_float(&json!(false)), Some(0.0));
+        assert_eq!(lax_float(&json!("1.5")), Some(1.5));
+        assert_eq!(lax_float(&json!({})), None);
     }
 }

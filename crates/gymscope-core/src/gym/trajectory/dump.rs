@@ -27,7 +27,9 @@ pub fn value(m: &Map<String, Value>, k: &str) -> Value {
 
 /// An `Optional[int]` field coerced as Pydantic does (null when it is none).
 pub fn int(m: &Map<String, Value>, k: &str) -> Value {
-    pydantic::lax_int(get(m, k)).map_or(Value::Null, Value::from)
+    pydantic::lax_int(get(m, k))
+        .and_then(|i| i64::try_from(i).ok())
+        .map_or(Value::Null, Value::from)
 }
 
 /// An `Optional[float]` field coerced as Pydantic does (null when it is none).
