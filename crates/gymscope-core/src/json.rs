@@ -84,6 +84,47 @@ pub fn write_str<W: io::Write>(w: &mut W, s: &str) -> io::Result<()> {
     to_writer_orjson(w, s)
 }
 
+/// Sorted-key compact JSON: every object's keys sorted by code point, recursively, no
+/// whitespace, strings and numbers as `serde_json` writes them. The form gymscope hashes and
+/// compares values in (a task's identity across runs, a call's arguments, a pivot's id).
+pub fn write_sorted(v: &serde_json::Value, out: &mut Vec<u8>) {
+    use serde_json::Value;
+    match v {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort_unstable();
+            out.push(b'{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                serde_json::to_writer(&mut *out, k).expect("writing to a Vec cannot fail");
+                out.push(b':');
+                write_sorted(&map[k], out);
+            }
+            out.push(b'}');
+        }
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_sorted(item, out);
+            }
+            out.push(b']');
+        }
+        other => serde_json::to_writer(&mut *out, other).expect("writing to a Vec cannot fail"),
+    }
+}
+
+/// [`write_sorted`] as a `String`.
+pub fn sorted_string(v: &serde_json::Value) -> String {
+    let mut out = Vec::new();
+    write_sorted(v, &mut out);
+    String::from_utf8(out).expect("serde_json writes UTF-8")
+}
+
 /// serde_json reads the integer literal `-0` as the float `-0.0`; orjson reads it as the integer
 /// `0`. Returns a copy of `line` with every `-0` integer token (outside strings) replaced by ` 0`,
 /// or `None` when the line has none. Only called for lines where a `-0.0` was seen, so the
@@ -254,6 +295,17 @@ pub fn describe_token(text: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn write_sorted_sorts_keys_recursively() {
+        let v = serde_json::json!({"b": [{"z": 1, "a": "x"}], "a": null});
+        let mut out = Vec::new();
+        write_sorted(&v, &mut out);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"a":null,"b":[{"a":"x","z":1}]}"#
+        );
+    }
 
     /// The whole-number shortcut writes exactly what ryu writes, around every edge it has.
     #[test]

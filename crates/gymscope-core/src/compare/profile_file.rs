@@ -25,7 +25,7 @@ pub struct ProfilingFileReader {
     rewards: Vec<f64>,
     lines: Vec<LineRef>,
     seen: HashMap<i64, u64>,
-    key_buf: String,
+    key_buf: Vec<u8>,
     scratch: Vec<f64>,
 }
 
@@ -43,7 +43,7 @@ impl ProfilingFileReader {
             rewards: Vec::new(),
             lines: Vec::new(),
             seen: HashMap::new(),
-            key_buf: String::new(),
+            key_buf: Vec::new(),
             scratch: Vec::new(),
         }
     }

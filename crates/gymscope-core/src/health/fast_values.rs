@@ -11,9 +11,9 @@ use crate::skim;
 /// Objects nested deeper than this are left to serde.
 const MAX_DEPTH: usize = 64;
 
-/// `text` (one JSON value, whitespace around it allowed) in [`super::canonical`]'s form: compact,
+/// `text` (one JSON value, whitespace around it allowed) in [`crate::json::write_sorted`]'s form: compact,
 /// every object's keys sorted, strings and numbers as `serde_json` writes them.
-pub(super) fn canonical(text: &str) -> Option<String> {
+pub(super) fn sorted_text(text: &str) -> Option<String> {
     let b = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let end = write_value(text, skim::skip_ws(b, 0), &mut out, 0)?;

@@ -30,7 +30,7 @@ pub use builder::{
     read_input, read_input_beside, read_rollout, read_rollout_batch, read_rollout_beside,
     row_signals, HealthBuilder, HealthError, InputRead, RolloutRead,
 };
-pub use signals::{canonical, canonical_arguments, is_error_output, Mark, Signals, Tokens};
+pub use signals::{canonical_arguments, is_error_output, Mark, Signals, Tokens};
 pub use summary::{
     agent_label, AgentHealth, Buckets, Dist, HealthReport, Level, Rate, RolloutCounts,
     TaskOutcomes, TokenUse, TrajectoryEvidence, UnhealthyTask, WorstRollout,

@@ -305,59 +305,23 @@ fn arguments_text(arguments: Option<&str>, reader: Reader) -> (String, bool) {
     };
     if reader.skims() && raw.starts_with('"') {
         let text = super::fast::string(raw).flatten();
-        if let Some(canonical) = text.as_deref().and_then(fast_values::canonical) {
-            return (canonical, true);
+        if let Some(sorted) = text.as_deref().and_then(fast_values::sorted_text) {
+            return (sorted, true);
         }
     }
     let text: String = match serde_json::from_str::<String>(raw) {
         Ok(text) => text,
         Err(_) => {
             return match serde_json::from_str::<serde_json::Value>(raw) {
-                Ok(v) if v.is_object() => (canonical(&v), true),
+                Ok(v) if v.is_object() => (crate::json::sorted_string(&v), true),
                 _ => (raw.to_string(), false),
             }
         }
     };
     match serde_json::from_str::<serde_json::Value>(&text) {
-        Ok(v) => (canonical(&v), true),
+        Ok(v) => (crate::json::sorted_string(&v), true),
         Err(_) => (text, false),
     }
-}
-
-/// Compact JSON with every object's keys sorted.
-pub fn canonical(v: &serde_json::Value) -> String {
-    fn write(v: &serde_json::Value, out: &mut String) {
-        match v {
-            serde_json::Value::Object(map) => {
-                let mut keys: Vec<&String> = map.keys().collect();
-                keys.sort();
-                out.push('{');
-                for (i, k) in keys.into_iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    out.push_str(&serde_json::Value::String(k.clone()).to_string());
-                    out.push(':');
-                    write(&map[k], out);
-                }
-                out.push('}');
-            }
-            serde_json::Value::Array(items) => {
-                out.push('[');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    write(item, out);
-                }
-                out.push(']');
-            }
-            other => out.push_str(&other.to_string()),
-        }
-    }
-    let mut out = String::new();
-    write(v, &mut out);
-    out
 }
 
 /// Spec §3's heuristic for a tool's error answer: a JSON object with a non-empty `error`, a
