@@ -14,6 +14,7 @@ pub mod compare;
 pub mod conversation;
 pub mod error;
 pub mod fast_map;
+pub mod figures;
 pub mod gym;
 pub mod health;
 pub mod inspect;

@@ -3,6 +3,7 @@
 //! are part of the deterministic output.
 
 use super::skips::Reason;
+use crate::figures::percent_of;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
@@ -118,17 +119,8 @@ pub struct Paths {
     pub agent_ref: String,
 }
 
-/// `c / t` as a percentage with two decimals (`pivot.md` §2.6).
-pub fn pct(c: u64, t: u64) -> String {
-    if t == 0 {
-        "0.00%".into()
-    } else {
-        format!("{:.2}%", (c as f64 / t as f64) * 100.0)
-    }
-}
-
 pub(crate) fn cell(c: u64, t: u64) -> String {
-    format!("{c} / {t} ({})", pct(c, t))
+    format!("{c} / {t} ({})", percent_of(c, t))
 }
 
 /// Sorted by descending count, then key.

@@ -156,7 +156,7 @@ impl SelectionCounts {
                     format!(
                         "{c} / {} ({})",
                         self.pivots,
-                        super::metrics::pct(c, self.pivots)
+                        crate::figures::percent_of(c, self.pivots)
                     )
                 };
                 out.push_str(&format!("| {k} | {cell} |\n"));
