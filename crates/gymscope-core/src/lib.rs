@@ -17,6 +17,7 @@ pub mod fast_map;
 pub mod figures;
 pub mod gym;
 pub mod health;
+pub mod html;
 pub mod inspect;
 pub mod joint_read;
 pub mod json;

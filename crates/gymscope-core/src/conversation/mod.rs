@@ -3,7 +3,7 @@
 //! outputs; then reward, usage and every other field. What the data says about an item beyond
 //! its text goes in its [`ItemNote`] (generated tokens, a tool call's timing), and a row carrying
 //! `ng_trajectory` gets its turns with their model calls' tokens ([`trajectory`]). Plain text only: whoever shows it escapes it
-//! (the web app through its text nodes, the HTML report through `report::escape`).
+//! (the web app through its text nodes, the HTML report through `html::escape`).
 
 use serde_json::Value;
 

@@ -3,9 +3,9 @@
 //! unhealthy tasks, the worst rollouts and upstream's verdicts. Every string is escaped; no
 //! style attribute (the page's CSP allows only its hashed style element).
 
-use super::html::escape;
 use crate::figures::{percent, two_decimals};
 use crate::health::{agent_label, HealthReport, Level, Rate};
+use crate::html::escape;
 use std::fmt::Write;
 
 fn rate_cell(out: &mut String, r: &Rate) {
