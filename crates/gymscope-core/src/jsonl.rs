@@ -175,6 +175,32 @@ impl LineSplitter {
     }
 }
 
+/// [`LineSplitter::push`] on a splitter that `owner` holds, for a line callback that needs
+/// `owner` itself: the splitter (which `held` finds in `owner`) is lent out for the call and
+/// put back after it, whatever the result.
+pub fn push_held<T, E>(
+    owner: &mut T,
+    held: fn(&mut T) -> &mut LineSplitter,
+    chunk: &[u8],
+    mut on_line: impl FnMut(&mut T, LineSpan, &[u8]) -> Result<(), E>,
+) -> Result<(), SplitError<E>> {
+    let mut splitter = std::mem::take(held(owner));
+    let result = splitter.push(chunk, |span, bytes| on_line(owner, span, bytes));
+    *held(owner) = splitter;
+    result
+}
+
+/// [`LineSplitter::finish`] on a splitter that `owner` holds, as [`push_held`]; the file is over,
+/// so `owner` is left a fresh splitter (line numbers from 1 again, for a next pass).
+pub fn finish_held<T, E>(
+    owner: &mut T,
+    held: fn(&mut T) -> &mut LineSplitter,
+    mut on_line: impl FnMut(&mut T, LineSpan, &[u8]) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut splitter = std::mem::take(held(owner));
+    splitter.finish(|span, bytes| on_line(owner, span, bytes))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,6 +283,29 @@ mod tests {
         assert_eq!(split(b"123456\r\n123456", 2).len(), 2);
         let mut s = LineSplitter::with_max_line_bytes(6);
         assert!(s.push::<()>(b"123456\r\n123456\n", |_, _| Ok(())).is_ok());
+    }
+
+    #[test]
+    fn a_held_splitter_is_lent_to_its_owner_and_keeps_its_carry() {
+        struct Owner {
+            splitter: LineSplitter,
+            lines: Vec<(u64, Vec<u8>)>,
+        }
+        let mut o = Owner {
+            splitter: LineSplitter::new(),
+            lines: Vec::new(),
+        };
+        let record = |o: &mut Owner, span: LineSpan, l: &[u8]| {
+            o.lines.push((span.line, l.to_vec()));
+            Ok::<_, ()>(())
+        };
+        for chunk in [&b"a\nb"[..], b"c\nd"] {
+            push_held(&mut o, |o| &mut o.splitter, chunk, record).unwrap();
+        }
+        finish_held(&mut o, |o| &mut o.splitter, record).unwrap();
+        let want: Vec<(u64, Vec<u8>)> =
+            vec![(1, b"a".to_vec()), (2, b"bc".to_vec()), (3, b"d".to_vec())];
+        assert_eq!(o.lines, want);
     }
 
     #[test]

@@ -13,7 +13,7 @@ pub mod stats;
 pub mod summary;
 pub mod tree;
 
-use crate::jsonl::{LineSplitter, LineTooLong, SplitError};
+use crate::jsonl::{self, LineSplitter, LineTooLong, SplitError};
 use checks::{Check, Finding, Path, RowChecker};
 use std::collections::BTreeMap;
 use summary::Summary;
@@ -168,12 +168,15 @@ impl PivotValidator {
         if self.report.stopped_early {
             return false;
         }
-        let mut splitter = std::mem::take(&mut self.splitter);
-        let result = splitter.push::<()>(chunk, |span, bytes| {
-            self.physical_lines(span.offset, bytes);
-            Ok(())
-        });
-        self.splitter = splitter;
+        let result = jsonl::push_held(
+            self,
+            |v| &mut v.splitter,
+            chunk,
+            |v, span, bytes| {
+                v.physical_lines(span.offset, bytes);
+                Ok::<_, ()>(())
+            },
+        );
         if let Err(SplitError::TooLong(t)) = result {
             self.line_too_long(t);
         }
@@ -221,11 +224,14 @@ impl PivotValidator {
     }
 
     pub fn finish(mut self) -> (Report, Vec<u8>) {
-        let mut splitter = std::mem::take(&mut self.splitter);
-        let _ = splitter.finish::<()>(|span, bytes| {
-            self.physical_lines(span.offset, bytes);
-            Ok(())
-        });
+        let _ = jsonl::finish_held(
+            &mut self,
+            |v| &mut v.splitter,
+            |v, span, bytes| {
+                v.physical_lines(span.offset, bytes);
+                Ok::<_, ()>(())
+            },
+        );
         if self.report.rows == 0 && !self.report.stopped_early {
             let message = format!("{} contains no JSONL rows", self.report.file);
             let finding = Finding {

@@ -7,7 +7,7 @@ use super::metrics::Metrics;
 use super::skips::{audit_record, Reason, RowRef};
 use super::source::{class_slot, dotted, dotted_raw, reward_of, Groups, RawRow};
 use super::{chat, conversational, generic, responses, BuildError, BuildOptions};
-use crate::jsonl::LineSplitter;
+use crate::jsonl::{self, LineSplitter};
 use crate::verifier::ComparatorConfig;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -100,13 +100,16 @@ impl PivotBuilder {
     /// pass has failed (a line over the limit): reading on cannot help, and a source that never
     /// ends a line (`/dev/zero`) would never stop.
     pub fn scan(&mut self, chunk: &[u8]) -> bool {
-        let mut splitter = std::mem::take(&mut self.splitter);
-        let pushed = splitter.push::<()>(chunk, |span, bytes| {
-            self.line = span.line;
-            self.scan_line(bytes);
-            Ok(())
-        });
-        self.splitter = splitter;
+        let pushed = jsonl::push_held(
+            self,
+            |b| &mut b.splitter,
+            chunk,
+            |b, span, bytes| {
+                b.line = span.line;
+                b.scan_line(bytes);
+                Ok::<_, ()>(())
+            },
+        );
         self.too_long(pushed);
         self.error.is_none()
     }
@@ -123,12 +126,15 @@ impl PivotBuilder {
 
     /// Ends the first pass; returns the layout being converted.
     pub fn start_conversion(&mut self) -> Result<SourceFormat, BuildError> {
-        let mut splitter = std::mem::take(&mut self.splitter);
-        let _ = splitter.finish::<()>(|span, bytes| {
-            self.line = span.line;
-            self.scan_line(bytes);
-            Ok(())
-        });
+        let _ = jsonl::finish_held(
+            self,
+            |b| &mut b.splitter,
+            |b, span, bytes| {
+                b.line = span.line;
+                b.scan_line(bytes);
+                Ok::<_, ()>(())
+            },
+        );
         if let Some(e) = self.error.take() {
             return Err(e);
         }

@@ -2,7 +2,7 @@
 //! file through a [`Selector`], which decides on every pivot and plans the output.
 
 use super::{error, Class, Decision, Plan, SelectError, SelectOptions, SelectionCounts, Sort};
-use crate::jsonl::{LineSpan, LineSplitter};
+use crate::jsonl::{self, LineSpan, LineSplitter};
 use crate::reward_group::{reward_value, Outcomes, RewardGroup};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -36,23 +36,29 @@ impl ProfileIndex {
     }
 
     pub fn push(&mut self, chunk: &[u8]) {
-        let mut splitter = std::mem::take(&mut self.splitter);
-        let pushed = splitter.push::<()>(chunk, |span, bytes| {
-            self.line(span, bytes);
-            Ok(())
-        });
-        self.splitter = splitter;
+        let pushed = jsonl::push_held(
+            self,
+            |s| &mut s.splitter,
+            chunk,
+            |s, span, bytes| {
+                s.line(span, bytes);
+                Ok::<_, ()>(())
+            },
+        );
         if self.error.is_none() {
             self.error = too_long(&self.file, pushed);
         }
     }
 
     pub fn finish(mut self) -> Result<ProfileIndex, SelectError> {
-        let mut splitter = std::mem::take(&mut self.splitter);
-        let _ = splitter.finish::<()>(|span, bytes| {
-            self.line(span, bytes);
-            Ok(())
-        });
+        let _ = jsonl::finish_held(
+            &mut self,
+            |s| &mut s.splitter,
+            |s, span, bytes| {
+                s.line(span, bytes);
+                Ok::<_, ()>(())
+            },
+        );
         match self.error.take() {
             Some(e) => Err(e),
             None => Ok(self),
@@ -145,12 +151,15 @@ impl Selector {
     }
 
     pub fn push(&mut self, chunk: &[u8]) {
-        let mut splitter = std::mem::take(&mut self.splitter);
-        let pushed = splitter.push::<()>(chunk, |span, bytes| {
-            self.line(span, bytes);
-            Ok(())
-        });
-        self.splitter = splitter;
+        let pushed = jsonl::push_held(
+            self,
+            |s| &mut s.splitter,
+            chunk,
+            |s, span, bytes| {
+                s.line(span, bytes);
+                Ok::<_, ()>(())
+            },
+        );
         if self.error.is_none() {
             self.error = too_long(&self.file, pushed);
         }
@@ -248,11 +257,14 @@ impl Selector {
     }
 
     pub fn finish(mut self) -> Result<Plan, SelectError> {
-        let mut splitter = std::mem::take(&mut self.splitter);
-        let _ = splitter.finish::<()>(|span, bytes| {
-            self.line(span, bytes);
-            Ok(())
-        });
+        let _ = jsonl::finish_held(
+            &mut self,
+            |s| &mut s.splitter,
+            |s, span, bytes| {
+                s.line(span, bytes);
+                Ok::<_, ()>(())
+            },
+        );
         if let Some(e) = self.error.take() {
             return Err(e);
         }
