@@ -142,7 +142,7 @@ fn values_read_by_skimming_match_the_value_readings() {
         let v: Value = serde_json::from_str(text).unwrap();
         assert_eq!(
             fast_values::error_object(text),
-            Some(signals::is_error_object(&v)),
+            Some(super::rules::is_error_object(&v)),
             "{text}"
         );
     }

@@ -21,6 +21,7 @@ mod fast;
 mod fast_tests;
 mod fast_values;
 mod row;
+mod rules;
 mod signals;
 mod summary;
 mod text;

@@ -5,6 +5,7 @@
 use super::fast::Reader;
 use super::fast_values;
 use super::row::{Item, Raw, Response};
+use super::rules;
 use super::Flag;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
@@ -157,7 +158,7 @@ fn blank_content(raw: &str, reader: Reader) -> bool {
         text: Option<&'a RawValue>,
     }
     if raw.starts_with('"') {
-        return blank_json_string(raw);
+        return rules::blank_json_string(raw);
     }
     if let Some(blank) = reader
         .skims()
@@ -169,41 +170,9 @@ fn blank_content(raw: &str, reader: Reader) -> bool {
     match serde_json::from_str::<Vec<Part>>(raw) {
         Ok(parts) => !parts
             .iter()
-            .any(|p| text_part(p.kind.as_deref(), p.text.map(RawValue::get))),
+            .any(|p| rules::text_part(p.kind.as_deref(), p.text.map(RawValue::get))),
         Err(_) => true,
     }
-}
-
-/// Whether a content part (its `type`, its `text` as JSON) carries non-blank answer text.
-pub(super) fn text_part(kind: Option<&str>, text: Option<&str>) -> bool {
-    matches!(kind, Some("output_text" | "text") | None)
-        && text.is_some_and(|t| t.starts_with('"') && !blank_json_string(t))
-}
-
-/// Whether a JSON string literal (quotes included, valid JSON) holds only whitespace (as
-/// `str::trim`): ASCII on the raw bytes, anything else on the decoded text.
-fn blank_json_string(raw: &str) -> bool {
-    let inner = raw.as_bytes();
-    let inner = &inner[1..inner.len().saturating_sub(1).max(1)];
-    let mut i = 0;
-    while i < inner.len() {
-        match inner[i] {
-            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
-            b'\\' => match inner.get(i + 1) {
-                Some(b'n' | b't' | b'r') => i += 2,
-                Some(b'u') => return blank_decoded(raw),
-                _ => return false,
-            },
-            // Unicode whitespace (no-break space, ...): decided on the decoded text.
-            b if b >= 0x80 => return blank_decoded(raw),
-            _ => return false,
-        }
-    }
-    true
-}
-
-fn blank_decoded(raw: &str) -> bool {
-    serde_json::from_str::<std::borrow::Cow<str>>(raw).is_ok_and(|t| t.trim().is_empty())
 }
 
 /// Tool calls, their arguments, outputs, dangling calls and loops.
@@ -369,13 +338,13 @@ fn slow_error_output(raw: &str) -> bool {
             .filter_map(|p| p.get("text").and_then(|t| t.as_str()))
             .collect::<Vec<_>>()
             .join("\n"),
-        Ok(v @ serde_json::Value::Object(_)) => return is_error_object(&v),
+        Ok(v @ serde_json::Value::Object(_)) => return rules::is_error_object(&v),
         _ => return false,
     };
     let trimmed = text.trim_start();
     if trimmed.starts_with('{') {
         if let Ok(v @ serde_json::Value::Object(_)) = serde_json::from_str(trimmed) {
-            return is_error_object(&v);
+            return rules::is_error_object(&v);
         }
     }
     error_words(trimmed)
@@ -389,23 +358,6 @@ fn nonzero_exit_code_text(text: &str) -> bool {
             .unwrap_or(rest.len())];
         digits.parse::<u64>().is_ok_and(|n| n != 0)
     })
-}
-
-pub(super) fn is_error_object(v: &serde_json::Value) -> bool {
-    let non_empty = |e: &serde_json::Value| match e {
-        serde_json::Value::Null | serde_json::Value::Bool(false) => false,
-        serde_json::Value::String(s) => !s.trim().is_empty(),
-        serde_json::Value::Object(m) => !m.is_empty(),
-        serde_json::Value::Array(a) => !a.is_empty(),
-        _ => true,
-    };
-    v.get("error").is_some_and(non_empty)
-        || v.get("status")
-            .and_then(|s| s.as_str())
-            .is_some_and(|s| s.eq_ignore_ascii_case("failed") || s.eq_ignore_ascii_case("error"))
-        || v.get("detail").is_some_and(|d| !d.is_null())
-        || v.get("exit_code")
-            .is_some_and(|c| c.as_f64().is_some_and(|c| c != 0.0))
 }
 
 /// Runs of model-generated items separated by runs of `function_call_output` (spec §3).
