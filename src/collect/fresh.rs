@@ -1,9 +1,9 @@
 //! The first step of a fresh run (native): the input read, typed and materialized exactly as
 //! upstream does, with upstream's messages; the previous run's files moved out of the way.
 
-use super::command::CollectOptions;
 use super::key::{to_line, KeyPart};
 use super::materialize::{Materializer, NumRepeats, Options};
+use super::options::CollectOptions;
 use super::shard::{Shard, ShardFilter};
 use super::{hydra, CollectError, Row};
 use crate::gym::keys::TASK_INDEX;

@@ -6,7 +6,6 @@ use super::fast::Reader;
 use super::row::{self, KeyRow, Row};
 use super::signals::{signals, Signals};
 use super::summary::TrajectoryEvidence;
-use super::HealthReport;
 use crate::jsonl::{self, LineSplitter, SplitError};
 use crate::profile::LineBatch;
 use crate::record::{MemberReader, RowKind};
@@ -325,8 +324,9 @@ impl HealthBuilder {
         })
     }
 
-    /// Ends the files fed in chunks (their last lines without a newline) and summarizes.
-    pub fn finish(mut self) -> Result<HealthReport, HealthError> {
+    /// Ends the files fed in chunks (their last lines without a newline); [`Self::finish`]
+    /// then summarizes.
+    pub(super) fn end_files(&mut self) -> Result<(), HealthError> {
         let reader = self.reader;
         self.end_rollouts()?;
         if let Some(mut feed) = self.inputs.take() {
@@ -355,7 +355,12 @@ impl HealthBuilder {
                 failure_line(&feed.name, span.line, line, classes, keys, reader)
             })?;
         }
-        Ok(super::aggregate::summarize(&self, &self.rollouts.name))
+        Ok(())
+    }
+
+    /// The rollouts file's name.
+    pub(super) fn rollouts_name(&self) -> &str {
+        &self.rollouts.name
     }
 }
 

@@ -361,7 +361,7 @@ impl PivotValidator {
                 f.span = span;
             }
             for f in findings.iter_mut().take(budget) {
-                f.column = tree::locate(text, &f.path).map(|at| char_column(text, at + 1));
+                f.column = checks::locate(text, &f.path).map(|at| char_column(text, at + 1));
             }
             self.record(findings);
         }
