@@ -1,7 +1,8 @@
 //! The trajectory record, `ng_trajectory`: upstream's `TrajectoryRecord` (schema version
-//! "1.0", upstream `nemo_gym/rollout_observability.py`) validated as its `model_validate` does
-//! (extra keys forbidden, Pydantic's lax coercions: [`super::pydantic`]) into the few typed
-//! values the health checks read, as upstream `nemo_gym/rollout_health.py` @9a974a9 reads it.
+//! "1.0", upstream `nemo_gym/rollout_observability.py` @07d6b0d) validated as its
+//! `model_validate` does (extra keys forbidden, Pydantic's lax coercions: [`super::pydantic`])
+//! into the few typed values the health checks read (upstream `nemo_gym/rollout_health.py`
+//! @9a974a9 validates it so).
 //! A row whose trajectory fails here is `record_unreadable`; the error name is upstream's
 //! (`ValidationError`), the message ours. [`dump`] writes a record's parts in their dumped form.
 
