@@ -380,7 +380,7 @@ impl Job {
                     if self.capture_dir.is_some() {
                         let ms = started.elapsed().as_secs_f64() * 1000.0;
                         if let Some(perf) = observe::ng_perf(&result, Some(ms)) {
-                            result.insert(observe::PERF_KEY.into(), perf);
+                            result.insert(crate::gym::keys::PERF.into(), perf);
                         }
                     }
                     return Some(Outcome::Done {

@@ -15,14 +15,13 @@
 //! Claude Code's compaction summary calls are associated before the join by
 //! [`super::claude_compaction`]. Conversation items are only checked to be objects.
 
+use crate::gym::keys::OBSERVATIONS;
 use crate::gym::py;
 use crate::gym::pydantic::{list, literal, object, only, opt_float, opt_int, opt_str, req_str, R};
 use crate::gym::trajectory::dump::{self, get, obj};
 use crate::gym::trajectory::{self as t, call_ref};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
-
-pub const OBSERVATIONS_KEY: &str = "ng_agent_observations";
 
 /// A valid bundle in upstream's dumped form: every record with all its fields, in order.
 #[derive(Clone, Debug, PartialEq)]
@@ -203,7 +202,7 @@ fn dump_tool_observation(m: &Map<String, Value>) -> Value {
 
 /// `AgentObservationBundle.model_validate`, dumped. The error names the first offending field.
 pub fn validate(v: &Value) -> R<Bundle> {
-    let at = OBSERVATIONS_KEY;
+    let at = OBSERVATIONS;
     let m = object(v, at)?;
     only(m, at, &["source", "records", "gaps"])?;
     let source = Value::from(req_str(m, at, "source")?);
