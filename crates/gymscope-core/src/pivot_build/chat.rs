@@ -3,7 +3,7 @@
 //! reuses the conversion through [`Msg`].
 
 use super::skips::{IndexKind, Reason};
-use super::trajectory::{stable_hex, Kind, Trajectory, Turn};
+use super::turns::{stable_hex, Kind, Trajectory, Turn};
 use serde_json::{json, Map, Value};
 
 /// One chat message reduced to what the conversion needs.

@@ -6,7 +6,7 @@
 use super::chat::{self, Msg};
 use super::responses::carried;
 use super::skips::Reason;
-use super::trajectory::Trajectory;
+use super::turns::Trajectory;
 use serde_json::Value;
 
 /// Counters this layout adds to the metrics.

@@ -2,7 +2,7 @@
 //! the turns that pass, the expected action and the position facts of `meta_info`/`pivot_info`.
 
 use super::skips::Reason;
-use super::trajectory::{assistant_text, Kind, Trajectory};
+use super::turns::{assistant_text, Kind, Trajectory};
 use serde_json::{json, Value};
 
 /// The checks' switches (a subset of the build options).

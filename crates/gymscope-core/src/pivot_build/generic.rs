@@ -4,7 +4,7 @@
 
 use super::chat::{self, Msg};
 use super::skips::Reason;
-use super::trajectory::Trajectory;
+use super::turns::Trajectory;
 use serde_json::{Map, Value};
 
 /// One candidate: its trajectory (the target is the only decision point) and the source model's

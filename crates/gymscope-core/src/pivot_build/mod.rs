@@ -20,7 +20,7 @@ pub mod select;
 pub mod skips;
 pub mod source;
 pub mod tools;
-pub mod trajectory;
+pub mod turns;
 pub mod view;
 
 pub use detect::SourceFormat;

@@ -3,7 +3,7 @@
 //! followed by the output and every turn of the output is a decision point.
 
 use super::skips::IndexKind;
-use super::trajectory::Trajectory;
+use super::turns::Trajectory;
 use serde_json::Value;
 
 /// Builds `T` from a rollout row, or says which field is missing. The items and tools are

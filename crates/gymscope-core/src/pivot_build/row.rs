@@ -2,7 +2,7 @@
 //! both its compact form and its canonical (sorted-key) form; a row is then assembled from
 //! those bytes, so a prefix repeated by every later pivot costs a copy, not a serialization.
 
-use super::trajectory::{clean_entries, Kind, Piece, Trajectory};
+use super::turns::{clean_entries, Kind, Piece, Trajectory};
 use crate::json::write_sorted;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};

@@ -6,7 +6,7 @@
 use super::config::{self, ConfigOptions};
 use super::select::{Class, SelectOptions, Sort};
 use super::skips::Reason;
-use super::trajectory::{classify, Kind};
+use super::turns::{classify, Kind};
 use super::{BuildOptions, Metrics, Paths};
 use crate::conversation::{content_text, item, Item};
 use crate::names;

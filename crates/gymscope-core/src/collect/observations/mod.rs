@@ -337,7 +337,8 @@ pub fn join(bundle: &mut Bundle, calls: &[&Map<String, Value>]) {
             })
             .collect()
     };
-    let canonical = |i: usize| {
+    // The reference that names captured call `i` exactly.
+    let exact_ref = |i: usize| {
         obj(vec![
             ("model_call_id", field(calls[i], "model_call_id")),
             ("model_ref", field(calls[i], "model_ref")),
@@ -398,7 +399,7 @@ pub fn join(bundle: &mut Bundle, calls: &[&Map<String, Value>]) {
                 resolved.push(r);
             } else if let std::collections::hash_map::Entry::Vacant(e) = owner.entry(found[0]) {
                 e.insert(inv.clone());
-                resolved.push(canonical(found[0]));
+                resolved.push(exact_ref(found[0]));
             } else {
                 let detail = call_name(found[0]);
                 join_gaps.push(gap(
@@ -436,7 +437,7 @@ pub fn join(bundle: &mut Bundle, calls: &[&Map<String, Value>]) {
                 continue;
             }
             match owner.get(&found[0]) {
-                Some(o) if *o == inv => resolved.push(canonical(found[0])),
+                Some(o) if *o == inv => resolved.push(exact_ref(found[0])),
                 o => {
                     let code = if o.is_some() {
                         "model_call_reference_conflict"
@@ -462,7 +463,7 @@ pub fn join(bundle: &mut Bundle, calls: &[&Map<String, Value>]) {
                     join_gaps.push(gap("model_call_reference_conflict", Some(&inv), detail));
                     continue;
                 }
-                rec[name] = canonical(found[0]);
+                rec[name] = exact_ref(found[0]);
             } else {
                 let detail = prefixed(name, either(&r["model_call_id"], &r["response_id"]));
                 join_gaps.push(gap(unresolved(found.len()), Some(&inv), detail));
