@@ -313,7 +313,9 @@ mod tests {
 
     #[test]
     fn matches_upstreams_verified_example() {
-        // The spec's run: --limit 3 --num-repeats 2 --temperature 0.5 -a A.
+        // Upstream's run, observed with `nemo_gym/rollout_collection.py` on
+        // `resources_servers/example_single_tool_call/data/example.jsonl`: --limit 3
+        // --num-repeats 2 --temperature 0.5 -a A.
         let input = "{\"responses_create_params\":{\"input\":[],\"temperature\":1}}\n{\"responses_create_params\":{\"input\":[1]}}\n{\"responses_create_params\":{\"input\":[2]}}\n{\"responses_create_params\":{}}\n";
         let got = run(input, &opts(Some("A"), "{temperature: 0.5}", "2"), Some(3)).unwrap();
         let want = "\

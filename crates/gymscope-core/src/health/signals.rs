@@ -1,4 +1,5 @@
-//! The behavioural signals of one rollout (spec §3), from its `response`: truncation, the final
+//! The behavioural signals of one rollout (README "Rollout health", "Signals (per rollout)"),
+//! from its `response`: truncation, the final
 //! answer, the last item, tool calls (malformed arguments, error outputs, dangling calls, loops),
 //! turns and token use.
 
@@ -293,9 +294,11 @@ fn arguments_text(arguments: Option<&str>, reader: Reader) -> (String, bool) {
     }
 }
 
-/// Spec §3's heuristic for a tool's error answer: a JSON object with a non-empty `error`, a
-/// `status` of failed/error, a `detail` field or a non-zero `exit_code`; or text starting with
-/// `Error`, `Traceback` or `Internal Server Error`, or `Exit code N` with N non-zero. A list of content parts is judged by its text.
+/// The heuristic for a tool's error answer (README "Signals (per rollout)", `tool_error`; Hermes
+/// uses a similar rule): a JSON object with a non-empty `error`, a `status` of failed/error, a
+/// `detail` field or a non-zero `exit_code`; or text starting with `Error`, `Traceback` or
+/// `Internal Server Error`, or `Exit code N` with N non-zero. A list of content parts is judged
+/// by its text.
 pub fn is_error_output(output: &RawValue) -> bool {
     error_output(output.get(), Reader::Skim)
 }
@@ -360,7 +363,8 @@ fn nonzero_exit_code_text(text: &str) -> bool {
     })
 }
 
-/// Runs of model-generated items separated by runs of `function_call_output` (spec §3).
+/// Runs of model-generated items separated by runs of `function_call_output`: the agent loop's
+/// turns as the row shows them (exact only with `ng_trajectory`).
 fn turns(items: &[Item]) -> u32 {
     let mut turns = 0;
     let mut in_model_run = false;

@@ -296,7 +296,7 @@ fn upstream(out: &mut String, u: &super::upstream::Upstream) {
 }
 
 /// One line of behavioural flags over every agent, printed after upstream's two health lines
-/// at the end of `gymscope collect` / `health-check` (spec §4.4).
+/// at the end of `gymscope collect` / `health-check` (README "Observability": `Behaviour: …`).
 pub fn behaviour_line(h: &HealthReport) -> String {
     let sum = |f: fn(&super::AgentHealth) -> u64| h.agents.iter().map(f).sum::<u64>();
     let rollouts = sum(|a| a.rollouts);

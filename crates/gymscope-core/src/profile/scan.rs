@@ -25,7 +25,7 @@ enum Check {
     DuplicateRollout,
 }
 
-/// Reads both files in chunks and builds a [`Profile`].
+/// Reads both files in chunks and builds a [`Profile`](super::Profile).
 ///
 /// ```text
 /// push_inputs(chunk)* -> push_rollouts(chunk)* -> finish(options)

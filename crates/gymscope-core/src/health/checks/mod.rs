@@ -1,6 +1,6 @@
-//! NeMo Gym's post-run rollout health checks (spec `trajectory-health.md` §2.2–§2.3), as
-//! upstream computes them at the pinned revision (`nemo_gym/rollout_health.py` and
-//! `nemo_gym/health/checks.py` at `9a974a9dc7b4`): the check catalog, the verdict rules and the
+//! NeMo Gym's post-run rollout health checks, as upstream computes them at the pinned revision
+//! (`nemo_gym/rollout_health.py` and `nemo_gym/health/checks.py` @9a974a9; README
+//! "Observability"): the check catalog, the verdict rules and the
 //! two report files `quality_summary.json` / `rollout_verdicts.jsonl`, byte for byte.
 //!
 //! Target-independent and streaming: [`EvidenceChecker::line`] turns one rollout line into a

@@ -1,5 +1,5 @@
-//! `<out stem>.info.md`: the metrics as markdown tables (spec §f), with warnings a user should
-//! read before training.
+//! `<out stem>.info.md`: the metrics as markdown tables (README "Pivot datasets"), with
+//! warnings a user should read before training.
 
 use super::{cell, sorted, Metrics, Paths, GROUPS};
 use crate::figures::percent_of;

@@ -235,7 +235,8 @@ impl PivotBuilder {
         wrote
     }
 
-    /// The verifier fed its own demonstration must score 1.0 (spec §g).
+    /// The verifier fed its own demonstration must score 1.0 (README "Pivot datasets":
+    /// `--on-selfcheck-fail`).
     fn selfcheck(&mut self, expected: &Value) -> Option<(Reason, Option<String>)> {
         let action = Action::from_expected(expected)?;
         let demo = Action::from_output(&action.to_output());

@@ -350,7 +350,7 @@ impl PivotBuilder {
             );
             return self.skip_row(&rref, Reason::InvalidSourceRow, detail);
         }
-        // Reward and source group (spec §d.1).
+        // Reward and source group.
         let reward_path = self.reward_path().unwrap_or_default();
         let reward_owned = dotted(&row, &reward_path).cloned();
         let reward_value = reward_owned.as_ref();
