@@ -38,6 +38,18 @@ impl Num {
     }
 }
 
+/// A serde_json number as [`Num`]: an integer when it is one (`u64` above `i64::MAX`), else a
+/// float.
+pub fn number_to_num(n: &serde_json::Number) -> Num {
+    if let Some(i) = n.as_i64() {
+        Num::Int(i)
+    } else if let Some(u) = n.as_u64() {
+        Num::UInt(u)
+    } else {
+        Num::Float(n.as_f64().unwrap_or(f64::NAN))
+    }
+}
+
 /// orjson's float output: shortest round-trip digits in ryu's layout (`100.0`, `1e16`,
 /// `1.5e-7`, `0.00001`); non-finite values become `null`. serde_json's own float writer
 /// prints `1e+16`, which differs from upstream's files, hence this.
@@ -91,18 +103,10 @@ pub fn write_sorted(v: &serde_json::Value, out: &mut Vec<u8>) {
     use serde_json::Value;
     match v {
         Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort_unstable();
-            out.push(b'{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                serde_json::to_writer(&mut *out, k).expect("writing to a Vec cannot fail");
-                out.push(b':');
-                write_sorted(&map[k], out);
-            }
-            out.push(b'}');
+            let mut members: Vec<(&str, &Value)> =
+                map.iter().map(|(k, v)| (k.as_str(), v)).collect();
+            members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            write_members(out, members, |out, v| write_sorted(v, out));
         }
         Value::Array(items) => {
             out.push(b'[');
@@ -116,6 +120,25 @@ pub fn write_sorted(v: &serde_json::Value, out: &mut Vec<u8>) {
         }
         other => serde_json::to_writer(&mut *out, other).expect("writing to a Vec cannot fail"),
     }
+}
+
+/// A compact JSON object of `(key, value)` members in their order, each value written by
+/// `write` (sort them first for [`write_sorted`]'s form).
+pub fn write_members<'k, T>(
+    out: &mut Vec<u8>,
+    members: impl IntoIterator<Item = (&'k str, T)>,
+    mut write: impl FnMut(&mut Vec<u8>, T),
+) {
+    out.push(b'{');
+    for (i, (k, v)) in members.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        serde_json::to_writer(&mut *out, k).expect("writing to a Vec cannot fail");
+        out.push(b':');
+        write(out, v);
+    }
+    out.push(b'}');
 }
 
 /// [`write_sorted`] as a `String`.

@@ -4,7 +4,7 @@
 //! between runs of the same tasks). Only a 128-bit digest of that text is kept, so memory grows
 //! with the number of tasks, not with the prompts' length.
 
-use crate::json::write_sorted;
+use crate::json::{write_members, write_sorted};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -32,44 +32,23 @@ pub fn identity_text(row: &Value, out: &mut Vec<u8>) {
     let Value::Object(map) = row else {
         return write_sorted(row, out);
     };
-    let mut keys: Vec<&String> = map
-        .keys()
-        .filter(|k| !k.starts_with("_ng_") && k.as_str() != "agent_ref")
+    let mut members: Vec<(&str, &Value)> = map
+        .iter()
+        .filter(|(k, _)| !k.starts_with("_ng_") && k.as_str() != "agent_ref")
+        .map(|(k, v)| (k.as_str(), v))
         .collect();
-    keys.sort_unstable();
-    out.push(b'{');
-    for (i, k) in keys.into_iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
+    members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let keyed = members.into_iter().map(|(k, v)| (k, (k, v)));
+    write_members(out, keyed, |out, member| match member {
+        // Only what says what the task is; TASK_PARAMS is already in sorted order.
+        ("responses_create_params", Value::Object(params)) => {
+            let task_params = TASK_PARAMS
+                .iter()
+                .filter_map(|name| params.get(*name).map(|p| (*name, p)));
+            write_members(out, task_params, |out, p| write_sorted(p, out));
         }
-        string(k, out);
-        out.push(b':');
-        match (k.as_str(), &map[k]) {
-            ("responses_create_params", Value::Object(params)) => {
-                out.push(b'{');
-                let mut first = true;
-                // TASK_PARAMS is already in sorted order.
-                for name in TASK_PARAMS {
-                    if let Some(v) = params.get(name) {
-                        if !first {
-                            out.push(b',');
-                        }
-                        first = false;
-                        string(name, out);
-                        out.push(b':');
-                        write_sorted(v, out);
-                    }
-                }
-                out.push(b'}');
-            }
-            (_, v) => write_sorted(v, out),
-        }
-    }
-    out.push(b'}');
-}
-
-fn string(s: &str, out: &mut Vec<u8>) {
-    serde_json::to_writer(&mut *out, s).expect("writing to a Vec cannot fail");
+        (_, v) => write_sorted(v, out),
+    });
 }
 
 #[cfg(test)]

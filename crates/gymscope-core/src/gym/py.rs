@@ -2,6 +2,7 @@
 //! (`if value:`), `repr` (upstream's messages print values with it: `'name'`, `None`, `1e+16`,
 //! `['a', 'b']`) and `json.dumps` with its defaults.
 
+use crate::json::{number_to_num, Num};
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -27,44 +28,79 @@ pub fn truthy_opt_str(s: Option<&str>) -> bool {
     s.is_some_and(|s| !s.is_empty())
 }
 
-/// `repr(value)` of a JSON value as Python holds it (`None`, `True`, `{'k': [1, 2.5]}`).
-pub fn repr(v: &Value) -> String {
+/// A value Python's `repr` prints: a JSON value, or the pivot validator's tree of one.
+pub trait Repr {
+    fn write_repr(&self, out: &mut String);
+}
+
+/// `repr(value)` (`None`, `True`, `{'k': [1, 2.5]}`).
+pub fn repr<T: Repr + ?Sized>(v: &T) -> String {
     let mut out = String::new();
-    write_repr(&mut out, v);
+    v.write_repr(&mut out);
     out
 }
 
-fn write_repr(out: &mut String, v: &Value) {
-    match v {
-        Value::Null => out.push_str("None"),
-        Value::Bool(b) => out.push_str(if *b { "True" } else { "False" }),
-        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
-            (Some(i), _) => write!(out, "{i}").expect("String write"),
-            (_, Some(u)) => write!(out, "{u}").expect("String write"),
-            _ => out.push_str(&float_repr(n.as_f64().unwrap_or(f64::NAN))),
-        },
-        Value::String(s) => out.push_str(&str_repr(s)),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_repr(out, item);
-            }
-            out.push(']');
+/// `repr(list)`: `[a, b]`.
+pub fn write_list<'a, T: Repr + 'a>(out: &mut String, items: impl IntoIterator<Item = &'a T>) {
+    write_seq(out, ('[', ']'), items, |out, item| item.write_repr(out));
+}
+
+/// `repr(dict)`: `{'k': v}`.
+pub fn write_dict<'a, T: Repr + 'a>(
+    out: &mut String,
+    entries: impl IntoIterator<Item = (&'a str, &'a T)>,
+) {
+    write_seq(out, ('{', '}'), entries, |out, (k, item)| {
+        out.push_str(&str_repr(k));
+        out.push_str(": ");
+        item.write_repr(out);
+    });
+}
+
+/// Items between brackets, separated as Python separates them by default (`", "`).
+fn write_seq<I>(
+    out: &mut String,
+    (open, close): (char, char),
+    items: impl IntoIterator<Item = I>,
+    mut write: impl FnMut(&mut String, I),
+) {
+    out.push(open);
+    for (i, item) in items.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
         }
-        Value::Object(entries) => {
-            out.push('{');
-            for (i, (k, item)) in entries.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                out.push_str(&str_repr(k));
-                out.push_str(": ");
-                write_repr(out, item);
-            }
-            out.push('}');
+        write(out, item);
+    }
+    out.push(close);
+}
+
+/// `repr(bool)`.
+pub fn bool_repr(b: bool) -> &'static str {
+    if b {
+        "True"
+    } else {
+        "False"
+    }
+}
+
+/// `repr(int)` or `repr(float)` of a JSON number.
+pub fn num_repr(n: Num) -> String {
+    match n {
+        Num::Int(v) => v.to_string(),
+        Num::UInt(v) => v.to_string(),
+        Num::Float(v) => float_repr(v),
+    }
+}
+
+impl Repr for Value {
+    fn write_repr(&self, out: &mut String) {
+        match self {
+            Value::Null => out.push_str("None"),
+            Value::Bool(b) => out.push_str(bool_repr(*b)),
+            Value::Number(n) => out.push_str(&num_repr(number_to_num(n))),
+            Value::String(s) => out.push_str(&str_repr(s)),
+            Value::Array(items) => write_list(out, items),
+            Value::Object(entries) => write_dict(out, entries.iter().map(|(k, v)| (k.as_str(), v))),
         }
     }
 }
@@ -194,28 +230,12 @@ fn write_json(out: &mut String, v: &Value) {
             },
         },
         Value::String(s) => write_ascii_str(out, s),
-        Value::Array(a) => {
-            out.push('[');
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_json(out, x);
-            }
-            out.push(']');
-        }
-        Value::Object(o) => {
-            out.push('{');
-            for (i, (k, x)) in o.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_ascii_str(out, k);
-                out.push_str(": ");
-                write_json(out, x);
-            }
-            out.push('}');
-        }
+        Value::Array(a) => write_seq(out, ('[', ']'), a, write_json),
+        Value::Object(o) => write_seq(out, ('{', '}'), o, |out, (k, x)| {
+            write_ascii_str(out, k);
+            out.push_str(": ");
+            write_json(out, x);
+        }),
     }
 }
 

@@ -4,7 +4,7 @@
 //! rules of a model's fields (`extra="forbid"`, required fields, literals, lists). Messages name
 //! the field's place (`ng_trajectory.turns[0].turn_no: field required`); the wording is ours.
 
-use crate::json::Num;
+use crate::json::{number_to_num, Num};
 use serde_json::{Map, Value};
 
 /// A validation's result: the error is the field's place and what is wrong there.
@@ -25,11 +25,7 @@ impl<'a> From<&'a Value> for Scalar<'a> {
     fn from(v: &'a Value) -> Self {
         match v {
             Value::Bool(b) => Scalar::Bool(*b),
-            Value::Number(n) => Scalar::Num(match (n.as_i64(), n.as_u64()) {
-                (Some(i), _) => Num::Int(i),
-                (_, Some(u)) => Num::UInt(u),
-                _ => Num::Float(n.as_f64().unwrap_or(f64::NAN)),
-            }),
+            Value::Number(n) => Scalar::Num(number_to_num(n)),
             Value::String(s) => Scalar::Str(s),
             _ => Scalar::Other,
         }

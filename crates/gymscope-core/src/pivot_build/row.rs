@@ -4,7 +4,7 @@
 //! those bytes, so a prefix repeated by every later pivot costs a copy, not a serialization.
 
 use super::turns::{clean_entries, Kind, Piece, Trajectory};
-use crate::json::write_sorted;
+use crate::json::{write_members, write_sorted};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -35,16 +35,9 @@ fn write_object<T>(
     if canon {
         members.sort_by(|a, b| a.0.cmp(b.0));
     }
-    out.push(b'{');
-    for (i, (k, v)) in members.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write_str(k, out);
-        out.push(b':');
+    write_members(out, members.iter().map(|(k, v)| (*k, v)), |out, v| {
         member(v, out);
-    }
-    out.push(b'}');
+    });
 }
 
 /// A prefix item, cleaned (see [`clean_entries`]), compact or canonical.

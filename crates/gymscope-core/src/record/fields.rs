@@ -119,7 +119,7 @@ fn reward_from_value(value: serde_json::Value) -> (Reward, Option<Num>) {
     use serde_json::Value;
     let num = match &value {
         Value::Bool(b) => Some(Num::Int(i64::from(*b))),
-        Value::Number(n) => Some(super::number_to_num(n)),
+        Value::Number(n) => Some(crate::json::number_to_num(n)),
         _ => None,
     };
     match (&value, num) {

@@ -7,7 +7,6 @@ mod fields;
 mod serde_path;
 
 pub use fast::MemberReader;
-pub use serde_path::number_to_num;
 
 use crate::fast_map::FastMap;
 use crate::json::{rewrite_negative_zero_ints, Num};
