@@ -25,6 +25,17 @@ pub struct LineTooLong {
     pub limit: u64,
 }
 
+impl LineTooLong {
+    /// `'FILE' line N is longer than L bytes (the limit)`: the message of the commands that name
+    /// the file themselves.
+    pub fn in_file(&self, file: &str) -> String {
+        format!(
+            "'{file}' line {} is longer than {} bytes (the limit)",
+            self.line, self.limit
+        )
+    }
+}
+
 impl std::fmt::Display for LineTooLong {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         write!(
@@ -199,6 +210,35 @@ pub fn finish_held<T, E>(
 ) -> Result<(), E> {
     let mut splitter = std::mem::take(held(owner));
     splitter.finish(|span, bytes| on_line(owner, span, bytes))
+}
+
+/// [`push_held`] for a line callback that cannot fail: only a line over the limit stops it.
+pub fn push_held_lines<T>(
+    owner: &mut T,
+    held: fn(&mut T) -> &mut LineSplitter,
+    chunk: &[u8],
+    mut on_line: impl FnMut(&mut T, LineSpan, &[u8]),
+) -> Result<(), LineTooLong> {
+    push_held(owner, held, chunk, |o, span, bytes| {
+        on_line(o, span, bytes);
+        Ok::<_, std::convert::Infallible>(())
+    })
+    .map_err(|e| match e {
+        SplitError::Line(never) => match never {},
+        SplitError::TooLong(t) => t,
+    })
+}
+
+/// [`finish_held`] for a line callback that cannot fail.
+pub fn finish_held_lines<T>(
+    owner: &mut T,
+    held: fn(&mut T) -> &mut LineSplitter,
+    mut on_line: impl FnMut(&mut T, LineSpan, &[u8]),
+) {
+    let Ok(()) = finish_held(owner, held, |o, span, bytes| {
+        on_line(o, span, bytes);
+        Ok::<_, std::convert::Infallible>(())
+    });
 }
 
 #[cfg(test)]

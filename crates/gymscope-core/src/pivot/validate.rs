@@ -6,7 +6,7 @@ use super::checks::{self, Check, Finding, Path, RowChecker};
 use super::summary::Summary;
 use super::tree::{self, Interest};
 use super::{depth, fix, stats, PivotOptions};
-use crate::jsonl::{self, LineSplitter, LineTooLong, SplitError};
+use crate::jsonl::{self, LineSplitter, LineTooLong};
 use std::collections::BTreeMap;
 
 /// The outcome of validating one file.
@@ -105,16 +105,15 @@ impl PivotValidator {
         if self.report.stopped_early {
             return false;
         }
-        let result = jsonl::push_held(
+        let pushed = jsonl::push_held_lines(
             self,
             |v| &mut v.splitter,
             chunk,
             |v, span, bytes| {
                 v.physical_lines(span.offset, bytes);
-                Ok::<_, ()>(())
             },
         );
-        if let Err(SplitError::TooLong(t)) = result {
+        if let Err(t) = pushed {
             self.line_too_long(t);
         }
         !self.report.stopped_early
@@ -161,12 +160,11 @@ impl PivotValidator {
     }
 
     pub fn finish(mut self) -> (Report, Vec<u8>) {
-        let _ = jsonl::finish_held(
+        jsonl::finish_held_lines(
             &mut self,
             |v| &mut v.splitter,
             |v, span, bytes| {
                 v.physical_lines(span.offset, bytes);
-                Ok::<_, ()>(())
             },
         );
         if self.report.rows == 0 && !self.report.stopped_early {

@@ -12,7 +12,7 @@
 //! output is byte for byte that of converting every line in order.
 
 use super::PivotBuilder;
-use crate::jsonl::{self, SplitError};
+use crate::jsonl;
 use crate::pivot_build::conversational::ConvCounts;
 use crate::pivot_build::{BuildError, Metrics};
 
@@ -153,7 +153,7 @@ impl PivotBuilder {
     /// Cuts the next chunk of the second pass into batches of whole lines, in order.
     pub fn cut(&mut self, chunk: &[u8]) -> Vec<ConvertBatch> {
         let mut batches = vec![ConvertBatch::default()];
-        let pushed = jsonl::push_held(
+        let pushed = jsonl::push_held_lines(
             self,
             |b| &mut b.splitter,
             chunk,
@@ -163,16 +163,11 @@ impl PivotBuilder {
                 if batch.bytes.len() >= BATCH_BYTES {
                     batches.push(ConvertBatch::default());
                 }
-                Ok::<_, ()>(())
             },
         );
-        if let Err(SplitError::TooLong(t)) = pushed {
-            self.cut_error.get_or_insert_with(|| {
-                BuildError::new(format!(
-                    "'{}' line {} is longer than {} bytes (the limit)",
-                    self.file, t.line, t.limit
-                ))
-            });
+        if let Err(t) = pushed {
+            self.cut_error
+                .get_or_insert_with(|| BuildError::new(t.in_file(&self.file)));
         }
         batches.retain(|b| !b.is_empty());
         batches
@@ -187,12 +182,11 @@ impl PivotBuilder {
     /// The last line, when the source does not end with a newline.
     pub fn cut_end(&mut self) -> ConvertBatch {
         let mut batch = ConvertBatch::default();
-        let _ = jsonl::finish_held(
+        jsonl::finish_held_lines(
             self,
             |b| &mut b.splitter,
             |b, span, bytes| {
                 b.add_line(&mut batch, span.line, bytes);
-                Ok::<_, ()>(())
             },
         );
         batch

@@ -100,14 +100,13 @@ impl PivotBuilder {
     /// pass has failed (a line over the limit): reading on cannot help, and a source that never
     /// ends a line (`/dev/zero`) would never stop.
     pub fn scan(&mut self, chunk: &[u8]) -> bool {
-        let pushed = jsonl::push_held(
+        let pushed = jsonl::push_held_lines(
             self,
             |b| &mut b.splitter,
             chunk,
             |b, span, bytes| {
                 b.line = span.line;
                 b.scan_line(bytes);
-                Ok::<_, ()>(())
             },
         );
         self.too_long(pushed);
@@ -115,24 +114,20 @@ impl PivotBuilder {
     }
 
     /// A line over the splitter's limit (1 GiB) fails the build, naming the file and line.
-    fn too_long(&mut self, pushed: Result<(), crate::jsonl::SplitError<()>>) {
-        if let (Err(crate::jsonl::SplitError::TooLong(t)), None) = (pushed, &self.error) {
-            self.error = Some(BuildError::new(format!(
-                "'{}' line {} is longer than {} bytes (the limit)",
-                self.file, t.line, t.limit
-            )));
+    fn too_long(&mut self, pushed: Result<(), jsonl::LineTooLong>) {
+        if let (Err(t), None) = (pushed, &self.error) {
+            self.error = Some(BuildError::new(t.in_file(&self.file)));
         }
     }
 
     /// Ends the first pass; returns the layout being converted.
     pub fn start_conversion(&mut self) -> Result<SourceFormat, BuildError> {
-        let _ = jsonl::finish_held(
+        jsonl::finish_held_lines(
             self,
             |b| &mut b.splitter,
             |b, span, bytes| {
                 b.line = span.line;
                 b.scan_line(bytes);
-                Ok::<_, ()>(())
             },
         );
         if let Some(e) = self.error.take() {

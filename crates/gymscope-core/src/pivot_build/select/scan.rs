@@ -2,7 +2,7 @@
 //! file through a [`Selector`], which decides on every pivot and plans the output.
 
 use super::{error, Class, Decision, Plan, SelectError, SelectOptions, SelectionCounts, Sort};
-use crate::jsonl::{self, LineSpan, LineSplitter};
+use crate::jsonl::{self, LineSpan, LineSplitter, LineTooLong};
 use crate::reward_group::{reward_value, Outcomes, RewardGroup};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -36,29 +36,14 @@ impl ProfileIndex {
     }
 
     pub fn push(&mut self, chunk: &[u8]) {
-        let pushed = jsonl::push_held(
-            self,
-            |s| &mut s.splitter,
-            chunk,
-            |s, span, bytes| {
-                s.line(span, bytes);
-                Ok::<_, ()>(())
-            },
-        );
+        let pushed = jsonl::push_held_lines(self, |s| &mut s.splitter, chunk, Self::line);
         if self.error.is_none() {
             self.error = too_long(&self.file, pushed);
         }
     }
 
     pub fn finish(mut self) -> Result<ProfileIndex, SelectError> {
-        let _ = jsonl::finish_held(
-            &mut self,
-            |s| &mut s.splitter,
-            |s, span, bytes| {
-                s.line(span, bytes);
-                Ok::<_, ()>(())
-            },
-        );
+        jsonl::finish_held_lines(&mut self, |s| &mut s.splitter, Self::line);
         match self.error.take() {
             Some(e) => Err(e),
             None => Ok(self),
@@ -116,14 +101,8 @@ impl ProfileIndex {
 }
 
 /// A line over the splitter's limit stops a scan with an error naming it.
-fn too_long(file: &str, pushed: Result<(), crate::jsonl::SplitError<()>>) -> Option<SelectError> {
-    match pushed {
-        Err(crate::jsonl::SplitError::TooLong(t)) => Some(error(format!(
-            "'{file}' line {} is longer than {} bytes (the limit)",
-            t.line, t.limit
-        ))),
-        _ => None,
-    }
+fn too_long(file: &str, pushed: Result<(), LineTooLong>) -> Option<SelectError> {
+    pushed.err().map(|t| error(t.in_file(file)))
 }
 
 /// Reads the pivot file and decides.
@@ -151,15 +130,7 @@ impl Selector {
     }
 
     pub fn push(&mut self, chunk: &[u8]) {
-        let pushed = jsonl::push_held(
-            self,
-            |s| &mut s.splitter,
-            chunk,
-            |s, span, bytes| {
-                s.line(span, bytes);
-                Ok::<_, ()>(())
-            },
-        );
+        let pushed = jsonl::push_held_lines(self, |s| &mut s.splitter, chunk, Self::line);
         if self.error.is_none() {
             self.error = too_long(&self.file, pushed);
         }
@@ -257,14 +228,7 @@ impl Selector {
     }
 
     pub fn finish(mut self) -> Result<Plan, SelectError> {
-        let _ = jsonl::finish_held(
-            &mut self,
-            |s| &mut s.splitter,
-            |s, span, bytes| {
-                s.line(span, bytes);
-                Ok::<_, ()>(())
-            },
-        );
+        jsonl::finish_held_lines(&mut self, |s| &mut s.splitter, Self::line);
         if let Some(e) = self.error.take() {
             return Err(e);
         }
