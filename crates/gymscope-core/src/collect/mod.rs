@@ -9,7 +9,8 @@
 //! - [`route`]: where a result goes (main file, failures sidecar, nowhere) and what is merged into it
 //! - [`shard`]: the deterministic `--shard i/n` slice
 //! - [`aggregate`]: the `/aggregate_metrics` request and the metrics file
-//! - [`observe`]: model-call capture records and the canonical `ng_trajectory` of a result
+//! - [`observe`]: model-call capture records (`observe::capture`), the `ng_trajectory` of a
+//!   result (`observe::projection`) and `ng_perf` (`observe::perf`)
 //! - [`observations`]: harness agents' `ng_agent_observations`: validated, joined with the
 //!   captured calls, folded into the trajectory; [`claude_compaction`]: Claude Code's compaction
 //!   summary calls associated first
