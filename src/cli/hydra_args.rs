@@ -114,13 +114,8 @@ fn flag(out: &mut Vec<String>, f: &str, v: &str) {
 /// A boolean as upstream's config model reads it; anything else is refused (as Hydra and
 /// Pydantic refuse `maybe`) instead of silently meaning false.
 fn boolean(name: &str, value: &str) -> Result<bool, String> {
-    match value.to_ascii_lowercase().as_str() {
-        "true" | "1" | "yes" | "on" | "t" | "y" => Ok(true),
-        "false" | "0" | "no" | "off" | "f" | "n" => Ok(false),
-        _ => Err(format!(
-            "+{name}={value}: not a boolean (use true or false)"
-        )),
-    }
+    crate::gym::pydantic::str_as_bool(value)
+        .ok_or_else(|| format!("+{name}={value}: not a boolean (use true or false)"))
 }
 
 /// `gym eval run` / `ng_collect_rollouts` config keys → `gymscope collect` flags.

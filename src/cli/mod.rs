@@ -1,17 +1,17 @@
 //! The native command line: parses flags and hands each command to its module.
 
 mod args;
-mod build_pivot_cmd;
-mod collect_cmd;
-mod compare_cmd;
-mod health_check_cmd;
-mod health_cmd;
+mod build_pivot;
+mod collect;
+mod compare;
+mod health;
+mod health_check;
 mod hydra_args;
-mod pivot_cmd;
-mod profile_cmd;
+mod profile;
 mod progress;
-mod report_cmd;
-mod select_pivot_cmd;
+mod report;
+mod select_pivot;
+mod validate_pivot;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -41,15 +41,15 @@ pub fn run() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Profile(args) => profile_cmd::run(&args).map(|()| ExitCode::SUCCESS),
-        Command::ValidatePivot(args) => pivot_cmd::run(&args),
-        Command::Collect(args) => collect_cmd::run(&args),
-        Command::Report(args) => report_cmd::run(&args).map(|()| ExitCode::SUCCESS),
-        Command::Compare(args) => compare_cmd::run(&args).map(|()| ExitCode::SUCCESS),
-        Command::BuildPivot(args) => build_pivot_cmd::run(&args),
-        Command::SelectPivot(args) => select_pivot_cmd::run(&args),
-        Command::Health(args) => health_cmd::run(&args),
-        Command::HealthCheck(args) => health_check_cmd::run(&args),
+        Command::Profile(args) => profile::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::ValidatePivot(args) => validate_pivot::run(&args),
+        Command::Collect(args) => collect::run(&args),
+        Command::Report(args) => report::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Compare(args) => compare::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::BuildPivot(args) => build_pivot::run(&args),
+        Command::SelectPivot(args) => select_pivot::run(&args),
+        Command::Health(args) => health::run(&args),
+        Command::HealthCheck(args) => health_check::run(&args),
     };
     // Whatever the command printed last is flushed; a stdout that failed (not a closed pipe)
     // makes a command that succeeded fail, naming standard output.

@@ -1,54 +1,20 @@
 //! `gymscope collect` (native): a fresh run or a resume, from materialization through discovery,
 //! the run and aggregation to the verdict, with the messages upstream prints around them. The
-//! CLI turns flags into [`CollectOptions`] and the [`Ending`] into an exit code.
+//! CLI turns flags into [`CollectOptions`](super::options::CollectOptions) and the [`Ending`] into an exit code.
 
 use super::head::{aggregate_metrics, fetch_config};
 use super::http::{self, Client};
 use super::key::{parse_row, RolloutKey};
+use super::options::CollectOptions;
 use super::resume::{self, History};
 use super::run::{self, Report};
-use super::shard::Shard;
 use super::{aggregate, discover, fresh, history, paths, CollectError};
 use crate::native::read::for_each_line;
 use crate::native::{check_output, Input};
 use anyhow::{Context, Result};
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
-
-/// What to collect: `gymscope collect`'s flags, as given (values typed where they are used).
-pub struct CollectOptions {
-    pub input: Option<PathBuf>,
-    pub output: PathBuf,
-    pub agent: Option<String>,
-    pub limit: Option<u64>,
-    pub num_repeats: Option<String>,
-    pub num_repeats_add_seed: bool,
-    pub concurrency: Option<usize>,
-    pub resume: bool,
-    pub temperature: Option<String>,
-    pub top_p: Option<String>,
-    pub max_output_tokens: Option<String>,
-    pub responses_create_params: Vec<String>,
-    pub disable_aggregation: bool,
-    pub head_server: String,
-    pub fail_fast: bool,
-    pub timeout: Option<f64>,
-    pub grace: f64,
-    pub shard: Option<Shard>,
-    pub no_progress: bool,
-    pub max_line_bytes: u64,
-    /// The command line that continues this run, printed after a stop.
-    pub resume_command: String,
-    /// Upstream's end-of-run health reports, with these ignored check ids; `None`:
-    /// `--no-health-check`.
-    pub health_check: Option<Vec<String>>,
-    /// `observability_enabled` with `model_call_capture_dir`: read the model servers' capture
-    /// files into each row.
-    pub capture_dir: Option<PathBuf>,
-    /// `--ng-perf`: write `ng_perf` into each observed row.
-    pub ng_perf: bool,
-}
 
 /// How a collection ended (the CLI's exit codes: 0, 3, 130, 1).
 #[derive(Debug, PartialEq, Eq)]

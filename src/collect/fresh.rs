@@ -1,11 +1,13 @@
 //! The first step of a fresh run (native): the input read, typed and materialized exactly as
 //! upstream does, with upstream's messages; the previous run's files moved out of the way.
 
-use super::command::CollectOptions;
 use super::key::{to_line, KeyPart};
 use super::materialize::{Materializer, NumRepeats, Options};
+use super::options::CollectOptions;
 use super::shard::{Shard, ShardFilter};
-use super::{hydra, CollectError, Row, TASK_INDEX};
+use super::{hydra, CollectError, Row};
+use crate::gym::keys::TASK_INDEX;
+use crate::gym::py;
 use crate::native::atomic::write_file;
 use crate::native::read::for_each_line;
 use anyhow::{bail, Context, Result};
@@ -39,7 +41,7 @@ pub(super) fn materialize(
     if !opts.overrides.is_empty() {
         crate::say!(
             "Overriding responses_create_params fields with {}",
-            py_repr(&Value::Object(opts.overrides.clone()))
+            py::repr(&Value::Object(opts.overrides.clone()))
         );
     }
     match &opts.num_repeats {
@@ -48,7 +50,7 @@ pub(super) fn materialize(
         }
         NumRepeats::PerAgent { .. } => crate::say!(
             "Per-agent num_repeats: {}",
-            py_repr(
+            py::repr(
                 &hydra::parse(args.num_repeats.as_deref().unwrap_or("{}")).unwrap_or(Value::Null)
             )
         ),
@@ -159,22 +161,4 @@ pub(super) fn set_aside_old_failures(failures: &Path) -> Result<()> {
         remove_if_exists(failures)?;
     }
     Ok(())
-}
-
-/// Python's `repr` of a JSON value, for upstream's messages.
-fn py_repr(v: &Value) -> String {
-    match v {
-        Value::Null => "None".into(),
-        Value::Bool(b) => if *b { "True" } else { "False" }.into(),
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'")),
-        Value::Array(a) => format!("[{}]", a.iter().map(py_repr).collect::<Vec<_>>().join(", ")),
-        Value::Object(o) => format!(
-            "{{{}}}",
-            o.iter()
-                .map(|(k, v)| format!("'{k}': {}", py_repr(v)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
 }

@@ -6,7 +6,8 @@
 //! - [`http`]: the hyper client
 //! - [`evidence`]: the end-of-run health reports
 //! - [`history`]: the run's record on disk (exit 3)
-//! - [`command`]: a fresh run or a resume, end to end; [`fresh`]: its materialization step
+//! - [`options`]: what to collect; [`command`]: a fresh run or a resume, end to end;
+//!   [`fresh`]: its materialization step
 //! - [`run`]: the tokio driver, writer thread, signals
 //! - [`merge`]: `--merge`; [`progress`]: indicatif
 //!
@@ -23,6 +24,7 @@ pub mod head;
 pub mod history;
 pub mod http;
 pub mod merge;
+pub mod options;
 pub mod progress;
 pub mod run;
 

@@ -11,7 +11,8 @@ use super::key::{parse_row, to_line, RolloutKey};
 use super::progress::{Printer, Progress};
 use super::resume::Plan;
 use super::route::{self, failure_row, merge_row_keys, progress_numbers, CollectorFailure, Route};
-use super::{files, observe, CollectError, Row, AGENT_REF, ATTEMPT_INDEX};
+use super::{files, observe, CollectError, Row};
+use crate::gym::keys::{AGENT_REF, ATTEMPT_INDEX};
 use bytes::Bytes;
 use hyper::{Method, Uri};
 use std::collections::HashMap;
@@ -383,7 +384,7 @@ impl Job {
                     if self.capture_dir.is_some() && self.ng_perf {
                         let ms = started.elapsed().as_secs_f64() * 1000.0;
                         if let Some(perf) = observe::ng_perf(&result, Some(ms)) {
-                            result.insert(observe::PERF_KEY.into(), perf);
+                            result.insert(crate::gym::keys::PERF.into(), perf);
                         }
                     }
                     return Some(Outcome::Done {

@@ -96,8 +96,8 @@ pub fn assert_rows_valid(rows: &[u8], allow_batch: bool) {
         }
         let content = serde_json::json!({"expected_action": row["expected_action"], "responses_create_params": row["responses_create_params"]});
         let mut canon = Vec::new();
-        gymscope::pivot_build::row::canonical(&content, &mut canon);
-        let id = gymscope::pivot_build::trajectory::hex32(&canon);
+        gymscope::json::write_sorted(&content, &mut canon);
+        let id = gymscope::pivot_build::turns::hex32(&canon);
         assert_eq!(
             row["pivot_info"]["pivot_id"],
             Value::String(id),

@@ -38,6 +38,18 @@ impl Num {
     }
 }
 
+/// A serde_json number as [`Num`]: an integer when it is one (`u64` above `i64::MAX`), else a
+/// float.
+pub fn number_to_num(n: &serde_json::Number) -> Num {
+    if let Some(i) = n.as_i64() {
+        Num::Int(i)
+    } else if let Some(u) = n.as_u64() {
+        Num::UInt(u)
+    } else {
+        Num::Float(n.as_f64().unwrap_or(f64::NAN))
+    }
+}
+
 /// orjson's float output: shortest round-trip digits in ryu's layout (`100.0`, `1e16`,
 /// `1.5e-7`, `0.00001`); non-finite values become `null`. serde_json's own float writer
 /// prints `1e+16`, which differs from upstream's files, hence this.
@@ -82,6 +94,58 @@ pub fn to_writer_orjson<W: io::Write, T: serde::Serialize + ?Sized>(
 /// Writes `s` as a JSON string literal.
 pub fn write_str<W: io::Write>(w: &mut W, s: &str) -> io::Result<()> {
     to_writer_orjson(w, s)
+}
+
+/// Sorted-key compact JSON: every object's keys sorted by code point, recursively, no
+/// whitespace, strings and numbers as `serde_json` writes them. The form gymscope hashes and
+/// compares values in (a task's identity across runs, a call's arguments, a pivot's id).
+pub fn write_sorted(v: &serde_json::Value, out: &mut Vec<u8>) {
+    use serde_json::Value;
+    match v {
+        Value::Object(map) => {
+            let mut members: Vec<(&str, &Value)> =
+                map.iter().map(|(k, v)| (k.as_str(), v)).collect();
+            members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            write_members(out, members, |out, v| write_sorted(v, out));
+        }
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_sorted(item, out);
+            }
+            out.push(b']');
+        }
+        other => serde_json::to_writer(&mut *out, other).expect("writing to a Vec cannot fail"),
+    }
+}
+
+/// A compact JSON object of `(key, value)` members in their order, each value written by
+/// `write` (sort them first for [`write_sorted`]'s form).
+pub fn write_members<'k, T>(
+    out: &mut Vec<u8>,
+    members: impl IntoIterator<Item = (&'k str, T)>,
+    mut write: impl FnMut(&mut Vec<u8>, T),
+) {
+    out.push(b'{');
+    for (i, (k, v)) in members.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        serde_json::to_writer(&mut *out, k).expect("writing to a Vec cannot fail");
+        out.push(b':');
+        write(out, v);
+    }
+    out.push(b'}');
+}
+
+/// [`write_sorted`] as a `String`.
+pub fn sorted_string(v: &serde_json::Value) -> String {
+    let mut out = Vec::new();
+    write_sorted(v, &mut out);
+    String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
 /// serde_json reads the integer literal `-0` as the float `-0.0`; orjson reads it as the integer
@@ -254,6 +318,17 @@ pub fn describe_token(text: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn write_sorted_sorts_keys_recursively() {
+        let v = serde_json::json!({"b": [{"z": 1, "a": "x"}], "a": null});
+        let mut out = Vec::new();
+        write_sorted(&v, &mut out);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"a":null,"b":[{"a":"x","z":1}]}"#
+        );
+    }
 
     /// The whole-number shortcut writes exactly what ryu writes, around every edge it has.
     #[test]

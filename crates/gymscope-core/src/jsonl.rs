@@ -25,6 +25,17 @@ pub struct LineTooLong {
     pub limit: u64,
 }
 
+impl LineTooLong {
+    /// `'FILE' line N is longer than L bytes (the limit)`: the message of the commands that name
+    /// the file themselves.
+    pub fn in_file(&self, file: &str) -> String {
+        format!(
+            "'{file}' line {} is longer than {} bytes (the limit)",
+            self.line, self.limit
+        )
+    }
+}
+
 impl std::fmt::Display for LineTooLong {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         write!(
@@ -175,6 +186,61 @@ impl LineSplitter {
     }
 }
 
+/// [`LineSplitter::push`] on a splitter that `owner` holds, for a line callback that needs
+/// `owner` itself: the splitter (which `held` finds in `owner`) is lent out for the call and
+/// put back after it, whatever the result.
+pub fn push_held<T, E>(
+    owner: &mut T,
+    held: fn(&mut T) -> &mut LineSplitter,
+    chunk: &[u8],
+    mut on_line: impl FnMut(&mut T, LineSpan, &[u8]) -> Result<(), E>,
+) -> Result<(), SplitError<E>> {
+    let mut splitter = std::mem::take(held(owner));
+    let result = splitter.push(chunk, |span, bytes| on_line(owner, span, bytes));
+    *held(owner) = splitter;
+    result
+}
+
+/// [`LineSplitter::finish`] on a splitter that `owner` holds, as [`push_held`]; the file is over,
+/// so `owner` is left a fresh splitter (line numbers from 1 again, for a next pass).
+pub fn finish_held<T, E>(
+    owner: &mut T,
+    held: fn(&mut T) -> &mut LineSplitter,
+    mut on_line: impl FnMut(&mut T, LineSpan, &[u8]) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut splitter = std::mem::take(held(owner));
+    splitter.finish(|span, bytes| on_line(owner, span, bytes))
+}
+
+/// [`push_held`] for a line callback that cannot fail: only a line over the limit stops it.
+pub fn push_held_lines<T>(
+    owner: &mut T,
+    held: fn(&mut T) -> &mut LineSplitter,
+    chunk: &[u8],
+    mut on_line: impl FnMut(&mut T, LineSpan, &[u8]),
+) -> Result<(), LineTooLong> {
+    push_held(owner, held, chunk, |o, span, bytes| {
+        on_line(o, span, bytes);
+        Ok::<_, std::convert::Infallible>(())
+    })
+    .map_err(|e| match e {
+        SplitError::Line(never) => match never {},
+        SplitError::TooLong(t) => t,
+    })
+}
+
+/// [`finish_held`] for a line callback that cannot fail.
+pub fn finish_held_lines<T>(
+    owner: &mut T,
+    held: fn(&mut T) -> &mut LineSplitter,
+    mut on_line: impl FnMut(&mut T, LineSpan, &[u8]),
+) {
+    let Ok(()) = finish_held(owner, held, |o, span, bytes| {
+        on_line(o, span, bytes);
+        Ok::<_, std::convert::Infallible>(())
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,6 +323,29 @@ mod tests {
         assert_eq!(split(b"123456\r\n123456", 2).len(), 2);
         let mut s = LineSplitter::with_max_line_bytes(6);
         assert!(s.push::<()>(b"123456\r\n123456\n", |_, _| Ok(())).is_ok());
+    }
+
+    #[test]
+    fn a_held_splitter_is_lent_to_its_owner_and_keeps_its_carry() {
+        struct Owner {
+            splitter: LineSplitter,
+            lines: Vec<(u64, Vec<u8>)>,
+        }
+        let mut o = Owner {
+            splitter: LineSplitter::new(),
+            lines: Vec::new(),
+        };
+        let record = |o: &mut Owner, span: LineSpan, l: &[u8]| {
+            o.lines.push((span.line, l.to_vec()));
+            Ok::<_, ()>(())
+        };
+        for chunk in [&b"a\nb"[..], b"c\nd"] {
+            push_held(&mut o, |o| &mut o.splitter, chunk, record).unwrap();
+        }
+        finish_held(&mut o, |o| &mut o.splitter, record).unwrap();
+        let want: Vec<(u64, Vec<u8>)> =
+            vec![(1, b"a".to_vec()), (2, b"bc".to_vec()), (3, b"d".to_vec())];
+        assert_eq!(o.lines, want);
     }
 
     #[test]

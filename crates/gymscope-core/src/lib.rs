@@ -6,7 +6,10 @@
 //! - showing it: [`inspect`], [`plot`], [`conversation`], [`report`]
 //! - datasets and runs: [`pivot`], [`reward_group`], [`compare`] (two runs paired by task),
 //!   [`collect`] (the collection's data; its driver is the native face's)
-//! - shared: [`names`] (every derived file name), [`error`]
+//! - upstream's semantics: [`gym`] (row keys, Python's truthiness and `repr`, Pydantic's
+//!   coercions, the trajectory record)
+//! - shared: [`names`] (every derived file name), [`error`], [`figures`] (how numbers read),
+//!   [`html`] (escaping)
 
 pub mod chunks;
 pub mod collect;
@@ -14,7 +17,10 @@ pub mod compare;
 pub mod conversation;
 pub mod error;
 pub mod fast_map;
+pub mod figures;
+pub mod gym;
 pub mod health;
+pub mod html;
 pub mod inspect;
 pub mod joint_read;
 pub mod json;

@@ -6,10 +6,10 @@
 //!   inside strings shown as line breaks, so code reads as code.
 //!
 //! The HTML returned holds only tags this module writes; every text and attribute from the data
-//! is escaped by pulldown-cmark's writer or by [`crate::report::escape`].
+//! is escaped by pulldown-cmark's writer or by [`crate::html::escape`].
 
 use crate::conversation::{Item, ItemNote};
-use crate::report::escape;
+use crate::html::escape;
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 use serde_json::Value;
 use std::fmt::Write;

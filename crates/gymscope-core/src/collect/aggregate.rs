@@ -2,7 +2,9 @@
 //! fields is sent to its agent's `/aggregate_metrics`; the answers become
 //! `<stem>_aggregate_metrics.json`. The servers compute the numbers; the client only forwards.
 
-use super::{Row, AGENT_REF, RESPONSES_CREATE_PARAMS};
+use super::Row;
+use crate::gym::keys::{AGENT_REF, RESPONSES_CREATE_PARAMS};
+use crate::gym::py;
 use serde::Serialize;
 use serde_json::ser::{Formatter, PrettyFormatter};
 use serde_json::value::RawValue;
@@ -28,7 +30,7 @@ pub fn strip(result: &Row) -> Row {
         .get("response")
         .and_then(Value::as_object)
         .and_then(|r| r.get("usage"));
-    if super::key::truthy(usage) {
+    if usage.is_some_and(py::truthy) {
         let mut response = Row::new();
         response.insert("usage".into(), usage.cloned().unwrap_or(Value::Null));
         out.insert("response".into(), Value::Object(response));

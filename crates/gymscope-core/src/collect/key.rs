@@ -1,7 +1,8 @@
 //! Rollout keys `(_ng_task_index, _ng_rollout_index)` compared as Python compares dict keys, and
 //! row parsing that reads numbers as orjson does.
 
-use super::{Row, ROLLOUT_INDEX, TASK_INDEX};
+use super::Row;
+use crate::gym::keys::{ROLLOUT_INDEX, TASK_INDEX};
 use serde_json::Value;
 use std::fmt;
 
@@ -119,18 +120,6 @@ pub fn kind_name(v: &Value) -> &'static str {
     }
 }
 
-/// Python truthiness of a JSON value (`if result.get(k):`).
-pub fn truthy(v: Option<&Value>) -> bool {
-    match v {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(Value::Number(n)) => n.as_f64() != Some(0.0),
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(Value::Array(a)) => !a.is_empty(),
-        Some(Value::Object(o)) => !o.is_empty(),
-    }
-}
-
 /// Compact orjson bytes of a value followed by `\n`: one JSONL line.
 pub fn to_line<T: serde::Serialize + ?Sized>(value: &T) -> Vec<u8> {
     let mut out = Vec::with_capacity(256);
@@ -158,15 +147,5 @@ mod tests {
     fn minus_zero_integer_is_zero_as_in_orjson() {
         let v = parse_value(br#"{"a":-0,"b":-0.0,"c":"-0"}"#).unwrap();
         assert_eq!(to_line(&v), b"{\"a\":0,\"b\":-0.0,\"c\":\"-0\"}\n".to_vec());
-    }
-
-    #[test]
-    fn truthiness() {
-        assert!(!truthy(None));
-        assert!(!truthy(Some(&json!(0))));
-        assert!(!truthy(Some(&json!(""))));
-        assert!(truthy(Some(&json!("x"))));
-        assert!(truthy(Some(&json!(true))));
-        assert!(!truthy(Some(&json!({}))));
     }
 }

@@ -6,7 +6,9 @@
 //! one row plus a 16-byte digest per distinct line, not the input.
 
 use super::key::{parse_row, KeyPart};
-use super::{CollectError, Row, AGENT_REF, RESPONSES_CREATE_PARAMS, ROLLOUT_INDEX, TASK_INDEX};
+use super::{CollectError, Row};
+use crate::gym::keys::{AGENT_REF, RESPONSES_CREATE_PARAMS, ROLLOUT_INDEX, TASK_INDEX};
+use crate::gym::py;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -131,7 +133,7 @@ impl<'a> Materializer<'a> {
                     )))
                 }
             },
-            Some(other) if !super::key::truthy(Some(other)) => None,
+            Some(other) if !py::truthy(other) => None,
             Some(other) => {
                 return Err(err(format!(
                     "field `agent_ref` must be an object, found {}",
@@ -311,7 +313,9 @@ mod tests {
 
     #[test]
     fn matches_upstreams_verified_example() {
-        // The spec's run: --limit 3 --num-repeats 2 --temperature 0.5 -a A.
+        // Upstream's run, observed with `nemo_gym/rollout_collection.py` on
+        // `resources_servers/example_single_tool_call/data/example.jsonl`: --limit 3
+        // --num-repeats 2 --temperature 0.5 -a A.
         let input = "{\"responses_create_params\":{\"input\":[],\"temperature\":1}}\n{\"responses_create_params\":{\"input\":[1]}}\n{\"responses_create_params\":{\"input\":[2]}}\n{\"responses_create_params\":{}}\n";
         let got = run(input, &opts(Some("A"), "{temperature: 0.5}", "2"), Some(3)).unwrap();
         let want = "\

@@ -9,7 +9,8 @@
 //! - [`route`]: where a result goes (main file, failures sidecar, nowhere) and what is merged into it
 //! - [`shard`]: the deterministic `--shard i/n` slice
 //! - [`aggregate`]: the `/aggregate_metrics` request and the metrics file
-//! - [`observe`]: model-call capture records and the canonical `ng_trajectory` of a result
+//! - [`observe`]: model-call capture records (`observe::capture`), the `ng_trajectory` of a
+//!   result (`observe::projection`) and `ng_perf` (`observe::perf`)
 //! - [`observations`]: harness agents' `ng_agent_observations`: validated, joined with the
 //!   captured calls, folded into the trajectory; [`claude_compaction`]: Claude Code's compaction
 //!   summary calls associated first
@@ -22,23 +23,10 @@ pub mod materialize;
 pub mod observations;
 pub mod observe;
 pub mod paths;
-pub mod pyjson;
 pub mod resume;
 pub mod route;
 pub mod seed;
 pub mod shard;
-
-/// Keys the collector reads or writes, as upstream spells them.
-pub const TASK_INDEX: &str = "_ng_task_index";
-pub const ROLLOUT_INDEX: &str = "_ng_rollout_index";
-pub const ATTEMPT_INDEX: &str = "_ng_attempt_index";
-pub const ROLLOUT_ID: &str = "_ng_rollout_id";
-pub const AGENT_REF: &str = "agent_ref";
-pub const SKILLS_REF: &str = "skills_ref";
-pub const RESPONSES_CREATE_PARAMS: &str = "responses_create_params";
-pub const FAILURE_CLASS: &str = "_ng_failure_class";
-pub const FAILURE_TERMINAL: &str = "_ng_failure_terminal";
-pub const NO_PERSIST: &str = "_ng_no_persist";
 
 /// A failure in the collection's data, named by file and line where there is one.
 #[derive(Debug, thiserror::Error)]

@@ -1,8 +1,10 @@
 //! Resume bookkeeping (upstream's `_load_from_cache`): successes from the main file, attempts and
 //! terminal flags from the failures sidecar, and from those which materialized rows run again.
 
-use super::key::{truthy, RolloutKey};
-use super::{CollectError, Row, FAILURE_TERMINAL};
+use super::key::RolloutKey;
+use super::{CollectError, Row};
+use crate::gym::keys::FAILURE_TERMINAL;
+use crate::gym::py;
 use std::collections::{HashMap, HashSet};
 
 pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
@@ -86,7 +88,7 @@ impl History {
             return;
         };
         self.attempt_rows += 1;
-        if truthy(row.get(FAILURE_TERMINAL)) {
+        if row.get(FAILURE_TERMINAL).is_some_and(py::truthy) {
             self.terminal.insert(key.clone());
         }
         if row

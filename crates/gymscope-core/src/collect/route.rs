@@ -1,11 +1,12 @@
 //! What happens to a `/run` result: the row's keys merged in, then one of three destinations by
 //! the sentinel keys; and the sidecar rows gymscope writes for failures upstream would crash on.
 
-use super::key::truthy;
-use super::{
-    Row, AGENT_REF, ATTEMPT_INDEX, FAILURE_CLASS, NO_PERSIST, ROLLOUT_ID, ROLLOUT_INDEX,
-    SKILLS_REF, TASK_INDEX,
+use super::Row;
+use crate::gym::keys::{
+    AGENT_REF, ATTEMPT_INDEX, FAILURE_CLASS, NO_PERSIST, ROLLOUT_ID, ROLLOUT_INDEX, SKILLS_REF,
+    TASK_INDEX,
 };
+use crate::gym::py;
 use serde_json::Value;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,7 +21,7 @@ pub enum Route {
 
 /// Upstream's order of checks: `_ng_no_persist` truthy, then `_ng_failure_class` not None.
 pub fn route(result: &Row) -> Route {
-    if truthy(result.get(NO_PERSIST)) {
+    if result.get(NO_PERSIST).is_some_and(py::truthy) {
         Route::Nowhere
     } else if result.get(FAILURE_CLASS).is_some_and(|v| !v.is_null()) {
         Route::Sidecar

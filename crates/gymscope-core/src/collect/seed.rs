@@ -2,7 +2,9 @@
 //! seed in `responses_create_params.metadata.extra_body`, a JSON *string* (vLLM's `extra_body`),
 //! exactly as upstream writes it (`json.loads`, set `seed`, `json.dumps`).
 
-use super::{pyjson, Row, RESPONSES_CREATE_PARAMS};
+use super::Row;
+use crate::gym::keys::RESPONSES_CREATE_PARAMS;
+use crate::gym::py;
 use serde_json::Value;
 
 /// Sets `seed` in the row's `extra_body`; the error says which part had the wrong shape.
@@ -40,7 +42,7 @@ pub fn add_seed(row: &mut Row, seed: u64) -> Result<(), String> {
         ));
     };
     fields.insert("seed".into(), Value::from(seed));
-    metadata.insert("extra_body".into(), Value::String(pyjson::dumps(&extra)));
+    metadata.insert("extra_body".into(), Value::String(py::json_dumps(&extra)));
     Ok(())
 }
 

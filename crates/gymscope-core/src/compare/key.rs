@@ -1,14 +1,14 @@
-//! A task's identity across runs: the canonical JSON (keys sorted, compact) of its first
+//! A task's identity across runs: the sorted-key compact JSON ([`write_sorted`]) of its first
 //! materialized row without `_ng_*` keys and `agent_ref`, and with `responses_create_params`
 //! reduced to `input`, `tools` and `instructions` (sampling settings such as temperature differ
 //! between runs of the same tasks). Only a 128-bit digest of that text is kept, so memory grows
 //! with the number of tasks, not with the prompts' length.
 
+use crate::json::{write_members, write_sorted};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use std::fmt::Write;
 
-/// The digest of a task's canonical content.
+/// The digest of a task's identity text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TaskKey(pub [u8; 16]);
 
@@ -17,92 +17,38 @@ const TASK_PARAMS: [&str; 3] = ["input", "tools", "instructions"];
 
 impl TaskKey {
     /// The key of a materialized row (or a profile's `sample`); `buf` is reused between calls.
-    pub fn of_row(row: &Value, buf: &mut String) -> TaskKey {
+    pub fn of_row(row: &Value, buf: &mut Vec<u8>) -> TaskKey {
         buf.clear();
-        canonical_row(row, buf);
-        let digest = Sha256::digest(buf.as_bytes());
+        identity_text(row, buf);
+        let digest = Sha256::digest(&buf[..]);
         let mut key = [0u8; 16];
         key.copy_from_slice(&digest[..16]);
         TaskKey(key)
     }
 }
 
-/// The row's canonical text, as hashed by [`TaskKey::of_row`] (public for tests and debugging).
-pub fn canonical_row(row: &Value, out: &mut String) {
+/// The row's identity text, as hashed by [`TaskKey::of_row`] (public for tests and debugging).
+pub fn identity_text(row: &Value, out: &mut Vec<u8>) {
     let Value::Object(map) = row else {
-        return canonical(row, out);
+        return write_sorted(row, out);
     };
-    let mut keys: Vec<&String> = map
-        .keys()
-        .filter(|k| !k.starts_with("_ng_") && k.as_str() != "agent_ref")
+    let mut members: Vec<(&str, &Value)> = map
+        .iter()
+        .filter(|(k, _)| !k.starts_with("_ng_") && k.as_str() != "agent_ref")
+        .map(|(k, v)| (k.as_str(), v))
         .collect();
-    keys.sort_unstable();
-    out.push('{');
-    for (i, k) in keys.into_iter().enumerate() {
-        if i > 0 {
-            out.push(',');
+    members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let keyed = members.into_iter().map(|(k, v)| (k, (k, v)));
+    write_members(out, keyed, |out, member| match member {
+        // Only what says what the task is; TASK_PARAMS is already in sorted order.
+        ("responses_create_params", Value::Object(params)) => {
+            let task_params = TASK_PARAMS
+                .iter()
+                .filter_map(|name| params.get(*name).map(|p| (*name, p)));
+            write_members(out, task_params, |out, p| write_sorted(p, out));
         }
-        string(k, out);
-        out.push(':');
-        match (k.as_str(), &map[k]) {
-            ("responses_create_params", Value::Object(params)) => {
-                out.push('{');
-                let mut first = true;
-                // TASK_PARAMS is already in sorted order.
-                for name in TASK_PARAMS {
-                    if let Some(v) = params.get(name) {
-                        if !first {
-                            out.push(',');
-                        }
-                        first = false;
-                        string(name, out);
-                        out.push(':');
-                        canonical(v, out);
-                    }
-                }
-                out.push('}');
-            }
-            (_, v) => canonical(v, out),
-        }
-    }
-    out.push('}');
-}
-
-fn canonical(v: &Value, out: &mut String) {
-    match v {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort_unstable();
-            out.push('{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                string(k, out);
-                out.push(':');
-                canonical(&map[k], out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                canonical(item, out);
-            }
-            out.push(']');
-        }
-        Value::String(s) => string(s, out),
-        other => {
-            let _ = write!(out, "{other}");
-        }
-    }
-}
-
-fn string(s: &str, out: &mut String) {
-    let _ = write!(out, "{}", Value::String(s.to_string()));
+        (_, v) => write_sorted(v, out),
+    });
 }
 
 #[cfg(test)]
@@ -111,9 +57,9 @@ mod tests {
     use serde_json::json;
 
     fn text(v: &Value) -> String {
-        let mut s = String::new();
-        canonical_row(v, &mut s);
-        s
+        let mut s = Vec::new();
+        identity_text(v, &mut s);
+        String::from_utf8(s).unwrap()
     }
 
     #[test]
@@ -132,14 +78,14 @@ mod tests {
             "responses_create_params": {"tools": [], "input": [{"content": "2+2?", "role": "user"}], "top_p": 0.9, "metadata": {"seed": 4}},
             "agent_ref": {"name": "y"}
         });
-        let mut buf = String::new();
+        let mut buf = Vec::new();
         assert_eq!(TaskKey::of_row(&a, &mut buf), TaskKey::of_row(&b, &mut buf));
     }
 
     #[test]
     fn different_content_gives_different_keys() {
-        let mut buf = String::new();
-        let k = |v: Value, buf: &mut String| TaskKey::of_row(&v, buf);
+        let mut buf = Vec::new();
+        let k = |v: Value, buf: &mut Vec<u8>| TaskKey::of_row(&v, buf);
         let base = k(
             json!({"responses_create_params": {"input": "a"}, "x": 1}),
             &mut buf,

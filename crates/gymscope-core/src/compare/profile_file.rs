@@ -7,8 +7,8 @@ use super::key::TaskKey;
 use super::side::{agent_name, push_rewards, AgentNames, LineRef, RunKind, RunTasks, TaskEntry};
 use super::CompareError;
 use crate::error::ProfileError;
-use crate::jsonl::{LineSpan, LineSplitter};
-use crate::record::{ROLLOUT_INDEX, TASK_INDEX};
+use crate::gym::keys::{ROLLOUT_INDEX, TASK_INDEX};
+use crate::jsonl::{self, LineSpan, LineSplitter};
 use crate::reward_group::reward_value;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -25,7 +25,7 @@ pub struct ProfilingFileReader {
     rewards: Vec<f64>,
     lines: Vec<LineRef>,
     seen: HashMap<i64, u64>,
-    key_buf: String,
+    key_buf: Vec<u8>,
     scratch: Vec<f64>,
 }
 
@@ -43,15 +43,13 @@ impl ProfilingFileReader {
             rewards: Vec::new(),
             lines: Vec::new(),
             seen: HashMap::new(),
-            key_buf: String::new(),
+            key_buf: Vec::new(),
             scratch: Vec::new(),
         }
     }
 
     pub fn push(&mut self, chunk: &[u8]) -> Result<(), CompareError> {
-        let mut splitter = std::mem::take(&mut self.splitter);
-        let result = splitter.push(chunk, |span, line| self.row(span, line));
-        self.splitter = splitter;
+        let result = jsonl::push_held(self, |r| &mut r.splitter, chunk, Self::row);
         result.map_err(|e| {
             e.into_error(|t| {
                 crate::error::ProfileError::LineTooLong {
@@ -65,8 +63,7 @@ impl ProfilingFileReader {
     }
 
     pub fn finish(mut self) -> Result<RunTasks, CompareError> {
-        let mut splitter = std::mem::take(&mut self.splitter);
-        splitter.finish(|span, line| self.row(span, line))?;
+        jsonl::finish_held(&mut self, |r| &mut r.splitter, Self::row)?;
         // The file is in task order; sort anyway so a hand-edited file pairs the same.
         self.tasks.sort_by_key(|t| t.task);
         Ok(RunTasks {

@@ -141,7 +141,7 @@ impl RunTasks {
         let mut tasks = Vec::with_capacity(p.tasks.len());
         let mut lines = Vec::with_capacity(p.rollouts.len());
         let mut all_rewards = Vec::with_capacity(p.rollouts.len());
-        let (mut buf, mut scratch) = (String::new(), Vec::new());
+        let (mut buf, mut scratch) = (Vec::new(), Vec::new());
         for t in &p.tasks {
             let sample = render::read_sample(inputs, inputs_file, t.sample).map_err(|e| {
                 CompareError::Sample {

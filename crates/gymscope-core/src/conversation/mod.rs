@@ -2,13 +2,13 @@
 //! the model's answer (`response.output`) as messages, reasoning, function calls and their
 //! outputs; then reward, usage and every other field. What the data says about an item beyond
 //! its text goes in its [`ItemNote`] (generated tokens, a tool call's timing), and a row carrying
-//! `ng_trajectory` gets its turns with their model calls' tokens ([`trajectory`]). Plain text only: whoever shows it escapes it
-//! (the web app through its text nodes, the HTML report through `report::escape`).
+//! `ng_trajectory` gets its turns with their model calls' tokens ([`evidence`]). Plain text only: whoever shows it escapes it
+//! (the web app through its text nodes, the HTML report through `html::escape`).
 
 use serde_json::Value;
 
-mod trajectory;
-pub use trajectory::{
+mod evidence;
+pub use evidence::{
     generated_tokens, ItemNote, ModelCall, TokenStats, ToolTiming, Trajectory, Turn,
 };
 
@@ -77,7 +77,7 @@ pub fn conversation(row: &Value) -> Conversation {
         _ => {}
     }
     let response = row.get("response");
-    c.trajectory = trajectory::trajectory(row.get("ng_trajectory"));
+    c.trajectory = evidence::trajectory(row.get("ng_trajectory"));
     if let Some(Value::Array(items)) = response.and_then(|r| r.get("output")) {
         c.output.extend(items.iter().map(item));
         let notes: Vec<ItemNote> = items

@@ -7,7 +7,7 @@ use super::summary::{
     AgentHealth, Buckets, Dist, HealthReport, Rate, RolloutCounts, TaskOutcomes, TokenUse,
     UnhealthyTask, WorstRollout,
 };
-use super::{Flag, MAX_LISTED, THRESHOLDS};
+use super::{Flag, HealthError, MAX_LISTED, THRESHOLDS};
 use crate::reward_group::{Outcomes, RewardGroup};
 use std::collections::{BTreeMap, HashMap};
 
@@ -232,7 +232,15 @@ fn flags_of(r: &Rec) -> Vec<&'static str> {
         .collect()
 }
 
-pub(super) fn summarize(b: &HealthBuilder, file: &str) -> HealthReport {
+impl HealthBuilder {
+    /// Ends the files fed in chunks (their last lines without a newline) and summarizes.
+    pub fn finish(mut self) -> Result<HealthReport, HealthError> {
+        self.end_files()?;
+        Ok(summarize(&self, self.rollouts_name()))
+    }
+}
+
+fn summarize(b: &HealthBuilder, file: &str) -> HealthReport {
     let mut by_agent: Vec<Vec<&Rec>> = vec![Vec::new(); b.agents.len()];
     for r in &b.recs {
         by_agent[r.agent as usize].push(r);

@@ -6,8 +6,7 @@ use super::fast::Reader;
 use super::row::{self, KeyRow, Row};
 use super::signals::{signals, Signals};
 use super::summary::TrajectoryEvidence;
-use super::HealthReport;
-use crate::jsonl::{LineSplitter, SplitError};
+use crate::jsonl::{self, LineSplitter, SplitError};
 use crate::profile::LineBatch;
 use crate::record::{MemberReader, RowKind};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -115,11 +114,10 @@ impl HealthBuilder {
 
     /// Feeds a chunk of the rollouts file (any size; lines may straddle chunks).
     pub fn push_rollouts(&mut self, chunk: &[u8]) -> Result<(), HealthError> {
-        let mut splitter = std::mem::take(&mut self.rollouts.splitter);
-        let name = self.rollouts.name.clone();
-        let r = splitter.push(chunk, |span, line| self.rollout_line(span.line, line));
-        self.rollouts.splitter = splitter;
-        r.map_err(|e| split_error(&name, e))
+        let r = jsonl::push_held(self, rollouts_splitter, chunk, |b, span, line| {
+            b.rollout_line(span.line, line)
+        });
+        r.map_err(|e| split_error(&self.rollouts.name, e))
     }
 
     /// Feeds one complete line of the rollouts file (1-based `line` number, no newline): for a
@@ -138,17 +136,16 @@ impl HealthBuilder {
         chunk: &[u8],
         mut full: impl FnMut(LineBatch),
     ) -> Result<(), HealthError> {
-        let mut splitter = std::mem::take(&mut self.rollouts.splitter);
-        let pending = &mut self.pending;
-        let pushed = splitter.push(chunk, |span, line| {
-            let batch = pending.get_or_insert_with(|| LineBatch::new(RowKind::Rollout));
+        let pushed = jsonl::push_held(self, rollouts_splitter, chunk, |b, span, line| {
+            let batch = b
+                .pending
+                .get_or_insert_with(|| LineBatch::new(RowKind::Rollout));
             batch.push(span, line);
             if batch.is_full() {
                 full(std::mem::replace(batch, LineBatch::new(RowKind::Rollout)));
             }
             Ok::<_, HealthError>(())
         });
-        self.rollouts.splitter = splitter;
         if pushed.is_err() {
             if let Some(batch) = self.pending.take().filter(|b| !b.is_empty()) {
                 full(batch);
@@ -159,10 +156,8 @@ impl HealthBuilder {
 
     /// The rollouts file is over: its last line (even without a newline) and the partial batch.
     pub fn cut_rollouts_end(&mut self, mut full: impl FnMut(LineBatch)) {
-        let mut splitter = std::mem::take(&mut self.rollouts.splitter);
-        let pending = &mut self.pending;
-        let Ok(()) = splitter.finish(|span, line| {
-            pending
+        let Ok(()) = jsonl::finish_held(self, rollouts_splitter, |b, span, line| {
+            b.pending
                 .get_or_insert_with(|| LineBatch::new(RowKind::Rollout))
                 .push(span, line);
             Ok::<_, std::convert::Infallible>(())
@@ -324,12 +319,14 @@ impl HealthBuilder {
     /// Ends the rollouts file (its last line without a newline), so that
     /// [`HealthBuilder::rollout_signals`] sees every rollout before [`HealthBuilder::finish`].
     pub fn end_rollouts(&mut self) -> Result<(), HealthError> {
-        let mut splitter = std::mem::take(&mut self.rollouts.splitter);
-        splitter.finish(|span, line| self.rollout_line(span.line, line))
+        jsonl::finish_held(self, rollouts_splitter, |b, span, line| {
+            b.rollout_line(span.line, line)
+        })
     }
 
-    /// Ends the files fed in chunks (their last lines without a newline) and summarizes.
-    pub fn finish(mut self) -> Result<HealthReport, HealthError> {
+    /// Ends the files fed in chunks (their last lines without a newline); [`Self::finish`]
+    /// then summarizes.
+    pub(super) fn end_files(&mut self) -> Result<(), HealthError> {
         let reader = self.reader;
         self.end_rollouts()?;
         if let Some(mut feed) = self.inputs.take() {
@@ -358,7 +355,12 @@ impl HealthBuilder {
                 failure_line(&feed.name, span.line, line, classes, keys, reader)
             })?;
         }
-        Ok(super::aggregate::summarize(&self, &self.rollouts.name))
+        Ok(())
+    }
+
+    /// The rollouts file's name.
+    pub(super) fn rollouts_name(&self) -> &str {
+        &self.rollouts.name
     }
 }
 
@@ -499,6 +501,11 @@ fn parse<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, String> {
         return Err(row::diagnose(bytes));
     }
     serde_json::from_slice(bytes).map_err(|_| row::diagnose(bytes))
+}
+
+/// Where the rollouts file's splitter is held (for [`jsonl::push_held`]).
+fn rollouts_splitter(b: &mut HealthBuilder) -> &mut LineSplitter {
+    &mut b.rollouts.splitter
 }
 
 fn split_error(file: &str, e: SplitError<HealthError>) -> HealthError {

@@ -11,9 +11,9 @@ use crate::skim;
 /// Objects nested deeper than this are left to serde.
 const MAX_DEPTH: usize = 64;
 
-/// `text` (one JSON value, whitespace around it allowed) in [`super::canonical`]'s form: compact,
+/// `text` (one JSON value, whitespace around it allowed) in [`crate::json::write_sorted`]'s form: compact,
 /// every object's keys sorted, strings and numbers as `serde_json` writes them.
-pub(super) fn canonical(text: &str) -> Option<String> {
+pub(super) fn sorted_text(text: &str) -> Option<String> {
     let b = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let end = write_value(text, skim::skip_ws(b, 0), &mut out, 0)?;
@@ -137,7 +137,7 @@ fn has_control(s: &str) -> bool {
 }
 
 /// Whether the JSON object `text` (whitespace after it allowed) is an error answer by
-/// [`super::signals`]' object rule, reading only its `error`, `status`, `detail` and `exit_code`
+/// [`super::rules::is_error_object`], reading only its `error`, `status`, `detail` and `exit_code`
 /// (the last of a repeated key, as a parsed map keeps).
 pub(super) fn error_object(text: &str) -> Option<bool> {
     let b = text.as_bytes();
@@ -180,13 +180,13 @@ pub(super) fn error_object(text: &str) -> Option<bool> {
             object.insert((*key).to_string(), serde_json::from_str(value).ok()?);
         }
     }
-    Some(super::signals::is_error_object(&serde_json::Value::Object(
+    Some(super::rules::is_error_object(&serde_json::Value::Object(
         object,
     )))
 }
 
 /// Whether a message's `content` list (JSON text from a skimmed line) has no non-blank
-/// `output_text`/`text` part, as [`super::signals`]' reading of its parts says.
+/// `output_text`/`text` part, as [`super::rules::text_part`] reads its parts.
 pub(super) fn blank_parts(text: &str) -> Option<bool> {
     let b = text.as_bytes();
     if b.first() != Some(&b'[') {
@@ -232,7 +232,7 @@ pub(super) fn blank_parts(text: &str) -> Option<bool> {
                 }
             }
         };
-        if super::signals::text_part(kind.as_deref(), part_text) {
+        if super::rules::text_part(kind.as_deref(), part_text) {
             blank = false;
         }
         j = skim::skip_ws(b, part_end);

@@ -1,5 +1,5 @@
-//! Rollout health: what went wrong in a run, from what every Gym rollout already carries (spec
-//! `trajectory-health.md` §3–§4). Target-independent: the CLI (`gymscope health`, the report's
+//! Rollout health: what went wrong in a run, from what every Gym rollout already carries (README
+//! "Rollout health"). Target-independent: the CLI (`gymscope health`, the report's
 //! Health section) and the app feed the same [`HealthBuilder`].
 //!
 //! - `row`: one rollout row read once, borrowed, as deep as the signals look; `fast` reads it by
@@ -21,6 +21,7 @@ mod fast;
 mod fast_tests;
 mod fast_values;
 mod row;
+mod rules;
 mod signals;
 mod summary;
 mod text;
@@ -30,7 +31,7 @@ pub use builder::{
     read_input, read_input_beside, read_rollout, read_rollout_batch, read_rollout_beside,
     row_signals, HealthBuilder, HealthError, InputRead, RolloutRead,
 };
-pub use signals::{canonical, canonical_arguments, is_error_output, Mark, Signals, Tokens};
+pub use signals::{canonical_arguments, is_error_output, Mark, Signals, Tokens};
 pub use summary::{
     agent_label, AgentHealth, Buckets, Dist, HealthReport, Level, Rate, RolloutCounts,
     TaskOutcomes, TokenUse, TrajectoryEvidence, UnhealthyTask, WorstRollout,
@@ -89,7 +90,8 @@ impl Flag {
 }
 
 /// A rate's thresholds, shown beside it: `warn` when the rate is above `warn`, `bad` when above
-/// `bad` (or equal to it when `bad_inclusive`). Defaults of spec §4.2, to be tuned on real runs.
+/// `bad` (or equal to it when `bad_inclusive`). Defaults as README "Rollout health",
+/// "Thresholds" gives them, to be tuned on real runs.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Threshold {
     pub rate: &'static str,

@@ -1,10 +1,12 @@
-//! The behavioural signals of one rollout (spec §3), from its `response`: truncation, the final
+//! The behavioural signals of one rollout (README "Rollout health", "Signals (per rollout)"),
+//! from its `response`: truncation, the final
 //! answer, the last item, tool calls (malformed arguments, error outputs, dangling calls, loops),
 //! turns and token use.
 
 use super::fast::Reader;
 use super::fast_values;
 use super::row::{Item, Raw, Response};
+use super::rules;
 use super::Flag;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
@@ -157,7 +159,7 @@ fn blank_content(raw: &str, reader: Reader) -> bool {
         text: Option<&'a RawValue>,
     }
     if raw.starts_with('"') {
-        return blank_json_string(raw);
+        return rules::blank_json_string(raw);
     }
     if let Some(blank) = reader
         .skims()
@@ -169,41 +171,9 @@ fn blank_content(raw: &str, reader: Reader) -> bool {
     match serde_json::from_str::<Vec<Part>>(raw) {
         Ok(parts) => !parts
             .iter()
-            .any(|p| text_part(p.kind.as_deref(), p.text.map(RawValue::get))),
+            .any(|p| rules::text_part(p.kind.as_deref(), p.text.map(RawValue::get))),
         Err(_) => true,
     }
-}
-
-/// Whether a content part (its `type`, its `text` as JSON) carries non-blank answer text.
-pub(super) fn text_part(kind: Option<&str>, text: Option<&str>) -> bool {
-    matches!(kind, Some("output_text" | "text") | None)
-        && text.is_some_and(|t| t.starts_with('"') && !blank_json_string(t))
-}
-
-/// Whether a JSON string literal (quotes included, valid JSON) holds only whitespace (as
-/// `str::trim`): ASCII on the raw bytes, anything else on the decoded text.
-fn blank_json_string(raw: &str) -> bool {
-    let inner = raw.as_bytes();
-    let inner = &inner[1..inner.len().saturating_sub(1).max(1)];
-    let mut i = 0;
-    while i < inner.len() {
-        match inner[i] {
-            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
-            b'\\' => match inner.get(i + 1) {
-                Some(b'n' | b't' | b'r') => i += 2,
-                Some(b'u') => return blank_decoded(raw),
-                _ => return false,
-            },
-            // Unicode whitespace (no-break space, ...): decided on the decoded text.
-            b if b >= 0x80 => return blank_decoded(raw),
-            _ => return false,
-        }
-    }
-    true
-}
-
-fn blank_decoded(raw: &str) -> bool {
-    serde_json::from_str::<std::borrow::Cow<str>>(raw).is_ok_and(|t| t.trim().is_empty())
 }
 
 /// Tool calls, their arguments, outputs, dangling calls and loops.
@@ -305,64 +275,30 @@ fn arguments_text(arguments: Option<&str>, reader: Reader) -> (String, bool) {
     };
     if reader.skims() && raw.starts_with('"') {
         let text = super::fast::string(raw).flatten();
-        if let Some(canonical) = text.as_deref().and_then(fast_values::canonical) {
-            return (canonical, true);
+        if let Some(sorted) = text.as_deref().and_then(fast_values::sorted_text) {
+            return (sorted, true);
         }
     }
     let text: String = match serde_json::from_str::<String>(raw) {
         Ok(text) => text,
         Err(_) => {
             return match serde_json::from_str::<serde_json::Value>(raw) {
-                Ok(v) if v.is_object() => (canonical(&v), true),
+                Ok(v) if v.is_object() => (crate::json::sorted_string(&v), true),
                 _ => (raw.to_string(), false),
             }
         }
     };
     match serde_json::from_str::<serde_json::Value>(&text) {
-        Ok(v) => (canonical(&v), true),
+        Ok(v) => (crate::json::sorted_string(&v), true),
         Err(_) => (text, false),
     }
 }
 
-/// Compact JSON with every object's keys sorted.
-pub fn canonical(v: &serde_json::Value) -> String {
-    fn write(v: &serde_json::Value, out: &mut String) {
-        match v {
-            serde_json::Value::Object(map) => {
-                let mut keys: Vec<&String> = map.keys().collect();
-                keys.sort();
-                out.push('{');
-                for (i, k) in keys.into_iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    out.push_str(&serde_json::Value::String(k.clone()).to_string());
-                    out.push(':');
-                    write(&map[k], out);
-                }
-                out.push('}');
-            }
-            serde_json::Value::Array(items) => {
-                out.push('[');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    write(item, out);
-                }
-                out.push(']');
-            }
-            other => out.push_str(&other.to_string()),
-        }
-    }
-    let mut out = String::new();
-    write(v, &mut out);
-    out
-}
-
-/// Spec §3's heuristic for a tool's error answer: a JSON object with a non-empty `error`, a
-/// `status` of failed/error, a `detail` field or a non-zero `exit_code`; or text starting with
-/// `Error`, `Traceback` or `Internal Server Error`, or `Exit code N` with N non-zero. A list of content parts is judged by its text.
+/// The heuristic for a tool's error answer (README "Signals (per rollout)", `tool_error`; Hermes
+/// uses a similar rule): a JSON object with a non-empty `error`, a `status` of failed/error, a
+/// `detail` field or a non-zero `exit_code`; or text starting with `Error`, `Traceback` or
+/// `Internal Server Error`, or `Exit code N` with N non-zero. A list of content parts is judged
+/// by its text.
 pub fn is_error_output(output: &RawValue) -> bool {
     error_output(output.get(), Reader::Skim)
 }
@@ -405,13 +341,13 @@ fn slow_error_output(raw: &str) -> bool {
             .filter_map(|p| p.get("text").and_then(|t| t.as_str()))
             .collect::<Vec<_>>()
             .join("\n"),
-        Ok(v @ serde_json::Value::Object(_)) => return is_error_object(&v),
+        Ok(v @ serde_json::Value::Object(_)) => return rules::is_error_object(&v),
         _ => return false,
     };
     let trimmed = text.trim_start();
     if trimmed.starts_with('{') {
         if let Ok(v @ serde_json::Value::Object(_)) = serde_json::from_str(trimmed) {
-            return is_error_object(&v);
+            return rules::is_error_object(&v);
         }
     }
     error_words(trimmed)
@@ -427,24 +363,8 @@ fn nonzero_exit_code_text(text: &str) -> bool {
     })
 }
 
-pub(super) fn is_error_object(v: &serde_json::Value) -> bool {
-    let non_empty = |e: &serde_json::Value| match e {
-        serde_json::Value::Null | serde_json::Value::Bool(false) => false,
-        serde_json::Value::String(s) => !s.trim().is_empty(),
-        serde_json::Value::Object(m) => !m.is_empty(),
-        serde_json::Value::Array(a) => !a.is_empty(),
-        _ => true,
-    };
-    v.get("error").is_some_and(non_empty)
-        || v.get("status")
-            .and_then(|s| s.as_str())
-            .is_some_and(|s| s.eq_ignore_ascii_case("failed") || s.eq_ignore_ascii_case("error"))
-        || v.get("detail").is_some_and(|d| !d.is_null())
-        || v.get("exit_code")
-            .is_some_and(|c| c.as_f64().is_some_and(|c| c != 0.0))
-}
-
-/// Runs of model-generated items separated by runs of `function_call_output` (spec §3).
+/// Runs of model-generated items separated by runs of `function_call_output`: the agent loop's
+/// turns as the row shows them (exact only with `ng_trajectory`).
 fn turns(items: &[Item]) -> u32 {
     let mut turns = 0;
     let mut in_model_run = false;

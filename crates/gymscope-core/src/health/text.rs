@@ -4,15 +4,8 @@
 
 use super::summary::{agent_label, Dist, Level, Rate, TaskOutcomes};
 use super::HealthReport;
+use crate::figures::{percent, two_decimals};
 use std::fmt::Write;
-
-fn pct(v: Option<f64>) -> String {
-    v.map_or_else(|| "-".to_string(), |v| format!("{:.1} %", v * 100.0))
-}
-
-fn num(v: Option<f64>) -> String {
-    v.map_or_else(|| "-".to_string(), |v| format!("{v:.2}"))
-}
 
 fn dist(d: &Dist) -> String {
     let n = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v:.1}"));
@@ -35,7 +28,7 @@ fn rate_line(out: &mut String, r: &Rate, of: &str) {
         out,
         "  {:<20} {:>7}  ({} of {} {of})  warn > {} %, bad {} {} %{mark}",
         r.rate,
-        pct(r.value),
+        percent(r.value),
         r.count,
         r.of,
         r.warn * 100.0,
@@ -55,11 +48,11 @@ fn outcomes_line(o: &TaskOutcomes) -> String {
         o.no_reward,
         opt(o.missing),
         opt(o.partial),
-        num(o.pass_at_1),
-        num(o.pass_at_k),
-        num(o.consistency),
-        num(o.coverage),
-        num(o.retry_value)
+        two_decimals(o.pass_at_1),
+        two_decimals(o.pass_at_k),
+        two_decimals(o.consistency),
+        two_decimals(o.coverage),
+        two_decimals(o.retry_value)
     )
 }
 
@@ -142,7 +135,7 @@ pub fn text(h: &HealthReport) -> String {
             t.output,
             dist(&t.output_per_rollout),
             opt(t.reasoning),
-            pct(t.reasoning_share),
+            percent(t.reasoning_share),
             opt(t.cached),
             t.missing,
             a.rollouts
@@ -303,11 +296,11 @@ fn upstream(out: &mut String, u: &super::upstream::Upstream) {
 }
 
 /// One line of behavioural flags over every agent, printed after upstream's two health lines
-/// at the end of `gymscope collect` / `health-check` (spec §4.4).
+/// at the end of `gymscope collect` / `health-check` (README "Observability": `Behaviour: …`).
 pub fn behaviour_line(h: &HealthReport) -> String {
     let sum = |f: fn(&super::AgentHealth) -> u64| h.agents.iter().map(f).sum::<u64>();
     let rollouts = sum(|a| a.rollouts);
-    let share = |n: u64, of: u64| pct((of > 0).then(|| n as f64 / of as f64));
+    let share = |n: u64, of: u64| percent((of > 0).then(|| n as f64 / of as f64));
     format!(
         "Behaviour: {} truncated, {} empty answers, {} ended on a tool, {} loops, {} tool-error calls, {} malformed tool arguments ({} rollouts; `gymscope health` for details)",
         share(sum(|a| a.truncated), rollouts),

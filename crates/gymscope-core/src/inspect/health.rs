@@ -4,10 +4,12 @@
 //! cell sets on the task table (the tasks with a rollout carrying the flag, for that agent).
 //! Plain Rust, tested natively; the components only lay it out.
 
+pub use super::health_view::{
+    AgentRow, Buckets, HealthState, HealthView, RateCell, Trajectory, WorstRow,
+};
 use super::model::{Columns, InspectView};
 use super::run::RunView;
-use crate::health::{agent_label, Flag, HealthBuilder, HealthReport, Level, Rate, Signals};
-use serde::{Deserialize, Serialize};
+use crate::health::{agent_label, Flag, HealthBuilder, HealthReport, Level, Signals};
 use std::collections::HashMap;
 
 /// A rollout without usage: a bit beside the flags' bits, so the `usage_missing` rate filters too.
@@ -113,153 +115,6 @@ pub fn marks_by_item(s: &Signals) -> Vec<(usize, Vec<Flag>)> {
     }
     out.sort_by_key(|(i, _)| *i);
     out
-}
-
-/// One rate as a cell: "3.1 % · 37 of 1200 rollouts", its level and its thresholds.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RateCell {
-    pub rate: String,
-    pub count: u64,
-    pub of: u64,
-    /// What the rate is a share of: `rollouts`, `tool_calls`, `attempts`.
-    pub of_what: String,
-    pub value: Option<f64>,
-    pub level: Level,
-    /// "warn > 2 %, bad > 10 %".
-    pub threshold: String,
-}
-
-impl RateCell {
-    fn of(r: &Rate) -> RateCell {
-        let t = crate::health::THRESHOLDS.iter().find(|t| t.rate == r.rate);
-        let pct = |v: f64| format!("{} %", crate::table::short_number(v * 100.0));
-        let bad = if t.is_some_and(|t| t.bad_inclusive) {
-            format!("bad = {}", pct(r.bad))
-        } else {
-            format!("bad > {}", pct(r.bad))
-        };
-        RateCell {
-            rate: r.rate.to_string(),
-            count: r.count,
-            of: r.of,
-            of_what: t.map_or("", |t| t.of).replace('_', " "),
-            value: r.value,
-            level: r.level,
-            threshold: format!("warn > {}, {bad}", pct(r.warn)),
-        }
-    }
-
-    /// The value as a percentage ("–" with nothing to count).
-    pub fn percent(&self) -> String {
-        self.value
-            .map_or("–".to_string(), |v| format!("{:.1} %", v * 100.0))
-    }
-
-    /// "37 of 1200 rollouts".
-    pub fn counts(&self) -> String {
-        format!("{} of {} {}", self.count, self.of, self.of_what)
-    }
-
-    /// The level as a word (shown beside its colour).
-    pub fn word(&self) -> &'static str {
-        match self.level {
-            Level::Ok => "ok",
-            Level::Warn => "warn",
-            Level::Bad => "bad",
-        }
-    }
-}
-
-/// Tasks by outcome bucket (the core reward-group classifier) and pass metrics.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Buckets {
-    pub tasks: u64,
-    pub never_pass: u64,
-    pub sometimes_pass: u64,
-    pub always_pass: u64,
-    pub no_reward: u64,
-    pub pass_at_1: Option<f64>,
-    pub pass_at_k: Option<f64>,
-}
-
-impl Buckets {
-    fn of(o: &crate::health::TaskOutcomes) -> Buckets {
-        Buckets {
-            tasks: o.tasks,
-            never_pass: o.never_pass,
-            sometimes_pass: o.sometimes_pass,
-            always_pass: o.always_pass,
-            no_reward: o.no_reward,
-            pass_at_1: o.pass_at_1,
-            pass_at_k: o.pass_at_k,
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct AgentRow {
-    /// The agent's name as text (`(no agent_ref)` for rows without one).
-    pub agent: String,
-    pub rollouts: u64,
-    /// Rollouts with at least one flag.
-    pub flagged: u64,
-    pub tool_calls: u64,
-    pub rates: Vec<RateCell>,
-    pub buckets: Buckets,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct WorstRow {
-    pub task: i64,
-    pub rollout: i64,
-    pub agent: String,
-    pub reward: Option<f64>,
-    pub reason: String,
-    /// NeMo Gym's verdict of this rollout, when its `rollout_verdicts.jsonl` was read.
-    #[serde(default)]
-    pub upstream: Option<super::upstream::VerdictSet>,
-}
-
-/// Upstream's evidence on rows carrying `ng_trajectory` (ids and codes as opaque strings).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Trajectory {
-    pub rows: u64,
-    pub unreadable: u64,
-    pub turns: u64,
-    pub gaps: Vec<(String, u64)>,
-    pub tool_calls_by_status: Vec<(String, u64)>,
-}
-
-/// The run's health as the page shows it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct HealthView {
-    pub pass_threshold: f64,
-    pub rollouts: u64,
-    pub flagged: u64,
-    pub duplicates: u64,
-    pub missing: Option<u64>,
-    /// Rates of the whole run (failures, when a failures file was read).
-    pub run_rates: Vec<RateCell>,
-    pub agents: Vec<AgentRow>,
-    pub tasks: Buckets,
-    /// Every rate at warn or worse, in words.
-    pub findings: Vec<String>,
-    pub unhealthy_tasks: u64,
-    pub worst: Vec<WorstRow>,
-    pub trajectory: Option<Trajectory>,
-    /// NeMo Gym's verdict files, when dropped with the run (`inspect::upstream`).
-    #[serde(default)]
-    pub upstream: Option<super::upstream::UpstreamView>,
-}
-
-/// Health in the inspector's view: not computed (profile files carry no rollout text), failed
-/// (a row the signals cannot read; the profile still shows), or ready.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub enum HealthState {
-    #[default]
-    NotComputed,
-    Failed(String),
-    Ready(Box<HealthView>),
 }
 
 /// Each rollout's bits and agent, read off a [`HealthBuilder`] before it finishes.

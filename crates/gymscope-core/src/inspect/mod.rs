@@ -6,6 +6,7 @@
 pub mod detect;
 pub mod hash;
 pub mod health;
+pub mod health_view;
 pub mod intake;
 pub mod model;
 pub mod query;

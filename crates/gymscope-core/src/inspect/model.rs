@@ -68,7 +68,7 @@ pub struct InspectView {
     pub tasks: Vec<TaskMeta>,
     /// Rollout health, computed in the same read as the profile (`inspect::health`).
     #[serde(default)]
-    pub health: super::health::HealthState,
+    pub health: super::health_view::HealthState,
 }
 
 /// The big arrays, row-major.
@@ -190,7 +190,7 @@ pub fn build(
         metrics,
         task_headers,
         tasks,
-        health: super::health::HealthState::NotComputed,
+        health: super::health_view::HealthState::NotComputed,
     };
     (view, cols)
 }
@@ -281,7 +281,7 @@ pub fn from_report_input(input: &ReportInput) -> (InspectView, Columns) {
         metrics,
         task_headers: headers,
         tasks,
-        health: super::health::HealthState::NotComputed,
+        health: super::health_view::HealthState::NotComputed,
     };
     (view, cols)
 }

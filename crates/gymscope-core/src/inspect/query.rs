@@ -106,7 +106,7 @@ mod tests {
                 task(1, RewardGroup::Mixed, "b", "Find the bug"),
                 task(2, RewardGroup::AllSuccess, "a", "Integral of x"),
             ],
-            health: crate::inspect::health::HealthState::NotComputed,
+            health: crate::inspect::health_view::HealthState::NotComputed,
         }
     }
 

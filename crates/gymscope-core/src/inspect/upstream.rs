@@ -5,66 +5,16 @@
 //! verdict with its check ids for the worst-rollouts list and the rollout's badges.
 //! Plain Rust, tested natively; the worker feeds it, the components lay it out as text.
 
-use super::health::HealthState;
+use super::health_view::HealthState;
+pub use super::health_view::{
+    verdict_level, SummaryView, UnhealthyRow, UpstreamView, VerdictSet, VerdictsView,
+};
 use super::model::{Columns, InspectView};
 use super::run::RunView;
 use crate::health::upstream::{RolloutVerdicts, Upstream};
 use crate::health::HealthError;
 use crate::jsonl::LineSplitter;
-use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
-
-/// A rollout's verdict as upstream gave it: shared by every rollout with the same one (a run
-/// has few distinct verdicts, so a million rollouts keep a small list and an index each).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct VerdictSet {
-    /// `healthy`, `unhealthy`, `unobserved` (or whatever upstream writes).
-    pub verdict: String,
-    /// The checks with a finding.
-    pub checks: Vec<String>,
-    /// The checks that lacked their evidence.
-    pub unobserved: Vec<String>,
-}
-
-/// A verdict's colour class: `ok` for healthy, `bad` for unhealthy, `warn` for anything else
-/// (unobserved: the checks lacked their evidence).
-pub fn verdict_level(verdict: &str) -> &'static str {
-    match verdict {
-        "healthy" => "ok",
-        "unhealthy" => "bad",
-        _ => "warn",
-    }
-}
-
-impl VerdictSet {
-    /// "unhealthy · model_call_failed, record_unreadable".
-    pub fn short(&self) -> String {
-        if self.checks.is_empty() {
-            self.verdict.clone()
-        } else {
-            format!("{} · {}", self.verdict, self.checks.join(", "))
-        }
-    }
-
-    /// The badge's words: "NeMo Gym: unhealthy · model_call_failed, record_unreadable".
-    pub fn text(&self) -> String {
-        format!("NeMo Gym: {}", self.short())
-    }
-
-    /// The badge's tooltip: what could not be checked.
-    pub fn unobserved_text(&self) -> String {
-        if self.unobserved.is_empty() {
-            String::new()
-        } else {
-            format!("not observed: {}", self.unobserved.join(", "))
-        }
-    }
-
-    /// The badge's colour class ([`verdict_level`]).
-    pub fn level(&self) -> &'static str {
-        verdict_level(&self.verdict)
-    }
-}
 
 /// Each rollout's verdict (an index into `sets`), by `(task, rollout)`.
 #[derive(Clone, Debug, Default)]
@@ -154,53 +104,6 @@ impl VerdictReader {
             .finish(|span, bytes| Self::line(verdicts, index, span.line, bytes))?;
         Ok((self.verdicts, self.index))
     }
-}
-
-/// `quality_summary.json` on the page.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SummaryView {
-    pub file: String,
-    pub verdicts: Vec<(String, u64)>,
-    /// Findings per check id, the checks with findings first (most first), then the others.
-    pub issues: Vec<(String, u64)>,
-    pub task_flags: Vec<(String, u64)>,
-    pub ignored: Vec<String>,
-}
-
-/// An unhealthy rollout as upstream lists it; `key` when it is a rollout of the run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct UnhealthyRow {
-    /// `task 3 · rollout 0 (3-0)`: as upstream wrote the key (its unreadable records have text ids).
-    pub label: String,
-    pub key: Option<(i64, i64)>,
-    pub checks: String,
-}
-
-/// `rollout_verdicts.jsonl` on the page.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct VerdictsView {
-    pub file: String,
-    pub rollouts: u64,
-    pub verdicts: Vec<(String, u64)>,
-    /// Rollouts with a finding of each check (most first).
-    pub findings: Vec<(String, u64)>,
-    /// Rollouts where each check lacked its evidence (most first).
-    pub unobserved: Vec<(String, u64)>,
-    pub unhealthy: Vec<UnhealthyRow>,
-    /// Rollouts of the run the file has a verdict for, of the run's rollouts.
-    pub matched: u64,
-    pub run_rollouts: u64,
-}
-
-/// Upstream's verdicts on the Health page.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct UpstreamView {
-    pub summary: Option<SummaryView>,
-    pub verdicts: Option<VerdictsView>,
-    /// The distinct per-rollout verdicts (`Columns::point_verdict` indexes them).
-    pub sets: Vec<VerdictSet>,
-    /// Why the files could not be read (the rest of the Health page is unaffected).
-    pub error: Option<String>,
 }
 
 fn pairs(m: &BTreeMap<String, u64>) -> Vec<(String, u64)> {

@@ -2,11 +2,13 @@
 //! Unlike upstream (which stops at the first failure), every independent failure of a row is
 //! reported; a failure that makes later checks meaningless (a non-object) stops its group.
 
-use super::pyrepr::{repr, str_repr};
+use super::pyrepr::repr;
 use super::tree::{Json, Kind};
 use super::PivotOptions;
+use crate::gym::py::str_repr;
 
-/// A check of the validator, named by the ids of the spec (upstream's order).
+/// A check of the validator, by the id the report prints (`[P2]`: README "`gymscope
+/// validate-pivot`"), in the order upstream's `validate_file` runs them.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]
@@ -684,4 +686,52 @@ fn parse_arguments(text: &str) -> Result<(), String> {
         ))
     })
     .map(|_| ())
+}
+
+/// Byte offset of the value at `path` in `line` (of its nearest existing ancestor when the path
+/// ends in a missing key), found by walking the line's raw JSON. Used only for reporting errors,
+/// so the fast parse never tracks positions.
+pub fn locate(line: &str, path: &Path) -> Option<usize> {
+    use super::tree::deep_from_str;
+    use serde_json::value::RawValue;
+    use std::borrow::Cow;
+    use std::collections::HashMap;
+    let start = line.as_ptr() as usize;
+    let mut raw: &RawValue = deep_from_str(line).ok()?;
+    for step in &path.0 {
+        let next = match step {
+            Step::Key(k) => deep_from_str::<HashMap<Cow<str>, &RawValue>>(raw.get())
+                .ok()?
+                .get(k.as_str())
+                .copied(),
+            Step::Index(i) => deep_from_str::<Vec<&RawValue>>(raw.get())
+                .ok()?
+                .get(*i)
+                .copied(),
+        };
+        match next {
+            Some(v) => raw = v,
+            None => break,
+        }
+    }
+    Some(raw.get().as_ptr() as usize - start)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locates_values_by_path() {
+        let line = r#"{"p": {"tools": [1, {"name": 5}]}}"#;
+        let path = Path(vec![
+            Step::Key("p".into()),
+            Step::Key("tools".into()),
+            Step::Index(1),
+            Step::Key("name".into()),
+        ]);
+        assert_eq!(locate(line, &path), Some(line.find('5').unwrap()));
+        let missing = Path(vec![Step::Key("p".into()), Step::Key("nope".into())]);
+        assert_eq!(locate(line, &missing), Some(line.find("{\"tools").unwrap()));
+    }
 }

@@ -1,6 +1,7 @@
 //! `--gym-repo`: the rules upstream's validator adds by validating `responses_create_params`
 //! with Gym's Pydantic model `NeMoGymResponseCreateParamsNonStreaming` (`extra="forbid"`), checked
-//! here without Python (spec `pivot.md` §2.5):
+//! here without Python (upstream `validate_pivot_dataset.py` @07d6b0d, its `--gym-repo` branch;
+//! README "`gymscope validate-pivot`"):
 //! - no keys beyond the model's fields;
 //! - `input` a string or a list of Responses input items of a known `type`, with the fields each
 //!   common type requires (messages, function calls and outputs, reasoning);
@@ -8,12 +9,13 @@
 //!   (the chat-completions form `{"type":"function","function":{…}}` lacks them);
 //! - `stream` absent, null or false;
 //! - `metadata` a map of strings to strings;
-//! - known scalar fields of their type, read as Pydantic's lax mode reads them (`"5"` is an int).
+//! - known scalar fields of their type, read as Pydantic's lax mode reads them (`"5"` is an int,
+//!   `1.0` a bool: [`crate::gym::pydantic`]).
 //!
 //! `ExpectedAction` needs no check here: it never fails once the X checks passed.
 
 use super::tree::Json;
-use crate::json::Num;
+use crate::gym::pydantic::{self, Scalar};
 
 /// Pydantic's name for the model, as upstream's message starts.
 pub const MODEL: &str = "NeMoGymResponseCreateParamsNonStreaming";
@@ -116,12 +118,12 @@ pub fn check(params: &Json) -> Vec<ModelError> {
                 }
                 _ => err(loc, "Input should be a valid dictionary"),
             },
-            "stream" if !optional && !matches!(value, Json::Bool(false)) && !lax_false(value) => {
+            "stream" if !optional && pydantic::lax_bool(scalar(value)) != Some(false) => {
                 err(loc, "Input should be False");
             }
             // `parallel_tool_calls` is a plain bool: null is not one.
             "background" | "store" | "parallel_tool_calls"
-                if !(lax_bool(value) || (optional && key != "parallel_tool_calls")) =>
+                if !(is_lax_bool(value) || (optional && key != "parallel_tool_calls")) =>
             {
                 err(loc, "Input should be a valid boolean");
             }
@@ -131,11 +133,13 @@ pub fn check(params: &Json) -> Vec<ModelError> {
                 err(loc, "Input should be a valid string");
             }
             "max_output_tokens" | "max_tool_calls" | "top_logprobs"
-                if !optional && !lax_int(value) =>
+                if !optional && pydantic::lax_int(scalar(value)).is_none() =>
             {
                 err(loc, "Input should be a valid integer");
             }
-            "temperature" | "top_p" if !optional && !lax_float(value) => {
+            "temperature" | "top_p"
+                if !optional && pydantic::lax_float(scalar(value)).is_none() =>
+            {
                 err(loc, "Input should be a valid number");
             }
             "service_tier"
@@ -177,46 +181,18 @@ fn one_of(v: &Json, choices: &[&str]) -> bool {
     v.as_str().is_some_and(|s| choices.contains(&s))
 }
 
-fn lax_bool(v: &Json) -> bool {
+/// The value as Pydantic's lax coercions see it.
+fn scalar<'a>(v: &'a Json) -> Scalar<'a> {
     match v {
-        Json::Bool(_) => true,
-        Json::Num(Num::Int(0 | 1)) => true,
-        Json::Num(Num::Float(f)) => *f == 0.0 || *f == 1.0,
-        Json::Str(s) => matches!(
-            s.to_ascii_lowercase().as_str(),
-            "0" | "1" | "true" | "false" | "t" | "f" | "yes" | "no" | "y" | "n" | "on" | "off"
-        ),
-        _ => false,
+        Json::Bool(b) => Scalar::Bool(*b),
+        Json::Num(n) => Scalar::Num(*n),
+        Json::Str(s) => Scalar::Str(s),
+        _ => Scalar::Other,
     }
 }
 
-fn lax_false(v: &Json) -> bool {
-    lax_bool(v)
-        && match v {
-            Json::Num(n) => n.as_f64() == 0.0,
-            Json::Str(s) => matches!(
-                s.to_ascii_lowercase().as_str(),
-                "0" | "false" | "f" | "no" | "n" | "off"
-            ),
-            _ => false,
-        }
-}
-
-fn lax_int(v: &Json) -> bool {
-    match v {
-        Json::Num(Num::Int(_) | Num::UInt(_)) => true,
-        Json::Num(Num::Float(f)) => f.fract() == 0.0,
-        Json::Str(s) => s.trim().parse::<i64>().is_ok(),
-        _ => false,
-    }
-}
-
-fn lax_float(v: &Json) -> bool {
-    match v {
-        Json::Num(_) => true,
-        Json::Str(s) => s.trim().parse::<f64>().is_ok(),
-        _ => false,
-    }
+fn is_lax_bool(v: &Json) -> bool {
+    pydantic::lax_bool(scalar(v)).is_some()
 }
 
 fn check_input(value: &Json, err: &mut impl FnMut(String, &str)) {
@@ -340,7 +316,7 @@ fn check_tools(value: &Json, err: &mut impl FnMut(String, &str)) {
                     None => err(loc("parameters"), "Field required"),
                 }
                 match tool.get("strict") {
-                    Some(v) if lax_bool(v) || matches!(v, Json::Null) => {}
+                    Some(v) if is_lax_bool(v) || matches!(v, Json::Null) => {}
                     Some(_) => err(loc("strict"), "Input should be a valid boolean"),
                     None => err(loc("strict"), "Field required"),
                 }
@@ -394,6 +370,21 @@ mod tests {
         assert_eq!(
             errors(r#"{"tools":[]}"#),
             [("input".to_string(), "Field required".to_string())]
+        );
+    }
+
+    #[test]
+    fn scalars_are_read_as_pydantic_coerces_them() {
+        // pydantic-core's lax mode: 1.0 is a bool, a bool is an int and a float, 3.0 an int.
+        let lax = r#"{"input":"q","store":1.0,"background":"no","parallel_tool_calls":0.0,"stream":0.0,"max_output_tokens":true,"max_tool_calls":3.0,"temperature":false,"top_p":"0.5"}"#;
+        assert_eq!(errors(lax), Vec::<(String, String)>::new());
+        let got = errors(
+            r#"{"input":"q","store":2.0,"stream":1.0,"max_output_tokens":1e19,"max_tool_calls":1.5}"#,
+        );
+        let locs: Vec<&str> = got.iter().map(|(l, _)| l.as_str()).collect();
+        assert_eq!(
+            locs,
+            ["store", "stream", "max_output_tokens", "max_tool_calls"]
         );
     }
 }

@@ -3,8 +3,9 @@
 //! PivotRL selection signal) and provenance coverage of the fields that exist.
 
 use super::checks::{get_path, Check, RowFacts};
-use super::summary::{pct, ranked};
+use super::summary::ranked;
 use super::tree::{Interest, Json};
+use crate::figures::percent_of;
 use crate::json::Num;
 use crate::reward_group::{classify, RewardGroup, DEFAULT_THRESHOLD};
 use std::collections::{BTreeMap, HashMap};
@@ -87,7 +88,7 @@ impl Stats {
     /// `count / total (pct)` lines, as the skill's reference converters print them.
     pub fn text(&self) -> String {
         let line = |name: &str, n: u64, total: u64| {
-            format!("  {name}: {n} / {total} ({})\n", pct(n, total))
+            format!("  {name}: {n} / {total} ({})\n", percent_of(n, total))
         };
         let mut out = format!("stats:\n  rows: {}\n", self.rows);
         out.push_str(&line("valid", self.valid, self.rows));

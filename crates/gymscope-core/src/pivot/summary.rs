@@ -2,6 +2,7 @@
 //! averages), with its ordering (count descending, then code point) and rounding.
 
 use super::checks::RowFacts;
+use crate::figures::percent_of;
 use std::collections::HashMap;
 
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -15,15 +16,6 @@ pub struct Summary {
     pub function_call_batch: u64,
     pub input_items_total: u64,
     pub tools_total: u64,
-}
-
-/// `f"{count / total:.2%}"`: the double `count/total` times 100, rounded half-even on its exact
-/// binary value, as Rust's formatter also does.
-pub fn pct(count: u64, total: u64) -> String {
-    if total == 0 {
-        return "0.00%".into();
-    }
-    format!("{:.2}%", (count as f64 / total as f64) * 100.0)
 }
 
 /// Sorted by count descending, then name in code point order.
@@ -69,18 +61,18 @@ impl Summary {
         out.push_str(&format!(
             "  function_call: {} ({})\n",
             self.function_call,
-            pct(self.function_call, self.rows)
+            percent_of(self.function_call, self.rows)
         ));
         out.push_str(&format!(
             "  message: {} ({})\n",
             self.message,
-            pct(self.message, self.rows)
+            percent_of(self.message, self.rows)
         ));
         if self.function_call_batch > 0 {
             let n = self.function_call_batch;
             out.push_str(&format!(
                 "  function_call_batch: {n} ({})\n",
-                pct(n, self.rows)
+                percent_of(n, self.rows)
             ));
         }
         let avg = |total: u64| {
@@ -102,15 +94,6 @@ impl Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn percentages_round_like_python() {
-        // Python: f"{23/160:.2%}" == "14.37%" (the double 23/160*100 is just below 14.375)
-        assert_eq!(pct(23, 160), "14.37%");
-        assert_eq!(pct(3, 5), "60.00%");
-        assert_eq!(pct(0, 0), "0.00%");
-        assert_eq!(format!("{:.2}", 19.0 / 8.0), "2.38");
-    }
 
     #[test]
     fn ranking_is_count_then_code_point() {

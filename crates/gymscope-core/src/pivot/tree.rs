@@ -267,45 +267,16 @@ impl<'de> de::Deserialize<'de> for CowStr<'de> {
 }
 
 /// `serde_json::from_str` for borrowed values, without the recursion limit (see `depth`).
-fn deep_from_str<'a, T: serde::Deserialize<'a>>(text: &'a str) -> serde_json::Result<T> {
+pub(super) fn deep_from_str<'a, T: serde::Deserialize<'a>>(text: &'a str) -> serde_json::Result<T> {
     let mut de = super::depth::deserializer(text);
     let value = T::deserialize(&mut de)?;
     de.end()?;
     Ok(value)
 }
 
-/// Byte offset of the value at `path` in `line` (of its nearest existing ancestor when the path
-/// ends in a missing key), found by walking the line's raw JSON. Used only for reporting errors,
-/// so the fast parse never tracks positions.
-pub fn locate(line: &str, path: &super::checks::Path) -> Option<usize> {
-    use super::checks::Step;
-    use serde_json::value::RawValue;
-    use std::collections::HashMap;
-    let start = line.as_ptr() as usize;
-    let mut raw: &RawValue = deep_from_str(line).ok()?;
-    for step in &path.0 {
-        let next = match step {
-            Step::Key(k) => deep_from_str::<HashMap<Cow<str>, &RawValue>>(raw.get())
-                .ok()?
-                .get(k.as_str())
-                .copied(),
-            Step::Index(i) => deep_from_str::<Vec<&RawValue>>(raw.get())
-                .ok()?
-                .get(*i)
-                .copied(),
-        };
-        match next {
-            Some(v) => raw = v,
-            None => break,
-        }
-    }
-    Some(raw.get().as_ptr() as usize - start)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pivot::checks::{Path, Step};
 
     fn interest() -> Interest {
         let mut i = Interest::default();
@@ -352,19 +323,5 @@ mod tests {
         for (k, (_, value)) in entries.iter().enumerate() {
             assert_eq!(value, &Json::Num(Num::Int(k as i64 + 100)), "k{k}");
         }
-    }
-
-    #[test]
-    fn locates_values_by_path() {
-        let line = r#"{"p": {"tools": [1, {"name": 5}]}}"#;
-        let path = Path(vec![
-            Step::Key("p".into()),
-            Step::Key("tools".into()),
-            Step::Index(1),
-            Step::Key("name".into()),
-        ]);
-        assert_eq!(locate(line, &path), Some(line.find('5').unwrap()));
-        let missing = Path(vec![Step::Key("p".into()), Step::Key("nope".into())]);
-        assert_eq!(locate(line, &missing), Some(line.find("{\"tools").unwrap()));
     }
 }

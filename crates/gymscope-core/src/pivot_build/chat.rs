@@ -1,9 +1,11 @@
-//! Chat-completions trajectories (spec §a.2): `messages` with `tool_calls` and `role: "tool"`,
+//! Chat-completions trajectories (as upstream's
+//! `.agents/skills/nemo-gym-pivot-datasets/scripts/reference/chat_messages_to_pivot_dataset_reference.py`
+//! @07d6b0d reads them): `messages` with `tool_calls` and `role: "tool"`,
 //! converted to Responses items; each assistant message is one turn. The conversational layout
 //! reuses the conversion through [`Msg`].
 
 use super::skips::{IndexKind, Reason};
-use super::trajectory::{stable_hex, Kind, Trajectory, Turn};
+use super::turns::{stable_hex, Kind, Trajectory, Turn};
 use serde_json::{json, Map, Value};
 
 /// One chat message reduced to what the conversion needs.

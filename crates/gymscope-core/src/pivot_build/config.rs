@@ -1,4 +1,5 @@
-//! The Gym config that serves a pivot dataset (spec §e): a `single_step_tool_use_with_argument_comparison`
+//! The Gym config that serves a pivot dataset (what upstream `nemo_gym/config_types.py` @07d6b0d
+//! requires of it): a `single_step_tool_use_with_argument_comparison`
 //! resources server and a `tool_simulation_agent` whose train dataset is the pivot file. The
 //! model block (`policy_model`) comes from a separate model config.
 

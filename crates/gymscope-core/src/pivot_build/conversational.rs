@@ -1,4 +1,6 @@
-//! The conversational layout (tau2 rollouts, spec §a.3): the whole conversation is in
+//! The conversational layout (tau2 rollouts, as upstream's
+//! `.agents/skills/nemo-gym-pivot-datasets/scripts/reference/conversational_messages_to_pivot_dataset_reference.py`
+//! @07d6b0d reads them): the whole conversation is in
 //! `result.messages`; the request's first two input items are the system prompt and the fixed
 //! greeting. Messages are cleaned as upstream's conversational converter does, then converted
 //! as chat messages.
@@ -6,7 +8,7 @@
 use super::chat::{self, Msg};
 use super::responses::carried;
 use super::skips::Reason;
-use super::trajectory::Trajectory;
+use super::turns::Trajectory;
 use serde_json::Value;
 
 /// Counters this layout adds to the metrics.

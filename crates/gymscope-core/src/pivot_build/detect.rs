@@ -1,4 +1,5 @@
-//! Which layout a source file has, from its first non-blank line (spec §a, in this order).
+//! Which layout a source file has, from its first non-blank line (README "Pivot datasets":
+//! `--source-format`), tried in this order.
 
 use serde_json::Value;
 

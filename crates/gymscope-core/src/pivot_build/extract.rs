@@ -1,8 +1,8 @@
-//! Decision points of one trajectory: the skip checks of spec §c (in the spec's order) and, for
+//! Decision points of one trajectory: the skip checks (in [`Reason`]'s order) and, for
 //! the turns that pass, the expected action and the position facts of `meta_info`/`pivot_info`.
 
 use super::skips::Reason;
-use super::trajectory::{assistant_text, Kind, Trajectory};
+use super::turns::{assistant_text, Kind, Trajectory};
 use serde_json::{json, Value};
 
 /// The checks' switches (a subset of the build options).
@@ -28,7 +28,7 @@ pub struct Found {
     pub has_reasoning: bool,
     pub has_content: bool,
     pub is_message: bool,
-    /// A reason checked after deduplication (spec order: `message_pivot_disabled`, `doom_loop`,
+    /// A reason checked after deduplication (`message_pivot_disabled`, `doom_loop`,
     /// `tool_error` come after `duplicate_pivot`).
     pub late_skip: Option<(Reason, Option<String>)>,
 }

@@ -1,10 +1,12 @@
-//! Generic candidate groups (spec §a.4): each line is a JSON array of already-extracted
+//! Generic candidate groups (as upstream's
+//! `.agents/skills/nemo-gym-pivot-datasets/scripts/reference/generic_pivot_dataset_reference.py`
+//! @07d6b0d reads them): each line is a JSON array of already-extracted
 //! candidates `{problem, expected_action, tools, rewards, reward_mean, reward_std, reward_var}`;
 //! `problem` is the chat prefix and `expected_action` the chat assistant message to imitate.
 
 use super::chat::{self, Msg};
 use super::skips::Reason;
-use super::trajectory::Trajectory;
+use super::turns::Trajectory;
 use serde_json::{Map, Value};
 
 /// One candidate: its trajectory (the target is the only decision point) and the source model's

@@ -1,8 +1,8 @@
 //! Building pivot datasets (PivotRL) from rollouts or chat trajectories: `gymscope build-pivot`
 //! in the core, fed chunks of bytes so the CLI and a Web Worker drive it alike.
 //!
-//! Two passes over the source: [`PivotBuilder::scan`] counts each task group's successes (spec
-//! §d.1), [`PivotBuilder::convert`] turns every decision point into a pivot row or an audit
+//! Two passes over the source: [`PivotBuilder::scan`] counts each task group's successes,
+//! [`PivotBuilder::convert`] turns every decision point into a pivot row or an audit
 //! record. Memory holds one trajectory, the per-group counts and the 16-byte ids of the pivots
 //! written (deduplication), never the file.
 
@@ -20,7 +20,7 @@ pub mod select;
 pub mod skips;
 pub mod source;
 pub mod tools;
-pub mod trajectory;
+pub mod turns;
 pub mod view;
 
 pub use detect::SourceFormat;
@@ -31,7 +31,7 @@ use crate::reward_group::RewardGroup;
 use crate::verifier::{ComparatorConfig, RewardMode};
 use serde_json::Value;
 
-/// `build-pivot`'s options (the CLI flags of spec §a-§g, without file names).
+/// `build-pivot`'s options (its flags, README "Pivot datasets", without file names).
 #[derive(Clone, Debug)]
 pub struct BuildOptions {
     pub agent_ref: String,

@@ -1,9 +1,9 @@
-//! NeMo Gym rollouts (spec §a.1): the request the source model saw at model call k is
+//! NeMo Gym rollouts (README "Pivot datasets"): the request the source model saw at model call k is
 //! `responses_create_params.input + response.output[..start of call k]`, so `T` is the input
 //! followed by the output and every turn of the output is a decision point.
 
 use super::skips::IndexKind;
-use super::trajectory::Trajectory;
+use super::turns::Trajectory;
 use serde_json::Value;
 
 /// Builds `T` from a rollout row, or says which field is missing. The items and tools are
@@ -57,7 +57,8 @@ pub fn trajectory(row: &mut Value, input_turns: bool) -> Result<Trajectory, Stri
     Ok(t)
 }
 
-/// The model-visible request fields a pivot keeps (spec §a.1 step 9), when non-null.
+/// The model-visible request fields a pivot keeps, when non-null (Gym's request model rejects
+/// any other key).
 pub fn carried(params: &serde_json::Map<String, Value>) -> Vec<(String, Value)> {
     ["instructions", "reasoning", "text"]
         .into_iter()

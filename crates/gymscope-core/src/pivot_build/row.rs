@@ -1,8 +1,10 @@
-//! Writing pivot rows (spec §b). Every item of a trajectory is cleaned and serialized once, in
+//! Writing pivot rows (their keys: README "Pivot datasets"). Every item of a trajectory is
+//! cleaned and serialized once, in
 //! both its compact form and its canonical (sorted-key) form; a row is then assembled from
 //! those bytes, so a prefix repeated by every later pivot costs a copy, not a serialization.
 
-use super::trajectory::{clean_entries, Kind, Piece, Trajectory};
+use super::turns::{clean_entries, Kind, Piece, Trajectory};
+use crate::json::{write_members, write_sorted};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -11,44 +13,13 @@ pub fn compact(v: &Value, out: &mut Vec<u8>) {
     serde_json::to_writer(out, v).expect("serializing a JSON value cannot fail");
 }
 
-/// Canonical JSON: object keys sorted (by code unit, recursively), no whitespace.
-pub fn canonical(v: &Value, out: &mut Vec<u8>) {
-    match v {
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            out.push(b'{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_str(k, out);
-                out.push(b':');
-                canonical(&m[k], out);
-            }
-            out.push(b'}');
-        }
-        Value::Array(a) => {
-            out.push(b'[');
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                canonical(x, out);
-            }
-            out.push(b']');
-        }
-        other => compact(other, out),
-    }
-}
-
 fn write_str(s: &str, out: &mut Vec<u8>) {
     serde_json::to_writer(out, s).expect("serializing a string cannot fail");
 }
 
 fn write_value(v: &Value, canon: bool, out: &mut Vec<u8>) {
     if canon {
-        canonical(v, out);
+        write_sorted(v, out);
     } else {
         compact(v, out);
     }
@@ -64,16 +35,9 @@ fn write_object<T>(
     if canon {
         members.sort_by(|a, b| a.0.cmp(b.0));
     }
-    out.push(b'{');
-    for (i, (k, v)) in members.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write_str(k, out);
-        out.push(b':');
+    write_members(out, members.iter().map(|(k, v)| (*k, v)), |out, v| {
         member(v, out);
-    }
-    out.push(b'}');
+    });
 }
 
 /// A prefix item, cleaned (see [`clean_entries`]), compact or canonical.
@@ -135,7 +99,7 @@ impl Prepared {
         let both = |v: &Value| {
             let (mut a, mut b) = (Vec::new(), Vec::new());
             compact(v, &mut a);
-            canonical(v, &mut b);
+            write_sorted(v, &mut b);
             (a, b)
         };
         let items = t.items[..upto]
@@ -175,7 +139,7 @@ impl Prepared {
     pub fn pivot_id(&self, start: usize, expected_action: &Value) -> [u8; 16] {
         let mut h = Sha256::new();
         let mut ea = Vec::new();
-        canonical(expected_action, &mut ea);
+        write_sorted(expected_action, &mut ea);
         h.update(b"{\"expected_action\":");
         h.update(&ea);
         h.update(b",\"responses_create_params\":{\"input\":[");
@@ -270,21 +234,4 @@ pub fn middle(meta: [u64; 3], pivot_info: &Map<String, Value>, out: &mut Vec<u8>
 
 pub fn hex(id: &[u8; 16]) -> String {
     id.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn canonical_sorts_keys_recursively() {
-        let v = json!({"b": [{"z": 1, "a": "x"}], "a": null});
-        let mut out = Vec::new();
-        canonical(&v, &mut out);
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            r#"{"a":null,"b":[{"a":"x","z":1}]}"#
-        );
-    }
 }

@@ -1,9 +1,11 @@
-//! Why a source row or a decision point did not become a pivot (spec §c), and the audit record
+//! Why a source row or a decision point did not become a pivot (README "Pivot datasets": skip
+//! reasons), and the audit record
 //! written for each one to `<out stem>.skipped.jsonl`.
 
 use serde_json::{Map, Value};
 
-/// Every skip reason, in the spec's table order (row-level first, then decision-point level).
+/// Every skip reason, in the order README "Pivot datasets" lists them (row-level first, then
+/// decision-point level).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Reason {
     InvalidSourceRow,
@@ -118,7 +120,7 @@ pub struct RowRef<'a> {
     pub index_kind: IndexKind,
 }
 
-/// One audit line (compact JSON and a newline), keys in the spec's order.
+/// One audit line (compact JSON and a newline), keys in a fixed order.
 pub fn audit_record(
     row: &RowRef,
     turn: Option<&TurnRef>,

@@ -1,4 +1,5 @@
-//! The first pass over the source (spec §d.1): each row's reward and task group, so the second
+//! The first pass over the source (README "Pivot datasets": `--min-reward`, `--group-by`,
+//! `--source-groups`): each row's reward and task group, so the second
 //! pass knows every group's class before converting. Only counts are kept per group.
 
 use crate::reward_group::{Outcomes, RewardGroup};

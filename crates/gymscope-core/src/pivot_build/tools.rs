@@ -1,5 +1,6 @@
-//! Tool normalization for every format (spec §a.5): chat-completions tools become Responses
-//! function tools; nulls Gym's tool model would reject are dropped; a missing schema is filled.
+//! Tool normalization for every format (README "Pivot datasets"): chat-completions tools become
+//! Responses function tools; nulls Gym's tool model would reject are dropped; a missing schema
+//! is filled.
 
 use serde_json::{Map, Value};
 
@@ -38,7 +39,8 @@ fn normalize_one(tool: Value) -> (Value, bool) {
         return (tool, false);
     }
     if let Some(Value::Object(function)) = map.get("function") {
-        // Chat form → Responses form, keys in the spec's order.
+        // Chat form → Responses form: type, name, description (when not null), parameters,
+        // strict.
         let mut out = Map::new();
         out.insert("type".into(), "function".into());
         out.insert(

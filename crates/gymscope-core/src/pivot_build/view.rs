@@ -6,7 +6,7 @@
 use super::config::{self, ConfigOptions};
 use super::select::{Class, SelectOptions, Sort};
 use super::skips::Reason;
-use super::trajectory::{classify, Kind};
+use super::turns::{classify, Kind};
 use super::{BuildOptions, Metrics, Paths};
 use crate::conversation::{content_text, item, Item};
 use crate::names;
@@ -160,7 +160,7 @@ pub struct BuildSummary {
     pub skipped_rows: u64,
     pub decision_points: u64,
     pub skipped_decision_points: u64,
-    /// Every reason, zeros included, in the spec's order.
+    /// Every reason, zeros included, in [`Reason`]'s order.
     pub skips: Vec<SkipCount>,
     /// Task groups and source rows by class: all_success, all_failure, mixed.
     pub groups: Vec<(String, u64, u64)>,

@@ -6,7 +6,7 @@ use super::binned::{BinMean, Interval};
 use super::brush::Brush;
 use super::jitter::{self, JITTER};
 use super::{agent_colour, hex, Scale};
-use crate::report::escape;
+use crate::html::escape;
 use crate::table::short_number;
 use std::fmt::Write;
 

@@ -10,64 +10,12 @@
 //! `push_rollouts`: the same rows, the same first error. Each batch interns field names in its own
 //! table; `record` maps them into the builder's.
 
+use super::line_batch::LineBatch;
 use super::scan::{malformed, parse_line};
 use super::ProfileBuilder;
 use crate::error::ProfileError;
 use crate::jsonl::LineSpan;
 use crate::record::{KeyId, KeyTable, Row, RowError, RowKind};
-
-/// About this many bytes of complete lines make a batch: large enough that each batch's own costs
-/// (its field-name table, merged when recorded; a hand-over between threads) are spread thin,
-/// small enough that two per thread stay a few tens of MB. `cargo bench --bench profile`, agentic
-/// run: 256 KiB 1.04 s, 1 MiB 1.09–1.18 s, 4 MiB 0.95–0.99 s.
-pub const BATCH_BYTES: usize = 4 << 20;
-
-/// Complete lines of one file, copied out of the chunks that held them.
-pub struct LineBatch {
-    kind: RowKind,
-    bytes: Vec<u8>,
-    /// Each line's span in the file and where it starts in `bytes`.
-    lines: Vec<(LineSpan, usize)>,
-}
-
-impl LineBatch {
-    pub(crate) fn new(kind: RowKind) -> Self {
-        LineBatch {
-            kind,
-            bytes: Vec::with_capacity(BATCH_BYTES + BATCH_BYTES / 4),
-            lines: Vec::new(),
-        }
-    }
-
-    pub(crate) fn push(&mut self, span: LineSpan, line: &[u8]) {
-        self.lines.push((span, self.bytes.len()));
-        self.bytes.extend_from_slice(line);
-    }
-
-    pub(crate) fn is_full(&self) -> bool {
-        self.bytes.len() >= BATCH_BYTES
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.lines.is_empty()
-    }
-
-    /// Which file the lines are of.
-    pub fn kind(&self) -> RowKind {
-        self.kind
-    }
-
-    /// The lines with their spans (without the newline), in file order.
-    pub fn lines(&self) -> impl Iterator<Item = (LineSpan, &[u8])> + '_ {
-        self.lines.iter().enumerate().map(|(i, &(span, start))| {
-            let end = self
-                .lines
-                .get(i + 1)
-                .map_or(self.bytes.len(), |next| next.1);
-            (span, &self.bytes[start..end])
-        })
-    }
-}
 
 /// A batch's rows (or why a line could not be read), with the field names their ids stand for.
 pub struct ParsedBatch {
@@ -80,7 +28,7 @@ pub struct ParsedBatch {
 /// ahead); `record` stops at the first error, as the streaming read does.
 pub fn parse_batch(batch: &LineBatch) -> ParsedBatch {
     parse_batch_with(batch, |span, line, keys| {
-        parse_line(span, line, batch.kind, keys)
+        parse_line(span, line, batch.kind(), keys)
     })
 }
 
@@ -96,7 +44,7 @@ pub fn parse_batch_with(
         .map(|(span, line)| (span, read(span, line, &mut keys)))
         .collect();
     ParsedBatch {
-        kind: batch.kind,
+        kind: batch.kind(),
         keys,
         rows,
     }
@@ -190,6 +138,7 @@ impl ProfileBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::profile::line_batch::BATCH_BYTES;
     use crate::profile::ProfileOptions;
 
     /// A run whose rollouts carry fields in differing orders and a few field names only some have.

@@ -3,8 +3,9 @@
 use super::scan::{InputRow, ScanState};
 use super::{
     AgentKey, AgentProfile, ColumnSummaries, ColumnSummary, CompletionSummary, Profile,
-    RolloutRecord, TaskProfile,
+    ProfileBuilder, ProfileOptions, RolloutRecord, TaskProfile,
 };
+use crate::error::ProfileError;
 use crate::fast_map::FastMap;
 use crate::json::Num;
 use crate::record::{key, AgentField, KeyId};
@@ -13,9 +14,17 @@ use std::borrow::Cow;
 
 type AgentId = u32;
 
+impl ProfileBuilder {
+    /// Ends the rollouts file, runs upstream's checks and computes the profile.
+    pub fn finish(self, options: ProfileOptions) -> Result<Profile, ProfileError> {
+        let (scan, inputs_file, threads) = self.end_scan(options)?;
+        Ok(compute(scan, &inputs_file, threads))
+    }
+}
+
 /// Sorts the matched rollouts and computes task rows, agent rows and the completion summary;
 /// with `threads` > 1 (natively), on two threads.
-pub(super) fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Profile {
+fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Profile {
     let ScanState {
         keys,
         inputs,

@@ -6,9 +6,11 @@
 
 mod batch;
 mod compute;
+mod line_batch;
 mod scan;
 
-pub use batch::{parse_batch, parse_batch_with, LineBatch, ParsedBatch};
+pub use batch::{parse_batch, parse_batch_with, ParsedBatch};
+pub use line_batch::LineBatch;
 pub use scan::parse_line;
 pub use scan::ProfileBuilder;
 

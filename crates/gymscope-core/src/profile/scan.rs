@@ -1,10 +1,11 @@
 //! Streaming scan of both files: rows are read down to keys, numbers and spans, and upstream's
 //! checks run in upstream's order.
 
-use super::batch::LineBatch;
-use super::{compute, Profile, ProfileOptions, RolloutRecord};
+use super::line_batch::LineBatch;
+use super::{ProfileOptions, RolloutRecord};
 use crate::error::{ProfileError, RolloutKey};
 use crate::fast_map::FastMap;
+use crate::gym::keys;
 use crate::jsonl::{LineSpan, LineSplitter, SplitError, DEFAULT_MAX_LINE_BYTES};
 use crate::record::{self, AgentField, IndexField, KeyTable, Row, RowError, RowKind};
 
@@ -24,7 +25,7 @@ enum Check {
     DuplicateRollout,
 }
 
-/// Reads both files in chunks and builds a [`Profile`].
+/// Reads both files in chunks and builds a [`Profile`](super::Profile).
 ///
 /// ```text
 /// push_inputs(chunk)* -> push_rollouts(chunk)* -> finish(options)
@@ -126,8 +127,12 @@ impl ProfileBuilder {
         Ok(())
     }
 
-    /// Ends the rollouts file, runs upstream's checks and computes the profile.
-    pub fn finish(mut self, options: ProfileOptions) -> Result<Profile, ProfileError> {
+    /// Ends the rollouts file and runs upstream's checks: what [`Self::finish`] computes the
+    /// profile from (the scan, the inputs file's name, the threads it may use).
+    pub(super) fn end_scan(
+        mut self,
+        options: ProfileOptions,
+    ) -> Result<(ScanState, String, usize), ProfileError> {
         self.end_inputs()?;
         let (state, file) = (&mut self.state, &self.rollouts_file);
         self.splitter
@@ -137,11 +142,7 @@ impl ProfileBuilder {
         }
         self.state
             .check_keys(&self.inputs_file, &self.rollouts_file, options)?;
-        Ok(compute::compute(
-            self.state,
-            &self.inputs_file,
-            self.threads,
-        ))
+        Ok((self.state, self.inputs_file, self.threads))
     }
 }
 
@@ -285,8 +286,8 @@ impl ScanState {
             IndexField::Invalid(what) => Err((name, format!("must be an integer, found {what}"))),
         }
         };
-        let key = field(record::TASK_INDEX, row.task).and_then(|task| {
-            field(record::ROLLOUT_INDEX, row.rollout).map(|rollout| RolloutKey { task, rollout })
+        let key = field(keys::TASK_INDEX, row.task).and_then(|task| {
+            field(keys::ROLLOUT_INDEX, row.rollout).map(|rollout| RolloutKey { task, rollout })
         });
         match key {
             Ok(key) => Some(key),

@@ -3,7 +3,7 @@
 //! (`fast`, and `serde_path` for what `fast` leaves) feed a row's fields here in order.
 
 use super::{key, AgentField, IndexField, KeyId, KeyTable, Reward, Row, RowKind};
-use super::{ROLLOUT_INDEX, TASK_INDEX};
+use crate::gym::keys::{ROLLOUT_INDEX, TASK_INDEX};
 use crate::json::Num;
 use std::collections::HashMap;
 
@@ -119,7 +119,7 @@ fn reward_from_value(value: serde_json::Value) -> (Reward, Option<Num>) {
     use serde_json::Value;
     let num = match &value {
         Value::Bool(b) => Some(Num::Int(i64::from(*b))),
-        Value::Number(n) => Some(super::number_to_num(n)),
+        Value::Number(n) => Some(crate::json::number_to_num(n)),
         _ => None,
     };
     match (&value, num) {

@@ -7,13 +7,11 @@ mod fields;
 mod serde_path;
 
 pub use fast::MemberReader;
-pub use serde_path::number_to_num;
 
 use crate::fast_map::FastMap;
 use crate::json::{rewrite_negative_zero_ints, Num};
 
-pub const TASK_INDEX: &str = "_ng_task_index";
-pub const ROLLOUT_INDEX: &str = "_ng_rollout_index";
+use crate::gym::keys::{ROLLOUT_INDEX, TASK_INDEX};
 
 /// Interned name of a JSON object key.
 pub type KeyId = u32;

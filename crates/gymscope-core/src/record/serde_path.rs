@@ -96,16 +96,6 @@ impl<'de> Visitor<'de> for RowSeed<'_, '_> {
     }
 }
 
-pub fn number_to_num(n: &serde_json::Number) -> Num {
-    if let Some(i) = n.as_i64() {
-        Num::Int(i)
-    } else if let Some(u) = n.as_u64() {
-        Num::UInt(u)
-    } else {
-        Num::Float(n.as_f64().unwrap_or(f64::NAN))
-    }
-}
-
 /// Reads an object's entries; what [`ObjectOrSkip`] calls for a JSON object.
 trait ObjectVisitor<'de> {
     fn visit_object<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error>;
@@ -212,7 +202,7 @@ impl<'de> de::Deserialize<'de> for AgentRefValue {
                 None => AgentField::NoName,
                 Some(Value::Null) => AgentField::Null,
                 Some(Value::String(s)) => AgentField::Name(s.into()),
-                Some(Value::Number(n)) => AgentField::Number(number_to_num(&n)),
+                Some(Value::Number(n)) => AgentField::Number(crate::json::number_to_num(&n)),
                 Some(Value::Bool(_)) => AgentField::Invalid("a bool"),
                 Some(_) => AgentField::Invalid("an array or object"),
             },

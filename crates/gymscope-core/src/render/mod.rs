@@ -7,10 +7,10 @@ mod task_rows;
 pub use task_rows::write_task_rows;
 use task_rows::KeyTexts;
 
+use crate::gym::keys;
 use crate::json;
 use crate::jsonl::LineSpan;
 use crate::profile::{AgentKey, Profile};
-use crate::record;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 
 /// Gives back a line of the materialized-inputs file by its span, so `sample` rows are read
@@ -125,7 +125,7 @@ fn copy_canonical_sample(line: &[u8], out: &mut Vec<u8>) -> bool {
             return false;
         };
         let key = &line[i + 1..key_end - 1];
-        if key != record::TASK_INDEX.as_bytes() && key != record::ROLLOUT_INDEX.as_bytes() {
+        if key != keys::TASK_INDEX.as_bytes() && key != keys::ROLLOUT_INDEX.as_bytes() {
             if !first {
                 out.push(b',');
             }
@@ -157,8 +157,8 @@ pub fn read_sample(
         }
     }
     if let Some(obj) = value.as_object_mut() {
-        obj.shift_remove(record::TASK_INDEX);
-        obj.shift_remove(record::ROLLOUT_INDEX);
+        obj.shift_remove(keys::TASK_INDEX);
+        obj.shift_remove(keys::ROLLOUT_INDEX);
     }
     Ok(value)
 }

@@ -2,9 +2,9 @@
 //! (from `conversation`), collapsed in `<details>` with ids the deep links open
 //! (`task-7`, `task-7-rollout-2`). Static HTML, so it reads without JavaScript.
 
-use super::html::escape;
 use super::ReportInput;
 use crate::conversation::{Conversation, Item, ItemNote, Trajectory};
+use crate::html::escape;
 use crate::model_text::{shown_items_noted, Body};
 use std::fmt::Write;
 

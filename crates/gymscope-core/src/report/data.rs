@@ -247,18 +247,11 @@ fn numbers(out: &mut String, values: &[Option<f64>]) {
             out.push(',');
         }
         match v {
-            Some(v) if v.is_finite() => number(out, round6(*v)),
+            Some(v) if v.is_finite() => number(out, crate::figures::round6(*v)),
             _ => out.push_str("null"),
         }
     }
     out.push(']');
-}
-
-pub(super) fn round6(v: f64) -> f64 {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        return v;
-    }
-    format!("{v:.5e}").parse().unwrap_or(v)
 }
 
 /// Shortest form: integers without `.0`, others in ryu's shortest round-trip digits.

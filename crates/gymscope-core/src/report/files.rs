@@ -6,9 +6,10 @@
 use super::input::FieldColumns;
 use super::{Points, ReportInput, ReportMeta};
 use crate::conversation::{conversation, Conversation};
+use crate::gym::keys::{ROLLOUT_INDEX, TASK_INDEX};
+use crate::json::number_to_num;
 use crate::json::Num;
 use crate::profile::{ColumnSummary, CompletionSummary};
-use crate::record::{number_to_num, ROLLOUT_INDEX, TASK_INDEX};
 use crate::table::{self, Cell, Row, Table};
 use serde_json::{Map, Value};
 

@@ -3,20 +3,13 @@
 //! unhealthy tasks, the worst rollouts and upstream's verdicts. Every string is escaped; no
 //! style attribute (the page's CSP allows only its hashed style element).
 
-use super::html::escape;
+use crate::figures::{percent, two_decimals};
 use crate::health::{agent_label, HealthReport, Level, Rate};
+use crate::html::escape;
 use std::fmt::Write;
 
-fn pct(v: Option<f64>) -> String {
-    v.map_or_else(|| "-".to_string(), |v| format!("{:.1} %", v * 100.0))
-}
-
-fn num(v: Option<f64>) -> String {
-    v.map_or_else(|| "-".to_string(), |v| format!("{v:.2}"))
-}
-
 fn rate_cell(out: &mut String, r: &Rate) {
-    let text = format!("{} ({}/{})", pct(r.value), r.count, r.of);
+    let text = format!("{} ({}/{})", percent(r.value), r.count, r.of);
     let _ = match r.level {
         Level::Ok => write!(out, "<td>{text}</td>"),
         Level::Warn => write!(out, "<td><strong>{text} warn</strong></td>"),
@@ -81,12 +74,12 @@ pub(super) fn section(out: &mut String, h: &HealthReport) {
             o.never_pass,
             o.sometimes_pass,
             o.always_pass,
-            num(o.pass_at_1),
-            num(o.pass_at_k),
-            num(o.consistency),
-            num(o.retry_value),
-            num(a.turns.mean),
-            num(a.tool_calls_per_rollout.mean)
+            two_decimals(o.pass_at_1),
+            two_decimals(o.pass_at_k),
+            two_decimals(o.consistency),
+            two_decimals(o.retry_value),
+            two_decimals(a.turns.mean),
+            two_decimals(a.tool_calls_per_rollout.mean)
         );
     }
     out.push_str("</tbody></table></div>");

@@ -5,9 +5,10 @@ use super::{Points, ReportInput, ReportMeta};
 use crate::conversation::Conversation;
 use crate::error::RolloutKey;
 use crate::fast_map::{FastMap, LastValues};
+use crate::gym::keys::{ROLLOUT_INDEX, TASK_INDEX};
 use crate::jsonl::LineSpan;
 use crate::profile::Profile;
-use crate::record::{Reward, ROLLOUT_INDEX, TASK_INDEX};
+use crate::record::Reward;
 use crate::table;
 
 /// The rollouts of the first `max_tasks` tasks, with the span of each one's line in the

@@ -9,7 +9,7 @@
 //!   profile) or [`ReportInput::from_profile_files`] (upstream's or gymscope's output files);
 //! - `data`: the compact columnar JSON the page's script reads;
 //! - `svg`: the static plots, shown without JavaScript;
-//! - `html`: the page itself, escaping and the CSP hashes.
+//! - `html`: the page itself and the CSP hashes (escaping is [`crate::html`]).
 
 mod conv;
 mod data;
@@ -20,7 +20,7 @@ mod input;
 mod svg;
 
 pub use files::FilesError;
-pub use html::{escape, render};
+pub use html::render;
 // Pieces other self-contained pages (the comparison report) are built from.
 pub(crate) use conv::{conversation as write_conversation, items as write_items};
 pub(crate) use data::string as json_string;

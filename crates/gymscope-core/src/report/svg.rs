@@ -2,8 +2,8 @@
 //! interactive scatter over it). Presentation attributes only, never `style=`, which the page's
 //! Content-Security-Policy would block. Hover titles (`<title>`) work without script too.
 
-use super::html::escape;
 use super::Points;
+use crate::html::escape;
 use crate::plot::jitter::{self, PointMode, JITTER};
 use crate::plot::{self, agent_colour, axis_title, hex, Scale};
 use crate::table::short_number;

@@ -3,8 +3,9 @@
 #![allow(clippy::unwrap_used)]
 
 use super::*;
-use crate::collect::observations::{validate, OBSERVATIONS_KEY};
+use crate::collect::observations::validate;
 use crate::collect::observe::{attach_evidence, CaptureRead};
+use crate::gym::keys::OBSERVATIONS;
 use serde_json::json;
 
 fn mref() -> Value {
@@ -71,9 +72,9 @@ fn a_unique_summary_call_joins_the_compaction_and_its_invocation() {
         .unwrap()
         .clone();
     let mut result = row.clone();
-    result.insert(OBSERVATIONS_KEY.into(), bundle_value());
+    result.insert(OBSERVATIONS.into(), bundle_value());
     attach_evidence(&row, &mut result, Some(&read));
-    let obs = &result[OBSERVATIONS_KEY];
+    let obs = &result[OBSERVATIONS];
     let ids = |v: &Value| -> Vec<Value> {
         v.as_array()
             .unwrap()

@@ -3,7 +3,8 @@
 #![allow(clippy::unwrap_used)]
 
 use super::*;
-use crate::collect::observe::{attach_evidence, CAPTURE_KEY, TRAJECTORY_KEY};
+use crate::collect::observe::attach_evidence;
+use crate::gym::keys::{CAPTURE, OBSERVATIONS, TRAJECTORY};
 use serde_json::json;
 
 fn mref() -> Value {
@@ -307,7 +308,7 @@ fn the_trajectory_merges_producer_observations_and_capture() {
         "ng_model_call_capture": {"calls": [{"model_call_id": "capture-only"}]}
     }).as_object().unwrap().clone());
     attach_evidence(&row(), &mut result, None);
-    let t = &result[TRAJECTORY_KEY];
+    let t = &result[TRAJECTORY];
     let ids: Vec<&Value> = t["invocations"]
         .as_array()
         .unwrap()
@@ -359,29 +360,26 @@ fn the_trajectory_merges_producer_observations_and_capture() {
 fn invalid_observations_are_a_gap_and_a_failed_projection_lands_on_them() {
     let mut result = row();
     result.insert(
-        OBSERVATIONS_KEY.into(),
+        OBSERVATIONS.into(),
         json!({"source": "hermes", "records": [{"kind": "turn"}]}),
     );
     attach_evidence(&row(), &mut result, None);
-    let gaps = &result[TRAJECTORY_KEY]["gaps"];
+    let gaps = &result[TRAJECTORY]["gaps"];
     assert_eq!(
         gaps[0],
         json!({"code": "agent_observations_invalid", "invocation_id": null, "detail": "ValidationError"})
     );
     // Observations are not rewritten without a capture to join them with.
-    assert_eq!(
-        result[OBSERVATIONS_KEY]["records"],
-        json!([{"kind": "turn"}])
-    );
+    assert_eq!(result[OBSERVATIONS]["records"], json!([{"kind": "turn"}]));
 
     // No rollout indices: no trajectory; the gap goes to the observations (no capture).
     let bare = Map::new();
     let mut result = Map::new();
-    result.insert(OBSERVATIONS_KEY.into(), json!({"source": "hermes"}));
+    result.insert(OBSERVATIONS.into(), json!({"source": "hermes"}));
     attach_evidence(&bare, &mut result, None);
-    assert!(result.get(TRAJECTORY_KEY).is_none());
+    assert!(result.get(TRAJECTORY).is_none());
     assert_eq!(
-        result[OBSERVATIONS_KEY]["gaps"],
+        result[OBSERVATIONS]["gaps"],
         json!([{"code": "trajectory_projection_failed", "detail": "KeyError"}])
     );
 }
@@ -401,20 +399,20 @@ fn with_a_capture_observations_are_joined_or_their_join_fails() {
     };
     let mut result = row();
     result.insert(
-        OBSERVATIONS_KEY.into(),
+        OBSERVATIONS.into(),
         json!({"source": "hermes", "records": [
             {"kind": "agent_invocation", "invocation_id": "root", "model_calls": [by_pair("r1")],
              "conversation": [{"type": "message", "role": "user", "content": "q"}]}]}),
     );
     attach_evidence(&row(), &mut result, Some(&read));
-    let obs = &result[OBSERVATIONS_KEY];
+    let obs = &result[OBSERVATIONS];
     assert_eq!(obs["records"][0]["model_calls"][0]["model_call_id"], "m1");
     assert_eq!(obs["records"][0]["status"], "unknown");
     assert_eq!(
         obs["gaps"],
         json!([{"code": "model_call_ownership_unavailable", "invocation_id": null, "detail": "capture:m2:call_index=1"}])
     );
-    let t = &result[TRAJECTORY_KEY];
+    let t = &result[TRAJECTORY];
     assert_eq!(
         t["invocations"][0]["model_calls"],
         obs["records"][0]["model_calls"]
@@ -425,17 +423,17 @@ fn with_a_capture_observations_are_joined_or_their_join_fails() {
         .unwrap()
         .iter()
         .any(|g| g["code"] == "model_call_ownership_unavailable"));
-    assert!(result[CAPTURE_KEY].get("gaps").is_none());
+    assert!(result[CAPTURE].get("gaps").is_none());
 
     let mut result = row();
-    result.insert(OBSERVATIONS_KEY.into(), json!({"records": []}));
+    result.insert(OBSERVATIONS.into(), json!({"records": []}));
     attach_evidence(&row(), &mut result, Some(&read));
     assert_eq!(
-        result[CAPTURE_KEY]["gaps"],
+        result[CAPTURE]["gaps"],
         json!([{"code": "agent_observation_join_failed"}])
     );
-    assert_eq!(result[OBSERVATIONS_KEY], json!({"records": []}));
-    assert!(result[TRAJECTORY_KEY]["gaps"]
+    assert_eq!(result[OBSERVATIONS], json!({"records": []}));
+    assert!(result[TRAJECTORY]["gaps"]
         .as_array()
         .unwrap()
         .iter()
@@ -459,7 +457,7 @@ fn a_tool_timing_that_contradicts_the_producer_is_a_gap_and_keeps_what_was_folde
         .clone(),
     );
     attach_evidence(&row(), &mut result, None);
-    let t = &result[TRAJECTORY_KEY];
+    let t = &result[TRAJECTORY];
     assert_eq!(t["invocations"][0]["invocation_id"], "observed");
     assert_eq!(t["tool_calls"][0]["started_at"], Value::Null);
     let codes: Vec<&str> = t["gaps"]

@@ -31,10 +31,7 @@ fn number(out: &mut String, v: Option<f64>) {
         Some(v) if v.fract() == 0.0 && v.abs() < 1e15 => {
             let _ = write!(out, "{}", v as i64);
         }
-        Some(v) => {
-            let short: f64 = format!("{v:.5e}").parse().unwrap_or(v);
-            out.push_str(ryu::Buffer::new().format_finite(short));
-        }
+        Some(v) => out.push_str(ryu::Buffer::new().format_finite(crate::figures::round6(v))),
         None => out.push_str("null"),
     }
 }

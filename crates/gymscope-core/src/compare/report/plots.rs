@@ -7,8 +7,8 @@
 //! Domains, round ticks, bars and colours come from the shared plot model ([`crate::plot`]), as
 //! in the run report and the app.
 
+use crate::html::escape;
 use crate::plot::{self as model, Scale};
-use crate::report::escape;
 use crate::table::short_number;
 use std::fmt::Write;
 

@@ -6,7 +6,8 @@ use super::{delta_html, n};
 use crate::compare::conversations::{PairConversations, SideConversations};
 use crate::compare::text::tasks as count_tasks;
 use crate::compare::Comparison;
-use crate::report::{escape, write_conversation, write_items};
+use crate::html::escape;
+use crate::report::{write_conversation, write_items};
 use std::fmt::Write;
 
 /// Rows of the task table in the static page; the script pages through all of them.

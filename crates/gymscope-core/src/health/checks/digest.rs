@@ -1,8 +1,9 @@
 //! One rollout line → its [`Digest`]: identity, verdict, findings, unobserved checks and the
 //! statistics the summary sums (upstream's `_worker` at the pinned revision).
 
-use super::trajectory::{self, Call, CallRef, ModelRef, Trajectory};
 use super::{Finding, Reads, REGISTRY};
+use crate::gym::trajectory::{self, Call, CallRef, ModelRef, Trajectory};
+use crate::gym::{keys, py};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};
 
@@ -122,11 +123,6 @@ fn parse_error_name(bytes: &[u8]) -> Result<Map<String, Value>, &'static str> {
     }
 }
 
-/// Python truthiness of an optional string.
-fn truthy(s: Option<&str>) -> bool {
-    s.is_some_and(|s| !s.is_empty())
-}
-
 fn ref_key(r: &CallRef) -> Option<String> {
     if let Some(id) = r.model_call_id.as_deref().filter(|s| !s.is_empty()) {
         return Some(format!("call:{id}"));
@@ -154,7 +150,7 @@ fn call_identity(c: &Call) -> Option<String> {
 
 fn is_failed(c: &Call) -> bool {
     c.status_code.is_some_and(|s| s >= 400)
-        || truthy(c.error_category.as_deref())
+        || py::truthy_opt_str(c.error_category.as_deref())
         || matches!(
             c.response_status.as_deref(),
             Some("failed" | "error" | "cancelled")
@@ -198,20 +194,9 @@ fn has_tool_call(v: &Value) -> bool {
             m.get("type")
                 .and_then(Value::as_str)
                 .is_some_and(|t| AGENT_TOOL_CALL_TYPES.contains(&t))
-                || m.get("tool_calls").is_some_and(py_truthy)
+                || m.get("tool_calls").is_some_and(py::truthy)
         }
         _ => false,
-    }
-}
-
-fn py_truthy(v: &Value) -> bool {
-    match v {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
-        Value::String(s) => !s.is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        Value::Object(m) => !m.is_empty(),
     }
 }
 
@@ -573,7 +558,7 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
     let parsed = parse_error_name(bytes);
     let parse_error = parsed.as_ref().err().copied();
     let row = parsed.unwrap_or_default();
-    let task = match row.get(crate::collect::TASK_INDEX) {
+    let task = match row.get(keys::TASK_INDEX) {
         Some(v) => Index::of(v),
         None if parse_error.is_some() => Index::Str(format!(
             "__unreadable_record__:input-{}:line-{}",
@@ -582,16 +567,16 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
         None => Index::Int(at.ordinal as i64),
     };
     let rollout = row
-        .get(crate::collect::ROLLOUT_INDEX)
+        .get(keys::ROLLOUT_INDEX)
         .map_or(Index::Int(0), Index::of);
     let raw_trajectory = row.get("ng_trajectory").filter(|v| !v.is_null());
     let trajectory_rollout_id = raw_trajectory
         .and_then(Value::as_object)
         .and_then(|t| t.get("rollout_id"));
-    let rollout_id = [row.get(crate::collect::ROLLOUT_ID), trajectory_rollout_id]
+    let rollout_id = [row.get(keys::ROLLOUT_ID), trajectory_rollout_id]
         .into_iter()
         .flatten()
-        .find(|v| py_truthy(v))
+        .find(|v| py::truthy(v))
         .map_or_else(
             || format!("{}-{}", task.text(), rollout.text()),
             |v| match v {

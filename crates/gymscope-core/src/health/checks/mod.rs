@@ -1,19 +1,17 @@
-//! NeMo Gym's post-run rollout health checks (spec `trajectory-health.md` §2.2–§2.3), as
-//! upstream computes them at the pinned revision (`nemo_gym/rollout_health.py` and
-//! `nemo_gym/health/checks.py` at `9a974a9dc7b4`): the check catalog, the verdict rules and the
+//! NeMo Gym's post-run rollout health checks, as upstream computes them at the pinned revision
+//! (`nemo_gym/rollout_health.py` and `nemo_gym/health/checks.py` @9a974a9; README
+//! "Observability"): the check catalog, the verdict rules and the
 //! two report files `quality_summary.json` / `rollout_verdicts.jsonl`, byte for byte.
 //!
 //! Target-independent and streaming: [`EvidenceChecker::line`] turns one rollout line into a
 //! [`Digest`] (the row is dropped at once), [`EvidenceChecker::finish`] marks duplicate
 //! identities and reduces the digests into [`Reports`]. Check IDs are opaque strings.
 //!
-//! - `trajectory`: `ng_trajectory` validated as upstream's `TrajectoryRecord` model;
 //! - `digest`: the rollout-level checks and the per-rollout statistics;
 //! - `reduce`: task flags, coverage, the summary document and the verdict lines.
 
 mod digest;
 mod reduce;
-pub mod trajectory;
 
 pub use digest::{Digest, Index};
 pub use reduce::Reports;

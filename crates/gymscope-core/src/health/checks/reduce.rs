@@ -262,8 +262,8 @@ impl Reports {
                 })
                 .collect();
             let row = json!({
-                crate::collect::TASK_INDEX: d.task.to_value(),
-                crate::collect::ROLLOUT_INDEX: d.rollout.to_value(),
+                crate::gym::keys::TASK_INDEX: d.task.to_value(),
+                crate::gym::keys::ROLLOUT_INDEX: d.rollout.to_value(),
                 "rollout_id": d.rollout_id,
                 "verdict": d.verdict,
                 "findings": findings,

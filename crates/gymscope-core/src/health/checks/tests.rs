@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used)]
 
 use super::*;
+use crate::gym::trajectory;
 use serde_json::json;
 
 /// Upstream's `_record` + `_call` + `_trajectory_call` helpers.
@@ -306,6 +307,33 @@ fn an_invalid_trajectory_is_unreadable_without_fallback() {
         "canonical trajectory is unreadable"
     );
     assert_eq!(d.rollout_id, "task-a-repeat-a");
+}
+
+#[test]
+fn a_turn_resolved_as_float_one_is_not_record_unreadable() {
+    // Pydantic's lax bool takes 1.0 and 0.0 (pydantic-core's `validate_bool`), so upstream
+    // validates this trajectory: it is read like one with `"resolved": true`.
+    let with = |resolved: Value| {
+        let mut row = simple(0, 0, usage(3, 2), &[call(json!({}))]);
+        row["ng_trajectory"]["turns"][0]["resolved"] = resolved;
+        row
+    };
+    let float_one = with(json!(1.0));
+    assert!(trajectory::validate(&float_one["ng_trajectory"]).is_ok());
+    assert!(trajectory::validate(&with(json!(0.0))["ng_trajectory"]).is_ok());
+    let r = run(&[float_one, with(json!(true))], &[]);
+    assert!(
+        r.digests[0]
+            .findings
+            .iter()
+            .all(|f| f.check != "record_unreadable"),
+        "{:?}",
+        r.digests[0].findings
+    );
+    assert_eq!(r.digests[0].verdict, r.digests[1].verdict);
+    // A float that is neither 0 nor 1 is no bool for Pydantic either.
+    let r = run(&[with(json!(0.5))], &[]);
+    assert_eq!(r.digests[0].findings[0].check, "record_unreadable");
 }
 
 #[test]

@@ -1,7 +1,8 @@
-//! `<out stem>.info.md`: the metrics as markdown tables (spec §f), with warnings a user should
-//! read before training.
+//! `<out stem>.info.md`: the metrics as markdown tables (README "Pivot datasets"), with
+//! warnings a user should read before training.
 
-use super::{cell, pct, sorted, Metrics, Paths, GROUPS};
+use super::{cell, sorted, Metrics, Paths, GROUPS};
+use crate::figures::percent_of;
 use crate::pivot_build::skips::Reason;
 use std::collections::BTreeMap;
 
@@ -82,7 +83,7 @@ impl Metrics {
                         vec![
                             r.as_str().into(),
                             self.skip(*r).to_string(),
-                            pct(self.skip(*r), self.decision_points),
+                            percent_of(self.skip(*r), self.decision_points),
                         ]
                     })
                     .collect(),
@@ -135,7 +136,13 @@ impl Metrics {
         sorted(m)
             .into_iter()
             .take(top)
-            .map(|(k, c)| vec![k.clone(), c.to_string(), pct(c, self.pivot_rows_written)])
+            .map(|(k, c)| {
+                vec![
+                    k.clone(),
+                    c.to_string(),
+                    percent_of(c, self.pivot_rows_written),
+                ]
+            })
             .collect()
     }
 }

@@ -12,7 +12,7 @@
 //! output is byte for byte that of converting every line in order.
 
 use super::PivotBuilder;
-use crate::jsonl::SplitError;
+use crate::jsonl;
 use crate::pivot_build::conversational::ConvCounts;
 use crate::pivot_build::{BuildError, Metrics};
 
@@ -153,23 +153,21 @@ impl PivotBuilder {
     /// Cuts the next chunk of the second pass into batches of whole lines, in order.
     pub fn cut(&mut self, chunk: &[u8]) -> Vec<ConvertBatch> {
         let mut batches = vec![ConvertBatch::default()];
-        let mut splitter = std::mem::take(&mut self.splitter);
-        let pushed = splitter.push::<()>(chunk, |span, bytes| {
-            let batch = batches.last_mut().expect("one batch at least");
-            self.add_line(batch, span.line, bytes);
-            if batch.bytes.len() >= BATCH_BYTES {
-                batches.push(ConvertBatch::default());
-            }
-            Ok(())
-        });
-        self.splitter = splitter;
-        if let Err(SplitError::TooLong(t)) = pushed {
-            self.cut_error.get_or_insert_with(|| {
-                BuildError::new(format!(
-                    "'{}' line {} is longer than {} bytes (the limit)",
-                    self.file, t.line, t.limit
-                ))
-            });
+        let pushed = jsonl::push_held_lines(
+            self,
+            |b| &mut b.splitter,
+            chunk,
+            |b, span, bytes| {
+                let batch = batches.last_mut().expect("one batch at least");
+                b.add_line(batch, span.line, bytes);
+                if batch.bytes.len() >= BATCH_BYTES {
+                    batches.push(ConvertBatch::default());
+                }
+            },
+        );
+        if let Err(t) = pushed {
+            self.cut_error
+                .get_or_insert_with(|| BuildError::new(t.in_file(&self.file)));
         }
         batches.retain(|b| !b.is_empty());
         batches
@@ -184,11 +182,13 @@ impl PivotBuilder {
     /// The last line, when the source does not end with a newline.
     pub fn cut_end(&mut self) -> ConvertBatch {
         let mut batch = ConvertBatch::default();
-        let mut splitter = std::mem::take(&mut self.splitter);
-        let _ = splitter.finish::<()>(|span, bytes| {
-            self.add_line(&mut batch, span.line, bytes);
-            Ok(())
-        });
+        jsonl::finish_held_lines(
+            self,
+            |b| &mut b.splitter,
+            |b, span, bytes| {
+                b.add_line(&mut batch, span.line, bytes);
+            },
+        );
         batch
     }
 

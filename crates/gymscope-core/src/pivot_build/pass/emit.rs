@@ -6,7 +6,7 @@ use crate::pivot_build::extract::{decision_points, Found};
 use crate::pivot_build::row::{self, Prepared};
 use crate::pivot_build::skips::{audit_record, Reason, RowRef, TurnRef};
 use crate::pivot_build::source::{dotted, GroupFacts};
-use crate::pivot_build::trajectory::Trajectory;
+use crate::pivot_build::turns::Trajectory;
 use crate::pivot_build::{tools, BuildError, SourceFormat};
 use crate::verifier::{self, Action};
 use serde_json::{Map, Value};
@@ -235,7 +235,8 @@ impl PivotBuilder {
         wrote
     }
 
-    /// The verifier fed its own demonstration must score 1.0 (spec §g).
+    /// The verifier fed its own demonstration must score 1.0 (README "Pivot datasets":
+    /// `--on-selfcheck-fail`).
     fn selfcheck(&mut self, expected: &Value) -> Option<(Reason, Option<String>)> {
         let action = Action::from_expected(expected)?;
         let demo = Action::from_output(&action.to_output());

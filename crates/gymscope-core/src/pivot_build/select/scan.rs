@@ -2,7 +2,7 @@
 //! file through a [`Selector`], which decides on every pivot and plans the output.
 
 use super::{error, Class, Decision, Plan, SelectError, SelectOptions, SelectionCounts, Sort};
-use crate::jsonl::{LineSpan, LineSplitter};
+use crate::jsonl::{self, LineSpan, LineSplitter, LineTooLong};
 use crate::reward_group::{reward_value, Outcomes, RewardGroup};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -38,12 +38,7 @@ impl ProfileIndex {
     /// Reads a chunk; `false` once a line was refused: the caller stops reading (a file that
     /// never ends, `/dev/urandom`, would otherwise be read forever).
     pub fn push(&mut self, chunk: &[u8]) -> bool {
-        let mut splitter = std::mem::take(&mut self.splitter);
-        let pushed = splitter.push::<()>(chunk, |span, bytes| {
-            self.line(span, bytes);
-            Ok(())
-        });
-        self.splitter = splitter;
+        let pushed = jsonl::push_held_lines(self, |s| &mut s.splitter, chunk, Self::line);
         if self.error.is_none() {
             self.error = too_long(&self.file, pushed);
         }
@@ -51,11 +46,7 @@ impl ProfileIndex {
     }
 
     pub fn finish(mut self) -> Result<ProfileIndex, SelectError> {
-        let mut splitter = std::mem::take(&mut self.splitter);
-        let _ = splitter.finish::<()>(|span, bytes| {
-            self.line(span, bytes);
-            Ok(())
-        });
+        jsonl::finish_held_lines(&mut self, |s| &mut s.splitter, Self::line);
         match self.error.take() {
             Some(e) => Err(e),
             None => Ok(self),
@@ -113,14 +104,8 @@ impl ProfileIndex {
 }
 
 /// A line over the splitter's limit stops a scan with an error naming it.
-fn too_long(file: &str, pushed: Result<(), crate::jsonl::SplitError<()>>) -> Option<SelectError> {
-    match pushed {
-        Err(crate::jsonl::SplitError::TooLong(t)) => Some(error(format!(
-            "'{file}' line {} is longer than {} bytes (the limit)",
-            t.line, t.limit
-        ))),
-        _ => None,
-    }
+fn too_long(file: &str, pushed: Result<(), LineTooLong>) -> Option<SelectError> {
+    pushed.err().map(|t| error(t.in_file(file)))
 }
 
 /// Reads the pivot file and decides.
@@ -150,12 +135,7 @@ impl Selector {
     /// Reads a chunk; `false` once a line was refused: the caller stops reading (a file that
     /// never ends, `/dev/urandom`, would otherwise be read forever).
     pub fn push(&mut self, chunk: &[u8]) -> bool {
-        let mut splitter = std::mem::take(&mut self.splitter);
-        let pushed = splitter.push::<()>(chunk, |span, bytes| {
-            self.line(span, bytes);
-            Ok(())
-        });
-        self.splitter = splitter;
+        let pushed = jsonl::push_held_lines(self, |s| &mut s.splitter, chunk, Self::line);
         if self.error.is_none() {
             self.error = too_long(&self.file, pushed);
         }
@@ -254,11 +234,7 @@ impl Selector {
     }
 
     pub fn finish(mut self) -> Result<Plan, SelectError> {
-        let mut splitter = std::mem::take(&mut self.splitter);
-        let _ = splitter.finish::<()>(|span, bytes| {
-            self.line(span, bytes);
-            Ok(())
-        });
+        jsonl::finish_held_lines(&mut self, |s| &mut s.splitter, Self::line);
         if let Some(e) = self.error.take() {
             return Err(e);
         }

@@ -4,7 +4,7 @@
 //! and optionally writes the HTML report atomically.
 
 use super::args::{CompareArgs, Format, PairByArg};
-use super::profile_cmd::profile_run;
+use super::profile::profile_run;
 use crate::compare::{self, CompareOptions, PairBy, ProfilingFileReader, RunTasks};
 use crate::inspect::detect::{classify, FileKind};
 use crate::names;

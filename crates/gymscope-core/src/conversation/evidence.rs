@@ -1,8 +1,9 @@
-//! A row's `ng_trajectory` (NeMo Gym's evidence, spec `trajectory-health.md` §1.6) as the
-//! conversation view prefers it: turn by turn, each with the model calls it made (their tokens
-//! and durations) and its tool calls with their status and timing, the tool outputs under their
-//! calls. Read leniently: the writer's schema is strict, but later versions add fields and a
-//! reader must take unknown keys; anything of another shape is left out, never an error.
+//! A row's `ng_trajectory` (NeMo Gym's evidence: `TrajectoryRecord`, upstream
+//! `nemo_gym/rollout_observability.py` @07d6b0d; validated by [`crate::gym::trajectory`]) as the
+//! conversation view prefers it: turn by turn, each with the model calls it made (their tokens and
+//! durations) and its tool calls with their status and timing, the tool outputs under their calls.
+//! Read leniently: the writer's schema is strict, but later versions add fields and a reader must
+//! take unknown keys; anything of another shape is left out, never an error.
 
 use super::{compact, item, text_of, Item};
 use serde::{Deserialize, Serialize};
@@ -325,7 +326,9 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    /// The spec's example row (§1.7): two turns of simple_agent, a tool answered with HTTP 422.
+    /// Upstream's example (the scenario of `responses_api_agents/simple_agent/tests/test_app.py`,
+    /// projected as in `tests/unit_tests/test_rollout_collection.py` @07d6b0d): two turns of
+    /// simple_agent, a tool answered with HTTP 422.
     fn example() -> Value {
         let mref = json!({"type": "responses_api_models", "name": "model"});
         let meta = |id: &str, ttft: Value| {

@@ -7,7 +7,7 @@ use super::metrics::Metrics;
 use super::skips::{audit_record, Reason, RowRef};
 use super::source::{class_slot, dotted, dotted_raw, reward_of, Groups, RawRow};
 use super::{chat, conversational, generic, responses, BuildError, BuildOptions};
-use crate::jsonl::LineSplitter;
+use crate::jsonl::{self, LineSplitter};
 use crate::verifier::ComparatorConfig;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -100,35 +100,36 @@ impl PivotBuilder {
     /// pass has failed (a line over the limit): reading on cannot help, and a source that never
     /// ends a line (`/dev/zero`) would never stop.
     pub fn scan(&mut self, chunk: &[u8]) -> bool {
-        let mut splitter = std::mem::take(&mut self.splitter);
-        let pushed = splitter.push::<()>(chunk, |span, bytes| {
-            self.line = span.line;
-            self.scan_line(bytes);
-            Ok(())
-        });
-        self.splitter = splitter;
+        let pushed = jsonl::push_held_lines(
+            self,
+            |b| &mut b.splitter,
+            chunk,
+            |b, span, bytes| {
+                b.line = span.line;
+                b.scan_line(bytes);
+            },
+        );
         self.too_long(pushed);
         self.error.is_none()
     }
 
     /// A line over the splitter's limit (1 GiB) fails the build, naming the file and line.
-    fn too_long(&mut self, pushed: Result<(), crate::jsonl::SplitError<()>>) {
-        if let (Err(crate::jsonl::SplitError::TooLong(t)), None) = (pushed, &self.error) {
-            self.error = Some(BuildError::new(format!(
-                "'{}' line {} is longer than {} bytes (the limit)",
-                self.file, t.line, t.limit
-            )));
+    fn too_long(&mut self, pushed: Result<(), jsonl::LineTooLong>) {
+        if let (Err(t), None) = (pushed, &self.error) {
+            self.error = Some(BuildError::new(t.in_file(&self.file)));
         }
     }
 
     /// Ends the first pass; returns the layout being converted.
     pub fn start_conversion(&mut self) -> Result<SourceFormat, BuildError> {
-        let mut splitter = std::mem::take(&mut self.splitter);
-        let _ = splitter.finish::<()>(|span, bytes| {
-            self.line = span.line;
-            self.scan_line(bytes);
-            Ok(())
-        });
+        jsonl::finish_held_lines(
+            self,
+            |b| &mut b.splitter,
+            |b, span, bytes| {
+                b.line = span.line;
+                b.scan_line(bytes);
+            },
+        );
         if let Some(e) = self.error.take() {
             return Err(e);
         }
@@ -344,7 +345,7 @@ impl PivotBuilder {
             );
             return self.skip_row(&rref, Reason::InvalidSourceRow, detail);
         }
-        // Reward and source group (spec §d.1).
+        // Reward and source group.
         let reward_path = self.reward_path().unwrap_or_default();
         let reward_owned = dotted(&row, &reward_path).cloned();
         let reward_value = reward_owned.as_ref();

@@ -2,7 +2,7 @@
 //! profile, conversations read back by span) or from existing profile outputs.
 
 use super::args::ReportArgs;
-use super::profile_cmd::profile_run_with;
+use super::profile::profile_run_with;
 use crate::health::HealthBuilder;
 use crate::jsonl::{LineSplitter, SplitError};
 use crate::names;
@@ -133,11 +133,8 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
         HealthBuilder::new(&rollouts_name, crate::reward_group::DEFAULT_THRESHOLD)
             .with_max_line_bytes(args.max_line_bytes),
     );
-    if let (Some(failures), Some(h)) = (
-        super::health_cmd::failures_beside(rollouts),
-        health.as_mut(),
-    ) {
-        if let Err(e) = super::health_cmd::push_failures(h, &failures) {
+    if let (Some(failures), Some(h)) = (super::health::failures_beside(rollouts), health.as_mut()) {
+        if let Err(e) = super::health::push_failures(h, &failures) {
             crate::note!("Warning: no Health section: {e:#}");
             health = None;
         }
@@ -152,7 +149,7 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
     // A row the profile accepts but health cannot read costs the section, not the report.
     let health = match health {
         Some(Ok(mut health)) => {
-            match super::health_cmd::upstream_beside(rollouts, args.max_line_bytes) {
+            match super::health::upstream_beside(rollouts, args.max_line_bytes) {
                 Ok(upstream) => health.upstream = upstream,
                 Err(e) => crate::note!("Warning: upstream's health files are not shown: {e:#}"),
             }

@@ -2,8 +2,9 @@
 //! [`Ending`] into the exit code. The collection itself is `collect::command` / `collect::merge`.
 
 use super::args::CollectArgs;
-use crate::collect::command::{self, CollectOptions, Ending};
+use crate::collect::command::{self, Ending};
 use crate::collect::merge::{self, MergeOptions};
+use crate::collect::options::CollectOptions;
 use anyhow::{Context, Result};
 use std::process::ExitCode;
 

@@ -1,8 +1,14 @@
-//! `ng_trajectory` validated as upstream's `TrajectoryRecord.model_validate` does at the pinned
-//! revision (extra keys forbidden, Pydantic's lax coercions), into the few typed values the
-//! checks read. A row whose trajectory fails here is `record_unreadable`; the error name is
-//! upstream's (`ValidationError`), the message ours.
+//! The trajectory record, `ng_trajectory`: upstream's `TrajectoryRecord` (schema version
+//! "1.0", upstream `nemo_gym/rollout_observability.py` @07d6b0d) validated as its
+//! `model_validate` does (extra keys forbidden, Pydantic's lax coercions: [`super::pydantic`])
+//! into the few typed values the health checks read (upstream `nemo_gym/rollout_health.py`
+//! @9a974a9 validates it so).
+//! A row whose trajectory fails here is `record_unreadable`; the error name is upstream's
+//! (`ValidationError`), the message ours. [`dump`] writes a record's parts in their dumped form.
 
+pub mod dump;
+
+use super::pydantic::{list, literal, object, only, opt_float, opt_int, opt_str, req_str, R};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 
@@ -70,15 +76,8 @@ impl Trajectory {
     }
 }
 
-pub(crate) type R<T> = Result<T, String>;
-
-pub(crate) fn object<'a>(v: &'a Value, at: &str) -> R<&'a Map<String, Value>> {
-    v.as_object().ok_or_else(|| format!("{at}: not an object"))
-}
-
-/// Refuses keys the model does not declare (`extra="forbid"`).
 /// The keys of a model call's `meta` in a trajectory (upstream's `ModelCallMeta`), in its order.
-pub(crate) const CALL_META_KEYS: [&str; 9] = [
+pub const CALL_META_KEYS: [&str; 9] = [
     "response_id",
     "model_ref",
     "model",
@@ -89,122 +88,6 @@ pub(crate) const CALL_META_KEYS: [&str; 9] = [
     "error_category",
     "latency_ttft_ms",
 ];
-
-pub(crate) fn only(m: &Map<String, Value>, at: &str, allowed: &[&str]) -> R<()> {
-    match m.keys().find(|k| !allowed.contains(&k.as_str())) {
-        Some(k) => Err(format!("{at}.{k}: extra inputs are not permitted")),
-        None => Ok(()),
-    }
-}
-
-pub(crate) fn req_str(m: &Map<String, Value>, at: &str, k: &str) -> R<String> {
-    match m.get(k) {
-        Some(Value::String(s)) => Ok(s.clone()),
-        Some(_) => Err(format!("{at}.{k}: not a string")),
-        None => Err(format!("{at}.{k}: field required")),
-    }
-}
-
-pub(crate) fn opt_str(m: &Map<String, Value>, at: &str, k: &str) -> R<Option<String>> {
-    match m.get(k) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(format!("{at}.{k}: not a string")),
-    }
-}
-
-/// Pydantic's lax int: an integer, a float without a fraction, a bool, or a string of one.
-fn lax_int(v: &Value) -> Option<i64> {
-    match v {
-        Value::Bool(b) => Some(i64::from(*b)),
-        Value::Number(n) => n.as_i64().or_else(|| {
-            n.as_f64()
-                .filter(|f| f.fract() == 0.0 && f.abs() < 9.2e18)
-                .map(|f| f as i64)
-        }),
-        Value::String(s) => s.trim().parse().ok(),
-        _ => None,
-    }
-}
-
-/// Pydantic's lax float: a number, a bool, or a numeric string.
-fn lax_float(v: &Value) -> Option<f64> {
-    match v {
-        Value::Bool(b) => Some(f64::from(u8::from(*b))),
-        Value::Number(n) => n.as_f64(),
-        Value::String(s) => s.trim().parse().ok(),
-        _ => None,
-    }
-}
-
-fn lax_bool(v: &Value) -> Option<bool> {
-    match v {
-        Value::Bool(b) => Some(*b),
-        Value::Number(n) => match n.as_i64() {
-            Some(0) => Some(false),
-            Some(1) => Some(true),
-            _ => None,
-        },
-        Value::String(s) => match s.to_ascii_lowercase().as_str() {
-            "0" | "off" | "f" | "false" | "n" | "no" => Some(false),
-            "1" | "on" | "t" | "true" | "y" | "yes" => Some(true),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-pub(crate) fn opt_int(
-    m: &Map<String, Value>,
-    at: &str,
-    k: &str,
-    min: Option<i64>,
-) -> R<Option<i64>> {
-    match m.get(k) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => {
-            let i = lax_int(v).ok_or_else(|| format!("{at}.{k}: not an integer"))?;
-            if min.is_some_and(|min| i < min) {
-                return Err(format!("{at}.{k}: below {}", min.unwrap_or(0)));
-            }
-            Ok(Some(i))
-        }
-    }
-}
-
-pub(crate) fn opt_float(
-    m: &Map<String, Value>,
-    at: &str,
-    k: &str,
-    non_negative: bool,
-) -> R<Option<f64>> {
-    match m.get(k) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => {
-            let f = lax_float(v).ok_or_else(|| format!("{at}.{k}: not a number"))?;
-            if non_negative && f < 0.0 {
-                return Err(format!("{at}.{k}: below 0"));
-            }
-            Ok(Some(f))
-        }
-    }
-}
-
-pub(crate) fn literal(m: &Map<String, Value>, at: &str, k: &str, allowed: &[&str]) -> R<()> {
-    match m.get(k) {
-        None => Ok(()),
-        Some(Value::String(s)) if allowed.contains(&s.as_str()) => Ok(()),
-        Some(_) => Err(format!("{at}.{k}: not one of {allowed:?}")),
-    }
-}
-
-pub(crate) fn list<'a>(m: &'a Map<String, Value>, at: &str, k: &str) -> R<&'a [Value]> {
-    match m.get(k) {
-        None => Ok(&[]),
-        Some(Value::Array(a)) => Ok(a),
-        Some(_) => Err(format!("{at}.{k}: not a list")),
-    }
-}
 
 /// `ModelServerRef`: a plain Pydantic model (extra keys ignored).
 fn model_ref(v: &Value, at: &str) -> R<Option<ModelRef>> {
@@ -313,7 +196,7 @@ fn turn(v: &Value, at: &str) -> R<(String, String, String, Turn)> {
         opt_int(m, at, "turn_no", Some(1))?.ok_or(format!("{at}.turn_no: field required"))?;
     opt_float(m, at, "timestamp", false)?.ok_or(format!("{at}.timestamp: field required"))?;
     if let Some(v) = m.get("resolved").filter(|v| !v.is_null()) {
-        lax_bool(v).ok_or_else(|| format!("{at}.resolved: not a boolean"))?;
+        super::pydantic::lax_bool(v).ok_or_else(|| format!("{at}.resolved: not a boolean"))?;
     }
     opt_int(m, at, "step_count", Some(0))?.ok_or(format!("{at}.step_count: field required"))?;
     let t = Turn {
@@ -513,212 +396,4 @@ pub fn validate(v: &Value) -> R<Trajectory> {
         t.gaps.push(gap(v, &format!("{at}.gaps[{i}]"))?);
     }
     Ok(t)
-}
-
-/// Builds a JSON object from `(key, value)` pairs in the model's field order.
-pub(crate) fn obj(fields: Vec<(&str, Value)>) -> Value {
-    Value::Object(
-        fields
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .collect(),
-    )
-}
-
-pub(crate) fn get<'a>(m: &'a Map<String, Value>, k: &str) -> &'a Value {
-    m.get(k).unwrap_or(&Value::Null)
-}
-
-pub(crate) fn d_str(m: &Map<String, Value>, k: &str) -> Value {
-    get(m, k).clone()
-}
-
-pub(crate) fn d_int(m: &Map<String, Value>, k: &str) -> Value {
-    lax_int(get(m, k)).map_or(Value::Null, Value::from)
-}
-
-pub(crate) fn d_float(m: &Map<String, Value>, k: &str) -> Value {
-    lax_float(get(m, k)).map_or(Value::Null, Value::from)
-}
-
-pub(crate) fn d_or(m: &Map<String, Value>, k: &str, default: &str) -> Value {
-    match get(m, k) {
-        Value::Null => Value::from(default),
-        v => v.clone(),
-    }
-}
-
-pub(crate) fn d_list(
-    m: &Map<String, Value>,
-    k: &str,
-    item: fn(&Map<String, Value>) -> Value,
-) -> Value {
-    Value::Array(
-        get(m, k)
-            .as_array()
-            .map(|a| a.iter().filter_map(Value::as_object).map(item).collect())
-            .unwrap_or_default(),
-    )
-}
-
-fn d_model_ref(v: &Value) -> Value {
-    match v.as_object() {
-        Some(m) => obj(vec![("type", d_str(m, "type")), ("name", d_str(m, "name"))]),
-        None => Value::Null,
-    }
-}
-
-pub(crate) fn d_ref(m: &Map<String, Value>) -> Value {
-    obj(vec![
-        ("model_call_id", d_str(m, "model_call_id")),
-        ("model_ref", d_model_ref(get(m, "model_ref"))),
-        ("response_id", d_str(m, "response_id")),
-    ])
-}
-
-pub(crate) fn d_invocation(m: &Map<String, Value>) -> Value {
-    obj(vec![
-        ("kind", Value::from("agent_invocation")),
-        ("invocation_id", d_str(m, "invocation_id")),
-        ("parent_invocation_id", d_str(m, "parent_invocation_id")),
-        (
-            "spawned_by_tool_call_id",
-            d_str(m, "spawned_by_tool_call_id"),
-        ),
-        ("status", d_or(m, "status", "unknown")),
-        ("duration_ms", d_float(m, "duration_ms")),
-        ("error_type", d_str(m, "error_type")),
-        ("model_calls", d_list(m, "model_calls", d_ref)),
-        // Responses input items are kept as the producer wrote them (upstream re-serializes
-        // them through its item models, filling defaults: not reproduced here).
-        (
-            "conversation",
-            get(m, "conversation")
-                .as_array()
-                .map_or(Value::Array(vec![]), |a| Value::Array(a.clone())),
-        ),
-    ])
-}
-
-fn d_turn(m: &Map<String, Value>) -> Value {
-    obj(vec![
-        ("invocation_id", d_str(m, "invocation_id")),
-        ("task_id", d_str(m, "task_id")),
-        ("rollout_id", d_str(m, "rollout_id")),
-        ("turn_no", d_int(m, "turn_no")),
-        ("timestamp", d_float(m, "timestamp")),
-        ("question", d_str(m, "question")),
-        ("answer", d_str(m, "answer")),
-        ("reasoning_content", d_str(m, "reasoning_content")),
-        (
-            "resolved",
-            lax_bool(get(m, "resolved")).map_or(Value::Null, Value::from),
-        ),
-        ("step_count", d_int(m, "step_count")),
-        ("model_calls", d_list(m, "model_calls", d_ref)),
-    ])
-}
-
-/// `TrajectoryResponseMetadata` in field order.
-pub fn d_metadata(m: &Map<String, Value>) -> Value {
-    obj(vec![
-        ("response_id", d_str(m, "response_id")),
-        ("model_ref", d_model_ref(get(m, "model_ref"))),
-        ("model", d_str(m, "model")),
-        ("dialect", d_str(m, "dialect")),
-        ("status_code", d_int(m, "status_code")),
-        ("response_status", d_str(m, "response_status")),
-        ("finish_reason", d_str(m, "finish_reason")),
-        ("error_category", d_str(m, "error_category")),
-        ("latency_ttft_ms", d_float(m, "latency_ttft_ms")),
-    ])
-}
-
-/// `TrajectoryTokenStats` in field order.
-pub fn d_tokens(m: &Map<String, Value>) -> Value {
-    obj(vec![
-        ("prompt_tokens", d_int(m, "prompt_tokens")),
-        ("completion_tokens", d_int(m, "completion_tokens")),
-        ("reasoning_tokens", d_int(m, "reasoning_tokens")),
-        ("total_tokens", d_int(m, "total_tokens")),
-        ("cached_tokens", d_int(m, "cached_tokens")),
-    ])
-}
-
-/// `TrajectoryModelCall` in field order.
-pub fn d_model_call(m: &Map<String, Value>) -> Value {
-    let empty = Map::new();
-    obj(vec![
-        ("model_call_id", d_str(m, "model_call_id")),
-        ("started_at", d_float(m, "started_at")),
-        ("completed_at", d_float(m, "completed_at")),
-        ("duration_ms", d_float(m, "duration_ms")),
-        ("request", d_str(m, "request")),
-        ("response", d_str(m, "response")),
-        (
-            "response_metadata",
-            d_metadata(get(m, "response_metadata").as_object().unwrap_or(&empty)),
-        ),
-        (
-            "token_stats",
-            d_tokens(get(m, "token_stats").as_object().unwrap_or(&empty)),
-        ),
-    ])
-}
-
-pub(crate) fn d_tool_call(m: &Map<String, Value>) -> Value {
-    obj(vec![
-        ("kind", Value::from("tool_call")),
-        ("invocation_id", d_str(m, "invocation_id")),
-        ("tool_call_id", d_str(m, "tool_call_id")),
-        ("sandbox_id", d_str(m, "sandbox_id")),
-        ("tool_name", d_str(m, "tool_name")),
-        ("started_at", d_float(m, "started_at")),
-        ("completed_at", d_float(m, "completed_at")),
-        ("duration_ms", d_float(m, "duration_ms")),
-        ("timing_source", d_str(m, "timing_source")),
-        ("status", d_or(m, "status", "unknown")),
-        ("error_type", d_str(m, "error_type")),
-        ("output", d_str(m, "output")),
-    ])
-}
-
-/// `ObservationGap` in field order.
-pub fn d_gap(m: &Map<String, Value>) -> Value {
-    obj(vec![
-        ("code", d_str(m, "code")),
-        ("invocation_id", d_str(m, "invocation_id")),
-        ("detail", d_str(m, "detail")),
-    ])
-}
-
-/// The parts of a valid trajectory in upstream's dumped form (every field, defaults filled,
-/// values coerced as Pydantic coerces them): the producer's evidence the collector builds on.
-pub struct Canonical {
-    pub task_id: String,
-    pub rollout_id: String,
-    pub invocations: Vec<Value>,
-    pub turns: Vec<Value>,
-    pub model_calls: Vec<Value>,
-    pub tool_calls: Vec<Value>,
-    pub gaps: Vec<Value>,
-}
-
-/// Validates (as [`validate`]) and dumps a trajectory.
-pub fn canonical(v: &Value) -> R<Canonical> {
-    validate(v)?;
-    let m = object(v, "ng_trajectory")?;
-    let items = |k: &str, f: fn(&Map<String, Value>) -> Value| match d_list(m, k, f) {
-        Value::Array(a) => a,
-        _ => Vec::new(),
-    };
-    Ok(Canonical {
-        task_id: req_str(m, "ng_trajectory", "task_id")?,
-        rollout_id: req_str(m, "ng_trajectory", "rollout_id")?,
-        invocations: items("invocations", d_invocation),
-        turns: items("turns", d_turn),
-        model_calls: items("model_calls", d_model_call),
-        tool_calls: items("tool_calls", d_tool_call),
-        gaps: items("gaps", d_gap),
-    })
 }

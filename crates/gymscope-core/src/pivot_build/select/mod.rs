@@ -1,4 +1,5 @@
-//! PivotRL selection (spec §d.2-§d.3, `gymscope select-pivot`): the pivots whose on-policy
+//! PivotRL selection (`gymscope select-pivot`, README "Pivot datasets"; the rules of upstream's
+//! `.agents/skills/nemo-gym-pivot-datasets/SKILL.md` @07d6b0d): the pivots whose on-policy
 //! rollouts had mixed rewards, tied to their profile rows by `pivot_id` (from the profile's
 //! `sample.pivot_info`) or else by `_ng_task_index` = the pivot's position in its file.
 //!
@@ -13,7 +14,7 @@ pub use scan::{ProfileIndex, Selector};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
-/// What selection decided about one pivot (spec §d.3 steps 1-3).
+/// What selection decided about one pivot: unprofiled, too few rollouts, or its rollouts' class.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]
@@ -99,7 +100,7 @@ pub struct Decision {
     pub profile_info: Option<Value>,
 }
 
-/// Counts of `<selected stem>.selection.json` (spec §d.3 step 7).
+/// Counts of `<selected stem>.selection.json`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SelectionCounts {
     pub pivots: u64,
@@ -196,7 +197,7 @@ impl SelectionCounts {
                     format!(
                         "{c} / {} ({})",
                         self.pivots,
-                        super::metrics::pct(c, self.pivots)
+                        crate::figures::percent_of(c, self.pivots)
                     )
                 };
                 out.push_str(&format!("| {k} | {cell} |\n"));

@@ -2,7 +2,7 @@
 //! the selected rows (read back by byte span) with their `profile_info` and writes the counts.
 
 use super::args::{SelectPivotArgs, SortArg};
-use super::build_pivot_cmd::refuse_overwrite;
+use super::build_pivot::refuse_overwrite;
 use crate::names;
 use crate::native::atomic::AtomicFile;
 use crate::native::inputs::{check_input, Input};

@@ -1,8 +1,11 @@
-//! Conversion metrics (spec §f): the counts a user needs before training, as
+//! Conversion metrics (README "Pivot datasets"; shaped after the metrics file of upstream's
+//! `.agents/skills/nemo-gym-pivot-datasets/scripts/reference/tool_messages_to_pivot_dataset_reference.py`
+//! @07d6b0d): the counts a user needs before training, as
 //! `<out stem>.metrics.json` and the markdown `<out stem>.info.md`. No clock values: the files
 //! are part of the deterministic output.
 
 use super::skips::Reason;
+use crate::figures::percent_of;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
@@ -118,17 +121,8 @@ pub struct Paths {
     pub agent_ref: String,
 }
 
-/// `c / t` as a percentage with two decimals (`pivot.md` §2.6).
-pub fn pct(c: u64, t: u64) -> String {
-    if t == 0 {
-        "0.00%".into()
-    } else {
-        format!("{:.2}%", (c as f64 / t as f64) * 100.0)
-    }
-}
-
 pub(crate) fn cell(c: u64, t: u64) -> String {
-    format!("{c} / {t} ({})", pct(c, t))
+    format!("{c} / {t} ({})", percent_of(c, t))
 }
 
 /// Sorted by descending count, then key.

@@ -15,14 +15,13 @@
 //! Claude Code's compaction summary calls are associated before the join by
 //! [`super::claude_compaction`]. Conversation items are only checked to be objects.
 
-use crate::health::checks::trajectory::{
-    self as t, call_ref, d_float, d_gap, d_int, d_invocation, d_list, d_or, d_ref, d_str,
-    d_tool_call, get, list, literal, obj, object, only, opt_float, opt_int, opt_str, req_str, R,
-};
+use crate::gym::keys::OBSERVATIONS;
+use crate::gym::py;
+use crate::gym::pydantic::{list, literal, object, only, opt_float, opt_int, opt_str, req_str, R};
+use crate::gym::trajectory::dump::{self, get, obj};
+use crate::gym::trajectory::{self as t, call_ref};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
-
-pub const OBSERVATIONS_KEY: &str = "ng_agent_observations";
 
 /// A valid bundle in upstream's dumped form: every record with all its fields, in order.
 #[derive(Clone, Debug, PartialEq)]
@@ -152,46 +151,49 @@ fn sandbox(v: &Value, at: &str) -> R<()> {
     Ok(())
 }
 
-fn d_opt_ref(m: &Map<String, Value>, k: &str) -> Value {
-    get(m, k).as_object().map_or(Value::Null, d_ref)
+fn dump_opt_ref(m: &Map<String, Value>, k: &str) -> Value {
+    get(m, k).as_object().map_or(Value::Null, dump::call_ref)
 }
 
-fn d_compaction(m: &Map<String, Value>) -> Value {
+fn dump_compaction(m: &Map<String, Value>) -> Value {
     obj(vec![
         ("kind", Value::from(COMPACTION)),
-        ("invocation_id", d_str(m, "invocation_id")),
-        ("observed_at", d_float(m, "observed_at")),
-        ("trigger", d_str(m, "trigger")),
-        ("tokens_before", d_int(m, "tokens_before")),
-        ("tokens_after", d_int(m, "tokens_after")),
-        ("outcome", d_or(m, "outcome", "unknown")),
-        ("summary", d_str(m, "summary")),
-        ("first_kept_item_id", d_str(m, "first_kept_item_id")),
-        ("before_model_call", d_opt_ref(m, "before_model_call")),
-        ("model_calls", d_list(m, "model_calls", d_ref)),
-        ("after_model_call", d_opt_ref(m, "after_model_call")),
+        ("invocation_id", dump::value(m, "invocation_id")),
+        ("observed_at", dump::float(m, "observed_at")),
+        ("trigger", dump::value(m, "trigger")),
+        ("tokens_before", dump::int(m, "tokens_before")),
+        ("tokens_after", dump::int(m, "tokens_after")),
+        ("outcome", dump::or_default(m, "outcome", "unknown")),
+        ("summary", dump::value(m, "summary")),
+        ("first_kept_item_id", dump::value(m, "first_kept_item_id")),
+        ("before_model_call", dump_opt_ref(m, "before_model_call")),
+        ("model_calls", dump::list(m, "model_calls", dump::call_ref)),
+        ("after_model_call", dump_opt_ref(m, "after_model_call")),
     ])
 }
 
-fn d_sandbox(m: &Map<String, Value>) -> Value {
+fn dump_sandbox(m: &Map<String, Value>) -> Value {
     obj(vec![
         ("kind", Value::from(SANDBOX)),
-        ("role", d_str(m, "role")),
-        ("provider", d_str(m, "provider")),
-        ("sandbox_id", d_str(m, "sandbox_id")),
-        ("outcome", d_or(m, "outcome", "unknown")),
-        ("exit_code", d_int(m, "exit_code")),
-        ("wall_time_s", d_float(m, "wall_time_s")),
-        ("cpu_time_s", d_float(m, "cpu_time_s")),
-        ("peak_memory_mib", d_float(m, "peak_memory_mib")),
-        ("resource_usage_source", d_str(m, "resource_usage_source")),
-        ("error_type", d_str(m, "error_type")),
+        ("role", dump::value(m, "role")),
+        ("provider", dump::value(m, "provider")),
+        ("sandbox_id", dump::value(m, "sandbox_id")),
+        ("outcome", dump::or_default(m, "outcome", "unknown")),
+        ("exit_code", dump::int(m, "exit_code")),
+        ("wall_time_s", dump::float(m, "wall_time_s")),
+        ("cpu_time_s", dump::float(m, "cpu_time_s")),
+        ("peak_memory_mib", dump::float(m, "peak_memory_mib")),
+        (
+            "resource_usage_source",
+            dump::value(m, "resource_usage_source"),
+        ),
+        ("error_type", dump::value(m, "error_type")),
     ])
 }
 
 /// `ToolCallObservation` dumped: a trajectory tool call without `output`.
-fn d_tool_observation(m: &Map<String, Value>) -> Value {
-    let mut v = d_tool_call(m);
+fn dump_tool_observation(m: &Map<String, Value>) -> Value {
+    let mut v = dump::tool_call(m);
     if let Some(o) = v.as_object_mut() {
         o.shift_remove("output");
     }
@@ -200,7 +202,7 @@ fn d_tool_observation(m: &Map<String, Value>) -> Value {
 
 /// `AgentObservationBundle.model_validate`, dumped. The error names the first offending field.
 pub fn validate(v: &Value) -> R<Bundle> {
-    let at = OBSERVATIONS_KEY;
+    let at = OBSERVATIONS;
     let m = object(v, at)?;
     only(m, at, &["source", "records", "gaps"])?;
     let source = Value::from(req_str(m, at, "source")?);
@@ -212,19 +214,19 @@ pub fn validate(v: &Value) -> R<Bundle> {
         let dumped = match rm.get("kind").and_then(Value::as_str) {
             Some(INVOCATION) => {
                 t::invocation(r, &at)?;
-                d_invocation(rm)
+                dump::invocation(rm)
             }
             Some(TOOL) => {
                 t::tool_call(r, &at, false)?;
-                d_tool_observation(rm)
+                dump_tool_observation(rm)
             }
             Some(COMPACTION) => {
                 compaction(r, &at)?;
-                d_compaction(rm)
+                dump_compaction(rm)
             }
             Some(SANDBOX) => {
                 sandbox(r, &at)?;
-                d_sandbox(rm)
+                dump_sandbox(rm)
             }
             _ => return Err(format!("{at}.kind: not one of the record kinds")),
         };
@@ -233,7 +235,7 @@ pub fn validate(v: &Value) -> R<Bundle> {
     let mut gaps = Vec::new();
     for (i, g) in list(m, at, "gaps")?.iter().enumerate() {
         t::gap(g, &format!("{at}.gaps[{i}]"))?;
-        gaps.extend(g.as_object().map(d_gap));
+        gaps.extend(g.as_object().map(dump::gap));
     }
     let bundle = Bundle {
         source,
@@ -280,13 +282,9 @@ fn gap(code: &str, invocation: Option<&str>, detail: Option<Value>) -> Value {
     ])
 }
 
-fn truthy_str(v: &Value) -> Option<&str> {
-    v.as_str().filter(|s| !s.is_empty())
-}
-
 /// Python's `a or b` over two optional strings, as a JSON value.
 fn either(a: &Value, b: &Value) -> Value {
-    truthy_str(a).map_or_else(|| b.clone(), Value::from)
+    py::truthy_str(a).map_or_else(|| b.clone(), Value::from)
 }
 
 /// Python's `f"{value}"` of an optional string.
@@ -325,18 +323,22 @@ pub fn join(bundle: &mut Bundle, calls: &[&Map<String, Value>]) {
         (0..calls.len())
             .filter(|&i| {
                 let c = calls[i];
-                if let Some(id) = truthy_str(id) {
-                    truthy_str(&field(c, "model_call_id")) == Some(id)
+                if let Some(id) = py::truthy_str(id) {
+                    py::truthy_str(&field(c, "model_call_id")) == Some(id)
                         && (mref.is_null() || *mref == field(c, "model_ref"))
                         && (rid.is_null() || *rid == field(c, "response_id"))
                 } else {
                     let (cref, crid) = (field(c, "model_ref"), field(c, "response_id"));
-                    !cref.is_null() && truthy_str(&crid).is_some() && cref == *mref && crid == *rid
+                    !cref.is_null()
+                        && py::truthy_str(&crid).is_some()
+                        && cref == *mref
+                        && crid == *rid
                 }
             })
             .collect()
     };
-    let canonical = |i: usize| {
+    // The reference that names captured call `i` exactly.
+    let exact_ref = |i: usize| {
         obj(vec![
             ("model_call_id", field(calls[i], "model_call_id")),
             ("model_ref", field(calls[i], "model_ref")),
@@ -397,7 +399,7 @@ pub fn join(bundle: &mut Bundle, calls: &[&Map<String, Value>]) {
                 resolved.push(r);
             } else if let std::collections::hash_map::Entry::Vacant(e) = owner.entry(found[0]) {
                 e.insert(inv.clone());
-                resolved.push(canonical(found[0]));
+                resolved.push(exact_ref(found[0]));
             } else {
                 let detail = call_name(found[0]);
                 join_gaps.push(gap(
@@ -435,7 +437,7 @@ pub fn join(bundle: &mut Bundle, calls: &[&Map<String, Value>]) {
                 continue;
             }
             match owner.get(&found[0]) {
-                Some(o) if *o == inv => resolved.push(canonical(found[0])),
+                Some(o) if *o == inv => resolved.push(exact_ref(found[0])),
                 o => {
                     let code = if o.is_some() {
                         "model_call_reference_conflict"
@@ -461,7 +463,7 @@ pub fn join(bundle: &mut Bundle, calls: &[&Map<String, Value>]) {
                     join_gaps.push(gap("model_call_reference_conflict", Some(&inv), detail));
                     continue;
                 }
-                rec[name] = canonical(found[0]);
+                rec[name] = exact_ref(found[0]);
             } else {
                 let detail = prefixed(name, either(&r["model_call_id"], &r["response_id"]));
                 join_gaps.push(gap(unresolved(found.len()), Some(&inv), detail));
@@ -552,7 +554,7 @@ pub fn merge_into(
         }
         let merged = Value::Object(merged);
         t::tool_call(&merged, "tool_calls", true)?;
-        let projected = merged.as_object().map_or(Value::Null, d_tool_call);
+        let projected = merged.as_object().map_or(Value::Null, dump::tool_call);
         if let Some(p) = position {
             tools[p] = projected;
         } else {

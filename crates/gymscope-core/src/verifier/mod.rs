@@ -1,7 +1,9 @@
 //! The pivot resource server's action comparison (`single_step_tool_use_with_argument_comparison`:
 //! `response_utils.extract_action` and `ActionComparator`), so a dataset can be scored before
 //! any server runs: `build-pivot` feeds every row its own demonstration (the self-check) and the
-//! test stand-in agent scores its answers with it. Semantics in `pivot.md` §3.
+//! test stand-in agent scores its answers with it. Semantics of upstream
+//! `resources_servers/single_step_tool_use_with_argument_comparison/` @07d6b0d (`app.py`,
+//! `common/response_utils.py`, `common/verification_utils.py`).
 
 use serde_json::Value;
 

@@ -322,7 +322,7 @@ fn absolute(path: &Path) -> Result<PathBuf> {
     })
 }
 
-/// The config parses and its agent block is the rows' `agent_ref.name` (spec §e).
+/// The config parses and its agent block is the rows' `agent_ref.name`.
 fn check_yaml(yaml: &str, agent_ref: &str) -> Result<()> {
     let value: serde_yaml::Value =
         serde_yaml::from_str(yaml).context("the generated Gym config does not parse")?;

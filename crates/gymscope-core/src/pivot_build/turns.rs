@@ -1,11 +1,11 @@
 //! A source trajectory in one shape for every format: the Responses items `T` the source model
-//! saw and produced, split into assistant turns (spec §a.1 steps 1-4), plus the facts about each
+//! saw and produced, split into assistant turns, plus the facts about each
 //! prefix the skip checks need.
 
 use super::skips::IndexKind;
 use serde_json::Value;
 
-/// What one item of `T` is (spec §a.1 step 2).
+/// What one item of `T` is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     Reasoning,
@@ -93,7 +93,7 @@ impl Trajectory {
         }
     }
 
-    /// Segments `T` into turns (spec §a.1 step 3): maximal runs of model items, ended by a
+    /// Segments `T` into turns: maximal runs of model items, ended by a
     /// boundary or context item, by position `k0`, and before assistant text that follows a call
     /// in the same run. Decision points: turns at or after `k0`, and with `input_turns` those in
     /// `input` after its first user message.
@@ -187,7 +187,7 @@ pub enum Piece<'a> {
     Parts(&'a [Value]),
 }
 
-/// An item as it goes into a prefix (spec §a.1 step 7), as a view over the source item (no
+/// An item as it goes into a prefix, as a view over the source item (no
 /// copy): nulls, token fields and content-part `logprobs` left out; a deterministic id first for
 /// assistant messages and reasoning items without one. `None` for a non-object item.
 pub fn clean_entries(

@@ -1,0 +1,29 @@
+//! The keys of a row that upstream reads or writes, spelled as upstream spells them
+//! (`nemo_gym/rollout_collection.py` @07d6b0d).
+
+/// A task's index in the input, kept on every rollout of it.
+pub const TASK_INDEX: &str = "_ng_task_index";
+/// The rollout's number within its task (`--num-repeats`).
+pub const ROLLOUT_INDEX: &str = "_ng_rollout_index";
+/// A retried rollout's attempt (above 0 from the first retry).
+pub const ATTEMPT_INDEX: &str = "_ng_attempt_index";
+/// A rollout id the input row gives (`<task>-<rollout>` when it gives none).
+pub const ROLLOUT_ID: &str = "_ng_rollout_id";
+pub const AGENT_REF: &str = "agent_ref";
+pub const SKILLS_REF: &str = "skills_ref";
+pub const RESPONSES_CREATE_PARAMS: &str = "responses_create_params";
+/// A failure row's class (`transient`, `timeout_exceeded`, …): the row goes to the failures file.
+pub const FAILURE_CLASS: &str = "_ng_failure_class";
+/// A failure that a resume does not retry.
+pub const FAILURE_TERMINAL: &str = "_ng_failure_terminal";
+/// A result that is written nowhere.
+pub const NO_PERSIST: &str = "_ng_no_persist";
+
+/// The model calls captured for a rollout (`{rollout_id, metrics, calls, gaps?}`).
+pub const CAPTURE: &str = "ng_model_call_capture";
+/// The rollout's trajectory record (`TrajectoryRecord`).
+pub const TRAJECTORY: &str = "ng_trajectory";
+/// What a harness agent (Hermes, Claude Code, …) returns instead of a trajectory.
+pub const OBSERVATIONS: &str = "ng_agent_observations";
+/// Per-rollout performance figures (upstream v0.6).
+pub const PERF: &str = "ng_perf";

@@ -1,0 +1,17 @@
+//! Upstream's semantics in one home: NeMo Gym is Python and Pydantic, and what gymscope reads
+//! and writes must mean what it means there. Every module that needs one of these rules calls
+//! it here instead of writing it again.
+//! - [`keys`]: the row keys upstream reads and writes (`_ng_task_index`, `ng_trajectory`, …)
+//! - [`py`]: Python's truthiness, `repr` and `json.dumps`
+//! - [`pydantic`]: Pydantic's lax coercions and its model rules (extra keys forbidden, fields
+//!   required)
+//! - [`trajectory`]: the trajectory record (`TrajectoryRecord`) validated, and
+//!   [`trajectory::dump`]: its dumped form
+//!
+//! This layer sits below everything that reads runs (`collect`, `health`, `pivot`, …) and
+//! imports none of them.
+
+pub mod keys;
+pub mod py;
+pub mod pydantic;
+pub mod trajectory;
