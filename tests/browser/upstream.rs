@@ -19,7 +19,7 @@ fn msg(text: &str) -> Value {
     json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]})
 }
 
-/// The spec's simple_agent shape (§1.7): a tool call answered with HTTP 422, then the answer.
+/// upstream's simple_agent shape: a tool call answered with HTTP 422, then the answer.
 fn trajectory() -> Value {
     let mref = json!({"type": "responses_api_models", "name": "policy"});
     let call = |id: &str, resp: &str, ms: f64, prompt: u64, completion: u64| {

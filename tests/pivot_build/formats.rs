@@ -1,4 +1,5 @@
-//! Each source layout on upstream's files, against the rows worked out by hand in the spec (§h).
+//! Each source layout on upstream's files, against rows worked out by hand from upstream's
+//! converters.
 
 use super::*;
 use serde_json::json;
@@ -42,7 +43,7 @@ fn responses_rollout_gives_the_hand_checked_rows() {
             "previous_steps_in_turn": 1, "previous_steps_in_turn_with_reasoning": 0},
         "agent_ref": {"type": "responses_api_agents", "name": AGENT}});
     assert_eq!(without_id(rows[0].clone()), first);
-    // Key order is the spec's, not just the keys.
+    // Key order is upstream's, not just the keys.
     let text = std::str::from_utf8(&built.rows)
         .unwrap()
         .lines()

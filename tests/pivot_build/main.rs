@@ -1,5 +1,5 @@
-//! `build-pivot` on upstream's example files (spec "Good test inputs") with hand-checked rows
-//! from the spec's worked examples, every skip reason of §c, determinism, the self-check, and
+//! `build-pivot` on upstream's example files with hand-checked rows worked out from upstream's
+//! converters, every skip reason, determinism, the self-check, and
 //! every written row through the real validator.
 #![allow(clippy::unwrap_used)] // a test stops at what must hold
 
@@ -31,7 +31,7 @@ pub fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// The chat row of spec §h.2: `expected_output.messages` with `input.tools` of upstream's
+/// A chat row: `expected_output.messages` with `input.tools` of upstream's
 /// round-trip test file.
 pub fn chat_round_trip() -> Vec<u8> {
     let doc: Value = serde_json::from_slice(

@@ -1,4 +1,4 @@
-//! Every skip reason of spec §c on small synthetic rollouts, the self-check, and the negative
+//! Every skip reason build-pivot documents (README, "gymscope build-pivot") on small synthetic rollouts, the self-check, and the negative
 //! example files of upstream.
 
 use super::*;

@@ -4,7 +4,7 @@
 //! delimits them. Why: the two readers walked every line separately, and the second walk was a
 //! third of the read's CPU time. A line either reader is unsure of is read by each alone, so
 //! rows, signals and errors are exactly those of the separate reads (tested in
-//! `tests/health_skim.rs`).
+//! `tests/cli/health_skim.rs`).
 
 use crate::health::{self, HealthBuilder, HealthError, InputRead, RolloutRead};
 use crate::jsonl::LineSpan;
