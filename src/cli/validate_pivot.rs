@@ -2,9 +2,10 @@
 //! summary or the grouped errors, and writes the `--fix` copy atomically.
 
 use super::args::{Format, ValidatePivotArgs};
+use crate::inspect::pivot::PivotView;
 use crate::native::read::for_each_chunk;
 use crate::native::{check_input, check_output, AtomicFile, Input};
-use crate::pivot::{report, PivotOptions, PivotValidator};
+use crate::pivot::{PivotOptions, PivotValidator};
 use anyhow::Result;
 use std::io::Write;
 use std::process::ExitCode;
@@ -67,7 +68,7 @@ pub fn run(args: &ValidatePivotArgs) -> Result<ExitCode> {
         _ => false,
     };
 
-    let view = report::PivotView::new(&report);
+    let view = PivotView::new(&report);
     let stdout = &mut crate::native::out::Stdout;
     let stderr = &mut crate::native::out::Stderr;
     match args.format {

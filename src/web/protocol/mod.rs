@@ -4,9 +4,10 @@
 //! Renaming a field changes both sides at once: there are no string keys to keep in step.
 
 use crate::inspect::model::InspectView;
-use crate::pivot::{report::PivotView, PivotOptions};
+use crate::inspect::pivot::PivotView;
+use crate::inspect::pivot_build::{BuildSummary, PageBuild, PivotEntry};
+use crate::pivot::PivotOptions;
 use crate::pivot_build::select::SelectOptions;
-use crate::pivot_build::view::{BuildSummary, PageBuild, PivotEntry};
 use crate::profile::ProfileOptions;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};

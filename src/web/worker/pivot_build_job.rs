@@ -5,12 +5,13 @@
 use super::super::protocol::{Download, Failure, PivotsBuilt, PivotsSelected, Reply};
 use super::io::{feed, post_progress, BlobWriter, SpanReader, WINDOW};
 use crate::chunks::Flow;
+use crate::inspect::pivot::PivotView;
+use crate::inspect::pivot_build::{entry_of, is_blank_row, BuildSummary, PageBuild, PivotEntry};
 use crate::jsonl::{LineSpan, LineSplitter};
 use crate::names;
-use crate::pivot::{report::PivotView, PivotOptions, PivotValidator};
+use crate::pivot::{PivotOptions, PivotValidator};
 use crate::pivot_build::config;
 use crate::pivot_build::select::{selected_row, ProfileIndex, SelectOptions, Selector};
-use crate::pivot_build::view::{entry_of, is_blank_row, BuildSummary, PageBuild, PivotEntry};
 use crate::pivot_build::PivotBuilder;
 use crate::render::LineSource;
 use std::io::Write;

@@ -4,7 +4,8 @@
 use super::super::protocol::{Failure, Reply};
 use super::io::{feed, post_progress, BlobWriter};
 use crate::chunks::Flow;
-use crate::pivot::{report::PivotView, PivotOptions, PivotValidator};
+use crate::inspect::pivot::PivotView;
+use crate::pivot::{PivotOptions, PivotValidator};
 use web_sys::File;
 
 pub fn run(file: &File, options: PivotOptions) -> Result<Reply, Failure> {

@@ -1,7 +1,9 @@
 //! The inspector's logic, in plain Rust so it is tested natively; the web components only lay
 //! it out: which file is which, the profile as compact columns for the page, the loaded run's
 //! lookups, the Health page (rates, flags per rollout, the filter a rate sets; NeMo Gym's verdict files), task filtering and sorting, the table's virtual window and keys, and the URL hash
-//! that keeps the page and the view.
+//! that keeps the page and the view; the pivot validator's page (`pivot`: a report as text, JSON
+//! and page) and the pivot builder's (`pivot_build`: settings, counts, a pivot beside its source).
+//! Every page's view model is here.
 
 pub mod detect;
 pub mod hash;
@@ -9,6 +11,8 @@ pub mod health;
 pub mod health_view;
 pub mod intake;
 pub mod model;
+pub mod pivot;
+pub mod pivot_build;
 pub mod query;
 pub mod run;
 pub mod table_nav;

@@ -3,7 +3,7 @@
 //! "`gymscope validate-pivot`"):
 //! [`validate`] streams a file through the row checks ([`checks`], with Gym's model for
 //! `--gym-repo`: [`gym_models`]), [`summary`] and [`stats`] count the valid rows, [`fix`] writes
-//! the normalized copy, [`report`] lays a report out for the page.
+//! the normalized copy; `inspect::pivot` lays a report out for the CLI's text and the page.
 
 pub mod checks;
 pub mod depth;
@@ -11,7 +11,6 @@ pub mod fix;
 pub mod gym_models;
 pub mod highlight;
 pub mod pyrepr;
-pub mod report;
 pub mod stats;
 pub mod summary;
 pub mod tree;

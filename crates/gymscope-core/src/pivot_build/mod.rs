@@ -21,7 +21,6 @@ pub mod skips;
 pub mod source;
 pub mod tools;
 pub mod turns;
-pub mod view;
 
 pub use detect::SourceFormat;
 pub use metrics::{Metrics, Paths};

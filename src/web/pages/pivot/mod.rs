@@ -3,9 +3,9 @@
 
 pub mod result;
 
+use crate::inspect::pivot::PivotView;
 use crate::pivot::checks::Finding;
 use crate::pivot::highlight::{pretty_segments, Segment};
-use crate::pivot::report::PivotView;
 use crate::pivot::PivotOptions;
 use crate::web::download::DownloadLink;
 use crate::web::pages::pivot::result::PivotResult;

@@ -1,8 +1,8 @@
 //! A pivot validation's result: the verdict, upstream's line, every error grouped by check (a
 //! click shows the row), the summary, stats and the fixed copy.
 
+use crate::inspect::pivot::PivotView;
 use crate::pivot::checks::Finding;
-use crate::pivot::report::PivotView;
 use crate::web::download::DownloadLink;
 use leptos::prelude::*;
 use std::sync::Arc;

@@ -7,7 +7,7 @@ pub mod pair;
 pub mod result;
 pub mod select;
 
-use crate::pivot_build::view::{pair, PageBuild, PivotEntry, PivotPair};
+use crate::inspect::pivot_build::{pair, PageBuild, PivotEntry, PivotPair};
 use crate::web::pages::pivot_build::pair::PairView;
 use crate::web::pages::pivot_build::result::{BuildResult, Built};
 use crate::web::pages::pivot_build::select::SelectSection;

@@ -1,7 +1,7 @@
 //! One pivot beside the rollout it came from: the pivot's prefix and expected action on one
 //! side, the source's items on the other with the prefix and the expected turn marked.
 
-use crate::pivot_build::view::{Mark, PivotPair};
+use crate::inspect::pivot_build::{Mark, PivotPair};
 use crate::web::widgets::conversation_view::items_view;
 use leptos::prelude::*;
 

@@ -2,8 +2,8 @@
 //! verdict on the rows, the files to save, the equivalent command and the pivots (a click opens
 //! one beside its rollout).
 
-use crate::pivot::report::PivotView;
-use crate::pivot_build::view::{BuildSummary, PivotEntry};
+use crate::inspect::pivot::PivotView;
+use crate::inspect::pivot_build::{BuildSummary, PivotEntry};
 use crate::web::download::DownloadLink;
 use crate::web::protocol::PivotsBuilt;
 use leptos::prelude::*;

@@ -1,7 +1,7 @@
 //! The selection (`select-pivot`): a pivot file and the profile of its on-policy rollouts in,
 //! the counts by class and the selected rows out.
 
-use crate::pivot_build::view::select_options;
+use crate::inspect::pivot_build::select_options;
 use crate::web::download::DownloadLink;
 use crate::web::protocol::{Reply, Request};
 use crate::web::worker_client::SharedWorker;

@@ -3,13 +3,13 @@
 //! `--relative-paths`), the counts kept and skipped by reason, the list of pivots written and a
 //! pivot beside the source row it came from, its prefix and expected action marked.
 
-use super::config::{self, ConfigOptions};
-use super::select::{Class, SelectOptions, Sort};
-use super::skips::Reason;
-use super::turns::{classify, Kind};
-use super::{BuildOptions, Metrics, Paths};
 use crate::conversation::{content_text, item, Item};
 use crate::names;
+use crate::pivot_build::config::{self, ConfigOptions};
+use crate::pivot_build::select::{Class, SelectOptions, Sort};
+use crate::pivot_build::skips::Reason;
+use crate::pivot_build::turns::{classify, Kind};
+use crate::pivot_build::{BuildOptions, Metrics, Paths};
 use crate::reward_group::RewardGroup;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -185,7 +185,7 @@ impl BuildSummary {
             decision_points: m.decision_points,
             skipped_decision_points: m.skipped_decision_points(),
             skips,
-            groups: super::metrics::GROUPS
+            groups: crate::pivot_build::metrics::GROUPS
                 .iter()
                 .enumerate()
                 .map(|(i, g)| (g.to_string(), m.group_tasks[i], m.group_trajectories[i]))
@@ -535,7 +535,7 @@ mod tests {
     fn a_pivot_sits_beside_its_rollout_with_the_action_marked() {
         let b = PageBuild::parse("a_agent", "1", [true, true, false], "").unwrap();
         let built =
-            super::super::build_bytes("w.jsonl", WORKPLACE, b.build_options(), 4096).unwrap();
+            crate::pivot_build::build_bytes("w.jsonl", WORKPLACE, b.build_options(), 4096).unwrap();
         let summary = BuildSummary::new(&built.metrics);
         assert_eq!(summary.kept, built.metrics.pivot_rows_written);
         assert_eq!(summary.skips.len(), Reason::ALL.len());

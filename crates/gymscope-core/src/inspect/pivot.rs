@@ -2,9 +2,9 @@
 //! working), then every error grouped by check; or [`PivotView`], the same report as plain data
 //! (the CLI's `--format json`, and what the web worker sends to the page).
 
-use super::checks::{Check, Finding};
-use super::summary::ranked;
-use super::Report;
+use crate::pivot::checks::{Check, Finding};
+use crate::pivot::summary::ranked;
+use crate::pivot::Report;
 use serde::{Deserialize, Serialize};
 
 /// A validation report as plain data.
@@ -90,7 +90,7 @@ impl PivotView {
             summary_text: report.summary.text(),
             agent_ref: owned(ranked(&report.summary.agents)),
             expected_tool: owned(ranked(&report.summary.expected_tools)),
-            stats_text: report.stats.as_ref().map(super::stats::Stats::text),
+            stats_text: report.stats.as_ref().map(crate::pivot::stats::Stats::text),
             fix: report.fix.as_ref().map(|f| FixView {
                 written: f.written,
                 changed: f.changed,
