@@ -5,13 +5,7 @@ use crate::common::{fixtures_dir, repo_root, run_gymscope};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+use crate::common::output_text as text;
 
 fn run(args: &[&str]) -> Output {
     run_gymscope(args)

@@ -21,13 +21,7 @@ fn gymscope(args: &[&str]) -> Output {
         .expect("run gymscope")
 }
 
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+use crate::common::output_text as text;
 
 fn lines(p: &Path) -> Vec<Value> {
     let bytes = std::fs::read(p).unwrap_or_default();

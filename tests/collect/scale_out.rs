@@ -9,13 +9,7 @@ use std::process::{Command, Output};
 
 const AGENT: &str = "standin_agent";
 
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+use crate::common::output_text as text;
 
 /// Ten tasks naming the stand-in's agent, as `tasks.jsonl` in `dir`.
 fn write_tasks(dir: &Path) {

@@ -21,13 +21,7 @@ fn gymscope(args: &[&str], envs: &[(&str, &str)]) -> Output {
         .expect("run gymscope")
 }
 
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+use crate::common::output_text as text;
 
 fn write_input(dir: &Path, n: usize) -> PathBuf {
     let p = dir.join("input.jsonl");

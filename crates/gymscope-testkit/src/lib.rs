@@ -97,6 +97,15 @@ pub fn gymscope_bin() -> PathBuf {
     bin
 }
 
+/// A finished command's stdout then stderr, for assertions and their messages.
+pub fn output_text(o: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
 pub fn run_gymscope(args: &[&str]) -> std::process::Output {
     std::process::Command::new(gymscope_bin())
         .args(args)
