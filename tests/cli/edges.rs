@@ -258,11 +258,14 @@ fn every_command_ends_quietly_on_a_closed_pipe_and_says_when_stdout_is_full() {
 #[test]
 fn validate_pivot_writes_no_fixed_copy_when_it_stopped_at_a_long_line() {
     let dir = tempfile::tempdir().unwrap();
-    let rows =
-        std::fs::read_to_string(repo_root().join("tests/fixtures/pivot/upstream/example.jsonl"))
-            .unwrap();
+    // A valid pivot row, so the long line is the first finding.
+    let rows = std::fs::read_to_string(
+        repo_root().join("tests/fixtures/pivot/cases/v08_pct_thirds.jsonl"),
+    )
+    .unwrap();
     let first = rows.lines().next().unwrap();
-    let long = format!("{{\"pad\":\"{}\"}}", "x".repeat(5000));
+    let limit = (first.len() + 100).to_string();
+    let long = format!("{{\"pad\":\"{}\"}}", "x".repeat(first.len() + 200));
     let path = dir.path().join("p.jsonl");
     std::fs::write(&path, format!("{first}\n{long}\n{first}\n")).unwrap();
     let fixed = dir.path().join("fixed.jsonl");
@@ -272,13 +275,13 @@ fn validate_pivot_writes_no_fixed_copy_when_it_stopped_at_a_long_line() {
         s(&path),
         "--fix",
         s(&fixed),
-        "--agent-ref",
-        "a",
         "--max-line-bytes",
-        "4096",
+        &limit,
     ]);
     assert_eq!(r.status.code(), Some(1), "{}", text(&r));
     assert!(text(&r).contains("no fixed copy written"), "{}", text(&r));
+    let named = format!("'{}' line 2 is longer than {limit} bytes", path.display());
+    assert!(text(&r).contains(&named), "{}", text(&r));
     assert!(!fixed.exists());
     assert!(
         std::fs::read_dir(dir.path()).unwrap().count() == 1,

@@ -85,7 +85,7 @@ fn a_line_over_the_limit_fails_naming_file_and_line_in_every_command() {
     let o = gymscope(&["validate-pivot", "--path", s(&r), "--max-line-bytes", limit]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).contains(&format!("validation failed: {want}")),
+        stderr(&o).contains(&format!("validation failed: '{}' {want}", s(&r))),
         "{}",
         stderr(&o)
     );

@@ -136,9 +136,10 @@ impl PivotValidator {
             column: None,
             path: Path::default(),
             check: Check::E,
+            // The file named, as every other command's line-limit error names it.
             message: format!(
-                "line {line} is longer than {} bytes (the limit; raise it with --max-line-bytes)",
-                t.limit
+                "'{}' line {line} is longer than {} bytes (the limit; raise it with --max-line-bytes)",
+                self.report.file, t.limit
             ),
             found: "a line too long".into(),
         };
