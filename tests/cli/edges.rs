@@ -436,3 +436,27 @@ fn select_pivot_stops_at_the_first_bad_line_of_a_file_that_never_ends() {
     };
     assert_eq!(status.code(), Some(1));
 }
+
+#[test]
+fn build_pivot_says_a_first_line_that_is_not_json_is_not_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(&input, "<PLACEHOLDER ROW>\n").unwrap();
+    let out = dir.path().join("p.jsonl");
+    let r = run(&[
+        "build-pivot",
+        "--input",
+        s(&input),
+        "--output",
+        s(&out),
+        "--agent-ref",
+        "a",
+    ]);
+    assert_eq!(r.status.code(), Some(1), "{}", text(&r));
+    let want = format!(
+        "'{}' line 1, column 1: not JSON (expected value)",
+        input.display()
+    );
+    assert!(text(&r).contains(&want), "{}", text(&r));
+    assert!(!out.exists());
+}

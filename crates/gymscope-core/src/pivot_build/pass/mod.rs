@@ -155,11 +155,24 @@ impl PivotBuilder {
         }
         self.row_index += 1;
         if self.format.is_none() && self.error.is_none() {
-            if let Some(f) = serde_json::from_str::<Value>(text)
-                .ok()
-                .as_ref()
-                .and_then(detect)
-            {
+            let row = match serde_json::from_str::<Value>(text) {
+                Ok(row) => row,
+                Err(e) => {
+                    // Not a layout question: the line is not JSON at all.
+                    let what = e.to_string();
+                    let what = what
+                        .rsplit_once(" at line ")
+                        .map_or(what.as_str(), |(w, _)| w);
+                    self.error = Some(BuildError::new(format!(
+                        "'{}' line {}, column {}: not JSON ({what}); the source is one JSON row a line",
+                        self.file,
+                        self.line,
+                        e.column()
+                    )));
+                    return;
+                }
+            };
+            if let Some(f) = detect(&row) {
                 self.format = Some(f);
             } else {
                 self.error = Some(BuildError::new(format!(
