@@ -76,10 +76,15 @@ fn stream(path: &Path, each: impl FnMut(&[u8]) -> Result<bool>) -> Result<()> {
 /// Refuses (exit 2, before anything is written) an output that is the input under any name:
 /// compared by identity (device and inode), as every command does.
 pub fn refuse_overwrite(input: &Path, outputs: &[&Path]) -> Result<()> {
-    let inputs = [Input {
-        path: input,
-        flag: "input",
-    }];
+    refuse_overwrite_all(&[(input, "input")], outputs)
+}
+
+/// Every output checked against every input (exit 2, before anything is written).
+fn refuse_overwrite_all(inputs: &[(&Path, &str)], outputs: &[&Path]) -> Result<()> {
+    let inputs: Vec<Input> = inputs
+        .iter()
+        .map(|&(path, flag)| Input { path, flag })
+        .collect();
     for out in outputs {
         check_output(out, &inputs)?;
     }
@@ -104,8 +109,12 @@ pub fn run(args: &BuildPivotArgs) -> Result<ExitCode> {
         .config_out
         .clone()
         .unwrap_or_else(|| names::sibling(&args.output, names::pivot_gym_config(&out_name)));
-    refuse_overwrite(
-        &args.input,
+    let mut inputs = vec![(args.input.as_path(), "--input")];
+    if let Some(tools) = &args.tools {
+        inputs.push((tools.as_path(), "--tools"));
+    }
+    refuse_overwrite_all(
+        &inputs,
         &[
             &args.output,
             &skipped_path,
@@ -114,6 +123,13 @@ pub fn run(args: &BuildPivotArgs) -> Result<ExitCode> {
             &config_path,
         ],
     )?;
+    crate::native::inputs::check_distinct_outputs(&[
+        (&args.output, "--output"),
+        (&skipped_path, "the skipped file"),
+        (&metrics_path, "the metrics file"),
+        (&info_path, "the info file"),
+        (&config_path, "--config-out"),
+    ])?;
     let train_path = if args.relative_paths {
         args.output.display().to_string()
     } else {

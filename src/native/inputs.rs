@@ -109,6 +109,23 @@ pub fn check_output(output: &Path, inputs: &[Input]) -> Result<(), UsageError> {
     Ok(())
 }
 
+/// Refuses (exit 2, before writing) two outputs of one command that are the same file: the
+/// second would replace the first (`build-pivot --config-out p.jsonl --output p.jsonl`).
+pub fn check_distinct_outputs(outputs: &[(&Path, &str)]) -> Result<(), UsageError> {
+    let key = |p: &Path| lexical(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()));
+    for (i, (a, flag_a)) in outputs.iter().enumerate() {
+        for (b, flag_b) in &outputs[..i] {
+            if key(a) == key(b) || same_file(a, b) {
+                return Err(UsageError(format!(
+                    "'{}' is both {flag_b} and {flag_a}: choose two files",
+                    a.display()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -460,3 +460,28 @@ fn build_pivot_says_a_first_line_that_is_not_json_is_not_json() {
     assert!(text(&r).contains(&want), "{}", text(&r));
     assert!(!out.exists());
 }
+
+#[test]
+fn build_pivot_refuses_to_write_over_its_tools_or_one_output_over_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = repo_root()
+        .join("tests/fixtures/pivot-build/upstream/example_multi_step.example_rollouts.jsonl");
+    let tools = dir.path().join("p.metrics.json");
+    std::fs::write(&tools, "[]\n").unwrap();
+    let out = dir.path().join("p.jsonl");
+    let base = ["build-pivot", "--input", s(&source), "--agent-ref", "a"];
+    // The metrics file of `--output p.jsonl` is the `--tools` file.
+    let r = run(&[&base[..], &["--tools", s(&tools), "--output", s(&out)]].concat());
+    assert_eq!(r.status.code(), Some(2), "{}", text(&r));
+    assert!(text(&r).contains("--tools"), "{}", text(&r));
+    assert_eq!(std::fs::read_to_string(&tools).unwrap(), "[]\n");
+    // `--config-out` equal to `--output`.
+    let r = run(&[&base[..], &["--output", s(&out), "--config-out", s(&out)]].concat());
+    assert_eq!(r.status.code(), Some(2), "{}", text(&r));
+    assert!(
+        text(&r).contains("is both --output and --config-out"),
+        "{}",
+        text(&r)
+    );
+    assert!(!out.exists());
+}
