@@ -191,17 +191,21 @@ pub fn run(args: &BuildPivotArgs) -> Result<ExitCode> {
         skipped: skipped_path.display().to_string(),
         agent_ref: args.agent_ref.clone(),
     };
-    let write = |path: &PathBuf, text: &str| -> Result<()> {
+    // Every file is written in full before any is renamed into place, and the dataset first:
+    // a full disk or a signal on the way never leaves new metrics beside an old dataset.
+    let prepare = |path: &PathBuf, text: &str| -> Result<AtomicFile> {
         let mut f = AtomicFile::create(path)?;
         f.write_all(text.as_bytes())?;
-        Ok(f.commit()?)
+        Ok(f)
     };
-    audit.commit()?;
-    write(&metrics_path, &metrics.json_text(&paths))?;
-    write(&info_path, &metrics.markdown(&paths))?;
+    let metrics_file = prepare(&metrics_path, &metrics.json_text(&paths))?;
+    let info_file = prepare(&info_path, &metrics.markdown(&paths))?;
     let stdout = &mut crate::native::out::Stdout;
     if metrics.pivot_rows_written == 0 {
         drop(rows); // no dataset: nothing to train on, so no pivot file and no config
+        audit.commit()?;
+        metrics_file.commit()?;
+        info_file.commit()?;
         let mut msg = format!(
             "no pivot written: {} source rows, {} decision points; top skip reasons:\n",
             metrics.source_rows_seen, metrics.decision_points
@@ -217,10 +221,14 @@ pub fn run(args: &BuildPivotArgs) -> Result<ExitCode> {
         crate::note!("{msg}");
         return Ok(ExitCode::FAILURE);
     }
-    rows.commit()?;
     let yaml = config::render(&config_options);
     check_yaml(&yaml, &args.agent_ref)?;
-    write(&config_path, &yaml)?;
+    let config_file = prepare(&config_path, &yaml)?;
+    rows.commit()?;
+    audit.commit()?;
+    metrics_file.commit()?;
+    info_file.commit()?;
+    config_file.commit()?;
     writeln!(stdout, "{}", metrics.headline())?;
     for (label, path) in [
         ("pivot rows", &args.output),
