@@ -112,6 +112,11 @@ pub struct HealthArgs {
     /// Also write the JSON document to `<rollouts stem>_gymscope_health.json` beside the rollouts.
     #[arg(long)]
     pub write: bool,
+    /// Judge every rollout as one action (a tool call is its answer), as for a run of pivot rows;
+    /// without it a rollout is single-step when its row or materialized input carries
+    /// `expected_action` or its agent is a single-step one (README "Single-step runs").
+    #[arg(long)]
+    pub single_step: bool,
     /// Refuse lines longer than N bytes (default 1 GiB).
     #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
@@ -227,6 +232,9 @@ pub struct ReportArgs {
     /// Profile the completed rollouts of a partial collection.
     #[arg(long)]
     pub allow_partial_rollouts: bool,
+    /// Judge every rollout of the Health section as one action (see `health --single-step`).
+    #[arg(long)]
+    pub single_step: bool,
     /// Refuse lines longer than N bytes (default 1 GiB): a file that never ends a line fails
     /// with its name and line instead of filling memory.
     #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]

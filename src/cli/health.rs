@@ -47,7 +47,8 @@ pub fn run(args: &HealthArgs) -> Result<ExitCode> {
     }
     let rollouts_name = args.rollouts.display().to_string();
     let mut builder = HealthBuilder::new(&rollouts_name, args.pass_threshold)
-        .with_max_line_bytes(args.max_line_bytes);
+        .with_max_line_bytes(args.max_line_bytes)
+        .single_step(args.single_step);
     if let Some(path) = &args.inputs {
         let name = path.display().to_string();
         for_each_chunk::<anyhow::Error>(path, &name, |chunk| {

@@ -131,7 +131,8 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
     // files beside the rollouts are small and read apart).
     let mut health = Some(
         HealthBuilder::new(&rollouts_name, crate::reward_group::DEFAULT_THRESHOLD)
-            .with_max_line_bytes(args.max_line_bytes),
+            .with_max_line_bytes(args.max_line_bytes)
+            .single_step(args.single_step),
     );
     if let (Some(failures), Some(h)) = (super::health::failures_beside(rollouts), health.as_mut()) {
         if let Err(e) = super::health::push_failures(h, &failures) {

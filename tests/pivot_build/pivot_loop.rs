@@ -125,6 +125,33 @@ fn build_collect_profile_select() {
     assert!(r.status.success(), "{}", text(&r));
     assert_eq!(jsonl(&rollouts).len(), rows.len() * 8);
     let inputs = dir.path().join("prof/rollouts_materialized_inputs.jsonl");
+
+    // The pivot rollouts are one call each by design: judged on that call, never as episodes
+    // that lack a final answer (issue 25, item 1).
+    let said = text(&r);
+    let behaviour = said.lines().find(|l| l.starts_with("Behaviour:")).unwrap();
+    assert!(
+        behaviour.contains("single-step run: ") && behaviour.contains("0.0 % without an action"),
+        "{behaviour}"
+    );
+    let r = gymscope(&[
+        "health",
+        "--inputs",
+        inputs.to_str().unwrap(),
+        rollouts.to_str().unwrap(),
+        "--fail-on",
+        "bad",
+    ]);
+    let said = text(&r);
+    assert!(r.status.success(), "no BAD rate on a single-step run: {said}");
+    assert!(
+        said.contains("mode: single-step (rows carry expected_action"),
+        "{said}"
+    );
+    assert!(
+        said.contains("Consistently unhealthy tasks (every repeat flagged, at least 2): 0"),
+        "{said}"
+    );
     let r = gymscope(&[
         "profile",
         "--inputs",

@@ -64,7 +64,7 @@ pub fn RolloutView(
                     title,
                     conversation: conversation(&value),
                     raw: serde_json::to_string_pretty(&value).unwrap_or_default(),
-                    signals: crate::health::row_signals(t.as_bytes()).ok(),
+                    signals: crate::health::row_signals(t.as_bytes(), false).ok(),
                 }),
                 Some((Err(e), _)) => Err(format!(
                     "The rollout's line no longer parses (was the file changed?): {e}"

@@ -131,6 +131,7 @@ fn agent_health(b: &HealthBuilder, agent: u32, recs: &[&Rec]) -> AgentHealth {
         .filter(|_| reasoning_output > 0.0)
         .map(|r| r / reasoning_output);
     let n = recs.len() as u64;
+    let single_step = recs.iter().filter(|r| r.signals.single_step).count() as u64;
     let tool_calls = sum(|r| r.signals.tool_calls);
     let malformed = sum(|r| r.signals.malformed_arguments);
     let tool_errors = sum(|r| r.signals.tool_error_calls);
@@ -185,6 +186,13 @@ fn agent_health(b: &HealthBuilder, agent: u32, recs: &[&Rec]) -> AgentHealth {
         rates,
         outcomes,
         cross_tab,
+        mode: match (single_step, n) {
+            (0, _) => "multi_step",
+            (k, n) if k == n => "single_step",
+            _ => "mixed",
+        },
+        single_step_rollouts: single_step,
+        single_step_by: super::mode::reasons_of(b.single_step_by.get(&agent).copied().unwrap_or(0)),
     }
 }
 
@@ -197,6 +205,8 @@ fn reason(r: &Rec) -> String {
     }
     if s.has(Flag::EmptyOutput) {
         parts.push("empty output".to_string());
+    } else if s.has(Flag::EmptyAnswer) && s.single_step {
+        parts.push("no action (neither a call nor answer text)".to_string());
     } else if s.has(Flag::EmptyAnswer) {
         parts.push("no final answer".to_string());
     }

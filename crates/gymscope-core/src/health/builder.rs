@@ -3,6 +3,7 @@
 //! file, then [`HealthBuilder::finish`]. Keeps one small record per rollout, never its text.
 
 use super::fast::Reader;
+use super::mode;
 use super::row::{self, KeyRow, Row};
 use super::signals::{signals, Signals};
 use super::summary::TrajectoryEvidence;
@@ -67,6 +68,12 @@ pub struct HealthBuilder {
     pub(super) failure_keys: HashSet<(i64, i64)>,
     pub(super) trajectory: TrajectoryEvidence,
     reader: Reader,
+    /// `--single-step`: every rollout is judged as one action (`mode`).
+    single_step: bool,
+    /// Materialized inputs carrying `expected_action` (pivot rows).
+    pivot_inputs: HashSet<(i64, i64)>,
+    /// Per agent id, why its rollouts were judged single-step (bits of `SingleStepBy`).
+    pub(super) single_step_by: HashMap<u32, u8>,
     /// Lines cut but not yet handed out (`cut_rollouts`).
     pending: Option<LineBatch>,
 }
@@ -92,6 +99,9 @@ impl HealthBuilder {
             failure_keys: HashSet::new(),
             trajectory: TrajectoryEvidence::default(),
             reader: Reader::Skim,
+            single_step: false,
+            pivot_inputs: HashSet::new(),
+            single_step_by: HashMap::new(),
             pending: None,
         }
     }
@@ -100,6 +110,13 @@ impl HealthBuilder {
     pub fn with_max_line_bytes(mut self, max: u64) -> HealthBuilder {
         self.max_line = max;
         self.rollouts.splitter = LineSplitter::with_max_line_bytes(max);
+        self
+    }
+
+    /// Judges every rollout as one action (`--single-step`), whatever its rows say.
+    #[must_use]
+    pub fn single_step(mut self, on: bool) -> HealthBuilder {
+        self.single_step = on;
         self
     }
 
@@ -114,6 +131,7 @@ impl HealthBuilder {
 
     /// Feeds a chunk of the rollouts file (any size; lines may straddle chunks).
     pub fn push_rollouts(&mut self, chunk: &[u8]) -> Result<(), HealthError> {
+        self.end_inputs()?;
         let r = jsonl::push_held(self, rollouts_splitter, chunk, |b, span, line| {
             b.rollout_line(span.line, line)
         });
@@ -123,6 +141,7 @@ impl HealthBuilder {
     /// Feeds one complete line of the rollouts file (1-based `line` number, no newline): for a
     /// caller that already splits the file into lines.
     pub fn rollout_line(&mut self, line: u64, bytes: &[u8]) -> Result<(), HealthError> {
+        self.end_inputs()?;
         self.record_rollout(line, read_rollout_by(bytes, self.reader))
     }
 
@@ -136,6 +155,7 @@ impl HealthBuilder {
         chunk: &[u8],
         mut full: impl FnMut(LineBatch),
     ) -> Result<(), HealthError> {
+        self.end_inputs()?;
         let pushed = jsonl::push_held(self, rollouts_splitter, chunk, |b, span, line| {
             let batch = b
                 .pending
@@ -199,13 +219,23 @@ impl HealthBuilder {
         if let Some(evidence) = read.trajectory {
             self.trajectory.merge(evidence);
         }
+        let mut signals = read.signals;
+        let by = mode::reasons(
+            self.single_step,
+            read.expected_action || self.pivot_inputs.contains(&(task, rollout)),
+            self.agents[agent as usize].as_deref(),
+        );
+        if by != 0 {
+            signals.judge_single_step();
+            *self.single_step_by.entry(agent).or_insert(0) |= by;
+        }
         self.recs.push(Rec {
             task,
             rollout,
             agent,
             line,
             reward: read.reward,
-            signals: read.signals,
+            signals,
         });
         Ok(())
     }
@@ -225,7 +255,15 @@ impl HealthBuilder {
             too_long: false,
         })?;
         self.expect_inputs();
-        if let Some(InputRead { key, agent }) = read {
+        if let Some(InputRead {
+            key,
+            agent,
+            expected_action,
+        }) = read
+        {
+            if expected_action {
+                self.pivot_inputs.insert(key);
+            }
             let id = self.agent_id(agent.as_deref());
             self.expected
                 .get_or_insert_with(HashMap::new)
@@ -290,9 +328,12 @@ impl HealthBuilder {
         let r = feed.splitter.push(chunk, |span, line| {
             input_line(&file, span.line, line, &mut expected, &mut agents, reader)
         });
-        for (key, agent) in agents {
+        for (key, agent, pivot) in agents {
             let id = self.agent_id(agent.as_deref());
             expected.insert(key, id);
+            if pivot {
+                self.pivot_inputs.insert(key);
+            }
         }
         self.expected = Some(expected);
         self.inputs = Some(feed);
@@ -327,8 +368,15 @@ impl HealthBuilder {
     /// Ends the files fed in chunks (their last lines without a newline); [`Self::finish`]
     /// then summarizes.
     pub(super) fn end_files(&mut self) -> Result<(), HealthError> {
-        let reader = self.reader;
+        self.end_inputs()?;
         self.end_rollouts()?;
+        self.end_failures()
+    }
+
+    /// Ends the materialized inputs fed in chunks (their last line without a newline): before
+    /// the first rollout is recorded, which may take its agent or its mode from them.
+    fn end_inputs(&mut self) -> Result<(), HealthError> {
+        let reader = self.reader;
         if let Some(mut feed) = self.inputs.take() {
             let mut expected = self.expected.take().unwrap_or_default();
             let mut agents = Vec::new();
@@ -342,12 +390,20 @@ impl HealthBuilder {
                     reader,
                 )
             })?;
-            for (key, agent) in agents {
+            for (key, agent, pivot) in agents {
                 let id = self.agent_id(agent.as_deref());
                 expected.insert(key, id);
+                if pivot {
+                    self.pivot_inputs.insert(key);
+                }
             }
             self.expected = Some(expected);
         }
+        Ok(())
+    }
+
+    fn end_failures(&mut self) -> Result<(), HealthError> {
+        let reader = self.reader;
         if let Some(mut feed) = self.failures.take() {
             let classes = self.failure_classes.get_or_insert_with(BTreeMap::new);
             let keys = &mut self.failure_keys;
@@ -382,6 +438,8 @@ pub struct RolloutRead {
     signals: Signals,
     /// What the row's `ng_trajectory` adds to the run's evidence.
     trajectory: Option<TrajectoryEvidence>,
+    /// The row carries `expected_action` (a pivot row: `mode`).
+    expected_action: bool,
 }
 
 /// Reads one rollout line: `None` for a blank line; the error says what is wrong with the row
@@ -431,6 +489,7 @@ fn rollout_read(row: Row, reader: Reader) -> Result<RolloutRead, String> {
         reward: row::reward(row.reward.as_ref()),
         signals: signals(row.response.as_ref(), reader),
         trajectory,
+        expected_action: row.expected_action.is_some(),
     })
 }
 
@@ -439,6 +498,7 @@ fn rollout_read(row: Row, reader: Reader) -> Result<RolloutRead, String> {
 pub struct InputRead {
     key: (i64, i64),
     agent: Option<String>,
+    expected_action: bool,
 }
 
 /// Reads one materialized-inputs line (`None` for a blank line), for
@@ -450,6 +510,7 @@ pub fn read_input(bytes: &[u8]) -> Result<Option<InputRead>, String> {
     Ok(Some(InputRead {
         key: key_of(&row),
         agent: agent_name(&row),
+        expected_action: row.expected_action.is_some(),
     }))
 }
 
@@ -463,6 +524,7 @@ pub fn read_input_beside(
     Some(checked_keys(row).map(|row| InputRead {
         key: key_of(&row),
         agent: agent_name(&row),
+        expected_action: row.expected_action.is_some(),
     }))
 }
 
@@ -476,11 +538,18 @@ fn agent_name(row: &KeyRow) -> Option<String> {
     })
 }
 
-/// The signals of one rollout row (a rollout view reading a single line); the error says what
-/// is wrong with the row (the caller names the file and line).
-pub fn row_signals(line: &[u8]) -> Result<Signals, String> {
+/// The signals of one rollout row (a rollout view reading a single line), judged as one action
+/// when the row says it is single-step (`expected_action`, a single-step agent) or
+/// `single_step` is set; the error says what is wrong with the row (the caller names the file
+/// and line).
+pub fn row_signals(line: &[u8], single_step: bool) -> Result<Signals, String> {
     let row = read_row(line, Reader::Skim)?;
-    Ok(signals(row.response.as_ref(), Reader::Skim))
+    let mut s = signals(row.response.as_ref(), Reader::Skim);
+    let agent = row.agent_ref.as_ref().and_then(|a| a.name.as_deref());
+    if mode::reasons(single_step, row.expected_action.is_some(), agent) != 0 {
+        s.judge_single_step();
+    }
+    Ok(s)
 }
 
 /// A rollout row: by skimming when the reader is sure (`fast`), else by serde.
@@ -574,7 +643,7 @@ fn input_line(
     line: u64,
     bytes: &[u8],
     expected: &mut HashMap<(i64, i64), u32>,
-    agents: &mut Vec<((i64, i64), Option<String>)>,
+    agents: &mut Vec<((i64, i64), Option<String>, bool)>,
     reader: Reader,
 ) -> Result<(), HealthError> {
     let Some(row) = key_row(file, line, bytes, reader)? else {
@@ -583,7 +652,7 @@ fn input_line(
     let agent = agent_name(&row);
     let key = key_of(&row);
     expected.insert(key, 0);
-    agents.push((key, agent));
+    agents.push((key, agent, row.expected_action.is_some()));
     Ok(())
 }
 

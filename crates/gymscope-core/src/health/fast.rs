@@ -51,6 +51,7 @@ pub(crate) fn read_row_beside<'t>(
         agent_ref: None,
         response: None,
         ng_trajectory: None,
+        expected_action: None,
     };
     let mut seen = Seen::default();
     let end = members(text, skim::skip_ws(line, 0), |name, at| {
@@ -79,6 +80,7 @@ pub(crate) fn read_row_beside<'t>(
                 row.agent_ref = seen.once(3, agent)?;
             }
             "ng_trajectory" => row.ng_trajectory = seen.once(5, raw(value))?,
+            "expected_action" => row.expected_action = seen.once(6, raw(value))?,
             _ => {}
         }
         Some(end)
@@ -107,6 +109,7 @@ pub(crate) fn read_key_row_beside<'t>(
         rollout: None,
         agent_ref: None,
         class: None,
+        expected_action: None,
     };
     let mut seen = Seen::default();
     let end = members(text, skim::skip_ws(line, 0), |name, at| {
@@ -120,6 +123,7 @@ pub(crate) fn read_key_row_beside<'t>(
             "_ng_rollout_index" => row.rollout = seen.once(1, small(value)?)?,
             "agent_ref" => row.agent_ref = seen.once(2, raw(value))?,
             "_ng_failure_class" => row.class = seen.once(3, small(value)?)?,
+            "expected_action" => row.expected_action = seen.once(4, raw(value))?,
             _ => {}
         }
         Some(end)

@@ -4,6 +4,7 @@
 //!
 //! - `row`: one rollout row read once, borrowed, as deep as the signals look; `fast` reads it by
 //!   skimming (serde's `row` for what it leaves), `fast_values` the values the signals parse;
+//! - `mode`: single-step runs (pivot rows, one-call agents) and how their one action is judged;
 //! - `signals`: the per-rollout [`Signals`] (truncation, final answer, tools, loops, turns, tokens);
 //! - `builder`: [`HealthBuilder`], the streaming accumulator (rollouts, materialized inputs,
 //!   failures file), fed chunks or lines — alone, or beside a `ProfileBuilder` in the same read;
@@ -20,6 +21,7 @@ mod fast;
 #[cfg(test)]
 mod fast_tests;
 mod fast_values;
+pub mod mode;
 mod row;
 mod rules;
 mod signals;
@@ -36,7 +38,7 @@ pub use summary::{
     agent_label, AgentHealth, Buckets, Dist, HealthReport, Level, Rate, RolloutCounts,
     TaskOutcomes, TokenUse, TrajectoryEvidence, UnhealthyTask, WorstRollout,
 };
-pub use text::{behaviour_line, text};
+pub use text::{behaviour_line, mode_line, text};
 
 /// A per-rollout flag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

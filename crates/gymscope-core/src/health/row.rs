@@ -32,6 +32,9 @@ pub(super) struct Row<'a> {
     pub response: Option<Response<'a>>,
     #[serde(borrow, default)]
     pub ng_trajectory: Option<Raw<'a>>,
+    /// Present on a pivot row (`mode`): only whether it is there matters.
+    #[serde(borrow, default)]
+    pub expected_action: Option<Raw<'a>>,
 }
 
 #[derive(Deserialize, Debug, PartialEq)]
@@ -116,6 +119,8 @@ pub(super) struct KeyRow<'a> {
     pub agent_ref: Option<Raw<'a>>,
     #[serde(rename = "_ng_failure_class", default)]
     pub class: Option<serde_json::Value>,
+    #[serde(borrow, default)]
+    pub expected_action: Option<Raw<'a>>,
 }
 
 /// The part of `ng_trajectory` shown beside the behavioural signals (read leniently: a

@@ -45,6 +45,8 @@ pub struct Signals {
     /// call, the cut-off last item of a truncated reply, the blank final answer, the last item
     /// of a rollout that ended on a tool. Empty for a healthy rollout (no allocation).
     pub marks: Vec<Mark>,
+    /// Judged as one action (`mode`): a single-step run's rollout.
+    pub single_step: bool,
 }
 
 /// One offending item: its index in `response.output` and the flag it raised.

@@ -451,11 +451,11 @@ fn per_rollout_signals_for_a_flags_column_and_one_row() {
         .collect();
     assert_eq!(all[0], ((0, 0), 1, Some("a"), 0));
     assert_eq!(all[1].0, (3, 1));
-    let s = row_signals(loop_row.as_bytes()).unwrap();
+    let s = row_signals(loop_row.as_bytes(), false).unwrap();
     assert!(s.has(Flag::Loop) && s.has(Flag::EndedOnTool) && s.has(Flag::DanglingCall));
     assert_eq!(s.loop_call, Some(("s".to_string(), 2)));
     assert_eq!(
-        row_signals(b"[]").unwrap_err(),
+        row_signals(b"[]", false).unwrap_err(),
         "the row is not a JSON object"
     );
 }
@@ -477,7 +477,7 @@ fn the_offending_items_are_marked() {
             msg("done"),
         ]}),
     );
-    let s = row_signals(r.as_bytes()).unwrap();
+    let s = row_signals(r.as_bytes(), false).unwrap();
     assert_eq!(
         marked(&s, Flag::Loop),
         [0, 2, 6],
@@ -500,7 +500,7 @@ fn the_offending_items_are_marked() {
         json!({"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"},
                "output": [msg("thinking"), msg("  ")]}),
     );
-    let s = row_signals(t.as_bytes()).unwrap();
+    let s = row_signals(t.as_bytes(), false).unwrap();
     assert_eq!(marked(&s, Flag::Truncated), [1]);
     assert_eq!(marked(&s, Flag::EmptyAnswer), [1]);
     assert!(marked(&s, Flag::EndedOnTool).is_empty());
@@ -512,7 +512,7 @@ fn the_offending_items_are_marked() {
         0.0,
         json!({"output": [msg("a"), call("f", "{}", "z"), out("z", "1")]}),
     );
-    let s = row_signals(e.as_bytes()).unwrap();
+    let s = row_signals(e.as_bytes(), false).unwrap();
     assert_eq!(marked(&s, Flag::EndedOnTool), [2]);
     assert!(!s.has(Flag::Loop) && s.marked(Flag::Loop).next().is_none());
 
@@ -523,5 +523,5 @@ fn the_offending_items_are_marked() {
         1.0,
         json!({"status": "completed", "output": [msg("42")]}),
     );
-    assert!(row_signals(ok.as_bytes()).unwrap().marks.is_empty());
+    assert!(row_signals(ok.as_bytes(), false).unwrap().marks.is_empty());
 }

@@ -97,6 +97,9 @@ pub fn text(h: &HealthReport) -> String {
             a.rollouts,
             a.tool_calls
         );
+        if let Some(mode) = mode_line(a) {
+            let _ = writeln!(out, "  {mode}");
+        }
         for rate in &a.rates {
             let of = super::THRESHOLDS
                 .iter()
@@ -295,14 +298,43 @@ fn upstream(out: &mut String, u: &super::upstream::Upstream) {
     }
 }
 
+/// How an agent's rollouts were judged, when any was single-step: the mode, why, and what
+/// `empty_answer` then counts.
+pub fn mode_line(a: &super::AgentHealth) -> Option<String> {
+    if a.single_step_rollouts == 0 {
+        return None;
+    }
+    let by: Vec<&str> = a.single_step_by.iter().map(|r| r.describe()).collect();
+    let share = if a.mode == "mixed" {
+        format!(" for {} of {} rollouts", a.single_step_rollouts, a.rollouts)
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "mode: single-step{share} ({}): each rollout is one action, a tool call is its answer; empty_answer counts rollouts with no action",
+        by.join(", ")
+    ))
+}
+
 /// One line of behavioural flags over every agent, printed after upstream's two health lines
 /// at the end of `gymscope collect` / `health-check` (README "Observability": `Behaviour: …`).
 pub fn behaviour_line(h: &HealthReport) -> String {
     let sum = |f: fn(&super::AgentHealth) -> u64| h.agents.iter().map(f).sum::<u64>();
     let rollouts = sum(|a| a.rollouts);
     let share = |n: u64, of: u64| percent((of > 0).then(|| n as f64 / of as f64));
+    let single_step = sum(|a| a.single_step_rollouts);
+    let mode = match single_step {
+        0 => String::new(),
+        n if n == rollouts => "single-step run: ".to_string(),
+        n => format!("{n} single-step rollouts: "),
+    };
+    let empty = if single_step > 0 && single_step == rollouts {
+        "without an action"
+    } else {
+        "empty answers"
+    };
     format!(
-        "Behaviour: {} truncated, {} empty answers, {} ended on a tool, {} loops, {} tool-error calls, {} malformed tool arguments ({} rollouts; `gymscope health` for details)",
+        "Behaviour: {mode}{} truncated, {} {empty}, {} ended on a tool, {} loops, {} tool-error calls, {} malformed tool arguments ({} rollouts; `gymscope health` for details)",
         share(sum(|a| a.truncated), rollouts),
         share(sum(|a| a.empty_answer), rollouts),
         share(sum(|a| a.ended_on_tool), rollouts),

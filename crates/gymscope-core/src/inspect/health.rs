@@ -186,6 +186,7 @@ pub fn attach(
             tool_calls: a.tool_calls,
             rates: a.rates.iter().map(RateCell::of).collect(),
             buckets: Buckets::of(&a.outcomes),
+            mode: crate::health::mode_line(a),
         })
         .collect();
     let trajectory = report.trajectory.as_ref().map(|t| Trajectory {
@@ -510,7 +511,7 @@ mod tests {
                 {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "I will"}]}
             ]}})
         .to_string();
-        let s = crate::health::row_signals(line.as_bytes()).unwrap();
+        let s = crate::health::row_signals(line.as_bytes(), false).unwrap();
         let words: Vec<String> = badges(&s).into_iter().map(|(_, w)| w).collect();
         assert_eq!(
             words,

@@ -96,6 +96,9 @@ pub struct AgentRow {
     pub tool_calls: u64,
     pub rates: Vec<RateCell>,
     pub buckets: Buckets,
+    /// How its rollouts were judged, when any was single-step ("mode: single-step (…): …").
+    #[serde(default)]
+    pub mode: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -36,6 +36,16 @@ pub(super) fn section(out: &mut String, h: &HealthReport) {
         },
         h.pass_threshold
     );
+    for a in &h.agents {
+        if let Some(mode) = crate::health::mode_line(a) {
+            let _ = write!(
+                out,
+                "<p class=\"note mode\">{}: {}</p>",
+                escape(agent_label(a.agent.as_deref())),
+                escape(&mode)
+            );
+        }
+    }
     out.push_str("<div class=\"scroll\"><table id=\"health-table\"><thead><tr><th>agent</th><th>rollouts</th>");
     if let Some(a) = h.agents.first() {
         for r in &a.rates {

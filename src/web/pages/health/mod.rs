@@ -90,6 +90,15 @@ fn health_view(h: &HealthView, link: HealthLink, to_profile: Callback<()>) -> im
         }
         .into_any()
     };
+    // A single-step run is judged on its one action; say so before any rate is read.
+    let modes = h
+        .agents
+        .iter()
+        .filter_map(|a| {
+            let mode = a.mode.clone()?;
+            Some(view! { <p class="muted" data-testid="health-mode">{format!("{}: {mode}", a.agent)}</p> })
+        })
+        .collect_view();
     // Rates as rows (each with its threshold), agents as columns: a run has few agents.
     let agent_head = h
         .agents
@@ -181,6 +190,7 @@ fn health_view(h: &HealthView, link: HealthLink, to_profile: Callback<()>) -> im
             <h2>"Rollout health"</h2>
             <p data-testid="health-headline">{headline}</p>
             <p class="muted">{counts}</p>
+            {modes}
             {verdict}
             {run_rates}
             <h2>"Rates per agent"</h2>
