@@ -143,7 +143,10 @@ fn build_collect_profile_select() {
         "bad",
     ]);
     let said = text(&r);
-    assert!(r.status.success(), "no BAD rate on a single-step run: {said}");
+    assert!(
+        r.status.success(),
+        "no BAD rate on a single-step run: {said}"
+    );
     assert!(
         said.contains("mode: single-step (rows carry expected_action"),
         "{said}"

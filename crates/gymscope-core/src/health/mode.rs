@@ -188,7 +188,7 @@ mod tests {
         ];
         for (why, inputs, rollout, flag, by) in cases {
             for serde in [false, true] {
-                let h = report(&inputs, &[rollout.clone()], flag, serde);
+                let h = report(&inputs, std::slice::from_ref(&rollout), flag, serde);
                 let a = &h.agents[0];
                 assert_eq!(
                     (a.mode, a.single_step_rollouts, a.single_step_by.as_slice()),
