@@ -32,6 +32,7 @@ pub mod pivot;
 pub mod pivot_build;
 pub mod plot;
 pub mod profile;
+pub mod query;
 pub mod record;
 pub mod render;
 pub mod report;

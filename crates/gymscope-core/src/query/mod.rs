@@ -1,0 +1,254 @@
+//! The query language: one small expression over rollout rows (`reward == 0 and output ~
+//! "\\boxed"`), parsed and evaluated here for the CLI's `gymscope query` (README "gymscope
+//! query").
+//!
+//! - `lex`, `parse`: tokens with their columns, and the tree (precedence, errors that name the
+//!   column and what was expected);
+//! - `field`: what each name refers to in a row;
+//! - `eval`: the evaluation on one row, two-valued;
+//! - `prefilter`: the substrings a row must hold for a text predicate to match, so that a row
+//!   without them is answered without parsing it.
+
+mod eval;
+mod field;
+mod lex;
+mod parse;
+mod prefilter;
+
+pub use eval::Hit;
+pub use field::{Field, Scope, BUILT_IN};
+pub use lex::Op;
+pub use parse::{Expr, Lit, Pattern};
+
+use crate::record::{AgentField, IndexField, KeyTable, Reward, RowKind};
+use crate::reward_group::Outcomes;
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// A malformed expression: where and what was expected there.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("column {column}: {message}")]
+pub struct ParseError {
+    pub column: usize,
+    pub message: String,
+}
+
+/// A parsed expression and what reading a run for it needs.
+#[derive(Clone, Debug)]
+pub struct Query {
+    pub source: String,
+    expr: Expr,
+    needles: Option<Vec<String>>,
+}
+
+/// What a query knows of the run beyond one row: task aggregates, each rollout's agent from the
+/// materialized inputs, upstream's verdicts, the pass threshold and the health mode.
+#[derive(Clone, Debug, Default)]
+pub struct RunFacts {
+    pub tasks: HashMap<i64, TaskStats>,
+    pub input_agents: HashMap<(i64, i64), String>,
+    pub verdicts: Option<HashMap<(i64, i64), String>>,
+    pub pass_threshold: f64,
+    /// `--single-step`: health flags judge every rollout as one action.
+    pub single_step: bool,
+}
+
+/// A task's rollouts in this run: their numeric rewards (booleans as 0/1) and outcomes.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TaskStats {
+    sum: f64,
+    rewards: u32,
+    pub outcomes: Outcomes,
+}
+
+impl TaskStats {
+    pub fn add(&mut self, reward: Option<f64>, threshold: f64) {
+        if let Some(r) = reward.filter(|r| !r.is_nan()) {
+            self.sum += r;
+            self.rewards += 1;
+        }
+        self.outcomes.add(reward, threshold);
+    }
+    /// The mean of the numeric rewards (the profile's `mean/reward`).
+    pub fn mean(&self) -> Option<f64> {
+        (self.rewards > 0).then(|| self.sum / f64::from(self.rewards))
+    }
+    /// The share of graded rollouts whose reward passes.
+    pub fn pass_rate(&self) -> Option<f64> {
+        let n = self.outcomes.successes + self.outcomes.failures;
+        (n > 0).then(|| f64::from(self.outcomes.successes) / f64::from(n))
+    }
+}
+
+/// One row read for a query: its key, agent and reward, by the profile's reader.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeyedRow {
+    pub key: (i64, i64),
+    /// `agent_ref.name` of the row itself.
+    pub agent: Option<String>,
+    pub reward: Option<Value>,
+}
+
+/// A row that matched: its key and agent, the first text hit, and the row parsed (when it was).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Matched {
+    pub key: (i64, i64),
+    pub agent: Option<String>,
+    pub reward: Option<Value>,
+    pub hit: Option<Hit>,
+    /// Values of the fields asked for (`--fields`, the table's columns), as JSON (`None`: missing).
+    pub fields: Vec<Option<Value>>,
+}
+
+/// Reads one rollout line with the profile's reader: `Ok(None)` for a blank line; the error
+/// names the column or field (the caller names the file and line).
+pub fn read_keyed(line: &[u8]) -> Result<Option<KeyedRow>, String> {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    let mut keys = KeyTable::default();
+    let row = crate::record::parse_row(line, RowKind::Rollout, &mut keys)
+        .map_err(|e| format!("column {}: {}", e.column, e.message))?;
+    let index = |name: &str, f: IndexField| match f {
+        IndexField::Int(v) => Ok(v),
+        IndexField::Missing => Err(format!("field `{name}` is missing")),
+        IndexField::Invalid(what) => {
+            Err(format!("field `{name}` must be an integer, found {what}"))
+        }
+    };
+    let key = (
+        index(crate::gym::keys::TASK_INDEX, row.task)?,
+        index(crate::gym::keys::ROLLOUT_INDEX, row.rollout)?,
+    );
+    let agent = match row.agent {
+        AgentField::Name(n) => Some(n.into_string()),
+        _ => None,
+    };
+    let reward = row.reward.map(|r| match r {
+        Reward::Num(crate::json::Num::Int(i)) => Value::from(i),
+        Reward::Num(crate::json::Num::UInt(u)) => Value::from(u),
+        Reward::Num(crate::json::Num::Float(f)) => {
+            serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)
+        }
+        Reward::Other(v) => *v,
+    });
+    Ok(Some(KeyedRow { key, agent, reward }))
+}
+
+impl Query {
+    /// Parses `source`; the error names the column.
+    pub fn parse(source: &str) -> Result<Query, ParseError> {
+        let expr = parse::parse(source)?;
+        let needles = prefilter::needles(&expr);
+        Ok(Query {
+            source: source.to_string(),
+            expr,
+            needles,
+        })
+    }
+
+    pub fn expr(&self) -> &Expr {
+        &self.expr
+    }
+
+    /// Every field the expression names.
+    pub fn fields(&self) -> Vec<&Field> {
+        fn walk<'e>(e: &'e Expr, out: &mut Vec<&'e Field>) {
+            match e {
+                Expr::Or(a, b) | Expr::And(a, b) => {
+                    walk(a, out);
+                    walk(b, out);
+                }
+                Expr::Not(a) => walk(a, out),
+                Expr::Cmp { field, .. } | Expr::Match { field, .. } | Expr::Truthy(field) => {
+                    out.push(field)
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.expr, &mut out);
+        out
+    }
+
+    /// Whether the task aggregates are needed (a first read of the run's rewards).
+    pub fn needs_tasks(&self) -> bool {
+        self.fields().iter().any(|f| {
+            matches!(
+                f,
+                Field::TaskMeanReward | Field::TaskPassRate | Field::TaskGroup
+            )
+        })
+    }
+
+    /// Whether `line` (read as `row`) matches; `extra` are the fields whose values the caller
+    /// wants of a match.
+    pub fn matches(
+        &self,
+        line: &[u8],
+        row: KeyedRow,
+        facts: &RunFacts,
+        extra: &[Field],
+    ) -> Option<Matched> {
+        if let Some(needles) = &self.needles {
+            if !prefilter::may_hold(line, needles) {
+                return None;
+            }
+        }
+        let agent = row
+            .agent
+            .or_else(|| facts.input_agents.get(&row.key).cloned());
+        let view = eval::RowView::new(line, row.key, agent, row.reward, facts);
+        let mut hit = None;
+        if !eval::eval(&self.expr, &view, &mut hit, false) {
+            return None;
+        }
+        Some(Matched {
+            key: view.key,
+            fields: extra.iter().map(|f| view.field(f)).collect(),
+            agent: view.agent.clone(),
+            reward: view.reward.clone(),
+            hit,
+        })
+    }
+
+    /// The same answer without the prefilter: the reference the fast path is tested against.
+    #[doc(hidden)]
+    pub fn matches_slowly(&self, line: &[u8], row: KeyedRow, facts: &RunFacts) -> bool {
+        let agent = row
+            .agent
+            .or_else(|| facts.input_agents.get(&row.key).cloned());
+        let view = eval::RowView::new(line, row.key, agent, row.reward, facts);
+        eval::eval(&self.expr, &view, &mut None, false)
+    }
+}
+
+/// The top-level keys of a row (for `--strict`'s list of the run's fields).
+pub fn top_level_keys(line: &[u8]) -> Vec<String> {
+    #[derive(serde::Deserialize)]
+    struct Keys(#[serde(with = "keys_only")] Vec<String>);
+    mod keys_only {
+        use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Vec<String>;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("an object")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Vec<String>, A::Error> {
+                    let mut out = Vec::new();
+                    while let Some(k) = m.next_key::<String>()? {
+                        m.next_value::<IgnoredAny>()?;
+                        out.push(k);
+                    }
+                    Ok(out)
+                }
+            }
+            d.deserialize_map(V)
+        }
+    }
+    serde_json::from_slice::<Keys>(line).map_or_else(|_| Vec::new(), |k| k.0)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,54 @@
+//! The substrings a row must hold for the expression to be true, found on the raw line so that a
+//! row without any of them is answered without parsing it (a text query over a large run
+//! mostly reads rows that do not match).
+//!
+//! Sound because a needle is printable ASCII without `"`, `\` or `/`: JSON writes such
+//! characters literally, except as `\u00XX` escapes, and a line holding one of those (XX below
+//! 0x80) is always evaluated in full.
+
+use super::field::Field;
+use super::parse::{Expr, Pattern};
+
+/// `None`: no requirement; `Some(n)`: the row must hold at least one of `n`.
+pub(super) fn needles(e: &Expr) -> Option<Vec<String>> {
+    match e {
+        Expr::Match {
+            field: Field::Scope(_) | Field::Path(_) | Field::Usage(_),
+            pattern: Pattern::Substring(s),
+        } if safe(s) => Some(vec![s.clone()]),
+        Expr::And(a, b) => match (needles(a), needles(b)) {
+            (Some(x), Some(y)) => Some(if x.len() <= y.len() { x } else { y }),
+            (x, y) => x.or(y),
+        },
+        Expr::Or(a, b) => {
+            let mut x = needles(a)?;
+            x.extend(needles(b)?);
+            Some(x)
+        }
+        _ => None,
+    }
+}
+
+fn safe(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| (0x20..0x7f).contains(&b) && !matches!(b, b'"' | b'\\' | b'/'))
+}
+
+/// Whether `line` may make the expression true: it holds a needle, or an escape that could
+/// hide one.
+pub(super) fn may_hold(line: &[u8], needles: &[String]) -> bool {
+    needles
+        .iter()
+        .any(|n| memchr::memmem::find(line, n.as_bytes()).is_some())
+        || ascii_escape(line)
+}
+
+/// A `\u00XX` escape of an ASCII character (XX below 0x80) somewhere in the line.
+fn ascii_escape(line: &[u8]) -> bool {
+    memchr::memmem::find_iter(line, b"\\u00").any(|at| {
+        // An escaped backslash before it (`\\u00…`) is text, but counting that is not needed:
+        // a false positive only costs the full evaluation.
+        matches!(line.get(at + 4), Some(b'0'..=b'7'))
+    })
+}
