@@ -71,10 +71,66 @@ pub enum Command {
     /// `rollout_verdicts.jsonl` when they sit beside it). Findings never change the exit code
     /// unless --fail-on says so (exit 3).
     Health(HealthArgs),
+    /// Find the rollouts where an expression holds: `gymscope query run.jsonl 'reward == 0 and
+    /// output ~ "\\boxed"'` (the language: README "gymscope query").
+    ///
+    /// A table on a terminal, `TASK ROLLOUT` keys otherwise; `--format jsonl` writes the matching
+    /// rows byte for byte. A malformed expression is a usage error (exit 2) naming its column.
+    Query(QueryArgs),
     /// NeMo Gym's rollout health check on a finished run (`gym eval health-check`): upstream's
     /// check catalog over each row's `ng_trajectory`, writing `quality_summary.json` and
     /// `rollout_verdicts.jsonl` into RUN_DIR, then gymscope's behaviour line.
     HealthCheck(HealthCheckArgs),
+}
+
+/// `--format` of `query`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueryFormat {
+    /// Task, rollout, agent, reward, output tokens, line, the first text match.
+    Table,
+    /// `TASK ROLLOUT` per line, in file order.
+    Keys,
+    /// The matching rows as they are in the file.
+    Jsonl,
+    /// One document: count, expression, keys, per-agent counts.
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct QueryArgs {
+    /// `ROLLOUTS EXPR`, or `EXPR` alone with --rollouts.
+    #[arg(value_name = "ROLLOUTS EXPR", num_args = 1..=2, required = true)]
+    pub positional: Vec<String>,
+    /// The rollouts JSONL (instead of the first positional), as for `profile`.
+    #[arg(long, value_name = "FILE")]
+    pub rollouts: Option<PathBuf>,
+    /// The run's `*_materialized_inputs.jsonl`: the agent of a rollout row without `agent_ref`.
+    #[arg(long, value_name = "FILE")]
+    pub inputs: Option<PathBuf>,
+    /// Output: `table` on a terminal, `keys` otherwise, unless given.
+    #[arg(long, value_enum)]
+    pub format: Option<QueryFormat>,
+    /// Print only the number of matching rollouts.
+    #[arg(long)]
+    pub count: bool,
+    /// Stop after N matches.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u64>,
+    /// Extra table columns (fields of the language: `wer,usage.total_tokens`).
+    #[arg(long, value_name = "A,B,…", value_delimiter = ',')]
+    pub fields: Vec<String>,
+    /// A field the run does not have is an error (listing the fields it has), not a missing value.
+    #[arg(long)]
+    pub strict: bool,
+    /// `task.pass_rate` and `task.group` count a rollout as passing at reward >= X.
+    #[arg(long, value_parser = finite, value_name = "X", default_value_t = crate::reward_group::DEFAULT_THRESHOLD)]
+    pub pass_threshold: f64,
+    /// `health.*` judge every rollout as one action (see `health --single-step`).
+    #[arg(long)]
+    pub single_step: bool,
+    /// Refuse lines longer than N bytes (default 1 GiB).
+    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    pub max_line_bytes: u64,
 }
 
 /// `--format` of `health`.

@@ -9,6 +9,7 @@ mod health_check;
 mod hydra_args;
 mod profile;
 mod progress;
+mod query;
 mod report;
 mod select_pivot;
 mod validate_pivot;
@@ -50,6 +51,7 @@ pub fn run() -> ExitCode {
         Command::SelectPivot(args) => select_pivot::run(&args),
         Command::Health(args) => health::run(&args),
         Command::HealthCheck(args) => health_check::run(&args),
+        Command::Query(args) => query::run(&args),
     };
     // Whatever the command printed last is flushed; a stdout that failed (not a closed pipe)
     // makes a command that succeeded fail, naming standard output.

@@ -18,6 +18,16 @@ use std::sync::Mutex;
 /// The first stdout write error that was not a closed pipe.
 static STDOUT_ERROR: Mutex<Option<io::Error>> = Mutex::new(None);
 
+/// Stdout's reader is gone (`| head` has read enough): a command that streams its results can
+/// stop reading its input.
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether a write to stdout met a closed pipe, or failed: nothing more printed will be read.
+pub fn stdout_gone() -> bool {
+    STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed)
+        || STDOUT_ERROR.lock().is_ok_and(|e| e.is_some())
+}
+
 /// Writes to stdout; errors are kept for [`finish`] (a closed pipe is no error).
 pub fn stdout(args: fmt::Arguments, newline: bool) {
     let mut text = args.to_string();
@@ -28,6 +38,21 @@ pub fn stdout(args: fmt::Arguments, newline: bool) {
         .lock()
         .write_all(&terminal_safe(text.as_bytes()))
     {
+        remember(e);
+    }
+}
+
+/// Writes `bytes` to stdout as they are when stdout is not a terminal (`query --format jsonl >
+/// rows.jsonl` copies rows byte for byte), through [`terminal_safe`] when it is.
+pub fn stdout_bytes(bytes: &[u8]) {
+    use std::io::IsTerminal;
+    let out = io::stdout();
+    let shown = if out.is_terminal() {
+        terminal_safe(bytes)
+    } else {
+        Cow::Borrowed(bytes)
+    };
+    if let Err(e) = out.lock().write_all(&shown) {
         remember(e);
     }
 }
@@ -109,6 +134,7 @@ pub fn is_closed_pipe(e: &io::Error) -> bool {
 
 fn remember(e: io::Error) {
     if is_closed_pipe(&e) {
+        STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
         return;
     }
     if let Ok(mut first) = STDOUT_ERROR.lock() {

@@ -168,6 +168,7 @@ fn every_command(dir: &Path) -> Vec<(&'static str, Vec<String>)> {
             ],
         ),
         ("health", vec![p(&rollouts)]),
+        ("query", vec![p(&rollouts), "reward > -5".into()]),
         ("health-check", vec![p(&run_dir)]),
         (
             "compare",

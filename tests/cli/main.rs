@@ -19,4 +19,5 @@ mod pivot_gym_repo;
 mod pivot_parity;
 mod plot_model;
 mod profile_cases;
+mod query;
 mod report;

@@ -19,7 +19,7 @@ pub struct LineBatch {
 }
 
 impl LineBatch {
-    pub(crate) fn new(kind: RowKind) -> Self {
+    pub fn new(kind: RowKind) -> Self {
         LineBatch {
             kind,
             bytes: Vec::with_capacity(BATCH_BYTES + BATCH_BYTES / 4),
@@ -27,16 +27,16 @@ impl LineBatch {
         }
     }
 
-    pub(crate) fn push(&mut self, span: LineSpan, line: &[u8]) {
+    pub fn push(&mut self, span: LineSpan, line: &[u8]) {
         self.lines.push((span, self.bytes.len()));
         self.bytes.extend_from_slice(line);
     }
 
-    pub(crate) fn is_full(&self) -> bool {
+    pub fn is_full(&self) -> bool {
         self.bytes.len() >= BATCH_BYTES
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.lines.is_empty()
     }
 

@@ -21,6 +21,27 @@ pub struct Hit {
     pub range: (usize, usize),
 }
 
+impl Hit {
+    /// The match with up to `width` characters of context either side, on one line (newlines
+    /// and tabs shown as spaces): `(before, matched, after)`, an ellipsis where text was cut.
+    pub fn context(&self, width: usize) -> (String, String, String) {
+        let flat = |s: &str| s.replace(['\n', '\r', '\t'], " ");
+        let (start, end) = self.range;
+        let before = &self.text[..start];
+        let cut = before.char_indices().rev().nth(width.saturating_sub(1));
+        let before = match cut {
+            Some((at, _)) if at > 0 => format!("…{}", &before[at..]),
+            _ => before.to_string(),
+        };
+        let after = &self.text[end..];
+        let after = match after.char_indices().nth(width) {
+            Some((at, _)) => format!("{}…", &after[..at]),
+            None => after.to_string(),
+        };
+        (flat(&before), flat(&self.text[start..end]), flat(&after))
+    }
+}
+
 /// One rollout row as the expression sees it.
 pub(super) struct RowView<'a> {
     pub line: &'a [u8],

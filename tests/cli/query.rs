@@ -1,0 +1,249 @@
+//! `gymscope query` end to end: every output format on a three-agent agentic run, file order,
+//! byte-for-byte rows, usage errors with their column (exit 2), bad rows naming file and line,
+//! the inputs' agents, `--strict`, upstream's verdicts beside the run, and a closed pipe.
+
+use crate::common::{gymscope_bin, run_gymscope};
+use gymscope_testkit::gen_run::generate_agentic;
+use serde_json::Value;
+use std::path::Path;
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn stdout(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The keys of the rows the reference evaluation (the JSON read by serde, here) finds.
+fn lines(p: &Path) -> Vec<(String, Value)> {
+    std::fs::read_to_string(p)
+        .unwrap()
+        .lines()
+        .map(|l| (l.to_string(), serde_json::from_str(l).unwrap()))
+        .collect()
+}
+
+fn key(v: &Value) -> String {
+    format!("{} {}", v["_ng_task_index"], v["_ng_rollout_index"])
+}
+
+#[test]
+fn formats_keys_jsonl_json_count_and_limit_on_an_agentic_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, rollouts) = generate_agentic(dir.path(), "run", 30, 4, 3000);
+    let rows = lines(&rollouts);
+    let expr = r#"agent == "library_tool_agent" and reward == 0"#;
+    let want: Vec<String> = rows
+        .iter()
+        .filter(|(_, v)| v["agent_ref"]["name"] == "library_tool_agent" && v["reward"] == 0.0)
+        .map(|(_, v)| key(v))
+        .collect();
+    assert!(want.len() > 5, "{}", want.len());
+
+    // Keys by default when stdout is not a terminal, in file order.
+    let o = run_gymscope(&["query", s(&rollouts), expr]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().collect::<Vec<_>>(), want);
+
+    // The same with --rollouts.
+    let o = run_gymscope(&["query", "--rollouts", s(&rollouts), expr]);
+    assert_eq!(stdout(&o).lines().collect::<Vec<_>>(), want);
+
+    // jsonl: the rows byte for byte.
+    let o = run_gymscope(&["query", s(&rollouts), expr, "--format", "jsonl"]);
+    let want_rows: String = rows
+        .iter()
+        .filter(|(_, v)| want.contains(&key(v)))
+        .map(|(l, _)| format!("{l}\n"))
+        .collect();
+    assert_eq!(stdout(&o), want_rows);
+
+    // json: one document.
+    let o = run_gymscope(&["query", s(&rollouts), expr, "--format", "json"]);
+    let doc: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(doc["count"], want.len());
+    assert_eq!(doc["expression"], expr);
+    assert_eq!(doc["agents"]["library_tool_agent"], want.len());
+    assert_eq!(doc["keys"].as_array().unwrap().len(), want.len());
+
+    let o = run_gymscope(&["query", s(&rollouts), expr, "--count"]);
+    assert_eq!(stdout(&o).trim(), want.len().to_string());
+
+    let o = run_gymscope(&["query", s(&rollouts), expr, "--limit", "2"]);
+    assert_eq!(stdout(&o).lines().collect::<Vec<_>>(), want[..2]);
+
+    // The table: the first text match in its context, marked.
+    let o = run_gymscope(&[
+        "query",
+        s(&rollouts),
+        r#"tool == "python" and args ~ "code""#,
+        "--format",
+        "table",
+        "--limit",
+        "3",
+        "--fields",
+        "usage.total_tokens",
+    ]);
+    let table = stdout(&o);
+    let first = table.lines().nth(1).unwrap();
+    assert!(
+        table.lines().next().unwrap().contains("usage.total_tokens"),
+        "{table}"
+    );
+    assert!(
+        first.contains("args: ") && first.contains("[code]"),
+        "{table}"
+    );
+    assert_eq!(table.lines().count(), 4, "{table}");
+}
+
+#[test]
+fn text_queries_agree_with_a_reference_search_of_the_parts() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, rollouts) = generate_agentic(dir.path(), "run", 20, 3, 2500);
+    let rows = lines(&rollouts);
+    // The generator's words: pick one that some outputs have and others lack.
+    let word = "proof proof";
+    let has = |v: &Value| {
+        v["response"]["output"].as_array().unwrap().iter().any(|i| {
+            i["type"] == "message"
+                && i["content"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|p| p["text"].as_str().unwrap().contains(word))
+        })
+    };
+    let want: Vec<String> = rows
+        .iter()
+        .filter(|(_, v)| has(v))
+        .map(|(_, v)| key(v))
+        .collect();
+    assert!(
+        !want.is_empty() && want.len() < rows.len(),
+        "{} of {}",
+        want.len(),
+        rows.len()
+    );
+    let o = run_gymscope(&["query", s(&rollouts), &format!("output ~ \"{word}\"")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().collect::<Vec<_>>(), want);
+}
+
+#[test]
+fn a_malformed_expression_is_a_usage_error_naming_its_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, rollouts) = generate_agentic(dir.path(), "run", 3, 1, 1500);
+    let o = run_gymscope(&["query", s(&rollouts), "reward >> 1"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("column 9: expected a value after `>`"),
+        "{err}"
+    );
+    assert!(err.contains("  reward >> 1\n          ^"), "{err}");
+    let o = run_gymscope(&["query", s(&rollouts)]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = run_gymscope(&["query", "--rollouts", s(&rollouts), "a", "b"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // An unknown field is missing, said when nothing matches; --strict makes it an error.
+    let o = run_gymscope(&["query", s(&rollouts), "no_such_field > 0"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        stderr(&o).contains("No rollout matches `no_such_field > 0`"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run_gymscope(&["query", s(&rollouts), "no_such_field > 0", "--strict"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("no field `no_such_field`") && err.contains("judge_score"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_row_that_cannot_be_read_names_the_file_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("r.jsonl");
+    std::fs::write(
+        &p,
+        "{\"_ng_task_index\": 0, \"_ng_rollout_index\": 0, \"reward\": 1}\n{\"_ng_task_index\": 1, \"reward\": 0}\n",
+    )
+    .unwrap();
+    let o = run_gymscope(&["query", s(&p), "reward >= 0"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("r.jsonl' line 2: field `_ng_rollout_index` is missing"),
+        "{err}"
+    );
+    std::fs::write(
+        &p,
+        "{\"_ng_task_index\": 0, \"_ng_rollout_index\": 0, \"reward\": 1}\n{nope\n",
+    )
+    .unwrap();
+    let o = run_gymscope(&["query", s(&p), "output ~ \"x\""]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("line 2: column 2"), "{}", stderr(&o));
+}
+
+#[test]
+fn agents_come_from_the_inputs_and_verdicts_from_beside_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path().join("rollouts.jsonl");
+    let m = dir.path().join("rollouts_materialized_inputs.jsonl");
+    std::fs::write(&r, "{\"_ng_task_index\": 0, \"_ng_rollout_index\": 0, \"reward\": 1}\n{\"_ng_task_index\": 0, \"_ng_rollout_index\": 1, \"reward\": 0}\n").unwrap();
+    std::fs::write(&m, "{\"_ng_task_index\": 0, \"_ng_rollout_index\": 0, \"agent_ref\": {\"name\": \"x\"}}\n{\"_ng_task_index\": 0, \"_ng_rollout_index\": 1, \"agent_ref\": {\"name\": \"y\"}}").unwrap();
+    let o = run_gymscope(&["query", "--inputs", s(&m), s(&r), "agent == \"y\""]);
+    assert_eq!(stdout(&o), "0 1\n", "{}", stderr(&o));
+    let o = run_gymscope(&["query", s(&r), "agent == null"]);
+    assert_eq!(stdout(&o), "0 0\n0 1\n");
+    assert_eq!(
+        stdout(&run_gymscope(&[
+            "query",
+            s(&r),
+            "task.group == \"mixed\" and reward == 0"
+        ])),
+        "0 1\n"
+    );
+    std::fs::write(
+        dir.path().join("rollout_verdicts.jsonl"),
+        "{\"_ng_task_index\": 0, \"_ng_rollout_index\": 1, \"verdict\": \"unhealthy\", \"findings\": []}\n",
+    )
+    .unwrap();
+    let o = run_gymscope(&["query", s(&r), "verdict == \"unhealthy\""]);
+    assert_eq!(stdout(&o), "0 1\n", "{}", stderr(&o));
+}
+
+#[test]
+fn a_closed_pipe_stops_the_read_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, rollouts) = generate_agentic(dir.path(), "run", 200, 4, 3000);
+    let mut child = std::process::Command::new(gymscope_bin())
+        .args(["query", s(&rollouts), "reward >= 0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Read;
+        let mut first = [0u8; 4];
+        child
+            .stdout
+            .as_mut()
+            .unwrap()
+            .read_exact(&mut first)
+            .unwrap();
+    }
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty(), "{}", stderr(&out));
+}
