@@ -9,7 +9,7 @@ use crate::native::parallel::{self, OrderedPool};
 use crate::native::read::{for_each_chunk, for_each_line, ReadError};
 use crate::native::{check_input, Input, UsageError};
 use crate::profile::LineBatch;
-use crate::query::{read_keyed, Field, Matched, Query, RunFacts, BUILT_IN};
+use crate::query::{read_keyed_with, Field, Matched, Query, RunFacts, BUILT_IN};
 use crate::record::RowKind;
 use anyhow::{anyhow, Result};
 use std::collections::{BTreeMap, BTreeSet};
@@ -101,9 +101,12 @@ pub fn run(args: &QueryArgs) -> Result<ExitCode> {
     };
     let mut printer = Printer::new(format, args, &query);
     let keep_bytes = format == QueryFormat::Jsonl && !args.count;
-    // The table's columns: output tokens, then --fields.
-    let mut wanted = vec![Field::Usage(vec!["output_tokens".to_string()])];
-    wanted.extend(extra);
+    // The table's columns: output tokens, then --fields (values read only for a table).
+    let mut wanted = Vec::new();
+    if format == QueryFormat::Table && !args.count {
+        wanted.push(Field::Usage(vec!["output_tokens".to_string()]));
+        wanted.extend(extra);
+    }
     let read = for_each_batch(
         &rollouts,
         &name,
@@ -216,8 +219,9 @@ fn eval_batch(
     keep_bytes: bool,
 ) -> BatchResult {
     let mut out = Vec::new();
+    let mut keys = crate::record::KeyTable::default();
     for (span, line) in batch.lines() {
-        let Some(row) = read_keyed(line).map_err(|e| (span.line, e))? else {
+        let Some(row) = read_keyed_with(line, &mut keys).map_err(|e| (span.line, e))? else {
             continue;
         };
         if let Some(matched) = query.matches(line, row, facts, extra) {
@@ -305,8 +309,9 @@ fn first_pass(
         max_line,
         |batch| -> Result<Keyed, (u64, String)> {
             let mut out = Vec::new();
+            let mut keys = crate::record::KeyTable::default();
             for (span, line) in batch.lines() {
-                if let Some(row) = read_keyed(line).map_err(|e| (span.line, e))? {
+                if let Some(row) = read_keyed_with(line, &mut keys).map_err(|e| (span.line, e))? {
                     let reward = row
                         .reward
                         .as_ref()

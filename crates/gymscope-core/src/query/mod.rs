@@ -11,6 +11,7 @@
 
 mod eval;
 mod field;
+mod keyed;
 mod lex;
 mod parse;
 mod prefilter;
@@ -38,7 +39,8 @@ pub struct ParseError {
 pub struct Query {
     pub source: String,
     expr: Expr,
-    needles: Option<Vec<String>>,
+    /// What a row must hold to be worth evaluating (`prefilter`).
+    needles: Option<regex::bytes::Regex>,
 }
 
 /// What a query knows of the run beyond one row: task aggregates, each rollout's agent from the
@@ -103,11 +105,25 @@ pub struct Matched {
 /// Reads one rollout line with the profile's reader: `Ok(None)` for a blank line; the error
 /// names the column or field (the caller names the file and line).
 pub fn read_keyed(line: &[u8]) -> Result<Option<KeyedRow>, String> {
+    read_keyed_with(line, &mut KeyTable::default())
+}
+
+/// [`read_keyed`] with the field-name table kept from line to line (as the profile keeps it:
+/// a run's rows share their names, so none is allocated again).
+pub fn read_keyed_with(line: &[u8], keys: &mut KeyTable) -> Result<Option<KeyedRow>, String> {
     if line.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
-    let mut keys = KeyTable::default();
-    let row = crate::record::parse_row(line, RowKind::Rollout, &mut keys)
+    if let Some(row) = keyed::skim_keyed(line) {
+        return Ok(Some(row));
+    }
+    read_keyed_by_profile(line, keys).map(Some)
+}
+
+/// The profile's reading of the row: its errors, its reading of every shape.
+#[doc(hidden)]
+pub fn read_keyed_by_profile(line: &[u8], keys: &mut KeyTable) -> Result<KeyedRow, String> {
+    let row = crate::record::parse_row(line, RowKind::Rollout, keys)
         .map_err(|e| format!("column {}: {}", e.column, e.message))?;
     let index = |name: &str, f: IndexField| match f {
         IndexField::Int(v) => Ok(v),
@@ -132,14 +148,14 @@ pub fn read_keyed(line: &[u8]) -> Result<Option<KeyedRow>, String> {
         }
         Reward::Other(v) => *v,
     });
-    Ok(Some(KeyedRow { key, agent, reward }))
+    Ok(KeyedRow { key, agent, reward })
 }
 
 impl Query {
     /// Parses `source`; the error names the column.
     pub fn parse(source: &str) -> Result<Query, ParseError> {
         let expr = parse::parse(source)?;
-        let needles = prefilter::needles(&expr);
+        let needles = prefilter::needles(&expr).and_then(|n| prefilter::searcher(&n));
         Ok(Query {
             source: source.to_string(),
             expr,

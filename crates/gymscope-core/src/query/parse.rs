@@ -201,15 +201,21 @@ impl Parser {
         let column = self.here();
         match self.next() {
             Some((Tok::Str(s), _)) => Ok(Pattern::Substring(s)),
-            Some((Tok::Regex { source, flags }, _)) => regex::RegexBuilder::new(&source)
-                .case_insensitive(flags.contains('i'))
+            // The flag written into the pattern, so that the prefilter's parse of `as_str()` sees it.
+            Some((Tok::Regex { source, flags }, _)) => {
+                regex::RegexBuilder::new(&if flags.contains('i') {
+                    format!("(?i){source}")
+                } else {
+                    source
+                })
                 .size_limit(1 << 22)
                 .build()
                 .map(Pattern::Regex)
                 .map_err(|e| ParseError {
                     column,
                     message: format!("the regex does not compile: {}", first_line(&e.to_string())),
-                }),
+                })
+            }
             _ => {
                 self.at -= 1;
                 self.fail("expected a string or /regex/ after `~`".into())

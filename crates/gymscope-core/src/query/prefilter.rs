@@ -16,6 +16,10 @@ pub(super) fn needles(e: &Expr) -> Option<Vec<String>> {
             field: Field::Scope(_) | Field::Path(_) | Field::Usage(_),
             pattern: Pattern::Substring(s),
         } if safe(s) => Some(vec![s.clone()]),
+        Expr::Match {
+            field: Field::Scope(_) | Field::Path(_) | Field::Usage(_),
+            pattern: Pattern::Regex(r),
+        } => regex_prefixes(r.as_str()),
         Expr::And(a, b) => match (needles(a), needles(b)) {
             (Some(x), Some(y)) => Some(if x.len() <= y.len() { x } else { y }),
             (x, y) => x.or(y),
@@ -29,6 +33,33 @@ pub(super) fn needles(e: &Expr) -> Option<Vec<String>> {
     }
 }
 
+/// The literals every match of the regex starts with, when there are a few and each is safe: a
+/// text the regex matches holds one of them.
+fn regex_prefixes(source: &str) -> Option<Vec<String>> {
+    use regex_syntax::hir::literal::{ExtractKind, Extractor};
+    let hir = regex_syntax::parse(source).ok()?;
+    let mut extractor = Extractor::new();
+    extractor.kind(ExtractKind::Prefix);
+    let seq = extractor.extract(&hir);
+    let literals = seq.literals()?;
+    if literals.is_empty() || literals.len() > 64 {
+        return None;
+    }
+    literals
+        .iter()
+        .map(|l| {
+            let s = std::str::from_utf8(l.as_bytes()).ok()?;
+            safe(s).then(|| s.to_string())
+        })
+        .collect()
+}
+
+/// One search for every needle at once (the regex crate's multi-literal search).
+pub(super) fn searcher(needles: &[String]) -> Option<regex::bytes::Regex> {
+    let alternation: Vec<String> = needles.iter().map(|n| regex::escape(n)).collect();
+    regex::bytes::Regex::new(&alternation.join("|")).ok()
+}
+
 fn safe(s: &str) -> bool {
     !s.is_empty()
         && s.bytes()
@@ -37,11 +68,8 @@ fn safe(s: &str) -> bool {
 
 /// Whether `line` may make the expression true: it holds a needle, or an escape that could
 /// hide one.
-pub(super) fn may_hold(line: &[u8], needles: &[String]) -> bool {
-    needles
-        .iter()
-        .any(|n| memchr::memmem::find(line, n.as_bytes()).is_some())
-        || ascii_escape(line)
+pub(super) fn may_hold(line: &[u8], needles: &regex::bytes::Regex) -> bool {
+    needles.is_match(line) || ascii_escape(line)
 }
 
 /// A `\u00XX` escape of an ASCII character (XX below 0x80) somewhere in the line.

@@ -353,6 +353,9 @@ fn the_prefilter_agrees_with_the_full_evaluation_on_every_fixture_and_mutation()
         r#"reward == 0 and text ~ "answer""#,
         r#"prompt ~ "a" and not output ~ "b""#,
         r#"reasoning ~ "step" or reward > 0.5"#,
+        r"text ~ /AnSwEr/i",
+        r"output ~ /th(e|is) \w+/",
+        r"args ~ /^\{/ or tool_output ~ /result$/",
     ]
     .map(|q| Query::parse(q).unwrap());
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
@@ -418,4 +421,71 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out.sort();
     out
+}
+
+#[test]
+fn the_skimmed_key_agent_and_reward_are_the_profile_readers() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+    let mut seed = 11u64;
+    let (mut skimmed, mut left) = (0, 0);
+    let mut keys = crate::record::KeyTable::default();
+    let mut lines: Vec<Vec<u8>> = run().into_iter().map(String::into_bytes).collect();
+    for entry in walk(&dir)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+    {
+        let text = std::fs::read(&entry).unwrap();
+        lines.extend(
+            text.split(|&b| b == b'\n')
+                .filter(|l| !l.is_empty())
+                .take(20)
+                .map(<[u8]>::to_vec),
+        );
+    }
+    let cases = [
+        r#"{"_ng_task_index": 1, "_ng_rollout_index": 2, "reward": 1e2, "agent_ref": {"name": "a"}}"#,
+        r#"{"_ng_task_index": -0, "_ng_rollout_index": 0}"#,
+        r#"{"_ng_task_index": 1, "_ng_task_index": 2, "_ng_rollout_index": 0}"#,
+        r#"{"_ng_task_index": 1.0, "_ng_rollout_index": 0}"#,
+        r#"{"_ng_task_index": 01, "_ng_rollout_index": 0}"#,
+        r#"{"_ng_task_index": 1, "_ng_rollout_index": 0, "agent_ref": {"name": 3}}"#,
+        r#"{"_ng_task_index": 1, "_ng_rollout_index": 0, "agent_ref": "x"}"#,
+        r#"{"_ng_task_index": 1, "_ng_rollout_index": 0, "agent_ref": null, "reward": null}"#,
+        r#"{"_ng_task_index": 1, "_ng_rollout_index": 0, "reward": true}"#,
+        r#"{"\u005fng_task_index": 1, "_ng_rollout_index": 0}"#,
+        r#"{"_ng_task_index": 1, "_ng_rollout_index": 0} x"#,
+        r#"{"_ng_task_index": 99999999999999999999, "_ng_rollout_index": 0}"#,
+    ];
+    lines.extend(cases.iter().map(|c| c.as_bytes().to_vec()));
+    let mut variants = Vec::new();
+    for l in &lines {
+        variants.push(l.clone());
+        for _ in 0..4 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let mut m = l.clone();
+            if m.is_empty() {
+                continue;
+            }
+            let at = (seed >> 33) as usize % m.len();
+            let set = b"{}[]\",:0-1e. \\";
+            m[at] = set[(seed >> 20) as usize % set.len()];
+            variants.push(m);
+        }
+    }
+    for v in &variants {
+        let reference = read_keyed_by_profile(v, &mut keys);
+        match keyed::skim_keyed(v) {
+            Some(row) => {
+                skimmed += 1;
+                assert_eq!(Ok(row), reference, "{}", String::from_utf8_lossy(v));
+            }
+            None => left += 1,
+        }
+    }
+    assert!(
+        skimmed > 300 && left > 100,
+        "{skimmed} skimmed, {left} left to the profile's reader"
+    );
 }

@@ -1,0 +1,115 @@
+//! Benchmark of `gymscope query` on a generated realistic run (`crates/gymscope-testkit/src/
+//! gen_run.rs`, `generate_agentic`: 25,000 tasks × 4 repeats = 100,000 rollouts of about 4.5 KB,
+//! three agents, multi-step tool calls with escaped JSON arguments, shuffled). Prints, per
+//! expression, the core's evaluation on one thread over the file in memory (every line read by
+//! the profile's reader, then matched), then `gymscope query --count` end to end (every core,
+//! from the file) with its wall time and peak RSS. Target (issue 26): a text query that matches
+//! nothing ≥ 1 GB/s natively.
+//!
+//!   cargo bench --bench query                   (data generated once into target/bench-data/)
+//!   BENCH_TASKS=5000 cargo bench --bench query  (a smaller run)
+#![allow(unsafe_code)] // libc::getrusage reads the peak RSS
+#![allow(clippy::unwrap_used)] // a benchmark stops at what must hold
+
+use gymscope::query::{read_keyed_with, Query, RunFacts};
+use gymscope::record::KeyTable;
+use gymscope_testkit::gen_run;
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+const EXPRESSIONS: [(&str, &str); 5] = [
+    ("text, matches nothing", r#"output ~ "zebra crossing""#),
+    (
+        "text in any part, matches nothing",
+        r#"text ~ "no such phrase here""#,
+    ),
+    ("regex, matches nothing", r"reasoning ~ /zebra\s+crossing/i"),
+    ("field", r#"reward == 0 and agent == "library_tool_agent""#),
+    (
+        "text, matches some",
+        r#"reward == 0 and output ~ "proof proof""#,
+    ),
+];
+
+fn children_peak_rss_mb() -> f64 {
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &raw mut usage) };
+    usage.ru_maxrss as f64 / 1024.0
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let tasks: usize = std::env::var("BENCH_TASKS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(25_000);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    let (_, rollouts) =
+        gen_run::generate_agentic(&dir, &format!("agentic_{tasks}"), tasks, 4, 4500);
+    let exe = Path::new(env!("CARGO_BIN_EXE_gymscope"));
+    let mb = std::fs::metadata(&rollouts).unwrap().len() as f64 / 1e6;
+    // End to end first, before this process holds the file: a child forked from a large
+    // process would count that memory in its peak RSS.
+    let mut cli = Vec::new();
+    for (_, expr) in EXPRESSIONS {
+        let mut best = (f64::INFINITY, String::new());
+        for _ in 0..2 {
+            let t = Instant::now();
+            let out = Command::new(exe)
+                .args(["query", rollouts.to_str().unwrap(), expr, "--count"])
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let count = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            best = (best.0.min(t.elapsed().as_secs_f64()), count);
+        }
+        // The largest peak of any run so far (getrusage keeps the maximum over children).
+        cli.push((best.0, best.1, children_peak_rss_mb()));
+    }
+    let bytes = std::fs::read(&rollouts).unwrap();
+    let lines: Vec<&[u8]> = bytes
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    println!("data: {} rollouts, {mb:.0} MB", lines.len());
+    let facts = RunFacts {
+        pass_threshold: 1.0,
+        ..RunFacts::default()
+    };
+    for ((what, expr), (wall, count, rss)) in EXPRESSIONS.into_iter().zip(cli) {
+        let q = Query::parse(expr).unwrap();
+        let best = (0..3)
+            .map(|_| {
+                let t = Instant::now();
+                let mut keys = KeyTable::default();
+                let n = lines
+                    .iter()
+                    .filter(|l| {
+                        let row = read_keyed_with(l, &mut keys).unwrap().unwrap();
+                        q.matches(l, row, &facts, &[]).is_some()
+                    })
+                    .count();
+                (t.elapsed().as_secs_f64(), n)
+            })
+            .fold((f64::INFINITY, 0), |b, r| if r.0 < b.0 { r } else { b });
+        assert_eq!(count, best.1.to_string(), "{expr}");
+        println!(
+            "  {what:<36} {:>6} matches  core, one thread: {:>5.2} s {:>6.0} MB/s   `gymscope query --count`: {wall:.2} s {:>6.0} MB/s, peak RSS {:.0} MB",
+            best.1,
+            best.0,
+            mb / best.0,
+            mb / wall,
+            rss
+        );
+    }
+}
