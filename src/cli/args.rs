@@ -150,8 +150,11 @@ pub enum FailOn {
 #[derive(Args, Debug)]
 pub struct HealthArgs {
     /// The rollouts JSONL written by `gym eval run` (or `gymscope collect`).
-    #[arg(value_name = "ROLLOUTS")]
-    pub rollouts: PathBuf,
+    #[arg(value_name = "ROLLOUTS", required_unless_present = "rollouts_flag")]
+    pub rollouts: Option<PathBuf>,
+    /// The rollouts JSONL, as a flag (as for `profile` and `query`).
+    #[arg(long = "rollouts", value_name = "FILE", conflicts_with = "rollouts")]
+    pub rollouts_flag: Option<PathBuf>,
     /// The run's `*_materialized_inputs.jsonl`: what was expected, for missing tasks, missing
     /// rollouts and coverage (unknown without it).
     #[arg(long, value_name = "FILE")]

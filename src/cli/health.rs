@@ -18,8 +18,15 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 pub fn run(args: &HealthArgs) -> Result<ExitCode> {
+    let rollouts = args
+        .rollouts
+        .as_ref()
+        .or(args.rollouts_flag.as_ref())
+        .ok_or_else(|| {
+            crate::native::UsageError("give the rollouts file (ROLLOUTS or --rollouts)".into())
+        })?;
     let mut inputs = vec![Input {
-        path: &args.rollouts,
+        path: rollouts,
         flag: "ROLLOUTS",
     }];
     if let Some(path) = &args.inputs {
@@ -31,10 +38,8 @@ pub fn run(args: &HealthArgs) -> Result<ExitCode> {
     for input in &inputs {
         check_input(*input, false)?;
     }
-    let failures = failures_beside(&args.rollouts);
-    let output = args
-        .write
-        .then(|| names::beside(&args.rollouts, names::health));
+    let failures = failures_beside(rollouts);
+    let output = args.write.then(|| names::beside(rollouts, names::health));
     if let Some(out) = &output {
         let mut all = inputs.clone();
         if let Some(f) = &failures {
@@ -45,7 +50,7 @@ pub fn run(args: &HealthArgs) -> Result<ExitCode> {
         }
         check_output(out, &all)?;
     }
-    let rollouts_name = args.rollouts.display().to_string();
+    let rollouts_name = rollouts.display().to_string();
     let mut builder = HealthBuilder::new(&rollouts_name, args.pass_threshold)
         .with_max_line_bytes(args.max_line_bytes)
         .single_step(args.single_step);
@@ -59,9 +64,9 @@ pub fn run(args: &HealthArgs) -> Result<ExitCode> {
     if let Some(path) = &failures {
         push_failures(&mut builder, path)?;
     }
-    read_rollouts(&mut builder, &args.rollouts, &rollouts_name)?;
+    read_rollouts(&mut builder, rollouts, &rollouts_name)?;
     let mut report = builder.finish()?;
-    report.upstream = upstream_beside(&args.rollouts, args.max_line_bytes)?;
+    report.upstream = upstream_beside(rollouts, args.max_line_bytes)?;
 
     let json = document(&report)?;
     match args.format {

@@ -86,6 +86,7 @@ fn integer(v: &str) -> Option<i64> {
 
 /// `agent_ref.name` when `agent_ref` is an object whose `name` is a string; `Some(None)` for an
 /// object without one or null; `None` (unsure) for anything else.
+#[allow(clippy::option_option)] // outer `None`: unsure (the profile's reader decides)
 fn agent_name(v: &str) -> Option<Option<String>> {
     #[derive(serde::Deserialize)]
     struct AgentRef {

@@ -177,7 +177,7 @@ impl Query {
                 }
                 Expr::Not(a) => walk(a, out),
                 Expr::Cmp { field, .. } | Expr::Match { field, .. } | Expr::Truthy(field) => {
-                    out.push(field)
+                    out.push(field);
                 }
             }
         }

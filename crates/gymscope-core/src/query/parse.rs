@@ -140,13 +140,11 @@ impl Parser {
         let (name, quoted) = match tok {
             Tok::Open => {
                 let e = self.or()?;
-                return match self.next() {
-                    Some((Tok::Close, _)) => Ok(e),
-                    _ => {
-                        self.at -= 1;
-                        self.fail(format!("expected `)` to close the `(` at column {column}"))
-                    }
-                };
+                if let Some((Tok::Close, _)) = self.next() {
+                    return Ok(e);
+                }
+                self.at -= 1;
+                return self.fail(format!("expected `)` to close the `(` at column {column}"));
             }
             Tok::Name { text, quoted } => (text, quoted),
             other => {

@@ -303,7 +303,10 @@ fn text_scopes_match_each_part_after_one_unescaping() {
     assert!(keys(&rows, "output ~ /up.*answer/").is_empty());
     // A character the line escapes (`é` as `\u00e9` in Python's JSON) is found decoded.
     let escaped = rows[4].replace('é', "\\u00e9");
-    assert_eq!(keys(&[escaped.clone()], r#"output ~ "café""#), [(3, 0)]);
+    assert_eq!(
+        keys(std::slice::from_ref(&escaped), r#"output ~ "café""#),
+        [(3, 0)]
+    );
     assert_eq!(
         keys(&[escaped.replace("caf", "\\u0063af")], r#"output ~ "caf""#),
         [(3, 0)]
