@@ -242,27 +242,11 @@ fn eval_batch(
 /// The agents of the materialized inputs, for rows without `agent_ref`.
 fn read_inputs(path: &Path, max_line: u64, facts: &mut RunFacts) -> Result<()> {
     let name = path.display().to_string();
+    let mut keys = crate::record::KeyTable::default();
     for_each_line::<anyhow::Error>(path, &name, max_line, |span, line, _| {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            return Ok(true);
-        }
-        let mut keys = crate::record::KeyTable::default();
-        let row = crate::record::parse_row(line, RowKind::Input, &mut keys).map_err(|e| {
-            anyhow!(
-                "'{name}' line {} column {}: {}",
-                span.line,
-                e.column,
-                e.message
-            )
-        })?;
-        if let (
-            crate::record::IndexField::Int(t),
-            crate::record::IndexField::Int(r),
-            crate::record::AgentField::Name(a),
-        ) = (row.task, row.rollout, row.agent)
-        {
-            facts.input_agents.insert((t, r), a.into_string());
-        }
+        facts
+            .add_input_line(line, &mut keys)
+            .map_err(|e| anyhow!("'{name}' line {}: {e}", span.line))?;
         Ok(true)
     })
 }
@@ -301,8 +285,6 @@ fn first_pass(
 ) -> Result<BTreeSet<String>> {
     type Keyed = Vec<((i64, i64), Option<f64>, Vec<String>)>;
     let mut present = BTreeSet::new();
-    let threshold = facts.pass_threshold;
-    let tasks = &mut facts.tasks;
     let read = for_each_batch(
         path,
         name,
@@ -329,7 +311,7 @@ fn first_pass(
         |result| {
             let rows = result.map_err(|(line, e)| row_error(name, line, &e))?;
             for (key, reward, keys) in rows {
-                tasks.entry(key.0).or_default().add(reward, threshold);
+                facts.add_rollout(key.0, reward);
                 present.extend(keys);
             }
             Ok(())

@@ -15,5 +15,6 @@ pub mod pivot;
 pub mod pivot_build;
 pub mod query;
 pub mod run;
+pub mod run_query;
 pub mod table_nav;
 pub mod upstream;

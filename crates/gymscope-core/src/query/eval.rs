@@ -129,7 +129,19 @@ impl<'a> RowView<'a> {
                     .to_string(),
             )),
             Field::Usage(path) => walk(self.value()?.pointer("/response/usage")?, path).cloned(),
-            Field::Path(path) => walk(self.value()?, path).cloned(),
+            // A plain name not in the row is its usage field, as the profile's columns flatten
+            // `response.usage` (the row's own field wins, as there).
+            Field::Path(path) => {
+                let row = self.value()?;
+                walk(row, path)
+                    .or_else(|| match path.as_slice() {
+                        [name] if row.get(name).is_none() => {
+                            row.pointer("/response/usage")?.get(name)
+                        }
+                        _ => None,
+                    })
+                    .cloned()
+            }
             Field::Scope(_) => None,
         }
     }
@@ -231,7 +243,7 @@ fn walk<'v>(mut v: &'v Value, path: &[String]) -> Option<&'v Value> {
 /// `value OP lit` under the language's rules: missing or null is false whatever the operator
 /// (`== null` aside); numbers compare as numbers; a boolean is never a number; values of
 /// different kinds are unequal.
-pub(super) fn compare(value: Option<&Value>, op: Op, lit: &Lit) -> bool {
+pub fn compare(value: Option<&Value>, op: Op, lit: &Lit) -> bool {
     let absent = matches!(value, None | Some(Value::Null));
     if *lit == Lit::Null {
         return match op {

@@ -6,6 +6,7 @@
 //!   column and what was expected);
 //! - `field`: what each name refers to in a row;
 //! - `eval`: the evaluation on one row, two-valued;
+//! - `run`: a whole run fed line by line (inputs, a first read for task aggregates, the match);
 //! - `prefilter`: the substrings a row must hold for a text predicate to match, so that a row
 //!   without them is answered without parsing it.
 
@@ -15,11 +16,14 @@ mod keyed;
 mod lex;
 mod parse;
 mod prefilter;
+mod run;
 
+pub use eval::compare;
 pub use eval::Hit;
 pub use field::{Field, Scope, BUILT_IN};
 pub use lex::Op;
 pub use parse::{Expr, Lit, Pattern};
+pub use run::QueryRun;
 
 use crate::record::{AgentField, IndexField, KeyTable, Reward, RowKind};
 use crate::reward_group::Outcomes;
