@@ -16,6 +16,9 @@ pub struct Selection {
     /// its shown rollouts lies in it: the task table shows only those.
     pub brush: RwSignal<Option<Brush>>,
     pub brushed: RwSignal<Option<Arc<Vec<bool>>>>,
+    /// The query bar's expression, and per point whether it matches (`None`: no query).
+    pub query: RwSignal<String>,
+    pub matched: RwSignal<Option<Arc<Vec<bool>>>>,
 }
 
 impl Selection {
@@ -25,6 +28,8 @@ impl Selection {
             rollout: RwSignal::new(None),
             brush: RwSignal::new(None),
             brushed: RwSignal::new(None),
+            query: RwSignal::new(String::new()),
+            matched: RwSignal::new(None),
         }
     }
 

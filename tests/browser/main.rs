@@ -13,5 +13,6 @@ mod inspector;
 mod pivot_build_page;
 mod pivot_page;
 mod plots;
+mod query_bar;
 mod report;
 mod upstream;

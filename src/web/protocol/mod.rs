@@ -71,6 +71,15 @@ pub enum Request {
     /// The comparison report of the last comparison (the bytes `gymscope compare --report`
     /// writes for the same files and options).
     CompareReport(ReportRequest),
+    /// The rollouts of a run that match a query the loaded columns cannot answer (text, tool
+    /// calls): the file read again with the core's evaluation, as `gymscope query` reads it.
+    Query {
+        #[serde(with = "preserve")]
+        inputs: File,
+        #[serde(with = "preserve")]
+        rollouts: File,
+        expr: String,
+    },
 }
 
 /// NeMo Gym's `quality_summary.json` and `rollout_verdicts.jsonl`, when the page has them.
@@ -123,6 +132,10 @@ pub enum Reply {
     Report(Download),
     Compared(Box<Compared>),
     ComparedTask(Box<crate::compare::conversations::PairConversations>),
+    /// The `(task, rollout)` keys of the matching rollouts, in file order.
+    QueryMatched {
+        keys: Vec<(f64, f64)>,
+    },
     /// The one error path: every failure of a job ends here.
     Failed(Failure),
 }

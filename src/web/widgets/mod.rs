@@ -1,6 +1,6 @@
 //! Components more than one page lays out, or big enough to stand alone: the plots (`plots`,
 //! `scatter_canvas`, `histogram`, `plot_download`), the task table (`task_table`, `task_filters`,
-//! `task_rollouts`), a rollout (`rollout_view`, `conversation_view`), `file_pick` and
+//! `task_rollouts`), the query bar (`query_bar`), a rollout (`rollout_view`, `conversation_view`), `file_pick` and
 //! `health_badges`.
 
 pub mod conversation_view;
@@ -9,6 +9,7 @@ pub mod health_badges;
 pub mod histogram;
 pub mod plot_download;
 pub mod plots;
+pub mod query_bar;
 pub mod rollout_view;
 pub mod scatter_canvas;
 pub mod task_filters;

@@ -38,9 +38,14 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
     let order = Memo::new(move |_| {
         // The brush narrows the table like a filter.
         let within = sel.brushed.get();
+        let matched = sel
+            .matched
+            .get()
+            .map(|points| Arc::new(crate::inspect::run_query::task_mask(&r, &points)));
         query.with(|q| {
             let q = TaskQuery {
                 within,
+                matched,
                 ..q.clone()
             };
             select(&r.view, &r.cols.task_stats, &q)

@@ -6,6 +6,7 @@ mod io;
 mod pivot_build_job;
 mod pivot_job;
 mod profile_job;
+mod query_job;
 mod report_job;
 mod verdict_files;
 
@@ -52,5 +53,10 @@ fn handle(request: Request) -> Result<Reply, Failure> {
         Request::Compare { a, b, options } => compare_job::run(a, b, options),
         Request::CompareTask { index } => compare_job::task(index),
         Request::CompareReport(request) => compare_job::report(request),
+        Request::Query {
+            inputs,
+            rollouts,
+            expr,
+        } => query_job::run(&inputs, &rollouts, &expr),
     }
 }

@@ -63,6 +63,8 @@ pub struct ViewState {
     pub health: Option<HealthFilter>,
     /// The rectangle brushed on the rollout scatter, in data units (`brush=x0,x1,y0,y1`).
     pub brush: Option<Brush>,
+    /// The query bar's expression (`q=…`, percent-encoded).
+    pub query: Option<String>,
 }
 
 use super::health::HealthFilter;
@@ -83,6 +85,7 @@ pub fn parse(hash: &str) -> ViewState {
             Some(("page", v)) => state.route = Route::from_name(v).unwrap_or_default(),
             Some(("flag", v)) => flag = Some(decode(v)),
             Some(("agent", v)) => agent = Some(decode(v)),
+            Some(("q", v)) => state.query = Some(decode(v)).filter(|q| !q.trim().is_empty()),
             None => state.route = Route::from_name(part).unwrap_or_default(),
             _ => {}
         }
@@ -120,6 +123,9 @@ pub fn format(state: &ViewState) -> String {
     if let Some(b) = state.brush {
         parts.push(format!("brush={}", b.format()));
     }
+    if let Some(q) = &state.query {
+        parts.push(format!("q={}", utf8_percent_encode(q, NON_ALPHANUMERIC)));
+    }
     format!("#{}", parts.join("&"))
 }
 
@@ -138,9 +144,18 @@ mod tests {
                 rollout: Some(3),
                 health: None,
                 brush: None,
+                query: None,
             }
         );
         assert_eq!(format(&s), "#profile&task=12&rollout=3");
+        let q = ViewState {
+            query: Some(r#"reward == 0 and output ~ "a&b=c #x" or agent ~ /é%/i"#.into()),
+            ..ViewState::default()
+        };
+        let h = format(&q);
+        assert!(!h.contains(' ') && h.matches('&').count() == 1, "{h}");
+        assert_eq!(parse(&h), q);
+        assert_eq!(parse("#profile&q=%20").query, None);
         assert_eq!(parse("#task=x").task, None);
         let brushed = parse("#profile&task=1&brush=100,2500.5,0.5,1.04");
         assert_eq!(brushed.brush, Brush::between(100.0, 2500.5, 0.5, 1.04));
@@ -182,6 +197,7 @@ mod tests {
                 agent: Some("a&b=c #<x> é%".into()),
             }),
             brush: None,
+            query: None,
         };
         let h = format(&s);
         assert_eq!(h.matches('&').count(), 3, "{h}");

@@ -17,6 +17,8 @@ pub struct TaskQuery {
     pub only: Option<std::sync::Arc<Vec<bool>>>,
     /// Only the tasks marked here (by index in `view.tasks`): those with a rollout in the brush.
     pub within: Option<std::sync::Arc<Vec<bool>>>,
+    /// Only the tasks with a rollout the query bar's expression matches (`run_query::task_mask`).
+    pub matched: Option<std::sync::Arc<Vec<bool>>>,
 }
 
 /// Indices into `view.tasks` of the tasks to show, in order. `stats` is tasks × headers.
@@ -34,6 +36,11 @@ pub fn select(view: &InspectView, stats: &[f64], q: &TaskQuery) -> Vec<u32> {
         .filter(|(i, _)| q.only.as_ref().is_none_or(|m| m.get(*i) == Some(&true)))
         .filter(|(i, _)| {
             q.within
+                .as_ref()
+                .is_none_or(|w| w.get(*i).copied().unwrap_or(false))
+        })
+        .filter(|(i, _)| {
+            q.matched
                 .as_ref()
                 .is_none_or(|w| w.get(*i).copied().unwrap_or(false))
         })
@@ -192,5 +199,11 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(select(&v, &stats, &brushed), [2, 0]);
+        // The query bar's tasks narrow with the brush, not instead of it.
+        let queried = TaskQuery {
+            matched: Some(std::sync::Arc::new(vec![true, true, false])),
+            ..brushed
+        };
+        assert_eq!(select(&v, &stats, &queried), [0]);
     }
 }

@@ -29,7 +29,7 @@ enum Column {
     Metric(usize),
     Flag(u16),
     TaskMean(Option<usize>),
-    TaskPassRate(Option<usize>),
+    TaskPassRate,
     TaskGroup,
 }
 
@@ -43,7 +43,7 @@ fn column(run: &RunView, field: &Field) -> Option<Column> {
         Field::Path(p) | Field::Usage(p) if p.len() == 1 => metric(&p[0])?,
         Field::Health(flag) if !run.cols.point_flags.is_empty() => Column::Flag(flag.bit()),
         Field::TaskMeanReward => Column::TaskMean(run.metric("reward")),
-        Field::TaskPassRate => Column::TaskPassRate(run.metric("reward")),
+        Field::TaskPassRate => Column::TaskPassRate,
         Field::TaskGroup => Column::TaskGroup,
         _ => return None,
     })
@@ -130,7 +130,7 @@ fn value(run: &RunView, c: Column, p: usize, pass: &[f64]) -> Option<Value> {
             Some(Value::Bool(bits as u16 & bit != 0))
         }
         Column::TaskMean(m) => num(run.task_mean(task()?, m?)),
-        Column::TaskPassRate(_) => num(*pass.get(task()?)?),
+        Column::TaskPassRate => num(*pass.get(task()?)?),
         Column::TaskGroup => Some(Value::String(
             run.view.tasks.get(task()?)?.group.as_str().to_string(),
         )),

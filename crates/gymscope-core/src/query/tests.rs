@@ -219,7 +219,10 @@ fn fields_of_every_kind() {
     assert_eq!(keys(&rows, "usage.output_tokens == 7").len(), 5);
     // A plain name the row lacks is its usage field, as the profile's columns flatten usage.
     assert_eq!(keys(&rows, "output_tokens == 7").len(), 5);
-    assert!(keys(&rows, "reasoning_tokens == 3").is_empty(), "only usage's own keys");
+    assert!(
+        keys(&rows, "reasoning_tokens == 3").is_empty(),
+        "only usage's own keys"
+    );
     assert_eq!(
         keys(&rows, "usage.output_tokens_details.reasoning_tokens > 2").len(),
         5

@@ -8,6 +8,7 @@ use crate::web::pages::profile::export::ExportReport;
 use crate::web::pages::profile::summary::{AgentTable, Summary};
 use crate::web::state::{current_hash, replace_hash, HealthLink, Selection};
 use crate::web::widgets::plots::Plots;
+use crate::web::widgets::query_bar::QueryBar;
 use crate::web::widgets::rollout_view::RolloutView;
 use crate::web::widgets::task_table::TaskTable;
 use crate::web::worker_client::SharedWorker;
@@ -19,10 +20,12 @@ pub fn Inspector(
     run: Arc<RunView>,
     /// The profile's two output files (none when the run was read from them).
     downloads: Vec<DownloadLink>,
+    inputs: Signal<Option<web_sys::File>, LocalStorage>,
     rollouts: Signal<Option<web_sys::File>, LocalStorage>,
     worker: SharedWorker,
 ) -> impl IntoView {
     let sel = Selection::new();
+    sel.query.set(initial_query());
     // Land on the place the URL names, then keep the URL in step with the selection.
     let initial = hash::parse(&current_hash());
     if let Some(t) = initial.task.and_then(|t| run.task_position(t)) {
@@ -60,6 +63,7 @@ pub fn Inspector(
             rollout: rollout.filter(|_| task.is_some()),
             health,
             brush: sel.brush.get(),
+            query: Some(sel.query.get()).filter(|q| !q.trim().is_empty()),
         }));
     });
     let links = downloads
@@ -81,6 +85,7 @@ pub fn Inspector(
                     <h2>"Agent metrics"</h2>
                     <AgentTable table=run.view.agents.clone() />
                 </section>
+                <QueryBar run=run.clone() sel=sel inputs=inputs rollouts=rollouts />
                 <Plots run=run.clone() sel=sel />
                 <section>
                     <h2>"Per task"</h2>
@@ -92,4 +97,9 @@ pub fn Inspector(
             </div>
         </div>
     }
+}
+
+/// The query the URL names (`#profile&q=…`), so a reload or a shared link filters the same way.
+fn initial_query() -> String {
+    hash::parse(&current_hash()).query.unwrap_or_default()
 }

@@ -176,7 +176,7 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
             }.into_any(),
             Phase::Done(run, downloads) => view! {
                 <p data-testid="status" class="status done">"Profile ready."</p>
-                <Inspector run=run downloads=downloads rollouts=Signal::derive_local(move || slots.with(|s| s.rollouts.clone())) worker=worker />
+                <Inspector run=run downloads=downloads inputs=Signal::derive_local(move || slots.with(|s| s.inputs.clone())) rollouts=Signal::derive_local(move || slots.with(|s| s.rollouts.clone())) worker=worker />
             }.into_any(),
         }}
     }

@@ -62,11 +62,21 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
     });
     let r = run.clone();
     let (ys_r, keys_r, agents_r) = (ys.clone(), keys.clone(), agent_col.clone());
+    // The query bar's rollouts: the others are not drawn (NaN is no point).
+    let ys_shown = Memo::new(move |_| match sel.matched.get() {
+        Some(mask) => Arc::new(
+            ys_r.iter()
+                .zip(mask.iter().chain(std::iter::repeat(&false)))
+                .map(|(&y, &m)| if m { y } else { f64::NAN })
+                .collect::<Vec<f64>>(),
+        ),
+        None => ys_r.clone(),
+    });
     let rollouts = Memo::new(move |_| {
         let x = x_metric.get();
         ScatterData {
             xs: xs.get(),
-            ys: ys_r.clone(),
+            ys: ys_shown.get(),
             x_title: axis_title(&r.view.metrics[x]),
             y_title: "reward".into(),
             highlight: sel.task.get().map(|t| r.task_points(t)),

@@ -120,6 +120,15 @@ pub fn ScatterCanvas(
             out.set(Some(frame));
         }
     });
+    // How many points have both coordinates (what is drawn, for the tests and the curious).
+    let shown = move || {
+        data.with(|d| {
+            d.xs.iter()
+                .zip(d.ys.iter())
+                .filter(|(x, y)| x.is_finite() && y.is_finite())
+                .count()
+        })
+    };
     let pick_at =
         move |x: f64, y: f64| raster.with_value(|r| r.as_ref().and_then(|r| r.nearest(x, y, 6)));
     let xy = move |e: &web_sys::MouseEvent| canvas.get_untracked().map(|c| canvas_xy(e, &c));
@@ -214,7 +223,7 @@ pub fn ScatterCanvas(
     };
     view! {
         <div class="plot">
-            <canvas node_ref=canvas width=W height=H data-testid=testid
+            <canvas node_ref=canvas width=W height=H data-testid=testid data-points=shown
                 on:mousemove=on_move on:mousedown=on_down on:mouseup=on_up on:click=on_click
                 on:mouseleave=move |_| { tip.set(None); let _ = finish(None); }></canvas>
             {rect}
