@@ -9,7 +9,7 @@ use crate::inspect::run_query::{answer, points_of_keys, Answer};
 use crate::query::{Query, BUILT_IN};
 use crate::web::protocol::{Progress, Reply, Request};
 use crate::web::state::Selection;
-use crate::web::worker_client::{start_page_worker, WorkerHandle};
+use crate::web::worker_client::WorkerHandle;
 use leptos::prelude::*;
 use std::sync::Arc;
 
@@ -28,7 +28,15 @@ pub fn QueryBar(
     inputs: Signal<Option<web_sys::File>, LocalStorage>,
     rollouts: Signal<Option<web_sys::File>, LocalStorage>,
 ) -> impl IntoView {
-    let (worker, _) = start_page_worker();
+    // Started at the first query that needs the file (a page that never asks loads nothing more).
+    let worker = StoredValue::new_local(None::<WorkerHandle>);
+    let reading = StoredValue::new(false);
+    let stop_reading = move || {
+        if reading.get_value() {
+            worker.with_value(|w| w.as_ref().map(WorkerHandle::cancel));
+            reading.set_value(false);
+        }
+    };
     let status = RwSignal::new(Status::None);
     let draft = RwSignal::new(sel.query.get_untracked());
     let points = run.points();
@@ -44,7 +52,7 @@ pub fn QueryBar(
     let r = run.clone();
     Effect::new(move |_| {
         let text = sel.query.get();
-        worker.with_value(WorkerHandle::cancel);
+        stop_reading();
         if text.trim().is_empty() {
             status.set(Status::None);
             sel.matched.set(None);
@@ -79,15 +87,21 @@ pub fn QueryBar(
                     rollouts,
                     expr: text,
                 };
-                worker.with_value(|w| {
+                reading.set_value(true);
+                worker.update_value(|w| {
+                    let w = w.get_or_insert_with(|| WorkerHandle::start(|_| {}));
                     w.request(&request, move |reply| match reply {
                         Reply::Progress(p) => status.set(Status::Reading(p)),
                         Reply::QueryMatched { keys } => {
+                            reading.set_value(false);
                             let keys: Vec<(i64, i64)> =
                                 keys.iter().map(|&(t, r)| (t as i64, r as i64)).collect();
                             matched(points_of_keys(&r, &keys));
                         }
-                        Reply::Failed(f) => status.set(Status::Error(f.message)),
+                        Reply::Failed(f) => {
+                            reading.set_value(false);
+                            status.set(Status::Error(f.message));
+                        }
                         _ => status.set(Status::Error("unexpected reply from the worker".into())),
                     });
                 });
@@ -103,9 +117,11 @@ pub fn QueryBar(
         .into_iter()
         .map(|f| view! { <option value=f></option> })
         .collect_view();
+    // The draft follows the committed query (a Health cell or a reward group writes one).
+    Effect::new(move |_| draft.set(sel.query.get()));
     let commit = move || sel.query.set(draft.get_untracked());
     let cancel = move |_| {
-        worker.with_value(WorkerHandle::cancel);
+        stop_reading();
         status.set(Status::Error("Cancelled.".into()));
     };
     let shown = move || {

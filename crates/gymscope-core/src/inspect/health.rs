@@ -239,6 +239,30 @@ pub struct HealthFilter {
 }
 
 impl HealthFilter {
+    /// The filter as a query of the language (`health.loop == true and agent == "a"`), so the
+    /// profile page has one filter model; `None` for `usage_missing`, which no flag names.
+    pub fn as_query(&self) -> Option<String> {
+        let flag = match self.rate.as_str() {
+            "truncated" => Flag::Truncated,
+            "empty_answer" => Flag::EmptyAnswer,
+            "ended_on_tool" => Flag::EndedOnTool,
+            "loops" => Flag::Loop,
+            "tool_error_calls" => Flag::ToolError,
+            "malformed_arguments" => Flag::MalformedArguments,
+            _ => return None,
+        };
+        let mut q = format!("health.{} == true", flag.as_str());
+        match self.agent.as_deref() {
+            None => {}
+            Some(a) if a == agent_label(None) => q.push_str(" and agent == null"),
+            Some(a) => {
+                q.push_str(" and agent == ");
+                q.push_str(&crate::query::string_literal(a));
+            }
+        }
+        Some(q)
+    }
+
     /// The chip's words.
     pub fn label(&self) -> String {
         match &self.agent {
@@ -458,6 +482,54 @@ mod tests {
         assert_eq!(r.task_flags(2), [(Flag::ToolError, 1)]);
         assert!(r.task_flags(0).is_empty());
         assert_eq!(f("loops", Some("x&y")).label(), "loops · x&y");
+    }
+
+    #[test]
+    fn a_rate_cell_is_a_query_that_keeps_the_same_tasks() {
+        let mut r = run();
+        // The profile's agent column beside health's (a loaded run has both).
+        r.view.agents.rows = ["a", "b"]
+            .map(|k| crate::table::Row {
+                key: k.into(),
+                cells: vec![],
+            })
+            .to_vec();
+        r.cols.point_agent = vec![0.0, 1.0, 1.0, 0.0, 0.0, f64::NAN];
+        let f = |rate: &str, agent: Option<&str>| HealthFilter {
+            rate: rate.into(),
+            agent: agent.map(str::to_string),
+        };
+        for filter in [
+            f("tool_error_calls", None),
+            f("tool_error_calls", Some("a")),
+            f("tool_error_calls", Some("b")),
+            f("loops", None),
+            f("empty_answer", Some("a")),
+        ] {
+            let q = filter.as_query().unwrap();
+            let parsed = crate::query::Query::parse(&q).unwrap();
+            let crate::inspect::run_query::Answer::Points(points) =
+                crate::inspect::run_query::answer(&r, &parsed)
+            else {
+                panic!("{q}: needs the file")
+            };
+            assert_eq!(
+                crate::inspect::run_query::task_mask(&r, &points),
+                r.health_task_mask(&filter),
+                "{q}"
+            );
+        }
+        assert_eq!(
+            f("loops", Some("x\"y\\z")).as_query().unwrap(),
+            r#"health.loop == true and agent == "x\"y\\z""#
+        );
+        let hostile = f("loops", Some("x\"y\\z")).as_query().unwrap();
+        assert!(crate::query::Query::parse(&hostile).is_ok(), "{hostile}");
+        assert_eq!(f("usage_missing", None).as_query(), None);
+        assert_eq!(
+            f("truncated", Some(agent_label(None))).as_query().unwrap(),
+            "health.truncated == true and agent == null"
+        );
     }
 
     #[test]

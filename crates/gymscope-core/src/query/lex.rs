@@ -73,6 +73,25 @@ impl Tok {
     }
 }
 
+/// `s` as a string literal of the language (`"` and `\` escaped, newlines as `\n`): how a
+/// filter set by a click writes a name into a query.
+pub fn string_literal(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// The tokens of `text`, each with its column.
 pub(super) fn tokens(text: &str) -> Result<Vec<(Tok, usize)>, ParseError> {
     let chars: Vec<char> = text.chars().collect();

@@ -21,7 +21,7 @@ mod run;
 pub use eval::compare;
 pub use eval::Hit;
 pub use field::{Field, Scope, BUILT_IN};
-pub use lex::Op;
+pub use lex::{string_literal, Op};
 pub use parse::{Expr, Lit, Pattern};
 pub use run::QueryRun;
 
