@@ -3,14 +3,17 @@
 //! three agents, multi-step tool calls with escaped JSON arguments, shuffled). Prints, per
 //! expression, the core's evaluation on one thread over the file in memory (every line read by
 //! the profile's reader, then matched), then `gymscope query --count` end to end (every core,
-//! from the file) with its wall time and peak RSS. Target (issue 26): a text query that matches
-//! nothing ≥ 1 GB/s natively.
+//! from the file) with its wall time and peak RSS; then the app's answer of field queries from
+//! the loaded run's columns (`inspect::run_query`, as the page computes it). Targets (issue 26):
+//! a text query that matches nothing ≥ 1 GB/s natively, a field query in the app < 100 ms.
 //!
 //!   cargo bench --bench query                   (data generated once into target/bench-data/)
 //!   BENCH_TASKS=5000 cargo bench --bench query  (a smaller run)
 #![allow(unsafe_code)] // libc::getrusage reads the peak RSS
 #![allow(clippy::unwrap_used)] // a benchmark stops at what must hold
 
+use gymscope::inspect::run::RunView;
+use gymscope::inspect::run_query::{answer, Answer};
 use gymscope::query::{read_keyed_with, Query, RunFacts};
 use gymscope::record::KeyTable;
 use gymscope_testkit::gen_run;
@@ -50,7 +53,7 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(25_000);
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
-    let (_, rollouts) =
+    let (inputs, rollouts) =
         gen_run::generate_agentic(&dir, &format!("agentic_{tasks}"), tasks, 4, 4500);
     let exe = Path::new(env!("CARGO_BIN_EXE_gymscope"));
     let mb = std::fs::metadata(&rollouts).unwrap().len() as f64 / 1e6;
@@ -111,5 +114,34 @@ fn main() {
             mb / wall,
             rss
         );
+    }
+    columns(&inputs, &rollouts);
+}
+
+/// Field queries answered from the columns of the run as the app holds it.
+fn columns(inputs: &Path, rollouts: &Path) {
+    use gymscope::native::run_read::read_run;
+    let (builder, _) = read_run(inputs, rollouts, u64::MAX, None, |_| {}).unwrap();
+    let profile = builder.finish(Default::default()).unwrap();
+    let (view, cols) = gymscope::inspect::model::build(&profile, "i", "r", &Default::default());
+    let run = RunView::new(view, cols);
+    println!("app, from the loaded columns ({} rollouts):", run.points());
+    for expr in [
+        r#"reward == 0 and agent == "library_tool_agent""#,
+        "task.group == \"mixed\" and output_tokens > 4000",
+        "not (reward >= 0.5 or input_tokens < 1000) and task.pass_rate > 0.2",
+    ] {
+        let q = Query::parse(expr).unwrap();
+        let t = Instant::now();
+        let runs = 5;
+        let mut n = 0;
+        for _ in 0..runs {
+            let Answer::Points(p) = answer(&run, &q) else {
+                panic!("{expr}: needs the file")
+            };
+            n = p.iter().filter(|m| **m).count();
+        }
+        let ms = t.elapsed().as_secs_f64() * 1000.0 / f64::from(runs);
+        println!("  {expr:<72} {n:>6} matches  {ms:>6.1} ms");
     }
 }

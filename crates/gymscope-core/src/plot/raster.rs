@@ -69,6 +69,9 @@ pub struct Style<'a> {
     pub jitter: Option<(&'a [f64], &'a [f64])>,
     /// Points outside are drawn grey.
     pub brush: Option<Brush>,
+    /// Per point whether it is drawn (the query bar's matches); `None`: every point. The
+    /// scales stay those of every point, so a query never moves the axes.
+    pub shown: Option<&'a [bool]>,
 }
 
 impl Style<'_> {
@@ -78,6 +81,12 @@ impl Style<'_> {
             .and_then(|a| a.get(i))
             .filter(|a| a.is_finite())
             .map(|&a| a as usize)
+    }
+
+    /// Whether point `i` is drawn (by the query's matches).
+    pub fn is_shown(&self, i: usize) -> bool {
+        self.shown
+            .is_none_or(|s| s.get(i).copied().unwrap_or(false))
     }
 
     /// Whether points of agent `a` are left out.
@@ -149,7 +158,7 @@ pub fn scatter(
     let plain = [POINT[0], POINT[1], POINT[2], alpha];
     for i in 0..xs.len().min(ys.len()) {
         let agent = style.agent_of(i);
-        if style.is_hidden(agent) || highlighted(i) {
+        if style.is_hidden(agent) || highlighted(i) || !style.is_shown(i) {
             continue;
         }
         let Some((px, py)) = place(i) else { continue };
@@ -324,6 +333,12 @@ mod tests {
         let r = scatter(&xs, &ys, frame, None, &style, 101, 101);
         assert_eq!(colour_at(&r, 0.0, 0.0)[..3], agent_colour(0)[..]);
         assert_eq!(colour_at(&r, 10.0, 1.0)[..3], OUTSIDE[..3]);
+        style.brush = None;
+        let shown = [false, true];
+        style.shown = Some(&shown);
+        let r = scatter(&xs, &ys, frame, None, &style, 101, 101);
+        assert_eq!(colour_at(&r, 0.0, 0.0)[3], 0, "a point the query left out");
+        assert_eq!(colour_at(&r, 10.0, 1.0)[..3], agent_colour(1)[..]);
     }
 
     #[test]

@@ -62,21 +62,11 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
     });
     let r = run.clone();
     let (ys_r, keys_r, agents_r) = (ys.clone(), keys.clone(), agent_col.clone());
-    // The query bar's rollouts: the others are not drawn (NaN is no point).
-    let ys_shown = Memo::new(move |_| match sel.matched.get() {
-        Some(mask) => Arc::new(
-            ys_r.iter()
-                .zip(mask.iter().chain(std::iter::repeat(&false)))
-                .map(|(&y, &m)| if m { y } else { f64::NAN })
-                .collect::<Vec<f64>>(),
-        ),
-        None => ys_r.clone(),
-    });
     let rollouts = Memo::new(move |_| {
         let x = x_metric.get();
         ScatterData {
             xs: xs.get(),
-            ys: ys_shown.get(),
+            ys: ys_r.clone(),
             x_title: axis_title(&r.view.metrics[x]),
             y_title: "reward".into(),
             highlight: sel.task.get().map(|t| r.task_points(t)),
@@ -85,6 +75,8 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
             jitter: jitter_on.get().then(|| keys_r.clone()),
             brush: sel.brush.get(),
             overlay: overlay.get(),
+            // The query bar's rollouts: the others are not drawn.
+            shown: sel.matched.get(),
         }
     });
     let r = run.clone();

@@ -39,6 +39,8 @@ pub struct ScatterData {
     pub jitter: Option<Keys>,
     pub brush: Option<Brush>,
     pub overlay: OverlayLines,
+    /// Per point whether the query bar's expression matches it (`None`: no query).
+    pub shown: Option<Arc<Vec<bool>>>,
 }
 
 /// The same data when the same arrays: comparing a million values element by element each time
@@ -63,6 +65,10 @@ impl PartialEq for ScatterData {
             && same_keys(&self.jitter, &o.jitter)
             && self.brush == o.brush
             && Arc::ptr_eq(&self.overlay, &o.overlay)
+            && match (&self.shown, &o.shown) {
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                (a, b) => a.is_none() && b.is_none(),
+            }
     }
 }
 
@@ -76,6 +82,7 @@ impl ScatterData {
                 .as_ref()
                 .map(|(t, r)| (t.as_slice(), r.as_slice())),
             brush: self.brush,
+            shown: self.shown.as_deref().map(Vec::as_slice),
         }
     }
 }
@@ -123,9 +130,11 @@ pub fn ScatterCanvas(
     // How many points have both coordinates (what is drawn, for the tests and the curious).
     let shown = move || {
         data.with(|d| {
+            let style = d.style();
             d.xs.iter()
                 .zip(d.ys.iter())
-                .filter(|(x, y)| x.is_finite() && y.is_finite())
+                .enumerate()
+                .filter(|(i, (x, y))| x.is_finite() && y.is_finite() && style.is_shown(*i))
                 .count()
         })
     };
