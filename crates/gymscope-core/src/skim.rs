@@ -238,6 +238,33 @@ pub fn plain_key(text: &str, i: usize) -> Option<(&str, usize)> {
     (line.get(j) == Some(&b':')).then(|| (name, skip_ws(line, j + 1)))
 }
 
+/// Calls `member(key, value_start) -> value_end` for each member of the object at `at` (keys
+/// without escapes: an escaped key may spell a field read here). Returns the object's end.
+pub fn members(
+    text: &str,
+    at: usize,
+    mut member: impl FnMut(&str, usize) -> Option<usize>,
+) -> Option<usize> {
+    let line = text.as_bytes();
+    if line.get(at) != Some(&b'{') {
+        return None;
+    }
+    let mut i = skip_ws(line, at + 1);
+    if line.get(i) == Some(&b'}') {
+        return Some(i + 1);
+    }
+    loop {
+        let (name, at) = plain_key(text, i)?;
+        let end = member(name, at)?;
+        i = skip_ws(line, end);
+        match line.get(i)? {
+            b',' => i = skip_ws(line, i + 1),
+            b'}' => return Some(i + 1),
+            _ => return None,
+        }
+    }
+}
+
 /// The end (exclusive) of the JSON value starting at `i` (no whitespace before it).
 pub fn value_end(text: &[u8], mut i: usize) -> Option<usize> {
     // One flag per open container: `true` for an object.

@@ -54,7 +54,7 @@ pub(crate) fn read_row_beside<'t>(
         expected_action: None,
     };
     let mut seen = Seen::default();
-    let end = members(text, skim::skip_ws(line, 0), |name, at| {
+    let end = skim::members(text, skim::skip_ws(line, 0), |name, at| {
         if name == "response" {
             if let Some(p) = profile.as_deref_mut() {
                 p.response_begin();
@@ -112,7 +112,7 @@ pub(crate) fn read_key_row_beside<'t>(
         expected_action: None,
     };
     let mut seen = Seen::default();
-    let end = members(text, skim::skip_ws(line, 0), |name, at| {
+    let end = skim::members(text, skim::skip_ws(line, 0), |name, at| {
         let end = skim::value_end(line, at)?;
         if let Some(p) = profile.as_deref_mut() {
             p.member(text, name, at, end)?;
@@ -177,7 +177,7 @@ fn response<'t>(
         usage: None,
     };
     let mut seen = Seen::default();
-    let end = members(text, at, |name, at| {
+    let end = skim::members(text, at, |name, at| {
         if name == "output" {
             let (output, end) = output(text, at)?;
             r.output = seen.once(2, output)?;
@@ -245,7 +245,7 @@ fn item(text: &str, at: usize) -> Option<(Item<'_>, usize)> {
         output: None,
     };
     let mut seen = Seen::default();
-    let end = members(text, at, |name, at| {
+    let end = skim::members(text, at, |name, at| {
         let end = skim::value_end(text.as_bytes(), at)?;
         let value = &text[at..end];
         match name {
@@ -280,32 +280,5 @@ pub(super) fn string(value: &str) -> Option<Option<Cow<'_, str>>> {
             }
         }
         _ => None,
-    }
-}
-
-/// Calls `member(key, value_start) -> value_end` for each member of the object at `at` (keys
-/// without escapes: an escaped key may spell a field read here). Returns the object's end.
-fn members(
-    text: &str,
-    at: usize,
-    mut member: impl FnMut(&str, usize) -> Option<usize>,
-) -> Option<usize> {
-    let line = text.as_bytes();
-    if line.get(at) != Some(&b'{') {
-        return None;
-    }
-    let mut i = skim::skip_ws(line, at + 1);
-    if line.get(i) == Some(&b'}') {
-        return Some(i + 1);
-    }
-    loop {
-        let (name, at) = skim::plain_key(text, i)?;
-        let end = member(name, at)?;
-        i = skim::skip_ws(line, end);
-        match line.get(i)? {
-            b',' => i = skim::skip_ws(line, i + 1),
-            b'}' => return Some(i + 1),
-            _ => return None,
-        }
     }
 }

@@ -22,49 +22,31 @@ pub(super) fn skim_keyed(line: &[u8]) -> Option<KeyedRow> {
         seen |= bit;
         fresh.then_some(())
     };
-    let mut i = skim::skip_ws(line, 0);
-    if line.get(i) != Some(&b'{') {
-        return None;
-    }
-    i = skim::skip_ws(line, i + 1);
-    if line.get(i) == Some(&b'}') {
-        i += 1;
-    } else {
-        loop {
-            let (name, at) = skim::plain_key(text, i)?;
-            let end = skim::value_end(line, at)?;
-            let value = &text[at..end];
-            match name {
-                "_ng_task_index" => {
-                    once(1)?;
-                    task = Some(integer(value)?);
-                }
-                "_ng_rollout_index" => {
-                    once(2)?;
-                    rollout = Some(integer(value)?);
-                }
-                "reward" => {
-                    once(4)?;
-                    reward = Some(serde_json::from_str::<Value>(value).ok()?);
-                }
-                "agent_ref" => {
-                    once(8)?;
-                    agent = agent_name(value)?;
-                }
-                _ => {}
+    let end = skim::members(text, skim::skip_ws(line, 0), |name, at| {
+        let end = skim::value_end(line, at)?;
+        let value = &text[at..end];
+        match name {
+            "_ng_task_index" => {
+                once(1)?;
+                task = Some(integer(value)?);
             }
-            let j = skim::skip_ws(line, end);
-            match line.get(j)? {
-                b',' => i = skim::skip_ws(line, j + 1),
-                b'}' => {
-                    i = j + 1;
-                    break;
-                }
-                _ => return None,
+            "_ng_rollout_index" => {
+                once(2)?;
+                rollout = Some(integer(value)?);
             }
+            "reward" => {
+                once(4)?;
+                reward = Some(serde_json::from_str::<Value>(value).ok()?);
+            }
+            "agent_ref" => {
+                once(8)?;
+                agent = agent_name(value)?;
+            }
+            _ => {}
         }
-    }
-    if skim::skip_ws(line, i) != line.len() {
+        Some(end)
+    })?;
+    if skim::skip_ws(line, end) != line.len() {
         return None;
     }
     Some(KeyedRow {
