@@ -57,6 +57,7 @@ fn main() {
         hidden: &[false, true, false],
         jitter: Some((&task, &rollout)),
         brush,
+        shown: None,
     };
     let mut raster = None;
     let draw = median_ms(|| raster = Some(scatter(&xs, &ys, frame, None, &style, 720, 360)));
