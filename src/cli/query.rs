@@ -256,8 +256,7 @@ fn verdicts_beside(
     rollouts: &Path,
     max_line: u64,
 ) -> Result<Option<std::collections::HashMap<(i64, i64), String>>> {
-    let dir = rollouts.parent().unwrap_or(Path::new(""));
-    let path = dir.join(crate::health::upstream::ROLLOUT_VERDICTS);
+    let path = crate::names::sibling(rollouts, crate::health::upstream::ROLLOUT_VERDICTS);
     if !path.is_file() {
         return Ok(None);
     }

@@ -144,23 +144,13 @@ fn response(text: &str, at: usize, fields: &mut MemberReader) -> Option<usize> {
 fn object_members(
     text: &str,
     at: usize,
-    mut member: impl FnMut(&str, usize) -> Option<usize>,
+    member: impl FnMut(&str, usize) -> Option<usize>,
 ) -> Option<usize> {
     let line = text.as_bytes();
     if line.get(at) != Some(&b'{') {
         return skim::value_end(line, at);
     }
-    let mut i = skim::skip_ws(line, at + 1);
-    if line.get(i) == Some(&b'}') {
-        return Some(i + 1);
-    }
-    loop {
-        let (name, value_at) = skim::plain_key(text, i)?;
-        i = after_member(line, member(name, value_at)?)?;
-        if line[i - 1] == b'}' {
-            return Some(i);
-        }
-    }
+    skim::members(text, at, member)
 }
 
 /// A short run of digits: an `i64` read directly, as `serde_json` would read it.
