@@ -14,14 +14,29 @@ pub struct Browser {
 }
 
 impl Browser {
+    /// Starts chromedriver and a Chromium session. A session request can be reset when the
+    /// machine is loaded or the free port we picked was taken meanwhile (seen on CI: "connection
+    /// reset by peer"), so a failed start is tried again with a new driver on a new port.
     pub async fn start() -> Browser {
+        let mut last = String::new();
+        for _ in 0..3 {
+            match Browser::try_start().await {
+                Ok(browser) => return browser,
+                Err(e) => last = e,
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+        panic!("connect to chromedriver (3 tries): {last}")
+    }
+
+    async fn try_start() -> Result<Browser, String> {
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
             .unwrap()
             .port();
         let chromedriver = std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".into());
-        let driver = Command::new(&chromedriver)
+        let mut driver = Command::new(&chromedriver)
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -31,10 +46,11 @@ impl Browser {
             });
         let t0 = Instant::now();
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                t0.elapsed() < Duration::from_secs(20),
-                "chromedriver did not start"
-            );
+            if t0.elapsed() > Duration::from_secs(20) {
+                let _ = driver.kill();
+                let _ = driver.wait();
+                return Err(format!("chromedriver did not listen on port {port} in 20 s"));
+            }
             std::thread::sleep(Duration::from_millis(50));
         }
         let profile_dir =
@@ -52,15 +68,20 @@ impl Browser {
                 ]
             }),
         );
-        let client = ClientBuilder::new(HttpConnector::new())
+        let connected = ClientBuilder::new(HttpConnector::new())
             .capabilities(caps)
             .connect(&format!("http://127.0.0.1:{port}"))
-            .await
-            .expect("connect to chromedriver");
-        Browser {
-            client,
-            driver,
-            profile_dir,
+            .await;
+        match connected {
+            Ok(client) => Ok(Browser {
+                client,
+                driver,
+                profile_dir,
+            }),
+            Err(e) => {
+                kill_driver(driver, &profile_dir);
+                Err(e.to_string())
+            }
         }
     }
 
@@ -176,13 +197,21 @@ pub fn dist() -> PathBuf {
 
 impl Drop for Browser {
     fn drop(&mut self) {
-        // Killing chromedriver can orphan its Chromium; kill the one using our profile too.
-        let _ = self.driver.kill();
-        let _ = self.driver.wait();
-        let _ = Command::new("pkill")
-            .arg("-f")
-            .arg(self.profile_dir.to_str().unwrap())
-            .status();
-        let _ = std::fs::remove_dir_all(&self.profile_dir);
+        stop_driver(&mut self.driver, &self.profile_dir);
     }
+}
+
+fn kill_driver(mut driver: Child, profile_dir: &std::path::Path) {
+    stop_driver(&mut driver, profile_dir);
+}
+
+/// Killing chromedriver can orphan its Chromium; kill the one using our profile too.
+fn stop_driver(driver: &mut Child, profile_dir: &std::path::Path) {
+    let _ = driver.kill();
+    let _ = driver.wait();
+    let _ = Command::new("pkill")
+        .arg("-f")
+        .arg(profile_dir.to_str().unwrap())
+        .status();
+    let _ = std::fs::remove_dir_all(profile_dir);
 }
