@@ -64,6 +64,13 @@ pub enum Command {
     ///
     /// Writes --output and `<output stem>.selection.json`, and prints the counts.
     SelectPivot(SelectPivotArgs),
+    /// Choose tasks to train or evaluate on from a reward profile: a pass-rate or mean-reward
+    /// band, a task-level query, a seeded (stratified) sample, a train/validation split.
+    ///
+    /// Writes each kept task's `sample` (the task as given to `gym eval run`) to --output, in
+    /// task order, `<output stem>.selection.json` (counts and options) and, with
+    /// --val-fraction, `<output stem>.val.jsonl`. Exit code 1 when no task is kept.
+    SelectTasks(SelectTasksArgs),
     /// Rollout health: what went wrong in a run (truncated or empty answers, tool errors,
     /// malformed arguments, loops, tasks that never pass), per agent with the thresholds shown.
     ///
@@ -621,6 +628,62 @@ pub struct SelectPivotArgs {
     /// Output order: file order, ascending pass rate, or descending reward variance.
     #[arg(long, value_enum, default_value_t = SortArg::None)]
     pub sort: SortArg,
+}
+
+#[derive(Args, Debug)]
+pub struct SelectTasksArgs {
+    /// `*_reward_profiling.jsonl` (`gym eval profile` or `gymscope profile`).
+    #[arg(long, value_name = "FILE")]
+    pub profile: PathBuf,
+    /// The curated tasks, one JSON row each (an input dataset for `gym eval run`).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: PathBuf,
+    /// A rollout passes when its reward is at least this.
+    #[arg(long, alias = "success-threshold", value_parser = finite, value_name = "X", default_value_t = crate::reward_group::DEFAULT_THRESHOLD)]
+    pub pass_threshold: f64,
+    /// Keep tasks whose pass rate is at least A (inclusive).
+    #[arg(long, value_parser = finite, value_name = "A", default_value_t = 0.0)]
+    pub min_pass: f64,
+    /// Keep tasks whose pass rate is at most B (inclusive).
+    #[arg(long, value_parser = finite, value_name = "B", default_value_t = 1.0)]
+    pub max_pass: f64,
+    /// Keep tasks whose mean reward is at least X.
+    #[arg(long, value_parser = finite, value_name = "X")]
+    pub min_mean: Option<f64>,
+    /// Keep tasks whose mean reward is at most X.
+    #[arg(long, value_parser = finite, value_name = "X")]
+    pub max_mean: Option<f64>,
+    /// Keep only `mixed` tasks (drop those always or never solved).
+    #[arg(long)]
+    pub drop_saturated: bool,
+    /// Drop tasks with fewer rollouts that have a numeric reward.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub min_rollouts: u32,
+    /// A task-level expression of the query language: `task.pass_rate`, `task.mean_reward`,
+    /// `task.group`, `task`, `agent`, any profile column (`` `mean/wer` ``), `sample.FIELD`.
+    #[arg(long = "where", value_name = "EXPR")]
+    pub filter: Option<String>,
+    /// Keep K of the selected tasks, sampled by --seed (written in task order).
+    #[arg(long, value_name = "K")]
+    pub max_tasks: Option<u64>,
+    /// The seed of the sample and of the split.
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    pub seed: u64,
+    /// With --max-tasks: keep each value's share of `agent` or of a `sample` field.
+    #[arg(long, value_name = "FIELD", requires = "max_tasks")]
+    pub stratify: Option<String>,
+    /// With --max-tasks: prefer tasks whose pass rate is nearest P.
+    #[arg(long, value_parser = finite, value_name = "P", requires = "max_tasks")]
+    pub target_pass: Option<f64>,
+    /// Also write `<output stem>.val.jsonl` with round(F × kept) tasks, none in --output.
+    #[arg(long, value_parser = finite, value_name = "F")]
+    pub val_fraction: Option<f64>,
+    /// With --val-fraction: no value of this `sample` field (or `agent`) in both files.
+    #[arg(long, value_name = "FIELD", requires = "val_fraction")]
+    pub group_by: Option<String>,
+    /// Add `profile_info` (rollouts, rewards, mean, std, variance, group, pass rate) to each row.
+    #[arg(long)]
+    pub annotate: bool,
 }
 
 /// `--shard I/N`, refused by clap as a usage error (exit 2) when malformed.

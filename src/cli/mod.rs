@@ -12,6 +12,7 @@ mod progress;
 mod query;
 mod report;
 mod select_pivot;
+mod select_tasks;
 mod validate_pivot;
 
 use clap::Parser;
@@ -49,6 +50,7 @@ pub fn run() -> ExitCode {
         Command::Compare(args) => compare::run(&args).map(|()| ExitCode::SUCCESS),
         Command::BuildPivot(args) => build_pivot::run(&args),
         Command::SelectPivot(args) => select_pivot::run(&args),
+        Command::SelectTasks(args) => select_tasks::run(&args),
         Command::Health(args) => health::run(&args),
         Command::HealthCheck(args) => health_check::run(&args),
         Command::Query(args) => query::run(&args),

@@ -3,6 +3,7 @@
 
 use super::args::{SelectPivotArgs, SortArg};
 use super::build_pivot::refuse_overwrite;
+use crate::jsonl::LineSpan;
 use crate::names;
 use crate::native::atomic::AtomicFile;
 use crate::native::inputs::{check_input, Input};
@@ -11,14 +12,37 @@ use crate::pivot_build::select::{
     selected_row, Class, ProfileIndex, SelectOptions, Selector, Sort,
 };
 use anyhow::{bail, Context, Result};
+use serde_json::Value;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
 /// Reads a file in chunks through the one native reader: feeds `path` to `each` until the end or until it returns `false` (a refused line).
-fn stream(path: &Path, mut each: impl FnMut(&[u8]) -> bool) -> Result<()> {
+pub(super) fn stream(path: &Path, mut each: impl FnMut(&[u8]) -> bool) -> Result<()> {
     for_each_chunk::<anyhow::Error>(path, &path.display().to_string(), |chunk| Ok(each(chunk)))
+}
+
+/// Writes the rows at `spans` of `path` (read back by byte span), each made by `row` from the
+/// line and its `profile_info`.
+pub(super) fn copy_rows<'i>(
+    path: &Path,
+    spans: impl Iterator<Item = (LineSpan, Option<&'i Value>)>,
+    out: &mut impl Write,
+    row: fn(&[u8], Option<&Value>) -> Result<Vec<u8>, String>,
+) -> Result<()> {
+    let mut file = File::open(path).with_context(|| format!("cannot read '{}'", path.display()))?;
+    let mut line = Vec::new();
+    for (span, info) in spans {
+        line.resize(span.len as usize, 0);
+        file.seek(SeekFrom::Start(span.offset))?;
+        file.read_exact(&mut line)
+            .with_context(|| format!("'{}' changed while reading", path.display()))?;
+        let bytes = row(&line, info)
+            .map_err(|e| anyhow::anyhow!("'{}' line {}: {e}", path.display(), span.line))?;
+        out.write_all(&bytes)?;
+    }
+    Ok(())
 }
 
 pub fn run(args: &SelectPivotArgs) -> Result<ExitCode> {
@@ -71,21 +95,15 @@ pub fn run(args: &SelectPivotArgs) -> Result<ExitCode> {
         );
     }
 
-    let mut pivots = File::open(&args.pivots)
-        .with_context(|| format!("cannot read '{}'", args.pivots.display()))?;
     let mut out = AtomicFile::create(&args.output)?;
-    let mut line = Vec::new();
-    for d in &plan.selected {
-        line.resize(d.span.len as usize, 0);
-        pivots.seek(SeekFrom::Start(d.span.offset))?;
-        pivots
-            .read_exact(&mut line)
-            .with_context(|| format!("'{}' changed while reading", args.pivots.display()))?;
-        let row = selected_row(&line, d.profile_info.as_ref()).map_err(|e| {
-            anyhow::anyhow!("'{}' line {}: {e}", args.pivots.display(), d.span.line)
-        })?;
-        out.write_all(&row)?;
-    }
+    copy_rows(
+        &args.pivots,
+        plan.selected
+            .iter()
+            .map(|d| (d.span, d.profile_info.as_ref())),
+        &mut out,
+        selected_row,
+    )?;
     out.commit()?;
     let mut json = serde_json::to_string_pretty(&plan.counts.to_json())?;
     json.push('\n');

@@ -21,3 +21,4 @@ mod plot_model;
 mod profile_cases;
 mod query;
 mod report;
+mod select_tasks;

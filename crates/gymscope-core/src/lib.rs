@@ -15,6 +15,7 @@ pub mod chunks;
 pub mod collect;
 pub mod compare;
 pub mod conversation;
+pub mod curate;
 pub mod error;
 pub mod fast_map;
 pub mod figures;

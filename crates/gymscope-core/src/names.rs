@@ -197,6 +197,11 @@ pub fn pivot_selection(selected: &str) -> String {
     format!("{}.selection.json", stem(selected))
 }
 
+/// `select-tasks --val-fraction`'s validation tasks: `curated.jsonl` → `curated.val.jsonl`.
+pub fn validation_split(selected: &str) -> String {
+    format!("{}.val.jsonl", stem(selected))
+}
+
 #[cfg(test)]
 mod tests {
 

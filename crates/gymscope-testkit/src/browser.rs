@@ -49,7 +49,9 @@ impl Browser {
             if t0.elapsed() > Duration::from_secs(20) {
                 let _ = driver.kill();
                 let _ = driver.wait();
-                return Err(format!("chromedriver did not listen on port {port} in 20 s"));
+                return Err(format!(
+                    "chromedriver did not listen on port {port} in 20 s"
+                ));
             }
             std::thread::sleep(Duration::from_millis(50));
         }

@@ -9,7 +9,7 @@
 //! and 0/1 in the profile (`timed_out == 1`) is the one case the two answers differ.
 
 use super::run::RunView;
-use crate::query::{compare, Expr, Field, Lit, Op, Query};
+use crate::query::{Expr, Field, Lit, Query};
 use serde_json::Value;
 
 /// Which points an expression keeps, or that it needs the file.
@@ -138,18 +138,7 @@ fn value(run: &RunView, c: Column, p: usize, pass: &[f64]) -> Option<Value> {
 }
 
 fn eval(run: &RunView, e: &Expr, p: usize, pass: &[f64]) -> bool {
-    let get = |f: &Field| column(run, f).and_then(|c| value(run, c, p, pass));
-    match e {
-        Expr::Or(a, b) => eval(run, a, p, pass) || eval(run, b, p, pass),
-        Expr::And(a, b) => eval(run, a, p, pass) && eval(run, b, p, pass),
-        Expr::Not(a) => !eval(run, a, p, pass),
-        Expr::Truthy(f) => compare(get(f).as_ref(), Op::Eq, &Lit::Bool(true)),
-        Expr::Cmp { field, op, value } => compare(get(field).as_ref(), *op, value),
-        Expr::Match { field, pattern } => match get(field) {
-            Some(Value::String(s)) => pattern.find(&s).is_some(),
-            _ => false,
-        },
-    }
+    crate::query::eval_fields(e, &|f| column(run, f).and_then(|c| value(run, c, p, pass)))
 }
 
 /// Per task (index in `view.tasks`), whether any of its points is kept.

@@ -327,6 +327,23 @@ pub(super) fn eval(e: &Expr, row: &RowView, hit: &mut Option<Hit>, negated: bool
     }
 }
 
+/// Evaluates `e` by field values alone (`get`): the columns of a loaded run, a profile's task
+/// row. A text scope or `tool` has no value there, so its predicates are false: callers send
+/// such expressions to the file instead, or refuse them.
+pub fn eval_fields(e: &Expr, get: &dyn Fn(&Field) -> Option<Value>) -> bool {
+    match e {
+        Expr::Or(a, b) => eval_fields(a, get) || eval_fields(b, get),
+        Expr::And(a, b) => eval_fields(a, get) && eval_fields(b, get),
+        Expr::Not(a) => !eval_fields(a, get),
+        Expr::Truthy(f) => compare(get(f).as_ref(), Op::Eq, &Lit::Bool(true)),
+        Expr::Cmp { field, op, value } => compare(get(field).as_ref(), *op, value),
+        Expr::Match { field, pattern } => match get(field) {
+            Some(Value::String(s)) => pattern.find(&s).is_some(),
+            _ => false,
+        },
+    }
+}
+
 fn found(pattern: &Pattern, scope: &str, text: &str) -> Option<Hit> {
     pattern.find(text).map(|range| Hit {
         scope: scope.to_string(),

@@ -18,8 +18,8 @@ mod parse;
 mod prefilter;
 mod run;
 
-pub use eval::compare;
 pub use eval::Hit;
+pub use eval::{compare, eval_fields};
 pub use field::{Field, Scope, BUILT_IN};
 pub use lex::{string_literal, Op};
 pub use parse::{Expr, Lit, Pattern};
