@@ -62,7 +62,9 @@ pub enum Command {
     /// Keep the pivots whose on-policy rollouts had mixed rewards (PivotRL's selection), from the
     /// pivot file and the reward profile of its collected rollouts.
     ///
-    /// Writes --output and `<output stem>.selection.json`, and prints the counts.
+    /// Writes --output, `<output stem>.selection.json`, `<output stem>.gym.yaml` (the build's
+    /// config pointed at the selection) and, with --val-fraction, `<output stem>.val.jsonl`;
+    /// prints the counts.
     SelectPivot(SelectPivotArgs),
     /// Choose tasks to train or evaluate on from a reward profile: a pass-rate or mean-reward
     /// band, a task-level query, a seeded (stratified) sample, a train/validation split.
@@ -625,6 +627,23 @@ pub struct SelectPivotArgs {
     /// Drop pivots whose pass rate is above T (T > 0).
     #[arg(long, value_parser = finite, value_name = "T")]
     pub difficulty_threshold: Option<f64>,
+    /// PivotRL's λ_diff: keep a pivot when its on-policy rewards vary and their mean is below X.
+    #[arg(long, value_parser = finite, value_name = "X")]
+    pub max_mean: Option<f64>,
+    /// Drop a pivot whose prefix and expected action equal an earlier kept pivot's.
+    #[arg(long)]
+    pub dedupe_prefix: bool,
+    /// Also write `<output stem>.val.jsonl`: this share of the kept pivots, whole source
+    /// trajectories (`trajectory_id`) only, none in --output.
+    #[arg(long, value_parser = finite, value_name = "F")]
+    pub val_fraction: Option<f64>,
+    /// The seed of the validation split.
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    pub seed: u64,
+    /// The build's Gym config (default `<pivots stem>.gym.yaml` beside --pivots); written again
+    /// as `<output stem>.gym.yaml`, pointing at the selection.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Output order: file order, ascending pass rate, or descending reward variance.
     #[arg(long, value_enum, default_value_t = SortArg::None)]
     pub sort: SortArg,

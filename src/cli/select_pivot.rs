@@ -8,6 +8,7 @@ use crate::names;
 use crate::native::atomic::AtomicFile;
 use crate::native::inputs::{check_input, Input};
 use crate::native::read::for_each_chunk;
+use crate::native::UsageError;
 use crate::pivot_build::select::{
     selected_row, Class, ProfileIndex, SelectOptions, Selector, Sort,
 };
@@ -56,12 +57,22 @@ pub fn run(args: &SelectPivotArgs) -> Result<ExitCode> {
     if args.difficulty_threshold.is_some_and(|t| t <= 0.0) {
         bail!("--difficulty-threshold must be greater than 0");
     }
+    if let Some(f) = args.val_fraction.filter(|f| !(0.0..1.0).contains(f)) {
+        return Err(UsageError(format!(
+            "--val-fraction must be at least 0 and below 1, got {f}"
+        ))
+        .into());
+    }
     let options = SelectOptions {
         min_rollouts: args.min_rollouts,
         success_threshold: args.success_threshold,
         keep,
         max_pivots: args.max_pivots,
         difficulty_threshold: args.difficulty_threshold,
+        max_mean: args.max_mean,
+        dedupe_prefix: args.dedupe_prefix,
+        val_fraction: args.val_fraction,
+        seed: args.seed,
         sort: match args.sort {
             SortArg::None => Sort::None,
             SortArg::Difficulty => Sort::Difficulty,
@@ -70,6 +81,12 @@ pub fn run(args: &SelectPivotArgs) -> Result<ExitCode> {
     };
     let out_name = names::file_name_of(&args.output);
     let selection_path = names::sibling(&args.output, names::pivot_selection(&out_name));
+    let config_out = names::sibling(&args.output, names::pivot_gym_config(&out_name));
+    let val_path = names::sibling(&args.output, names::validation_split(&out_name));
+    let config_in = args
+        .config
+        .clone()
+        .unwrap_or_else(|| names::beside(&args.pivots, names::pivot_gym_config));
     // The pivots are read twice (decided, then copied by span): no pipes.
     for (path, flag, twice) in [
         (&args.pivots, "--pivots", true),
@@ -77,8 +94,29 @@ pub fn run(args: &SelectPivotArgs) -> Result<ExitCode> {
     ] {
         check_input(Input { path, flag }, twice)?;
     }
-    refuse_overwrite(&args.pivots, &[&args.output, &selection_path])?;
-    refuse_overwrite(&args.profile, &[&args.output, &selection_path])?;
+    if !config_in.is_file() {
+        return Err(UsageError(format!(
+            "no Gym config for the selection: '{}' does not exist; build-pivot writes it beside the pivots, or give --config FILE",
+            config_in.display()
+        ))
+        .into());
+    }
+    check_input(
+        Input {
+            path: &config_in,
+            flag: "--config",
+        },
+        false,
+    )?;
+    let mut outputs = vec![args.output.as_path(), &selection_path, &config_out];
+    if args.val_fraction.is_some() {
+        outputs.push(&val_path);
+    }
+    for input in [&args.pivots, &args.profile, &config_in] {
+        refuse_overwrite(input, &outputs)?;
+    }
+    let config_text = std::fs::read_to_string(&config_in)
+        .with_context(|| format!("cannot read '{}'", config_in.display()))?;
 
     let mut index = ProfileIndex::new(args.profile.display().to_string());
     stream(&args.profile, |c| index.push(c))?;
@@ -95,16 +133,43 @@ pub fn run(args: &SelectPivotArgs) -> Result<ExitCode> {
         );
     }
 
-    let mut out = AtomicFile::create(&args.output)?;
-    copy_rows(
-        &args.pivots,
-        plan.selected
-            .iter()
-            .map(|d| (d.span, d.profile_info.as_ref())),
-        &mut out,
-        selected_row,
-    )?;
-    out.commit()?;
+    let write = |path: &Path, rows: &[crate::pivot_build::select::Decision]| -> Result<()> {
+        let mut out = AtomicFile::create(path)?;
+        copy_rows(
+            &args.pivots,
+            rows.iter().map(|d| (d.span, d.profile_info.as_ref())),
+            &mut out,
+            selected_row,
+        )?;
+        out.commit()?;
+        Ok(())
+    };
+    // The config names the files as the build's did: absolute when it was.
+    let shown = |p: &Path| {
+        let absolute = config_text
+            .lines()
+            .any(|l| l.trim_start().starts_with("jsonl_fpath: /"));
+        let p = if absolute {
+            std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+        } else {
+            p.to_path_buf()
+        };
+        p.display().to_string()
+    };
+    let split = args.val_fraction.is_some();
+    let config = crate::pivot_build::config::retarget(
+        &config_text,
+        &shown(&args.output),
+        split.then(|| shown(&val_path)).as_deref(),
+    )
+    .map_err(|e| anyhow::anyhow!("'{}': {e}", config_in.display()))?;
+    write(&args.output, &plan.selected)?;
+    if split {
+        write(&val_path, &plan.validation)?;
+    }
+    let mut cfg = AtomicFile::create(&config_out)?;
+    cfg.write_all(config.as_bytes())?;
+    cfg.commit()?;
     let mut json = serde_json::to_string_pretty(&plan.counts.to_json())?;
     json.push('\n');
     let mut sel = AtomicFile::create(&selection_path)?;
@@ -112,10 +177,14 @@ pub fn run(args: &SelectPivotArgs) -> Result<ExitCode> {
     sel.commit()?;
     let stdout = &mut crate::native::out::Stdout;
     write!(stdout, "{}", plan.counts.markdown())?;
+    writeln!(stdout, "selected pivots: {}", args.output.display())?;
+    if split {
+        writeln!(stdout, "validation pivots: {}", val_path.display())?;
+    }
     writeln!(
         stdout,
-        "selected pivots: {}\nselection: {}",
-        args.output.display(),
+        "Gym config: {}\nselection: {}",
+        config_out.display(),
         selection_path.display()
     )?;
     Ok(ExitCode::SUCCESS)

@@ -411,6 +411,13 @@ fn an_empty_file_in_compare_is_said_to_be_empty() {
 #[test]
 fn select_pivot_stops_at_the_first_bad_line_of_a_file_that_never_ends() {
     let pivots = repo_root().join("tests/fixtures/pivot/upstream/example.jsonl");
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("p.gym.yaml");
+    std::fs::write(
+        &config,
+        "a:\n  datasets:\n  - name: train\n    jsonl_fpath: p.jsonl\n",
+    )
+    .unwrap();
     let mut child = std::process::Command::new(crate::common::gymscope_bin())
         .args([
             "select-pivot",
@@ -418,6 +425,8 @@ fn select_pivot_stops_at_the_first_bad_line_of_a_file_that_never_ends() {
             s(&pivots),
             "--profile",
             "/dev/urandom",
+            "--config",
+            s(&config),
         ])
         .args(["--output", "/nonexistent-dir-never-written/o.jsonl"])
         .stdout(std::process::Stdio::null())

@@ -367,6 +367,27 @@ fn select_pivot_usage_errors_name_the_problem() {
     let profile = dir.path().join("prof.jsonl");
     std::fs::write(&profile, "{\"_ng_task_index\": 0}\n").unwrap();
     let out = dir.path().join("s.jsonl");
+    // Without the build's config (`p.gym.yaml`) the selection could not be trained on: refused.
+    let r = gymscope(&[
+        "select-pivot",
+        "--pivots",
+        pivots.to_str().unwrap(),
+        "--profile",
+        profile.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&r.stderr).contains("p.gym.yaml' does not exist"),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    std::fs::write(
+        dir.path().join("p.gym.yaml"),
+        "a:\n  datasets:\n  - name: train\n    jsonl_fpath: p.jsonl\n",
+    )
+    .unwrap();
     let base = [
         "select-pivot",
         "--pivots",
@@ -395,7 +416,7 @@ fn select_pivot_usage_errors_name_the_problem() {
     assert!(String::from_utf8_lossy(&r.stderr).contains("it is the input"));
     assert_eq!(
         names_in(dir.path()),
-        ["p.jsonl", "prof.jsonl"],
+        ["p.gym.yaml", "p.jsonl", "prof.jsonl"],
         "nothing written, no temp file"
     );
     let r = gymscope(&[

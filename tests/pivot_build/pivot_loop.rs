@@ -254,9 +254,102 @@ fn build_collect_profile_select() {
             "mixed",
             "dropped_above_difficulty_threshold",
             "dropped_easiest",
+            "dropped_max_mean",
+            "dropped_duplicate_prefix",
             "kept",
-            "rollouts_per_pivot"
+            "validation",
+            "rollouts_per_pivot",
+            "per_depth",
+            "per_tool",
+            "mean_reward_deciles",
+            "reward_variance_deciles"
         ]
+    );
+    let tools: u64 = counts["per_tool"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|t| t["kept"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        tools,
+        want.len() as u64,
+        "every kept pivot under its expected tool"
+    );
+    assert_eq!(counts["mean_reward_deciles"].as_array().unwrap().len(), 11);
+
+    // Train-ready: the selection's Gym config serves the selected file as it is.
+    let config = std::fs::read_to_string(dir.path().join("selected.gym.yaml")).unwrap();
+    let fpaths: Vec<&str> = config
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("jsonl_fpath: "))
+        .collect();
+    assert_eq!(fpaths.len(), 1, "{config}");
+    let served = std::path::Path::new(fpaths[0]);
+    assert!(served.is_absolute(), "as absolute as the build's: {config}");
+    assert_eq!(
+        std::fs::read(served).unwrap(),
+        std::fs::read(&selected).unwrap()
+    );
+    let built = std::fs::read_to_string(p.replace(".jsonl", ".gym.yaml")).unwrap();
+    assert_eq!(
+        config
+            .lines()
+            .filter(|l| !l.contains("jsonl_fpath"))
+            .collect::<Vec<_>>(),
+        built
+            .lines()
+            .filter(|l| !l.contains("jsonl_fpath"))
+            .collect::<Vec<_>>(),
+        "the build's config, pointed at the selection"
+    );
+    let r = gymscope(&["validate-pivot", "--path", fpaths[0]]);
+    assert!(r.status.success(), "{}", text(&r));
+
+    // λ_diff, a split by source trajectory, and the dedupe.
+    let split = dir.path().join("split.jsonl");
+    let r = gymscope(&[
+        "select-pivot",
+        "--pivots",
+        p,
+        "--profile",
+        profile.to_str().unwrap(),
+        "--output",
+        split.to_str().unwrap(),
+        "--keep",
+        "mixed,all_success,all_failure",
+        "--max-mean",
+        "0.99",
+        "--val-fraction",
+        "0.3",
+        "--seed",
+        "4",
+        "--dedupe-prefix",
+    ]);
+    assert!(r.status.success(), "{}", text(&r));
+    let train = jsonl(&split);
+    let val = jsonl(&dir.path().join("split.val.jsonl"));
+    let kept_ids: Vec<String> = ids(&train).into_iter().chain(ids(&val)).collect();
+    let mut want_sorted = want.clone();
+    want_sorted.sort();
+    let mut got_sorted = kept_ids.clone();
+    got_sorted.sort();
+    assert_eq!(
+        got_sorted, want_sorted,
+        "--max-mean 0.99 keeps exactly the mixed ones: variance > 0, mean < 0.99"
+    );
+    let trajectory = |r: &Value| r["trajectory_id"].to_string();
+    let val_trajectories: Vec<String> = val.iter().map(trajectory).collect();
+    assert!(
+        train
+            .iter()
+            .all(|r| !val_trajectories.contains(&trajectory(r))),
+        "no trajectory in both"
+    );
+    let config = std::fs::read_to_string(dir.path().join("split.gym.yaml")).unwrap();
+    assert!(
+        config.contains("- name: validation") && config.contains("split.val.jsonl"),
+        "{config}"
     );
 
     // Capped: the easiest are dropped first (ties by file order).

@@ -190,3 +190,86 @@ fn selected_rows_keep_their_bytes_and_gain_profile_info() {
         format!("{line}\n")
     );
 }
+
+/// A pivot row of a given source trajectory, prefix and expected message.
+fn pivot_of(id: &str, trajectory: u64, prefix: &str, action: &str, depth: u64) -> String {
+    json!({"trajectory_id": trajectory, "responses_create_params": {"input": [{"role": "user", "content": prefix}], "tools": []},
+           "expected_action": {"type": "function_call", "name": action, "arguments": "{}"}, "meta_info": {"depth": depth},
+           "pivot_info": {"pivot_id": id}})
+    .to_string()
+}
+
+#[test]
+fn lambda_diff_dedupe_split_and_breakdown() {
+    let pivots = vec![
+        pivot_of("a", 0, "same", "f", 1),
+        pivot_of("b", 0, "same", "f", 2), // same prefix and action as a: a duplicate
+        pivot_of("c", 1, "other", "g", 1),
+        pivot_of("d", 2, "third", "g", 2),
+        pivot_of("e", 3, "fourth", "f", 1),
+    ];
+    let profile = vec![
+        profile_row(0, Some("a"), &[1.0, 0.0, 0.0, 0.0]), // mean 0.25, var > 0
+        profile_row(1, Some("b"), &[1.0, 0.0, 0.0, 0.0]),
+        profile_row(2, Some("c"), &[1.0, 1.0, 1.0, 0.0]), // mean 0.75
+        profile_row(3, Some("d"), &[1.0, 1.0, 1.0, 1.0]), // no variance
+        profile_row(4, Some("e"), &[0.5, 0.5, 0.5, 0.5]), // no variance
+    ];
+    let every = vec![Class::Mixed, Class::AllSuccess, Class::AllFailure];
+    let opts = |f: &dyn Fn(&mut SelectOptions)| {
+        let mut o = SelectOptions {
+            min_rollouts: 4,
+            keep: every.clone(),
+            ..Default::default()
+        };
+        f(&mut o);
+        o
+    };
+    let ids = |plan: &gymscope::pivot_build::select::Plan| {
+        plan.selected
+            .iter()
+            .map(|d| d.span.line)
+            .collect::<Vec<_>>()
+    };
+    // λ_diff = 0.5: variance > 0 and mean strictly below 0.5.
+    let plan = select(&pivots, &profile, opts(&|o| o.max_mean = Some(0.5))).unwrap();
+    assert_eq!(ids(&plan), [1, 2]);
+    assert_eq!(plan.counts.dropped_max_mean, 3);
+    let plan = select(&pivots, &profile, opts(&|o| o.max_mean = Some(0.75))).unwrap();
+    assert_eq!(ids(&plan), [1, 2], "0.75 is not below 0.75");
+    // The dedupe keeps the first of two equal prefixes with the same action.
+    let plan = select(&pivots, &profile, opts(&|o| o.dedupe_prefix = true)).unwrap();
+    assert_eq!(ids(&plan), [1, 3, 4, 5]);
+    assert_eq!(plan.counts.dropped_duplicate_prefix, 1);
+    let b = &plan.counts.breakdown;
+    assert_eq!(b.per_tool["f"].pivots, 3);
+    assert_eq!(b.per_tool["f"].kept, 2);
+    assert_eq!(b.per_depth[&Some(2)].pivots, 2);
+    assert_eq!(b.per_depth[&Some(2)].kept, 1);
+    assert_eq!(b.mean_deciles[0], 0.25);
+    assert_eq!(b.mean_deciles[10], 1.0);
+    // A split by trajectory: a and b (trajectory 0) always land together.
+    for seed in 0..20 {
+        let plan = select(
+            &pivots,
+            &profile,
+            opts(&|o| {
+                o.val_fraction = Some(0.4);
+                o.seed = seed;
+            }),
+        )
+        .unwrap();
+        assert_eq!(plan.selected.len() + plan.validation.len(), 5);
+        let val: Vec<u64> = plan.validation.iter().map(|d| d.span.line).collect();
+        assert_eq!(
+            val.contains(&1),
+            val.contains(&2),
+            "seed {seed}: trajectory 0 split: {val:?}"
+        );
+        assert_eq!(
+            val.len(),
+            2,
+            "round(0.4 × 5) = 2 is reachable with whole trajectories"
+        );
+    }
+}

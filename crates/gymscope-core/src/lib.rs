@@ -38,6 +38,7 @@ pub mod record;
 pub mod render;
 pub mod report;
 pub mod reward_group;
+pub mod seeded;
 pub mod skim;
 pub mod stats;
 pub mod table;

@@ -3,13 +3,12 @@
 //! a seeded (optionally stratified) sample and split into train and validation without a group
 //! in both. The seeded orders are shared with the pivot selection (`seeded`).
 //!
-//! - `tasks`: the profile read into one small entry per task (its rows stay in the file);
-//! - `seeded`: SplitMix64 orders, Python's rounding, the capped choice, the grouped split.
+//! `tasks` reads the profile into one small entry per task (its rows stay in the file); the
+//! seeded choices (the cap, the grouped split) are `crate::seeded`'s.
 
-mod seeded;
 mod tasks;
 
-pub use seeded::{cap, key, round_half_even, split, splitmix64, CapItem, Stream};
+use crate::seeded::{cap, key, split, CapItem, Stream};
 pub use tasks::{rollout_only, TaskEntry, TaskReader};
 
 use crate::query::Query;

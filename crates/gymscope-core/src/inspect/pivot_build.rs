@@ -479,8 +479,8 @@ pub fn select_options(
         success_threshold,
         keep: vec![Class::Mixed],
         max_pivots,
-        difficulty_threshold: None,
         sort: Sort::None,
+        ..SelectOptions::default()
     })
 }
 

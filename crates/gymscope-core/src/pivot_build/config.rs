@@ -126,6 +126,72 @@ pub fn render(o: &ConfigOptions) -> String {
     y
 }
 
+/// The build's config pointed at a selection (`select-pivot`): the train entry's `jsonl_fpath`
+/// becomes `train`, and with a split the validation entry's becomes `validation` (an entry made
+/// from the train one when the config has none). Line by line, so the rest of the file (a
+/// user's own `--config`, its comments) is kept as it is.
+pub fn retarget(config: &str, train: &str, validation: Option<&str>) -> Result<String, String> {
+    let lines: Vec<&str> = config.lines().collect();
+    // Each dataset entry: the line index of its `- name:` and of its `jsonl_fpath:`.
+    let mut entries: Vec<(String, usize, Option<usize>, usize)> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let t = line.trim_start();
+        let indent = line.len() - t.len();
+        if let Some(name) = t.strip_prefix("- name:") {
+            entries.push((unquote(name), i, None, indent));
+        } else if t.starts_with("jsonl_fpath:") {
+            if let Some(e) = entries.last_mut() {
+                e.2 = Some(i);
+            }
+        }
+    }
+    let path_of = |name: &str| {
+        entries
+            .iter()
+            .find(|e| e.0 == name)
+            .and_then(|e| e.2.map(|p| (e.1, p)))
+    };
+    let Some((train_start, train_line)) = path_of("train") else {
+        return Err("it has no dataset entry `- name: train` with a `jsonl_fpath`".into());
+    };
+    let set = |line: &str, path: &str| {
+        let indent = line.len() - line.trim_start().len();
+        format!("{}jsonl_fpath: {}", &line[..indent], scalar(path))
+    };
+    let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    out[train_line] = set(lines[train_line], train);
+    if let Some(v) = validation {
+        match path_of("validation") {
+            Some((_, at)) => out[at] = set(lines[at], v),
+            None => {
+                let indent = entries.iter().find(|e| e.0 == "train").map_or(0, |e| e.3);
+                let end = (train_start + 1..lines.len())
+                    .find(|&i| {
+                        let t = lines[i].trim_start();
+                        lines[i].len() - t.len() <= indent && !t.is_empty()
+                    })
+                    .unwrap_or(lines.len());
+                let copy: Vec<String> = (train_start..end)
+                    .map(|i| match lines[i].trim_start() {
+                        _ if i == train_line => set(lines[i], v),
+                        _ if i == train_start => lines[i].replacen("train", "validation", 1),
+                        "type: train" => lines[i].replacen("train", "validation", 1),
+                        _ => lines[i].to_string(),
+                    })
+                    .collect();
+                out.splice(end..end, copy);
+            }
+        }
+    }
+    let mut text = out.join("\n");
+    text.push('\n');
+    Ok(text)
+}
+
+fn unquote(s: &str) -> String {
+    s.trim().trim_matches(['"', '\'']).to_string()
+}
+
 /// The option checks Gym would otherwise fail on at server start.
 pub fn validate(o: &ConfigOptions) -> Result<(), String> {
     if !LICENSES.contains(&o.license.as_str()) {
@@ -168,5 +234,47 @@ mod tests {
         );
         assert_eq!(float(0.1), "0.1");
         assert_eq!(float(0.0), "0.0");
+    }
+
+    #[test]
+    fn a_retargeted_config_is_the_one_rendered_for_the_selection() {
+        let o = ConfigOptions {
+            agent_ref: "pivot_agent".into(),
+            train_path: "/data/pivots.jsonl".into(),
+            validation_path: None,
+            license: "TBD".into(),
+            description: "d".into(),
+            comparator: ComparatorConfig::new(0.1),
+        };
+        let built = render(&o);
+        let selected = ConfigOptions {
+            train_path: "/data/sel.jsonl".into(),
+            validation_path: Some("/data/sel.val.jsonl".into()),
+            ..o.clone()
+        };
+        assert_eq!(
+            retarget(&built, "/data/sel.jsonl", Some("/data/sel.val.jsonl")).unwrap(),
+            render(&selected)
+        );
+        // a config that has a validation entry already: both paths replaced in place
+        let both = render(&ConfigOptions {
+            validation_path: Some("/data/old-val.jsonl".into()),
+            ..o.clone()
+        });
+        assert_eq!(
+            retarget(&both, "/data/sel.jsonl", Some("/data/sel.val.jsonl")).unwrap(),
+            render(&selected)
+        );
+        let only_train = ConfigOptions {
+            train_path: "a path: with colon".into(),
+            ..o.clone()
+        };
+        assert_eq!(
+            retarget(&built, "a path: with colon", None).unwrap(),
+            render(&only_train)
+        );
+        assert!(retarget("x: 1\n", "/p", None)
+            .unwrap_err()
+            .contains("no dataset entry"));
     }
 }

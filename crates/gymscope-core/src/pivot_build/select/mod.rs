@@ -10,8 +10,10 @@
 use crate::jsonl::LineSpan;
 
 mod scan;
+mod stats;
 pub use scan::{ProfileIndex, Selector};
 use serde_json::{Map, Value};
+pub use stats::{deciles, Breakdown, Tally};
 use std::collections::HashMap;
 
 /// What selection decided about one pivot: unprofiled, too few rollouts, or its rollouts' class.
@@ -64,6 +66,13 @@ pub struct SelectOptions {
     pub keep: Vec<Class>,
     pub max_pivots: Option<u64>,
     pub difficulty_threshold: Option<f64>,
+    /// PivotRL's λ_diff: keep a pivot when its on-policy rewards vary and their mean is below it.
+    pub max_mean: Option<f64>,
+    /// Drop a pivot whose prefix and expected action equal an earlier kept pivot's.
+    pub dedupe_prefix: bool,
+    /// Split off this share for validation, by source trajectory (`trajectory_id`).
+    pub val_fraction: Option<f64>,
+    pub seed: u64,
     pub sort: Sort,
 }
 
@@ -75,6 +84,10 @@ impl Default for SelectOptions {
             keep: vec![Class::Mixed],
             max_pivots: None,
             difficulty_threshold: None,
+            max_mean: None,
+            dedupe_prefix: false,
+            val_fraction: None,
+            seed: 0,
             sort: Sort::None,
         }
     }
@@ -98,6 +111,13 @@ pub struct Decision {
     pub pass_rate: f64,
     pub variance: f64,
     pub profile_info: Option<Value>,
+    /// What the statistics and the split group by: `trajectory_id` (as JSON text),
+    /// `meta_info.depth`, the expected action's tool (`message` for a text pivot).
+    pub trajectory: Option<String>,
+    pub depth: Option<u64>,
+    pub tool: String,
+    /// SHA-256 of the prefix and expected action, with `--dedupe-prefix`.
+    pub prefix: Option<[u8; 32]>,
 }
 
 /// Counts of `<selected stem>.selection.json`.
@@ -108,8 +128,12 @@ pub struct SelectionCounts {
     pub classes: HashMap<Class, u64>,
     pub dropped_above_difficulty_threshold: u64,
     pub dropped_easiest: u64,
+    pub dropped_max_mean: u64,
+    pub dropped_duplicate_prefix: u64,
     pub kept: u64,
+    pub validation: u64,
     pub rollouts_per_pivot: std::collections::BTreeMap<u64, u64>,
+    pub breakdown: stats::Breakdown,
 }
 
 impl SelectionCounts {
@@ -135,13 +159,20 @@ impl SelectionCounts {
             self.dropped_above_difficulty_threshold.into(),
         );
         m.insert("dropped_easiest".into(), self.dropped_easiest.into());
+        m.insert("dropped_max_mean".into(), self.dropped_max_mean.into());
+        m.insert(
+            "dropped_duplicate_prefix".into(),
+            self.dropped_duplicate_prefix.into(),
+        );
         m.insert("kept".into(), self.kept.into());
+        m.insert("validation".into(), self.validation.into());
         let per: Map<String, Value> = self
             .rollouts_per_pivot
             .iter()
             .map(|(n, c)| (n.to_string(), (*c).into()))
             .collect();
         m.insert("rollouts_per_pivot".into(), Value::Object(per));
+        self.breakdown.add_to(&mut m);
         Value::Object(m)
     }
 
@@ -178,6 +209,15 @@ impl SelectionCounts {
                 self.dropped_above_difficulty_threshold
             ));
         }
+        if self.dropped_max_mean > 0 {
+            found.push(format!(
+                "{} dropped by --max-mean (no variance, or mean not below it)",
+                self.dropped_max_mean
+            ));
+        }
+        if self.validation > 0 {
+            found.push(format!("{} sent to validation", self.validation));
+        }
         format!(
             "no pivot is in the kept classes ({}): {}; --keep others or collect more repeats",
             keep.join(", "),
@@ -203,6 +243,7 @@ impl SelectionCounts {
                 out.push_str(&format!("| {k} | {cell} |\n"));
             }
         }
+        out.push_str(&self.breakdown.text());
         out
     }
 }
@@ -211,6 +252,8 @@ impl SelectionCounts {
 #[derive(Debug)]
 pub struct Plan {
     pub selected: Vec<Decision>,
+    /// With `val_fraction`: the pivots split off for validation, in output order.
+    pub validation: Vec<Decision>,
     pub counts: SelectionCounts,
 }
 

@@ -183,7 +183,31 @@ impl Selector {
                 .copied(),
             None => None,
         };
-        self.decisions.push(self.decide(span, entry));
+        let mut decision = self.decide(span, entry);
+        decision.trajectory = row.get("trajectory_id").map(|t| match t {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        });
+        decision.depth = row.pointer("/meta_info/depth").and_then(Value::as_u64);
+        decision.tool = match row.get("expected_action") {
+            Some(a) if a.get("type").and_then(Value::as_str) == Some("message") => "message".into(),
+            Some(a) => a
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("(no name)")
+                .to_string(),
+            None => "(no expected action)".into(),
+        };
+        if self.options.dedupe_prefix {
+            use sha2::Digest;
+            let mut h = sha2::Sha256::new();
+            let input = row.pointer("/responses_create_params/input");
+            h.update(serde_json::to_vec(&input).unwrap_or_default());
+            h.update([0]);
+            h.update(serde_json::to_vec(&row.get("expected_action")).unwrap_or_default());
+            decision.prefix = Some(h.finalize().into());
+        }
+        self.decisions.push(decision);
     }
 
     fn decide(&self, span: LineSpan, entry: Option<usize>) -> Decision {
@@ -194,6 +218,10 @@ impl Selector {
                 pass_rate: f64::NAN,
                 variance: f64::NAN,
                 profile_info: None,
+                trajectory: None,
+                depth: None,
+                tool: String::new(),
+                prefix: None,
             };
         };
         let n = e.rewards.len();
@@ -230,6 +258,10 @@ impl Selector {
             pass_rate: mean,
             variance: std * std,
             profile_info: Some(info),
+            trajectory: None,
+            depth: None,
+            tool: String::new(),
+            prefix: None,
         }
     }
 
@@ -253,6 +285,7 @@ impl Selector {
                     .or_default() += 1;
             }
         }
+        let mut breakdown = breakdown(&self.decisions);
         let mut kept: Vec<Decision> = self
             .decisions
             .into_iter()
@@ -263,6 +296,18 @@ impl Selector {
             // NaN (unprofiled, kept for inspection) is not above the threshold.
             kept.retain(|d| d.pass_rate.partial_cmp(&t) != Some(std::cmp::Ordering::Greater));
             counts.dropped_above_difficulty_threshold = (before - kept.len()) as u64;
+        }
+        if let Some(x) = o.max_mean {
+            // PivotRL's rule: informative (reward variance > 0) and hard (mean below λ_diff).
+            let before = kept.len();
+            kept.retain(|d| d.variance > 0.0 && d.pass_rate < x);
+            counts.dropped_max_mean = (before - kept.len()) as u64;
+        }
+        if o.dedupe_prefix {
+            let before = kept.len();
+            let mut seen = std::collections::HashSet::new();
+            kept.retain(|d| d.prefix.is_none_or(|p| seen.insert(p)));
+            counts.dropped_duplicate_prefix = (before - kept.len()) as u64;
         }
         if let Some(max) = o.max_pivots {
             if kept.len() as u64 > max {
@@ -287,12 +332,69 @@ impl Selector {
             Sort::Difficulty => kept.sort_by(|a, b| rate(a).total_cmp(&rate(b))),
             Sort::Variance => kept.sort_by(|a, b| var(b).total_cmp(&var(a))),
         }
+        let mut validation = Vec::new();
+        if let Some(f) = o.val_fraction.filter(|f| *f > 0.0) {
+            (kept, validation) = split_by_trajectory(kept, f, o.seed);
+        }
         counts.kept = kept.len() as u64;
+        counts.validation = validation.len() as u64;
+        for d in &kept {
+            breakdown.per_depth.entry(d.depth).or_default().kept += 1;
+            breakdown.per_tool.entry(d.tool.clone()).or_default().kept += 1;
+        }
+        counts.breakdown = breakdown;
         Ok(Plan {
             selected: kept,
+            validation,
             counts,
         })
     }
+}
+
+/// The kept pivots split into train and validation: whole source trajectories (a pivot without
+/// `trajectory_id` is its own group) in the seeded order of `seeded::split`.
+fn split_by_trajectory(
+    kept: Vec<Decision>,
+    fraction: f64,
+    seed: u64,
+) -> (Vec<Decision>, Vec<Decision>) {
+    use crate::seeded::{key, split, Stream};
+    let mut numbers: HashMap<String, usize> = HashMap::new();
+    let mut group_keys = Vec::new();
+    let group_of: Vec<usize> = kept
+        .iter()
+        .map(|d| {
+            let name = d
+                .trajectory
+                .clone()
+                .unwrap_or_else(|| format!("line {}", d.span.line));
+            *numbers.entry(name.clone()).or_insert_with(|| {
+                group_keys.push(key(seed, Stream::Split, name.as_bytes()));
+                group_keys.len() - 1
+            })
+        })
+        .collect();
+    let item_keys = vec![0; kept.len()];
+    let val = split(&item_keys, Some((&group_of, &group_keys)), fraction);
+    let (v, t): (Vec<_>, Vec<_>) = kept.into_iter().zip(val).partition(|(_, v)| *v);
+    (
+        t.into_iter().map(|(d, _)| d).collect(),
+        v.into_iter().map(|(d, _)| d).collect(),
+    )
+}
+
+/// Per depth and tool, every pivot read (the caller counts the kept ones); the deciles over
+/// every profiled pivot.
+fn breakdown(all: &[Decision]) -> super::Breakdown {
+    let mut b = super::Breakdown::default();
+    for d in all {
+        b.per_depth.entry(d.depth).or_default().pivots += 1;
+        b.per_tool.entry(d.tool.clone()).or_default().pivots += 1;
+    }
+    let profiled = || all.iter().filter(|d| d.profile_info.is_some());
+    b.mean_deciles = super::deciles(profiled().map(|d| d.pass_rate));
+    b.variance_deciles = super::deciles(profiled().map(|d| d.variance));
+    b
 }
 
 /// Unprofiled pivots (kept only for inspection) sort last.
