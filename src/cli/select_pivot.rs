@@ -24,13 +24,16 @@ pub(super) fn stream(path: &Path, mut each: impl FnMut(&[u8]) -> bool) -> Result
     for_each_chunk::<anyhow::Error>(path, &path.display().to_string(), |chunk| Ok(each(chunk)))
 }
 
+/// How a written row is made from the line read back and its `profile_info`.
+pub(super) type MakeRow = fn(&[u8], Option<&Value>) -> Result<Vec<u8>, String>;
+
 /// Writes the rows at `spans` of `path` (read back by byte span), each made by `row` from the
 /// line and its `profile_info`.
 pub(super) fn copy_rows<'i>(
     path: &Path,
     spans: impl Iterator<Item = (LineSpan, Option<&'i Value>)>,
     out: &mut impl Write,
-    row: fn(&[u8], Option<&Value>) -> Result<Vec<u8>, String>,
+    row: MakeRow,
 ) -> Result<()> {
     let mut file = File::open(path).with_context(|| format!("cannot read '{}'", path.display()))?;
     let mut line = Vec::new();

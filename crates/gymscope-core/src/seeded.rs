@@ -57,8 +57,7 @@ pub struct CapItem {
 pub fn cap(items: &[CapItem], k: usize, stratified: bool) -> Vec<bool> {
     let mut chosen = vec![false; items.len()];
     if k >= items.len() {
-        chosen.iter_mut().for_each(|c| *c = true);
-        return chosen;
+        return vec![true; items.len()];
     }
     let by_preference = |a: &usize, b: &usize| {
         let (x, y) = (&items[*a], &items[*b]);

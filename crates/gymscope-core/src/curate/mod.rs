@@ -146,8 +146,11 @@ impl TaskOptions {
             return Some(DropReason::PassRate);
         }
         let mean = entry.mean().unwrap_or(f64::NAN);
-        if self.min_mean.is_some_and(|lo| !(mean >= lo))
-            || self.max_mean.is_some_and(|hi| !(mean <= hi))
+        // A task without a mean (NaN) is outside every mean band.
+        let banded = self.min_mean.is_some() || self.max_mean.is_some();
+        if (banded && mean.is_nan())
+            || self.min_mean.is_some_and(|lo| mean < lo)
+            || self.max_mean.is_some_and(|hi| mean > hi)
         {
             return Some(DropReason::MeanReward);
         }
@@ -389,10 +392,15 @@ pub fn plan(entries: &mut [TaskEntry], options: &TaskOptions) -> TaskPlan {
             grouping.as_ref().map(|(g, k)| (g.as_slice(), k.as_slice())),
             f,
         );
-        let (v, t): (Vec<(usize, bool)>, Vec<(usize, bool)>) =
-            survivors.iter().map(|&i| i).zip(val).partition(|(_, v)| *v);
-        validation = v.into_iter().map(|(i, _)| i).collect();
-        survivors = t.into_iter().map(|(i, _)| i).collect();
+        let mut train = Vec::new();
+        for (i, to_val) in survivors.into_iter().zip(val) {
+            if to_val {
+                validation.push(i);
+            } else {
+                train.push(i);
+            }
+        }
+        survivors = train;
     }
     for e in entries.iter() {
         *counts.groups.entry(e.group_name().as_str()).or_default() += 1;

@@ -158,29 +158,28 @@ pub fn retarget(config: &str, train: &str, validation: Option<&str>) -> Result<S
         let indent = line.len() - line.trim_start().len();
         format!("{}jsonl_fpath: {}", &line[..indent], scalar(path))
     };
-    let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    let mut out: Vec<String> = lines.iter().map(ToString::to_string).collect();
     out[train_line] = set(lines[train_line], train);
     if let Some(v) = validation {
-        match path_of("validation") {
-            Some((_, at)) => out[at] = set(lines[at], v),
-            None => {
-                let indent = entries.iter().find(|e| e.0 == "train").map_or(0, |e| e.3);
-                let end = (train_start + 1..lines.len())
-                    .find(|&i| {
-                        let t = lines[i].trim_start();
-                        lines[i].len() - t.len() <= indent && !t.is_empty()
-                    })
-                    .unwrap_or(lines.len());
-                let copy: Vec<String> = (train_start..end)
-                    .map(|i| match lines[i].trim_start() {
-                        _ if i == train_line => set(lines[i], v),
-                        _ if i == train_start => lines[i].replacen("train", "validation", 1),
-                        "type: train" => lines[i].replacen("train", "validation", 1),
-                        _ => lines[i].to_string(),
-                    })
-                    .collect();
-                out.splice(end..end, copy);
-            }
+        if let Some((_, at)) = path_of("validation") {
+            out[at] = set(lines[at], v);
+        } else {
+            let indent = entries.iter().find(|e| e.0 == "train").map_or(0, |e| e.3);
+            let end = (train_start + 1..lines.len())
+                .find(|&i| {
+                    let t = lines[i].trim_start();
+                    lines[i].len() - t.len() <= indent && !t.is_empty()
+                })
+                .unwrap_or(lines.len());
+            let copy: Vec<String> = (train_start..end)
+                .map(|i| match lines[i].trim_start() {
+                    _ if i == train_line => set(lines[i], v),
+                    _ if i == train_start => lines[i].replacen("train", "validation", 1),
+                    "type: train" => lines[i].replacen("train", "validation", 1),
+                    _ => lines[i].to_string(),
+                })
+                .collect();
+            out.splice(end..end, copy);
         }
     }
     let mut text = out.join("\n");
