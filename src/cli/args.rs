@@ -122,8 +122,8 @@ pub struct QueryArgs {
     /// Print only the number of matching rollouts.
     #[arg(long)]
     pub count: bool,
-    /// Stop after N matches.
-    #[arg(long, value_name = "N")]
+    /// Stop after N matches (at least 1; `--count` counts without printing).
+    #[arg(long, value_name = "N", value_parser = match_limit)]
     pub limit: Option<u64>,
     /// Extra table columns (fields of the language: `wer,usage.total_tokens`).
     #[arg(long, value_name = "A,B,…", value_delimiter = ',')]
@@ -711,6 +711,15 @@ fn parse_shard(s: &str) -> Result<Shard, String> {
 }
 
 /// `--max-line-bytes`: at least 1 (a limit of 0 would refuse every line).
+/// `--limit 0` would print nothing and say "stopped at --limit 0": refused as a usage error.
+fn match_limit(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(0) => Err("at least 1 match (use --count to count without printing)".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("`{s}`: {e}")),
+    }
+}
+
 fn line_limit(s: &str) -> Result<u64, String> {
     match s.trim().parse::<u64>() {
         Ok(0) => Err("the limit must be at least 1 byte".into()),

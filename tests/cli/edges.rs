@@ -386,13 +386,14 @@ fn non_finite_thresholds_and_a_zero_line_limit_are_usage_errors() {
             "nan",
         ],
         vec!["health", &r, "--max-line-bytes", "0"],
+        vec!["query", &r, "reward > 0", "--limit", "0"],
     ];
     for args in cases {
         let out = run(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
         let t = text(&out);
         assert!(
-            t.contains("finite") || t.contains("at least 1 byte"),
+            t.contains("finite") || t.contains("at least 1 byte") || t.contains("at least 1 match"),
             "{args:?}: {t}"
         );
     }

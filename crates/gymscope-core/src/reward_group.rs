@@ -78,6 +78,12 @@ pub struct Outcomes {
 }
 
 impl Outcomes {
+    /// The share of graded rollouts (those with a numeric reward) whose reward passes.
+    pub fn pass_rate(&self) -> Option<f64> {
+        let n = self.successes + self.failures;
+        (n > 0).then(|| f64::from(self.successes) / f64::from(n))
+    }
+
     /// Adds one rollout; `None` or NaN (no numeric reward) is not counted.
     pub fn add(&mut self, reward: Option<f64>, threshold: f64) {
         match reward {

@@ -31,6 +31,22 @@ pub fn key(seed: u64, stream: Stream, id: &[u8]) -> u64 {
     splitmix64(splitmix64(seed ^ (stream as u64).wrapping_mul(0x9e37_79b9)) ^ h)
 }
 
+/// Groups named by `names` (one name per item), numbered in order of first appearance, and
+/// each group's place in the seeded split order: the `groups` argument of [`split`].
+pub fn groups<'n>(seed: u64, names: impl Iterator<Item = &'n str>) -> (Vec<usize>, Vec<u64>) {
+    let mut numbers: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut group_keys = Vec::new();
+    let group_of = names
+        .map(|name| {
+            *numbers.entry(name).or_insert_with(|| {
+                group_keys.push(key(seed, Stream::Split, name.as_bytes()));
+                group_keys.len() - 1
+            })
+        })
+        .collect();
+    (group_of, group_keys)
+}
+
 /// Python's `round()` of a non-negative float to an integer: halves go to the even neighbour
 /// (`round(2.5) == 2`, `round(3.5) == 4`).
 pub fn round_half_even(x: f64) -> u64 {

@@ -8,7 +8,7 @@
 
 mod tasks;
 
-use crate::seeded::{cap, key, split, CapItem, Stream};
+use crate::seeded::{cap, groups, key, split, CapItem, Stream};
 pub use tasks::{rollout_only, TaskEntry, TaskReader};
 
 use crate::query::Query;
@@ -371,21 +371,12 @@ pub fn plan(entries: &mut [TaskEntry], options: &TaskOptions) -> TaskPlan {
             .map(|&i| task_key(&entries[i], Stream::Split))
             .collect();
         let grouping = options.group_by.as_ref().map(|_| {
-            let mut numbers: BTreeMap<&str, usize> = BTreeMap::new();
-            let group_of: Vec<usize> = survivors
-                .iter()
-                .map(|&i| {
-                    let n = numbers.len();
-                    *numbers
-                        .entry(entries[i].group.as_deref().unwrap_or(""))
-                        .or_insert(n)
-                })
-                .collect();
-            let mut group_keys = vec![0u64; numbers.len()];
-            for (name, &n) in &numbers {
-                group_keys[n] = key(options.seed, Stream::Split, name.as_bytes());
-            }
-            (group_of, group_keys)
+            groups(
+                options.seed,
+                survivors
+                    .iter()
+                    .map(|&i| entries[i].group.as_deref().unwrap_or("")),
+            )
         });
         let val = split(
             &keys,

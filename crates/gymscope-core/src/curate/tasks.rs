@@ -34,8 +34,7 @@ impl TaskEntry {
 
     /// The share of its numeric rewards at or above the threshold.
     pub fn pass_rate(&self) -> Option<f64> {
-        let n = self.outcomes.successes + self.outcomes.failures;
-        (n > 0).then(|| f64::from(self.outcomes.successes) / f64::from(n))
+        self.outcomes.pass_rate()
     }
 
     pub fn group_name(&self) -> RewardGroup {

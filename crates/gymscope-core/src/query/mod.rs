@@ -81,8 +81,7 @@ impl TaskStats {
     }
     /// The share of graded rollouts whose reward passes.
     pub fn pass_rate(&self) -> Option<f64> {
-        let n = self.outcomes.successes + self.outcomes.failures;
-        (n > 0).then(|| f64::from(self.outcomes.successes) / f64::from(n))
+        self.outcomes.pass_rate()
     }
 }
 

@@ -108,6 +108,14 @@ fn too_long(file: &str, pushed: Result<(), LineTooLong>) -> Option<SelectError> 
     pushed.err().map(|t| error(t.in_file(file)))
 }
 
+/// What a pivot row says about itself, beside its profile: the selection's groups and counts.
+struct About {
+    trajectory: Option<String>,
+    depth: Option<u64>,
+    tool: String,
+    prefix: Option<[u8; 32]>,
+}
+
 /// Reads the pivot file and decides.
 pub struct Selector {
     file: String,
@@ -183,34 +191,38 @@ impl Selector {
                 .copied(),
             None => None,
         };
-        let mut decision = self.decide(span, entry);
-        decision.trajectory = row.get("trajectory_id").map(|t| match t {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        });
-        decision.depth = row.pointer("/meta_info/depth").and_then(Value::as_u64);
-        decision.tool = match row.get("expected_action") {
-            Some(a) if a.get("type").and_then(Value::as_str) == Some("message") => "message".into(),
-            Some(a) => a
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or("(no name)")
-                .to_string(),
-            None => "(no expected action)".into(),
+        let about = About {
+            trajectory: row.get("trajectory_id").map(|t| match t {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            }),
+            depth: row.pointer("/meta_info/depth").and_then(Value::as_u64),
+            tool: match row.get("expected_action") {
+                Some(a) if a.get("type").and_then(Value::as_str) == Some("message") => {
+                    "message".into()
+                }
+                Some(a) => a
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("(no name)")
+                    .to_string(),
+                None => "(no expected action)".into(),
+            },
+            prefix: self.options.dedupe_prefix.then(|| {
+                use sha2::Digest;
+                let mut h = sha2::Sha256::new();
+                let input = row.pointer("/responses_create_params/input");
+                h.update(serde_json::to_vec(&input).unwrap_or_default());
+                h.update([0]);
+                h.update(serde_json::to_vec(&row.get("expected_action")).unwrap_or_default());
+                h.finalize().into()
+            }),
         };
-        if self.options.dedupe_prefix {
-            use sha2::Digest;
-            let mut h = sha2::Sha256::new();
-            let input = row.pointer("/responses_create_params/input");
-            h.update(serde_json::to_vec(&input).unwrap_or_default());
-            h.update([0]);
-            h.update(serde_json::to_vec(&row.get("expected_action")).unwrap_or_default());
-            decision.prefix = Some(h.finalize().into());
-        }
+        let decision = self.decide(span, entry, about);
         self.decisions.push(decision);
     }
 
-    fn decide(&self, span: LineSpan, entry: Option<usize>) -> Decision {
+    fn decide(&self, span: LineSpan, entry: Option<usize>, about: About) -> Decision {
         let Some(e) = entry.map(|i| &self.index.entries[i]) else {
             return Decision {
                 span,
@@ -218,10 +230,10 @@ impl Selector {
                 pass_rate: f64::NAN,
                 variance: f64::NAN,
                 profile_info: None,
-                trajectory: None,
-                depth: None,
-                tool: String::new(),
-                prefix: None,
+                trajectory: about.trajectory,
+                depth: about.depth,
+                tool: about.tool,
+                prefix: about.prefix,
             };
         };
         let n = e.rewards.len();
@@ -258,10 +270,10 @@ impl Selector {
             pass_rate: mean,
             variance: std * std,
             profile_info: Some(info),
-            trajectory: None,
-            depth: None,
-            tool: String::new(),
-            prefix: None,
+            trajectory: about.trajectory,
+            depth: about.depth,
+            tool: about.tool,
+            prefix: about.prefix,
         }
     }
 
@@ -358,22 +370,16 @@ fn split_by_trajectory(
     fraction: f64,
     seed: u64,
 ) -> (Vec<Decision>, Vec<Decision>) {
-    use crate::seeded::{key, split, Stream};
-    let mut numbers: HashMap<String, usize> = HashMap::new();
-    let mut group_keys = Vec::new();
-    let group_of: Vec<usize> = kept
+    use crate::seeded::{groups, split};
+    let names: Vec<String> = kept
         .iter()
         .map(|d| {
-            let name = d
-                .trajectory
+            d.trajectory
                 .clone()
-                .unwrap_or_else(|| format!("line {}", d.span.line));
-            *numbers.entry(name.clone()).or_insert_with(|| {
-                group_keys.push(key(seed, Stream::Split, name.as_bytes()));
-                group_keys.len() - 1
-            })
+                .unwrap_or_else(|| format!("line {}", d.span.line))
         })
         .collect();
+    let (group_of, group_keys) = groups(seed, names.iter().map(String::as_str));
     let item_keys = vec![0; kept.len()];
     let val = split(&item_keys, Some((&group_of, &group_keys)), fraction);
     let (v, t): (Vec<_>, Vec<_>) = kept.into_iter().zip(val).partition(|(_, v)| *v);
