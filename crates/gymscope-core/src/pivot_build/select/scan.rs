@@ -218,23 +218,24 @@ impl Selector {
                 h.finalize().into()
             }),
         };
-        let decision = self.decide(span, entry, about);
-        self.decisions.push(decision);
+        let (class, pass_rate, variance, profile_info) = self.decide(entry);
+        self.decisions.push(Decision {
+            span,
+            class,
+            pass_rate,
+            variance,
+            profile_info,
+            trajectory: about.trajectory,
+            depth: about.depth,
+            tool: about.tool,
+            prefix: about.prefix,
+        });
     }
 
-    fn decide(&self, span: LineSpan, entry: Option<usize>, about: About) -> Decision {
+    /// The class, pass rate, variance and `profile_info` of a pivot from its profile entry.
+    fn decide(&self, entry: Option<usize>) -> (Class, f64, f64, Option<Value>) {
         let Some(e) = entry.map(|i| &self.index.entries[i]) else {
-            return Decision {
-                span,
-                class: Class::Unprofiled,
-                pass_rate: f64::NAN,
-                variance: f64::NAN,
-                profile_info: None,
-                trajectory: about.trajectory,
-                depth: about.depth,
-                tool: about.tool,
-                prefix: about.prefix,
-            };
+            return (Class::Unprofiled, f64::NAN, f64::NAN, None);
         };
         let n = e.rewards.len();
         let mean = if n > 0 {
@@ -264,17 +265,7 @@ impl Selector {
         };
         let info = json!({"num_rollouts": n, "rewards": e.rewards, "reward_mean": finite(mean), "reward_std": finite(std),
             "reward_var": finite(std * std), "group": class.as_str()});
-        Decision {
-            span,
-            class,
-            pass_rate: mean,
-            variance: std * std,
-            profile_info: Some(info),
-            trajectory: about.trajectory,
-            depth: about.depth,
-            tool: about.tool,
-            prefix: about.prefix,
-        }
+        (class, mean, std * std, Some(info))
     }
 
     pub fn finish(mut self) -> Result<Plan, SelectError> {
