@@ -170,6 +170,12 @@ pub fn run(args: &BuildPivotArgs) -> Result<ExitCode> {
             Ok((rows, audit))
         })
     };
+    // A long trajectory's rows go out while it is converted (memory follows one row, not the
+    // trajectory's output).
+    let rows_out = send.clone();
+    builder.set_row_sink(Box::new(move |rows| {
+        let _ = rows_out.send((rows, Vec::new()));
+    }));
     let converted = convert_on_every_core(&args.input, &mut builder, &spare, |rows, audit| {
         send.send((rows, audit)).is_ok()
     });
@@ -178,6 +184,7 @@ pub fn run(args: &BuildPivotArgs) -> Result<ExitCode> {
         let _ = send.send((builder.take_rows(), builder.take_audit()));
     }
     drop(send);
+    drop(builder); // its row sink holds the channel open
     let written = writer
         .join()
         .map_err(|_| anyhow::anyhow!("the writer thread panicked"))?;

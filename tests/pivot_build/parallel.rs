@@ -41,8 +41,19 @@ fn first_pass(data: &[u8], o: &BuildOptions, chunk: usize) -> Result<PivotBuilde
     Ok(b)
 }
 
-fn end(mut b: PivotBuilder, mut rows: Vec<u8>, mut audit: Vec<u8>) -> Outcome {
+fn end(mut b: PivotBuilder, rows: Vec<u8>, audit: Vec<u8>) -> Outcome {
+    end_spilled(&mut b, rows, audit, &Default::default())
+}
+
+/// [`end`] of a builder whose sink spilled rows into `spilled`.
+fn end_spilled(
+    b: &mut PivotBuilder,
+    mut rows: Vec<u8>,
+    mut audit: Vec<u8>,
+    spilled: &std::sync::Mutex<Vec<u8>>,
+) -> Outcome {
     let metrics = b.finish().map_err(|e| e.message)?;
+    rows.append(&mut spilled.lock().unwrap());
     rows.extend(b.take_rows());
     audit.extend(b.take_audit());
     Ok((rows, audit, metrics.json_text(&Paths::default())))
@@ -66,7 +77,24 @@ fn in_order(data: &[u8], o: &BuildOptions, chunk: usize) -> Outcome {
 
 /// Batches converted on two threads, the later batch of each pair first, taken back in order.
 fn on_threads(data: &[u8], o: &BuildOptions, chunk: usize) -> Outcome {
+    on_threads_bounded(data, o, chunk, None)
+}
+
+/// [`on_threads`] with the builder's memory bounds set to `(spill, handoff)` bytes and a row sink:
+/// a line whose rows pass `handoff` is converted again by `apply`, its rows spilled as they come.
+fn on_threads_bounded(
+    data: &[u8],
+    o: &BuildOptions,
+    chunk: usize,
+    bounds: Option<(usize, usize)>,
+) -> Outcome {
     let mut b = first_pass(data, o, chunk)?;
+    let spilled = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    if let Some((spill, handoff)) = bounds {
+        b.set_memory_bounds(spill, handoff);
+        let sink = spilled.clone();
+        b.set_row_sink(Box::new(move |rows| sink.lock().unwrap().extend(rows)));
+    }
     let mut batches: Vec<_> = data.chunks(chunk).flat_map(|c| b.cut(c)).collect();
     batches.push(b.cut_end());
     let converter = b.converter();
@@ -96,13 +124,14 @@ fn on_threads(data: &[u8], o: &BuildOptions, chunk: usize) -> Outcome {
     let (mut rows, mut audit) = (Vec::new(), Vec::new());
     for (batch, c) in batches.iter().zip(converted) {
         let go_on = b.apply(batch, c);
+        rows.append(&mut spilled.lock().unwrap());
         rows.extend(b.take_rows());
         audit.extend(b.take_audit());
         if !go_on {
             break;
         }
     }
-    end(b, rows, audit)
+    end_spilled(&mut b, rows, audit, &spilled)
 }
 
 /// Upstream's Gym rollouts, twice (every pivot of the copy is a duplicate of an earlier line),
@@ -165,6 +194,24 @@ fn threads_give_the_in_order_output() {
                 &built,
                 &want,
                 &format!("{name}: build_bytes, chunk {chunk}"),
+            );
+        }
+    }
+}
+
+/// A trajectory whose rows pass the hand-off bound is converted again in order with its rows
+/// spilled as they come (a build of one 2,000-step rollout holds one row, not 716 MB): same bytes,
+/// whatever the bounds, `--limit` and stamping included.
+#[test]
+fn long_lines_handed_off_and_spilled_give_the_in_order_output() {
+    let data = source();
+    for (name, o) in variants() {
+        let want = in_order(&data, &o, 4096);
+        for bounds in [(1, 1), (1, 1 << 20), (3000, 20_000)] {
+            assert_same(
+                &on_threads_bounded(&data, &o, 4096, Some(bounds)),
+                &want,
+                &format!("{name}, bounds {bounds:?}"),
             );
         }
     }

@@ -36,17 +36,26 @@ pub struct Shown {
 pub enum Body {
     /// Safe HTML from [`markdown_html`].
     Markdown(String),
+    /// Message text longer than the Markdown limit, shown as it is; escape it when writing HTML.
+    Plain(String),
     /// Monospace text, e.g. JSON from [`pretty_json`]; escape it when writing HTML.
     Code(String),
 }
 
+/// The longest message the app renders as Markdown; a longer one is shown as plain text.
+/// pulldown-cmark's inline events cost up to ~300 bytes for each byte of punctuation-dense text
+/// (a run of `<` or `[`), so rendering is bounded by this rather than by the model's output.
+pub const MARKDOWN_LIMIT: usize = 64 * 1024;
+
 /// The items worth showing (empty ones are left out), each in its best reading form.
 pub fn shown_items(items: &[Item]) -> Vec<Shown> {
-    shown_items_noted(items, &[])
+    shown_items_noted(items, &[], MARKDOWN_LIMIT)
 }
 
-/// [`shown_items`] with each item's note (`notes[i]` belongs to `items[i]`; missing = none).
-pub fn shown_items_noted(items: &[Item], notes: &[ItemNote]) -> Vec<Shown> {
+/// [`shown_items`] with each item's note (`notes[i]` belongs to `items[i]`; missing = none), and
+/// messages longer than `markdown_limit` bytes as [`Body::Plain`] (the report, which cuts long
+/// text, passes its cut so it never renders what it would throw away).
+pub fn shown_items_noted(items: &[Item], notes: &[ItemNote], markdown_limit: usize) -> Vec<Shown> {
     items
         .iter()
         .enumerate()
@@ -77,7 +86,10 @@ pub fn shown_items_noted(items: &[Item], notes: &[ItemNote]) -> Vec<Shown> {
                 return None;
             }
             let body = match kind {
-                "message" | "reasoning" => Body::Markdown(markdown_html(raw)),
+                "message" | "reasoning" if raw.len() <= markdown_limit => {
+                    Body::Markdown(markdown_html(raw))
+                }
+                "message" | "reasoning" => Body::Plain(raw.clone()),
                 _ => Body::Code(pretty_json(raw).unwrap_or_else(|| raw.clone())),
             };
             Some(Shown {
@@ -93,54 +105,53 @@ pub fn shown_items_noted(items: &[Item], notes: &[ItemNote]) -> Vec<Shown> {
         .collect()
 }
 
-/// Markdown → HTML that cannot run anything or make the page fetch anything.
+/// Markdown → HTML that cannot run anything or make the page fetch anything. The events are
+/// rewritten as they stream from the parser to the writer (never collected), so memory follows
+/// the parser's own tree.
 pub fn markdown_html(text: &str) -> String {
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
-    let mut events: Vec<Event> = Vec::new();
     // While inside an image: its URL and the alt text gathered so far.
     let mut image: Option<(CowStr, String)> = None;
     // Whether each open link was written as `<a>` (its end must close it).
     let mut links: Vec<bool> = Vec::new();
-    for event in Parser::new_ext(text, options) {
+    let events = Parser::new_ext(text, options).filter_map(|event| {
         if let Some((_, alt)) = image.as_mut() {
             match event {
                 Event::End(TagEnd::Image) => {
-                    if let Some((url, alt)) = image.take() {
-                        events.push(Event::Text(format!("[image: {alt}] ({url})").into()));
-                    }
+                    let (url, alt) = image.take()?;
+                    return Some(Event::Text(format!("[image: {alt}] ({url})").into()));
                 }
                 Event::Text(t) | Event::Code(t) => alt.push_str(&t),
                 _ => {}
             }
-            continue;
+            return None;
         }
         match event {
             // Raw HTML in model text is text.
-            Event::Html(h) | Event::InlineHtml(h) => events.push(Event::Text(h)),
-            Event::Start(Tag::Image { dest_url, .. }) => image = Some((dest_url, String::new())),
+            Event::Html(h) | Event::InlineHtml(h) => Some(Event::Text(h)),
+            Event::Start(Tag::Image { dest_url, .. }) => {
+                image = Some((dest_url, String::new()));
+                None
+            }
             Event::Start(Tag::Link { dest_url, .. }) => {
                 let web = dest_url.starts_with("http://") || dest_url.starts_with("https://");
-                if web {
-                    let mut a = String::new();
-                    let _ = write!(
-                        a,
-                        r#"<a href="{}" rel="noopener noreferrer" target="_blank">"#,
-                        escape(&dest_url)
-                    );
-                    events.push(Event::Html(a.into()));
-                }
                 links.push(web);
+                web.then(|| {
+                    Event::Html(
+                        format!(
+                            r#"<a href="{}" rel="noopener noreferrer" target="_blank">"#,
+                            escape(&dest_url)
+                        )
+                        .into(),
+                    )
+                })
             }
-            Event::End(TagEnd::Link) => {
-                if links.pop() == Some(true) {
-                    events.push(Event::Html("</a>".into()));
-                }
-            }
-            other => events.push(other),
+            Event::End(TagEnd::Link) => (links.pop() == Some(true)).then(|| Event::Html("</a>".into())),
+            other => Some(other),
         }
-    }
+    });
     let mut out = String::with_capacity(text.len() + text.len() / 4);
-    pulldown_cmark::html::push_html(&mut out, events.into_iter());
+    pulldown_cmark::html::push_html(&mut out, events);
     out
 }
 
@@ -288,6 +299,27 @@ mod tests {
         // Each keeps its index among the items given (the empty one is left out).
         let at: Vec<usize> = shown.iter().map(|s| s.index).collect();
         assert_eq!(at, [1, 2, 3]);
+    }
+
+    #[test]
+    fn a_message_over_the_limit_is_plain_text_and_markdown_streams_punctuation() {
+        let dense = "<[>\\![".repeat(4000);
+        let items = [Item::Message {
+            role: "assistant".into(),
+            text: dense.clone(),
+        }];
+        // Over the limit given: the text as it is, never parsed as Markdown.
+        let shown = shown_items_noted(&items, &[], dense.len() - 1);
+        assert_eq!(shown[0].body, Body::Plain(dense.clone()));
+        // At the limit: Markdown, with every `<` escaped and nothing dropped.
+        let shown = shown_items_noted(&items, &[], dense.len());
+        let Body::Markdown(html) = &shown[0].body else {
+            panic!("{:?}", shown[0].body)
+        };
+        let inner = html.trim_end().strip_prefix("<p>").and_then(|h| h.strip_suffix("</p>"));
+        assert!(inner.is_some_and(|h| !h.contains('<')), "{}", &html[..80]);
+        assert_eq!(html.matches("&lt;").count(), 4000);
+        assert_eq!(html.matches("&gt;").count(), 4000);
     }
 
     #[test]

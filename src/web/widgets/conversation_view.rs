@@ -25,7 +25,7 @@ pub fn marked_items_view(
     as_written: Signal<bool>,
     marks: &[(usize, Vec<Flag>)],
 ) -> impl IntoView {
-    shown_items_noted(items, notes)
+    shown_items_noted(items, notes, crate::model_text::MARKDOWN_LIMIT)
         .into_iter()
         .map(|item| {
             let flags = marks
@@ -58,6 +58,7 @@ fn item_view(item: Shown, as_written: Signal<bool>, flags: Vec<Flag>) -> impl In
                 view! { <div class="md" inner_html=html.clone()></div> }.into_any()
             }
             Body::Code(code) => view! { <pre class="code">{code.clone()}</pre> }.into_any(),
+            Body::Plain(text) => view! { <pre class="text">{text.clone()}</pre> }.into_any(),
         }
     };
     let marked = !flags.is_empty();

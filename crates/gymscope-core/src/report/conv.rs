@@ -119,13 +119,11 @@ fn trajectory(out: &mut String, t: &Trajectory) {
 /// calls and outputs as indented JSON; reasoning collapsed; empty items left out; each item's
 /// note (generated tokens, tool timing) beside its label.
 pub(crate) fn items(out: &mut String, items: &[Item], notes: &[ItemNote]) {
-    for item in shown_items_noted(items, notes) {
+    // Markdown only up to the cut: text cut mid-way could read wrongly as Markdown.
+    for item in shown_items_noted(items, notes, MAX_TEXT) {
         let body = match &item.body {
-            Body::Markdown(html) if item.raw.len() <= MAX_TEXT => {
-                format!("<div class=\"md\">{html}</div>")
-            }
-            // Cut text is shown as it is: Markdown cut mid-way could read wrongly.
-            Body::Markdown(_) => format!("<pre>{}</pre>", escape(&cut(&item.raw))),
+            Body::Markdown(html) => format!("<div class=\"md\">{html}</div>"),
+            Body::Plain(text) => format!("<pre>{}</pre>", escape(&cut(text))),
             Body::Code(code) => format!("<pre class=\"code\">{}</pre>", escape(&cut(code))),
         };
         let head = match &item.note {

@@ -13,8 +13,17 @@ pub enum Index {
     Int(i64),
     Str(String),
     /// Anything else (floats, bools, objects): shown as its JSON text where upstream uses
-    /// Python's `str()`.
-    Other(Value),
+    /// Python's `str()`. Boxed: a run keeps an index pair per rollout until the end.
+    Other(Box<Value>),
+}
+
+/// An index as a dict key: ints and strings never equal, an int equal to an int of the same
+/// value (as its decimal text would be); borrowed, so grouping a run copies no text.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(super) enum IndexKey<'a> {
+    Int(i64),
+    Str(&'a str),
+    Other(String),
 }
 
 impl Index {
@@ -22,14 +31,14 @@ impl Index {
         match v {
             Value::Number(n) if n.is_i64() => Index::Int(n.as_i64().unwrap_or(0)),
             Value::String(s) => Index::Str(s.clone()),
-            other => Index::Other(other.clone()),
+            other => Index::Other(Box::new(other.clone())),
         }
     }
     pub fn to_value(&self) -> Value {
         match self {
             Index::Int(i) => Value::from(*i),
             Index::Str(s) => Value::from(s.as_str()),
-            Index::Other(v) => v.clone(),
+            Index::Other(v) => (**v).clone(),
         }
     }
     /// Python's `str(value)`.
@@ -41,11 +50,11 @@ impl Index {
         }
     }
     /// Equality as a dict key (ints and strings never equal).
-    pub(super) fn key(&self) -> (u8, String) {
+    pub(super) fn key(&self) -> IndexKey<'_> {
         match self {
-            Index::Int(i) => (0, i.to_string()),
-            Index::Str(s) => (1, s.clone()),
-            Index::Other(v) => (2, v.to_string()),
+            Index::Int(i) => IndexKey::Int(*i),
+            Index::Str(s) => IndexKey::Str(s),
+            Index::Other(v) => IndexKey::Other(v.to_string()),
         }
     }
 }
@@ -726,7 +735,7 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
 }
 
 /// A (task, rollout) identity as dict keys compare.
-type IdentityKey = ((u8, String), (u8, String));
+type IdentityKey<'a> = (IndexKey<'a>, IndexKey<'a>);
 
 /// Records claiming the same (task, rollout) identity: every copy gets a finding and is
 /// unhealthy (upstream's `_mark_duplicate_identities`).

@@ -4,16 +4,48 @@
 
 use super::digest::{Digest, Index};
 use super::{Finding, Reads, REGISTRY};
+use crate::fast_map::LastValues;
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
 /// The reports of one run, ready to write.
 #[derive(Clone, Debug)]
 pub struct Reports {
-    /// The `quality_summary.json` document.
-    pub summary: Value,
+    /// The `run` part of `quality_summary.json`.
+    pub run: Value,
+    /// Its `tasks` part, in the document's order: kept as plain counts, not a JSON map (a run of
+    /// unreadable lines has a task per line).
+    pub tasks: Vec<(String, TaskCounts)>,
     /// The digests in the verdict file's order.
     pub digests: Vec<Digest>,
+}
+
+/// One task of `quality_summary.json`, its members in upstream's order.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TaskCounts {
+    pub repeats: usize,
+    pub healthy: usize,
+    pub unhealthy: usize,
+    pub unobserved: usize,
+    pub flags: Vec<&'static str>,
+}
+
+/// `quality_summary.json` as serde writes it, the tasks streamed from their counts.
+#[derive(Serialize)]
+struct SummaryDoc<'a> {
+    run: &'a Value,
+    #[serde(serialize_with = "tasks_map")]
+    tasks: &'a [(String, TaskCounts)],
+}
+
+fn tasks_map<S: Serializer>(tasks: &&[(String, TaskCounts)], s: S) -> Result<S::Ok, S::Error> {
+    let mut map = s.serialize_map(Some(tasks.len()))?;
+    for (name, counts) in *tasks {
+        map.serialize_entry(name, counts)?;
+    }
+    map.end()
 }
 
 struct Repeat {
@@ -153,27 +185,27 @@ pub(super) fn reduce(digests: Vec<Digest>, ignored: &[String]) -> Reports {
         };
         key(*a).cmp(&key(*b))
     });
-    let mut tasks_doc = Map::new();
+    // A Python dict: two tasks of one text (`1` and `"1"`) share the first one's place.
+    let mut tasks_doc = LastValues::default();
     for i in order {
         let (task, repeats) = &task_rows[i];
         let n = |v: &str| repeats.iter().filter(|r| r.verdict == v).count();
-        tasks_doc.insert(
+        tasks_doc.set(
             task.text(),
-            json!({
-                "repeats": repeats.len(),
-                "healthy": n("healthy"),
-                "unhealthy": n("unhealthy"),
-                "unobserved": n("unobserved"),
-                "flags": task_flags[i].iter().map(|f| f.check).collect::<Vec<_>>(),
-            }),
+            TaskCounts {
+                repeats: repeats.len(),
+                healthy: n("healthy"),
+                unhealthy: n("unhealthy"),
+                unobserved: n("unobserved"),
+                flags: task_flags[i].iter().map(|f| f.check).collect(),
+            },
         );
     }
     let mut ignored_sorted: Vec<&String> = ignored.iter().collect();
     ignored_sorted.sort();
     let sum = |f: &dyn Fn(&Digest) -> i64| digests.iter().map(f).sum::<i64>();
     let count = |f: &dyn Fn(&Digest) -> bool| digests.iter().filter(|d| f(d)).count();
-    let summary = json!({
-        "run": {
+    let run = json!({
             "ignored_checks": ignored_sorted,
             "artifacts": {
                 "records": digests.len(),
@@ -204,9 +236,8 @@ pub(super) fn reduce(digests: Vec<Digest>, ignored: &[String]) -> Reports {
                     "capture_completion": sum(&|d| d.capture_completion),
                 },
             },
-        },
-        "tasks": tasks_doc,
     });
+    drop(task_rows);
 
     let mut digests = digests;
     digests.sort_by(|a, b| {
@@ -214,7 +245,11 @@ pub(super) fn reduce(digests: Vec<Digest>, ignored: &[String]) -> Reports {
             .cmp(&sort_part(&b.task))
             .then(sort_part(&a.rollout).cmp(&sort_part(&b.rollout)))
     });
-    Reports { summary, digests }
+    Reports {
+        run,
+        tasks: tasks_doc.into_entries(),
+        digests,
+    }
 }
 
 /// `(0, int)` before `(1, str(value))`, as upstream's `_sort_key`.
@@ -225,59 +260,73 @@ fn sort_part(i: &Index) -> (u8, i64, String) {
     }
 }
 
-/// A JSON value without its null members (Pydantic's `exclude_none`).
-fn without_nulls(m: &Map<String, Value>) -> Map<String, Value> {
-    m.iter()
-        .filter(|(_, v)| !v.is_null())
-        .map(|(k, v)| {
-            let v = match v {
-                Value::Object(inner) => Value::Object(without_nulls(inner)),
-                other => other.clone(),
-            };
-            (k.clone(), v)
-        })
-        .collect()
+/// `v` as compact JSON (writing to a `Vec` cannot fail).
+fn push_json<T: Serialize + ?Sized>(line: &mut Vec<u8>, v: &T) {
+    let _ = serde_json::to_writer(&mut *line, v);
 }
 
 impl Reports {
     /// `quality_summary.json`'s bytes (2-space indent, no final newline, as orjson writes).
     pub fn summary_bytes(&self) -> Vec<u8> {
-        serde_json::to_vec_pretty(&self.summary).unwrap_or_default()
+        let doc = SummaryDoc {
+            run: &self.run,
+            tasks: &self.tasks,
+        };
+        serde_json::to_vec_pretty(&doc).unwrap_or_default()
     }
 
-    /// `rollout_verdicts.jsonl`'s lines, each newline-terminated.
+    /// The whole `quality_summary.json` document as a value.
+    pub fn summary(&self) -> Value {
+        serde_json::from_slice(&self.summary_bytes()).unwrap_or_default()
+    }
+
+    /// `rollout_verdicts.jsonl`'s lines, each newline-terminated: written from the digests'
+    /// parts, the findings' JSON text as it is.
     pub fn verdict_lines(&self) -> impl Iterator<Item = Vec<u8>> + '_ {
         self.digests.iter().map(|d| {
-            let findings: Vec<Value> = d
-                .findings
-                .iter()
-                .map(|f| {
-                    let mut m = Map::new();
-                    m.insert("check".into(), Value::from(f.check));
-                    if let Some(l) = &f.locator {
-                        m.insert("locator".into(), Value::Object(without_nulls(l)));
-                    }
-                    m.insert("detail".into(), Value::Object(without_nulls(&f.detail)));
-                    Value::Object(m)
-                })
-                .collect();
-            let row = json!({
-                crate::gym::keys::TASK_INDEX: d.task.to_value(),
-                crate::gym::keys::ROLLOUT_INDEX: d.rollout.to_value(),
-                "rollout_id": d.rollout_id,
-                "verdict": d.verdict,
-                "findings": findings,
-                "unobserved": d.unobserved_ids(),
-            });
-            let mut line = serde_json::to_vec(&row).unwrap_or_default();
-            line.push(b'\n');
+            let mut line = Vec::with_capacity(256);
+            line.push(b'{');
+            for (i, (key, value)) in [
+                (crate::gym::keys::TASK_INDEX, d.task.to_value()),
+                (crate::gym::keys::ROLLOUT_INDEX, d.rollout.to_value()),
+                ("rollout_id", Value::from(d.rollout_id.as_str())),
+                ("verdict", Value::from(d.verdict)),
+            ]
+            .iter()
+            .enumerate()
+            {
+                if i > 0 {
+                    line.push(b',');
+                }
+                push_json(&mut line, key);
+                line.push(b':');
+                push_json(&mut line, value);
+            }
+            line.extend_from_slice(b",\"findings\":[");
+            for (i, f) in d.findings.iter().enumerate() {
+                if i > 0 {
+                    line.push(b',');
+                }
+                line.extend_from_slice(b"{\"check\":");
+                push_json(&mut line, &f.check);
+                if let Some(l) = &f.locator {
+                    line.extend_from_slice(b",\"locator\":");
+                    line.extend_from_slice(l.as_bytes());
+                }
+                line.extend_from_slice(b",\"detail\":");
+                line.extend_from_slice(f.detail.as_bytes());
+                line.push(b'}');
+            }
+            line.extend_from_slice(b"],\"unobserved\":");
+            push_json(&mut line, &d.unobserved_ids());
+            line.extend_from_slice(b"}\n");
             line
         })
     }
 
     /// The verdict counts `(healthy, unhealthy, unobserved)`.
     pub fn verdicts(&self) -> (u64, u64, u64) {
-        let v = &self.summary["run"]["verdicts"];
+        let v = &self.run["verdicts"];
         let n = |k: &str| v[k].as_u64().unwrap_or(0);
         (n("healthy"), n("unhealthy"), n("unobserved"))
     }
@@ -285,7 +334,7 @@ impl Reports {
     /// Upstream's two terminal lines, naming the summary file as `summary_path`.
     pub fn lines(&self, summary_path: &str) -> String {
         let (h, u, o) = self.verdicts();
-        let ignored: Vec<&str> = self.summary["run"]["ignored_checks"]
+        let ignored: Vec<&str> = self.run["ignored_checks"]
             .as_array()
             .map(|a| a.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();

@@ -149,7 +149,8 @@ fn every_registered_semantic_check_fires_on_synthetic_rows() {
         simple(9, 0, usage(3, 2), &[call(json!({}))]),
     ];
     let r = run(&rows, &[]);
-    let issues = r.summary["run"]["issues"].as_object().unwrap();
+    let summary = r.summary();
+    let issues = summary["run"]["issues"].as_object().unwrap();
     assert_eq!(
         issues.keys().cloned().collect::<Vec<_>>(),
         check_ids().collect::<Vec<_>>()
@@ -162,10 +163,10 @@ fn every_registered_semantic_check_fires_on_synthetic_rows() {
         }
     }
     assert_eq!(
-        r.summary["tasks"]["0"]["flags"],
+        r.summary()["tasks"]["0"]["flags"],
         json!(["task_consistently_unhealthy"])
     );
-    assert!(r.summary["tasks"]["8"]["flags"]
+    assert!(r.summary()["tasks"]["8"]["flags"]
         .as_array()
         .unwrap()
         .contains(&json!("task_no_successful_model_calls")));
@@ -223,9 +224,9 @@ fn a_healthy_rollout_is_healthy() {
     assert_eq!(r.digests[0].verdict, "healthy");
     assert!(r.digests[0].unobserved_ids().is_empty());
     assert_eq!(r.verdicts(), (1, 0, 0));
-    assert_eq!(r.summary["run"]["artifacts"]["captures"], 1);
+    assert_eq!(r.summary()["run"]["artifacts"]["captures"], 1);
     assert_eq!(
-        r.summary["run"]["stats"]["tokens"],
+        r.summary()["run"]["stats"]["tokens"],
         json!({"prompt": 3, "completion": 2, "capture_prompt": 3, "capture_completion": 2})
     );
 }
@@ -280,9 +281,9 @@ fn a_row_without_trajectory_is_unobserved_on_every_trajectory_check() {
         .collect();
     assert_eq!(d.unobserved_ids(), want);
     assert!(!d.capture_observed);
-    assert_eq!(r.summary["run"]["artifacts"]["captures"], 0);
+    assert_eq!(r.summary()["run"]["artifacts"]["captures"], 0);
     // Usage-based tokens are summed even without evidence.
-    assert_eq!(r.summary["run"]["stats"]["tokens"]["prompt"], 3);
+    assert_eq!(r.summary()["run"]["stats"]["tokens"]["prompt"], 3);
 }
 
 #[test]
@@ -303,7 +304,7 @@ fn an_invalid_trajectory_is_unreadable_without_fallback() {
     assert_eq!(d.findings.len(), 1);
     assert_eq!(d.findings[0].check, "record_unreadable");
     assert_eq!(
-        d.findings[0].detail["reason"],
+        d.findings[0].detail_value()["reason"],
         "canonical trajectory is unreadable"
     );
     assert_eq!(d.rollout_id, "task-a-repeat-a");
@@ -377,11 +378,11 @@ fn ignored_checks_are_counted_and_unknown_ones_refused() {
         ],
     );
     assert_eq!(
-        r.summary["run"]["ignored_checks"],
+        r.summary()["run"]["ignored_checks"],
         json!(["model_call_missing_token_counts"])
     );
     assert_eq!(
-        r.summary["run"]["artifacts"]["coverage"]["model_call_missing_token_counts"],
+        r.summary()["run"]["artifacts"]["coverage"]["model_call_missing_token_counts"],
         json!({"evaluated": 0, "unobserved": 0, "ignored": 1})
     );
     assert!(r
@@ -399,7 +400,8 @@ fn ignored_checks_are_counted_and_unknown_ones_refused() {
 #[test]
 fn tasks_are_keyed_by_text_in_upstream_order() {
     let r = run(&[simple(10, 0, None, &[]), simple(2, 0, None, &[])], &[]);
-    let keys: Vec<&String> = r.summary["tasks"].as_object().unwrap().keys().collect();
+    let summary = r.summary();
+    let keys: Vec<&String> = summary["tasks"].as_object().unwrap().keys().collect();
     assert_eq!(keys, ["10", "2"]);
     // The verdict file sorts integers numerically.
     let first: Value = serde_json::from_slice(&r.verdict_lines().next().unwrap()).unwrap();

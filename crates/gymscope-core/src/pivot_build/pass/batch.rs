@@ -20,6 +20,11 @@ use crate::pivot_build::{BuildError, Metrics};
 /// in flight and their (several times larger) output stay small.
 const BATCH_BYTES: usize = 1 << 20;
 
+/// The most rows a converter makes for one line. A line whose rows grow past it (a trajectory
+/// of thousands of steps: its rows grow with the square of its steps) is left to `apply`, which
+/// converts it again on the builder that hands its rows to the writer as they come.
+pub const HANDOFF_BYTES: usize = 16 << 20;
+
 /// Lines of the source in file order, blank lines left out.
 #[derive(Debug, Default)]
 pub struct ConvertBatch {
@@ -108,8 +113,14 @@ impl Converter {
         for (l, bytes) in batch.each() {
             b.row_index = l.trajectory_id;
             b.line = l.line;
+            let (rows_start, ends_start) = (b.rows.len(), b.row_ends.len());
             b.convert_line(bytes);
-            let exact = b.error.take().is_none() && !std::mem::take(&mut b.done);
+            let too_big = std::mem::take(&mut b.too_big);
+            if too_big {
+                b.rows.truncate(rows_start);
+                b.row_ends.truncate(ends_start);
+            }
+            let exact = b.error.take().is_none() && !std::mem::take(&mut b.done) && !too_big;
             out.ids.append(&mut b.checked);
             let ids_checked_end = out.ids.len();
             out.ids.extend(b.dedup.drain());
@@ -140,6 +151,7 @@ impl PivotBuilder {
         let mut b = PivotBuilder::new(self.file.clone(), options);
         b.format = self.format;
         b.groups = self.groups.clone();
+        b.handoff_limit = Some(self.handoff_bytes);
         b
     }
 

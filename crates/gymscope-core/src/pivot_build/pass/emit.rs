@@ -103,7 +103,7 @@ impl PivotBuilder {
         let num_actions = points.len();
         let mut wrote = false;
         for p in points {
-            if self.done {
+            if self.done || self.too_big {
                 break;
             }
             self.metrics.decision_points += 1;
@@ -224,6 +224,7 @@ impl PivotBuilder {
             self.row_ends.push(self.rows.len());
             self.metrics.pivot_rows_written += 1;
             wrote = true;
+            self.row_written();
             if self
                 .options
                 .limit

@@ -57,7 +57,26 @@ pub struct PivotBuilder {
     cut_error: Option<BuildError>,
     /// The converter `convert` uses on the calling thread (made on first use).
     converter: Option<Box<Converter>>,
+    /// Where rows go as soon as `spill_bytes` of them are held (see [`Self::set_row_sink`]).
+    row_sink: Option<RowSink>,
+    spill_bytes: usize,
+    /// The converters' bound on one line's rows (see `batch`): set on the builder, kept in
+    /// `handoff_limit` by its converters only.
+    handoff_bytes: usize,
+    handoff_limit: Option<usize>,
+    /// The current line's rows passed `handoff_limit`: its conversion stopped.
+    too_big: bool,
+    /// `rows.len()` when the current line began.
+    line_rows_start: usize,
 }
+
+/// Receives rows in output order while a line is being converted.
+pub type RowSink = Box<dyn FnMut(Vec<u8>) + Send>;
+
+/// Rows held before they go to the sink. Each pivot row carries its whole prefix, so a long
+/// trajectory's rows grow with the square of its steps (716 MB from one 0.75 MB rollout of 2,000
+/// tool calls): handed on in pieces, memory follows the longest row instead.
+pub const SPILL_BYTES: usize = 4 << 20;
 
 impl PivotBuilder {
     pub fn new(file: impl Into<String>, options: BuildOptions) -> PivotBuilder {
@@ -91,6 +110,40 @@ impl PivotBuilder {
             cut_rows: 0,
             cut_error: None,
             converter: None,
+            row_sink: None,
+            spill_bytes: SPILL_BYTES,
+            handoff_bytes: batch::HANDOFF_BYTES,
+            handoff_limit: None,
+            too_big: false,
+            line_rows_start: 0,
+        }
+    }
+
+    /// Rows are handed to `sink`, in order, whenever [`SPILL_BYTES`] of them are held while a
+    /// line is converted on this builder; `take_rows` still returns the rest. Without a sink
+    /// (the app) the rows stay until taken.
+    pub fn set_row_sink(&mut self, sink: RowSink) {
+        self.row_sink = Some(sink);
+    }
+
+    /// Other bounds than [`SPILL_BYTES`] and `batch::HANDOFF_BYTES` (before `converter`): tiny ones
+    /// let a test take the hand-off and the sink on every line. The output is the same.
+    pub fn set_memory_bounds(&mut self, spill_bytes: usize, handoff_bytes: usize) {
+        self.spill_bytes = spill_bytes;
+        self.handoff_bytes = handoff_bytes;
+    }
+
+    /// After a row is written: hands the rows to the sink when they are many, and stops a
+    /// converter's line whose rows passed its hand-off limit.
+    fn row_written(&mut self) {
+        if let Some(sink) = self.row_sink.as_mut() {
+            if self.rows.len() >= self.spill_bytes {
+                self.row_ends.clear();
+                sink(std::mem::take(&mut self.rows));
+            }
+        }
+        if let Some(limit) = self.handoff_limit {
+            self.too_big |= self.rows.len() - self.line_rows_start > limit;
         }
     }
 
@@ -296,6 +349,7 @@ impl PivotBuilder {
 
     fn convert_line(&mut self, bytes: &[u8]) {
         self.checked.clear();
+        self.line_rows_start = self.rows.len();
         let format = self.format.expect("start_conversion ran");
         let text = match simdutf8::compat::from_utf8(bytes) {
             Ok(t) if t.trim().is_empty() => return,
