@@ -126,8 +126,14 @@ fn many_tasks(dir: &Path, tasks: usize) -> (PathBuf, PathBuf) {
     let mut mi = std::io::BufWriter::new(std::fs::File::create(&m).unwrap());
     let mut ro = std::io::BufWriter::new(std::fs::File::create(&r).unwrap());
     for t in 0..tasks {
-        let input = format!(r#""responses_create_params":{{"input":[{{"role":"user","content":"Task {t}."}}]}}"#);
-        writeln!(mi, r#"{{"_ng_task_index":{t},"_ng_rollout_index":0,"agent_ref":{{"name":"a"}},{input}}}"#).unwrap();
+        let input = format!(
+            r#""responses_create_params":{{"input":[{{"role":"user","content":"Task {t}."}}]}}"#
+        );
+        writeln!(
+            mi,
+            r#"{{"_ng_task_index":{t},"_ng_rollout_index":0,"agent_ref":{{"name":"a"}},{input}}}"#
+        )
+        .unwrap();
         writeln!(ro, r#"{{"_ng_task_index":{t},"_ng_rollout_index":0,"agent_ref":{{"name":"a"}},{input},"response":{{"output":[],"usage":{{"input_tokens":{},"output_tokens":{}}}}},"reward":{}.0,"score":{}}}"#, 10 + t % 90, 5 + t % 300, t % 2, t % 7).unwrap();
     }
     (m, r)
@@ -220,7 +226,15 @@ fn main() {
     let s = |p: &Path| p.to_str().unwrap().to_string();
     let report = |label: &str, m: &Path, r: &Path| {
         let html = dir.join("out/report.html");
-        let (secs, code, rss) = run(&["report", "--inputs", &s(m), "--rollouts", &s(r), "-o", &s(&html)]);
+        let (secs, code, rss) = run(&[
+            "report",
+            "--inputs",
+            &s(m),
+            "--rollouts",
+            &s(r),
+            "-o",
+            &s(&html),
+        ]);
         let mb = std::fs::metadata(&html).map_or(0.0, |f| f.len() as f64 / 1e6);
         println!("{label}: report {secs:.2} s, exit {code}, peak RSS {rss:.1} MB, page {mb:.1} MB");
     };
@@ -231,13 +245,25 @@ fn main() {
     };
     for mb in [1, 4].map(|n| n * scale) {
         let (m, r) = dense_answer(&dir, mb);
-        report(&format!("dense-answer: one answer of {mb} MB of '<'"), &m, &r);
+        report(
+            &format!("dense-answer: one answer of {mb} MB of '<'"),
+            &m,
+            &r,
+        );
     }
     for steps in [1000, 2000].map(|n| n * scale) {
         let r = long_trajectory(&dir, steps);
         let input_mb = std::fs::metadata(&r).unwrap().len() as f64 / 1e6;
         let pivots = dir.join("out/pivots/long.jsonl");
-        let (secs, code, rss) = run(&["build-pivot", "--input", &s(&r), "--output", &s(&pivots), "--agent-ref", "a"]);
+        let (secs, code, rss) = run(&[
+            "build-pivot",
+            "--input",
+            &s(&r),
+            "--output",
+            &s(&pivots),
+            "--agent-ref",
+            "a",
+        ]);
         let mb = std::fs::metadata(&pivots).map_or(0.0, |f| f.len() as f64 / 1e6);
         println!("long-trajectory: one rollout of {steps} tool calls ({input_mb:.2} MB): build-pivot {secs:.2} s, exit {code}, peak RSS {rss:.1} MB, output {mb:.0} MB");
     }
@@ -246,8 +272,16 @@ fn main() {
         let (secs, code, rss) = run(&["validate-pivot", "--stats", "--path", &s(&p)]);
         println!("wide-meta: one pivot with {keys} meta_info keys: validate-pivot --stats {secs:.2} s, exit {code}, peak RSS {rss:.1} MB");
         let (m, r) = wide_row(&dir, keys);
-        report(&format!("wide-report: one row with {keys} numeric fields"), &m, &r);
-        compare(&format!("wide-compare: one row with {keys} numeric fields"), &m, &r);
+        report(
+            &format!("wide-report: one row with {keys} numeric fields"),
+            &m,
+            &r,
+        );
+        compare(
+            &format!("wide-compare: one row with {keys} numeric fields"),
+            &m,
+            &r,
+        );
     }
     for tasks in [100_000, 400_000].map(|n| n * scale) {
         let (m, r) = many_tasks(&dir, tasks);
@@ -257,7 +291,8 @@ fn main() {
     for lines in [50_000, 200_000].map(|n| n * scale) {
         let run_dir = unreadable(&dir, lines);
         let (secs, code, rss) = run(&["health-check", &s(&run_dir)]);
-        let mb = std::fs::metadata(run_dir.join("rollout_verdicts.jsonl")).map_or(0.0, |f| f.len() as f64 / 1e6);
+        let mb = std::fs::metadata(run_dir.join("rollout_verdicts.jsonl"))
+            .map_or(0.0, |f| f.len() as f64 / 1e6);
         println!("unreadable: health-check on {lines} short non-JSON lines: {secs:.2} s, exit {code}, peak RSS {rss:.1} MB, verdicts {mb:.0} MB");
     }
 }

@@ -13,6 +13,10 @@ use crate::pivot_build::{
 };
 use crate::reward_group::RewardGroup;
 use anyhow::{bail, Context, Result};
+use std::io::Read as _;
+
+/// The largest `--tools` file read: tool definitions are kilobytes.
+const TOOLS_MAX_BYTES: u64 = 64 << 20;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -53,10 +57,21 @@ fn options(args: &BuildPivotArgs) -> Result<BuildOptions> {
     o.word_count_similarity_threshold = args.word_count_similarity_threshold;
     o.selfcheck_skip = args.on_selfcheck_fail == SelfcheckArg::Skip;
     if let Some(path) = &args.tools {
-        let text = std::fs::read_to_string(path)
+        // Bounded: `/dev/urandom` as --tools must not be read forever.
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(TOOLS_MAX_BYTES + 1).read_to_end(&mut bytes))
             .with_context(|| format!("cannot read '{}'", path.display()))?;
-        let value: serde_json::Value = serde_json::from_str(&text)
-            .with_context(|| format!("'{}': invalid JSON", path.display()))?;
+        if bytes.len() as u64 > TOOLS_MAX_BYTES {
+            bail!(
+                "'{}' (--tools) is longer than {} MiB: not a list of tool definitions",
+                path.display(),
+                TOOLS_MAX_BYTES >> 20
+            );
+        }
+        // From bytes: serde_json names the line and column of invalid UTF-8 as of bad JSON.
+        let value: serde_json::Value = serde_json::from_slice(&bytes)
+            .with_context(|| format!("'{}' (--tools): invalid JSON", path.display()))?;
         let Some(list) = value.as_array() else {
             bail!(
                 "'{}': --tools must be a JSON array of tools",

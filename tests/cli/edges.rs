@@ -496,3 +496,101 @@ fn build_pivot_refuses_to_write_over_its_tools_or_one_output_over_another() {
     );
     assert!(!out.exists());
 }
+
+/// Runs gymscope with `args`, killed (and the test failed) when it still runs after 20 s.
+fn run_bounded(args: &[&str]) -> Output {
+    let child = std::process::Command::new(crate::common::gymscope_bin())
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let id = child.id();
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        let timeout = std::time::Duration::from_secs(20);
+        let late = matches!(
+            finished.recv_timeout(timeout),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout)
+        );
+        if late {
+            // Not reaped yet (`wait_with_output` is still waiting), so the pid is the child's.
+            let _ = std::process::Command::new("kill")
+                .args(["-9", &id.to_string()])
+                .status();
+        }
+        late
+    });
+    let out = child.wait_with_output().unwrap();
+    let _ = done.send(());
+    assert!(
+        !watchdog.join().unwrap(),
+        "gymscope {args:?} still ran after 20 s"
+    );
+    out
+}
+
+#[test]
+fn validate_pivot_stops_at_the_first_line_that_is_not_utf8() {
+    // A device that never ends: the first line of random bytes that is not UTF-8 stops it.
+    let r = run_bounded(&["validate-pivot", "--path", "/dev/urandom"]);
+    assert_eq!(r.status.code(), Some(1), "{}", text(&r));
+    assert!(text(&r).contains("reading stopped here"), "{}", text(&r));
+    // In a file: the errors before the line are reported, the rows after it are not read, and
+    // `--fix` writes no copy of a file it did not read to the end.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.jsonl");
+    std::fs::write(&path, b"{\"a\": 1}\n\xff\xfe bad\n{\"b\": 2}\n").unwrap();
+    let fixed = dir.path().join("p.fixed.jsonl");
+    let r = run(&["validate-pivot", "--path", s(&path), "--fix", s(&fixed)]);
+    assert_eq!(r.status.code(), Some(1), "{}", text(&r));
+    let t = text(&r);
+    assert!(t.contains(":2:1") && t.contains("invalid UTF-8"), "{t}");
+    assert!(t.contains(":1:1") && !t.contains(":3:1"), "{t}");
+    assert!(!fixed.exists());
+}
+
+#[test]
+fn build_pivot_names_line_and_column_of_bad_tools_and_bounds_their_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = repo_root()
+        .join("tests/fixtures/pivot-build/upstream/example_multi_step.example_rollouts.jsonl");
+    let tools = dir.path().join("tools.json");
+    std::fs::write(
+        &tools,
+        b"[\n  {\"type\": \"function\", \"name\": \"a\xff\"}\n]\n",
+    )
+    .unwrap();
+    let out = dir.path().join("p.jsonl");
+    let base = ["build-pivot", "--input", s(&source), "--agent-ref", "a"];
+    let r = run(&[&base[..], &["--tools", s(&tools), "--output", s(&out)]].concat());
+    assert_eq!(r.status.code(), Some(1), "{}", text(&r));
+    assert!(text(&r).contains("line 2 column"), "{}", text(&r));
+    assert!(text(&r).contains("tools.json"), "{}", text(&r));
+    // A device as --tools is read up to a bound, never forever.
+    let r = run_bounded(&[&base[..], &["--tools", "/dev/zero", "--output", s(&out)]].concat());
+    assert_eq!(r.status.code(), Some(1), "{}", text(&r));
+    assert!(text(&r).contains("longer than"), "{}", text(&r));
+    assert!(!out.exists());
+}
+
+#[test]
+fn health_reads_a_repeated_key_as_profile_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let rollouts = dir.path().join("r.jsonl");
+    std::fs::write(
+        &rollouts,
+        concat!(
+            r#"{"_ng_task_index":0,"_ng_rollout_index":0,"agent_ref":{"name":"a"},"reward":1.0,"reward":0.0,"#,
+            r#""response":{"output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"4"}]}]}}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let r = run(&["health", s(&rollouts), "--format", "json"]);
+    assert_eq!(r.status.code(), Some(0), "{}", text(&r));
+    let v: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    // The last reward (0.0): the task never passes.
+    let outcomes = &v["agents"][0]["outcomes"];
+    assert_eq!(outcomes["never_pass"], 1, "{v}");
+}

@@ -151,10 +151,13 @@ fn edge_rows_give_the_serde_report() {
             lines.push(row.to_string());
         }
     }
-    // A repeated unknown key (read by both), a raw tab, an escaped key (left to serde), each a
-    // duplicate rollout; then rows both readers refuse: a repeated field, a wrong type.
+    // A repeated unknown key (read by both), a repeated field (its last value, as Python's
+    // `json` and `profile` read it), a raw tab, an escaped key (left to serde), each a duplicate
+    // rollout; then rows both readers refuse: a wrong type.
     let base = lines[0].clone();
     lines.push(base.replacen("\"reward\":", "\"x\":1,\"x\":[2],\"reward\":", 1));
+    lines.push(base.replacen("\"reward\":", "\"reward\":2,\"reward\":", 1));
+    lines.push(base.replacen("\"response\":{", "\"response\":{\"output\":[],", 1));
     lines.push(base.replacen(
         "{\"responses_create_params\"",
         "{ \"x\":\t1, \"responses_create_params\"",
@@ -190,8 +193,6 @@ fn edge_rows_give_the_serde_report() {
     );
     assert!(!assert_same_with(&edge, Some(&inputs), Some(&bad_failures)));
     for bad in [
-        base.replacen("\"reward\":", "\"reward\":2,\"reward\":", 1),
-        base.replacen("\"response\":{", "\"response\":{\"output\":[],", 1),
         base.replacen("\"_ng_task_index\":0", "\"_ng_task_index\":\"0\"", 1),
         base.replacen("\"status\":\"completed\"", "\"status\":7", 1),
     ] {

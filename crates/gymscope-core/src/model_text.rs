@@ -146,7 +146,9 @@ pub fn markdown_html(text: &str) -> String {
                     )
                 })
             }
-            Event::End(TagEnd::Link) => (links.pop() == Some(true)).then(|| Event::Html("</a>".into())),
+            Event::End(TagEnd::Link) => {
+                (links.pop() == Some(true)).then(|| Event::Html("</a>".into()))
+            }
             other => Some(other),
         }
     });
@@ -316,7 +318,10 @@ mod tests {
         let Body::Markdown(html) = &shown[0].body else {
             panic!("{:?}", shown[0].body)
         };
-        let inner = html.trim_end().strip_prefix("<p>").and_then(|h| h.strip_suffix("</p>"));
+        let inner = html
+            .trim_end()
+            .strip_prefix("<p>")
+            .and_then(|h| h.strip_suffix("</p>"));
         assert!(inner.is_some_and(|h| !h.contains('<')), "{}", &html[..80]);
         assert_eq!(html.matches("&lt;").count(), 4000);
         assert_eq!(html.matches("&gt;").count(), 4000);

@@ -452,7 +452,22 @@ fn read_rollout_by(bytes: &[u8], reader: Reader) -> Result<Option<RolloutRead>, 
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
-    rollout_read(read_row(bytes, reader)?, reader).map(Some)
+    match read_row(bytes, reader) {
+        Ok(row) => rollout_read(row, reader).map(Some),
+        Err(e) => match deduplicated(bytes) {
+            Some(text) => rollout_read(parse(text.as_bytes())?, reader).map(Some),
+            None => Err(e),
+        },
+    }
+}
+
+/// A row the typed read refused, as Python's `json` reads it: a repeated key keeps its first
+/// place and takes its last value (as `gymscope profile` reads the row), re-written without
+/// repeats. `None` when the row is no JSON object. Only on the error path: a row refused for
+/// its shape is refused again, with the same message.
+fn deduplicated(bytes: &[u8]) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+    value.is_object().then(|| value.to_string())
 }
 
 /// A rollout line (UTF-8, not blank) read in the same walk as the profile's reading of it:
@@ -543,7 +558,14 @@ fn agent_name(row: &KeyRow) -> Option<String> {
 /// `single_step` is set; the error says what is wrong with the row (the caller names the file
 /// and line).
 pub fn row_signals(line: &[u8], single_step: bool) -> Result<Signals, String> {
-    let row = read_row(line, Reader::Skim)?;
+    let deduped;
+    let row = match read_row(line, Reader::Skim) {
+        Ok(row) => row,
+        Err(e) => {
+            deduped = deduplicated(line).ok_or(e)?;
+            parse(deduped.as_bytes())?
+        }
+    };
     let mut s = signals(row.response.as_ref(), Reader::Skim);
     let agent = row.agent_ref.as_ref().and_then(|a| a.name.as_deref());
     if mode::reasons(single_step, row.expected_action.is_some(), agent) != 0 {

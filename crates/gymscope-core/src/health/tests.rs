@@ -525,3 +525,37 @@ fn the_offending_items_are_marked() {
     );
     assert!(row_signals(ok.as_bytes(), false).unwrap().marks.is_empty());
 }
+
+/// A repeated key is read as Python's `json` reads it (and `gymscope profile`): the last value,
+/// so a row that repeats `reward` or `response` is judged, not refused as "unexpected shape".
+#[test]
+fn a_repeated_key_takes_its_last_value() {
+    let clean = row(
+        0,
+        0,
+        1.0,
+        json!({"status": "completed", "output": [msg("42")]}),
+    );
+    let twice = clean.replacen(
+        "\"reward\":1.0",
+        "\"reward\":1.0,\"reward\":0.0,\"response\":{\"status\":\"completed\",\"output\":[]}",
+        1,
+    );
+    assert_ne!(twice, clean, "the row was rewritten");
+    let h = report(&[twice.clone()]);
+    let a = &h.agents[0];
+    // The last `response` has no answer; the last reward is 0.
+    assert_eq!((a.rollouts, a.empty_answer), (1, 1));
+    assert_eq!(
+        (a.outcomes.never_pass, a.outcomes.always_pass),
+        (1, 0),
+        "{a:?}"
+    );
+    assert!(row_signals(twice.as_bytes(), false)
+        .unwrap()
+        .has(Flag::EmptyAnswer));
+    // A row whose shape is wrong is still refused, naming the field.
+    let bad = clean.replacen("\"output\":[", "\"output\":[1,", 1);
+    let e = read_rollout(bad.as_bytes()).unwrap_err();
+    assert!(e.contains("response.output[0]"), "{e}");
+}

@@ -106,7 +106,9 @@ impl PivotView {
             return String::new();
         };
         let mut out = format!("{first}\n");
-        if self.stopped_early {
+        // A run stopped at its first error (`--fail-fast`, a first line too long or not UTF-8):
+        // the verdict line says it all. One stopped later lists what it found before the stop.
+        if self.stopped_early && self.errors_total <= 1 {
             return out;
         }
         let t = self.errors_total;

@@ -215,8 +215,11 @@ impl PivotValidator {
                     line_no,
                     span,
                     column,
-                    "invalid UTF-8 (the file must be UTF-8 text)".into(),
+                    "invalid UTF-8 (the file must be UTF-8 text; reading stopped here)".into(),
                 );
+                // Upstream's validator stops here too (its `UnicodeDecodeError` is uncaught), and
+                // a binary file or device (`/dev/urandom`) would otherwise be read forever.
+                self.report.stopped_early = true;
                 return;
             }
         };
