@@ -417,3 +417,69 @@ fn build_collect_profile_select() {
     );
     assert_eq!(ids(&jsonl(&capped)), expect);
 }
+
+/// The README's pivot loop (section "Pivot datasets"), as its `sh` block is written, run line by
+/// line in a fresh folder: the Gym run it starts from is upstream's multi-step example at
+/// `results/rollouts.jsonl`, `gym env start` is the stand-in pivot agent, and `collect` is told
+/// where that stand-in listens (`gym env start` serves the head server `collect` finds itself).
+#[test]
+fn the_readme_pivot_loop_runs_as_written() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let section = &readme[readme.find("## Pivot datasets").expect("the section")..];
+    let block = &section[section.find("```sh\n").expect("its sh block") + 6..];
+    let block = &block[..block.find("```").unwrap()];
+    let lines: Vec<String> = block
+        .replace("\\\n", " ")
+        .lines()
+        .map(|l| l.split(" # ").next().unwrap().trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert!(
+        lines.iter().any(|l| l.starts_with("gym env start"))
+            && lines
+                .last()
+                .is_some_and(|l| l.starts_with("gymscope select-pivot")),
+        "{lines:?}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("results")).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/pivot-build/upstream/example_multi_step.example_rollouts.jsonl"),
+        dir.path().join("results/rollouts.jsonl"),
+    )
+    .unwrap();
+    let mut gym = None;
+    for line in &lines {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if line.starts_with("gym env start") {
+            let build = lines.iter().find(|l| l.contains("build-pivot")).unwrap();
+            let agent = build
+                .split_whitespace()
+                .skip_while(|w| *w != "--agent-ref")
+                .nth(1)
+                .expect("build-pivot's --agent-ref");
+            gym = Some(StandIn::start_responding(&[agent], pivot_agent()));
+            continue;
+        }
+        assert_eq!(words[0], "gymscope", "{line}");
+        let mut args: Vec<String> = words[1..].iter().map(|w| w.to_string()).collect();
+        if words[1] == "collect" {
+            let head = gym.as_ref().expect("gym env start comes first").head();
+            args.extend(["--head-server".into(), head, "--no-progress".into()]);
+        }
+        let r = Command::new(env!("CARGO_BIN_EXE_gymscope"))
+            .args(&args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(r.status.success(), "{line}\n{}", text(&r));
+    }
+    // The selection is the mixed pivots: some kept, fewer than built.
+    let (built, kept) = (
+        jsonl(&dir.path().join("pivots/tasks.jsonl")).len(),
+        jsonl(&dir.path().join("pivots/tasks.selected.jsonl")).len(),
+    );
+    assert!(0 < kept && kept < built, "kept {kept} of {built}");
+}
