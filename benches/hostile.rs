@@ -111,7 +111,7 @@ fn wide_meta(dir: &Path, keys: usize) -> PathBuf {
     std::fs::write(
         &p,
         format!(
-            r#"{{"agent_ref":{{"type":"responses_api_agents","name":"a"}},"responses_create_params":{{"input":[{{"role":"user","content":"Go."}}]}},"expected_action":{{"type":"function_call","name":"run","arguments":"{{}}"}},"meta_info":{{{}}}}}"#,
+            r#"{{"agent_ref":{{"type":"responses_api_agents","name":"a"}},"responses_create_params":{{"input":[{{"role":"user","content":"Go."}}],"tools":[{{"type":"function","name":"run","parameters":{{"type":"object","properties":{{}}}}}}]}},"expected_action":{{"type":"function_call","name":"run","arguments":"{{}}"}},"meta_info":{{{}}}}}"#,
             meta.join(",")
         ) + "\n",
     )

@@ -40,6 +40,13 @@ pub enum Body {
     Plain(String),
     /// Monospace text, e.g. JSON from [`pretty_json`]; escape it when writing HTML.
     Code(String),
+    /// A call whose arguments hold multi-line strings (code, a patch): each such string as it
+    /// reads in a file, under its argument's name, and the other arguments as indented JSON
+    /// (`None` when there are none). Escape every part when writing HTML.
+    Call {
+        args: Option<String>,
+        blocks: Vec<(String, String)>,
+    },
 }
 
 /// The longest message the app renders as Markdown; a longer one is shown as plain text.
@@ -86,6 +93,7 @@ pub fn shown_items_noted(items: &[Item], notes: &[ItemNote], markdown_limit: usi
                 return None;
             }
             let body = match kind {
+                "function_call" => call_body(raw),
                 "message" | "reasoning" if raw.len() <= markdown_limit => {
                     Body::Markdown(markdown_html(raw))
                 }
@@ -155,6 +163,36 @@ pub fn markdown_html(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 4);
     pulldown_cmark::html::push_html(&mut out, events);
     out
+}
+
+/// A call's arguments in their reading form: the multi-line string members of an arguments
+/// object as [`Body::Call`] blocks, anything else as [`pretty_json`] (or the text as it is).
+fn call_body(arguments: &str) -> Body {
+    let code = || Body::Code(pretty_json(arguments).unwrap_or_else(|| arguments.to_string()));
+    let Ok(Value::Object(mut map)) = serde_json::from_str::<Value>(arguments) else {
+        return code();
+    };
+    let multi_line: Vec<String> = map
+        .iter()
+        .filter(|(_, v)| v.as_str().is_some_and(|s| s.contains('\n')))
+        .map(|(k, _)| k.clone())
+        .collect();
+    if multi_line.is_empty() {
+        return code();
+    }
+    let blocks = multi_line
+        .into_iter()
+        .filter_map(|k| match map.shift_remove(&k) {
+            Some(Value::String(s)) => Some((k, s)),
+            _ => None,
+        })
+        .collect();
+    let args = (!map.is_empty()).then(|| {
+        let mut out = String::new();
+        write_value(&mut out, &Value::Object(map), 0);
+        out
+    });
+    Body::Call { args, blocks }
 }
 
 /// `text` indented as JSON when it is a JSON object or array (else `None`), with each string's
@@ -294,7 +332,10 @@ mod tests {
         );
         assert_eq!(
             shown[1].body,
-            Body::Code("{\n  \"code\": \"a\nb\"\n}".into())
+            Body::Call {
+                args: None,
+                blocks: vec![("code".into(), "a\nb".into())]
+            }
         );
         assert_eq!(shown[1].head, "call run (c1)");
         assert!(shown[2].collapsed);
@@ -325,6 +366,46 @@ mod tests {
         assert!(inner.is_some_and(|h| !h.contains('<')), "{}", &html[..80]);
         assert_eq!(html.matches("&lt;").count(), 4000);
         assert_eq!(html.matches("&gt;").count(), 4000);
+    }
+
+    #[test]
+    fn multi_line_arguments_read_as_code() {
+        let call = |arguments: &str| {
+            let items = [Item::FunctionCall {
+                name: "edit".into(),
+                call_id: "c".into(),
+                arguments: arguments.into(),
+            }];
+            shown_items(&items).remove(0).body
+        };
+        let patch = "--- a/f.py\n+++ b/f.py\n-    return \"x\"\n+    return r'\\d'\n";
+        let args =
+            serde_json::json!({"path": "f.py", "patch": patch, "dry_run": false}).to_string();
+        assert_eq!(
+            call(&args),
+            Body::Call {
+                args: Some("{\n  \"path\": \"f.py\",\n  \"dry_run\": false\n}".into()),
+                blocks: vec![("patch".into(), patch.into())],
+            }
+        );
+        // Only multi-line strings: no JSON left over.
+        let only = serde_json::json!({"code": "a\nb"}).to_string();
+        assert_eq!(
+            call(&only),
+            Body::Call {
+                args: None,
+                blocks: vec![("code".into(), "a\nb".into())]
+            }
+        );
+        // One-line arguments and text that is not an object stay indented JSON or as they are.
+        assert_eq!(
+            call(r#"{"q":"x"}"#),
+            Body::Code("{\n  \"q\": \"x\"\n}".into())
+        );
+        assert_eq!(
+            call("not json\nat all"),
+            Body::Code("not json\nat all".into())
+        );
     }
 
     #[test]

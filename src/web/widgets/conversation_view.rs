@@ -59,6 +59,19 @@ fn item_view(item: Shown, as_written: Signal<bool>, flags: Vec<Flag>) -> impl In
             }
             Body::Code(code) => view! { <pre class="code">{code.clone()}</pre> }.into_any(),
             Body::Plain(text) => view! { <pre class="text">{text.clone()}</pre> }.into_any(),
+            Body::Call { args, blocks } => {
+                let args = args.clone().map(|a| view! { <pre class="code">{a}</pre> });
+                let blocks = blocks
+                    .iter()
+                    .map(|(name, code)| {
+                        view! {
+                            <div class="arg">{name.clone()}</div>
+                            <pre class="code block">{code.clone()}</pre>
+                        }
+                    })
+                    .collect_view();
+                view! { {args} {blocks} }.into_any()
+            }
         }
     };
     let marked = !flags.is_empty();

@@ -125,6 +125,21 @@ pub(crate) fn items(out: &mut String, items: &[Item], notes: &[ItemNote]) {
             Body::Markdown(html) => format!("<div class=\"md\">{html}</div>"),
             Body::Plain(text) => format!("<pre>{}</pre>", escape(&cut(text))),
             Body::Code(code) => format!("<pre class=\"code\">{}</pre>", escape(&cut(code))),
+            Body::Call { args, blocks } => {
+                let mut body = String::new();
+                if let Some(args) = args {
+                    let _ = write!(body, "<pre class=\"code\">{}</pre>", escape(&cut(args)));
+                }
+                for (name, code) in blocks {
+                    let _ = write!(
+                        body,
+                        "<div class=\"arg\">{}</div><pre class=\"code block\">{}</pre>",
+                        escape(name),
+                        escape(&cut(code))
+                    );
+                }
+                body
+            }
         };
         let head = match &item.note {
             Some(note) => format!(

@@ -128,7 +128,7 @@ pub fn PivotBuildPage() -> impl IntoView {
 
     view! {
         <section class="pick">
-            <p>"Build a PivotRL dataset (one assistant decision point per row) from a run's rollouts, as `gymscope build-pivot` does. The file is read here, in a background worker, twice: rewards per task first, then conversion."</p>
+            <p>"Build a PivotRL dataset (one assistant decision point per row) from a run's rollouts, as "<code>"gymscope build-pivot"</code>" does. The file is read here, in a background worker, twice: rewards per task first, then conversion."</p>
             <label>"Rollouts JSONL " <input type="file" accept=".jsonl,.json" data-testid="pb-source-file" on:change=on_file /></label>
             <p data-testid="pb-source-name">{move || match (source.get(), loaded.get()) {
                 (Some(f), _) => format!("Source: {}", f.name()),

@@ -77,7 +77,7 @@ pub fn SelectSection(worker: SharedWorker) -> impl IntoView {
     view! {
         <section class="pick">
             <h2>"Select pivots by their on-policy rollouts"</h2>
-            <p>"After `gymscope collect --num-repeats 8` against the pivot agent and `gymscope profile`: keep the pivots whose rollouts had mixed rewards, as `gymscope select-pivot` does."</p>
+            <p>"After "<code>"gymscope collect --num-repeats 8"</code>" against the pivot agent and "<code>"gymscope profile"</code>": keep the pivots whose rollouts had mixed rewards, as "<code>"gymscope select-pivot"</code>" does."</p>
             <label>"Pivot JSONL " <input type="file" accept=".jsonl" data-testid="pb-pivots-file"
                 on:change=move |e| pivots.set(chosen(&e)) /></label>
             <label>"Its profile (*_reward_profiling.jsonl) " <input type="file" accept=".jsonl" data-testid="pb-profile-file"
@@ -93,12 +93,33 @@ pub fn SelectSection(worker: SharedWorker) -> impl IntoView {
             Phase::Failed(e) => view! { <pre data-testid="pb-select-status" class="status error">{e}</pre> }.into_any(),
             Phase::Done(counts, kept, [selected, selection]) => view! {
                 <p data-testid="pb-select-status" class="status done">{format!("{kept} pivots selected.")}</p>
-                <pre data-testid="pb-select-counts">{counts}</pre>
+                <div data-testid="pb-select-counts">{counts_view(&counts)}</div>
                 <ul class="downloads">
                     <li>{selected.anchor("pb-download-selected", format!("{} ({} bytes)", selected.name, selected.bytes))}</li>
                     <li>{selection.anchor("pb-download-selection", selection.name.clone())}</li>
                 </ul>
             }.into_any(),
         }}
+    }
+}
+
+/// The CLI's counts text as the page shows it: its Markdown table as a table (rendered by the
+/// core's safe Markdown: tool names are data) and each line under it as a line.
+fn counts_view(counts: &str) -> impl IntoView {
+    let table_end = counts
+        .lines()
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| l.len() + 1)
+        .sum::<usize>()
+        .min(counts.len());
+    let (table, rest) = counts.split_at(table_end);
+    let lines = rest
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| view! { <p class="muted">{l.to_string()}</p> })
+        .collect_view();
+    view! {
+        <div class="md counts" inner_html=crate::model_text::markdown_html(table)></div>
+        {lines}
     }
 }
