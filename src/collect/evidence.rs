@@ -51,7 +51,7 @@ pub fn write_reports(
         std::fs::create_dir_all(out_dir)?;
     }
     let mut f = AtomicFile::create(&summary_path)?;
-    f.write_all(&reports.summary_bytes())?;
+    reports.write_summary(&mut f)?; // buffered by `AtomicFile`
     f.commit()?;
     let mut f = AtomicFile::create(&verdicts_path)?;
     for line in reports.verdict_lines() {

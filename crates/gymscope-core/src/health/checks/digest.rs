@@ -63,7 +63,9 @@ impl Index {
 pub struct Digest {
     pub task: Index,
     pub rollout: Index,
-    pub rollout_id: String,
+    /// The row's own rollout id; `None` when it has none, and the verdict file's is then
+    /// [`Digest::rollout_id`]'s `task-rollout` (not stored: most runs have no ids).
+    pub own_rollout_id: Option<Box<str>>,
     pub verdict: &'static str,
     pub findings: Vec<Finding>,
     /// Checks that lacked their evidence, one bit per registry position (a few bytes per
@@ -551,6 +553,14 @@ pub(super) fn bit(id: &str) -> u16 {
 }
 
 impl Digest {
+    /// The rollout id of the verdict file: the row's own, else `task-rollout`.
+    pub fn rollout_id(&self) -> std::borrow::Cow<'_, str> {
+        match &self.own_rollout_id {
+            Some(id) => std::borrow::Cow::Borrowed(id),
+            None => format!("{}-{}", self.task.text(), self.rollout.text()).into(),
+        }
+    }
+
     /// The unobserved check ids, in registry order (upstream's order of evaluation).
     pub fn unobserved_ids(&self) -> Vec<&'static str> {
         REGISTRY
@@ -582,17 +592,14 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
     let trajectory_rollout_id = raw_trajectory
         .and_then(Value::as_object)
         .and_then(|t| t.get("rollout_id"));
-    let rollout_id = [row.get(keys::ROLLOUT_ID), trajectory_rollout_id]
+    let own_rollout_id = [row.get(keys::ROLLOUT_ID), trajectory_rollout_id]
         .into_iter()
         .flatten()
         .find(|v| py::truthy(v))
-        .map_or_else(
-            || format!("{}-{}", task.text(), rollout.text()),
-            |v| match v {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            },
-        );
+        .map(|v| match v {
+            Value::String(s) => s.as_str().into(),
+            other => other.to_string().into_boxed_str(),
+        });
 
     let (trajectory, trajectory_error) = match (parse_error, raw_trajectory) {
         (None, Some(raw)) => match trajectory::validate(raw) {
@@ -623,11 +630,23 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
                 let mut loc = Map::new();
                 loc.insert("source_file".into(), Value::from(at.file));
                 loc.insert("line".into(), Value::from(at.line_number));
-                findings.push(Finding::new(
-                    spec.id,
-                    Some(loc),
-                    json!({"reason": "rollout record is unreadable", "error": err}),
-                ));
+                // The detail of every unreadable line is one of two texts: shared, not copied
+                // (a file of 200,000 unreadable lines holds one finding each).
+                let detail = if err == "JSONDecodeError" {
+                    r#"{"reason":"rollout record is unreadable","error":"JSONDecodeError"}"#
+                } else {
+                    r#"{"reason":"rollout record is unreadable","error":"ValueError"}"#
+                };
+                debug_assert_eq!(
+                    Finding::new(
+                        spec.id,
+                        None,
+                        json!({"reason": "rollout record is unreadable", "error": err})
+                    )
+                    .detail,
+                    detail
+                );
+                findings.push(Finding::with_detail(spec.id, Some(loc), detail));
             } else {
                 unobserved |= bit(spec.id);
             }
@@ -712,7 +731,7 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
     Digest {
         task,
         rollout,
-        rollout_id,
+        own_rollout_id,
         verdict,
         findings,
         unobserved,
@@ -744,19 +763,22 @@ pub(super) fn mark_duplicates(digests: &mut [Digest], ignored: &[String]) {
     if ignored.iter().any(|i| i == ID) {
         return;
     }
-    let mut groups: HashMap<IdentityKey, Vec<usize>> = HashMap::new();
-    for (i, d) in digests.iter().enumerate() {
-        groups
-            .entry((d.task.key(), d.rollout.key()))
-            .or_default()
-            .push(i);
+    // How many records claim each identity (a count, not a list: most identities are claimed
+    // once, and a run keeps one entry per rollout here).
+    let mut claims: crate::fast_map::FastMap<IdentityKey, u32> = Default::default();
+    for d in digests.iter() {
+        *claims.entry((d.task.key(), d.rollout.key())).or_default() += 1;
     }
-    let mut dup: Vec<(usize, usize)> = Vec::new();
-    for copies in groups.values().filter(|c| c.len() > 1) {
-        dup.extend(copies.iter().map(|i| (*i, copies.len())));
-    }
-    dup.sort_unstable();
-    for (i, n) in dup {
+    let copies: Vec<(usize, u32)> = digests
+        .iter()
+        .enumerate()
+        .filter_map(|(i, d)| {
+            let n = claims[&(d.task.key(), d.rollout.key())];
+            (n > 1).then_some((i, n))
+        })
+        .collect();
+    drop(claims);
+    for (i, n) in copies {
         let d = &mut digests[i];
         d.findings
             .push(Finding::new(ID, None, json!({ "duplicate_count": n })));

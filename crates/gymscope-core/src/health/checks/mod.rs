@@ -141,7 +141,8 @@ pub fn normalize_ignored<S: AsRef<str>>(parts: &[S]) -> Result<Vec<String>, Stri
 pub struct Finding {
     pub check: &'static str,
     pub locator: Option<Box<str>>,
-    pub detail: Box<str>,
+    /// A shared text where every such finding says the same (an unreadable line's).
+    pub detail: std::borrow::Cow<'static, str>,
 }
 
 impl Finding {
@@ -153,9 +154,21 @@ impl Finding {
             check,
             locator: locator.as_ref().map(compact),
             detail: match detail {
-                Value::Object(m) => compact(&m),
+                Value::Object(m) => String::from(compact(&m)).into(),
                 _ => "{}".into(),
             },
+        }
+    }
+
+    /// A finding whose detail is `detail`, already the verdict file's compact JSON text.
+    fn with_detail(
+        check: &'static str,
+        locator: Option<Map<String, Value>>,
+        detail: &'static str,
+    ) -> Finding {
+        Finding {
+            detail: detail.into(),
+            ..Finding::new(check, locator, Value::Null)
         }
     }
 

@@ -4,7 +4,6 @@
 
 use super::digest::{Digest, Index};
 use super::{Finding, Reads, REGISTRY};
-use crate::fast_map::LastValues;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -102,6 +101,7 @@ pub(super) fn reduce(digests: Vec<Digest>, ignored: &[String]) -> Reports {
             .collect();
         task_rows.push((&records[0].task, repeats));
     }
+    drop(tasks); // a task a line when every line is unreadable: gone before the summary is built
 
     let mut coverage: Vec<(&'static str, [u64; 3])> =
         REGISTRY.iter().map(|s| (s.id, [0; 3])).collect();
@@ -185,21 +185,33 @@ pub(super) fn reduce(digests: Vec<Digest>, ignored: &[String]) -> Reports {
         };
         key(*a).cmp(&key(*b))
     });
-    // A Python dict: two tasks of one text (`1` and `"1"`) share the first one's place.
-    let mut tasks_doc = LastValues::default();
+    // A Python dict: two tasks of one text (`1` and `"1"`) share the first one's place and take
+    // the last one's counts. Found through a set of the texts' hashes (no copy of each text): only
+    // a hash seen before is looked for among the entries.
+    let mut tasks_doc: Vec<(String, TaskCounts)> = Vec::with_capacity(order.len());
+    let mut seen: std::collections::HashSet<u64, foldhash::fast::RandomState> =
+        std::collections::HashSet::with_capacity_and_hasher(order.len(), Default::default());
     for i in order {
         let (task, repeats) = &task_rows[i];
         let n = |v: &str| repeats.iter().filter(|r| r.verdict == v).count();
-        tasks_doc.set(
-            task.text(),
-            TaskCounts {
-                repeats: repeats.len(),
-                healthy: n("healthy"),
-                unhealthy: n("unhealthy"),
-                unobserved: n("unobserved"),
-                flags: task_flags[i].iter().map(|f| f.check).collect(),
-            },
-        );
+        let counts = TaskCounts {
+            repeats: repeats.len(),
+            healthy: n("healthy"),
+            unhealthy: n("unhealthy"),
+            unobserved: n("unobserved"),
+            flags: task_flags[i].iter().map(|f| f.check).collect(),
+        };
+        let text = task.text();
+        let hash = std::hash::BuildHasher::hash_one(seen.hasher(), &text);
+        let earlier = if seen.insert(hash) {
+            None
+        } else {
+            tasks_doc.iter_mut().find(|(t, _)| *t == text)
+        };
+        match earlier {
+            Some((_, c)) => *c = counts,
+            None => tasks_doc.push((text, counts)),
+        }
     }
     let mut ignored_sorted: Vec<&String> = ignored.iter().collect();
     ignored_sorted.sort();
@@ -247,7 +259,7 @@ pub(super) fn reduce(digests: Vec<Digest>, ignored: &[String]) -> Reports {
     });
     Reports {
         run,
-        tasks: tasks_doc.into_entries(),
+        tasks: tasks_doc,
         digests,
     }
 }
@@ -268,11 +280,19 @@ fn push_json<T: Serialize + ?Sized>(line: &mut Vec<u8>, v: &T) {
 impl Reports {
     /// `quality_summary.json`'s bytes (2-space indent, no final newline, as orjson writes).
     pub fn summary_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        let _ = self.write_summary(&mut out);
+        out
+    }
+
+    /// [`Self::summary_bytes`] written to `w` as they are made (a run of unreadable lines has a
+    /// task a line: its summary is tens of megabytes).
+    pub fn write_summary(&self, w: impl std::io::Write) -> std::io::Result<()> {
         let doc = SummaryDoc {
             run: &self.run,
             tasks: &self.tasks,
         };
-        serde_json::to_vec_pretty(&doc).unwrap_or_default()
+        serde_json::to_writer_pretty(w, &doc).map_err(std::io::Error::from)
     }
 
     /// The whole `quality_summary.json` document as a value.
@@ -289,7 +309,7 @@ impl Reports {
             for (i, (key, value)) in [
                 (crate::gym::keys::TASK_INDEX, d.task.to_value()),
                 (crate::gym::keys::ROLLOUT_INDEX, d.rollout.to_value()),
-                ("rollout_id", Value::from(d.rollout_id.as_str())),
+                ("rollout_id", Value::from(d.rollout_id().as_ref())),
                 ("verdict", Value::from(d.verdict)),
             ]
             .iter()

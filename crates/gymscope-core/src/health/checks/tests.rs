@@ -307,7 +307,7 @@ fn an_invalid_trajectory_is_unreadable_without_fallback() {
         d.findings[0].detail_value()["reason"],
         "canonical trajectory is unreadable"
     );
-    assert_eq!(d.rollout_id, "task-a-repeat-a");
+    assert_eq!(d.rollout_id(), "task-a-repeat-a");
 }
 
 #[test]
