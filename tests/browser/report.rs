@@ -147,7 +147,7 @@ async fn nothing_is_fetched_and_the_table_reads_as_the_static_one() {
     assert_eq!(rows.len(), 100);
     for (shown, row) in rows.iter().zip(&input.tasks.rows) {
         let mut want = vec![row.key.clone()];
-        want.extend(row.cells.iter().map(|c| c.text.clone()));
+        want.extend(row.cells.iter().map(|c| c.text()));
         assert_eq!(shown, &want);
     }
 
@@ -178,7 +178,7 @@ async fn sorting_by_a_column_orders_both_ways() {
         .tasks
         .rows
         .iter()
-        .map(|r| r.cells[col - 1].text.parse::<f64>().unwrap())
+        .map(|r| r.cells[col - 1].text().parse::<f64>().unwrap())
         .fold(f64::MIN, f64::max);
     assert_eq!(desc[0], max);
     b.eval(&click).await;
@@ -221,7 +221,7 @@ async fn filters_take_conditions_task_indexes_and_say_what_is_wrong() {
         .tasks
         .rows
         .iter()
-        .filter(|r| r.cells[col - 1].text.parse::<f64>().unwrap() >= 0.6)
+        .filter(|r| r.cells[col - 1].text().parse::<f64>().unwrap() >= 0.6)
         .count();
     assert_eq!(shown, want, "{count}");
     assert!(values(&table_rows(&b).await).iter().all(|&v| v >= 0.6));
@@ -403,7 +403,7 @@ async fn without_javascript_the_page_still_reads() {
     );
     let first = b.eval("return Array.from(document.querySelector('#task-table tbody tr').cells).map(c => c.textContent)").await;
     let mut want = vec![input.tasks.rows[0].key.clone()];
-    want.extend(input.tasks.rows[0].cells.iter().map(|c| c.text.clone()));
+    want.extend(input.tasks.rows[0].cells.iter().map(|c| c.text()));
     assert_eq!(first, json!(want));
     // A static plot: a sample of the rollouts, each titled with its key; and the histogram.
     let circles = b

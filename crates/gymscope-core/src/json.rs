@@ -7,7 +7,7 @@ use std::io;
 
 /// A JSON number as orjson reads it: an integer when the literal is one and fits i64/u64,
 /// otherwise a float. Bools are folded into `Int` (upstream applies `int(v)`).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Num {
     Int(i64),
     /// Only for integers above `i64::MAX`: pandas gives such a column a non-int64 dtype.

@@ -13,36 +13,35 @@ pub fn plural(n: usize, noun: &str) -> String {
     }
 }
 
-/// One shown value: short text for reading, and the exact JSON number as written in the files.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+/// One shown value: short text for reading ([`Cell::text`]), and the exact JSON number as
+/// written in the files ([`Cell::exact`]). Kept as the number, the texts made when shown: a
+/// report of a million tasks holds tens of millions of cells.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Cell {
-    pub text: String,
-    /// The value exactly as the output file writes it (`""` when the file has no such key).
-    pub exact: String,
+    pub value: Option<Num>,
 }
 
 impl Cell {
-    pub fn num(v: Option<Num>) -> Cell {
-        match v {
-            Some(n) => {
-                let mut exact = Vec::new();
-                let _ = n.write_json(&mut exact);
-                Cell {
-                    text: short_number(n.as_f64()),
-                    exact: String::from_utf8_lossy(&exact).into_owned(),
-                }
-            }
-            None => Cell {
-                text: "–".into(),
-                exact: String::new(),
-            },
-        }
+    pub fn num(value: Option<Num>) -> Cell {
+        Cell { value }
     }
     pub fn count(n: usize) -> Cell {
         Cell {
-            text: n.to_string(),
-            exact: n.to_string(),
+            value: Some(Num::Int(i64::try_from(n).unwrap_or(i64::MAX))),
         }
+    }
+    /// The value for reading (`–` when absent).
+    pub fn text(&self) -> String {
+        self.value
+            .map_or_else(|| "–".into(), |n| short_number(n.as_f64()))
+    }
+    /// The value exactly as the output file writes it (`""` when the file has no such key).
+    pub fn exact(&self) -> String {
+        let mut exact = Vec::new();
+        if let Some(n) = self.value {
+            let _ = n.write_json(&mut exact);
+        }
+        String::from_utf8_lossy(&exact).into_owned()
     }
 }
 

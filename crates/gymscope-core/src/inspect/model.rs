@@ -220,7 +220,7 @@ pub fn from_report_input(input: &ReportInput) -> (InspectView, Columns) {
         cols.task_stats.extend(
             row.cells
                 .iter()
-                .map(|c| c.exact.parse::<f64>().unwrap_or(f64::NAN)),
+                .map(|c| c.value.map_or(f64::NAN, crate::json::Num::as_f64)),
         );
     }
     let snippets: HashMap<i64, String> = input

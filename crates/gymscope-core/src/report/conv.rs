@@ -30,7 +30,7 @@ pub(super) fn details(out: &mut String, r: &ReportInput) {
             let _ = write!(about, " · {} rollouts", rollouts.len());
         }
         if let (Some(c), Some(row)) = (mean_reward, row) {
-            let _ = write!(about, " · mean reward {}", row.cells[c].text);
+            let _ = write!(about, " · mean reward {}", row.cells[c].text());
         }
         let _ = write!(
             out,

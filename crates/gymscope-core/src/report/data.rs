@@ -201,7 +201,13 @@ fn table(out: &mut String, t: &Table) {
             if i > 0 {
                 out.push(',');
             }
-            cell(out, row.cells.get(c).map_or("–", |cell| cell.text.as_str()));
+            cell(
+                out,
+                row.cells
+                    .get(c)
+                    .map_or_else(|| "–".into(), crate::table::Cell::text)
+                    .as_str(),
+            );
         }
         out.push(']');
     }

@@ -187,7 +187,7 @@ fn table(out: &mut String, t: &Table, key: &str, max_rows: usize, id: &str) {
     for row in t.rows.iter().take(max_rows) {
         let _ = write!(out, "<tr><th>{}</th>", escape(&row.key));
         for c in &row.cells {
-            let _ = write!(out, "<td>{}</td>", escape(&c.text));
+            let _ = write!(out, "<td>{}</td>", escape(&c.text()));
         }
         out.push_str("</tr>");
     }

@@ -39,7 +39,7 @@ pub fn AgentTable(table: Table) -> impl IntoView {
                 .cells
                 .into_iter()
                 .zip(headers.iter().cloned())
-                .map(|(cell, header)| view! { <td data-key=header data-value=cell.exact>{cell.text}</td> })
+                .map(|(cell, header)| view! { <td data-key=header data-value=cell.exact()>{cell.text()}</td> })
                 .collect_view();
             let (key, key_attr) = (row.key.clone(), row.key);
             view! { <tr data-testid="agent-row" data-key=key_attr><th scope="row">{key}</th>{cells}</tr> }
