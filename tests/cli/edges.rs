@@ -144,7 +144,66 @@ fn every_command(dir: &Path) -> Vec<(&'static str, Vec<String>)> {
         .join("tests/fixtures/pivot-build/upstream/example_multi_step.example_rollouts.jsonl");
     let out = |name: &str| dir.join(name).display().to_string();
     let p = |path: &Path| path.display().to_string();
+    // select-pivot's inputs: two pivots, their profile (one mixed, one solved) and the config.
+    let pivot = |id: &str| {
+        serde_json::json!({"trajectory_id": 0, "responses_create_params": {"input": [], "tools": []},
+            "expected_action": {"type": "message", "content": id}, "pivot_info": {"pivot_id": id},
+            "agent_ref": {"type": "responses_api_agents", "name": "a"}})
+        .to_string()
+    };
+    let profile_row = |task: u64, id: &str, rewards: [f64; 8]| {
+        let infos: Vec<serde_json::Value> = rewards
+            .iter()
+            .map(|r| serde_json::json!({"reward": r}))
+            .collect();
+        serde_json::json!({"_ng_task_index": task, "sample": {"pivot_info": {"pivot_id": id}},
+            "rollout_infos": infos})
+        .to_string()
+    };
+    let select_pivots = dir.join("sp.jsonl");
+    std::fs::write(
+        &select_pivots,
+        format!("{}\n{}\n", pivot("p0"), pivot("p1")),
+    )
+    .unwrap();
+    let select_profile = dir.join("sp_profile.jsonl");
+    std::fs::write(
+        &select_profile,
+        format!(
+            "{}\n{}\n",
+            profile_row(0, "p0", [1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0]),
+            profile_row(1, "p1", [1.0; 8])
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("sp.gym.yaml"),
+        "a:\n  datasets:\n  - name: train\n    jsonl_fpath: sp.jsonl\n",
+    )
+    .unwrap();
+    let task_profile =
+        fixtures_dir().join("blackjack/expected/example_rollouts_reward_profiling.jsonl");
     vec![
+        (
+            "select-tasks",
+            vec![
+                "--profile".into(),
+                p(&task_profile),
+                "-o".into(),
+                out("tasks/curated.jsonl"),
+            ],
+        ),
+        (
+            "select-pivot",
+            vec![
+                "--pivots".into(),
+                p(&select_pivots),
+                "--profile".into(),
+                p(&select_profile),
+                "--output".into(),
+                out("sp.selected.jsonl"),
+            ],
+        ),
         (
             "profile",
             vec![
@@ -206,7 +265,7 @@ fn gymscope_with(
 
 /// A pipe whose reader is already gone: the first write to it fails with EPIPE.
 #[allow(clippy::incompatible_msrv)] // the tests run on the build machine's toolchain (1.95)
-fn closed_pipe() -> std::process::Stdio {
+pub(crate) fn closed_pipe() -> std::process::Stdio {
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
     writer.into()
@@ -224,6 +283,13 @@ fn every_command_ends_quietly_on_a_closed_pipe_and_says_when_stdout_is_full() {
                 .wait_with_output()
                 .unwrap();
             let (prints, normal) = (!normal.stdout.is_empty(), normal.status.code());
+            // (validate-pivot's upstream example has invalid rows on purpose: exit 1.)
+            let want = if command == "validate-pivot" { 1 } else { 0 };
+            assert_eq!(
+                normal,
+                Some(want),
+                "{command} {args:?} with its output read"
+            );
             let (stdout, stderr) = match *closed {
                 "stdout" => (closed_pipe(), Stdio::piped()),
                 "both" => (closed_pipe(), closed_pipe()),

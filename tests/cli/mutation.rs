@@ -352,6 +352,44 @@ fn mutated_inputs_never_panic_or_break_the_rules() {
             let args: Vec<&str> = case.args.iter().map(String::as_str).collect();
             let out = common::run_gymscope(&args);
             check(case, &out, d, seed, rounds);
+            // Every third round, the same mutated files with stdout on a closed pipe (the same
+            // exit, quietly) and on `/dev/full` (the same exit, or 1 naming the full device).
+            // Not `collect`: a second run over its output is a different run.
+            if rounds % 3 == 1 && !case.what.starts_with("collect") {
+                for full in [false, true] {
+                    let stdout = if full {
+                        std::fs::File::options()
+                            .write(true)
+                            .open("/dev/full")
+                            .unwrap()
+                            .into()
+                    } else {
+                        crate::edges::closed_pipe()
+                    };
+                    let again = std::process::Command::new(common::gymscope_bin())
+                        .args(&args)
+                        .stdout(stdout)
+                        .stderr(std::process::Stdio::piped())
+                        .output()
+                        .unwrap();
+                    let err = String::from_utf8_lossy(&again.stderr);
+                    let ctx = format!(
+                        "seed {seed} round {rounds} {} (stdout full: {full}): {err}",
+                        case.what
+                    );
+                    assert!(
+                        !err.contains("panicked") && !err.contains("Broken pipe"),
+                        "{ctx}"
+                    );
+                    let (code, normal) = (again.status.code(), out.status.code());
+                    let full_error =
+                        full && code == Some(1) && err.contains("No space left on device");
+                    assert!(
+                        code == normal || full_error,
+                        "exit {code:?}, not {normal:?}: {ctx}"
+                    );
+                }
+            }
             *seen
                 .entry((case.what.to_string(), out.status.code().unwrap_or(-1)))
                 .or_default() += 1;
