@@ -42,7 +42,15 @@ pub fn run() -> ExitCode {
             };
         }
     };
-    let result = match cli.command {
+    // `--example`: the embedded example run, on disk while the command runs.
+    let (command, _example) = match with_example(cli.command) {
+        Ok(c) => c,
+        Err(e) => {
+            crate::note!("Error: the embedded example could not be written: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = match command {
         Command::Profile(args) => profile::run(&args).map(|()| ExitCode::SUCCESS),
         Command::ValidatePivot(args) => validate_pivot::run(&args),
         Command::Collect(args) => collect::run(&args),
@@ -72,4 +80,34 @@ pub fn run() -> ExitCode {
             }
         }
     }
+}
+
+/// A command given `--example` as if it named the embedded example's files, with the example
+/// kept on disk by the returned guard.
+fn with_example(
+    mut command: Command,
+) -> std::io::Result<(Command, Option<crate::native::example::ExampleRun>)> {
+    use crate::native::example::{ExampleRun, TITLE};
+    let wants = match &command {
+        Command::Report(a) => a.example,
+        Command::Health(a) => a.example,
+        Command::Query(a) => a.example,
+        _ => false,
+    };
+    if !wants {
+        return Ok((command, None));
+    }
+    let run = ExampleRun::write()?;
+    let (inputs, rollouts) = (Some(run.inputs.clone()), Some(run.rollouts.clone()));
+    match &mut command {
+        Command::Report(a) => {
+            (a.inputs, a.rollouts) = (inputs, rollouts);
+            a.output.get_or_insert_with(|| "example_report.html".into());
+            a.title.get_or_insert_with(|| TITLE.into());
+        }
+        Command::Health(a) => (a.inputs, a.rollouts) = (inputs, rollouts),
+        Command::Query(a) => (a.inputs, a.rollouts) = (inputs, rollouts),
+        _ => {}
+    }
+    Ok((command, Some(run)))
 }

@@ -5,6 +5,7 @@
 
 pub mod allocator;
 pub mod atomic;
+pub mod example;
 pub mod inputs;
 pub mod out;
 pub mod parallel;

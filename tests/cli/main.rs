@@ -9,6 +9,7 @@ mod architecture;
 mod compare;
 mod compare_report;
 mod edges;
+mod example;
 mod fixtures_parity;
 mod hardening;
 mod health;

@@ -1,0 +1,95 @@
+//! `--example`: a newcomer without a run sees real output from the embedded example (NeMo Gym's
+//! ether0 run, the app's "Load the example run"), and nothing is left behind.
+
+use crate::common::{fixtures_dir, gymscope_bin};
+use std::process::{Command, Output};
+
+/// Runs gymscope in `cwd` with its temporary folder in `tmp` (so what it leaves there shows).
+fn run_in(cwd: &std::path::Path, tmp: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(gymscope_bin())
+        .args(args)
+        .current_dir(cwd)
+        .env("TMPDIR", tmp)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn report_health_and_query_run_on_the_embedded_example() {
+    let (cwd, tmp) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (cwd, tmp) = (cwd.path(), tmp.path());
+    let said = |o: &Output| {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    };
+
+    // The report, by default into the current folder, as the run's own files would give it.
+    let r = run_in(cwd, tmp, &["report", "--example"]);
+    assert!(r.status.success(), "{}", said(&r));
+    let page = std::fs::read_to_string(cwd.join("example_report.html")).unwrap();
+    assert!(page.contains("NeMo Gym example run (ether0)"), "the title");
+    let ether0 = fixtures_dir().join("ether0");
+    let own = cwd.join("own.html");
+    let r = run_in(
+        cwd,
+        tmp,
+        &[
+            "report",
+            "--inputs",
+            ether0
+                .join("example_rollouts_materialized_inputs.jsonl")
+                .to_str()
+                .unwrap(),
+            "--rollouts",
+            ether0.join("example_rollouts.jsonl").to_str().unwrap(),
+            "--title",
+            "NeMo Gym example run (ether0)",
+            "-o",
+            own.to_str().unwrap(),
+        ],
+    );
+    assert!(r.status.success(), "{}", said(&r));
+    assert_eq!(
+        page,
+        std::fs::read_to_string(&own).unwrap(),
+        "the same page as from the files"
+    );
+
+    // Health with the example's materialized inputs (5 expected, none missing).
+    let r = run_in(cwd, tmp, &["health", "--example", "--format", "json"]);
+    assert!(r.status.success(), "{}", said(&r));
+    let v: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    assert_eq!(
+        (
+            v["rollouts"]["total"].as_u64(),
+            v["rollouts"]["expected"].as_u64()
+        ),
+        (Some(5), Some(5)),
+        "{v}"
+    );
+
+    // A query names only its expression; the example's rewards are 1, 1, 1, 0, 1.
+    let r = run_in(cwd, tmp, &["query", "--example", "reward == 1", "--count"]);
+    assert!(r.status.success(), "{}", said(&r));
+    assert_eq!(String::from_utf8_lossy(&r.stdout).trim(), "4");
+
+    // Files of one's own and --example are refused together (exit 2).
+    let r = run_in(
+        cwd,
+        tmp,
+        &["query", "--example", "--rollouts", "x.jsonl", "reward == 1"],
+    );
+    assert_eq!(r.status.code(), Some(2), "{}", said(&r));
+
+    let left: Vec<_> = std::fs::read_dir(tmp)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        left.is_empty(),
+        "the example's temporary folder was left: {left:?}"
+    );
+}
