@@ -8,6 +8,7 @@ use gymscope_testkit as common;
 mod architecture;
 mod compare;
 mod compare_report;
+mod docs;
 mod edges;
 mod example;
 mod fixtures_parity;
