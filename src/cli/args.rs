@@ -81,7 +81,7 @@ pub enum Command {
     /// unless --fail-on says so (exit 3).
     Health(HealthArgs),
     /// Find the rollouts where an expression holds: `gymscope query run.jsonl 'reward == 0 and
-    /// output ~ "\\boxed"'` (the language: README "gymscope query").
+    /// output ~ "\\boxed"'` (the language: docs/query.md "gymscope query").
     ///
     /// A table on a terminal, `TASK ROLLOUT` keys otherwise; `--format jsonl` writes the matching
     /// rows byte for byte. A malformed expression is a usage error (exit 2) naming its column.
@@ -174,7 +174,7 @@ pub struct HealthArgs {
     /// rollouts and coverage (unknown without it).
     #[arg(long, value_name = "FILE")]
     pub inputs: Option<PathBuf>,
-    /// Output on stdout: the text report or the JSON document (see README "Rollout health").
+    /// Output on stdout: the text report or the JSON document (see docs/health.md "Rollout health").
     #[arg(long, value_enum, default_value = "text")]
     pub format: HealthFormat,
     /// A rollout passes when its reward is at least X.
@@ -188,7 +188,7 @@ pub struct HealthArgs {
     pub write: bool,
     /// Judge every rollout as one action (a tool call is its answer), as for a run of pivot rows;
     /// without it a rollout is single-step when its row or materialized input carries
-    /// `expected_action` or its agent is a single-step one (README "Single-step runs").
+    /// `expected_action` or its agent is a single-step one (docs/health.md "Single-step runs").
     #[arg(long)]
     pub single_step: bool,
     /// Refuse lines longer than N bytes (default 1 GiB).
@@ -398,7 +398,7 @@ pub struct CollectArgs {
     #[arg(long)]
     pub no_serve: bool,
     /// Skip upstream's end-of-run health reports (`quality_summary.json`,
-    /// `rollout_verdicts.jsonl`; see README "Observability").
+    /// `rollout_verdicts.jsonl`; see docs/collect.md "Observability").
     #[arg(long)]
     pub no_health_check: bool,
     /// Health check ids to skip (comma-separated, repeatable; unknown ids are refused).
@@ -409,7 +409,7 @@ pub struct CollectArgs {
     #[arg(long, value_name = "N")]
     pub health_check_workers: Option<usize>,
     /// `observability_enabled`: read the model servers' capture files into each row
-    /// (needs --model-call-capture-dir; README "Observability").
+    /// (needs --model-call-capture-dir; docs/collect.md "Observability").
     #[arg(long)]
     pub observability: bool,
     /// `model_call_capture_dir`: the absolute directory the model servers write

@@ -160,7 +160,7 @@ fn fix_turns_upstream_examples_into_valid_pivot_files() {
 
 /// Inputs where Python's `json` or argparse differ from strict JSON and clap
 /// (tests/fixtures/pivot/quirks): gymscope's verdict is upstream's, except in the cases listed
-/// here, which it rejects on purpose with a clear error (README: "Where validate-pivot differs").
+/// here, which it rejects on purpose with a clear error (docs/pivots.md: "Where validate-pivot differs").
 #[test]
 fn quirks_differ_from_upstream_only_where_documented() {
     const REJECTED_ON_PURPOSE: [&str; 9] = [

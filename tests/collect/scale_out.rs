@@ -1,4 +1,4 @@
-//! Scale-out as the README prints it: shards as separate processes, then the merge line
+//! Scale-out as docs/collect.md prints it: shards as separate processes, then the merge line
 //! exactly as written; and the merge's guards: the head server asked before anything is
 //! written, exit 3 when rollouts or shards are missing, `--shard` refused as a usage error.
 
@@ -23,9 +23,9 @@ fn write_tasks(dir: &Path) {
     std::fs::write(dir.join("tasks.jsonl"), rows).unwrap();
 }
 
-/// The `gymscope collect` command lines of the README's scale-out paragraph, joined across `\`.
+/// The `gymscope collect` command lines of the scale-out paragraph (docs/collect.md), joined across `\`.
 fn readme_scale_out_lines() -> Vec<String> {
-    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(repo_root().join("docs/collect.md")).unwrap();
     let start = readme
         .find("**Scale-out.**")
         .expect("the scale-out paragraph");
@@ -39,7 +39,7 @@ fn readme_scale_out_lines() -> Vec<String> {
         .collect()
 }
 
-/// Runs a README line in `dir`: `HEAD:11000` is the stand-in, `$SLURM_ARRAY_TASK_ID` is `task`.
+/// Runs a documented line in `dir`: `HEAD:11000` is the stand-in, `$SLURM_ARRAY_TASK_ID` is `task`.
 fn run_line(line: &str, dir: &Path, head: &str, task: u32) -> Output {
     let line = line
         .replace("HEAD:11000", head)
@@ -61,7 +61,7 @@ fn the_readme_recipe_runs_as_written() {
     let lines = readme_scale_out_lines();
     let [shard_line, merge_line] = lines.as_slice() else {
         panic!(
-            "the README's scale-out paragraph: want a shard line and a merge line, got {lines:?}"
+            "docs/collect.md's scale-out paragraph: want a shard line and a merge line, got {lines:?}"
         )
     };
     assert!(

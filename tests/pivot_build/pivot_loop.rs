@@ -418,15 +418,16 @@ fn build_collect_profile_select() {
     assert_eq!(ids(&jsonl(&capped)), expect);
 }
 
-/// The README's pivot loop (section "Pivot datasets"), as its `sh` block is written, run line by
+/// The documented pivot loop (docs/pivots.md, "Pivot datasets"), as its `sh` block is written, run line by
 /// line in a fresh folder: the Gym run it starts from is upstream's multi-step example at
 /// `results/rollouts.jsonl`, `gym env start` is the stand-in pivot agent, and `collect` is told
 /// where that stand-in listens (`gym env start` serves the head server `collect` finds itself).
 #[test]
 fn the_readme_pivot_loop_runs_as_written() {
     let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let section = &readme[readme.find("## Pivot datasets").expect("the section")..];
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/pivots.md"))
+            .unwrap();
+    let section = &readme[readme.find("# Pivot datasets").expect("the section")..];
     let block = &section[section.find("```sh\n").expect("its sh block") + 6..];
     let block = &block[..block.find("```").unwrap()];
     let lines: Vec<String> = block

@@ -1,4 +1,4 @@
-//! `select-pivot`'s rules (README, "gymscope select-pivot") on made-up profiles: PivotRL's illustration, the
+//! `select-pivot`'s rules (docs/pivots.md, "gymscope select-pivot") on made-up profiles: PivotRL's illustration, the
 //! tie-back by task index when the profile has no `pivot_id`, and a contradicting tie.
 
 use gymscope::pivot_build::select::{

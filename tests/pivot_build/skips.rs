@@ -1,4 +1,4 @@
-//! Every skip reason build-pivot documents (README, "gymscope build-pivot") on small synthetic rollouts, the self-check, and the negative
+//! Every skip reason build-pivot documents (docs/pivots.md, "gymscope build-pivot") on small synthetic rollouts, the self-check, and the negative
 //! example files of upstream.
 
 use super::*;

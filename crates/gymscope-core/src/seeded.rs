@@ -3,7 +3,7 @@
 //! identity (its task index, its trajectory id), never on which other items are present, so a
 //! looser filter keeps the choices a tighter one made. SplitMix64 (Steele, Lea and Flood,
 //! "Fast splittable pseudorandom number generators", OOPSLA 2014) is written out here because
-//! the seed → selection mapping is part of what users rely on (README "Choosing tasks"): a
+//! the seed → selection mapping is part of what users rely on (docs/select-tasks.md "Choosing tasks"): a
 //! crate's generator or sampling routine may change its stream between versions.
 
 /// One SplitMix64 step: a well-mixed 64-bit value of `x`.

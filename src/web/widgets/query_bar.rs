@@ -1,5 +1,5 @@
 //! The query bar above the profile page's plots and table: one expression of the core's query
-//! language (README "gymscope query") filters the rollouts the scatter shows and the tasks the
+//! language (docs/query.md "gymscope query") filters the rollouts the scatter shows and the tasks the
 //! table lists. Field predicates are answered from the loaded columns at once
 //! (`inspect::run_query`); text needs the file, which a worker of its own reads again with
 //! progress and Cancel (cancelling never costs the page's worker its loaded run).

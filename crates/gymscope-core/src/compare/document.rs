@@ -1,4 +1,4 @@
-//! `gymscope compare --format json`: one JSON document (schema in the README, "Comparing runs").
+//! `gymscope compare --format json`: one JSON document (schema in the docs/compare.md, "Comparing runs").
 //! Keys are written in a fixed order; a number that does not exist (no reward, no tokens) is
 //! `null`.
 

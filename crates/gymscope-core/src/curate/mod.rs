@@ -1,4 +1,4 @@
-//! Choosing what to train on from a reward profile (`gymscope select-tasks`, README "Choosing
+//! Choosing what to train on from a reward profile (`gymscope select-tasks`, docs/select-tasks.md "Choosing
 //! tasks"): the tasks within a pass-rate or mean-reward band, of a task-level query, capped by
 //! a seeded (optionally stratified) sample and split into train and validation without a group
 //! in both. The seeded orders are shared with the pivot selection (`seeded`).

@@ -1,4 +1,4 @@
-//! Rollout health: what went wrong in a run, from what every Gym rollout already carries (README
+//! Rollout health: what went wrong in a run, from what every Gym rollout already carries (docs/health.md
 //! "Rollout health"). Target-independent: the CLI (`gymscope health`, the report's
 //! Health section) and the app feed the same [`HealthBuilder`].
 //!
@@ -92,7 +92,7 @@ impl Flag {
 }
 
 /// A rate's thresholds, shown beside it: `warn` when the rate is above `warn`, `bad` when above
-/// `bad` (or equal to it when `bad_inclusive`). Defaults as README "Rollout health",
+/// `bad` (or equal to it when `bad_inclusive`). Defaults as docs/health.md "Rollout health",
 /// "Thresholds" gives them, to be tuned on real runs.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Threshold {

@@ -1,6 +1,6 @@
 //! Single-step runs: rollouts that are one model call by design (PivotRL's on-policy rollouts,
 //! `tool_simulation_agent` answering a pivot row), judged on their one action instead of on a
-//! final answer they never give (README "Rollout health", "Single-step runs"). One detection
+//! final answer they never give (docs/health.md "Rollout health", "Single-step runs"). One detection
 //! serves every reader of health: the `health` command, `collect`'s `Behaviour:` line, the
 //! report, the app.
 

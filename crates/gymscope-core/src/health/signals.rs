@@ -1,4 +1,4 @@
-//! The behavioural signals of one rollout (README "Rollout health", "Signals (per rollout)"),
+//! The behavioural signals of one rollout (docs/health.md "Rollout health", "Signals (per rollout)"),
 //! from its `response`: truncation, the final
 //! answer, the last item, tool calls (malformed arguments, error outputs, dangling calls, loops),
 //! turns and token use.
@@ -296,7 +296,7 @@ fn arguments_text(arguments: Option<&str>, reader: Reader) -> (String, bool) {
     }
 }
 
-/// The heuristic for a tool's error answer (README "Signals (per rollout)", `tool_error`; Hermes
+/// The heuristic for a tool's error answer (docs/health.md "Signals (per rollout)", `tool_error`; Hermes
 /// uses a similar rule): a JSON object with a non-empty `error`, a `status` of failed/error, a
 /// `detail` field or a non-zero `exit_code`; or text starting with `Error`, `Traceback` or
 /// `Internal Server Error`, or `Exit code N` with N non-zero. A list of content parts is judged

@@ -171,7 +171,7 @@ pub struct AgentHealth {
     /// Flag name → rollouts with it by bucket.
     pub cross_tab: BTreeMap<&'static str, Buckets>,
     /// How the rollouts were judged: `multi_step`, `single_step` (each is one action: a tool
-    /// call is its answer) or `mixed`; `single_step_by` says why (README "Single-step runs").
+    /// call is its answer) or `mixed`; `single_step_by` says why (docs/health.md "Single-step runs").
     pub mode: &'static str,
     pub single_step_rollouts: u64,
     pub single_step_by: Vec<super::mode::SingleStepBy>,

@@ -317,7 +317,7 @@ pub fn mode_line(a: &super::AgentHealth) -> Option<String> {
 }
 
 /// One line of behavioural flags over every agent, printed after upstream's two health lines
-/// at the end of `gymscope collect` / `health-check` (README "Observability": `Behaviour: …`).
+/// at the end of `gymscope collect` / `health-check` (docs/collect.md "Observability": `Behaviour: …`).
 pub fn behaviour_line(h: &HealthReport) -> String {
     let sum = |f: fn(&super::AgentHealth) -> u64| h.agents.iter().map(f).sum::<u64>();
     let rollouts = sum(|a| a.rollouts);

@@ -7,7 +7,7 @@ use super::tree::{Json, Kind};
 use super::PivotOptions;
 use crate::gym::py::str_repr;
 
-/// A check of the validator, by the id the report prints (`[P2]`: README "`gymscope
+/// A check of the validator, by the id the report prints (`[P2]`: docs/pivots.md "`gymscope
 /// validate-pivot`"), in the order upstream's `validate_file` runs them.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,

@@ -1,7 +1,7 @@
 //! `--gym-repo`: the rules upstream's validator adds by validating `responses_create_params`
 //! with Gym's Pydantic model `NeMoGymResponseCreateParamsNonStreaming` (`extra="forbid"`), checked
 //! here without Python (upstream `validate_pivot_dataset.py` @07d6b0d, its `--gym-repo` branch;
-//! README "`gymscope validate-pivot`"):
+//! docs/pivots.md "`gymscope validate-pivot`"):
 //! - no keys beyond the model's fields;
 //! - `input` a string or a list of Responses input items of a known `type`, with the fields each
 //!   common type requires (messages, function calls and outputs, reasoning);

@@ -1,5 +1,5 @@
 //! Pivot datasets checked as upstream's validator checks them (upstream
-//! `.agents/skills/nemo-gym-pivot-datasets/scripts/validate_pivot_dataset.py` @07d6b0d; README
+//! `.agents/skills/nemo-gym-pivot-datasets/scripts/validate_pivot_dataset.py` @07d6b0d; docs/pivots.md
 //! "`gymscope validate-pivot`"):
 //! [`validate`] streams a file through the row checks ([`checks`], with Gym's model for
 //! `--gym-repo`: [`gym_models`]), [`summary`] and [`stats`] count the valid rows, [`fix`] writes

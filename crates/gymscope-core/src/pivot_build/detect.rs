@@ -1,4 +1,4 @@
-//! Which layout a source file has, from its first non-blank line (README "Pivot datasets":
+//! Which layout a source file has, from its first non-blank line (docs/pivots.md "Pivot datasets":
 //! `--source-format`), tried in this order.
 
 use serde_json::Value;

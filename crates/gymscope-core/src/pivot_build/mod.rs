@@ -30,7 +30,7 @@ use crate::reward_group::RewardGroup;
 use crate::verifier::{ComparatorConfig, RewardMode};
 use serde_json::Value;
 
-/// `build-pivot`'s options (its flags, README "Pivot datasets", without file names).
+/// `build-pivot`'s options (its flags, docs/pivots.md "Pivot datasets", without file names).
 #[derive(Clone, Debug)]
 pub struct BuildOptions {
     pub agent_ref: String,

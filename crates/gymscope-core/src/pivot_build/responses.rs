@@ -1,4 +1,4 @@
-//! NeMo Gym rollouts (README "Pivot datasets"): the request the source model saw at model call k is
+//! NeMo Gym rollouts (docs/pivots.md "Pivot datasets"): the request the source model saw at model call k is
 //! `responses_create_params.input + response.output[..start of call k]`, so `T` is the input
 //! followed by the output and every turn of the output is a decision point.
 

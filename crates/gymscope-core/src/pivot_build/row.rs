@@ -1,4 +1,4 @@
-//! Writing pivot rows (their keys: README "Pivot datasets"). Every item of a trajectory is
+//! Writing pivot rows (their keys: docs/pivots.md "Pivot datasets"). Every item of a trajectory is
 //! cleaned and serialized once, in
 //! both its compact form and its canonical (sorted-key) form; a row is then assembled from
 //! those bytes, so a prefix repeated by every later pivot costs a copy, not a serialization.

@@ -1,10 +1,10 @@
-//! Why a source row or a decision point did not become a pivot (README "Pivot datasets": skip
+//! Why a source row or a decision point did not become a pivot (docs/pivots.md "Pivot datasets": skip
 //! reasons), and the audit record
 //! written for each one to `<out stem>.skipped.jsonl`.
 
 use serde_json::{Map, Value};
 
-/// Every skip reason, in the order README "Pivot datasets" lists them (row-level first, then
+/// Every skip reason, in the order docs/pivots.md "Pivot datasets" lists them (row-level first, then
 /// decision-point level).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Reason {

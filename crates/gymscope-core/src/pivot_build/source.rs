@@ -1,4 +1,4 @@
-//! The first pass over the source (README "Pivot datasets": `--min-reward`, `--group-by`,
+//! The first pass over the source (docs/pivots.md "Pivot datasets": `--min-reward`, `--group-by`,
 //! `--source-groups`): each row's reward and task group, so the second
 //! pass knows every group's class before converting. Only counts are kept per group.
 

@@ -1,4 +1,4 @@
-//! Tool normalization for every format (README "Pivot datasets"): chat-completions tools become
+//! Tool normalization for every format (docs/pivots.md "Pivot datasets"): chat-completions tools become
 //! Responses function tools; nulls Gym's tool model would reject are dropped; a missing schema
 //! is filled.
 

@@ -1,4 +1,4 @@
-//! What a name in an expression refers to in a rollout row (README "gymscope query").
+//! What a name in an expression refers to in a rollout row (docs/query.md "gymscope query").
 
 use crate::health::Flag;
 

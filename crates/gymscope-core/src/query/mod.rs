@@ -1,5 +1,5 @@
 //! The query language: one small expression over rollout rows (`reward == 0 and output ~
-//! "\\boxed"`), parsed and evaluated here for the CLI's `gymscope query` (README "gymscope
+//! "\\boxed"`), parsed and evaluated here for the CLI's `gymscope query` (docs/query.md "gymscope
 //! query").
 //!
 //! - `lex`, `parse`: tokens with their columns, and the tree (precedence, errors that name the

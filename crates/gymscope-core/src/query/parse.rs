@@ -1,5 +1,5 @@
 //! The expression's tree, parsed from its tokens. Precedence, tightest first: comparisons and
-//! `~`, then `not`, then `and`, then `or` (README "gymscope query").
+//! `~`, then `not`, then `and`, then `or` (docs/query.md "gymscope query").
 
 use super::field::Field;
 use super::lex::{tokens, Op, Tok};

@@ -1,6 +1,6 @@
 //! Model-call capture and `ng_trajectory`, as upstream's collector does it
 //! (`nemo_gym/rollout_collection.py`, `nemo_gym/base_responses_api_model.py`,
-//! `nemo_gym/rollout_correlation.py` @07d6b0d; README "Observability"). Plain data in, plain
+//! `nemo_gym/rollout_correlation.py` @07d6b0d; docs/collect.md "Observability"). Plain data in, plain
 //! data out: the native side reads the capture file and hands its lines here.
 //!
 //! - [`capture`]: the capture key of a request row ([`rollout_id`]), one captured exchange →

@@ -1,5 +1,5 @@
 //! NeMo Gym's post-run rollout health checks, as upstream computes them at the pinned revision
-//! (`nemo_gym/rollout_health.py` and `nemo_gym/health/checks.py` @9a974a9; README
+//! (`nemo_gym/rollout_health.py` and `nemo_gym/health/checks.py` @9a974a9; docs/collect.md
 //! "Observability"): the check catalog, the verdict rules and the
 //! two report files `quality_summary.json` / `rollout_verdicts.jsonl`, byte for byte.
 //!

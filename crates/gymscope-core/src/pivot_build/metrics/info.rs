@@ -1,4 +1,4 @@
-//! `<out stem>.info.md`: the metrics as markdown tables (README "Pivot datasets"), with
+//! `<out stem>.info.md`: the metrics as markdown tables (docs/pivots.md "Pivot datasets"), with
 //! warnings a user should read before training.
 
 use super::{cell, sorted, Metrics, Paths, GROUPS};

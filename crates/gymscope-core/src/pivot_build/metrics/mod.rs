@@ -1,4 +1,4 @@
-//! Conversion metrics (README "Pivot datasets"; shaped after the metrics file of upstream's
+//! Conversion metrics (docs/pivots.md "Pivot datasets"; shaped after the metrics file of upstream's
 //! `.agents/skills/nemo-gym-pivot-datasets/scripts/reference/tool_messages_to_pivot_dataset_reference.py`
 //! @07d6b0d): the counts a user needs before training, as
 //! `<out stem>.metrics.json` and the markdown `<out stem>.info.md`. No clock values: the files

@@ -236,7 +236,7 @@ impl PivotBuilder {
         wrote
     }
 
-    /// The verifier fed its own demonstration must score 1.0 (README "Pivot datasets":
+    /// The verifier fed its own demonstration must score 1.0 (docs/pivots.md "Pivot datasets":
     /// `--on-selfcheck-fail`).
     fn selfcheck(&mut self, expected: &Value) -> Option<(Reason, Option<String>)> {
         let action = Action::from_expected(expected)?;

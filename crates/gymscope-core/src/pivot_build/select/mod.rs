@@ -1,4 +1,4 @@
-//! PivotRL selection (`gymscope select-pivot`, README "Pivot datasets"; the rules of upstream's
+//! PivotRL selection (`gymscope select-pivot`, docs/pivots.md "Pivot datasets"; the rules of upstream's
 //! `.agents/skills/nemo-gym-pivot-datasets/SKILL.md` @07d6b0d): the pivots whose on-policy
 //! rollouts had mixed rewards, tied to their profile rows by `pivot_id` (from the profile's
 //! `sample.pivot_info`) or else by `_ng_task_index` = the pivot's position in its file.
