@@ -60,15 +60,23 @@ elif command -v rustup >/dev/null; then
   timeout 600 rustup target add wasm32-unknown-unknown
 fi
 
-# 2. Trunk and a wasm-bindgen CLI of exactly the version in Cargo.lock.
+# 2. Trunk and a wasm-bindgen CLI of exactly the version in Cargo.lock. Built for a quick install,
+# not for speed (they only drive the build): trunk's own release profile is fat LTO with one
+# codegen unit, one long single-threaded link; without it, and without trunk's update check
+# (a crates.io client), both share one build folder for the dependencies they have in common.
+quick_install() {
+  CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    CARGO_PROFILE_RELEASE_DEBUG=false \
+    cargo install --quiet --target-dir "${GYMSCOPE_TOOLS_TARGET:-$HOME/.cache/gymscope-tools}" "$@"
+}
 if ! { command -v trunk >/dev/null && trunk --version | grep -q " $TRUNK_VERSION\$"; }; then
-  log "cargo install trunk@$TRUNK_VERSION (10-20 minutes on 2 cores, once)"
-  cargo install --locked --quiet "trunk@$TRUNK_VERSION"
+  log "cargo install trunk@$TRUNK_VERSION (several minutes on 2 cores, once)"
+  quick_install --locked --no-default-features --features rustls "trunk@$TRUNK_VERSION"
 fi
 WBG=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/[^0-9.]/,""); print; exit}' Cargo.lock)
 if ! { command -v wasm-bindgen >/dev/null && wasm-bindgen --version | grep -q " $WBG\$"; }; then
-  log "cargo install wasm-bindgen-cli@$WBG (5-10 minutes, once)"
-  cargo install --quiet "wasm-bindgen-cli@$WBG"   # not --locked: its lockfile pins a yanked crate
+  log "cargo install wasm-bindgen-cli@$WBG (a few minutes, once)"
+  quick_install "wasm-bindgen-cli@$WBG"   # not --locked: its lockfile pins a yanked crate
 fi
 
 # 3. wasm-opt from npm's binaryen (a JS build, runs on the machine's Node.js).

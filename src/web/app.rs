@@ -57,15 +57,15 @@ pub fn App() -> impl IntoView {
     }
 }
 
-/// Opens page `to` (a history entry, so Back returns to the previous page).
-/// The Health page's filter stays in the profile page's hash.
+/// Opens page `to` (a history entry, so Back returns to the previous page). A query a rate cell
+/// asked for goes with it, so the entry names the filtered view.
 fn go(route: RwSignal<Route>, to: Route, link: HealthLink) {
-    let health = link.filter.get_untracked().filter(|_| to == Route::Profile);
+    let query = link.query.get_untracked().filter(|_| to == Route::Profile);
     let _ = gloo_utils::window()
         .location()
         .set_hash(&hash::format(&ViewState {
             route: to,
-            health,
+            query,
             ..ViewState::default()
         }));
     route.set(to);

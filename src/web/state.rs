@@ -56,21 +56,24 @@ pub fn replace_hash(hash: &str) {
 }
 
 /// What the Health page shares with the profile page (a context the app provides): the run the
-/// profile page loaded (health is computed in the same read), the task table's filter from a
-/// rate cell (mirrored in the URL hash), and a rollout the Health page asks the inspector to open.
+/// profile page loaded (health is computed in the same read), a query a rate cell asks the
+/// profile page's query bar to apply (one filter model: `health.loop == true and agent == "a"`),
+/// and a rollout the Health page asks the inspector to open.
 #[derive(Clone, Copy)]
 pub struct HealthLink {
     pub run: RwSignal<Option<Arc<RunView>>, LocalStorage>,
-    pub filter: RwSignal<Option<HealthFilter>>,
+    /// A query for the profile page's query bar, taken (and cleared) by it.
+    pub query: RwSignal<Option<String>>,
     /// `(task, rollout)` to open on the profile page.
     pub open: RwSignal<Option<(i64, i64)>>,
 }
 
 impl HealthLink {
+    /// `filter`: an old `#profile&flag=…&agent=…` link's rate cell, applied as its query.
     pub fn new(filter: Option<HealthFilter>) -> HealthLink {
         HealthLink {
             run: RwSignal::new_local(None),
-            filter: RwSignal::new(filter),
+            query: RwSignal::new(filter.as_ref().and_then(HealthFilter::as_query)),
             open: RwSignal::new(None),
         }
     }

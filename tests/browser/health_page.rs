@@ -1,6 +1,6 @@
 //! The Health page in real headless Chromium: the example run's rates coloured by their
-//! thresholds (and said to have no flags), warn/bad rates in their colours, a rate cell filtering
-//! the profile page's task table (chip and URL hash; the chip clears it), badges in the rollout
+//! thresholds (and said to have no flags), warn/bad rates in their colours, a rate cell becoming
+//! the profile page's query (the bar, the task table, the URL hash; Clear clears it), badges in the rollout
 //! view marking the offending items, hostile agent and tool names shown as text. Needs `dist/`
 //! and chromium: scripts/test.sh.
 
@@ -248,8 +248,38 @@ async fn rates_past_their_thresholds_are_coloured_warn_and_bad() {
     b.close().await;
 }
 
+/// The query bar's expression, once it is `want` (the bar takes a rate cell's query).
+async fn wait_query(b: &Browser, want: &str) {
+    let t0 = std::time::Instant::now();
+    loop {
+        let v = b
+            .eval("return document.querySelector('[data-testid=query-input]')?.value ?? null")
+            .await;
+        if v == json!(want) {
+            return;
+        }
+        assert!(
+            t0.elapsed().as_secs() < 20,
+            "the query bar shows {v}, not {want:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+async fn wait_rows(b: &Browser, want: &[&str]) {
+    let t0 = std::time::Instant::now();
+    while row_keys(b).await != want {
+        assert!(
+            t0.elapsed().as_secs() < 20,
+            "rows {:?}, not {want:?}",
+            row_keys(b).await
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
-async fn a_rate_cell_filters_the_task_table_and_the_chip_clears_it() {
+async fn a_rate_cell_becomes_the_query_of_the_profile_page() {
     let tmp = tempfile::tempdir().unwrap();
     let (_server, b) = open_run(tmp.path(), "").await;
     assert_eq!(row_keys(&b).await, ["0", "1", "2", "3"]);
@@ -262,57 +292,54 @@ async fn a_rate_cell_filters_the_task_table_and_the_chip_clears_it() {
         json!(EVIL_AGENT)
     ))
     .await;
-    let chip = b
-        .wait_text("[data-testid=health-chip]", "tool errors")
-        .await;
-    assert!(chip.contains("1 of 4 tasks"), "{chip}");
+    // One filter model: the cell is written as a query of the language, in the query bar.
+    let want = format!(
+        "health.tool_error == true and agent == {}",
+        gymscope::query::string_literal(EVIL_AGENT)
+    );
+    wait_query(&b, &want).await;
     assert_eq!(
         b.eval("return document.querySelector('nav .tab.active').dataset.testid")
             .await,
         json!("tab-profile")
     );
-    assert_eq!(row_keys(&b).await, ["0"]);
-    // The task's flags column, and its rollout list narrowed to the flagged rollout.
+    wait_rows(&b, &["0"]).await;
+    // The task's flags column, and its rollout list narrowed to the matching rollout.
     let flags = b.wait_text("[data-testid=task-flags]", "tool error").await;
     assert!(!flags.contains("loop"), "{flags}");
     b.click("[data-testid=task-row][data-key='0']").await;
     let rollouts = b
-        .wait_text("[data-testid=task-rollouts]", "1 without")
+        .wait_text(
+            "[data-testid=task-rollouts]",
+            "1 not matching the query hidden",
+        )
         .await;
     assert!(rollouts.contains("rollout 1"), "{rollouts}");
     assert!(!rollouts.contains("rollout 0 "), "{rollouts}");
-    // The filter is in the URL hash (the agent's name encoded), so a reload keeps it.
+    // The query is in the URL hash (`q=`), so a reload keeps it; no filter of its own.
     let hash = b.eval("return location.hash").await;
     let hash = hash.as_str().unwrap();
-    assert!(hash.contains("flag=tool%5Ferror%5Fcalls"), "{hash}");
-    assert!(hash.contains("&agent=%3Cimg"), "{hash}");
-    assert_eq!(hash.matches('&').count(), 3, "task, flag, agent: {hash}");
-    b.click_testid("health-chip-clear").await;
-    let t0 = std::time::Instant::now();
-    while row_keys(&b).await.len() != 4 {
-        assert!(t0.elapsed().as_secs() < 10, "the table never came back");
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    assert_eq!(
-        b.eval("return document.querySelectorAll('[data-testid=health-chip]').length")
-            .await,
-        json!(0)
-    );
+    assert!(hash.contains("q=health.tool"), "{hash}");
+    assert!(!hash.contains("flag="), "{hash}");
+    b.click_testid("query-clear").await;
+    wait_rows(&b, &["0", "1", "2", "3"]).await;
     assert!(!b
         .eval("return location.hash")
         .await
         .as_str()
         .unwrap()
-        .contains("flag="));
+        .contains("q="));
     b.close().await;
 }
 
+/// A link of the former filter (`#profile&flag=truncated`) still opens the same tasks, now as
+/// the query it stands for.
 #[tokio::test(flavor = "multi_thread")]
-async fn a_filter_in_the_url_hash_applies_on_load() {
+async fn an_old_health_filter_link_applies_as_a_query() {
     let tmp = tempfile::tempdir().unwrap();
     let (_server, b) = open_run(tmp.path(), "#profile&flag=truncated").await;
-    b.wait_text("[data-testid=health-chip]", "truncated").await;
-    assert_eq!(row_keys(&b).await, ["2"]);
+    wait_query(&b, "health.truncated == true").await;
+    wait_rows(&b, &["2"]).await;
     b.close().await;
 }
 

@@ -1,31 +1,25 @@
 //! The selected task's prompt snippet and its rollouts, each a button that opens it, with its
-//! health flags; under the Health page's filter, only the rollouts carrying its flag (the others
-//! counted).
+//! health flags; under a query, only the rollouts it matches (the others counted).
 
 use crate::inspect::run::RunView;
 use crate::table::short_number;
-use crate::web::state::{HealthLink, Selection};
+use crate::web::state::Selection;
 use crate::web::widgets::health_badges::task_flags_view;
 use leptos::prelude::*;
 use std::sync::Arc;
 
 #[component]
 pub fn TaskRollouts(run: Arc<RunView>, sel: Selection) -> impl IntoView {
-    let filter = use_context::<HealthLink>().map(|l| l.filter);
     move || {
         sel.task.get().map(|t| {
             let meta = &run.view.tasks[t];
             let reward = run.metric("reward");
-            let filter = filter.and_then(|f| f.get());
+            let matched = sel.matched.get();
             let (points, hidden): (Vec<usize>, Vec<usize>) = run
                 .task_points(t)
-                .partition(|&p| filter.as_ref().is_none_or(|f| run.point_matches(p, f)));
+                .partition(|&p| matched.as_ref().is_none_or(|m| m.get(p).copied().unwrap_or(false)));
             let hidden = (!hidden.is_empty()).then(|| {
-                let label = filter
-                    .as_ref()
-                    .map(crate::inspect::health::HealthFilter::label)
-                    .unwrap_or_default();
-                view! { <span class="muted" data-testid="rollouts-hidden">{format!("{} without “{label}” hidden", hidden.len())}</span> }
+                view! { <span class="muted" data-testid="rollouts-hidden">{format!("{} not matching the query hidden", hidden.len())}</span> }
             });
             let buttons = points
                 .into_iter()

@@ -6,8 +6,8 @@ use crate::inspect::query::{select, TaskQuery};
 use crate::inspect::run::RunView;
 use crate::inspect::table_nav::{key_action, KeyAction, Viewport};
 use crate::table::short_number;
-use crate::web::state::{HealthLink, Selection};
-use crate::web::widgets::health_badges::{task_flags_view, HealthChip};
+use crate::web::state::Selection;
+use crate::web::widgets::health_badges::task_flags_view;
 use crate::web::widgets::task_filters::TaskFilters;
 use crate::web::widgets::task_rollouts::TaskRollouts;
 use leptos::ev;
@@ -53,15 +53,6 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
     });
     let width = run.view.task_headers.len();
     let total = run.view.tasks.len();
-    // The Health page's filter (a rate cell): the tasks with a rollout carrying its flag.
-    let link = use_context::<HealthLink>();
-    if let Some(link) = link {
-        let r = run.clone();
-        Effect::new(move |_| {
-            let only = link.filter.get().map(|f| Arc::new(r.health_task_mask(&f)));
-            query.update(|q| q.only = only);
-        });
-    }
     let has_flags = !run.cols.point_flags.is_empty();
 
     let sort_by = move |col: usize| {
@@ -154,7 +145,6 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
     };
     let count = Signal::derive(move || order.with(Vec::len));
     view! {
-        {link.map(|link| view! { <HealthChip link=link count=count total=total /> })}
         <TaskFilters query=query agents=agents count=count total=total />
         <div class="table-wrap virtual" node_ref=wrap tabindex="0" data-testid="task-table-wrap"
             style:max-height=format!("{}px", VIEWPORT.view_px)

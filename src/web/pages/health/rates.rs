@@ -1,5 +1,5 @@
-//! The rate cells and the worst rollouts of the Health page: each non-zero rate a filter of the
-//! profile page's task table, each worst rollout a link to it.
+//! The rate cells and the worst rollouts of the Health page: each non-zero rate a query of the
+//! profile page (`health.loop == true and agent == "a"`), each worst rollout a link to it.
 
 use crate::inspect::health::{HealthFilter, HealthView, RateCell};
 use crate::table::short_number;
@@ -37,7 +37,7 @@ pub fn rate_cell(c: &RateCell, agent: &str, link: HealthLink, to_profile: Callba
     view! {
         <td class=class data-testid="rate-cell" data-rate=c.rate.clone() data-agent=agent.to_string() data-level=c.word()>
             <button class="rate-filter" data-testid="rate-filter" title=title on:click=move |_| {
-                link.filter.set(Some(filter.clone()));
+                link.query.set(filter.as_query());
                 to_profile.run(());
             }>{text}</button>
         </td>

@@ -47,10 +47,18 @@ pub fn Inspector(
             }
         });
     }
+    // A query a rate cell of the Health page asks for (or an old `flag=` link's): the bar's.
+    if let Some(link) = link {
+        Effect::new(move |_| {
+            if let Some(q) = link.query.get() {
+                sel.query.set(q);
+                link.query.set(None);
+            }
+        });
+    }
     sel.brush.set(initial.brush);
     let r = run.clone();
     Effect::new(move |_| {
-        let health = link.and_then(|l| l.filter.get());
         let task = sel
             .task
             .get()
@@ -61,7 +69,7 @@ pub fn Inspector(
             route: Route::Profile,
             task,
             rollout: rollout.filter(|_| task.is_some()),
-            health,
+            health: None,
             brush: sel.brush.get(),
             query: Some(sel.query.get()).filter(|q| !q.trim().is_empty()),
         }));
