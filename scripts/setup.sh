@@ -87,7 +87,12 @@ if ! [[ -x tools/npm/node_modules/.bin/wasm-opt ]]; then
   npm install --prefix tools/npm --no-audit --no-fund --silent "binaryen@$BINARYEN_VERSION" >/dev/null
 fi
 
-# 4. Browser tests: Chromium and its driver.
+# 4. The Python wheel's build and check (scripts/wheel.sh) make virtual environments.
+if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+  apt_install python3 python3-venv
+fi
+
+# 5. Browser tests: Chromium and its driver.
 if $want_browser; then
   command -v chromium >/dev/null && command -v chromedriver >/dev/null || apt_install chromium chromium-driver
 fi

@@ -13,5 +13,7 @@ export CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}"
 echo "== cargo test" >&2
 # The browser tests start Chromium; a hung browser must not hang the run.
 timeout 1800 cargo test --locked --workspace
+echo "== the Python wheel: built, installed in a new venv, run (scripts/wheel.sh)" >&2
+scripts/wheel.sh
 echo "== benchmarks compile" >&2
 cargo bench --locked --workspace --no-run 2>/dev/null
