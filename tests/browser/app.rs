@@ -81,9 +81,20 @@ async fn check_fixture(b: &Browser, name: &str) {
     )
     .await;
     b.choose_file("rollouts-file", &rollouts).await;
+    b.wait_text("[data-testid=status]", "Profile ready").await;
+    // The zone folds into one line naming the files, so the run starts on the first screen.
+    b.wait_text(
+        "[data-testid=loaded-files]",
+        &format!("Loaded: {stem}_materialized_inputs.jsonl + {stem}.jsonl"),
+    )
+    .await;
+    let folded = b
+        .eval("return getComputedStyle(document.querySelector('[data-testid=inputs-file]').closest('.file-buttons')).display")
+        .await;
+    assert_eq!(folded, serde_json::json!("none"), "the pickers fold away");
+    b.click_testid("change-files").await;
     b.wait_text("[data-testid=rollouts-name]", &format!("{stem}.jsonl"))
         .await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
 
     let stdout = std::fs::read_to_string(expected.join("stdout.txt")).unwrap();
     let summary = b

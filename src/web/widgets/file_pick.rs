@@ -72,8 +72,24 @@ pub fn FilePick(
     rollouts_name: impl Fn() -> String + Send + Sync + 'static,
     roles: RwSignal<Vec<(String, FileKind)>>,
     missing: impl IntoView + 'static,
+    /// The loaded files' names once a run is shown: the zone then folds into one line naming
+    /// them (with "Change files"), so the run's summary and plots start on the first screen.
+    loaded: Signal<Option<String>, LocalStorage>,
     children: Children,
 ) -> impl IntoView {
+    let expanded = RwSignal::new(false);
+    // A new run loaded folds the zone again.
+    Effect::new(move |_| {
+        loaded.track();
+        expanded.set(false);
+    });
+    let class = move || {
+        if loaded.with(Option::is_some) && !expanded.get() {
+            "pick collapsed"
+        } else {
+            "pick"
+        }
+    };
     let from_input = move |e: ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&e);
         kinds_of(input.files(), on_files);
@@ -87,17 +103,23 @@ pub fn FilePick(
         classify_all(files, on_files);
     };
     view! {
-        <section class="pick" data-testid="drop-zone" on:dragover=|e: ev::DragEvent| e.prevent_default() on:drop=on_drop>
+        <section class=class data-testid="drop-zone" on:dragover=|e: ev::DragEvent| e.prevent_default() on:drop=on_drop>
+            <p class="loaded-line" data-testid="loaded-files">
+                {move || loaded.get().map(|names| format!("Loaded: {names}"))}
+                " "<button type="button" class="small" data-testid="change-files" on:click=move |_| expanded.set(true)>"Change files"</button>
+            </p>
             <p>"Drop a run's files here — materialized inputs, rollouts, or a pivot dataset; each is recognized by its content — or pick them:"</p>
-            <label>"Any files " <input type="file" multiple accept=".jsonl,.json" data-testid="files" on:change=from_input /></label>
-            <label>"Materialized inputs "
-                <input type="file" accept=".jsonl,.json" data-testid="inputs-file" on:change=from_input />
+            <div class="file-buttons">
+                <label class="file-button">"Choose files…"<input class="file-input" type="file" multiple accept=".jsonl,.json" data-testid="files" on:change=from_input /></label>
+                <label class="file-button">"Materialized inputs…"
+                    <input class="file-input" type="file" accept=".jsonl,.json" data-testid="inputs-file" on:change=from_input />
+                </label>
                 <span class="chosen" data-testid="inputs-name">{inputs_name}</span>
-            </label>
-            <label>"Rollouts "
-                <input type="file" accept=".jsonl,.json" data-testid="rollouts-file" on:change=from_input />
+                <label class="file-button">"Rollouts…"
+                    <input class="file-input" type="file" accept=".jsonl,.json" data-testid="rollouts-file" on:change=from_input />
+                </label>
                 <span class="chosen" data-testid="rollouts-name">{rollouts_name}</span>
-            </label>
+            </div>
             {children()}
             <button data-testid="load-example" on:click=load_example>"Load the example run"</button>
             <ul class="roles" data-testid="file-roles">

@@ -142,9 +142,22 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
         }
     };
 
+    // Once a run is shown, the zone folds into a line naming its files.
+    let loaded = Signal::derive_local(move || {
+        matches!(phase.get(), Phase::Done(..)).then(|| {
+            slots.with(|s| {
+                [&s.inputs, &s.rollouts, &s.profiling]
+                    .into_iter()
+                    .flatten()
+                    .map(web_sys::File::name)
+                    .collect::<Vec<_>>()
+                    .join(" + ")
+            })
+        })
+    });
     view! {
         <FilePick on_files=take inputs_name=name_of(|s| &s.inputs) rollouts_name=name_of(|s| &s.rollouts)
-            roles=roles missing=missing>
+            roles=roles missing=missing loaded=loaded>
             <label>
                 <input type="checkbox" data-testid="allow-partial" prop:checked=move || allow_partial.get()
                     on:change=move |e| { allow_partial.set(event_target_checked(&e)); start_run(); } />
