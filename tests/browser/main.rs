@@ -15,4 +15,5 @@ mod pivot_page;
 mod plots;
 mod query_bar;
 mod report;
+mod screenshots;
 mod upstream;

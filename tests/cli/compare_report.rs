@@ -197,3 +197,32 @@ fn static_table_keeps_both_ends_of_a_long_list() {
         last.task_a, last.task_b
     )));
 }
+
+/// A task of many rollouts embeds the first `MAX_SHOWN_ROLLOUTS` of each run, and says so (a task
+/// of 20,000 rollouts made a 271 MB page).
+#[test]
+fn a_task_of_many_rollouts_shows_a_few_and_says_how_many() {
+    let many = compare_runs::task(0, "many", &[1.0; 20]);
+    let a = compare_runs::run(&[many, compare_runs::task(1, "few", &[1.0, 1.0])], 0.0, 3);
+    let b = (a.0.clone(), a.1.replace("\"reward\":1.0", "\"reward\":0.0"));
+    let html = report_html(&a, &b, "t");
+    let block = pair_block(&html, 0);
+    let shown = compare::conversations::MAX_SHOWN_ROLLOUTS;
+    assert_eq!(
+        block.matches("<details class=\"rollout\">").count(),
+        2 * shown,
+        "{block}"
+    );
+    assert_eq!(
+        block
+            .matches(&format!(
+                "The first {shown} of this task's 20 rollouts in this run."
+            ))
+            .count(),
+        2
+    );
+    // A task within the bound shows every rollout and no note.
+    let few = pair_block(&html, 1);
+    assert_eq!(few.matches("<details class=\"rollout\">").count(), 4);
+    assert!(!few.contains("data-sampled"), "{few}");
+}

@@ -143,13 +143,22 @@ pub(super) fn tasks(out: &mut String, c: &Comparison, m: &Model) {
     out.push_str("</section>\n");
 }
 
-fn side(out: &mut String, label: &str, run: &str, convs: &SideConversations) {
+/// One run's side of a task: `total` is the task's rollouts in that run (the page shows at most
+/// `MAX_SHOWN_ROLLOUTS` of them, and says so).
+fn side(out: &mut String, label: &str, run: &str, convs: &SideConversations, total: usize) {
     let _ = write!(
         out,
         "<div class=\"side\"><h3><span class=\"run-{}\">{label}</span> {}</h3>",
         label.to_ascii_lowercase(),
         escape(run)
     );
+    let rollouts = convs.iter().filter(|(r, _)| r.is_some()).count();
+    if rollouts < total {
+        let _ = write!(
+            out,
+            "<p class=\"note\" data-sampled>The first {rollouts} of this task's {total} rollouts in this run.</p>"
+        );
+    }
     for (rollout, c) in convs {
         if let Some(r) = rollout {
             let _ = write!(
@@ -204,8 +213,10 @@ pub(super) fn conversations(out: &mut String, c: &Comparison, convs: &[PairConve
             p.task_b,
             escape(&about)
         );
-        side(out, "A", &c.a_name, &p.a);
-        side(out, "B", &c.b_name, &p.b);
+        let (total_a, total_b) =
+            t.map_or((0, 0), |t| (t.rollouts_a as usize, t.rollouts_b as usize));
+        side(out, "A", &c.a_name, &p.a, total_a);
+        side(out, "B", &c.b_name, &p.b, total_b);
         out.push_str("</div></details>");
     }
     out.push_str("</section>\n");
