@@ -43,17 +43,21 @@ impl ExampleRun {
             std::env::temp_dir().join(format!("gymscope-example.{}.{nanos}", std::process::id()));
         // A new folder of its own (an existing one is an error, never reused).
         std::fs::create_dir(&dir)?;
-        let mut run = ExampleRun {
+        let mut guards = Vec::new();
+        for (name, bytes) in FILES {
+            let path = dir.join(name);
+            guards.push(TempGuard::register(&path));
+            if let Err(e) = std::fs::write(&path, bytes) {
+                let _ = std::fs::remove_dir_all(&dir);
+                return Err(e);
+            }
+        }
+        let run = ExampleRun {
             inputs: dir.join(FILES[0].0),
             rollouts: dir.join(FILES[1].0),
             dir,
-            _guards: Vec::new(),
+            _guards: guards,
         };
-        for (name, bytes) in FILES {
-            let path = run.dir.join(name);
-            run._guards.push(TempGuard::register(&path));
-            std::fs::write(&path, bytes)?;
-        }
         Ok(run)
     }
 }

@@ -147,7 +147,7 @@ async fn nothing_is_fetched_and_the_table_reads_as_the_static_one() {
     assert_eq!(rows.len(), 100);
     for (shown, row) in rows.iter().zip(&input.tasks.rows) {
         let mut want = vec![row.key.clone()];
-        want.extend(row.cells.iter().map(|c| c.text()));
+        want.extend(row.cells.iter().map(gymscope::table::Cell::text));
         assert_eq!(shown, &want);
     }
 
@@ -403,7 +403,12 @@ async fn without_javascript_the_page_still_reads() {
     );
     let first = b.eval("return Array.from(document.querySelector('#task-table tbody tr').cells).map(c => c.textContent)").await;
     let mut want = vec![input.tasks.rows[0].key.clone()];
-    want.extend(input.tasks.rows[0].cells.iter().map(|c| c.text()));
+    want.extend(
+        input.tasks.rows[0]
+            .cells
+            .iter()
+            .map(gymscope::table::Cell::text),
+    );
     assert_eq!(first, json!(want));
     // A static plot: a sample of the rollouts, each titled with its key; and the histogram.
     let circles = b

@@ -107,13 +107,11 @@ fn every_documented_command_line_parses() {
                 failures.push(format!("{}:{at}: unbalanced quotes: {line}", doc.display()));
                 continue;
             };
-            let parsed = normalize_legacy_args(words)
-                .map_err(|e| e.to_string())
-                .and_then(|args| {
-                    Cli::try_parse_from(args)
-                        .map(drop)
-                        .map_err(|e| e.to_string())
-                });
+            let parsed = normalize_legacy_args(words).and_then(|args| {
+                Cli::try_parse_from(args)
+                    .map(drop)
+                    .map_err(|e| e.to_string())
+            });
             if let Err(e) = parsed {
                 failures.push(format!(
                     "{}:{at}: {line}\n    {}",

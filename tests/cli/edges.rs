@@ -284,7 +284,7 @@ fn every_command_ends_quietly_on_a_closed_pipe_and_says_when_stdout_is_full() {
                 .unwrap();
             let (prints, normal) = (!normal.stdout.is_empty(), normal.status.code());
             // (validate-pivot's upstream example has invalid rows on purpose: exit 1.)
-            let want = if command == "validate-pivot" { 1 } else { 0 };
+            let want = i32::from(command == "validate-pivot");
             assert_eq!(
                 normal,
                 Some(want),

@@ -465,7 +465,7 @@ fn the_readme_pivot_loop_runs_as_written() {
             continue;
         }
         assert_eq!(words[0], "gymscope", "{line}");
-        let mut args: Vec<String> = words[1..].iter().map(|w| w.to_string()).collect();
+        let mut args: Vec<String> = words[1..].iter().map(ToString::to_string).collect();
         if words[1] == "collect" {
             let head = gym.as_ref().expect("gym env start comes first").head();
             args.extend(["--head-server".into(), head, "--no-progress".into()]);

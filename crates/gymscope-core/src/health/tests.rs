@@ -542,7 +542,7 @@ fn a_repeated_key_takes_its_last_value() {
         1,
     );
     assert_ne!(twice, clean, "the row was rewritten");
-    let h = report(&[twice.clone()]);
+    let h = report(std::slice::from_ref(&twice));
     let a = &h.agents[0];
     // The last `response` has no answer; the last reward is 0.
     assert_eq!((a.rollouts, a.empty_answer), (1, 1));
