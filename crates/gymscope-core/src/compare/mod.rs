@@ -12,7 +12,9 @@
 //! - `pair`: pairing by content or by task index;
 //! - `summary`: per-group means, transitions and the paired bootstrap;
 //! - `document`: the JSON document; `text`: the terminal output; `report`: the HTML page;
-//! - `conversations`: which rollout lines the report shows, and reading them back.
+//! - `conversations`: which rollout lines the report shows, and reading them back;
+//! - `multi`: a baseline against several candidates, each judged (`verdict`: the sign-flip
+//!   p-value, Holm, the verdict; `power`: the minimum detectable effect, repeats needed).
 //!
 //! [`Profile`]: crate::profile::Profile
 //! [`LineSource`]: crate::render::LineSource
@@ -20,12 +22,15 @@
 pub mod conversations;
 mod document;
 mod key;
+pub mod multi;
 mod pair;
+pub mod power;
 mod profile_file;
 pub mod report;
 mod side;
 mod summary;
 pub mod text;
+pub mod verdict;
 
 pub use document::to_json;
 pub use key::TaskKey;
