@@ -22,6 +22,7 @@
 pub mod conversations;
 mod document;
 mod key;
+pub mod markdown;
 pub mod multi;
 mod pair;
 pub mod power;
@@ -32,7 +33,7 @@ mod summary;
 pub mod text;
 pub mod verdict;
 
-pub use document::to_json;
+pub use document::{multi_to_json, to_json};
 pub use key::TaskKey;
 pub use pair::compare;
 pub use profile_file::ProfilingFileReader;

@@ -256,7 +256,7 @@ pub fn judge(
 
 /// Each path's shortest suffix of whole components (`/` or `\` separated) that no other path
 /// ends with: `base/rollouts.jsonl`, `c1/rollouts.jsonl`, but `a.jsonl` beside `b.jsonl`. The
-/// same path given twice keeps its full spelling and its position (`#2`).
+/// same path given twice is told apart by its position (`a.jsonl #2`).
 pub fn labels(paths: &[&str]) -> Vec<String> {
     let parts: Vec<Vec<&str>> = paths
         .iter()
@@ -267,23 +267,24 @@ pub fn labels(paths: &[&str]) -> Vec<String> {
         .iter()
         .enumerate()
         .map(|(i, mine)| {
-            let others: Vec<&Vec<&str>> = parts
+            let others: Vec<String> = parts
                 .iter()
                 .enumerate()
-                .filter(|&(j, _)| j != i)
-                .map(|(_, v)| v)
+                .filter(|&(j, o)| j != i && o != mine)
+                .map(|(_, o)| o.join("/"))
                 .collect();
-            if others.iter().any(|o| *o == mine) {
-                return format!("{} #{}", paths[i], i + 1);
-            }
-            (1..=mine.len())
+            let label = (1..=mine.len())
                 .map(|k| suffix(mine, k))
                 .find(|s| {
-                    others
-                        .iter()
-                        .all(|o| !(o.join("/") == *s || o.join("/").ends_with(&format!("/{s}"))))
+                    let tail = format!("/{s}");
+                    others.iter().all(|o| o != s && !o.ends_with(&tail))
                 })
-                .unwrap_or_else(|| paths[i].to_string())
+                .unwrap_or_else(|| paths[i].to_string());
+            if parts.iter().enumerate().any(|(j, o)| j != i && o == mine) {
+                format!("{label} #{}", i + 1)
+            } else {
+                label
+            }
         })
         .collect()
 }
@@ -295,8 +296,16 @@ mod tests {
     #[test]
     fn labels_are_the_shortest_distinguishing_suffixes() {
         assert_eq!(
-            labels(&["/r/base/rollouts.jsonl", "/r/c1/rollouts.jsonl", "/r/c2/rollouts.jsonl"]),
-            ["base/rollouts.jsonl", "c1/rollouts.jsonl", "c2/rollouts.jsonl"]
+            labels(&[
+                "/r/base/rollouts.jsonl",
+                "/r/c1/rollouts.jsonl",
+                "/r/c2/rollouts.jsonl"
+            ]),
+            [
+                "base/rollouts.jsonl",
+                "c1/rollouts.jsonl",
+                "c2/rollouts.jsonl"
+            ]
         );
         assert_eq!(labels(&["x/a.jsonl", "y/b.jsonl"]), ["a.jsonl", "b.jsonl"]);
         // Each its own length: only the two alike need their folder.
@@ -306,6 +315,9 @@ mod tests {
         );
         // A path that is another's suffix keeps the longer one apart.
         assert_eq!(labels(&["r.jsonl", "c/r.jsonl"]), ["r.jsonl", "c/r.jsonl"]);
-        assert_eq!(labels(&["a/r.jsonl", "a/r.jsonl"]), ["a/r.jsonl #1", "a/r.jsonl #2"]);
+        assert_eq!(
+            labels(&["x/a/r.jsonl", "x/a/r.jsonl", "x/b/r.jsonl"]),
+            ["a/r.jsonl #1", "a/r.jsonl #2", "b/r.jsonl"]
+        );
     }
 }

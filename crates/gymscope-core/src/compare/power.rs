@@ -211,7 +211,10 @@ mod tests {
         let pilot = simulate(&mut rng, 4000, r, 0.0, sd);
         let big = power(&samples(&pilot), 0.05, None);
         let (w, b) = (big.within_per_rollout.unwrap(), big.between.unwrap());
-        assert!((w - 0.25).abs() < 0.01 && (b - 0.04).abs() < 0.01, "{w} {b}");
+        assert!(
+            (w - 0.25).abs() < 0.01 && (b - 0.04).abs() < 0.01,
+            "{w} {b}"
+        );
         // The 50-task MDE from the parts: k · sqrt((σ_b² + 2σ_w²/R) / n).
         let k = k_factor(0.05);
         let mde = k * ((b + 2.0 * w / r as f64) / n as f64).sqrt();
@@ -224,7 +227,10 @@ mod tests {
         assert!(want > r, "{want}");
         let hit = simulated_power(2, n, want, 0.14, sd);
         // Rounding the repeats up gives at least the nominal power.
-        assert!(hit >= POWER - 0.03 && hit <= POWER + 0.08, "{want} repeats: {hit}");
+        assert!(
+            hit >= POWER - 0.03 && hit <= POWER + 0.08,
+            "{want} repeats: {hit}"
+        );
         // `power` itself answers the same from the pilot (its n, so the effect scaled to keep
         // n D² the same).
         let estimated = power(&samples(&pilot), 0.05, Some(0.14 * (50f64 / 4000.0).sqrt()));

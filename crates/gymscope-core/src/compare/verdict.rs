@@ -323,7 +323,10 @@ mod tests {
             Verdict::of(Some(-0.1), Some(0.051), 0.05),
             Verdict::NoDifference
         );
-        assert_eq!(Verdict::of(Some(0.0), Some(1.0), 0.05).word(true), "no detectable difference");
+        assert_eq!(
+            Verdict::of(Some(0.0), Some(1.0), 0.05).word(true),
+            "no detectable difference"
+        );
         assert_eq!(Verdict::Down.word(true), "worse");
         assert_eq!(Verdict::Down.word(false), "lower");
     }
