@@ -7,7 +7,9 @@
 
 use super::args::{CompareArgs, CompareFormat, PairByArg};
 use super::profile::profile_run;
+use crate::compare::aggregate::{read_aggregate, AggregateFile};
 use crate::compare::multi::{self, RunLabel};
+use crate::compare::unpaired::unpaired;
 use crate::compare::{self, CompareOptions, PairBy, ProfilingFileReader, RunTasks};
 use crate::inspect::detect::{classify, FileKind};
 use crate::names;
@@ -25,8 +27,13 @@ use std::process::ExitCode;
 
 /// One side, as found on disk.
 enum Input {
-    Run { inputs: PathBuf, rollouts: PathBuf },
+    Run {
+        inputs: PathBuf,
+        rollouts: PathBuf,
+    },
     Profiling(PathBuf),
+    /// A `*_aggregate_metrics.json` (or `*_agent_metrics.json`, the same shape).
+    Aggregate(PathBuf),
 }
 
 impl Input {
@@ -34,13 +41,13 @@ impl Input {
     fn lines_file(&self) -> &Path {
         match self {
             Input::Run { rollouts, .. } => rollouts,
-            Input::Profiling(p) => p,
+            Input::Profiling(p) | Input::Aggregate(p) => p,
         }
     }
     fn files(&self) -> Vec<&Path> {
         match self {
             Input::Run { inputs, rollouts } => vec![inputs, rollouts],
-            Input::Profiling(p) => vec![p],
+            Input::Profiling(p) | Input::Aggregate(p) => vec![p],
         }
     }
 }
@@ -105,18 +112,49 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
         .map(|i| full_path(i.lines_file()))
         .collect();
     let labels = multi::labels(&paths.iter().map(String::as_str).collect::<Vec<_>>());
-    let a = load(&input_a, &labels[0], args)?;
     let label = |i: usize, tasks: usize| RunLabel {
         label: labels[i].clone(),
         path: paths[i].clone(),
         tasks,
     };
+    let aggregates: Vec<Option<AggregateFile>> = std::iter::once(&input_a)
+        .chain(&inputs)
+        .zip(&labels)
+        .map(|(input, name)| match input {
+            Input::Aggregate(p) => read_aggregate_file(p, name).map(Some),
+            _ => Ok(None),
+        })
+        .collect::<Result<_>>()?;
+    let mut options = options;
+    if aggregates.iter().any(Option::is_some) {
+        if args.report.is_some() {
+            return Err(UsageError(
+                "--report shows rollouts side by side: give rollouts or *_reward_profiling.jsonl \
+                 files, not aggregate metrics"
+                    .into(),
+            )
+            .into());
+        }
+        if aggregates.iter().flatten().any(|f| !f.indexed()) {
+            return unpaired_run(args, &input_a, &inputs, &aggregates, label);
+        }
+        // An aggregate carries no task content: its tasks pair by index (said in a warning).
+        options.pair_by = PairBy::Index;
+    }
+    let a = load(&input_a, aggregates[0].as_ref(), &labels[0], args)?;
     let mut judged = Vec::with_capacity(inputs.len());
     // The first candidate's tasks are kept for the report; the others are dropped once judged.
     let mut first: Option<RunTasks> = None;
     for (i, input) in inputs.iter().enumerate() {
-        let b = load(input, &labels[i + 1], args)?;
-        let cmp = compare::compare(&a, &b, options)?;
+        let b = load(input, aggregates[i + 1].as_ref(), &labels[i + 1], args)?;
+        let mut cmp = compare::compare(&a, &b, options)?;
+        if aggregates[0].is_some() || aggregates[i + 1].is_some() {
+            cmp.warnings.push(
+                "paired by _ng_task_index, not by content: an aggregate-metrics file carries no \
+                 task content"
+                    .into(),
+            );
+        }
         let run = label(i + 1, b.tasks.len());
         judged.push(multi::candidate(&a, &b, run, cmp, args.alpha, args.effect));
         if first.is_none() {
@@ -131,7 +169,7 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
             crate::say!(
                 "{}",
                 serde_json::to_string_pretty(&compare::multi_to_json(&all))?
-            )
+            );
         }
         CompareFormat::Md => crate::say_part!("{}", compare::markdown::format(&all)),
     }
@@ -193,6 +231,54 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(3));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Reads a `*_aggregate_metrics.json` whole (one entry per agent and task: small).
+fn read_aggregate_file(path: &Path, name: &str) -> Result<AggregateFile> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading '{}'", path.display()))?;
+    Ok(read_aggregate(&bytes, &path.display().to_string(), name)?)
+}
+
+/// Runs that cannot be paired (an aggregate without task indices): per-task mean rewards as
+/// independent samples.
+fn unpaired_run(
+    args: &CompareArgs,
+    input_a: &Input,
+    inputs: &[Input],
+    aggregates: &[Option<AggregateFile>],
+    label: impl Fn(usize, usize) -> RunLabel,
+) -> Result<ExitCode> {
+    let means = |i: usize, input: &Input| -> Result<(RunLabel, Vec<f64>)> {
+        let (tasks, means) = match &aggregates[i] {
+            Some(f) => (f.tasks.len(), f.task_means()),
+            None => {
+                let run = load(input, None, &label(i, 0).label, args)?;
+                let means = run.tasks.iter().filter_map(|t| t.mean_reward).collect();
+                (run.tasks.len(), means)
+            }
+        };
+        Ok((label(i, tasks), means))
+    };
+    let (base, base_means) = means(0, input_a)?;
+    let candidates = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, input)| means(i + 1, input))
+        .collect::<Result<Vec<_>>>()?;
+    let result = unpaired(base, &base_means, candidates, args.alpha);
+    match args.format {
+        CompareFormat::Text => crate::say_part!("{}", result.text()),
+        CompareFormat::Json => {
+            crate::say!("{}", serde_json::to_string_pretty(&result.to_json())?);
+        }
+        CompareFormat::Md => crate::say_part!("{}", result.markdown()),
+    }
+    Ok(if args.fail_if_worse && result.any_worse() {
+        crate::note!("compare: mean reward worse than the baseline (--fail-if-worse)");
+        ExitCode::from(3)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// `B`, `C`, … for the candidates (`run 27` past `Z`).
@@ -278,6 +364,7 @@ fn resolve(arg: &str, side: &str) -> Result<Input> {
     let name = names::file_name_of(&path);
     match kind(&path)? {
         FileKind::RewardProfiling => Ok(Input::Profiling(path)),
+        FileKind::AgentMetrics => Ok(Input::Aggregate(path)),
         FileKind::Rollouts => {
             let inputs = names::beside(&path, names::materialized_inputs);
             if !inputs.exists() {
@@ -321,8 +408,20 @@ fn resolve(arg: &str, side: &str) -> Result<Input> {
 }
 
 /// Reduces one side to the core's per-task summary; a run's profile is dropped right after.
-fn load(input: &Input, name: &str, args: &CompareArgs) -> Result<RunTasks> {
+fn load(
+    input: &Input,
+    aggregate: Option<&AggregateFile>,
+    name: &str,
+    args: &CompareArgs,
+) -> Result<RunTasks> {
+    if let Some(file) = aggregate {
+        return Ok(file.to_run_tasks());
+    }
     match input {
+        Input::Aggregate(path) => {
+            let file = read_aggregate_file(path, name)?;
+            Ok(file.to_run_tasks())
+        }
         Input::Profiling(path) => {
             let file = path.display().to_string();
             let mut reader = ProfilingFileReader::new(&file, name);

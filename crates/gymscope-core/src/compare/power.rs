@@ -228,7 +228,7 @@ mod tests {
         let hit = simulated_power(2, n, want, 0.14, sd);
         // Rounding the repeats up gives at least the nominal power.
         assert!(
-            hit >= POWER - 0.03 && hit <= POWER + 0.08,
+            (POWER - 0.03..=POWER + 0.08).contains(&hit),
             "{want} repeats: {hit}"
         );
         // `power` itself answers the same from the pilot (its n, so the effect scaled to keep
