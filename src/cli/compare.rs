@@ -249,13 +249,12 @@ fn unpaired_run(
     label: impl Fn(usize, usize) -> RunLabel,
 ) -> Result<ExitCode> {
     let means = |i: usize, input: &Input| -> Result<(RunLabel, Vec<f64>)> {
-        let (tasks, means) = match &aggregates[i] {
-            Some(f) => (f.tasks.len(), f.task_means()),
-            None => {
-                let run = load(input, None, &label(i, 0).label, args)?;
-                let means = run.tasks.iter().filter_map(|t| t.mean_reward).collect();
-                (run.tasks.len(), means)
-            }
+        let (tasks, means) = if let Some(f) = &aggregates[i] {
+            (f.tasks.len(), f.task_means())
+        } else {
+            let run = load(input, None, &label(i, 0).label, args)?;
+            let means = run.tasks.iter().filter_map(|t| t.mean_reward).collect();
+            (run.tasks.len(), means)
         };
         Ok((label(i, tasks), means))
     };

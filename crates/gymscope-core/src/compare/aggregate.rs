@@ -270,14 +270,14 @@ pub fn student_two_sided(t: f64, df: f64) -> f64 {
 fn student_quantile_975(df: f64) -> f64 {
     let (mut lo, mut hi) = (0.0, 1000.0);
     for _ in 0..100 {
-        let mid = (lo + hi) / 2.0;
+        let mid = f64::midpoint(lo, hi);
         if student_two_sided(mid, df) > 0.05 {
             lo = mid;
         } else {
             hi = mid;
         }
     }
-    (lo + hi) / 2.0
+    f64::midpoint(lo, hi)
 }
 
 /// The regularized incomplete beta function `I_x(a, b)` (Numerical Recipes' continued
