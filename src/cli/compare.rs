@@ -202,7 +202,8 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
             (b, &lb.display().to_string(), &mut open(lb)?),
             args.conversations,
         )?;
-        let html = compare::report::render(cmp, &meta, &conversations);
+        let html = compare::report::render_multi(&all, &meta, &conversations)
+            .context("no candidate to report on")?;
         let mut file = AtomicFile::create(out)?;
         file.write_all(html.as_bytes())?;
         file.commit()?;

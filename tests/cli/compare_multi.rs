@@ -301,3 +301,53 @@ fn markdown_matches_its_snapshot_and_renders_as_tables() {
         "the Markdown changed; UPDATE_SNAPSHOTS=1 rewrites the snapshot"
     );
 }
+
+#[test]
+fn the_report_has_a_verdict_row_per_candidate_and_links_each_flip() {
+    let dir = tempfile::tempdir().unwrap();
+    let [base, c1, c2] = three_runs(dir.path());
+    let out = dir.path().join("report.html");
+    let (code, _, stderr) = output(&[
+        "compare",
+        &base,
+        &c1,
+        &c2,
+        "--report",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let html = std::fs::read_to_string(&out).unwrap();
+    let start = html
+        .find("<section id=\"verdicts\">")
+        .expect("a verdict section");
+    let section = &html[start..start + html[start..].find("</section>").unwrap()];
+    for label in ["c1/rollouts.jsonl", "c2/rollouts.jsonl"] {
+        let rows = section
+            .matches(&format!("<th>{label}</th><td>reward</td>"))
+            .count();
+        assert_eq!(rows, 1, "{label}");
+    }
+    // c1's four flipped tasks (baseline indices 0, 1, 2 up; 4 down), each a link to its rollouts.
+    for (task, class) in [(0, "better"), (1, "better"), (2, "better"), (4, "worse")] {
+        assert!(
+            section.contains(&format!("<a class=\"flip {class}\" href=\"#task={task}\">")),
+            "task {task}: {section}"
+        );
+    }
+    assert!(section.contains("minimum detectable effect"));
+    // Shared as a file: no local path in it.
+    let root = dir.path().to_string_lossy().into_owned();
+    assert!(!html.contains(&root), "a local path in the report");
+    // Deterministic.
+    let again = dir.path().join("again.html");
+    let (code, _, _) = output(&[
+        "compare",
+        &base,
+        &c1,
+        &c2,
+        "--report",
+        again.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(std::fs::read(&again).unwrap(), html.as_bytes());
+}

@@ -6,6 +6,7 @@ use super::super::protocol::{CompareInput, Compared, Download, Failure, Reply, R
 use super::io::{feed, post_progress, BlobWriter, SpanReader, WINDOW};
 use super::profile_job::source;
 use crate::chunks::Flow;
+use crate::compare::multi::{self, MultiComparison, RunLabel, DEFAULT_ALPHA};
 use crate::compare::{self, CompareOptions, Comparison, ProfilingFileReader, RunTasks};
 use crate::names;
 use crate::profile::{ProfileBuilder, ProfileOptions};
@@ -26,6 +27,8 @@ struct Shown {
     a: Side,
     b: Side,
     comparison: Comparison,
+    /// The comparison judged (verdicts, power, flips) as `gymscope compare A B` does by default.
+    judged: MultiComparison,
 }
 
 thread_local! {
@@ -91,11 +94,33 @@ pub fn run(a: CompareInput, b: CompareInput, options: CompareOptions) -> Result<
     let a = load(a, total, 0)?;
     let b = load(b, total, size_a)?;
     let comparison = compare::compare(&a.tasks, &b.tasks, options).map_err(failure)?;
+    // Labels are the file names (a browser has no paths), as the CLI's for distinct names.
+    let label = |s: &Side| RunLabel {
+        label: s.tasks.name.clone(),
+        path: s.tasks.name.clone(),
+        tasks: s.tasks.tasks.len(),
+    };
+    let candidate = multi::candidate(
+        &a.tasks,
+        &b.tasks,
+        label(&b),
+        comparison.clone(),
+        DEFAULT_ALPHA,
+        None,
+    );
+    let judged = multi::judge(label(&a), vec![candidate], DEFAULT_ALPHA, None);
     let reply = Reply::Compared(Box::new(Compared {
-        summary_html: compare::report::summary_html(&comparison),
+        summary_html: compare::report::summary_html_with(&comparison, Some(&judged)),
         comparison: comparison.clone(),
     }));
-    SHOWN.with(|s| *s.borrow_mut() = Some(Shown { a, b, comparison }));
+    SHOWN.with(|s| {
+        *s.borrow_mut() = Some(Shown {
+            a,
+            b,
+            comparison,
+            judged,
+        });
+    });
     Ok(reply)
 }
 
@@ -137,7 +162,8 @@ pub fn report(request: ReportRequest) -> Result<Reply, Failure> {
             request.conversations,
         )
         .map_err(failure)?;
-        let html = compare::report::render(c, &meta, &conversations);
+        let html = compare::report::render_multi(&s.judged, &meta, &conversations)
+            .ok_or("nothing compared")?;
         let mut out = BlobWriter::new();
         std::io::Write::write_all(&mut out, html.as_bytes()).map_err(failure)?;
         Ok(Reply::Report(Download {
