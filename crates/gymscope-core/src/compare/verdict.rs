@@ -88,15 +88,26 @@ pub fn sign_flip_p(deltas: &[f64], permutations: usize, seed: u64) -> Option<PVa
             method: PMethod::Normal,
         });
     }
+    // Each group of four tasks has its 16 signed sums in a table (16 × 8 bytes per four tasks:
+    // 800 KB at the bound, in cache), so a pattern costs a lookup per four tasks, not four
+    // additions: 0.28 s instead of 1.0 s at 25,000 tasks × 10,000 patterns (a standalone
+    // measurement of the loop, `rustc -O`, on the 2-core machine of the README's figures).
+    let table: Vec<f64> = deltas
+        .chunks(4)
+        .flat_map(|group| (0..16u64).map(move |m| flipped_sum(group, m)))
+        .collect();
     let mut rng = fastrand::Rng::with_seed(seed);
     let mut extreme = 0usize;
     for _ in 0..permutations {
-        // 64 signs per random number: the sign bit of each delta is flipped by one bit.
-        let mut sum = 0.0;
-        for chunk in deltas.chunks(64) {
-            sum += flipped_sum(chunk, rng.u64(..));
+        // 64 signs per random number: 16 groups of four tasks.
+        let mut sums = [0.0f64; 4];
+        for rows in table.chunks(256) {
+            let bits = rng.u64(..);
+            for (j, row) in rows.chunks_exact(16).enumerate() {
+                sums[j & 3] += row[((bits >> (4 * j)) & 15) as usize];
+            }
         }
-        if sum.abs() >= bar {
+        if ((sums[0] + sums[1]) + (sums[2] + sums[3])).abs() >= bar {
             extreme += 1;
         }
     }
@@ -106,13 +117,14 @@ pub fn sign_flip_p(deltas: &[f64], permutations: usize, seed: u64) -> Option<PVa
     })
 }
 
-/// `Σ ±d`, delta `i` negated when bit `i` of `bits` is set (at most 64 deltas).
+/// `Σ ±d`, delta `i` negated when bit `i` of `bits` is set (at most 64 deltas). Four running
+/// sums, so the additions do not wait on each other (the test's cost is these additions).
 fn flipped_sum(deltas: &[f64], bits: u64) -> f64 {
-    deltas
-        .iter()
-        .enumerate()
-        .map(|(i, d)| f64::from_bits(d.to_bits() ^ (((bits >> i) & 1) << 63)))
-        .sum()
+    let mut sums = [0.0f64; 4];
+    for (i, d) in deltas.iter().enumerate() {
+        sums[i & 3] += f64::from_bits(d.to_bits() ^ (((bits >> i) & 1) << 63));
+    }
+    (sums[0] + sums[1]) + (sums[2] + sums[3])
 }
 
 /// Holm's step-down adjustment of `p` (one metric, one p-value per candidate; `None` is left
