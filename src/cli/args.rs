@@ -51,7 +51,8 @@ pub enum Command {
     /// (Holm across candidates) and a verdict; the minimum detectable effect; flips by task.
     ///
     /// Each run is a rollouts file (its `*_materialized_inputs.jsonl` taken from next to it),
-    /// `INPUTS:ROLLOUTS`, or a `*_reward_profiling.jsonl`; recognized by content.
+    /// `INPUTS:ROLLOUTS`, a `*_reward_profiling.jsonl`, or a `*_aggregate_metrics.json` (paired
+    /// by task index); recognized by content.
     Compare(CompareArgs),
     /// Build a pivot dataset (PivotRL) from rollouts or chat trajectories: one row per assistant
     /// decision point of the successful source trajectories.
@@ -459,8 +460,9 @@ pub enum CompareFormat {
 
 #[derive(Args, Debug)]
 pub struct CompareArgs {
-    /// The baseline, then one or more candidates: each a rollouts file, `INPUTS:ROLLOUTS`, or a
-    /// `*_reward_profiling.jsonl`. With --baseline, all of these are candidates.
+    /// The baseline, then one or more candidates: each a rollouts file, `INPUTS:ROLLOUTS`, a
+    /// `*_reward_profiling.jsonl` or a `*_aggregate_metrics.json`. With --baseline, all of these
+    /// are candidates.
     #[arg(value_name = "RUN")]
     pub runs: Vec<String>,
     /// The baseline run (NeMo Gym's `gym eval compare` spelling).

@@ -400,7 +400,7 @@ fn resolve(arg: &str, side: &str) -> Result<Input> {
             };
             bail!(
                 "{side} '{}' is not a run or a reward profile ({looks}); give a rollouts \
-                 file, INPUTS:ROLLOUTS or a *_reward_profiling.jsonl",
+                 file, INPUTS:ROLLOUTS, a *_reward_profiling.jsonl or a *_aggregate_metrics.json",
                 path.display(),
             )
         }

@@ -36,7 +36,9 @@ pub struct MetricRow {
     pub verdict: Verdict,
 }
 
-/// Tasks by how their outcome moved, as `gym dev compare` names them. A task passes or fails
+/// Tasks by how their outcome moved, as `gym dev compare` names them (NeMo Gym's
+/// `nemo_gym/rollout_compare/compare.py`: identical, flipped, masked, missing; masked needs
+/// its failures sidecar, which gymscope does not read). A task passes or fails
 /// by its reward group: `all_failure` < `mixed` < `all_success` (with one rollout a task is one
 /// or the other); moving up is `flipped to pass`, down `flipped to fail`, the same group
 /// `identical` (its rewards may still differ: the delta says by how much).
