@@ -276,5 +276,10 @@ async fn three_runs_dropped_at_once_get_a_verdict_row_each() {
         rows[0],
         json!(["again.jsonl", "1", "no detectable difference"])
     );
+    // A flipped task is one click from its rollouts, on this page.
+    b.click("[data-testid=compare-summary] a.flip").await;
+    b.wait_text("[data-testid=compare-side-a]", "rollout 0")
+        .await;
+    assert_eq!(b.eval("return location.hash").await, json!("#compare"));
     b.close().await;
 }
