@@ -104,6 +104,10 @@ fn indexed_aggregates_pair_by_index_and_say_so() {
         ),
         (&json!(2), &json!(1), &json!(1), &json!(1))
     );
+    // A task's min and max are not rollouts: no within-task variance is made of them.
+    let power = &doc["candidates"][0]["power"];
+    assert!(power["within_per_rollout"].is_null(), "{power}");
+    assert!(power["minimum_detectable_effect"].as_f64().unwrap() > 0.0);
     // `mean/<field>` values are fields.
     assert_eq!(doc["candidates"][0]["metrics"]["output_tokens"]["tasks"], 4);
 
@@ -111,6 +115,7 @@ fn indexed_aggregates_pair_by_index_and_say_so() {
     assert_eq!(code, 0);
     assert!(text.contains("Paired 4 tasks by index"), "{text}");
     assert!(text.contains("not by content"), "{text}");
+    assert!(text.contains("per-task means only"), "{text}");
     // No conversations to show.
     let report = dir.path().join("r.html");
     let (code, _, stderr) = output(&[

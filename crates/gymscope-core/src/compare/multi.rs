@@ -186,6 +186,11 @@ pub fn candidate(
         row(name, &o.fields[f], deltas, false);
     }
     let numeric = |run: &RunTasks, pos: usize| -> Vec<f64> {
+        // An aggregate's "rewards" are a task's minimum and maximum, not rollouts: no
+        // within-task variance to estimate from them.
+        if run.kind == super::RunKind::Aggregate {
+            return Vec::new();
+        }
         let r = &run.tasks[pos].rewards;
         run.rewards[r.start as usize..r.end as usize]
             .iter()

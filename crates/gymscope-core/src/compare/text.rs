@@ -234,18 +234,29 @@ pub fn power_line(p: &Power, alpha: f64) -> String {
     let mut s = match (p.mde, p.variance) {
         (Some(mde), Some(v)) => {
             let mut s = format!(
-                "minimum detectable effect {} (80% power, α {alpha}; {}, {} repeats per task; \
-                 paired variance {}",
+                "minimum detectable effect {} (80% power, α {alpha}; {}, {}; paired variance {}",
                 short_number(mde),
                 tasks(p.tasks),
-                short_number(p.repeats),
+                if p.repeats > 0.0 {
+                    format!("{} repeats per task", short_number(p.repeats))
+                } else {
+                    "per-task means only".to_string()
+                },
                 short_number(v)
             );
             match (p.between, p.within) {
                 (Some(b), Some(w)) => {
-                    let _ = write!(s, " = between-task {} + within-task {}", short_number(b), short_number(w));
+                    let _ = write!(
+                        s,
+                        " = between-task {} + within-task {}",
+                        short_number(b),
+                        short_number(w)
+                    );
                 }
-                _ => s.push_str(", within-task part unknown: one rollout per task"),
+                _ if p.repeats > 0.0 => {
+                    s.push_str(", within-task part unknown: one rollout per task");
+                }
+                _ => s.push_str(", within-task part unknown"),
             }
             s.push(')');
             s

@@ -46,7 +46,9 @@ pub fn CompareResult(compared: Arc<Compared>, worker: SharedWorker) -> impl Into
             return;
         };
         e.prevent_default();
-        let n = href.strip_prefix("#task=").and_then(|n| n.parse::<i64>().ok());
+        let n = href
+            .strip_prefix("#task=")
+            .and_then(|n| n.parse::<i64>().ok());
         if let Some(i) = n.and_then(|n| task_a.iter().position(|&t| t == n)) {
             open(i);
         }
