@@ -276,7 +276,15 @@ async fn three_runs_dropped_at_once_get_a_verdict_row_each() {
         rows[0],
         json!(["again.jsonl", "1", "no detectable difference"])
     );
-    // A flipped task is one click from its rollouts, on this page.
+    // A flipped task of the first candidate (the one whose tasks the page lists) is one click
+    // from its rollouts, on this page: with step200.jsonl the baseline, again.jsonl has flips.
+    b.eval(
+        "const s = document.querySelector('[data-testid=compare-baseline]');
+         s.value = '2'; s.dispatchEvent(new Event('change'));",
+    )
+    .await;
+    b.wait_text("[data-testid=compare-summary]", "Baseline step200.jsonl")
+        .await;
     b.click("[data-testid=compare-summary] a.flip").await;
     b.wait_text("[data-testid=compare-side-a]", "rollout 0")
         .await;
