@@ -3,7 +3,8 @@
 //! with another temperature and other rewards, so pairing is by content). Prints, per command,
 //! the best of three wall times and the peak RSS of that process: profiling A and B (the
 //! target: comparing takes no more than about that), comparing the runs (JSON, and with the
-//! report), and comparing their two `*_reward_profiling.jsonl` files.
+//! report), comparing their two `*_reward_profiling.jsonl` files, and A against B and A again
+//! (two candidates judged).
 //!
 //!   cargo bench --bench compare             (data generated once into target/bench-data/)
 //!   BENCH_TASKS=2500 cargo bench --bench compare
@@ -143,6 +144,16 @@ fn main() {
     best(
         "compare of the two profiling files",
         &[os("compare"), fa.as_os_str(), fb.as_os_str()],
+    );
+    // Several candidates: each paired and judged (permutation test per metric, Holm).
+    best(
+        "compare of three profiling files (A against B and A)",
+        &[
+            os("compare"),
+            fa.as_os_str(),
+            fb.as_os_str(),
+            fa.as_os_str(),
+        ],
     );
     println!(
         "compare / profiling both: wall {:.2} (json), {:.2} (with report); CPU {:.2}, {:.2}",

@@ -45,12 +45,14 @@ pub enum Command {
     /// From a run (--inputs and --rollouts) or from existing profile outputs (--profile, with
     /// `*_agent_metrics.json` taken from next to it unless --agent-metrics says otherwise).
     Report(ReportArgs),
-    /// Compare two runs of the same tasks: is B better than A, on which tasks, at what token
-    /// cost? Tasks are paired by content; the mean reward delta gets a paired bootstrap 95%
-    /// interval.
+    /// Compare a baseline with one or more candidate runs of the same tasks: is each better,
+    /// on which tasks, at what token cost, and is the difference real? Tasks are paired by
+    /// content; per metric a paired bootstrap 95% interval, a sign-flip permutation p-value
+    /// (Holm across candidates) and a verdict; the minimum detectable effect; flips by task.
     ///
-    /// A and B are each a run's rollouts file (its `*_materialized_inputs.jsonl` taken from
-    /// next to it), `INPUTS:ROLLOUTS`, or a `*_reward_profiling.jsonl`; recognized by content.
+    /// Each run is a rollouts file (its `*_materialized_inputs.jsonl` taken from next to it),
+    /// `INPUTS:ROLLOUTS`, a `*_reward_profiling.jsonl`, or a `*_aggregate_metrics.json` (paired
+    /// by task index); recognized by content.
     Compare(CompareArgs),
     /// Build a pivot dataset (PivotRL) from rollouts or chat trajectories: one row per assistant
     /// decision point of the successful source trajectories.
@@ -456,17 +458,42 @@ pub enum PairByArg {
     Index,
 }
 
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareFormat {
+    /// Each pair's headline, transitions and largest changes, then the verdicts, power, flips.
+    Text,
+    /// One document: the first candidate's two-run schema plus a `candidates` list.
+    Json,
+    /// GitHub Markdown for a pull request: summary, verdict table, power, largest flips.
+    Md,
+}
+
 #[derive(Args, Debug)]
 pub struct CompareArgs {
-    /// The baseline run: a rollouts file, `INPUTS:ROLLOUTS`, or a `*_reward_profiling.jsonl`.
-    #[arg(value_name = "A")]
-    pub a: String,
-    /// The run compared with it, given the same ways.
-    #[arg(value_name = "B")]
-    pub b: String,
-    /// `text` (headline, transition table, largest changes) or `json` (one document).
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    /// The baseline, then one or more candidates: each a rollouts file, `INPUTS:ROLLOUTS`, a
+    /// `*_reward_profiling.jsonl` or a `*_aggregate_metrics.json`. With --baseline, all of these
+    /// are candidates.
+    #[arg(value_name = "RUN")]
+    pub runs: Vec<String>,
+    /// The baseline run (NeMo Gym's `gym eval compare` spelling).
+    #[arg(long, value_name = "RUN")]
+    pub baseline: Option<String>,
+    /// The candidate runs, each paired with the baseline.
+    #[arg(long, value_name = "RUN", num_args = 1..)]
+    pub candidates: Vec<String>,
+    /// `text`, `json` (one document) or `md` (GitHub Markdown).
+    #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
+    pub format: CompareFormat,
+    /// Significance level of the verdicts, after Holm's correction across the candidates.
+    #[arg(long, value_parser = probability, value_name = "A", default_value_t = crate::compare::multi::DEFAULT_ALPHA)]
+    pub alpha: f64,
+    /// An effect on the mean reward to plan for: the repeats per task (or tasks) needed to
+    /// detect it at 80% power.
+    #[arg(long, value_parser = positive, value_name = "D")]
+    pub effect: Option<f64>,
+    /// Exit with code 3 when any candidate's mean reward is `worse` (for CI).
+    #[arg(long)]
+    pub fail_if_worse: bool,
     /// Also write a self-contained HTML comparison report here.
     #[arg(long, value_name = "OUT.html")]
     pub report: Option<PathBuf>,
@@ -479,7 +506,8 @@ pub struct CompareArgs {
     /// Regressed tasks whose conversations the report shows side by side (worst first).
     #[arg(long, value_name = "N", default_value_t = crate::report::DEFAULT_CONVERSATION_TASKS)]
     pub conversations: usize,
-    /// Seed of the paired bootstrap (10,000 resamples): the same seed gives the same interval.
+    /// Seed of the paired bootstrap (10,000 resamples) and of the permutation test: the same
+    /// seed gives the same interval and p-values.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
     /// How tasks are paired.
@@ -745,6 +773,24 @@ fn finite(s: &str) -> Result<f64, String> {
         Ok(x) if x.is_finite() => Ok(x),
         Ok(_) => Err(format!("expected a finite number, got `{s}`")),
         Err(e) => Err(format!("`{s}`: {e}")),
+    }
+}
+
+/// `--alpha`: a finite number strictly between 0 and 1 (a usage error otherwise, exit 2).
+fn probability(s: &str) -> Result<f64, String> {
+    match finite(s)? {
+        x if x > 0.0 && x < 1.0 => Ok(x),
+        _ => Err(format!(
+            "expected a number between 0 and 1 (exclusive), got `{s}`"
+        )),
+    }
+}
+
+/// `--effect`: a finite number above 0.
+fn positive(s: &str) -> Result<f64, String> {
+    match finite(s)? {
+        x if x > 0.0 => Ok(x),
+        _ => Err(format!("expected a number above 0, got `{s}`")),
     }
 }
 

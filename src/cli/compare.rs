@@ -1,27 +1,39 @@
-//! `gymscope compare A B`: recognizes each side by content (a run's rollouts file with its
-//! materialized inputs beside it, `INPUTS:ROLLOUTS`, or a `*_reward_profiling.jsonl`), reduces
-//! it to the core's `RunTasks` (one profile in memory at a time), compares, prints text or JSON,
-//! and optionally writes the HTML report atomically.
+//! `gymscope compare BASELINE CANDIDATE…`: recognizes each run by content (a run's rollouts
+//! file with its materialized inputs beside it, `INPUTS:ROLLOUTS`, or a
+//! `*_reward_profiling.jsonl`), reduces it to the core's `RunTasks` (one profile in memory at a
+//! time), pairs every candidate with the baseline and judges it, prints text, JSON or Markdown,
+//! optionally writes the HTML report of the first candidate atomically, and exits 3 with
+//! `--fail-if-worse` when a candidate's mean reward is worse.
 
-use super::args::{CompareArgs, Format, PairByArg};
+use super::args::{CompareArgs, CompareFormat, PairByArg};
 use super::profile::profile_run;
+use crate::compare::aggregate::{read_aggregate, AggregateFile};
+use crate::compare::multi::{self, RunLabel};
+use crate::compare::unpaired::unpaired;
 use crate::compare::{self, CompareOptions, PairBy, ProfilingFileReader, RunTasks};
 use crate::inspect::detect::{classify, FileKind};
 use crate::names;
 use crate::native::atomic::AtomicFile;
 use crate::native::inputs;
 use crate::native::read::for_each_chunk;
+use crate::native::UsageError;
 use crate::render::SeekSource;
 use crate::report::{ReportMeta, Source};
 use anyhow::{bail, Context, Result};
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 /// One side, as found on disk.
 enum Input {
-    Run { inputs: PathBuf, rollouts: PathBuf },
+    Run {
+        inputs: PathBuf,
+        rollouts: PathBuf,
+    },
     Profiling(PathBuf),
+    /// A `*_aggregate_metrics.json` (or `*_agent_metrics.json`, the same shape).
+    Aggregate(PathBuf),
 }
 
 impl Input {
@@ -29,18 +41,47 @@ impl Input {
     fn lines_file(&self) -> &Path {
         match self {
             Input::Run { rollouts, .. } => rollouts,
-            Input::Profiling(p) => p,
+            Input::Profiling(p) | Input::Aggregate(p) => p,
         }
     }
     fn files(&self) -> Vec<&Path> {
         match self {
             Input::Run { inputs, rollouts } => vec![inputs, rollouts],
-            Input::Profiling(p) => vec![p],
+            Input::Profiling(p) | Input::Aggregate(p) => vec![p],
         }
     }
 }
 
-pub fn run(args: &CompareArgs) -> Result<()> {
+/// The baseline and the candidates, from `BASELINE CANDIDATE…` or `--baseline X --candidates
+/// Y Z` (with `--baseline`, positional runs are candidates too).
+fn runs(args: &CompareArgs) -> Result<(&str, Vec<&str>)> {
+    let mut rest = args.runs.iter().map(String::as_str);
+    let baseline = match &args.baseline {
+        Some(b) => b.as_str(),
+        None => rest.next().ok_or_else(|| {
+            UsageError(
+                "compare needs a baseline and at least one candidate: \
+                 `gymscope compare BASELINE CANDIDATE…` or `--baseline X --candidates Y Z`"
+                    .into(),
+            )
+        })?,
+    };
+    let candidates: Vec<&str> = args
+        .candidates
+        .iter()
+        .map(String::as_str)
+        .chain(rest)
+        .collect();
+    if candidates.is_empty() {
+        return Err(UsageError(format!(
+            "compare needs at least one candidate to compare with the baseline '{baseline}'"
+        ))
+        .into());
+    }
+    Ok((baseline, candidates))
+}
+
+pub fn run(args: &CompareArgs) -> Result<ExitCode> {
     let options = CompareOptions {
         pair_by: match args.pair_by {
             PairByArg::Content => PairBy::Content,
@@ -52,27 +93,97 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     if !options.pass_threshold.is_finite() {
         bail!(compare::CompareError::BadThreshold(options.pass_threshold));
     }
-    let input_a = resolve(&args.a, "A")?;
-    let input_b = resolve(&args.b, "B")?;
+    let (baseline, candidates) = runs(args)?;
+    // Errors name the run as the text does: A the baseline, then B, C, … the candidates.
+    let input_a = resolve(baseline, "A")?;
+    let inputs: Vec<Input> = candidates
+        .iter()
+        .enumerate()
+        .map(|(i, arg)| resolve(arg, &side_name(i + 1)))
+        .collect::<Result<_>>()?;
     if let Some(out) = &args.report {
-        refuse_overwrite(out, &[&input_a, &input_b])?;
+        let all: Vec<&Input> = std::iter::once(&input_a).chain(&inputs).collect();
+        refuse_overwrite(out, &all)?;
     }
-    let (name_a, name_b) = display_names(&input_a, &input_b);
-    let a = load(&input_a, &name_a, args)?;
-    let b = load(&input_b, &name_b, args)?;
-    let cmp = compare::compare(&a, &b, options)?;
+    // Labels from full paths, so `run1/rollouts.jsonl` and `run2/rollouts.jsonl` are told
+    // apart however they were spelled on the command line.
+    let paths: Vec<String> = std::iter::once(&input_a)
+        .chain(&inputs)
+        .map(|i| full_path(i.lines_file()))
+        .collect();
+    let labels = multi::labels(&paths.iter().map(String::as_str).collect::<Vec<_>>());
+    let label = |i: usize, tasks: usize| RunLabel {
+        label: labels[i].clone(),
+        path: paths[i].clone(),
+        tasks,
+    };
+    let aggregates: Vec<Option<AggregateFile>> = std::iter::once(&input_a)
+        .chain(&inputs)
+        .zip(&labels)
+        .map(|(input, name)| match input {
+            Input::Aggregate(p) => read_aggregate_file(p, name).map(Some),
+            _ => Ok(None),
+        })
+        .collect::<Result<_>>()?;
+    let mut options = options;
+    if aggregates.iter().any(Option::is_some) {
+        if args.report.is_some() {
+            return Err(UsageError(
+                "--report shows rollouts side by side: give rollouts or *_reward_profiling.jsonl \
+                 files, not aggregate metrics"
+                    .into(),
+            )
+            .into());
+        }
+        if aggregates.iter().flatten().any(|f| !f.indexed()) {
+            return unpaired_run(args, &input_a, &inputs, &aggregates, label);
+        }
+        // An aggregate carries no task content: its tasks pair by index (said in a warning).
+        options.pair_by = PairBy::Index;
+    }
+    let a = load(&input_a, aggregates[0].as_ref(), &labels[0], args)?;
+    let mut judged = Vec::with_capacity(inputs.len());
+    // The first candidate's tasks are kept for the report; the others are dropped once judged.
+    let mut first: Option<RunTasks> = None;
+    for (i, input) in inputs.iter().enumerate() {
+        let b = load(input, aggregates[i + 1].as_ref(), &labels[i + 1], args)?;
+        let mut cmp = compare::compare(&a, &b, options)?;
+        if aggregates[0].is_some() || aggregates[i + 1].is_some() {
+            cmp.warnings.push(
+                "paired by _ng_task_index, not by content: an aggregate-metrics file carries no \
+                 task content"
+                    .into(),
+            );
+        }
+        let run = label(i + 1, b.tasks.len());
+        judged.push(multi::candidate(&a, &b, run, cmp, args.alpha, args.effect));
+        if first.is_none() {
+            first = Some(b);
+        }
+    }
+    let all = multi::judge(label(0, a.tasks.len()), judged, args.alpha, args.effect);
 
     match args.format {
-        Format::Text => crate::say_part!("{}", compare::text::format(&cmp)),
-        Format::Json => crate::say!("{}", serde_json::to_string_pretty(&compare::to_json(&cmp))?),
+        CompareFormat::Text => crate::say_part!("{}", compare::text::format_multi(&all)),
+        CompareFormat::Json => {
+            crate::say!(
+                "{}",
+                serde_json::to_string_pretty(&compare::multi_to_json(&all))?
+            );
+        }
+        CompareFormat::Md => crate::say_part!("{}", compare::markdown::format(&all)),
     }
-    if let Some(out) = &args.report {
+    if let (Some(out), Some(b), Some(first_candidate)) =
+        (&args.report, &first, all.candidates.first())
+    {
+        let cmp = &first_candidate.comparison;
+        let input_b = &inputs[0];
         let meta = ReportMeta {
             title: args
                 .title
                 .clone()
-                .unwrap_or_else(|| compare::report::default_title(&cmp)),
-            sources: [&input_a, &input_b]
+                .unwrap_or_else(|| compare::report::default_title(cmp)),
+            sources: [&input_a, input_b]
                 .iter()
                 .flat_map(|i| i.files())
                 .map(source)
@@ -86,12 +197,13 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         };
         let (la, lb) = (input_a.lines_file(), input_b.lines_file());
         let conversations = compare::conversations::read(
-            &cmp,
+            cmp,
             (&a, &la.display().to_string(), &mut open(la)?),
-            (&b, &lb.display().to_string(), &mut open(lb)?),
+            (b, &lb.display().to_string(), &mut open(lb)?),
             args.conversations,
         )?;
-        let html = compare::report::render(&cmp, &meta, &conversations);
+        let html = compare::report::render_multi(&all, &meta, &conversations)
+            .context("no candidate to report on")?;
         let mut file = AtomicFile::create(out)?;
         file.write_all(html.as_bytes())?;
         file.commit()?;
@@ -102,7 +214,87 @@ pub fn run(args: &CompareArgs) -> Result<()> {
             cmp.tasks.len()
         );
     }
-    Ok(())
+    if args.fail_if_worse && all.any_worse() {
+        let worse: Vec<&str> = all
+            .candidates
+            .iter()
+            .filter(|c| {
+                c.metrics
+                    .iter()
+                    .any(|m| m.metric == "reward" && m.verdict == compare::verdict::Verdict::Down)
+            })
+            .map(|c| c.run.label.as_str())
+            .collect();
+        crate::note!(
+            "compare: mean reward worse than the baseline for {} (--fail-if-worse)",
+            worse.join(", ")
+        );
+        return Ok(ExitCode::from(3));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Reads a `*_aggregate_metrics.json` whole (one entry per agent and task: small).
+fn read_aggregate_file(path: &Path, name: &str) -> Result<AggregateFile> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading '{}'", path.display()))?;
+    Ok(read_aggregate(&bytes, &path.display().to_string(), name)?)
+}
+
+/// Runs that cannot be paired (an aggregate without task indices): per-task mean rewards as
+/// independent samples.
+fn unpaired_run(
+    args: &CompareArgs,
+    input_a: &Input,
+    inputs: &[Input],
+    aggregates: &[Option<AggregateFile>],
+    label: impl Fn(usize, usize) -> RunLabel,
+) -> Result<ExitCode> {
+    let means = |i: usize, input: &Input| -> Result<(RunLabel, Vec<f64>)> {
+        let (tasks, means) = if let Some(f) = &aggregates[i] {
+            (f.tasks.len(), f.task_means())
+        } else {
+            let run = load(input, None, &label(i, 0).label, args)?;
+            let means = run.tasks.iter().filter_map(|t| t.mean_reward).collect();
+            (run.tasks.len(), means)
+        };
+        Ok((label(i, tasks), means))
+    };
+    let (base, base_means) = means(0, input_a)?;
+    let candidates = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, input)| means(i + 1, input))
+        .collect::<Result<Vec<_>>>()?;
+    let result = unpaired(base, &base_means, candidates, args.alpha);
+    match args.format {
+        CompareFormat::Text => crate::say_part!("{}", result.text()),
+        CompareFormat::Json => {
+            crate::say!("{}", serde_json::to_string_pretty(&result.to_json())?);
+        }
+        CompareFormat::Md => crate::say_part!("{}", result.markdown()),
+    }
+    Ok(if args.fail_if_worse && result.any_worse() {
+        crate::note!("compare: mean reward worse than the baseline (--fail-if-worse)");
+        ExitCode::from(3)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `B`, `C`, … for the candidates (`run 27` past `Z`).
+fn side_name(i: usize) -> String {
+    match u8::try_from(i) {
+        Ok(k) if k < 26 => char::from(b'A' + k).to_string(),
+        _ => format!("run {}", i + 1),
+    }
+}
+
+/// A run's path as shown in the JSON and used for the labels: absolute when it can be made so.
+fn full_path(p: &Path) -> String {
+    p.canonicalize()
+        .unwrap_or_else(|_| p.to_path_buf())
+        .display()
+        .to_string()
 }
 
 fn not_found(path: &Path, side: &str) -> anyhow::Error {
@@ -172,6 +364,7 @@ fn resolve(arg: &str, side: &str) -> Result<Input> {
     let name = names::file_name_of(&path);
     match kind(&path)? {
         FileKind::RewardProfiling => Ok(Input::Profiling(path)),
+        FileKind::AgentMetrics => Ok(Input::Aggregate(path)),
         FileKind::Rollouts => {
             let inputs = names::beside(&path, names::materialized_inputs);
             if !inputs.exists() {
@@ -207,7 +400,7 @@ fn resolve(arg: &str, side: &str) -> Result<Input> {
             };
             bail!(
                 "{side} '{}' is not a run or a reward profile ({looks}); give a rollouts \
-                 file, INPUTS:ROLLOUTS or a *_reward_profiling.jsonl",
+                 file, INPUTS:ROLLOUTS, a *_reward_profiling.jsonl or a *_aggregate_metrics.json",
                 path.display(),
             )
         }
@@ -215,8 +408,20 @@ fn resolve(arg: &str, side: &str) -> Result<Input> {
 }
 
 /// Reduces one side to the core's per-task summary; a run's profile is dropped right after.
-fn load(input: &Input, name: &str, args: &CompareArgs) -> Result<RunTasks> {
+fn load(
+    input: &Input,
+    aggregate: Option<&AggregateFile>,
+    name: &str,
+    args: &CompareArgs,
+) -> Result<RunTasks> {
+    if let Some(file) = aggregate {
+        return Ok(file.to_run_tasks());
+    }
     match input {
+        Input::Aggregate(path) => {
+            let file = read_aggregate_file(path, name)?;
+            Ok(file.to_run_tasks())
+        }
         Input::Profiling(path) => {
             let file = path.display().to_string();
             let mut reader = ProfilingFileReader::new(&file, name);
@@ -244,29 +449,6 @@ fn load(input: &Input, name: &str, args: &CompareArgs) -> Result<RunTasks> {
             )?)
         }
     }
-}
-
-/// The sides' names as shown: file names, with their folder's name when both are the same
-/// (`run1/rollouts.jsonl`), never a full local path.
-fn display_names(a: &Input, b: &Input) -> (String, String) {
-    let (pa, pb) = (a.lines_file(), b.lines_file());
-    let (na, nb) = (names::file_name_of(pa), names::file_name_of(pb));
-    if na != nb {
-        return (na, nb);
-    }
-    let with_dir = |p: &Path, n: String| {
-        let dir = p
-            .canonicalize()
-            .ok()
-            .and_then(|c| c.parent().map(names::file_name_of))
-            .unwrap_or_default();
-        if dir.is_empty() {
-            n
-        } else {
-            format!("{dir}/{n}")
-        }
-    };
-    (with_dir(pa, na), with_dir(pb, nb))
 }
 
 /// The report must not replace one of the files it is made from.

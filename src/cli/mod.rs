@@ -55,7 +55,7 @@ pub fn run() -> ExitCode {
         Command::ValidatePivot(args) => validate_pivot::run(&args),
         Command::Collect(args) => collect::run(&args),
         Command::Report(args) => report::run(&args).map(|()| ExitCode::SUCCESS),
-        Command::Compare(args) => compare::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Compare(args) => compare::run(&args),
         Command::BuildPivot(args) => build_pivot::run(&args),
         Command::SelectPivot(args) => select_pivot::run(&args),
         Command::SelectTasks(args) => select_tasks::run(&args),

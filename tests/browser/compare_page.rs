@@ -195,3 +195,99 @@ async fn model_text_is_shown_and_never_run() {
     );
     b.close().await;
 }
+
+/// Formats a p-value as the page does (`compare::text::p_value`: four decimals, trailing zeros
+/// trimmed).
+fn shown_p(p: f64) -> String {
+    let s = format!("{p:.4}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn three_runs_dropped_at_once_get_a_verdict_row_each() {
+    let (_server, b) = open_compare_page().await;
+    // A third run: the baseline's files again, under another name.
+    let tmp = tempfile::tempdir().unwrap();
+    let (again_inputs, again) = (
+        tmp.path().join("again_materialized_inputs.jsonl"),
+        tmp.path().join("again.jsonl"),
+    );
+    std::fs::copy(example("base_materialized_inputs.jsonl"), &again_inputs).unwrap();
+    std::fs::copy(example("base.jsonl"), &again).unwrap();
+    b.choose_files(
+        "compare-runs",
+        &[
+            example("step200.jsonl"),
+            example("base_materialized_inputs.jsonl"),
+            again.clone(),
+            example("base.jsonl"),
+            again_inputs,
+            example("step200_materialized_inputs.jsonl"),
+        ],
+    )
+    .await;
+    // Runs in name order: again.jsonl is the baseline until another is chosen.
+    b.wait_text("[data-testid=compare-status]", "Compared: 24")
+        .await;
+    b.eval(
+        "const s = document.querySelector('[data-testid=compare-baseline]');
+         s.value = '1'; s.dispatchEvent(new Event('change'));",
+    )
+    .await;
+    b.wait_text("[data-testid=compare-summary]", "Baseline base.jsonl")
+        .await;
+    let rows = b
+        .eval(
+            "return Array.from(document.querySelectorAll('#verdict-table tbody tr'))
+               .filter(r => r.cells[1].textContent === 'reward')
+               .map(r => [r.cells[0].textContent, r.cells[7].textContent, r.cells[8].textContent]);",
+        )
+        .await;
+    // The CLI on the same three runs, the same baseline.
+    let out = common::run_gymscope(&[
+        "compare",
+        example("base.jsonl").to_str().unwrap(),
+        again.to_str().unwrap(),
+        example("step200.jsonl").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success());
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let want: Vec<serde_json::Value> = doc["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let r = &c["metrics"]["reward"];
+            json!([
+                c["name"],
+                shown_p(r["p_holm"].as_f64().unwrap()),
+                r["verdict"]
+            ])
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        json!(want),
+        "a row per candidate, as the CLI judges it"
+    );
+    assert_eq!(
+        rows[0],
+        json!(["again.jsonl", "1", "no detectable difference"])
+    );
+    // A flipped task of the first candidate (the one whose tasks the page lists) is one click
+    // from its rollouts, on this page: with step200.jsonl the baseline, again.jsonl has flips.
+    b.eval(
+        "const s = document.querySelector('[data-testid=compare-baseline]');
+         s.value = '2'; s.dispatchEvent(new Event('change'));",
+    )
+    .await;
+    b.wait_text("[data-testid=compare-summary]", "Baseline step200.jsonl")
+        .await;
+    b.click("[data-testid=compare-summary] a.flip").await;
+    b.wait_text("[data-testid=compare-side-a]", "rollout 0")
+        .await;
+    assert_eq!(b.eval("return location.hash").await, json!("#compare"));
+    b.close().await;
+}

@@ -7,6 +7,8 @@ use gymscope_testkit as common;
 
 mod architecture;
 mod compare;
+mod compare_aggregate;
+mod compare_multi;
 mod compare_report;
 mod docs;
 mod edges;

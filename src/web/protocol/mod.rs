@@ -61,10 +61,12 @@ pub enum Request {
     },
     /// Render the report of the run shown last.
     Report(ReportRequest),
-    /// Compare two runs (each a run's two files or a profiling file).
+    /// Compare a baseline `a` with candidates `b` and `more` (each a run's two files or a
+    /// profiling file), each paired with the baseline.
     Compare {
         a: CompareInput,
         b: CompareInput,
+        more: Vec<CompareInput>,
         options: crate::compare::CompareOptions,
     },
     /// Both runs' rollouts of paired task `index` of the last comparison.

@@ -1,11 +1,13 @@
-//! The worker's comparison: each side reduced to the core's `RunTasks` (a run profiled from its
-//! two files, or a profiling file read), compared, and kept for the side-by-side view of a task
-//! and for "Export report" (the bytes `gymscope compare --report` writes).
+//! The worker's comparison: each run reduced to the core's `RunTasks` (a run profiled from its
+//! two files, or a profiling file read), every candidate compared with the baseline and judged,
+//! the first kept for the side-by-side view of a task and for "Export report" (the bytes
+//! `gymscope compare --report` writes).
 
 use super::super::protocol::{CompareInput, Compared, Download, Failure, Reply, ReportRequest};
 use super::io::{feed, post_progress, BlobWriter, SpanReader, WINDOW};
 use super::profile_job::source;
 use crate::chunks::Flow;
+use crate::compare::multi::{self, MultiComparison, RunLabel, DEFAULT_ALPHA};
 use crate::compare::{self, CompareOptions, Comparison, ProfilingFileReader, RunTasks};
 use crate::names;
 use crate::profile::{ProfileBuilder, ProfileOptions};
@@ -26,6 +28,8 @@ struct Shown {
     a: Side,
     b: Side,
     comparison: Comparison,
+    /// The comparison judged (verdicts, power, flips) as `gymscope compare A B` does by default.
+    judged: MultiComparison,
 }
 
 thread_local! {
@@ -86,16 +90,62 @@ fn size(input: &CompareInput) -> u64 {
     }
 }
 
-pub fn run(a: CompareInput, b: CompareInput, options: CompareOptions) -> Result<Reply, Failure> {
-    let (size_a, total) = (size(&a), size(&a) + size(&b));
-    let a = load(a, total, 0)?;
-    let b = load(b, total, size_a)?;
-    let comparison = compare::compare(&a.tasks, &b.tasks, options).map_err(failure)?;
+pub fn run(
+    a: CompareInput,
+    b: CompareInput,
+    more: Vec<CompareInput>,
+    options: CompareOptions,
+) -> Result<Reply, Failure> {
+    let inputs: Vec<CompareInput> = [a, b].into_iter().chain(more).collect();
+    let total: u64 = inputs.iter().map(size).sum();
+    let mut done = 0;
+    let mut sides = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        let bytes = size(&input);
+        sides.push(load(input, total, done)?);
+        done += bytes;
+    }
+    // Labels as the CLI's, from the names (a browser has no paths); distinct names stay as
+    // they are, so "Export report" is the CLI's bytes.
+    let names: Vec<&str> = sides.iter().map(|s| s.tasks.name.as_str()).collect();
+    let labels = multi::labels(&names);
+    let label = |i: usize| RunLabel {
+        label: labels[i].clone(),
+        path: labels[i].clone(),
+        tasks: sides[i].tasks.tasks.len(),
+    };
+    let mut judged = Vec::with_capacity(sides.len() - 1);
+    for (i, side) in sides.iter().enumerate().skip(1) {
+        let c = compare::compare(&sides[0].tasks, &side.tasks, options).map_err(failure)?;
+        let candidate = multi::candidate(
+            &sides[0].tasks,
+            &side.tasks,
+            label(i),
+            c,
+            DEFAULT_ALPHA,
+            None,
+        );
+        judged.push(candidate);
+    }
+    let judged = multi::judge(label(0), judged, DEFAULT_ALPHA, None);
+    let comparison = judged.candidates[0].comparison.clone();
     let reply = Reply::Compared(Box::new(Compared {
-        summary_html: compare::report::summary_html(&comparison),
+        summary_html: compare::report::summary_html_with(&comparison, Some(&judged)),
         comparison: comparison.clone(),
     }));
-    SHOWN.with(|s| *s.borrow_mut() = Some(Shown { a, b, comparison }));
+    // The first candidate's files are kept (its tasks are the ones shown); the others go.
+    let mut sides = sides.into_iter();
+    let (Some(a), Some(b)) = (sides.next(), sides.next()) else {
+        return Err("two runs are needed".into());
+    };
+    SHOWN.with(|s| {
+        *s.borrow_mut() = Some(Shown {
+            a,
+            b,
+            comparison,
+            judged,
+        });
+    });
     Ok(reply)
 }
 
@@ -137,7 +187,8 @@ pub fn report(request: ReportRequest) -> Result<Reply, Failure> {
             request.conversations,
         )
         .map_err(failure)?;
-        let html = compare::report::render(c, &meta, &conversations);
+        let html = compare::report::render_multi(&s.judged, &meta, &conversations)
+            .ok_or("nothing compared")?;
         let mut out = BlobWriter::new();
         std::io::Write::write_all(&mut out, html.as_bytes()).map_err(failure)?;
         Ok(Reply::Report(Download {

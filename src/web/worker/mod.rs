@@ -50,7 +50,12 @@ fn handle(request: Request) -> Result<Reply, Failure> {
             options,
         } => pivot_build_job::select(&pivots, &profile, options),
         Request::Report(request) => report_job::run(request),
-        Request::Compare { a, b, options } => compare_job::run(a, b, options),
+        Request::Compare {
+            a,
+            b,
+            more,
+            options,
+        } => compare_job::run(a, b, more, options),
         Request::CompareTask { index } => compare_job::task(index),
         Request::CompareReport(request) => compare_job::report(request),
         Request::Query {

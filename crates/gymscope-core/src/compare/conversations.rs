@@ -119,6 +119,8 @@ fn side(
             })?;
         let c = match run.kind {
             RunKind::Run => conversation(&row),
+            // An aggregate's tasks have no lines, so this loop never reaches one.
+            RunKind::Aggregate => Conversation::default(),
             RunKind::ProfilingFile => Conversation {
                 input: row
                     .get("sample")

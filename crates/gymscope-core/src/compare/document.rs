@@ -2,7 +2,10 @@
 //! Keys are written in a fixed order; a number that does not exist (no reward, no tokens) is
 //! `null`.
 
+use super::multi::{MultiComparison, RunLabel};
+use super::power::{Needed, Power, POWER};
 use super::summary::{IntervalMethod, MeanDelta};
+use super::verdict::{EXACT_MAX_TASKS, PERMUTATIONS, PERMUTATION_MAX_TASKS};
 use super::{Comparison, GroupSummary, BOOTSTRAP_RESAMPLES};
 use crate::reward_group::RewardGroup;
 use serde_json::{json, Map, Value};
@@ -12,6 +15,10 @@ fn num(v: Option<f64>) -> Value {
 }
 
 fn mean_delta(m: &MeanDelta, with_ci: bool) -> Value {
+    Value::Object(mean_delta_map(m, with_ci))
+}
+
+fn mean_delta_map(m: &MeanDelta, with_ci: bool) -> Map<String, Value> {
     let mut o = Map::new();
     o.insert("tasks".into(), m.tasks.into());
     o.insert("a".into(), num(m.a));
@@ -27,7 +34,7 @@ fn mean_delta(m: &MeanDelta, with_ci: bool) -> Value {
             o.insert("ci95_method".into(), "normal".into());
         }
     }
-    Value::Object(o)
+    o
 }
 
 fn transitions(t: &[[usize; 4]; 4]) -> Value {
@@ -104,5 +111,95 @@ pub fn to_json(c: &Comparison) -> Value {
         .collect();
     o.insert("tasks".into(), Value::Array(tasks));
     o.insert("warnings".into(), json!(c.warnings));
+    Value::Object(o)
+}
+
+fn run(r: &RunLabel) -> Map<String, Value> {
+    let mut o = Map::new();
+    o.insert("name".into(), r.label.clone().into());
+    o.insert("path".into(), r.path.clone().into());
+    o.insert("tasks".into(), r.tasks.into());
+    o
+}
+
+fn power(p: &Power, alpha: f64) -> Value {
+    let needed = match p.needed {
+        None => Value::Null,
+        Some(Needed::Already) => "already".into(),
+        Some(Needed::Repeats(r)) => json!({"repeats": r}),
+        Some(Needed::Tasks(n)) => json!({"tasks": n}),
+    };
+    json!({
+        "power": POWER,
+        "alpha": alpha,
+        "tasks": p.tasks,
+        "repeats": num(Some(p.repeats)),
+        "variance": num(p.variance),
+        "between": num(p.between),
+        "within": num(p.within),
+        "within_per_rollout": num(p.within_per_rollout),
+        "minimum_detectable_effect": num(p.mde),
+        "zero_variance": p.variance == Some(0.0),
+        "effect": num(p.effect),
+        "needed": needed,
+    })
+}
+
+/// The comparison of several runs: the first candidate's two-run document (its schema
+/// unchanged), plus `alpha`, `permutation`, `baseline` and a `candidates` list with every one.
+pub fn multi_to_json(m: &MultiComparison) -> Value {
+    let Some(first) = m.candidates.first() else {
+        return Value::Null;
+    };
+    let Value::Object(mut o) = to_json(&first.comparison) else {
+        return Value::Null;
+    };
+    o.insert("alpha".into(), m.alpha.into());
+    o.insert(
+        "permutation".into(),
+        json!({"test": "paired sign-flip over tasks, two-sided", "patterns": PERMUTATIONS,
+            "exact_up_to_tasks": EXACT_MAX_TASKS, "normal_above_tasks": PERMUTATION_MAX_TASKS,
+            "seed": first.comparison.options.seed, "correction": "holm across candidates per metric"}),
+    );
+    o.insert("baseline".into(), Value::Object(run(&m.baseline)));
+    let candidates = m
+        .candidates
+        .iter()
+        .map(|c| {
+            let cmp = &c.comparison;
+            let metrics: Map<String, Value> = c
+                .metrics
+                .iter()
+                .map(|row| {
+                    let mut v = mean_delta_map(&row.mean, row.metric == "reward");
+                    v.insert("p".into(), num(row.p.map(|p| p.p)));
+                    v.insert(
+                        "p_method".into(),
+                        row.p.map_or(Value::Null, |p| p.method.as_str().into()),
+                    );
+                    v.insert("p_holm".into(), num(row.p_holm));
+                    v.insert(
+                        "verdict".into(),
+                        row.verdict.word(row.higher_is_better).into(),
+                    );
+                    (row.metric.clone(), Value::Object(v))
+                })
+                .collect();
+            let f = &c.flips;
+            let mut o = run(&c.run);
+            o.insert("paired_tasks".into(), cmp.overall.paired_tasks.into());
+            o.insert("metrics".into(), Value::Object(metrics));
+            o.insert("power".into(), power(&c.power, m.alpha));
+            o.insert(
+                "flips".into(),
+                json!({"identical": f.identical, "flipped_to_pass": f.flipped_to_pass,
+                    "flipped_to_fail": f.flipped_to_fail, "without_reward": f.without_reward,
+                    "only_baseline": f.only_baseline, "only_candidate": f.only_candidate}),
+            );
+            o.insert("warnings".into(), json!(cmp.warnings));
+            Value::Object(o)
+        })
+        .collect();
+    o.insert("candidates".into(), Value::Array(candidates));
     Value::Object(o)
 }

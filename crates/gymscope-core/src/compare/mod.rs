@@ -12,22 +12,32 @@
 //! - `pair`: pairing by content or by task index;
 //! - `summary`: per-group means, transitions and the paired bootstrap;
 //! - `document`: the JSON document; `text`: the terminal output; `report`: the HTML page;
-//! - `conversations`: which rollout lines the report shows, and reading them back.
+//! - `aggregate`: a `*_aggregate_metrics.json` as a side paired by index, or Welch's test
+//!   (`unpaired`: that comparison and its outputs);
+//! - `conversations`: which rollout lines the report shows, and reading them back;
+//! - `multi`: a baseline against several candidates, each judged (`verdict`: the sign-flip
+//!   p-value, Holm, the verdict; `power`: the minimum detectable effect, repeats needed).
 //!
 //! [`Profile`]: crate::profile::Profile
 //! [`LineSource`]: crate::render::LineSource
 
+pub mod aggregate;
 pub mod conversations;
 mod document;
 mod key;
+pub mod markdown;
+pub mod multi;
 mod pair;
+pub mod power;
 mod profile_file;
 pub mod report;
 mod side;
 mod summary;
 pub mod text;
+pub mod unpaired;
+pub mod verdict;
 
-pub use document::to_json;
+pub use document::{multi_to_json, to_json};
 pub use key::TaskKey;
 pub use pair::compare;
 pub use profile_file::ProfilingFileReader;
@@ -99,6 +109,12 @@ pub enum CompareError {
         a_tasks: usize,
         b_tasks: usize,
         hint: &'static str,
+    },
+    #[error("'{file}' {at}: {message}")]
+    Aggregate {
+        file: String,
+        at: String,
+        message: String,
     },
     #[error("--pass-threshold must be a finite number, got {0}")]
     BadThreshold(f64),

@@ -19,6 +19,8 @@ pub enum RunKind {
     /// A `*_reward_profiling.jsonl`: each task has one line, its row in that file (its `sample`
     /// holds the prompt; the answers are not in that file).
     ProfilingFile,
+    /// A `*_aggregate_metrics.json`: no lines to show (its tasks have none).
+    Aggregate,
 }
 
 /// A line to read again for the report: a rollout (with its index) or a profile row.

@@ -1,7 +1,11 @@
 //! `gymscope compare` on a terminal: the headline numbers, the transition table, per-agent lines
-//! and the ten largest regressions and improvements.
+//! and the ten largest regressions and improvements; with the verdicts, the power and the flips of
+//! every candidate ([`format_multi`]).
 
+use super::multi::{Flips, MultiComparison};
+use super::power::{Needed, Power};
 use super::summary::{IntervalMethod, MeanDelta, BOOTSTRAP_MAX_TASKS};
+use super::verdict::{PMethod, EXACT_MAX_TASKS, PERMUTATIONS, PERMUTATION_MAX_TASKS};
 use super::{Comparison, PairedTask, BOOTSTRAP_RESAMPLES};
 use crate::reward_group::RewardGroup;
 use crate::table::short_number;
@@ -170,4 +174,206 @@ fn list(out: &mut String, title: &str, tasks: &[&PairedTask]) {
             t.agent.as_deref().unwrap_or("")
         );
     }
+}
+
+/// A p-value as shown: four decimals, `< 0.0001` below.
+pub fn p_value(p: Option<f64>) -> String {
+    match p {
+        Some(p) if p < 1e-4 => "< 0.0001".into(),
+        Some(p) => short_number(p),
+        None => "–".into(),
+    }
+}
+
+/// How the p-values were computed, said once under the verdict table.
+pub fn p_methods(m: &MultiComparison) -> String {
+    let mut used: Vec<PMethod> = Vec::new();
+    for c in &m.candidates {
+        for row in &c.metrics {
+            if let Some(p) = row.p {
+                if !used.contains(&p.method) {
+                    used.push(p.method);
+                }
+            }
+        }
+    }
+    let seed = m
+        .candidates
+        .first()
+        .map_or(0, |c| c.comparison.options.seed);
+    let said: Vec<String> = used
+        .iter()
+        .map(|method| match method {
+            PMethod::Exact => format!("every sign pattern (up to {EXACT_MAX_TASKS} tasks)"),
+            PMethod::Permutation => format!("{PERMUTATIONS} seeded sign patterns (seed {seed})"),
+            PMethod::Normal => {
+                format!("the normal approximation (more than {PERMUTATION_MAX_TASKS} tasks)")
+            }
+        })
+        .collect();
+    format!(
+        "p: two-sided paired sign-flip permutation test over tasks, {}; Holm-corrected across \
+         the {} per metric; verdict at α {}",
+        said.join(", "),
+        candidates(m.candidates.len()),
+        m.alpha
+    )
+}
+
+fn candidates(n: usize) -> String {
+    if n == 1 {
+        "1 candidate".into()
+    } else {
+        format!("{n} candidates")
+    }
+}
+
+/// `minimum detectable effect 0.12 (80% power, α 0.05; 24 tasks, 2 repeats; …)` and what
+/// `--effect` needs.
+pub fn power_line(p: &Power, alpha: f64) -> String {
+    let mut s = match (p.mde, p.variance) {
+        (Some(mde), Some(v)) => {
+            let mut s = format!(
+                "minimum detectable effect {} (80% power, α {alpha}; {}, {}; paired variance {}",
+                short_number(mde),
+                tasks(p.tasks),
+                if p.repeats > 0.0 {
+                    format!("{} repeats per task", short_number(p.repeats))
+                } else {
+                    "per-task means only".to_string()
+                },
+                short_number(v)
+            );
+            match (p.between, p.within) {
+                (Some(b), Some(w)) => {
+                    let _ = write!(
+                        s,
+                        " = between-task {} + within-task {}",
+                        short_number(b),
+                        short_number(w)
+                    );
+                }
+                _ if p.repeats > 0.0 => {
+                    s.push_str(", within-task part unknown: one rollout per task");
+                }
+                _ => s.push_str(", within-task part unknown"),
+            }
+            s.push(')');
+            s
+        }
+        (None, Some(_)) => format!(
+            "minimum detectable effect: none, the observed variance is zero ({}, every delta the same)",
+            tasks(p.tasks)
+        ),
+        _ => format!(
+            "minimum detectable effect: unknown, {} with a delta (two are needed)",
+            tasks(p.tasks)
+        ),
+    };
+    if let (Some(d), Some(needed)) = (p.effect, p.needed) {
+        let _ = write!(s, "; to detect {}: ", short_number(d));
+        match needed {
+            Needed::Already => s.push_str("already detectable"),
+            Needed::Repeats(r) => {
+                let _ = write!(s, "{r} repeats per task at {}", tasks(p.tasks));
+            }
+            Needed::Tasks(n) => {
+                let _ = write!(
+                    s,
+                    "{} at these repeats (more repeats alone cannot)",
+                    tasks(n as usize)
+                );
+            }
+        }
+    }
+    s
+}
+
+/// `12 identical, 3 flipped to pass, …`.
+pub fn flips_line(f: &Flips) -> String {
+    format!(
+        "{} identical, {} flipped to pass, {} flipped to fail, {} without reward, {} only in \
+         the baseline, {} only in the candidate",
+        f.identical,
+        f.flipped_to_pass,
+        f.flipped_to_fail,
+        f.without_reward,
+        f.only_baseline,
+        f.only_candidate
+    )
+}
+
+/// The baseline against every candidate: each pair's two-run text (headed by its labels when
+/// there are several), then the verdict table (a row per candidate and metric), the power and
+/// the flips, a line per candidate.
+pub fn format_multi(m: &MultiComparison) -> String {
+    let mut out = String::new();
+    let several = m.candidates.len() > 1;
+    for c in &m.candidates {
+        if several {
+            let _ = writeln!(out, "== {} vs {} ==", m.baseline.label, c.run.label);
+        }
+        out.push_str(&format(&c.comparison));
+        out.push('\n');
+    }
+    let _ = writeln!(
+        out,
+        "Baseline: {} ({}); {}",
+        m.baseline.label,
+        tasks(m.baseline.tasks),
+        candidates(m.candidates.len())
+    );
+    let width = m
+        .candidates
+        .iter()
+        .map(|c| c.run.label.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(3);
+    let metric = m
+        .candidates
+        .iter()
+        .flat_map(|c| c.metrics.iter().map(|r| r.metric.chars().count()))
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let _ = writeln!(out, "\nVerdicts:");
+    let _ = writeln!(
+        out,
+        "  {:<width$}  {:<metric$} {:>10} {:>10} {:>9}  {:<21} {:>8} {:>8}  verdict",
+        "run", "metric", "baseline", "candidate", "Δ", "95% CI", "p", "p (Holm)"
+    );
+    for c in &m.candidates {
+        for row in &c.metrics {
+            let ci = row.mean.ci95.map_or_else(String::new, |(lo, hi)| {
+                format!("{} … {}", signed(Some(lo)), signed(Some(hi)))
+            });
+            let _ = writeln!(
+                out,
+                "  {:<width$}  {:<metric$} {:>10} {:>10} {:>9}  {:<21} {:>8} {:>8}  {}",
+                c.run.label,
+                row.metric,
+                n(row.mean.a),
+                n(row.mean.b),
+                signed(row.mean.delta),
+                ci,
+                p_value(row.p.map(|p| p.p)),
+                p_value(row.p_holm),
+                row.verdict.word(row.higher_is_better)
+            );
+        }
+    }
+    let _ = writeln!(out, "  {}", p_methods(m));
+    let _ = writeln!(out, "\nPower (mean reward):");
+    for c in &m.candidates {
+        let _ = writeln!(out, "  {}: {}", c.run.label, power_line(&c.power, m.alpha));
+    }
+    let _ = writeln!(
+        out,
+        "\nFlips by task (pass/fail by reward group: all_failure < mixed < all_success):"
+    );
+    for c in &m.candidates {
+        let _ = writeln!(out, "  {}: {}", c.run.label, flips_line(&c.flips));
+    }
+    out
 }

@@ -124,6 +124,69 @@ pub fn role_note(kind: FileKind) -> &'static str {
     }
 }
 
+/// Runs the Compare page can hold at once (the baseline and seven candidates).
+pub const MAX_RUNS: usize = 8;
+
+/// One run among files dropped together: its rollouts with their materialized inputs, or a
+/// `*_reward_profiling.jsonl` alone.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunFiles<F> {
+    Run { inputs: F, rollouts: F },
+    Profiling(F),
+}
+
+/// Groups files dropped at once into runs, by name and kind: a rollouts file `x.jsonl` with the
+/// `x_materialized_inputs.jsonl` beside it, a profiling file alone; ordered by the name of the
+/// rollouts or profiling file. Errors name the file left without its partner, or the kind
+/// the page cannot compare.
+pub fn group_runs<F: Clone>(
+    files: &[(F, String, FileKind)],
+) -> Result<Vec<(String, RunFiles<F>)>, String> {
+    let mut runs: Vec<(String, RunFiles<F>)> = Vec::new();
+    let mut used = vec![false; files.len()];
+    for (i, (file, name, kind)) in files.iter().enumerate() {
+        match kind {
+            FileKind::RewardProfiling => {
+                used[i] = true;
+                runs.push((name.clone(), RunFiles::Profiling(file.clone())));
+            }
+            FileKind::Rollouts => {
+                let want = crate::names::materialized_inputs(name);
+                let Some(j) = files
+                    .iter()
+                    .position(|(_, n, k)| *k == FileKind::MaterializedInputs && *n == want)
+                else {
+                    return Err(format!(
+                        "'{name}': its materialized inputs '{want}' were not chosen with it"
+                    ));
+                };
+                used[i] = true;
+                used[j] = true;
+                runs.push((
+                    name.clone(),
+                    RunFiles::Run {
+                        inputs: files[j].0.clone(),
+                        rollouts: file.clone(),
+                    },
+                ));
+            }
+            _ => {}
+        }
+    }
+    if let Some(i) = (0..files.len()).find(|&i| !used[i]) {
+        let (_, name, kind) = &files[i];
+        return Err(format!(
+            "'{name}' ({}) is not part of a run: choose each run's rollouts with its materialized inputs, or a *_reward_profiling.jsonl",
+            kind.label()
+        ));
+    }
+    if runs.len() > MAX_RUNS {
+        return Err(format!("{} runs chosen; the page compares at most {MAX_RUNS} at once (the CLI takes any number)", runs.len()));
+    }
+    runs.sort_by(|x, y| x.0.cmp(&y.0));
+    Ok(runs)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,5 +264,52 @@ mod tests {
         ]);
         assert_eq!(taken.pivot, Some("p"));
         assert_eq!(taken.next, Next::ProfileRun);
+    }
+
+    #[test]
+    fn files_dropped_at_once_group_into_runs() {
+        use super::{group_runs, RunFiles};
+        let f = |n: &str, k| (n.to_string(), n.to_string(), k);
+        let runs = group_runs(&[
+            f("c1.jsonl", FileKind::Rollouts),
+            f(
+                "base_materialized_inputs.jsonl",
+                FileKind::MaterializedInputs,
+            ),
+            f("c1_materialized_inputs.jsonl", FileKind::MaterializedInputs),
+            f("base.jsonl", FileKind::Rollouts),
+            f("x_reward_profiling.jsonl", FileKind::RewardProfiling),
+        ])
+        .unwrap();
+        let names: Vec<&str> = runs.iter().map(|r| r.0.as_str()).collect();
+        assert_eq!(
+            names,
+            ["base.jsonl", "c1.jsonl", "x_reward_profiling.jsonl"]
+        );
+        assert_eq!(
+            runs[0].1,
+            RunFiles::Run {
+                inputs: "base_materialized_inputs.jsonl".to_string(),
+                rollouts: "base.jsonl".to_string()
+            }
+        );
+        let e = group_runs(&[f("a.jsonl", FileKind::Rollouts)]).unwrap_err();
+        assert!(e.contains("a_materialized_inputs.jsonl"), "{e}");
+        let e = group_runs(&[
+            f("a.jsonl", FileKind::Rollouts),
+            f("a_materialized_inputs.jsonl", FileKind::MaterializedInputs),
+            f("b_materialized_inputs.jsonl", FileKind::MaterializedInputs),
+        ])
+        .unwrap_err();
+        assert!(e.contains("b_materialized_inputs.jsonl"), "{e}");
+        let many: Vec<_> = (0..9)
+            .map(|i| {
+                f(
+                    &format!("r{i}_reward_profiling.jsonl"),
+                    FileKind::RewardProfiling,
+                )
+            })
+            .collect();
+        assert!(group_runs(&many).unwrap_err().contains("at most 8"));
     }
 }

@@ -1,12 +1,13 @@
 //! The Compare page: two runs (each a run's two files or a `*_reward_profiling.jsonl`, recognized
-//! by content) or the embedded example pair, compared in the worker by the core (`compare`), then
-//! the report's summary, the paired tasks and any task's rollouts side by side.
+//! by content), up to eight dropped at once (grouped by `intake::group_runs`, a baseline chosen),
+//! or the embedded example pair, compared in the worker by the core (`compare`), then the
+//! report's summary (a verdict row per candidate), the paired tasks and any task's rollouts.
 
 pub mod result;
 
 use crate::compare::{CompareOptions, PairBy};
 use crate::inspect::detect::FileKind;
-use crate::inspect::intake::Slots;
+use crate::inspect::intake::{group_runs, RunFiles, Slots, MAX_RUNS};
 use crate::web::pages::compare::result::CompareResult;
 use crate::web::protocol::{CompareInput, Compared, Failure, Progress, Reply, Request};
 use crate::web::widgets::file_pick::kinds_of;
@@ -55,6 +56,13 @@ fn input_of(s: &Slots<web_sys::File>) -> Option<CompareInput> {
     }
 }
 
+fn input_of_run(r: RunFiles<web_sys::File>) -> CompareInput {
+    match r {
+        RunFiles::Run { inputs, rollouts } => CompareInput::Run { inputs, rollouts },
+        RunFiles::Profiling(file) => CompareInput::Profiling { file },
+    }
+}
+
 #[component]
 pub fn ComparePage() -> impl IntoView {
     let sides = [
@@ -62,14 +70,26 @@ pub fn ComparePage() -> impl IntoView {
         RwSignal::new_local(Slots::default()),
     ];
     let pair_by_index = RwSignal::new(false);
+    // Runs dropped at once (by name) and which of them is the baseline.
+    let runs = RwSignal::new_local(Vec::<(String, RunFiles<web_sys::File>)>::new());
+    let baseline = RwSignal::new(0usize);
     let phase = RwSignal::new_local(Phase::Idle);
     let (worker, worker_ready) = start_page_worker();
     let start = move || {
-        let (Some(a), Some(b)) = (
-            sides[0].with_untracked(input_of),
-            sides[1].with_untracked(input_of),
-        ) else {
-            return;
+        let mut several = runs.get_untracked();
+        let (a, b, more) = if several.len() >= 2 {
+            let base = several.remove(baseline.get_untracked().min(several.len() - 1));
+            let mut rest = several.into_iter().map(|(_, r)| input_of_run(r));
+            let Some(b) = rest.next() else { return };
+            (input_of_run(base.1), b, rest.collect())
+        } else {
+            let (Some(a), Some(b)) = (
+                sides[0].with_untracked(input_of),
+                sides[1].with_untracked(input_of),
+            ) else {
+                return;
+            };
+            (a, b, Vec::new())
         };
         let options = CompareOptions {
             pair_by: if pair_by_index.get_untracked() {
@@ -86,7 +106,12 @@ pub fn ComparePage() -> impl IntoView {
         }));
         worker.with_value(|w| {
             w.request(
-                &Request::Compare { a, b, options },
+                &Request::Compare {
+                    a,
+                    b,
+                    more,
+                    options,
+                },
                 move |reply| match reply {
                     Reply::Progress(p) => phase.set(Phase::Working(p)),
                     Reply::Compared(c) => phase.set(Phase::Done(Arc::from(c))),
@@ -97,6 +122,7 @@ pub fn ComparePage() -> impl IntoView {
         });
     };
     let take = move |side: usize, files: Vec<(web_sys::File, FileKind)>| {
+        runs.set(Vec::new());
         sides[side].update(|s| {
             s.take(files);
         });
@@ -131,6 +157,37 @@ pub fn ComparePage() -> impl IntoView {
             </label>
         }
     };
+    let take_runs = move |files: Vec<(web_sys::File, FileKind)>| {
+        let named: Vec<_> = files
+            .into_iter()
+            .map(|(f, k)| (f.clone(), f.name(), k))
+            .collect();
+        match group_runs(&named) {
+            Ok(r) if r.len() >= 2 => {
+                runs.set(r);
+                baseline.set(0);
+                start();
+            }
+            Ok(_) => phase.set(Phase::Failed("Choose at least two runs.".into())),
+            Err(e) => phase.set(Phase::Failed(e)),
+        }
+    };
+    let on_runs = move |e: ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&e);
+        kinds_of(input.files(), take_runs);
+    };
+    let on_runs_drop = move |e: ev::DragEvent| {
+        e.prevent_default();
+        kinds_of(e.data_transfer().and_then(|d| d.files()), take_runs);
+    };
+    let baseline_options = move || {
+        runs.with(|r| {
+            r.iter()
+                .enumerate()
+                .map(|(i, (name, _))| view! { <option value=i.to_string() selected=move || baseline.get() == i>{name.clone()}</option> })
+                .collect_view()
+        })
+    };
     let load_example = move |_| {
         let files: Vec<(web_sys::File, FileKind)> = EXAMPLE
             .iter()
@@ -149,6 +206,7 @@ pub fn ComparePage() -> impl IntoView {
         let (a, b) = files.split_at(2);
         sides[0].set(Slots::default());
         sides[1].set(Slots::default());
+        runs.set(Vec::new());
         sides[0].update(|s| {
             s.take(a.to_vec());
         });
@@ -159,6 +217,13 @@ pub fn ComparePage() -> impl IntoView {
             <p>"Compare two runs of the same tasks: for each, choose its materialized inputs and rollouts files (or a *_reward_profiling.jsonl). Tasks are paired by content; the files are read here, in a background worker."</p>
             {picker(0, "A (baseline)", "compare-a")}
             {picker(1, "B (compared)", "compare-b")}
+            <label class="compare-side" data-testid="compare-runs-drop" on:dragover=|e: ev::DragEvent| e.prevent_default() on:drop=on_runs_drop>
+                {format!("Or several runs at once (up to {MAX_RUNS}): drop all their files here, or choose them ")}
+                <input type="file" multiple accept=".jsonl,.json" data-testid="compare-runs" on:change=on_runs />
+            </label>
+            <label hidden=move || runs.with(Vec::is_empty)>" baseline: "
+                <select data-testid="compare-baseline" on:change=move |e| { baseline.set(event_target_value(&e).parse().unwrap_or(0)); start(); }>{baseline_options}</select>
+            </label>
             <label><input type="checkbox" data-testid="compare-pair-by-index" prop:checked=move || pair_by_index.get()
                 on:change=move |e| { pair_by_index.set(event_target_checked(&e)); start(); } />" pair by task index (for a prompt change)"</label>
             <button data-testid="compare-example" on:click=load_example>"Load the example comparison"</button>

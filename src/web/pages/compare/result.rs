@@ -33,6 +33,26 @@ pub fn CompareResult(compared: Arc<Compared>, worker: SharedWorker) -> impl Into
         });
     };
     let c = &compared.comparison;
+    // The verdict section's flipped tasks link to `#task=N` (the baseline's index), as in the
+    // report; here a click shows that task's rollouts instead of leaving the page.
+    let task_a: Vec<i64> = c.tasks.iter().map(|t| t.task_a).collect();
+    let on_flip = move |e: leptos::ev::MouseEvent| {
+        use wasm_bindgen::JsCast;
+        let link = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|el| el.closest("a.flip").ok().flatten());
+        let Some(href) = link.and_then(|a| a.get_attribute("href")) else {
+            return;
+        };
+        e.prevent_default();
+        let n = href
+            .strip_prefix("#task=")
+            .and_then(|n| n.parse::<i64>().ok());
+        if let Some(i) = n.and_then(|n| task_a.iter().position(|&t| t == n)) {
+            open(i);
+        }
+    };
     let rows = c
         .tasks
         .iter()
@@ -51,7 +71,7 @@ pub fn CompareResult(compared: Arc<Compared>, worker: SharedWorker) -> impl Into
         .collect_view();
     let more = (c.tasks.len() > ROWS).then(|| format!("The first {ROWS} of {} paired tasks, worst regression first; the exported report lists them all.", c.tasks.len()));
     view! {
-        <div class="compare-summary" data-testid="compare-summary" inner_html=compared.summary_html.clone()></div>
+        <div class="compare-summary" data-testid="compare-summary" on:click=on_flip inner_html=compared.summary_html.clone()></div>
         <section>
             <h2>"Paired tasks"</h2>
             <p class="muted">"Click a task to see both runs' rollouts of it side by side."</p>

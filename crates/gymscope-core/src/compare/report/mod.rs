@@ -10,8 +10,10 @@ mod data;
 mod model;
 pub mod plots;
 mod sections;
+mod verdicts;
 
 use super::conversations::PairConversations;
+use super::multi::MultiComparison;
 use super::summary::MeanDelta;
 use super::text::{interval_method, signed, tasks};
 use super::Comparison;
@@ -36,6 +38,31 @@ pub fn default_title(c: &Comparison) -> String {
 
 /// The whole page.
 pub fn render(c: &Comparison, meta: &ReportMeta, conversations: &[PairConversations]) -> String {
+    render_with(c, None, meta, conversations)
+}
+
+/// The report of the baseline against its first candidate (whose tasks and conversations it
+/// shows), with the verdicts, power and flips of every candidate after the headline.
+pub fn render_multi(
+    all: &MultiComparison,
+    meta: &ReportMeta,
+    conversations: &[PairConversations],
+) -> Option<String> {
+    let first = all.candidates.first()?;
+    Some(render_with(
+        &first.comparison,
+        Some(all),
+        meta,
+        conversations,
+    ))
+}
+
+fn render_with(
+    c: &Comparison,
+    all: Option<&MultiComparison>,
+    meta: &ReportMeta,
+    conversations: &[PairConversations],
+) -> String {
     let m = model::model(c);
     let mut out = String::with_capacity(2 << 20);
     let title = if meta.title.is_empty() {
@@ -47,6 +74,9 @@ pub fn render(c: &Comparison, meta: &ReportMeta, conversations: &[PairConversati
     page_head(&mut out, title, "gymscope comparison", SCRIPT, &style);
     page_header(&mut out, meta, title);
     headline(&mut out, c);
+    if let Some(all) = all {
+        verdicts::section(&mut out, all);
+    }
     agents(&mut out, c);
     transitions(&mut out, c);
     sections::plots(&mut out, c, &m);
@@ -61,9 +91,18 @@ pub fn render(c: &Comparison, meta: &ReportMeta, conversations: &[PairConversati
 /// The report's summary sections (headline, agents, transitions, plots) as one HTML fragment,
 /// every data string escaped: the app's Compare page shows exactly what the report shows.
 pub fn summary_html(c: &Comparison) -> String {
+    summary_html_with(c, None)
+}
+
+/// The page's summary: the report's headline, verdicts (when judged), per-agent table,
+/// transitions and plots.
+pub fn summary_html_with(c: &Comparison, all: Option<&MultiComparison>) -> String {
     let m = model::model(c);
     let mut out = String::with_capacity(64 << 10);
     headline(&mut out, c);
+    if let Some(all) = all {
+        verdicts::section(&mut out, all);
+    }
     agents(&mut out, c);
     transitions(&mut out, c);
     sections::plots(&mut out, c, &m);
