@@ -475,6 +475,10 @@ pub struct CompareArgs {
     /// are candidates.
     #[arg(value_name = "RUN")]
     pub runs: Vec<String>,
+    /// The embedded example comparison (two generated checkpoints of the same 24 tasks, the
+    /// app's "Load the example comparison") instead of runs of your own.
+    #[arg(long, conflicts_with_all = ["runs", "baseline", "candidates"])]
+    pub example: bool,
     /// The baseline run (NeMo Gym's `gym eval compare` spelling).
     #[arg(long, value_name = "RUN")]
     pub baseline: Option<String>,

@@ -92,12 +92,17 @@ fn with_example(
         Command::Report(a) => a.example,
         Command::Health(a) => a.example,
         Command::Query(a) => a.example,
+        Command::Compare(a) => a.example,
         _ => false,
     };
     if !wants {
         return Ok((command, None));
     }
-    let run = ExampleRun::write()?;
+    let run = if matches!(command, Command::Compare(_)) {
+        ExampleRun::write_comparison()?
+    } else {
+        ExampleRun::write()?
+    };
     let (inputs, rollouts) = (Some(run.inputs.clone()), Some(run.rollouts.clone()));
     match &mut command {
         Command::Report(a) => {
@@ -107,6 +112,12 @@ fn with_example(
         }
         Command::Health(a) => (a.inputs, a.rollouts) = (inputs, rollouts),
         Command::Query(a) => (a.inputs, a.rollouts) = (inputs, rollouts),
+        // The baseline and the candidate (the fields hold the two runs' rollouts).
+        Command::Compare(a) => {
+            a.runs = [&run.inputs, &run.rollouts]
+                .map(|p| p.display().to_string())
+                .to_vec();
+        }
         _ => {}
     }
     Ok((command, Some(run)))

@@ -76,6 +76,14 @@ fn report_health_and_query_run_on_the_embedded_example() {
     assert!(r.status.success(), "{}", said(&r));
     assert_eq!(String::from_utf8_lossy(&r.stdout).trim(), "4");
 
+    // The example comparison: the app's two checkpoints of 24 tasks, paired by content.
+    let r = run_in(cwd, tmp, &["compare", "--example", "--format", "json"]);
+    assert!(r.status.success(), "{}", said(&r));
+    let v: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    assert_eq!(v["paired_tasks"], 24, "{}", &said(&r)[..200]);
+    let r = run_in(cwd, tmp, &["compare", "--example", "base.jsonl"]);
+    assert_eq!(r.status.code(), Some(2), "{}", said(&r));
+
     // Files of one's own and --example are refused together (exit 2).
     let r = run_in(
         cwd,
