@@ -660,3 +660,43 @@ fn health_reads_a_repeated_key_as_profile_does() {
     let outcomes = &v["agents"][0]["outcomes"];
     assert_eq!(outcomes["never_pass"], 1, "{v}");
 }
+
+/// build-pivot writes every output in full before it renames any (the dataset first): when one
+/// of them cannot be written, the previous run's dataset and metrics stay as they were, side by
+/// side, and no temporary file is left.
+#[test]
+fn build_pivot_leaves_the_previous_outputs_together_when_one_cannot_be_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = repo_root()
+        .join("tests/fixtures/pivot-build/upstream/example_multi_step.example_rollouts.jsonl");
+    let (out, metrics) = (
+        dir.path().join("p.jsonl"),
+        dir.path().join("p.metrics.json"),
+    );
+    std::fs::write(&out, "OLD\n").unwrap();
+    std::fs::write(&metrics, "OLD\n").unwrap();
+    // The config's folder is a file: that output cannot be made.
+    std::fs::write(dir.path().join("file"), "x").unwrap();
+    let config = dir.path().join("file/c.yaml");
+    let r = run(&[
+        "build-pivot",
+        "--input",
+        s(&source),
+        "--output",
+        s(&out),
+        "--agent-ref",
+        "a",
+        "--config-out",
+        s(&config),
+    ]);
+    assert_eq!(r.status.code(), Some(1), "{}", text(&r));
+    assert!(text(&r).contains("c.yaml"), "{}", text(&r));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "OLD\n");
+    assert_eq!(std::fs::read_to_string(&metrics).unwrap(), "OLD\n");
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["file", "p.jsonl", "p.metrics.json"]);
+}
