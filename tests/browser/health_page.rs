@@ -319,7 +319,7 @@ async fn a_rate_cell_becomes_the_query_of_the_profile_page() {
     // The query is in the URL hash (`q=`), so a reload keeps it; no filter of its own.
     let hash = b.eval("return location.hash").await;
     let hash = hash.as_str().unwrap();
-    assert!(hash.contains("q=health.tool"), "{hash}");
+    assert!(hash.contains("q=health%2Etool%5Ferror"), "{hash}");
     assert!(!hash.contains("flag="), "{hash}");
     b.click_testid("query-clear").await;
     wait_rows(&b, &["0", "1", "2", "3"]).await;

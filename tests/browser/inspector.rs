@@ -568,10 +568,14 @@ async fn markdown_renders_safely_and_arguments_read_as_code() {
             "return document.querySelector('{view} pre.code').textContent"
         ))
         .await;
-    assert_eq!(
-        code,
-        json!("{\n  \"code\": \"def f():\n    return 1\n\"\n}")
-    );
+    // A multi-line string argument reads as the code it is, under its name (no JSON escapes).
+    assert_eq!(code, json!("def f():\n    return 1\n"));
+    let arg = b
+        .eval(&format!(
+            "return document.querySelector('{view} .arg').textContent"
+        ))
+        .await;
+    assert_eq!(arg, json!("code"));
     // "As written" shows the text as it is in the row.
     b.click_testid("rollout-as-written").await;
     b.wait_text(view, "# Result").await;
