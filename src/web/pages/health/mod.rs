@@ -194,7 +194,7 @@ fn health_view(h: &HealthView, link: HealthLink, to_profile: Callback<()>) -> im
             {verdict}
             {run_rates}
             <h2>"Rates per agent"</h2>
-            <p class="muted">"Each rate is coloured by its threshold (ok / warn / bad, the word beside the colour). Click a non-zero rate to list the tasks with such a rollout on the Reward profile page."</p>
+            <p class="muted">"Each rate is coloured by its threshold (ok / warn / bad, the word beside the colour). Click a non-zero rate to filter the Reward profile page by its query (health.FLAG == true and agent == …): the tasks with such a rollout."</p>
             <div class="table-wrap">
                 <table data-testid="health-rates">
                     <thead><tr><th>"rate (threshold)"</th>{agent_head}</tr></thead>

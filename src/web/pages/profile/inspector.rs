@@ -86,19 +86,21 @@ pub fn Inspector(
     view! {
         <div class="inspector" data-testid="inspector">
             <div class="pane-run" data-testid="pane-run">
+                // What a user looks at first (the summary, the query bar, the plots) on the first
+                // screen; the tables, the files and sharing below.
                 <Summary run=run.clone() />
-                <section class="downloads"><h2>"Output files"</h2>{links}</section>
-                <ExportReport worker=worker rollouts_name=run.view.rollouts_name.clone() />
-                <section>
-                    <h2>"Agent metrics"</h2>
-                    <AgentTable table=run.view.agents.clone() />
-                </section>
                 <QueryBar run=run.clone() sel=sel inputs=inputs rollouts=rollouts />
                 <Plots run=run.clone() sel=sel />
                 <section>
                     <h2>"Per task"</h2>
                     <TaskTable run=run.clone() sel=sel />
                 </section>
+                <section>
+                    <h2>"Agent metrics"</h2>
+                    <AgentTable table=run.view.agents.clone() />
+                </section>
+                <section class="downloads"><h2>"Output files"</h2>{links}</section>
+                <ExportReport worker=worker rollouts_name=run.view.rollouts_name.clone() />
             </div>
             <div class="pane-rollout" data-testid="pane-rollout">
                 <RolloutView run=run rollouts=rollouts sel=sel />
