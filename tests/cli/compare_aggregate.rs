@@ -2,10 +2,9 @@
 //! hand-made: paired by `_ng_task_index` through `group_level_metrics` (said so), mixed with a
 //! rollouts run, unpaired Welch without indices (said so), and their errors.
 
-use crate::common;
 use crate::common::compare_runs;
 
-use common::run_gymscope;
+use crate::compare_multi::{json_of, output};
 use compare_runs::{run, task, write_run};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -29,21 +28,6 @@ fn aggregate(dir: &Path, name: &str, tasks: &[(Option<i64>, f64, f64, f64)]) -> 
     let path = dir.join(format!("{name}_aggregate_metrics.json"));
     std::fs::write(&path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
     path.to_string_lossy().into_owned()
-}
-
-fn output(args: &[&str]) -> (i32, String, String) {
-    let out = run_gymscope(args);
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn json_of(args: &[&str]) -> Value {
-    let (code, stdout, stderr) = output(args);
-    assert_eq!(code, 0, "{stderr}");
-    serde_json::from_str(&stdout).unwrap()
 }
 
 #[test]

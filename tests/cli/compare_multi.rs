@@ -14,18 +14,18 @@ use std::path::Path;
 
 /// `dir/<name>/rollouts.jsonl` (+ inputs): three runs whose files all have the same name.
 fn three_runs(dir: &Path) -> [String; 3] {
-    let base = run(
-        &[
+    // The baseline's tasks (c2 is the baseline again, rows scrambled).
+    let base_tasks = || {
+        [
             task(0, "p0", &[0.0, 0.0]),
             task(1, "p1", &[1.0, 0.0]),
             task(2, "p2", &[0.0, 0.0]),
             task(3, "p3", &[1.0, 1.0]),
             task(4, "p4", &[1.0, 1.0]),
             task(5, "only in base", &[1.0, 1.0]),
-        ],
-        0.6,
-        0,
-    );
+        ]
+    };
+    let base = run(&base_tasks(), 0.6, 0);
     // c1: deltas +1, +0.5, +1, 0, −0.5 (p0..p4); other indices, another order, one new task.
     let c1 = run(
         &[
@@ -40,19 +40,7 @@ fn three_runs(dir: &Path) -> [String; 3] {
         3,
     );
     let mut out = [String::new(), String::new(), String::new()];
-    // c2 is the baseline again, rows scrambled.
-    let c2 = run(
-        &[
-            task(0, "p0", &[0.0, 0.0]),
-            task(1, "p1", &[1.0, 0.0]),
-            task(2, "p2", &[0.0, 0.0]),
-            task(3, "p3", &[1.0, 1.0]),
-            task(4, "p4", &[1.0, 1.0]),
-            task(5, "only in base", &[1.0, 1.0]),
-        ],
-        0.9,
-        5,
-    );
+    let c2 = run(&base_tasks(), 0.9, 5);
     for (i, (name, files)) in [("base", &base), ("c1", &c1), ("c2", &c2)]
         .iter()
         .enumerate()
@@ -64,7 +52,8 @@ fn three_runs(dir: &Path) -> [String; 3] {
     out
 }
 
-fn output(args: &[&str]) -> (i32, String, String) {
+/// Exit code, stdout and stderr of a gymscope run (shared with `compare_aggregate`).
+pub(crate) fn output(args: &[&str]) -> (i32, String, String) {
     let out = run_gymscope(args);
     (
         out.status.code().unwrap_or(-1),
@@ -73,7 +62,8 @@ fn output(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-fn json_of(args: &[&str]) -> Value {
+/// The JSON a successful gymscope run prints.
+pub(crate) fn json_of(args: &[&str]) -> Value {
     let (code, stdout, stderr) = output(args);
     assert_eq!(code, 0, "{stderr}");
     serde_json::from_str(&stdout).unwrap()
