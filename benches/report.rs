@@ -106,7 +106,7 @@ async fn main() {
             .eval("const t = performance.now(); document.querySelectorAll('#task-table thead th')[1].click(); return performance.now() - t")
             .await;
         let filter = b
-            .eval("const t = performance.now(); const f = document.getElementById('task-filter'); f.value = 'mean/reward<0.5'; f.dispatchEvent(new Event('input')); return performance.now() - t")
+            .eval("const t = performance.now(); const f = document.getElementById('task-filter'); f.value = '`mean/reward` < 0.5'; f.dispatchEvent(new Event('input')); return performance.now() - t")
             .await;
         let script = b
             .eval("return document.documentElement.getAttribute('data-script-ms')")

@@ -1,8 +1,9 @@
 //! Command-line flags, defined apart from their use.
 
-use crate::collect::shard::Shard;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
+
+pub use super::collect_args::{CollectArgs, HealthCheckArgs};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -315,137 +316,12 @@ pub struct ReportArgs {
     /// Judge every rollout of the Health section as one action (see `health --single-step`).
     #[arg(long)]
     pub single_step: bool,
+    /// Open the page filtered to the rollouts where EXPR holds (the query language of
+    /// `gymscope query`; needs --inputs and --rollouts): its matches are stored in the page.
+    #[arg(long, value_name = "EXPR", conflicts_with = "profile")]
+    pub query: Option<String>,
     /// Refuse lines longer than N bytes (default 1 GiB): a file that never ends a line fails
     /// with its name and line instead of filling memory.
-    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
-    pub max_line_bytes: u64,
-}
-
-#[derive(Args, Debug)]
-pub struct CollectArgs {
-    /// Input tasks JSONL (required for a fresh run).
-    #[arg(short = 'i', long, value_name = "FILE")]
-    pub input: Option<PathBuf>,
-    /// Output rollouts JSONL; the other files are named after it.
-    #[arg(short = 'o', long, value_name = "FILE")]
-    pub output: PathBuf,
-    /// Agent for rows without an `agent_ref`.
-    #[arg(short = 'a', long, value_name = "NAME")]
-    pub agent: Option<String>,
-    /// Take only the first N input lines (0 = all).
-    #[arg(long, value_name = "N")]
-    pub limit: Option<u64>,
-    /// Rollouts per task: an int, or per agent as `{agent_a: 4, _default: 1}`.
-    #[arg(long, value_name = "N|{AGENT: N, ...}")]
-    pub num_repeats: Option<String>,
-    /// Rollouts in flight at once (default: unlimited, as upstream; in practice 1024).
-    #[arg(long, value_name = "N")]
-    pub concurrency: Option<usize>,
-    /// Continue an interrupted collection from its files.
-    #[arg(long)]
-    pub resume: bool,
-    /// Override `responses_create_params.temperature` in every row.
-    #[arg(long, value_name = "T", allow_hyphen_values = true)]
-    pub temperature: Option<String>,
-    /// Override `responses_create_params.top_p` in every row.
-    #[arg(long, value_name = "P")]
-    pub top_p: Option<String>,
-    /// Override `responses_create_params.max_output_tokens` in every row.
-    #[arg(long, value_name = "N")]
-    pub max_output_tokens: Option<String>,
-    /// Override any `responses_create_params` field (repeatable; values typed as Hydra types them).
-    #[arg(long = "responses-create-params", value_name = "KEY=VALUE")]
-    pub responses_create_params: Vec<String>,
-    /// Skip `/aggregate_metrics` and the metrics file.
-    #[arg(long)]
-    pub disable_aggregation: bool,
-    /// The head server started by `gym env start` / `ng_run`.
-    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:11000")]
-    pub head_server: String,
-    /// Abort the run on an agent's HTTP error, as upstream does (default: record it in the
-    /// failures sidecar and retry it on --resume).
-    #[arg(long)]
-    pub fail_fast: bool,
-    /// Give up on one rollout after this long (recorded as a failure, retried on --resume).
-    #[arg(long, value_parser = finite, value_name = "SECONDS")]
-    pub timeout: Option<f64>,
-    /// After Ctrl-C/SIGTERM, wait this long for in-flight rollouts.
-    #[arg(long, value_parser = finite, value_name = "SECONDS", default_value_t = 30.0)]
-    pub grace: f64,
-    /// Run only slice I of N (0-based) of the materialized rows, into `<stem>-shardI-of-N.jsonl`.
-    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
-    pub shard: Option<Shard>,
-    /// Join shard outputs into --output and aggregate once.
-    #[arg(long, conflicts_with = "shard")]
-    pub merge: bool,
-    /// With --merge: merge the shards there are when some of the N are missing (named), and
-    /// exit 3 as an unfinished collection does.
-    #[arg(long, requires = "merge")]
-    pub allow_missing_shards: bool,
-    /// With --merge: the shards' rollouts files (default: every `<output stem>-shardI-of-N.jsonl`).
-    #[arg(value_name = "SHARD")]
-    pub shards: Vec<PathBuf>,
-    /// No progress bar.
-    #[arg(long)]
-    pub no_progress: bool,
-    /// Refuse lines longer than N bytes (default 1 GiB): a file that never ends a line fails
-    /// with its name and line instead of filling memory.
-    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
-    pub max_line_bytes: u64,
-    /// Put `seed=<rollout index>` into `responses_create_params.metadata.extra_body` of every
-    /// materialized row (upstream's `+num_repeats_add_seed=true`).
-    #[arg(long)]
-    pub num_repeats_add_seed: bool,
-    /// Accepted for `gym eval run --no-serve` command lines: gymscope never starts servers.
-    #[arg(long)]
-    pub no_serve: bool,
-    /// Skip upstream's end-of-run health reports (`quality_summary.json`,
-    /// `rollout_verdicts.jsonl`; see docs/collect.md "Observability").
-    #[arg(long)]
-    pub no_health_check: bool,
-    /// Health check ids to skip (comma-separated, repeatable; unknown ids are refused).
-    #[arg(long = "health-check-ignore", value_name = "ID,...")]
-    pub health_check_ignore: Vec<String>,
-    /// Accepted for upstream command lines (upstream's worker processes); gymscope checks in
-    /// one streaming read.
-    #[arg(long, value_name = "N")]
-    pub health_check_workers: Option<usize>,
-    /// `observability_enabled`: read the model servers' capture files into each row
-    /// (needs --model-call-capture-dir; docs/collect.md "Observability").
-    #[arg(long)]
-    pub observability: bool,
-    /// `model_call_capture_dir`: the absolute directory the model servers write
-    /// `<rollout id>.capture.jsonl` into.
-    #[arg(long, value_name = "DIR")]
-    pub model_call_capture_dir: Option<PathBuf>,
-    /// With observability: also write `ng_perf` (turns, tool calls, latency) into each row.
-    /// Off by default: the pinned upstream collector (07d6b0d) writes none.
-    #[arg(long, requires = "observability")]
-    pub ng_perf: bool,
-}
-
-#[derive(Args, Debug)]
-pub struct HealthCheckArgs {
-    /// The run directory (`quality_summary.json` and `rollout_verdicts.jsonl` are written there).
-    #[arg(value_name = "RUN_DIR")]
-    pub run_dir: PathBuf,
-    /// The rollouts file, relative to RUN_DIR unless absolute.
-    #[arg(long, value_name = "FILE", default_value = "rollouts.jsonl")]
-    pub rollouts_file: PathBuf,
-    /// Accepted for upstream command lines; gymscope checks in one streaming read.
-    #[arg(long, value_name = "N")]
-    pub workers: Option<usize>,
-    /// Check ids to skip (comma-separated, repeatable; unknown ids are refused).
-    #[arg(
-        long = "ignore-checks",
-        visible_alias = "ignore",
-        value_name = "ID,..."
-    )]
-    pub ignore_checks: Vec<String>,
-    /// Print the summary document (compact JSON) instead of the lines.
-    #[arg(long)]
-    pub json: bool,
-    /// Refuse lines longer than N bytes (default 1 GiB).
     #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
 }
@@ -748,10 +624,6 @@ pub struct SelectTasksArgs {
 }
 
 /// `--shard I/N`, refused by clap as a usage error (exit 2) when malformed.
-fn parse_shard(s: &str) -> Result<Shard, String> {
-    s.parse()
-}
-
 /// `--max-line-bytes`: at least 1 (a limit of 0 would refuse every line).
 /// `--limit 0` would print nothing and say "stopped at --limit 0": refused as a usage error.
 fn match_limit(s: &str) -> Result<u64, String> {
@@ -762,7 +634,7 @@ fn match_limit(s: &str) -> Result<u64, String> {
     }
 }
 
-fn line_limit(s: &str) -> Result<u64, String> {
+pub(super) fn line_limit(s: &str) -> Result<u64, String> {
     match s.trim().parse::<u64>() {
         Ok(0) => Err("the limit must be at least 1 byte".into()),
         Ok(n) => Ok(n),
@@ -772,7 +644,7 @@ fn line_limit(s: &str) -> Result<u64, String> {
 
 /// A number flag: `nan` and `inf` are refused while parsing, as a usage error (exit 2); a
 /// threshold of NaN would compare false with every reward and select silently wrong.
-fn finite(s: &str) -> Result<f64, String> {
+pub(super) fn finite(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(x) if x.is_finite() => Ok(x),
         Ok(_) => Err(format!("expected a finite number, got `{s}`")),

@@ -3,6 +3,7 @@
 mod args;
 mod build_pivot;
 mod collect;
+mod collect_args;
 mod compare;
 mod health;
 mod health_check;

@@ -30,10 +30,7 @@ type BatchResult = Result<Vec<Found>, (u64, String)>;
 
 pub fn run(args: &QueryArgs) -> Result<ExitCode> {
     let (rollouts, source) = positionals(args)?;
-    let query = Query::parse(&source).map_err(|e| {
-        let caret = " ".repeat(e.column.saturating_sub(1));
-        UsageError(format!("the expression, {e}\n  {source}\n  {caret}^"))
-    })?;
+    let query = parse_query(&source)?;
     let extra: Vec<Field> = args
         .fields
         .iter()
@@ -120,6 +117,55 @@ pub fn run(args: &QueryArgs) -> Result<ExitCode> {
     }
     printer.finish();
     Ok(ExitCode::SUCCESS)
+}
+
+/// The keys of the rollouts where `query` holds, in file order (`report --query`): the same
+/// reads as `gymscope query` (the inputs' agents, upstream's verdicts, a first read for task
+/// aggregates when asked), with its defaults.
+pub(super) fn matching_keys(
+    rollouts: &Path,
+    inputs: &Path,
+    query: &Query,
+    single_step: bool,
+    max_line: u64,
+) -> Result<Vec<(i64, i64)>> {
+    let name = rollouts.display().to_string();
+    let mut facts = RunFacts {
+        pass_threshold: crate::reward_group::DEFAULT_THRESHOLD,
+        single_step,
+        ..RunFacts::default()
+    };
+    read_inputs(inputs, max_line, &mut facts)?;
+    if query.fields().iter().any(|f| **f == Field::Verdict) {
+        facts.verdicts = verdicts_beside(rollouts, max_line)?;
+    }
+    if query.needs_tasks() {
+        first_pass(rollouts, &name, max_line, &mut facts, false)?;
+    }
+    let mut keys = Vec::new();
+    let read = for_each_batch(
+        rollouts,
+        &name,
+        max_line,
+        |batch| eval_batch(query, &facts, &[], batch, false),
+        |result| {
+            let found = result.map_err(|(line, e)| row_error(&name, line, &e))?;
+            keys.extend(found.into_iter().map(|f| f.matched.key));
+            Ok(())
+        },
+    );
+    match read {
+        Ok(()) | Err(Halt::Limit) => Ok(keys),
+        Err(Halt::Error(e)) => Err(e),
+    }
+}
+
+/// An expression that does not parse, as a usage error showing where.
+pub(super) fn parse_query(source: &str) -> Result<Query, UsageError> {
+    Query::parse(source).map_err(|e| {
+        let caret = " ".repeat(e.column.saturating_sub(1));
+        UsageError(format!("the expression, {e}\n  {source}\n  {caret}^"))
+    })
 }
 
 fn is_task_field(f: &Field) -> bool {

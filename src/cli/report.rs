@@ -10,7 +10,7 @@ use crate::native::read::{for_each_chunk, ReadError};
 use crate::native::run_files::check_run_files;
 use crate::native::{check_input, check_output, AtomicFile, Input};
 use crate::render::SeekSource;
-use crate::report::{self, ReportInput, ReportMeta, Source};
+use crate::report::{self, ReportInput, ReportMeta, ReportQuery, Source};
 use anyhow::{bail, Context, Result};
 use std::fs::File;
 use std::io::Write;
@@ -33,6 +33,19 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         input.tasks.rows.len(),
         input.points.len()
     );
+    if let Some(q) = &input.query {
+        let why = if q.keys.is_empty() {
+            ": the page opens with an empty table, saying so"
+        } else {
+            ""
+        };
+        crate::say!(
+            "Query: {} of {} rollouts match `{}`{why}",
+            q.keys.len(),
+            input.points.len(),
+            q.source
+        );
+    }
     Ok(())
 }
 
@@ -93,6 +106,11 @@ fn source(path: &Path) -> Result<Source> {
 }
 
 fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(ReportInput, PathBuf)> {
+    let query = args
+        .query
+        .as_deref()
+        .map(super::query::parse_query)
+        .transpose()?;
     check_run_files(inputs, rollouts)?;
     // Every file the report reads is an input, those beside the rollouts too (`collect
     // --resume` depends on the failures file).
@@ -182,6 +200,23 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
     )?;
     let input = match health {
         Some(health) => input.with_health(health),
+        None => input,
+    };
+    // The matches, by `gymscope query`'s own read of the run (the page stores their keys).
+    let input = match query {
+        Some(q) => {
+            let keys = super::query::matching_keys(
+                rollouts,
+                inputs,
+                &q,
+                args.single_step,
+                args.max_line_bytes,
+            )?;
+            input.with_query(ReportQuery {
+                source: q.source,
+                keys,
+            })
+        }
         None => input,
     };
     Ok((input, output))

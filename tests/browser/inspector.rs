@@ -371,6 +371,49 @@ async fn exported_report_is_the_clis_report() {
         html.as_str().unwrap(),
         std::fs::read_to_string(&cli_report).unwrap()
     );
+
+    // With a query applied (text: the page's worker reads the file for it), the export is
+    // `gymscope report --query`'s page, opening on the same matches.
+    let expr = "reward > 0 and output ~ \"stand\"";
+    let out = common::run_gymscope(&[
+        "report",
+        "--inputs",
+        inputs.to_str().unwrap(),
+        "--rollouts",
+        rollouts.to_str().unwrap(),
+        "-o",
+        cli_report.to_str().unwrap(),
+        "--date",
+        "2026-11-29",
+        "--query",
+        expr,
+    ]);
+    assert!(out.status.success(), "{}", common::output_text(&out));
+    b.eval(&format!(
+        "const i = document.querySelector('[data-testid=query-input]'); i.value = {}; \
+         i.dispatchEvent(new Event('input')); document.querySelector('[data-testid=query-apply]').click()",
+        serde_json::json!(expr)
+    ))
+    .await;
+    b.wait_text("[data-testid=query-count]", "3 of 5 rollouts match")
+        .await;
+    b.wait_text("[data-testid=export-query]", "3 matching rollouts")
+        .await;
+    click(&b, "[data-testid=export-report]").await;
+    b.wait_text(
+        "[data-testid=report-download]",
+        "example_rollouts_report.html",
+    )
+    .await;
+    let html = b
+        .eval_async(
+            "const done = arguments[arguments.length - 1];
+             fetch(document.querySelector('[data-testid=report-download]').href).then(r => r.text()).then(done);",
+        )
+        .await;
+    let want = std::fs::read_to_string(&cli_report).unwrap();
+    assert!(want.contains("3 of 5 rollouts match"), "the CLI's page");
+    assert_eq!(html.as_str().unwrap(), want);
     b.close().await;
 }
 

@@ -15,5 +15,6 @@ mod pivot_page;
 mod plots;
 mod query_bar;
 mod report;
+mod report_query;
 mod screenshots;
 mod upstream;

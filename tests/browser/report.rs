@@ -204,8 +204,9 @@ async fn filters_take_conditions_task_indexes_and_say_what_is_wrong() {
             .map(|r| r[col].parse::<f64>().unwrap())
             .collect::<Vec<_>>()
     };
-    // Filtering: a condition on any column, a task index, and a readable error.
-    set_filter(&b, "mean/reward>=0.6 num_rollouts=4").await;
+    // Filtering (the query language): a condition on any column, a task index, and a readable
+    // error.
+    set_filter(&b, "`mean/reward` >= 0.6 and `num_rollouts` == 4").await;
     let count = b
         .eval("return document.getElementById('task-count').textContent")
         .await;
@@ -225,13 +226,16 @@ async fn filters_take_conditions_task_indexes_and_say_what_is_wrong() {
         .count();
     assert_eq!(shown, want, "{count}");
     assert!(values(&table_rows(&b).await).iter().all(|&v| v >= 0.6));
-    set_filter(&b, "task=17").await;
+    set_filter(&b, "task == 17").await;
     let rows = table_rows(&b).await;
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0][0], "17");
-    set_filter(&b, "nonsense<1").await;
-    b.wait_text("#task-filter-error", "no column nonsense")
-        .await;
+    set_filter(&b, "nonsense < 1").await;
+    b.wait_text(
+        "#task-filter-error",
+        "`nonsense` is not a column of this report",
+    )
+    .await;
     set_filter(&b, "").await;
     b.wait_text("#task-count", "1200 of 1200 tasks").await;
 

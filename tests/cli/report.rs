@@ -293,3 +293,88 @@ fn cli_writes_the_same_file_twice() {
     );
     assert!(html.contains("id=\"agent-table\""));
 }
+
+/// `report --query`: the page stores the matches `gymscope query` finds (any expression: text
+/// too), says how many, and refuses a bad expression (exit 2, its column) or a query without
+/// the run's files before reading anything.
+#[test]
+fn a_query_stores_the_clis_matches_in_the_page() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/generated/multi_agent");
+    let inputs = root.join("rollouts_materialized_inputs.jsonl");
+    let rollouts = root.join("rollouts.jsonl");
+    let (inputs, rollouts) = (inputs.to_str().unwrap(), rollouts.to_str().unwrap());
+    let tmp = tempfile::tempdir().unwrap();
+    let page = tmp.path().join("deep/q.html");
+    for (expr, any) in [
+        ("reward < 1 and prompt ~ /alpha|zeta/i", true),
+        ("output ~ \"no such text anywhere\"", false),
+    ] {
+        let run = common::run_gymscope(&[
+            "report",
+            "--inputs",
+            inputs,
+            "--rollouts",
+            rollouts,
+            "-o",
+            page.to_str().unwrap(),
+            "--query",
+            expr,
+        ]);
+        assert!(run.status.success(), "{}", common::output_text(&run));
+        let keys = common::run_gymscope(&["query", "--inputs", inputs, rollouts, expr]);
+        let keys: Vec<String> = String::from_utf8(keys.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| l.replace(' ', ","))
+            .collect();
+        assert_eq!(keys.is_empty(), !any, "{expr}");
+        let html = std::fs::read_to_string(&page).unwrap();
+        let data = html.split("id=\"report-data\">").nth(1).unwrap();
+        let data: serde_json::Value =
+            serde_json::from_str(data.split("</script>").next().unwrap()).unwrap();
+        assert_eq!(data["query"]["source"], expr);
+        let stored: Vec<String> = data["query"]["keys"]
+            .as_array()
+            .unwrap()
+            .chunks(2)
+            .map(|k| format!("{},{}", k[0], k[1]))
+            .collect();
+        let mut sorted = keys.clone();
+        sorted.sort_by_key(|k| {
+            let (t, r) = k.split_once(',').unwrap();
+            (t.parse::<i64>().unwrap(), r.parse::<i64>().unwrap())
+        });
+        assert_eq!(stored, sorted, "{expr}");
+        let said = common::output_text(&run);
+        assert!(
+            said.contains(&format!("Query: {} of", keys.len())),
+            "{said}"
+        );
+        if !any {
+            assert!(
+                said.contains("the page opens with an empty table"),
+                "{said}"
+            );
+        }
+    }
+    let bad = common::run_gymscope(&[
+        "report",
+        "--inputs",
+        inputs,
+        "--rollouts",
+        rollouts,
+        "-o",
+        page.to_str().unwrap(),
+        "--query",
+        "reward >> 1",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(common::output_text(&bad).contains("column 9: expected a value after `>`"));
+    let files = common::run_gymscope(&["report", "--profile", rollouts, "--query", "reward == 0"]);
+    assert_eq!(
+        files.status.code(),
+        Some(2),
+        "{}",
+        common::output_text(&files)
+    );
+}

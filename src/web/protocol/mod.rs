@@ -115,6 +115,17 @@ pub struct ReportRequest {
     pub title: String,
     pub date: Option<String>,
     pub conversations: usize,
+    /// The profile page's query and its matches: the page opens filtered to them, as
+    /// `gymscope report --query` makes it.
+    #[serde(default)]
+    pub query: Option<ExportQuery>,
+}
+
+/// A query and the `(task, rollout)` keys it matched (numbers as JS holds them).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ExportQuery {
+    pub source: String,
+    pub keys: Vec<(f64, f64)>,
 }
 
 /// Worker → page.

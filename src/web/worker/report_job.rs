@@ -6,7 +6,7 @@ use super::io::{BlobWriter, SpanReader};
 use super::profile_job::{source, Shown, SHOWN};
 use crate::health::HealthReport;
 use crate::names;
-use crate::report::{self, ReportInput, ReportMeta};
+use crate::report::{self, ReportInput, ReportMeta, ReportQuery};
 
 pub fn run(request: ReportRequest) -> Result<Reply, Failure> {
     SHOWN.with(|shown| {
@@ -56,6 +56,13 @@ pub fn run(request: ReportRequest) -> Result<Reply, Failure> {
                     .unwrap_or_default();
                 (input, name)
             }
+        };
+        let input = match request.query {
+            Some(q) => input.with_query(ReportQuery {
+                source: q.source,
+                keys: q.keys.iter().map(|&(t, r)| (t as i64, r as i64)).collect(),
+            }),
+            None => input,
         };
         let html = report::render(&input);
         let mut out = BlobWriter::new();

@@ -289,31 +289,6 @@ impl RunView {
             .map(|&v| v as u16)
     }
 
-    /// Whether point `p` carries the filter's flag for its agent.
-    pub fn point_matches(&self, p: usize, f: &HealthFilter) -> bool {
-        let Some(bit) = rate_bit(&f.rate) else {
-            return false;
-        };
-        let agent_ok = match &f.agent {
-            None => true,
-            Some(name) => self.cols.point_health_agent.get(p).is_some_and(|&a| {
-                !a.is_nan()
-                    && self
-                        .health_agents()
-                        .and_then(|agents| agents.get(a as usize))
-                        .is_some_and(|row| row.agent == *name)
-            }),
-        };
-        agent_ok && self.point_bits(p).is_some_and(|b| b & bit != 0)
-    }
-
-    /// Per task (index in `view.tasks`): whether it has a rollout [`RunView::point_matches`].
-    pub fn health_task_mask(&self, f: &HealthFilter) -> Vec<bool> {
-        (0..self.view.tasks.len())
-            .map(|t| self.task_points(t).any(|p| self.point_matches(p, f)))
-            .collect()
-    }
-
     /// Task `t`'s flags with how many of its rollouts carry each (the task table's column).
     pub fn task_flags(&self, t: usize) -> Vec<(Flag, u32)> {
         let mut counts = [0u32; Flag::ALL.len()];
@@ -335,6 +310,31 @@ impl RunView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The rate cell's filter as it was before it became a query: a point carries the
+    /// filter's flag for its agent (the reference the query is checked against).
+    fn point_matches(r: &RunView, p: usize, f: &HealthFilter) -> bool {
+        let Some(bit) = rate_bit(&f.rate) else {
+            return false;
+        };
+        let agent_ok = match &f.agent {
+            None => true,
+            Some(name) => r.cols.point_health_agent.get(p).is_some_and(|&a| {
+                !a.is_nan()
+                    && r.health_agents()
+                        .and_then(|agents| agents.get(a as usize))
+                        .is_some_and(|row| row.agent == *name)
+            }),
+        };
+        agent_ok && r.point_bits(p).is_some_and(|b| b & bit != 0)
+    }
+
+    /// Per task: whether it has a rollout [`point_matches`].
+    fn health_task_mask(r: &RunView, f: &HealthFilter) -> Vec<bool> {
+        (0..r.view.tasks.len())
+            .map(|t| r.task_points(t).any(|p| point_matches(r, p, f)))
+            .collect()
+    }
     use crate::health::HealthBuilder;
     use serde_json::json;
 
@@ -464,21 +464,24 @@ mod tests {
             agent: agent.map(str::to_string),
         };
         assert_eq!(
-            r.health_task_mask(&f("tool_error_calls", None)),
+            health_task_mask(&r, &f("tool_error_calls", None)),
             [false, true, true]
         );
         assert_eq!(
-            r.health_task_mask(&f("tool_error_calls", Some("a"))),
+            health_task_mask(&r, &f("tool_error_calls", Some("a"))),
             [false, false, true]
         );
         assert_eq!(
-            r.health_task_mask(&f("tool_error_calls", Some("b"))),
+            health_task_mask(&r, &f("tool_error_calls", Some("b"))),
             [false, true, false]
         );
-        assert_eq!(r.health_task_mask(&f("loops", None)), [false, false, false]);
-        assert_eq!(r.health_task_mask(&f("no_such_rate", None)), [false; 3]);
-        assert!(r.point_matches(4, &f("tool_error_calls", Some("a"))));
-        assert!(!r.point_matches(3, &f("tool_error_calls", Some("a"))));
+        assert_eq!(
+            health_task_mask(&r, &f("loops", None)),
+            [false, false, false]
+        );
+        assert_eq!(health_task_mask(&r, &f("no_such_rate", None)), [false; 3]);
+        assert!(point_matches(&r, 4, &f("tool_error_calls", Some("a"))));
+        assert!(!point_matches(&r, 3, &f("tool_error_calls", Some("a"))));
         assert_eq!(r.task_flags(2), [(Flag::ToolError, 1)]);
         assert!(r.task_flags(0).is_empty());
         assert_eq!(f("loops", Some("x&y")).label(), "loops · x&y");
@@ -515,7 +518,7 @@ mod tests {
             };
             assert_eq!(
                 crate::inspect::run_query::task_mask(&r, &points),
-                r.health_task_mask(&filter),
+                health_task_mask(&r, &filter),
                 "{q}"
             );
         }

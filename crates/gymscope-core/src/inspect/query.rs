@@ -12,9 +12,6 @@ pub struct TaskQuery {
     pub agent: Option<String>,
     /// A task index (exact), or text to find in the prompt snippet (case-insensitive).
     pub search: String,
-    /// Tasks kept by a filter set elsewhere (a Health page cell: `RunView::health_task_mask`),
-    /// by index in `view.tasks`.
-    pub only: Option<std::sync::Arc<Vec<bool>>>,
     /// Only the tasks marked here (by index in `view.tasks`): those with a rollout in the brush.
     pub within: Option<std::sync::Arc<Vec<bool>>>,
     /// Only the tasks with a rollout the query bar's expression matches (`run_query::task_mask`).
@@ -33,7 +30,6 @@ pub fn select(view: &InspectView, stats: &[f64], q: &TaskQuery) -> Vec<u32> {
         .enumerate()
         .filter(|(_, t)| q.group.is_none_or(|g| t.group == g))
         .filter(|(_, t)| q.agent.as_ref().is_none_or(|a| t.agents.contains(a)))
-        .filter(|(i, _)| q.only.as_ref().is_none_or(|m| m.get(*i) == Some(&true)))
         .filter(|(i, _)| {
             q.within
                 .as_ref()
@@ -178,13 +174,13 @@ mod tests {
             [2]
         );
         let only = TaskQuery {
-            only: Some(std::sync::Arc::new(vec![true, false, true])),
+            matched: Some(std::sync::Arc::new(vec![true, false, true])),
             search: "integral".into(),
             ..Default::default()
         };
         assert_eq!(select(&v, &stats, &only), [0, 2]);
         let only = TaskQuery {
-            only: Some(std::sync::Arc::new(vec![false, true])),
+            matched: Some(std::sync::Arc::new(vec![false, true])),
             ..Default::default()
         };
         assert_eq!(

@@ -149,8 +149,61 @@ pub(super) fn data_json(r: &ReportInput) -> String {
     detail.sort_unstable();
     detail.dedup();
     ints(&mut out, &detail);
+    query_data(&mut out, r);
     out.push('}');
     out
+}
+
+/// What the filter box's query language needs beyond the columns: each task's aggregates by
+/// the core's rules (one entry per task run of `points.task_runs`), the health flags' names
+/// (for its messages) and the query the report was made with, with its matches.
+fn query_data(out: &mut String, r: &ReportInput) {
+    let threshold = crate::reward_group::DEFAULT_THRESHOLD;
+    let (mut means, mut passes, mut groups) = (Vec::new(), Vec::new(), Vec::new());
+    let p = &r.points;
+    let mut i = 0;
+    while i < p.task.len() {
+        let n = p.task[i..].iter().take_while(|&&t| t == p.task[i]).count();
+        let mut stats = crate::query::TaskStats::default();
+        for reward in &p.reward[i..i + n] {
+            stats.add(*reward, threshold);
+        }
+        means.push(stats.mean());
+        passes.push(stats.pass_rate());
+        groups.push(stats.outcomes.group().as_str());
+        i += n;
+    }
+    out.push_str(",\"task_stats\":{\"mean_reward\":");
+    exact(out, &means);
+    out.push_str(",\"pass_rate\":");
+    exact(out, &passes);
+    out.push_str(",\"group\":[");
+    for (k, g) in groups.iter().enumerate() {
+        if k > 0 {
+            out.push(',');
+        }
+        string(out, g);
+    }
+    out.push_str("]},\"health_flags\":[");
+    for (k, f) in crate::health::Flag::ALL.iter().enumerate() {
+        if k > 0 {
+            out.push(',');
+        }
+        string(out, f.as_str());
+    }
+    out.push(']');
+    if let Some(q) = &r.query {
+        out.push_str(",\"query\":{\"source\":");
+        string(out, &q.source);
+        out.push_str(",\"keys\":[");
+        for (k, (task, rollout)) in q.keys.iter().enumerate() {
+            if k > 0 {
+                out.push(',');
+            }
+            let _ = write!(out, "{task},{rollout}");
+        }
+        out.push_str("]}");
+    }
 }
 
 /// `{"lo":…,"hi":…,"ticks":[…]}`.
@@ -254,6 +307,21 @@ fn numbers(out: &mut String, values: &[Option<f64>]) {
         }
         match v {
             Some(v) if v.is_finite() => number(out, crate::figures::round6(*v)),
+            _ => out.push_str("null"),
+        }
+    }
+    out.push(']');
+}
+
+/// Values exactly, in their shortest round-trip form.
+fn exact(out: &mut String, values: &[Option<f64>]) {
+    out.push('[');
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        match v {
+            Some(v) if v.is_finite() => number(out, *v),
             _ => out.push_str("null"),
         }
     }

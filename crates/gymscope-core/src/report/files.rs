@@ -167,6 +167,7 @@ impl ReportInput {
             conversations: Vec::new(),
             prompts,
             health: None,
+            query: None,
         })
     }
 }

@@ -10,7 +10,8 @@ use base64::Engine;
 use sha2::{Digest, Sha256};
 use std::fmt::Write;
 
-const SCRIPT: &str = include_str!("report.js");
+/// The page's script, and the query language its filter box reads (docs/report.md "Filtering").
+const SCRIPT: &str = concat!(include_str!("report.js"), include_str!("query.js"));
 /// The report's style, also the base of other pages' (the comparison report's).
 pub(crate) const STYLE: &str = include_str!("report.css");
 
@@ -159,11 +160,14 @@ fn plots(out: &mut String, r: &ReportInput) {
 
 fn tasks(out: &mut String, r: &ReportInput) {
     let n = r.tasks.rows.len();
+    out.push_str("<section id=\"tasks\"><h2>Tasks</h2>");
+    if let Some(q) = &r.query {
+        query_note(out, q, &r.points);
+    }
     let _ = write!(
         out,
-        "<section id=\"tasks\"><h2>Tasks</h2>\
-         <div class=\"controls\" id=\"task-controls\" hidden><label>Filter: <input id=\"task-filter\" type=\"search\" size=\"40\" \
-         placeholder=\"e.g. mean/reward<0.5   task=17   num_rollouts>=4\"></label> <span id=\"task-count\"></span> \
+        "<div class=\"controls\" id=\"task-controls\" hidden><label>Rollouts where <input id=\"task-filter\" type=\"search\" size=\"48\" spellcheck=\"false\" \
+         placeholder=\"e.g. task.group == &quot;mixed&quot; and reward == 0   or   `mean/reward` &lt; 0.5\"></label> <span id=\"task-count\"></span> \
          <span id=\"task-pager\"></span><div id=\"task-filter-error\" class=\"warning\"></div></div>\
          <div class=\"scroll nojs\" id=\"task-table-wrap\">"
     );
@@ -176,6 +180,41 @@ fn tasks(out: &mut String, r: &ReportInput) {
         );
     }
     out.push_str("</section>\n");
+}
+
+/// Rollouts shown by key in the static note on a query's matches (the script shows them all).
+const STATIC_QUERY_KEYS: usize = 100;
+
+/// The query the report was made with, its count and its first matches by key: readable
+/// without JavaScript; with it, the filter box starts with the query.
+fn query_note(out: &mut String, q: &super::ReportQuery, points: &super::Points) {
+    let tasks = {
+        let mut t: Vec<i64> = q.keys.iter().map(|k| k.0).collect();
+        t.dedup();
+        t.len()
+    };
+    let _ = write!(
+        out,
+        "<div id=\"report-query\"><p>Made with the query <code id=\"report-query-source\">{}</code>: \
+         <span id=\"report-query-count\">{} of {} rollouts match, in {tasks} tasks</span>.</p>",
+        escape(&q.source),
+        q.keys.len(),
+        points.len()
+    );
+    if !q.keys.is_empty() {
+        out.push_str("<p class=\"note nojs\">Task:rollout ");
+        for (i, (task, rollout)) in q.keys.iter().take(STATIC_QUERY_KEYS).enumerate() {
+            if i > 0 {
+                out.push_str(" · ");
+            }
+            let _ = write!(out, "{task}:{rollout}");
+        }
+        if q.keys.len() > STATIC_QUERY_KEYS {
+            let _ = write!(out, " … and {} more", q.keys.len() - STATIC_QUERY_KEYS);
+        }
+        out.push_str("</p>");
+    }
+    out.push_str("</div>");
 }
 
 fn table(out: &mut String, t: &Table, key: &str, max_rows: usize, id: &str) {

@@ -45,6 +45,7 @@ impl ReportInput {
             conversations,
             prompts: Vec::new(),
             health: None,
+            query: None,
         }
     }
 }

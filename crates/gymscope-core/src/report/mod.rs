@@ -132,12 +132,34 @@ pub struct ReportInput {
     /// The run's rollout health, when the caller computed it (the Health section); set with
     /// [`ReportInput::with_health`].
     pub health: Option<Box<crate::health::HealthReport>>,
+    /// The query the report was made with and the rollouts it matched; set with
+    /// [`ReportInput::with_query`].
+    pub query: Option<ReportQuery>,
+}
+
+/// A query of the query language (docs/query.md) and the rollouts it matched in the run: the
+/// page opens filtered to them, whatever the expression needs (text, health, tools), since the
+/// keys were found by the core reading the run's files.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReportQuery {
+    pub source: String,
+    /// `(task, rollout)` of each match, ascending.
+    pub keys: Vec<(i64, i64)>,
 }
 
 impl ReportInput {
     /// The report with a Health section (computed in the same read as the profile).
     pub fn with_health(mut self, health: crate::health::HealthReport) -> ReportInput {
         self.health = Some(Box::new(health));
+        self
+    }
+
+    /// The report opened filtered to `query`'s matches (sorted here, so any order gives the
+    /// same page).
+    pub fn with_query(mut self, mut query: ReportQuery) -> ReportInput {
+        query.keys.sort_unstable();
+        query.keys.dedup();
+        self.query = Some(query);
         self
     }
 }

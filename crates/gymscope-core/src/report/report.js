@@ -1,9 +1,10 @@
-// The report's only script (allowed by its hash in the page's Content-Security-Policy). It runs
+// The report's script, with query.js after it (one inline script, allowed by its hash in the
+// page's Content-Security-Policy). It runs
 // in <head> to mark the page as scripted at once, so the static fallbacks (`.nojs`: the first
 // 1,000 task rows, the sampled SVG scatter) are never laid out; the rest waits for the DOM. It reads
 // the JSON data block and makes the static page interactive: the full task table (sortable,
-// filterable, paged: 25,000 rows are never all in the DOM), the scatter of every rollout on a
-// canvas with hover, and #task=N&rollout=R deep links. It never builds HTML from strings: every
+// filtered by a query of the query language, paged: 25,000 rows are never all in the DOM), the
+// scatter of every rollout on a canvas with hover, and #task=N&rollout=R deep links. It never builds HTML from strings: every
 // text goes in through textContent, so nothing from the data can become markup.
 'use strict';
 document.documentElement.setAttribute('data-js', '');
@@ -34,11 +35,12 @@ document.addEventListener('DOMContentLoaded', function () {
   const P = data.points;
   const nPoints = P.rollout.length;
   const taskOf = new Array(nPoints);
+  const taskRunOf = new Int32Array(nPoints); // the task's entry in data.task_stats
   const pointsOf = new Map();
   for (let i = 0, at = 0; i < P.task_runs.length; i += 2) {
     const t = P.task_runs[i], n = P.task_runs[i + 1];
     pointsOf.set(t, [at, n]);
-    for (let k = 0; k < n; k++) taskOf[at + k] = t;
+    for (let k = 0; k < n; k++) { taskOf[at + k] = t; taskRunOf[at + k] = i / 2; }
     at += n;
   }
 
@@ -47,46 +49,80 @@ document.addEventListener('DOMContentLoaded', function () {
   const nTasks = T.key.length;
   const rowOf = new Map(T.key.map((k, i) => [k, i]));
   const PAGE = 100;
-  const state = { rows: [...Array(nTasks).keys()], col: null, dir: 1, page: 0, selected: null };
+  const state = { rows: [...Array(nTasks).keys()], col: null, dir: 1, page: 0, selected: null, mask: null, matched: 0 };
   const value = (c, i) => (c < 0 ? T.key[i] : T.cols[c][i]);
 
-  function parseFilter(text) {
-    const terms = [];
-    let rest = text.trim();
-    const cmp = /^([^\s<>=!,]+)\s*(<=|>=|!=|==|=|<|>)\s*([^\s,]+)[\s,]*/;
-    const bare = /^(-?\d+)[\s,]*/;
-    while (rest.length) {
-      let m = rest.match(cmp);
-      if (m) {
-        const c = m[1] === 'task' ? -1 : T.headers.indexOf(m[1]);
-        if (c < 0 && m[1] !== 'task') throw new Error('no column ' + m[1]);
-        const v = m[3] === '∞' ? Infinity : Number(m[3]);
-        if (Number.isNaN(v)) throw new Error('not a number: ' + m[3]);
-        terms.push([c, m[2], v]);
-      } else if ((m = rest.match(bare))) {
-        terms.push([-1, '=', Number(m[1])]);
-      } else {
-        throw new Error('cannot read “' + rest + '” (write column<value, e.g. mean/reward<0.5)');
+  // ---- the filter box: an expression of the query language (query.js) over this report's
+  // columns; a task shows when any of its rollouts matches, the scatter shows the matches. The
+  // query the report was made with (data.query) is answered by its stored matches, whatever it
+  // reads (text, health, tools), since the core found them in the run's files.
+  const S = data.task_stats;
+  const pointField = new Map(P.fields.map((f, k) => [f, k]));
+  const taskColumn = new Map(T.headers.map((h, c) => [h, c]));
+  const cols = {
+    pointNames: () => ['reward'].concat(P.fields),
+    taskNames: () => T.headers.map((h) => '`' + h + '`'),
+    column(f) {
+      switch (f.k) {
+        case 'task': return { kind: 'any', get: (i) => taskOf[i] };
+        case 'rollout': return { kind: 'any', get: (i) => P.rollout[i] };
+        case 'agent': return { kind: 'text', get: (i) => (P.agent && P.agent[i] !== null ? P.agents[P.agent[i]] : null) };
+        case 'reward': return { kind: 'number', get: (i) => P.reward[i] };
+        case 'task.mean_reward': return { kind: 'any', get: (i) => S.mean_reward[taskRunOf[i]] };
+        case 'task.pass_rate': return { kind: 'any', get: (i) => S.pass_rate[taskRunOf[i]] };
+        case 'task.group': return { kind: 'text', get: (i) => S.group[taskRunOf[i]] };
+        case 'path': case 'usage': {
+          if (f.path.length !== 1) return null;
+          const name = f.path[0];
+          if (name === 'reward') return { kind: 'number', get: (i) => P.reward[i] };
+          if (pointField.has(name)) { const col = P.values[pointField.get(name)]; return { kind: 'number', get: (i) => col[i] }; }
+          if (f.k === 'path' && taskColumn.has(name)) {
+            const col = T.cols[taskColumn.get(name)];
+            return { kind: 'number', get: (i) => col[rowOf.get(taskOf[i])] };
+          }
+          return null;
+        }
+        default: return null;
       }
-      rest = rest.slice(m[0].length);
+    },
+  };
+  const Q = data.query || null;
+  function storedMatches() {
+    const mask = new Uint8Array(nPoints);
+    for (let k = 0; k < Q.keys.length; k += 2) {
+      const [at, n] = pointsOf.get(Q.keys[k]) || [0, 0];
+      for (let i = at; i < at + n; i++) if (P.rollout[i] === Q.keys[k + 1]) mask[i] = 1;
     }
-    return terms;
+    return mask;
   }
-  const test = { '<': (a, b) => a < b, '<=': (a, b) => a <= b, '>': (a, b) => a > b, '>=': (a, b) => a >= b,
-    '=': (a, b) => a === b, '==': (a, b) => a === b, '!=': (a, b) => a !== b };
+  // Per point whether it matches `text` (null: no filter); throws a message for the user.
+  function filterMask(text) {
+    if (!text.trim()) return null;
+    if (Q && text.trim() === Q.source.trim()) return storedMatches();
+    const test = GymQuery.compile(GymQuery.parse(text, data.health_flags), cols);
+    const mask = new Uint8Array(nPoints);
+    for (let i = 0; i < nPoints; i++) mask[i] = test(i) ? 1 : 0;
+    return mask;
+  }
 
   function applyView() {
-    let terms = [];
     const error = $('task-filter-error');
+    let mask = null;
     try {
-      terms = parseFilter($('task-filter').value);
+      mask = filterMask($('task-filter').value);
       error.textContent = '';
     } catch (e) {
-      error.textContent = e.message;
+      error.textContent = e instanceof Error ? e.message : String(e);
     }
+    state.mask = mask;
+    state.matched = 0;
     let rows = [];
     for (let i = 0; i < nTasks; i++) {
-      if (terms.every(([c, op, v]) => { const x = sortKey(value(c, i)); return !Number.isNaN(x) && test[op](x, v); })) rows.push(i);
+      if (!mask) { rows.push(i); continue; }
+      const [at, n] = pointsOf.get(T.key[i]) || [0, 0];
+      let any = false;
+      for (let p = at; p < at + n; p++) if (mask[p]) { any = true; state.matched++; }
+      if (any) rows.push(i);
     }
     if (state.col !== null) {
       const c = state.col, d = state.dir;
@@ -99,6 +135,7 @@ document.addEventListener('DOMContentLoaded', function () {
     state.rows = rows;
     state.page = Math.min(state.page, Math.max(0, Math.ceil(rows.length / PAGE) - 1));
     drawTable();
+    if (plot.grid) drawScatter();
   }
 
   function drawTable() {
@@ -115,7 +152,8 @@ document.addEventListener('DOMContentLoaded', function () {
     }
     table.replaceChild(tbody, table.tBodies[0]);
     const pages = Math.max(1, Math.ceil(state.rows.length / PAGE));
-    $('task-count').textContent = state.rows.length + ' of ' + nTasks + ' tasks';
+    $('task-count').textContent = state.rows.length + ' of ' + nTasks + ' tasks' +
+      (state.mask ? ' · ' + state.matched + ' of ' + nPoints + ' rollouts match' : '');
     $('task-page').textContent = 'page ' + (state.page + 1) + ' of ' + pages;
     $('task-prev').disabled = state.page === 0;
     $('task-next').disabled = state.page >= pages - 1;
@@ -151,6 +189,7 @@ document.addEventListener('DOMContentLoaded', function () {
       if (tr && tr.dataset.task !== undefined) location.hash = 'task=' + tr.dataset.task;
     });
     $('task-controls').hidden = false;
+    if (Q) $('task-filter').value = Q.source;
     applyView(); // replaces the static rows with the first page
     $('task-table-wrap').classList.remove('nojs');
   }
@@ -178,7 +217,8 @@ document.addEventListener('DOMContentLoaded', function () {
     const g = canvas.getContext('2d');
     g.scale(dpr, dpr);
     const xs = P.values[plot.x], ys = P.reward;
-    const shown = (i) => xs[i] !== null && ys[i] !== null && !(agentOf && agentOf[i] !== null && plot.hidden.has(agentOf[i]));
+    const shown = (i) => xs[i] !== null && ys[i] !== null && !(agentOf && agentOf[i] !== null && plot.hidden.has(agentOf[i])) &&
+      (!state.mask || state.mask[i] === 1);
     // The axes come from the plot model (Rust), as the app's do: same domain, same round ticks.
     const [ax, ay] = P.scales[plot.x];
     const [x0, x1, y0, y1] = [ax.lo, ax.hi, ay.lo, ay.hi];

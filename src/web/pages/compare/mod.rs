@@ -149,12 +149,14 @@ pub fn ComparePage() -> impl IntoView {
                     .join(", ")
             })
         };
+        // A drop target with a styled button over a hidden input (the profile page's zone),
+        // so the browser's "No file chosen" never shows; WebDriver still chooses files.
         view! {
-            <label class="compare-side" data-testid=format!("{testid}-drop")
+            <div class="compare-side" data-testid=format!("{testid}-drop")
                 on:dragover=|e: ev::DragEvent| e.prevent_default() on:drop=on_drop>{label}" (drop its files here, or choose them) "
-                <input type="file" multiple accept=".jsonl,.json" data-testid=testid on:change=on_change />
-                <span class="chosen" data-testid=format!("{testid}-names")>{chosen}</span>
-            </label>
+                <label class="file-button">"Choose files…"<input class="file-input" type="file" multiple accept=".jsonl,.json" data-testid=testid on:change=on_change /></label>
+                " "<span class="chosen" data-testid=format!("{testid}-names")>{chosen}</span>
+            </div>
         }
     };
     let take_runs = move |files: Vec<(web_sys::File, FileKind)>| {
@@ -217,10 +219,10 @@ pub fn ComparePage() -> impl IntoView {
             <p>"Compare two runs of the same tasks: for each, choose its materialized inputs and rollouts files (or a *_reward_profiling.jsonl). Tasks are paired by content; the files are read here, in a background worker."</p>
             {picker(0, "A (baseline)", "compare-a")}
             {picker(1, "B (compared)", "compare-b")}
-            <label class="compare-side" data-testid="compare-runs-drop" on:dragover=|e: ev::DragEvent| e.prevent_default() on:drop=on_runs_drop>
+            <div class="compare-side" data-testid="compare-runs-drop" on:dragover=|e: ev::DragEvent| e.prevent_default() on:drop=on_runs_drop>
                 {format!("Or several runs at once (up to {MAX_RUNS}): drop all their files here, or choose them ")}
-                <input type="file" multiple accept=".jsonl,.json" data-testid="compare-runs" on:change=on_runs />
-            </label>
+                <label class="file-button">"Choose runs…"<input class="file-input" type="file" multiple accept=".jsonl,.json" data-testid="compare-runs" on:change=on_runs /></label>
+            </div>
             <label hidden=move || runs.with(Vec::is_empty)>" baseline: "
                 <select data-testid="compare-baseline" on:change=move |e| { baseline.set(event_target_value(&e).parse().unwrap_or(0)); start(); }>{baseline_options}</select>
             </label>

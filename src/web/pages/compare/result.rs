@@ -120,6 +120,7 @@ fn ExportComparison(worker: SharedWorker, title: String) -> impl IntoView {
             title: title.get_untracked(),
             date: None,
             conversations: crate::report::DEFAULT_CONVERSATION_TASKS,
+            query: None,
         });
         worker.with_value(|w| {
             w.request(&request, move |reply| match reply {

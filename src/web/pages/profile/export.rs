@@ -1,14 +1,31 @@
 //! "Export report": the same self-contained HTML file `gymscope report` writes, rendered in the
-//! worker by the same core code from the run shown.
+//! worker by the same core code from the run shown; with a query applied, the page opens on its
+//! matches, as `gymscope report --query` makes it.
 
+use crate::inspect::run::RunView;
 use crate::web::download::DownloadLink;
-use crate::web::protocol::{Reply, ReportRequest, Request};
+use crate::web::protocol::{ExportQuery, Reply, ReportRequest, Request};
+use crate::web::state::Selection;
 use crate::web::worker_client::SharedWorker;
 use leptos::prelude::*;
+use std::sync::Arc;
+
+/// The applied query and the keys of the points it matched (none while it is being answered).
+fn applied_query(run: &RunView, sel: Selection) -> Option<ExportQuery> {
+    let source = sel.query.get_untracked();
+    let mask = sel.matched.get_untracked()?;
+    (!source.trim().is_empty()).then(|| ExportQuery {
+        source,
+        keys: (0..run.points())
+            .filter(|&p| mask.get(p).copied().unwrap_or(false))
+            .map(|p| (run.cols.point_task[p], run.cols.point_rollout[p]))
+            .collect(),
+    })
+}
 
 #[component]
-pub fn ExportReport(worker: SharedWorker, rollouts_name: String) -> impl IntoView {
-    let title = RwSignal::new(crate::names::report_title(&rollouts_name).to_string());
+pub fn ExportReport(worker: SharedWorker, run: Arc<RunView>, sel: Selection) -> impl IntoView {
+    let title = RwSignal::new(crate::names::report_title(&run.view.rollouts_name).to_string());
     let today = js_sys::Date::new_0()
         .to_iso_string()
         .as_string()
@@ -21,6 +38,7 @@ pub fn ExportReport(worker: SharedWorker, rollouts_name: String) -> impl IntoVie
             title: title.get_untracked(),
             date: Some(date.get_untracked()).filter(|d| !d.is_empty()),
             conversations: conversations.get_untracked(),
+            query: applied_query(&run, sel),
         });
         result.set(None);
         worker.with_value(|w| {
@@ -44,6 +62,10 @@ pub fn ExportReport(worker: SharedWorker, rollouts_name: String) -> impl IntoVie
                 prop:value=move || conversations.get().to_string()
                 on:input=move |e| conversations.set(event_target_value(&e).parse().unwrap_or(0)) />" tasks "</label>
             <button data-testid="export-report" on:click=export>"Export report"</button>
+            {move || sel.matched.get().map(|m| {
+                let n = m.iter().filter(|x| **x).count();
+                view! { <span class="muted" data-testid="export-query">{format!(" opens on the query's {n} matching rollouts ")}</span> }
+            })}
             {move || result.get().map(|r| match r {
                 Ok(link) => {
                     let label = format!("{} ({:.1} MB) — one HTML file, opens offline anywhere", link.name, link.bytes as f64 / 1e6);

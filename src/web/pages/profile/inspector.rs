@@ -100,7 +100,7 @@ pub fn Inspector(
                     <AgentTable table=run.view.agents.clone() />
                 </section>
                 <section class="downloads"><h2>"Output files"</h2>{links}</section>
-                <ExportReport worker=worker rollouts_name=run.view.rollouts_name.clone() />
+                <ExportReport worker=worker run=run.clone() sel=sel />
             </div>
             <div class="pane-rollout" data-testid="pane-rollout">
                 <RolloutView run=run rollouts=rollouts sel=sel />
