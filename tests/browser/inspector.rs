@@ -346,7 +346,7 @@ async fn exported_report_is_the_clis_report() {
     let b = Browser::start().await;
     b.client.goto(&server.url()).await.unwrap();
     b.wait_worker_ready().await;
-    choose_files(&b, "files", &[inputs, rollouts]).await;
+    choose_files(&b, "files", &[inputs.clone(), rollouts.clone()]).await;
     b.wait_text("[data-testid=status]", "Profile ready").await;
     let date = b
         .client

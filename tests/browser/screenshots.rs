@@ -1,5 +1,6 @@
 //! Screenshots of what a user sees, to look at (not a check): the app's profile page with a
-//! generated three-agent run loaded, after a query, and its Health page, at 1440×900, into
+//! generated three-agent run loaded, after a query, its Health page, the Compare page's pickers
+//! and the run's report made with a query, at 1440×900, into
 //! `target/screenshots/`. `docs/app.png` is the first of them.
 //!
 //!   cargo test --test browser screenshots -- --ignored
@@ -25,7 +26,8 @@ async fn screenshots_of_a_three_agent_run() {
     let b = Browser::start().await;
     b.client.set_window_size(1440, 900).await.unwrap();
     b.open_app(&server.url(), "").await;
-    b.choose_files("files", &[inputs, rollouts]).await;
+    b.choose_files("files", &[inputs.clone(), rollouts.clone()])
+        .await;
     b.wait_text("[data-testid=status]", "Profile ready").await;
     tokio::time::sleep(std::time::Duration::from_millis(800)).await;
     shot(&b, "profile.png").await;
@@ -46,5 +48,29 @@ async fn screenshots_of_a_three_agent_run() {
     b.click_testid("tab-health").await;
     tokio::time::sleep(std::time::Duration::from_millis(800)).await;
     shot(&b, "health.png").await;
+    b.click_testid("tab-compare").await;
+    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    shot(&b, "compare-pick.png").await;
+
+    // The shared report of the same run, made with a query, from file://.
+    let page = tmp.path().join("report.html");
+    let out = common::run_gymscope(&[
+        "report",
+        "--inputs",
+        inputs.to_str().unwrap(),
+        "--rollouts",
+        rollouts.to_str().unwrap(),
+        "-o",
+        page.to_str().unwrap(),
+        "--query",
+        "reward == 0 and tool_calls > 2",
+    ]);
+    assert!(out.status.success(), "{}", common::output_text(&out));
+    b.client
+        .goto(&format!("file://{}#tasks", page.display()))
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    shot(&b, "report-query.png").await;
     b.close().await;
 }
