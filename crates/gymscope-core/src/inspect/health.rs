@@ -273,13 +273,6 @@ impl HealthFilter {
 }
 
 impl RunView {
-    fn health_agents(&self) -> Option<&[AgentRow]> {
-        match &self.view.health {
-            HealthState::Ready(h) => Some(&h.agents),
-            _ => None,
-        }
-    }
-
     /// A point's flag bits (`None` where health did not see it).
     pub fn point_bits(&self, p: usize) -> Option<u16> {
         self.cols
@@ -320,9 +313,12 @@ mod tests {
         let agent_ok = match &f.agent {
             None => true,
             Some(name) => r.cols.point_health_agent.get(p).is_some_and(|&a| {
+                let HealthState::Ready(h) = &r.view.health else {
+                    return false;
+                };
                 !a.is_nan()
-                    && r.health_agents()
-                        .and_then(|agents| agents.get(a as usize))
+                    && h.agents
+                        .get(a as usize)
                         .is_some_and(|row| row.agent == *name)
             }),
         };

@@ -50,16 +50,80 @@ fn column(run: &RunView, field: &Field) -> Option<Column> {
 }
 
 /// The points `q` keeps, from the columns alone when it can be.
+///
+/// Evaluated a column at a time: each predicate over every point (a predicate of the agent once
+/// per agent, of a task aggregate once per task, then spread over the points), then `and`,
+/// `or` and `not` over the masks, so a query of 100,000 rollouts never builds a value per point
+/// and predicate that it does not need (`cargo bench --bench browser_plot`).
 pub fn answer(run: &RunView, q: &Query) -> Answer {
     if !answerable(run, q.expr()) {
         return Answer::NeedsFile;
     }
-    let pass = pass_rates(run);
-    Answer::Points(
-        (0..run.points())
-            .map(|p| eval(run, q.expr(), p, &pass))
-            .collect(),
-    )
+    let mut pass = None;
+    Answer::Points(mask(run, q.expr(), &mut pass))
+}
+
+fn mask(run: &RunView, e: &Expr, pass: &mut Option<Vec<f64>>) -> Vec<bool> {
+    let both = |a: Vec<bool>, b: Vec<bool>, f: fn(bool, bool) -> bool| {
+        a.into_iter().zip(b).map(|(x, y)| f(x, y)).collect()
+    };
+    match e {
+        Expr::Or(a, b) => both(mask(run, a, pass), mask(run, b, pass), |x, y| x || y),
+        Expr::And(a, b) => both(mask(run, a, pass), mask(run, b, pass), |x, y| x && y),
+        Expr::Not(a) => mask(run, a, pass).into_iter().map(|x| !x).collect(),
+        Expr::Cmp { field, .. } | Expr::Match { field, .. } | Expr::Truthy(field) => {
+            let Some(c) = column(run, field) else {
+                return vec![false; run.points()];
+            };
+            if matches!(c, Column::TaskPassRate) && pass.is_none() {
+                *pass = Some(pass_rates(run));
+            }
+            leaf(run, e, c, pass.as_deref().unwrap_or(&[]))
+        }
+    }
+}
+
+/// One predicate over every point.
+fn leaf(run: &RunView, e: &Expr, c: Column, pass: &[f64]) -> Vec<bool> {
+    let test = |v: Option<Value>| crate::query::eval_fields(e, &|_| v.clone());
+    let n = run.points();
+    match c {
+        // A few agents, each named once.
+        Column::Agent => {
+            let by_agent: Vec<bool> = run
+                .view
+                .agents
+                .rows
+                .iter()
+                .map(|row| test(Some(Value::String(row.key.clone()))))
+                .collect();
+            let unknown = test(None);
+            (0..n)
+                .map(|p| {
+                    run.cols
+                        .point_agent
+                        .get(p)
+                        .filter(|a| a.is_finite())
+                        .and_then(|&a| by_agent.get(a as usize).copied())
+                        .unwrap_or(unknown)
+                })
+                .collect()
+        }
+        // Task aggregates: once per task, spread over its points.
+        Column::TaskMean(_) | Column::TaskPassRate | Column::TaskGroup => {
+            let mut out = vec![test(None); n];
+            for t in 0..run.view.tasks.len() {
+                let kept = test(task_value(run, c, t, pass));
+                for p in run.task_points(t) {
+                    if let Some(slot) = out.get_mut(p) {
+                        *slot = kept;
+                    }
+                }
+            }
+            out
+        }
+        _ => (0..n).map(|p| test(point_value(run, c, p))).collect(),
+    }
 }
 
 fn answerable(run: &RunView, e: &Expr) -> bool {
@@ -103,22 +167,15 @@ fn pass_rates(run: &RunView) -> Vec<f64> {
         .collect()
 }
 
-fn value(run: &RunView, c: Column, p: usize, pass: &[f64]) -> Option<Value> {
-    let num = |v: f64| serde_json::Number::from_f64(v).map(Value::Number);
-    let task = || run.task_of_point(p);
+fn num(v: f64) -> Option<Value> {
+    serde_json::Number::from_f64(v).map(Value::Number)
+}
+
+/// A point's own value in column `c` (task aggregates are [`task_value`]'s).
+fn point_value(run: &RunView, c: Column, p: usize) -> Option<Value> {
     match c {
         Column::Task => num(run.cols.point_task[p]),
         Column::Rollout => num(run.cols.point_rollout[p]),
-        Column::Agent => {
-            let a = run
-                .cols
-                .point_agent
-                .get(p)
-                .copied()
-                .filter(|a| a.is_finite())?;
-            let row = run.view.agents.rows.get(a as usize)?;
-            Some(Value::String(row.key.clone()))
-        }
         Column::Metric(m) => num(run.value(p, m)),
         Column::Flag(bit) => {
             let bits = run
@@ -129,16 +186,20 @@ fn value(run: &RunView, c: Column, p: usize, pass: &[f64]) -> Option<Value> {
                 .filter(|b| b.is_finite())?;
             Some(Value::Bool(bits as u16 & bit != 0))
         }
-        Column::TaskMean(m) => num(run.task_mean(task()?, m?)),
-        Column::TaskPassRate => num(*pass.get(task()?)?),
-        Column::TaskGroup => Some(Value::String(
-            run.view.tasks.get(task()?)?.group.as_str().to_string(),
-        )),
+        Column::Agent | Column::TaskMean(_) | Column::TaskPassRate | Column::TaskGroup => None,
     }
 }
 
-fn eval(run: &RunView, e: &Expr, p: usize, pass: &[f64]) -> bool {
-    crate::query::eval_fields(e, &|f| column(run, f).and_then(|c| value(run, c, p, pass)))
+/// Task `t`'s aggregate in column `c`.
+fn task_value(run: &RunView, c: Column, t: usize, pass: &[f64]) -> Option<Value> {
+    match c {
+        Column::TaskMean(m) => num(run.task_mean(t, m?)),
+        Column::TaskPassRate => num(*pass.get(t)?),
+        Column::TaskGroup => Some(Value::String(
+            run.view.tasks.get(t)?.group.as_str().to_string(),
+        )),
+        _ => None,
+    }
 }
 
 /// Per task (index in `view.tasks`), whether any of its points is kept.
