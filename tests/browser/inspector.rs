@@ -325,22 +325,7 @@ async fn exported_report_is_the_clis_report() {
     );
     let tmp = tempfile::tempdir().unwrap();
     let cli_report = tmp.path().join("cli.html");
-    let out = common::run_gymscope(&[
-        "report",
-        "--inputs",
-        inputs.to_str().unwrap(),
-        "--rollouts",
-        rollouts.to_str().unwrap(),
-        "-o",
-        cli_report.to_str().unwrap(),
-        "--date",
-        "2026-11-29",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::write_report(&inputs, &rollouts, &cli_report, &["--date", "2026-11-29"]);
 
     let server = StaticServer::start(&dist());
     let b = Browser::start().await;
@@ -355,40 +340,16 @@ async fn exported_report_is_the_clis_report() {
         .unwrap();
     date.clear().await.unwrap();
     date.send_keys("2026-11-29").await.unwrap();
-    click(&b, "[data-testid=export-report]").await;
-    b.wait_text(
-        "[data-testid=report-download]",
-        "example_rollouts_report.html",
-    )
-    .await;
-    let html = b
-        .eval_async(
-            "const done = arguments[arguments.length - 1];
-             fetch(document.querySelector('[data-testid=report-download]').href).then(r => r.text()).then(done);",
-        )
-        .await;
     assert_eq!(
-        html.as_str().unwrap(),
+        exported_report(&b).await,
         std::fs::read_to_string(&cli_report).unwrap()
     );
 
     // With a query applied (text: the page's worker reads the file for it), the export is
     // `gymscope report --query`'s page, opening on the same matches.
     let expr = "reward > 0 and output ~ \"stand\"";
-    let out = common::run_gymscope(&[
-        "report",
-        "--inputs",
-        inputs.to_str().unwrap(),
-        "--rollouts",
-        rollouts.to_str().unwrap(),
-        "-o",
-        cli_report.to_str().unwrap(),
-        "--date",
-        "2026-11-29",
-        "--query",
-        expr,
-    ]);
-    assert!(out.status.success(), "{}", common::output_text(&out));
+    let flags = ["--date", "2026-11-29", "--query", expr];
+    common::write_report(&inputs, &rollouts, &cli_report, &flags);
     b.eval(&format!(
         "const i = document.querySelector('[data-testid=query-input]'); i.value = {}; \
          i.dispatchEvent(new Event('input')); document.querySelector('[data-testid=query-apply]').click()",
@@ -399,7 +360,15 @@ async fn exported_report_is_the_clis_report() {
         .await;
     b.wait_text("[data-testid=export-query]", "3 matching rollouts")
         .await;
-    click(&b, "[data-testid=export-report]").await;
+    let want = std::fs::read_to_string(&cli_report).unwrap();
+    assert!(want.contains("3 of 5 rollouts match"), "the CLI's page");
+    assert_eq!(exported_report(&b).await, want);
+    b.close().await;
+}
+
+/// Clicks "Export report" and reads the file it offers.
+async fn exported_report(b: &Browser) -> String {
+    click(b, "[data-testid=export-report]").await;
     b.wait_text(
         "[data-testid=report-download]",
         "example_rollouts_report.html",
@@ -411,10 +380,7 @@ async fn exported_report_is_the_clis_report() {
              fetch(document.querySelector('[data-testid=report-download]').href).then(r => r.text()).then(done);",
         )
         .await;
-    let want = std::fs::read_to_string(&cli_report).unwrap();
-    assert!(want.contains("3 of 5 rollouts match"), "the CLI's page");
-    assert_eq!(html.as_str().unwrap(), want);
-    b.close().await;
+    html.as_str().unwrap().to_string()
 }
 
 /// Existing profile files (upstream's own, here) are recognized and shown directly.

@@ -79,20 +79,8 @@ fn cli_answer(inputs: &Path, rollouts: &Path, expr: &str) -> (usize, usize) {
 
 fn report(dir: &Path, inputs: &Path, rollouts: &Path, query: Option<&str>) -> PathBuf {
     let path = dir.join(format!("report{}.html", u8::from(query.is_some())));
-    let mut args = vec![
-        "report",
-        "--inputs",
-        inputs.to_str().unwrap(),
-        "--rollouts",
-        rollouts.to_str().unwrap(),
-        "-o",
-        path.to_str().unwrap(),
-    ];
-    if let Some(q) = query {
-        args.extend(["--query", q]);
-    }
-    let out = common::run_gymscope(&args);
-    assert!(out.status.success(), "{}", common::output_text(&out));
+    let flags: Vec<&str> = query.map(|q| vec!["--query", q]).unwrap_or_default();
+    common::write_report(inputs, rollouts, &path, &flags);
     path
 }
 

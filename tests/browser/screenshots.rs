@@ -54,18 +54,8 @@ async fn screenshots_of_a_three_agent_run() {
 
     // The shared report of the same run, made with a query, from file://.
     let page = tmp.path().join("report.html");
-    let out = common::run_gymscope(&[
-        "report",
-        "--inputs",
-        inputs.to_str().unwrap(),
-        "--rollouts",
-        rollouts.to_str().unwrap(),
-        "-o",
-        page.to_str().unwrap(),
-        "--query",
-        "reward == 0 and tool_calls > 2",
-    ]);
-    assert!(out.status.success(), "{}", common::output_text(&out));
+    let query = ["--query", "reward == 0 and tool_calls > 2"];
+    common::write_report(&inputs, &rollouts, &page, &query);
     b.client
         .goto(&format!("file://{}#tasks", page.display()))
         .await

@@ -309,18 +309,8 @@ fn a_query_stores_the_clis_matches_in_the_page() {
         ("reward < 1 and prompt ~ /alpha|zeta/i", true),
         ("output ~ \"no such text anywhere\"", false),
     ] {
-        let run = common::run_gymscope(&[
-            "report",
-            "--inputs",
-            inputs,
-            "--rollouts",
-            rollouts,
-            "-o",
-            page.to_str().unwrap(),
-            "--query",
-            expr,
-        ]);
-        assert!(run.status.success(), "{}", common::output_text(&run));
+        let flags = ["--query", expr];
+        let run = common::write_report(Path::new(inputs), Path::new(rollouts), &page, &flags);
         let keys = common::run_gymscope(&["query", "--inputs", inputs, rollouts, expr]);
         let keys: Vec<String> = String::from_utf8(keys.stdout)
             .unwrap()

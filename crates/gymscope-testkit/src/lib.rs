@@ -112,3 +112,26 @@ pub fn run_gymscope(args: &[&str]) -> std::process::Output {
         .output()
         .expect("run gymscope")
 }
+
+/// `gymscope report` of a run into `out`, with `extra` flags (`--query`, `--date`); stops the
+/// test when it fails.
+pub fn write_report(
+    inputs: &Path,
+    rollouts: &Path,
+    out: &Path,
+    extra: &[&str],
+) -> std::process::Output {
+    let mut args = vec![
+        "report",
+        "--inputs",
+        inputs.to_str().expect("a UTF-8 path"),
+        "--rollouts",
+        rollouts.to_str().expect("a UTF-8 path"),
+        "-o",
+        out.to_str().expect("a UTF-8 path"),
+    ];
+    args.extend(extra);
+    let run = run_gymscope(&args);
+    assert!(run.status.success(), "{}", output_text(&run));
+    run
+}
