@@ -99,6 +99,55 @@ async fn a_task_opens_both_runs_rollouts_side_by_side() {
     b.close().await;
 }
 
+/// A task of more rollouts than the page shows: the side says how many of how many.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_task_of_many_rollouts_says_how_many_it_shows() {
+    let (_server, b) = open_compare_page().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let many = [1.0; 12];
+    let few = [0.0; 3];
+    let mut files = Vec::new();
+    for (side, rewards) in [("a", &many[..]), ("b", &few[..])] {
+        let run = common::compare_runs::run(
+            &[common::compare_runs::task(0, "two plus two", rewards)],
+            0.5,
+            0,
+        );
+        files.push(common::compare_runs::write_run(tmp.path(), side, &run));
+    }
+    for (testid, (inputs, rollouts)) in ["compare-a", "compare-b"].into_iter().zip(&files) {
+        b.choose_files(testid, &[PathBuf::from(inputs), PathBuf::from(rollouts)])
+            .await;
+    }
+    b.wait_text("[data-testid=compare-status]", "Compared: 1")
+        .await;
+    b.click("[data-testid=compare-task-row]").await;
+    let side_a = b
+        .wait_text("[data-testid=compare-side-a]", "rollout 0")
+        .await;
+    assert!(
+        side_a.contains("The first 8 of this task's 12 rollouts in this run."),
+        "{side_a}"
+    );
+    assert_eq!(
+        count(
+            &b,
+            "[data-testid=compare-side-a] [data-testid=compare-rollout]"
+        )
+        .await,
+        8
+    );
+    assert_eq!(
+        count(
+            &b,
+            "[data-testid=compare-side-b] [data-testid=compare-sampled]"
+        )
+        .await,
+        0
+    );
+    b.close().await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn export_report_is_the_clis_report() {
     let (_server, b) = open_compare_page().await;

@@ -21,12 +21,13 @@ fn num(v: Option<f64>) -> String {
 
 #[component]
 pub fn CompareResult(compared: Arc<Compared>, worker: SharedWorker) -> impl IntoView {
-    let shown = RwSignal::new(None::<Result<PairConversations, String>>);
+    // The task opened (its place in the comparison, for its rollout counts) and its rollouts.
+    let shown = RwSignal::new(None::<Result<(usize, PairConversations), String>>);
     let open = move |index: usize| {
         shown.set(None);
         worker.with_value(|w| {
             w.request(&Request::CompareTask { index }, move |reply| match reply {
-                Reply::ComparedTask(p) => shown.set(Some(Ok(*p))),
+                Reply::ComparedTask(p) => shown.set(Some(Ok((index, *p)))),
                 Reply::Failed(f) => shown.set(Some(Err(f.message))),
                 _ => {}
             });
@@ -69,6 +70,11 @@ pub fn CompareResult(compared: Arc<Compared>, worker: SharedWorker) -> impl Into
             }
         })
         .collect_view();
+    let counts: Vec<(u32, u32)> = c
+        .tasks
+        .iter()
+        .map(|t| (t.rollouts_a, t.rollouts_b))
+        .collect();
     let more = (c.tasks.len() > ROWS).then(|| format!("The first {ROWS} of {} paired tasks, worst regression first; the exported report lists them all.", c.tasks.len()));
     view! {
         <div class="compare-summary" data-testid="compare-summary" on:click=on_flip inner_html=compared.summary_html.clone()></div>
@@ -82,16 +88,25 @@ pub fn CompareResult(compared: Arc<Compared>, worker: SharedWorker) -> impl Into
             {more.map(|m| view! { <p class="muted">{m}</p> })}
         </section>
         {move || shown.get().map(|r| match r {
-            Ok(p) => view! { <SideBySide pair=p /> }.into_any(),
+            Ok((i, p)) => {
+                let totals = counts.get(i).copied().unwrap_or_default();
+                view! { <SideBySide pair=p totals=totals /> }.into_any()
+            }
             Err(e) => view! { <p class="error">{e}</p> }.into_any(),
         })}
         <ExportComparison worker=worker title=crate::compare::report::default_title(c) />
     }
 }
 
+/// Both runs' rollouts of a task; `totals` are the task's rollouts in each run, of which the
+/// worker reads at most `compare::conversations::MAX_SHOWN_ROLLOUTS` (said when it cut).
 #[component]
-fn SideBySide(pair: PairConversations) -> impl IntoView {
-    let column = |label: String, side: SideConversations, testid: &'static str| {
+fn SideBySide(pair: PairConversations, totals: (u32, u32)) -> impl IntoView {
+    let column = |label: String, side: SideConversations, total: u32, testid: &'static str| {
+        let shown = side.iter().filter(|(r, _)| r.is_some()).count();
+        let sampled = (shown < total as usize).then(|| view! {
+            <p class="muted" data-testid="compare-sampled">{format!("The first {shown} of this task's {total} rollouts in this run.")}</p>
+        });
         let rollouts = side
             .into_iter()
             .map(|(rollout, c)| {
@@ -101,12 +116,12 @@ fn SideBySide(pair: PairConversations) -> impl IntoView {
                 view! { <details class="rollout" data-testid="compare-rollout"><summary>{head}</summary>{items}</details> }
             })
             .collect_view();
-        view! { <div class="side" data-testid=testid><h3>{label}</h3>{rollouts}</div> }
+        view! { <div class="side" data-testid=testid><h3>{label}</h3>{sampled}{rollouts}</div> }
     };
     view! {
         <section class="side-by-side" data-testid="compare-side-by-side">
-            {column(format!("A · task {}", pair.task_a), pair.a, "compare-side-a")}
-            {column(format!("B · task {}", pair.task_b), pair.b, "compare-side-b")}
+            {column(format!("A · task {}", pair.task_a), pair.a, totals.0, "compare-side-a")}
+            {column(format!("B · task {}", pair.task_b), pair.b, totals.1, "compare-side-b")}
         </section>
     }
 }
