@@ -180,3 +180,50 @@ pub fn start_page_worker() -> (SharedWorker, leptos::prelude::RwSignal<bool>) {
     let worker = StoredValue::new_local(WorkerHandle::start(move |r| ready.set(r)));
     (worker, ready)
 }
+
+/// Requests that follow a control as it moves (a slider): one in flight at a time and, of
+/// those asked meanwhile, only the last sent once it is done, so a move never terminates the
+/// worker mid-job (which would cost it the run or selection it holds).
+#[derive(Clone, Copy)]
+pub struct Follower {
+    worker: SharedWorker,
+    busy: leptos::prelude::StoredValue<bool>,
+    queued: leptos::prelude::StoredValue<Option<Request>, leptos::prelude::LocalStorage>,
+    on_reply: leptos::prelude::StoredValue<Rc<dyn Fn(Reply)>, leptos::prelude::LocalStorage>,
+}
+
+impl Follower {
+    pub fn new(worker: SharedWorker, on_reply: impl Fn(Reply) + 'static) -> Follower {
+        use leptos::prelude::*;
+        let on_reply: Rc<dyn Fn(Reply)> = Rc::new(on_reply);
+        Follower {
+            worker,
+            busy: StoredValue::new(false),
+            queued: StoredValue::new_local(None),
+            on_reply: StoredValue::new_local(on_reply),
+        }
+    }
+
+    pub fn send(self, request: Request) {
+        use leptos::prelude::*;
+        if self.busy.get_value() {
+            self.queued.set_value(Some(request));
+            return;
+        }
+        self.busy.set_value(true);
+        let f = self.on_reply.get_value();
+        self.worker.with_value(|w| {
+            w.request(&request, move |reply| {
+                let done = !matches!(reply, Reply::Progress(_));
+                f(reply);
+                if done {
+                    self.busy.set_value(false);
+                    // After this reply's handler has finished with the worker's state.
+                    if let Some(next) = self.queued.try_update_value(Option::take).flatten() {
+                        leptos::task::spawn_local(async move { self.send(next) });
+                    }
+                }
+            });
+        });
+    }
+}

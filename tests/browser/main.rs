@@ -16,4 +16,5 @@ mod plots;
 mod query_bar;
 mod report;
 mod screenshots;
+mod selection;
 mod upstream;
