@@ -132,6 +132,11 @@ impl BackgroundWorker {
         Ok(())
     }
 
+    /// Whether a job runs (a new request would terminate it).
+    pub fn is_busy(&self) -> bool {
+        self.state.borrow().busy
+    }
+
     /// Stops the running job by terminating the worker, and starts a fresh one.
     pub fn cancel(&self) -> Result<(), String> {
         if let Some(worker) = self.worker.borrow_mut().take() {
@@ -163,6 +168,13 @@ impl WorkerHandle {
         }
     }
 
+    pub fn is_busy(&self) -> bool {
+        self.0
+            .as_ref()
+            .as_ref()
+            .is_ok_and(BackgroundWorker::is_busy)
+    }
+
     pub fn cancel(&self) {
         if let Ok(w) = self.0.as_ref() {
             let _ = w.cancel();
@@ -181,13 +193,13 @@ pub fn start_page_worker() -> (SharedWorker, leptos::prelude::RwSignal<bool>) {
     (worker, ready)
 }
 
-/// Requests that follow a control as it moves (a slider): one in flight at a time and, of
-/// those asked meanwhile, only the last sent once it is done, so a move never terminates the
-/// worker mid-job (which would cost it the run or selection it holds).
+/// Requests that follow a control as it moves (a slider): sent when the worker is idle, else
+/// kept (only the last) until this follower's job is done, so a move never terminates a job
+/// mid-way (which would cost the worker the run or selection it holds). A job of another
+/// component that cancelled this one's leaves nothing stuck: the next move finds the worker idle.
 #[derive(Clone, Copy)]
 pub struct Follower {
     worker: SharedWorker,
-    busy: leptos::prelude::StoredValue<bool>,
     queued: leptos::prelude::StoredValue<Option<Request>, leptos::prelude::LocalStorage>,
     on_reply: leptos::prelude::StoredValue<Rc<dyn Fn(Reply)>, leptos::prelude::LocalStorage>,
 }
@@ -198,7 +210,6 @@ impl Follower {
         let on_reply: Rc<dyn Fn(Reply)> = Rc::new(on_reply);
         Follower {
             worker,
-            busy: StoredValue::new(false),
             queued: StoredValue::new_local(None),
             on_reply: StoredValue::new_local(on_reply),
         }
@@ -206,19 +217,19 @@ impl Follower {
 
     pub fn send(self, request: Request) {
         use leptos::prelude::*;
-        if self.busy.get_value() {
+        if self.worker.with_value(WorkerHandle::is_busy) {
             self.queued.set_value(Some(request));
             return;
         }
-        self.busy.set_value(true);
+        // Anything kept is older than this request.
+        self.queued.set_value(None);
         let f = self.on_reply.get_value();
         self.worker.with_value(|w| {
             w.request(&request, move |reply| {
                 let done = !matches!(reply, Reply::Progress(_));
                 f(reply);
+                // Once this reply's handler has marked the worker idle.
                 if done {
-                    self.busy.set_value(false);
-                    // After this reply's handler has finished with the worker's state.
                     if let Some(next) = self.queued.try_update_value(Option::take).flatten() {
                         leptos::task::spawn_local(async move { self.send(next) });
                     }

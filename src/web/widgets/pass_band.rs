@@ -108,7 +108,7 @@ pub fn PassBand(worker: SharedWorker, sel: Selection) -> impl IntoView {
                 let c = &s.counts;
                 let dropped = c.dropped.iter().map(|(r, n)| view! { <li data-testid="band-dropped" data-reason=r.clone() data-count=n.to_string()>{format!("{r}: {n}")}</li> }).collect_view();
                 let links = s.links.iter().map(|(id, l)| {
-                    let what = if *id == "band-download-curated" { "Download the curated tasks" } else { "and the counts" };
+                    let what = if *id == "band-download-curated" { "Download the curated tasks" } else { "Its counts" };
                     view! { <li>{l.anchor(id, format!("{what}: {} ({} bytes)", l.name, l.bytes))}</li> }
                 }).collect_view();
                 view! {

@@ -1,6 +1,7 @@
 //! A selection's result: `select-pivot`'s counts (its table, then the kept pivots per depth and
 //! per expected tool), the histograms of the profiled pivots' on-policy mean reward and reward
-//! variance with λ_diff's rule marked, and the files to save.
+//! variance with λ_diff's rule marked (kept pivots: mean left of λ, variance right of 0), and
+//! the files to save.
 
 use crate::web::download::DownloadLink;
 use crate::web::protocol::PivotsSelected;
@@ -62,13 +63,8 @@ pub fn SelectResult(
         let means = crate::plot::histogram(stats.means.iter().copied());
         let variances = crate::plot::histogram(stats.variances.iter().copied());
         let x = max_mean.get();
-        let mean_mark = x.and_then(|x| Mark::of(&means, x, true, format!("λ_diff {x}: kept left")));
-        let var_mark = x.and(Mark::of(
-            &variances,
-            0.0,
-            false,
-            "variance > 0: kept right".into(),
-        ));
+        let mean_mark = x.and_then(|x| Mark::of(&means, x, true, format!("< {x}")));
+        let var_mark = x.and(Mark::of(&variances, 0.0, false, "> 0".into()));
         Some(view! {
             <div class="plot-row">
                 <div><h3>"On-policy mean reward per pivot"</h3>
@@ -80,9 +76,9 @@ pub fn SelectResult(
     };
     view! {
         <p data-testid="pb-select-status" class="status done" data-kept=s.kept.to_string()>{status}</p>
-        <div data-testid="pb-select-counts">{counts_view(&s.counts)}</div>
         {plots}
         <ul class="downloads">{links}</ul>
+        <div data-testid="pb-select-counts">{counts_view(&s.counts)}</div>
     }
 }
 
