@@ -345,3 +345,117 @@ async fn the_lambda_slider_is_select_pivot_max_mean() {
     );
     b.close().await;
 }
+
+/// In the page: sets range `testid` to `value` (`input`, and `change` when `release`) and
+/// returns the milliseconds until `[data-testid=status]`'s `data-kept` differs from before (and,
+/// with `release`, until `link` exists), with the new count.
+async fn timed_move(
+    b: &Browser,
+    testid: &str,
+    value: f64,
+    status: &str,
+    link: Option<&str>,
+) -> (f64, String) {
+    let release = link.is_some();
+    let link = link.unwrap_or("none");
+    let v = b
+        .eval_async(&format!(
+            "const done = arguments[arguments.length - 1];
+             const kept = () => document.querySelector('[data-testid={status}]')?.dataset.kept;
+             const before = kept();
+             const oldLink = document.querySelector('[data-testid={link}]')?.href;
+             const s = document.querySelector('[data-testid={testid}]');
+             const t0 = performance.now();
+             s.value = '{value}'; s.dispatchEvent(new Event('input', {{bubbles: true}}));
+             if ({release}) s.dispatchEvent(new Event('change', {{bubbles: true}}));
+             const poll = () => {{
+               const k = kept();
+               const l = document.querySelector('[data-testid={link}]')?.href;
+               if (k !== undefined && k !== before && (!{release} || (l && l !== oldLink))) done([performance.now() - t0, k]);
+               else setTimeout(poll, 1);
+             }};
+             poll();"
+        ))
+        .await;
+    (v[0].as_f64().unwrap(), v[1].as_str().unwrap().to_string())
+}
+
+/// Figures, not a check: the λ_diff slider on 100,000 pivots and the pass band on a
+/// 10,000-task run (80,000 rollouts), each move timed in the page from the event to the new
+/// count on the page (and to the new files when let go).
+///
+///   cargo test --test browser selection_timing -- --ignored --nocapture
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "prints figures; run by hand"]
+async fn selection_timing() {
+    use std::fmt::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut pivots, mut profile) = (String::new(), String::new());
+    for i in 0..100_000_u32 {
+        let id = format!("p{i}");
+        let row = json!({"trajectory_id": i / 4, "responses_create_params": {"input": [{"role": "user", "content": format!("q{i}")}]},
+            "expected_action": {"type": "function_call", "name": format!("tool_{}", i % 7), "arguments": "{}"},
+            "meta_info": {"depth": i % 4}, "pivot_info": {"pivot_id": id}});
+        writeln!(pivots, "{row}").unwrap();
+        let infos: Vec<Value> = (0..8)
+            .map(|r| json!({"reward": f64::from(u8::from(r < (i * 7919) % 9))}))
+            .collect();
+        let p = json!({"_ng_task_index": i, "rollout_infos": infos, "sample": {"pivot_info": {"pivot_id": id}}});
+        writeln!(profile, "{p}").unwrap();
+    }
+    std::fs::write(dir.path().join("big.jsonl"), &pivots).unwrap();
+    std::fs::write(dir.path().join("big_prof.jsonl"), &profile).unwrap();
+    println!(
+        "pivots {:.1} MB, profile {:.1} MB",
+        pivots.len() as f64 / 1e6,
+        profile.len() as f64 / 1e6
+    );
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    b.open_app(&server.url(), "#pivot-build").await;
+    b.choose_file("pb-pivots-file", &dir.path().join("big.jsonl"))
+        .await;
+    b.choose_file("pb-profile-file", &dir.path().join("big_prof.jsonl"))
+        .await;
+    b.eval("document.querySelector('[data-testid=pb-lambda-on]').click()")
+        .await;
+    let t0 = Instant::now();
+    b.click_testid("pb-select").await;
+    b.wait_text_for("[data-testid=pb-select-status]", "selected", 300)
+        .await;
+    println!(
+        "select (read both files, decide, plan, write the files): {:.2} s",
+        t0.elapsed().as_secs_f64()
+    );
+    // Each move changes what is kept (means are k/8), so each is seen to land.
+    for (x, y) in [(0.3, 0.45), (0.6, 0.2), (0.8, 0.4), (0.95, 0.3)] {
+        let (ms, kept) = timed_move(&b, "pb-lambda", x, "pb-select-status", None).await;
+        let files = Some("pb-download-selected");
+        let (ms_files, kept_y) = timed_move(&b, "pb-lambda", y, "pb-select-status", files).await;
+        println!("λ_diff {x}: counts in {ms:.0} ms ({kept} kept); let go at {y}: counts and files in {ms_files:.0} ms ({kept_y} kept)");
+    }
+    let tasks = tempfile::tempdir().unwrap();
+    let (inputs, rollouts) = common::gen_run::generate_compact(tasks.path(), "rollouts", 10_000, 8);
+    b.close().await;
+    let b = Browser::start().await;
+    b.open_app(&server.url(), "#profile").await;
+    b.choose_files("files", &[inputs, rollouts]).await;
+    b.wait_text_for("[data-testid=status]", "Profile ready", 300)
+        .await;
+    let t0 = Instant::now();
+    b.eval("document.querySelector('[data-testid=pass-band] summary').click()")
+        .await;
+    b.wait_text_for("[data-testid=band-status]", "tasks kept", 300)
+        .await;
+    println!(
+        "band opened (the profile read once, all kept, files): {:.2} s",
+        t0.elapsed().as_secs_f64()
+    );
+    for (lo, hi) in [(0.25, 0.875), (0.5, 1.0), (0.125, 0.75), (0.0, 0.5)] {
+        let (ms, kept) = timed_move(&b, "band-min", lo, "band-status", None).await;
+        let files = Some("band-download-curated");
+        let (ms_files, kept_hi) = timed_move(&b, "band-max", hi, "band-status", files).await;
+        println!("band from {lo}: counts in {ms:.0} ms ({kept} kept); to {hi} let go: counts and files in {ms_files:.0} ms ({kept_hi} kept)");
+    }
+    b.close().await;
+}
