@@ -17,4 +17,5 @@ mod query_bar;
 mod report;
 mod report_query;
 mod screenshots;
+mod selection;
 mod upstream;

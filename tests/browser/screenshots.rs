@@ -64,3 +64,78 @@ async fn screenshots_of_a_three_agent_run() {
     shot(&b, "report-query.png").await;
     b.close().await;
 }
+
+/// The Profile page's pass-rate band on the example run and the pivot builder's λ_diff slider
+/// (issue 27), into `target/screenshots/band.png` and `lambda.png`.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "writes pictures to look at; run by hand"]
+async fn screenshots_of_the_selections() {
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    b.client.set_window_size(1440, 900).await.unwrap();
+    b.open_app(&server.url(), "#profile").await;
+    b.click_testid("load-example").await;
+    b.wait_text("[data-testid=status]", "Profile ready").await;
+    b.eval("document.querySelector('[data-testid=pass-band] summary').click()")
+        .await;
+    b.wait_text("[data-testid=band-status]", "tasks kept").await;
+    b.eval(
+        "const s = document.querySelector('[data-testid=band-min]'); s.value = '0.5'; \
+         s.dispatchEvent(new Event('input', {bubbles: true})); s.dispatchEvent(new Event('change', {bubbles: true})); \
+         document.querySelector('[data-testid=pass-band]').scrollIntoView()",
+    )
+    .await;
+    tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
+    shot(&b, "band.png").await;
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::repo_root().join("tests/fixtures/pivot-build/upstream");
+    let name = "workplace_assistant.example_rollouts.jsonl";
+    std::fs::copy(src.join(name), dir.path().join(name)).unwrap();
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_gymscope"))
+        .current_dir(dir.path())
+        .args([
+            "build-pivot",
+            "--input",
+            name,
+            "--output",
+            "p.jsonl",
+            "--agent-ref",
+            "a",
+        ])
+        .args(["--relative-paths"])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let pivots = std::fs::read_to_string(dir.path().join("p.jsonl")).unwrap();
+    let profile: String = pivots
+        .lines()
+        .enumerate()
+        .map(|(i, _)| {
+            let infos: Vec<_> = (0..8)
+                .map(|r| serde_json::json!({"reward": f64::from(u8::from(r < (i * 5) % 9))}))
+                .collect();
+            format!(
+                "{}\n",
+                serde_json::json!({"_ng_task_index": i, "rollout_infos": infos})
+            )
+        })
+        .collect();
+    std::fs::write(dir.path().join("prof.jsonl"), profile).unwrap();
+    b.click_testid("tab-pivot-build").await;
+    b.choose_file("pb-pivots-file", &dir.path().join("p.jsonl"))
+        .await;
+    b.choose_file("pb-profile-file", &dir.path().join("prof.jsonl"))
+        .await;
+    b.choose_file("pb-config-file", &dir.path().join("p.gym.yaml"))
+        .await;
+    b.eval("document.querySelector('[data-testid=pb-lambda-on]').click()")
+        .await;
+    b.click_testid("pb-select").await;
+    b.wait_text("[data-testid=pb-select-status]", "selected")
+        .await;
+    b.eval("document.querySelector('[data-testid=pb-lambda]').scrollIntoView()")
+        .await;
+    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    shot(&b, "lambda.png").await;
+    b.close().await;
+}

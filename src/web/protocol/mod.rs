@@ -5,7 +5,7 @@
 
 use crate::inspect::model::InspectView;
 use crate::inspect::pivot::PivotView;
-use crate::inspect::pivot_build::{BuildSummary, PageBuild, PivotEntry};
+use crate::inspect::pivot_build::PageBuild;
 use crate::pivot::PivotOptions;
 use crate::pivot_build::select::SelectOptions;
 use crate::profile::ProfileOptions;
@@ -17,7 +17,9 @@ use web_sys::{Blob, File};
 
 mod columns;
 mod optional;
+mod selection;
 pub use columns::JsColumns;
+pub use selection::{PivotsBuilt, PivotsSelected, TaskBand, TasksCurated};
 
 /// Page → worker.
 #[derive(Serialize, Deserialize)]
@@ -51,14 +53,24 @@ pub enum Request {
         file: File,
         options: PageBuild,
     },
-    /// Keep the pivots whose on-policy rollouts (`profile`) had mixed rewards.
+    /// Keep the pivots whose on-policy rollouts (`profile`) had mixed rewards: both files read
+    /// and every pivot decided once, then planned with `options` (files made).
     SelectPivots {
         #[serde(with = "preserve")]
         pivots: File,
         #[serde(with = "preserve")]
         profile: File,
+        /// The build's `.gym.yaml`, for the selection's config (none: no config offered).
+        #[serde(with = "optional", default)]
+        config: Option<File>,
         options: SelectOptions,
     },
+    /// The last selection's pivots planned again with other options (the λ_diff slider):
+    /// no file is read again unless a class depends on the change; the files only when asked.
+    PlanPivots { options: SelectOptions, files: bool },
+    /// The run shown last's `*_reward_profiling.jsonl` through `select-tasks` with a pass-rate
+    /// band (read once, then decided again per band); the curated files only when asked.
+    CurateTasks(TaskBand),
     /// Render the report of the run shown last.
     Report(ReportRequest),
     /// Compare a baseline `a` with candidates `b` and `more` (each a run's two files or a
@@ -143,6 +155,7 @@ pub enum Reply {
     },
     PivotsBuilt(Box<PivotsBuilt>),
     PivotsSelected(Box<PivotsSelected>),
+    TasksCurated(Box<TasksCurated>),
     Report(Download),
     Compared(Box<Compared>),
     ComparedTask(Box<crate::compare::conversations::PairConversations>),
@@ -206,32 +219,6 @@ pub struct Profiled {
     pub downloads: Vec<Download>,
     /// The worker's wasm memory in bytes, for the browser benchmark.
     pub worker_memory: f64,
-}
-
-/// A pivot build: the counts, the validator's verdict on the rows, the rows listed, the files.
-#[derive(Serialize, Deserialize)]
-pub struct PivotsBuilt {
-    pub summary: BuildSummary,
-    /// The same build as a `gymscope build-pivot` command.
-    pub command: String,
-    /// `validate-pivot --agent-ref` on the rows written (none when none were).
-    pub verdict: Option<PivotView>,
-    pub pivots: Vec<PivotEntry>,
-    /// The pivot rows and the Gym config, when any row was written.
-    pub rows: Option<Download>,
-    pub config: Option<Download>,
-    pub audit: Download,
-    pub metrics: Download,
-    pub info: Download,
-}
-
-#[derive(Serialize, Deserialize)]
-pub struct PivotsSelected {
-    /// `select-pivot`'s counts table.
-    pub counts: String,
-    pub kept: u64,
-    pub selected: Download,
-    pub selection: Download,
 }
 
 /// A message as a JS value (objects, not `Map`s, for maps; JS objects passed through).

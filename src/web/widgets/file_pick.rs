@@ -131,3 +131,42 @@ pub fn FilePick(
         </section>
     }
 }
+
+/// One file of a page's form as a small drop zone in the profile page's style: drop the file on
+/// it or pick it with the styled button; the native `<input type=file>` inside (visually
+/// hidden) carries `testid`, so a WebDriver test chooses files as a person picks them.
+#[component]
+pub fn DropFile(
+    label: &'static str,
+    testid: &'static str,
+    /// What the file is, shown until one is chosen.
+    hint: &'static str,
+    /// Set with each file chosen or dropped (a page acts on it with an effect).
+    file: RwSignal<Option<web_sys::File>, LocalStorage>,
+) -> impl IntoView {
+    let take = move |f: Option<web_sys::File>| {
+        if f.is_some() {
+            file.set(f);
+        }
+    };
+    let from_input = move |e: ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&e);
+        take(input.files().and_then(|l| l.get(0)));
+    };
+    let on_drop = move |e: ev::DragEvent| {
+        e.prevent_default();
+        take(
+            e.data_transfer()
+                .and_then(|d| d.files())
+                .and_then(|l| l.get(0)),
+        );
+    };
+    view! {
+        <div class="file-buttons drop-one" on:dragover=|e: ev::DragEvent| e.prevent_default() on:drop=on_drop>
+            <label class="file-button">{label}
+                <input class="file-input" type="file" accept=".jsonl,.json,.yaml,.yml" data-testid=testid on:change=from_input />
+            </label>
+            <span class="chosen">{move || file.with(|f| f.as_ref().map_or_else(|| format!("{hint}: drop it here or choose it"), web_sys::File::name))}</span>
+        </div>
+    }
+}

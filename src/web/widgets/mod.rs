@@ -1,12 +1,13 @@
 //! Components more than one page lays out, or big enough to stand alone: the plots (`plots`,
 //! `scatter_canvas`, `histogram`, `plot_download`), the task table (`task_table`, `task_filters`,
-//! `task_rollouts`), the query bar (`query_bar`), a rollout (`rollout_view`, `conversation_view`), `file_pick` and
+//! `task_rollouts`), the query bar (`query_bar`) and the pass-rate band that writes into it (`pass_band`), a rollout (`rollout_view`, `conversation_view`), `file_pick` and
 //! `health_badges`.
 
 pub mod conversation_view;
 pub mod file_pick;
 pub mod health_badges;
 pub mod histogram;
+pub mod pass_band;
 pub mod plot_download;
 pub mod plots;
 pub mod query_bar;

@@ -2,12 +2,14 @@
 //! posts [`Reply`]s (progress, then a result or a failure). Built by Trunk (`data-type="worker"`).
 
 mod compare_job;
+mod curate_job;
 mod io;
 mod pivot_build_job;
 mod pivot_job;
 mod profile_job;
 mod query_job;
 mod report_job;
+mod select_job;
 mod verdict_files;
 
 use super::protocol::{decode, Failure, Reply, Request};
@@ -47,8 +49,11 @@ fn handle(request: Request) -> Result<Reply, Failure> {
         Request::SelectPivots {
             pivots,
             profile,
+            config,
             options,
-        } => pivot_build_job::select(&pivots, &profile, options),
+        } => select_job::select(&pivots, &profile, config.as_ref(), &options),
+        Request::PlanPivots { options, files } => select_job::plan(&options, files),
+        Request::CurateTasks(band) => curate_job::run(band),
         Request::Report(request) => report_job::run(request),
         Request::Compare {
             a,

@@ -1,9 +1,9 @@
-//! The worker's pivot build and selection, driven as `build-pivot` and `select-pivot` drive the
-//! core: two passes over the source `File` (group rewards, then conversion), the rows checked by
-//! the validator as they are made and written into Blobs; the selection's rows read back by span.
+//! The worker's pivot build, driven as `build-pivot` drives the core: two passes over the source
+//! `File` (group rewards, then conversion), the rows checked by the validator as they are made
+//! and written into Blobs. The selection is `select_job`'s.
 
-use super::super::protocol::{Download, Failure, PivotsBuilt, PivotsSelected, Reply};
-use super::io::{feed, post_progress, BlobWriter, SpanReader, WINDOW};
+use super::super::protocol::{Download, Failure, PivotsBuilt, Reply};
+use super::io::{feed, post_progress, BlobWriter};
 use crate::chunks::Flow;
 use crate::inspect::pivot::PivotView;
 use crate::inspect::pivot_build::{entry_of, is_blank_row, BuildSummary, PageBuild, PivotEntry};
@@ -11,18 +11,16 @@ use crate::jsonl::{LineSpan, LineSplitter};
 use crate::names;
 use crate::pivot::{PivotOptions, PivotValidator};
 use crate::pivot_build::config;
-use crate::pivot_build::select::{selected_row, ProfileIndex, SelectOptions, Selector};
 use crate::pivot_build::PivotBuilder;
-use crate::render::LineSource;
 use std::io::Write;
 use web_sys::File;
 
-fn write(out: &mut BlobWriter, bytes: &[u8]) -> Result<(), Failure> {
+pub(super) fn write(out: &mut BlobWriter, bytes: &[u8]) -> Result<(), Failure> {
     out.write_all(bytes)
         .map_err(|e| Failure::from(e.to_string()))
 }
 
-fn text_download(text: &str, name: String, mime: &str) -> Result<Download, Failure> {
+pub(super) fn text_download(text: &str, name: String, mime: &str) -> Result<Download, Failure> {
     let mut out = BlobWriter::new();
     write(&mut out, text.as_bytes())?;
     Ok(Download {
@@ -180,47 +178,5 @@ pub fn build(file: &File, options: PageBuild) -> Result<Reply, Failure> {
             names::pivot_info(&paths.output),
             "text/markdown",
         )?,
-    })))
-}
-
-pub fn select(pivots: &File, profile: &File, options: SelectOptions) -> Result<Reply, Failure> {
-    let total = (profile.size() + pivots.size()) as u64;
-    let mut index = ProfileIndex::new(profile.name());
-    feed::<Failure>(profile, |chunk, done| {
-        let go_on = index.push(chunk);
-        post_progress(done, total, 0);
-        Ok(if go_on { Flow::Continue } else { Flow::Stop })
-    })?;
-    let index = index.finish().map_err(|e| Failure::from(e.message))?;
-    let mut selector = Selector::new(pivots.name(), index, options);
-    let before = profile.size() as u64;
-    feed::<Failure>(pivots, |chunk, done| {
-        let go_on = selector.push(chunk);
-        post_progress(before + done, total, 0);
-        Ok(if go_on { Flow::Continue } else { Flow::Stop })
-    })?;
-    let plan = selector.finish().map_err(|e| Failure::from(e.message))?;
-    let mut reader = SpanReader::new(pivots, WINDOW, |_, _| {})?;
-    let mut out = BlobWriter::new();
-    for d in &plan.selected {
-        let line = reader
-            .read_span(d.span)
-            .map_err(|e| format!("'{}' line {}: {e}", pivots.name(), d.span.line))?;
-        let row = selected_row(&line, d.profile_info.as_ref())
-            .map_err(|e| format!("'{}' line {}: {e}", pivots.name(), d.span.line))?;
-        write(&mut out, &row)?;
-    }
-    let name = names::selected_pivots(&pivots.name());
-    let mut json = serde_json::to_string_pretty(&plan.counts.to_json())
-        .map_err(|e| Failure::from(e.to_string()))?;
-    json.push('\n');
-    Ok(Reply::PivotsSelected(Box::new(PivotsSelected {
-        counts: plan.counts.markdown(),
-        kept: plan.counts.kept,
-        selection: text_download(&json, names::pivot_selection(&name), "application/json")?,
-        selected: Download {
-            blob: out.finish("application/jsonl")?,
-            name,
-        },
     })))
 }

@@ -134,10 +134,14 @@ pub fn run(
             None
         }
     };
+    let profiling = profiling.finish("application/jsonl")?;
+    let profiling_name = names::reward_profiling(&rollouts.name());
+    // The page's pass band reads the file offered here, so its tasks are the download's.
+    super::curate_job::remember(&profiling, &profiling_name)?;
     let downloads = vec![
         Download {
-            blob: profiling.finish("application/jsonl")?,
-            name: names::reward_profiling(&rollouts.name()),
+            blob: profiling,
+            name: profiling_name,
         },
         Download {
             blob: metrics.finish("application/json")?,
@@ -179,6 +183,7 @@ pub fn run_files(profiling: &File, metrics: Option<&File>) -> Result<Reply, Fail
     drop(profiling_bytes);
     let (view, cols) = model::from_report_input(&input);
     SHOWN.with(|s| *s.borrow_mut() = Some(Shown::Files(input)));
+    super::curate_job::remember(profiling, &name)?;
     Ok(profiled(view, &cols, Vec::new()))
 }
 

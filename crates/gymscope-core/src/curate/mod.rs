@@ -136,6 +136,15 @@ impl TaskOptions {
 
     /// The first per-task rule `entry` fails (the cap comes later, over the survivors).
     fn first_drop(&self, entry: &TaskEntry, row: &Value) -> Option<DropReason> {
+        self.entry_drop(entry).or_else(|| {
+            let q = self.filter.as_ref()?;
+            let kept = crate::query::eval_fields(q.expr(), &|f| tasks::task_field(entry, row, f));
+            (!kept).then_some(DropReason::Where)
+        })
+    }
+
+    /// The rules an entry alone answers: all but `--where`, which needs the row.
+    fn entry_drop(&self, entry: &TaskEntry) -> Option<DropReason> {
         let Some(pass) = entry.pass_rate() else {
             return Some(DropReason::NoNumericReward);
         };
@@ -156,11 +165,6 @@ impl TaskOptions {
         }
         if self.drop_saturated && entry.group_name() != crate::reward_group::RewardGroup::Mixed {
             return Some(DropReason::Saturated);
-        }
-        if let Some(q) = &self.filter {
-            if !crate::query::eval_fields(q.expr(), &|f| tasks::task_field(entry, row, f)) {
-                return Some(DropReason::Where);
-            }
         }
         None
     }
@@ -322,6 +326,30 @@ pub struct TaskPlan {
     pub kept: Vec<usize>,
     pub validation: Vec<usize>,
     pub counts: TaskCounts,
+}
+
+/// Decides the per-task rules again for `options` on entries read once (with the default
+/// options' pass threshold), without the file: the Profile page's pass-rate band re-plans on
+/// every move. Refused for what the entries do not hold: `--where` needs the row, `--stratify`
+/// and `--group-by` values read from it, another `--pass-threshold` other outcomes.
+pub fn redecide(entries: &mut [TaskEntry], options: &TaskOptions) -> Result<(), String> {
+    let read = TaskOptions::default();
+    if options.filter.is_some()
+        || options.stratify.is_some()
+        || options.group_by.is_some()
+        || options.pass_threshold.to_bits() != read.pass_threshold.to_bits()
+    {
+        return Err("these options need the profile read again".into());
+    }
+    for e in entries.iter_mut() {
+        e.dropped = options.entry_drop(e);
+    }
+    Ok(())
+}
+
+/// The pass-rate band `min..=max` as a query of the Profile page's bar (the one filter model).
+pub fn band_query(min: f64, max: f64) -> String {
+    format!("task.pass_rate >= {min} and task.pass_rate <= {max}")
 }
 
 /// Applies the cap and the split to the entries the per-task rules kept.

@@ -415,3 +415,56 @@ fn contradictory_options_are_usage_errors_and_empty_selections_say_why() {
     let (_, plan) = select("", &TaskOptions::default()).unwrap();
     assert!(plan.counts.why_empty().contains("no task rows"));
 }
+
+/// The page's band: one reading, decided again per band, counts and kept tasks as a fresh
+/// selection with that band (the CLI's) gives.
+#[test]
+fn a_reading_redecided_for_a_band_is_a_fresh_selection() {
+    let text = format!(
+        "{}{}",
+        ladder(),
+        profile(&[row(9, &[json!(null)], "math", json!({}))])
+    );
+    let mut read = select(&text, &TaskOptions::default()).unwrap().0;
+    for (lo, hi) in [(0.0, 1.0), (0.25, 0.75), (0.5, 0.5), (0.3, 0.3), (1.0, 1.0)] {
+        for min_rollouts in [1, 5] {
+            let options = TaskOptions {
+                min_pass: lo,
+                max_pass: hi,
+                min_rollouts,
+                max_tasks: Some(2),
+                seed: 3,
+                ..Default::default()
+            };
+            redecide(&mut read, &options).unwrap();
+            let again = plan(&mut read, &options);
+            let (fresh_entries, fresh) = select(&text, &options).unwrap();
+            assert_eq!(again.counts, fresh.counts, "{lo}..{hi}");
+            assert_eq!(
+                kept_tasks(&read, &again.kept),
+                kept_tasks(&fresh_entries, &fresh.kept)
+            );
+        }
+    }
+    for refused in [
+        TaskOptions {
+            filter: Some(crate::query::Query::parse("task.pass_rate > 0").unwrap()),
+            ..Default::default()
+        },
+        TaskOptions {
+            stratify: Some("agent".into()),
+            ..Default::default()
+        },
+        TaskOptions {
+            pass_threshold: 0.5,
+            ..Default::default()
+        },
+    ] {
+        assert!(redecide(&mut read, &refused).is_err());
+    }
+    assert_eq!(
+        band_query(0.25, 1.0),
+        "task.pass_rate >= 0.25 and task.pass_rate <= 1"
+    );
+    assert!(crate::query::Query::parse(&band_query(0.0, 0.5)).is_ok());
+}

@@ -171,6 +171,27 @@ impl Histogram {
         }
     }
 
+    /// Where a threshold `x` falls across the bars, as a share of their width (0 left, 1
+    /// right), for a line marking it: binned bars by value; a bar per value at the boundary
+    /// between the values below `x` and the rest, with `x` itself on the left side when
+    /// `inclusive_left` (a band's lower end, `< x` rules) and on the right otherwise (a band's
+    /// upper end, `> x` rules). `None` without bars or for a value that is not finite.
+    pub fn mark_fraction(&self, x: f64, inclusive_left: bool) -> Option<f64> {
+        if !x.is_finite() || self.bars.is_empty() {
+            return None;
+        }
+        if self.binned {
+            let (lo, hi) = (self.bars[0].lo, self.bars[self.bars.len() - 1].hi);
+            return Some(((x - lo) / (hi - lo)).clamp(0.0, 1.0));
+        }
+        let before = self
+            .bars
+            .iter()
+            .filter(|b| b.lo < x || (!inclusive_left && b.lo == x))
+            .count();
+        Some(before as f64 / self.bars.len() as f64)
+    }
+
     /// How often a bar gets a label below it, so labels do not overlap.
     pub fn label_every(&self) -> usize {
         if self.binned {
@@ -260,6 +281,23 @@ pub fn hex(c: [u8; 3]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_threshold_mark_falls_between_the_values_it_separates() {
+        // Pass rates of eight rollouts: values 0, 0.25, 0.5, 1 (four bars).
+        let h = histogram([0.0, 0.25, 0.25, 0.5, 1.0]);
+        assert!(!h.binned);
+        assert_eq!(h.mark_fraction(0.25, true), Some(0.25)); // band from 0.25: left of its bar
+        assert_eq!(h.mark_fraction(0.25, false), Some(0.5)); // band to 0.25: right of it
+        assert_eq!(h.mark_fraction(0.3, true), Some(0.5));
+        assert_eq!(h.mark_fraction(2.0, true), Some(1.0));
+        assert_eq!(h.mark_fraction(f64::NAN, true), None);
+        let binned = histogram_with((0..100).map(f64::from), 5, 10);
+        assert!(binned.binned);
+        assert_eq!(binned.mark_fraction(49.5, true), Some(0.5));
+        assert_eq!(binned.mark_fraction(-5.0, false), Some(0.0));
+        assert_eq!(Histogram::default().mark_fraction(0.5, true), None);
+    }
 
     #[test]
     fn ticks_are_round_numbers() {

@@ -10,8 +10,8 @@ use crate::pivot::PivotOptions;
 use crate::web::download::DownloadLink;
 use crate::web::pages::pivot::result::PivotResult;
 use crate::web::protocol::{Download, Progress, Reply, Request};
+use crate::web::widgets::file_pick::DropFile;
 use crate::web::worker_client::start_page_worker;
-use leptos::ev;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::sync::Arc;
@@ -84,12 +84,6 @@ pub fn PivotPage(
         worker.with_value(crate::web::worker_client::WorkerHandle::cancel);
         phase.set(Phase::Failed("Cancelled.".into()));
     };
-    let on_file = move |e: ev::Event| {
-        let input: web_sys::HtmlInputElement = event_target(&e);
-        if let Some(f) = input.files().and_then(|l| l.get(0)) {
-            file.set(Some(f));
-        }
-    };
     // A new file (from this page or handed over by the profile page) is validated at once.
     Effect::new(move |_| {
         if file.with(Option::is_some) {
@@ -119,7 +113,7 @@ pub fn PivotPage(
     view! {
         <section class="pick">
             <p>"Check a pivot dataset (one assistant decision point per JSONL row) against NeMo Gym's row contract. The file is read here, in a background worker."</p>
-            <label>"Pivot JSONL " <input type="file" accept=".jsonl,.json" data-testid="pivot-file" on:change=on_file /></label>
+            <DropFile label="Pivot JSONL…" testid="pivot-file" hint="a pivot dataset" file=file />
             <label>"Expected agent_ref.name (--agent-ref) "
                 <input type="text" data-testid="pivot-agent-ref" prop:value=move || agent_ref.get()
                     on:input=move |e| agent_ref.set(event_target_value(&e)) /></label>

@@ -6,12 +6,14 @@
 pub mod pair;
 pub mod result;
 pub mod select;
+pub mod select_result;
 
 use crate::inspect::pivot_build::{pair, PageBuild, PivotEntry, PivotPair};
 use crate::web::pages::pivot_build::pair::PairView;
 use crate::web::pages::pivot_build::result::{BuildResult, Built};
 use crate::web::pages::pivot_build::select::SelectSection;
 use crate::web::protocol::{Progress, Reply, Request};
+use crate::web::widgets::file_pick::DropFile;
 use crate::web::worker_client::start_page_worker;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -109,13 +111,12 @@ pub fn PivotBuildPage() -> impl IntoView {
             shown.set(Some(result.await));
         });
     };
-    let on_file = move |e: leptos::ev::Event| {
-        let input: web_sys::HtmlInputElement = event_target(&e);
-        if let Some(f) = input.files().and_then(|l| l.get(0)) {
-            source.set(Some(f));
+    // A file chosen or dropped here is built at once.
+    Effect::new(move |_| {
+        if source.with(Option::is_some) {
             run();
         }
-    };
+    });
     let text = move |signal: RwSignal<String>, testid: &'static str, label: &'static str| {
         view! { <label>{label}<input type="text" data-testid=testid prop:value=move || signal.get()
         on:input=move |e| signal.set(event_target_value(&e)) /></label> }
@@ -129,7 +130,7 @@ pub fn PivotBuildPage() -> impl IntoView {
     view! {
         <section class="pick">
             <p>"Build a PivotRL dataset (one assistant decision point per row) from a run's rollouts, as "<code>"gymscope build-pivot"</code>" does. The file is read here, in a background worker, twice: rewards per task first, then conversion."</p>
-            <label>"Rollouts JSONL " <input type="file" accept=".jsonl,.json" data-testid="pb-source-file" on:change=on_file /></label>
+            <DropFile label="Rollouts JSONL…" testid="pb-source-file" hint="a rollouts file" file=source />
             <p data-testid="pb-source-name">{move || match (source.get(), loaded.get()) {
                 (Some(f), _) => format!("Source: {}", f.name()),
                 (None, Some(f)) => format!("Source: {} (the run loaded on the Profile page; choose a file to use another)", f.name()),

@@ -7,6 +7,7 @@ use crate::web::download::DownloadLink;
 use crate::web::pages::profile::export::ExportReport;
 use crate::web::pages::profile::summary::{AgentTable, Summary};
 use crate::web::state::{current_hash, replace_hash, HealthLink, Selection};
+use crate::web::widgets::pass_band::PassBand;
 use crate::web::widgets::plots::Plots;
 use crate::web::widgets::query_bar::QueryBar;
 use crate::web::widgets::rollout_view::RolloutView;
@@ -90,6 +91,7 @@ pub fn Inspector(
                 // screen; the tables, the files and sharing below.
                 <Summary run=run.clone() />
                 <QueryBar run=run.clone() sel=sel inputs=inputs rollouts=rollouts />
+                <PassBand worker=worker sel=sel />
                 <Plots run=run.clone() sel=sel />
                 <section>
                     <h2>"Per task"</h2>

@@ -4,13 +4,16 @@
 //! `sample.pivot_info`) or else by `_ng_task_index` = the pivot's position in its file.
 //!
 //! Fed in chunks: the profile first ([`ProfileIndex`]), then the pivot file ([`Selector`]),
-//! which yields a [`Plan`]: the byte spans of the rows to write, in output order, each with its
-//! `profile_info`. Memory: the profile's rewards and one entry per pivot, never the rows.
+//! which decides on every pivot once ([`Decisions`]); a [`Plan`] for any options is made from
+//! those without reading again: the byte spans of the rows to write, in output order, each with
+//! its `profile_info`. Memory: the profile's rewards and one entry per pivot, never the rows.
 
 use crate::jsonl::LineSpan;
 
+mod plan;
 mod scan;
 mod stats;
+pub use plan::Decisions;
 pub use scan::{ProfileIndex, Selector};
 use serde_json::{Map, Value};
 pub use stats::{deciles, Breakdown, Tally};

@@ -1,7 +1,7 @@
 //! Reading the two inputs of a selection: the profile into a [`ProfileIndex`], then the pivot
 //! file through a [`Selector`], which decides on every pivot and plans the output.
 
-use super::{error, Class, Decision, Plan, SelectError, SelectOptions, SelectionCounts, Sort};
+use super::{error, Class, Decision, Decisions, Plan, SelectError, SelectOptions};
 use crate::jsonl::{self, LineSpan, LineSplitter, LineTooLong};
 use crate::reward_group::{reward_value, Outcomes, RewardGroup};
 use serde_json::{json, Value};
@@ -268,146 +268,20 @@ impl Selector {
         (class, mean, std * std, Some(info))
     }
 
-    pub fn finish(mut self) -> Result<Plan, SelectError> {
+    /// Every pivot's decision, read once: any number of [`Decisions::plan`]s follow without
+    /// reading a file again (the page's λ_diff slider re-plans on every move).
+    pub fn decisions(mut self) -> Result<Decisions, SelectError> {
         jsonl::finish_held_lines(&mut self, |s| &mut s.splitter, Self::line);
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        let o = &self.options;
-        let mut counts = SelectionCounts {
-            pivots: self.decisions.len() as u64,
-            ..Default::default()
-        };
-        for d in &self.decisions {
-            *counts.classes.entry(d.class).or_default() += 1;
-            if let Some(info) = &d.profile_info {
-                counts.profiled += 1;
-                *counts
-                    .rollouts_per_pivot
-                    .entry(info["num_rollouts"].as_u64().unwrap_or(0))
-                    .or_default() += 1;
-            }
-        }
-        let mut breakdown = breakdown(&self.decisions);
-        let mut kept: Vec<Decision> = self
-            .decisions
-            .into_iter()
-            .filter(|d| o.keep.contains(&d.class))
-            .collect();
-        if let Some(t) = o.difficulty_threshold.filter(|t| *t > 0.0) {
-            let before = kept.len();
-            // NaN (unprofiled, kept for inspection) is not above the threshold.
-            kept.retain(|d| d.pass_rate.partial_cmp(&t) != Some(std::cmp::Ordering::Greater));
-            counts.dropped_above_difficulty_threshold = (before - kept.len()) as u64;
-        }
-        if let Some(x) = o.max_mean {
-            // PivotRL's rule: informative (reward variance > 0) and hard (mean below λ_diff).
-            let before = kept.len();
-            kept.retain(|d| d.variance > 0.0 && d.pass_rate < x);
-            counts.dropped_max_mean = (before - kept.len()) as u64;
-        }
-        if o.dedupe_prefix {
-            let before = kept.len();
-            let mut seen = std::collections::HashSet::new();
-            kept.retain(|d| d.prefix.is_none_or(|p| seen.insert(p)));
-            counts.dropped_duplicate_prefix = (before - kept.len()) as u64;
-        }
-        if let Some(max) = o.max_pivots {
-            if kept.len() as u64 > max {
-                // Keep the hardest: lowest pass rate first, ties by file order; then back to file order.
-                let mut order: Vec<usize> = (0..kept.len()).collect();
-                order.sort_by(|&a, &b| rate(&kept[a]).total_cmp(&rate(&kept[b])).then(a.cmp(&b)));
-                let mut keep = vec![false; kept.len()];
-                order
-                    .iter()
-                    .take(max as usize)
-                    .for_each(|&i| keep[i] = true);
-                counts.dropped_easiest = (kept.len() as u64) - max;
-                let mut i = 0;
-                kept.retain(|_| {
-                    i += 1;
-                    keep[i - 1]
-                });
-            }
-        }
-        match o.sort {
-            Sort::None => {}
-            Sort::Difficulty => kept.sort_by(|a, b| rate(a).total_cmp(&rate(b))),
-            Sort::Variance => kept.sort_by(|a, b| var(b).total_cmp(&var(a))),
-        }
-        let mut validation = Vec::new();
-        if let Some(f) = o.val_fraction.filter(|f| *f > 0.0) {
-            (kept, validation) = split_by_trajectory(kept, f, o.seed);
-        }
-        counts.kept = kept.len() as u64;
-        counts.validation = validation.len() as u64;
-        for d in &kept {
-            breakdown.per_depth.entry(d.depth).or_default().kept += 1;
-            breakdown.per_tool.entry(d.tool.clone()).or_default().kept += 1;
-        }
-        counts.breakdown = breakdown;
-        Ok(Plan {
-            selected: kept,
-            validation,
-            counts,
-        })
+        Ok(Decisions::new(self.decisions, self.options))
     }
-}
 
-/// The kept pivots split into train and validation: whole source trajectories (a pivot without
-/// `trajectory_id` is its own group) in the seeded order of `seeded::split`.
-fn split_by_trajectory(
-    kept: Vec<Decision>,
-    fraction: f64,
-    seed: u64,
-) -> (Vec<Decision>, Vec<Decision>) {
-    use crate::seeded::{groups, split};
-    let names: Vec<String> = kept
-        .iter()
-        .map(|d| {
-            d.trajectory
-                .clone()
-                .unwrap_or_else(|| format!("line {}", d.span.line))
-        })
-        .collect();
-    let (group_of, group_keys) = groups(seed, names.iter().map(String::as_str));
-    let item_keys = vec![0; kept.len()];
-    let val = split(&item_keys, Some((&group_of, &group_keys)), fraction);
-    let (v, t): (Vec<_>, Vec<_>) = kept.into_iter().zip(val).partition(|(_, v)| *v);
-    (
-        t.into_iter().map(|(d, _)| d).collect(),
-        v.into_iter().map(|(d, _)| d).collect(),
-    )
-}
-
-/// Per depth and tool, every pivot read (the caller counts the kept ones); the deciles over
-/// every profiled pivot.
-fn breakdown(all: &[Decision]) -> super::Breakdown {
-    let mut b = super::Breakdown::default();
-    for d in all {
-        b.per_depth.entry(d.depth).or_default().pivots += 1;
-        b.per_tool.entry(d.tool.clone()).or_default().pivots += 1;
-    }
-    let profiled = || all.iter().filter(|d| d.profile_info.is_some());
-    b.mean_deciles = super::deciles(profiled().map(|d| d.pass_rate));
-    b.variance_deciles = super::deciles(profiled().map(|d| d.variance));
-    b
-}
-
-/// Unprofiled pivots (kept only for inspection) sort last.
-fn rate(d: &Decision) -> f64 {
-    if d.pass_rate.is_nan() {
-        f64::INFINITY
-    } else {
-        d.pass_rate
-    }
-}
-
-fn var(d: &Decision) -> f64 {
-    if d.variance.is_nan() {
-        f64::NEG_INFINITY
-    } else {
-        d.variance
+    /// [`Selector::decisions`] planned with the selector's own options (`select-pivot`).
+    pub fn finish(self) -> Result<Plan, SelectError> {
+        let options = self.options.clone();
+        Ok(self.decisions()?.into_plan(&options))
     }
 }
 
