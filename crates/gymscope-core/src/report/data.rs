@@ -20,17 +20,12 @@ pub(super) fn data_json(r: &ReportInput) -> String {
     table(&mut out, &r.tasks);
     out.push_str(",\"points\":{\"task_runs\":[");
     // Rollouts come grouped by task: (task, count) runs instead of a task per rollout.
-    let mut first = true;
-    let mut i = 0;
     let p = &r.points;
-    while i < p.task.len() {
-        let n = p.task[i..].iter().take_while(|&&t| t == p.task[i]).count();
-        if !first {
+    for (k, run) in task_runs(p).enumerate() {
+        if k > 0 {
             out.push(',');
         }
-        first = false;
-        let _ = write!(out, "{},{}", p.task[i], n);
-        i += n;
+        let _ = write!(out, "{},{}", p.task[run.start], run.len());
     }
     out.push_str("],\"rollout\":");
     ints(&mut out, &p.rollout);
@@ -154,24 +149,31 @@ pub(super) fn data_json(r: &ReportInput) -> String {
     out
 }
 
+/// Each task's points: the ranges of equal `task` (points are grouped by task).
+fn task_runs(p: &super::Points) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        let start = i;
+        let t = *p.task.get(start)?;
+        i += p.task[start..].iter().take_while(|&&x| x == t).count();
+        Some(start..i)
+    })
+}
+
 /// What the filter box's query language needs beyond the columns: each task's aggregates by
 /// the core's rules (one entry per task run of `points.task_runs`), the health flags' names
 /// (for its messages) and the query the report was made with, with its matches.
 fn query_data(out: &mut String, r: &ReportInput) {
     let threshold = crate::reward_group::DEFAULT_THRESHOLD;
     let (mut means, mut passes, mut groups) = (Vec::new(), Vec::new(), Vec::new());
-    let p = &r.points;
-    let mut i = 0;
-    while i < p.task.len() {
-        let n = p.task[i..].iter().take_while(|&&t| t == p.task[i]).count();
+    for run in task_runs(&r.points) {
         let mut stats = crate::query::TaskStats::default();
-        for reward in &p.reward[i..i + n] {
+        for reward in &r.points.reward[run] {
             stats.add(*reward, threshold);
         }
         means.push(stats.mean());
         passes.push(stats.pass_rate());
         groups.push(stats.outcomes.group().as_str());
-        i += n;
     }
     out.push_str(",\"task_stats\":{\"mean_reward\":");
     exact(out, &means);
