@@ -11,10 +11,23 @@ use crate::jsonl::LineSpan;
 use crate::profile::{self, LineBatch, ParsedBatch};
 use crate::record::{KeyTable, MemberReader, Row, RowError, RowKind};
 
+pub mod ranges;
+
 /// A batch's lines as health reads them, with their line numbers (a batch is of one file).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub enum HealthLines {
     Inputs(Vec<(u64, Result<Option<InputRead>, String>)>),
     Rollouts(Vec<(u64, Result<Option<RolloutRead>, String>)>),
+}
+
+impl HealthLines {
+    /// Numbers a range's lines in their file (`ranges`): `before` lines came earlier.
+    pub fn renumber(&mut self, before: u64) {
+        match self {
+            HealthLines::Inputs(lines) => lines.iter_mut().for_each(|(n, _)| *n += before),
+            HealthLines::Rollouts(lines) => lines.iter_mut().for_each(|(n, _)| *n += before),
+        }
+    }
 }
 
 /// Reads every line of `batch` for the profile ([`profile::parse_batch`]'s result) and for
@@ -87,7 +100,7 @@ fn one_line<T>(
 ) -> Option<Both<T>> {
     // What the profile's `parse_line` and health's readers treat specially goes the separate way.
     let blank = line.iter().all(u8::is_ascii_whitespace);
-    let bom = span.line == 1 && line.starts_with(b"\xEF\xBB\xBF");
+    let bom = span.offset == 0 && line.starts_with(b"\xEF\xBB\xBF");
     if blank || bom {
         return None;
     }

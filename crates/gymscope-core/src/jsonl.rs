@@ -2,7 +2,7 @@
 //! numbers and byte spans, copying only the lines that straddle two chunks.
 
 /// Where a line sits in its file: enough to read it again later without keeping it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LineSpan {
     /// 1-based line number, as editors and upstream's messages count.
     pub line: u64,
@@ -17,7 +17,7 @@ pub struct LineSpan {
 pub const DEFAULT_MAX_LINE_BYTES: u64 = 1 << 30;
 
 /// A line longer than the splitter's limit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LineTooLong {
     /// 1-based number of the line that is too long.
     pub line: u64,
@@ -93,6 +93,21 @@ impl LineSplitter {
             line_no: 0,
             max_line: max.max(1),
         }
+    }
+
+    /// A splitter whose first byte is at `offset` of the file, at a line's start: spans carry
+    /// file offsets, line numbers count from there (a range of a file read on its own).
+    pub fn starting_at(offset: u64, max: u64) -> Self {
+        LineSplitter {
+            next_offset: offset,
+            carry_offset: offset,
+            ..Self::with_max_line_bytes(max)
+        }
+    }
+
+    /// A line has begun and not yet ended.
+    pub fn is_mid_line(&self) -> bool {
+        !self.carry.is_empty()
     }
 
     fn check_len(&self, len: usize) -> Result<(), LineTooLong> {

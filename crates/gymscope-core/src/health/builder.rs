@@ -430,7 +430,7 @@ pub fn read_rollout_batch(batch: &LineBatch) -> Vec<(u64, Result<Option<RolloutR
 }
 
 /// A rollout line read on its own, to be recorded in order by [`HealthBuilder::record_rollout`].
-#[derive(Debug, PartialEq)]
+#[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RolloutRead {
     key: (i64, i64),
     agent: Option<String>,
@@ -509,7 +509,7 @@ fn rollout_read(row: Row, reader: Reader) -> Result<RolloutRead, String> {
 }
 
 /// A materialized-inputs line read on its own: the expected rollout and its agent.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct InputRead {
     key: (i64, i64),
     agent: Option<String>,

@@ -41,7 +41,9 @@ pub use summary::{
 pub use text::{behaviour_line, mode_line, text};
 
 /// A per-rollout flag.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Flag {
     Truncated,
     EmptyAnswer,

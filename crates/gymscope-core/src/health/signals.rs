@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 /// Token use from `response.usage`; `None` on the rollout when usage is missing, null or all
 /// zeros (Hermes reports zeros): unknown, never zero.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Tokens {
     pub input: f64,
     pub output: f64,
@@ -25,7 +25,7 @@ pub struct Tokens {
 }
 
 /// What one rollout shows.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Signals {
     /// Bits of [`Flag`].
     pub flags: u16,
@@ -50,7 +50,7 @@ pub struct Signals {
 }
 
 /// One offending item: its index in `response.output` and the flag it raised.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Mark {
     pub item: u32,
     pub flag: Flag,

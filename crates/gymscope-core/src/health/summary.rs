@@ -199,7 +199,7 @@ pub struct WorstRollout {
 }
 
 /// What rows carrying `ng_trajectory` say (check IDs and gap codes kept as opaque strings).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct TrajectoryEvidence {
     pub rows: u64,
     /// Trajectories without the expected shape (not lists where lists belong).

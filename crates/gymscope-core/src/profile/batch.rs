@@ -14,10 +14,11 @@ use super::line_batch::LineBatch;
 use super::scan::{malformed, parse_line};
 use super::ProfileBuilder;
 use crate::error::ProfileError;
-use crate::jsonl::LineSpan;
+use crate::jsonl::{LineSpan, LineTooLong};
 use crate::record::{KeyId, KeyTable, Row, RowError, RowKind};
 
 /// A batch's rows (or why a line could not be read), with the field names their ids stand for.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct ParsedBatch {
     kind: RowKind,
     keys: KeyTable,
@@ -50,7 +51,26 @@ pub fn parse_batch_with(
     }
 }
 
+impl ParsedBatch {
+    /// Numbers the lines of a batch cut from a range (`ranges`) in their file: `before` is how
+    /// many lines the file's earlier ranges held.
+    pub fn renumber(&mut self, before: u64) {
+        for (span, _) in &mut self.rows {
+            span.line += before;
+        }
+    }
+}
+
 impl ProfileBuilder {
+    /// The error of a line over the limit in the file of `kind` (its number in the file).
+    pub fn line_too_long(&self, kind: RowKind, t: LineTooLong) -> ProfileError {
+        ProfileError::LineTooLong {
+            file: self.file_of(kind).to_string(),
+            line: t.line,
+            limit: t.limit,
+        }
+    }
+
     /// Cuts `chunk` (the next bytes of the file of `kind`: the whole inputs file before the
     /// rollouts file) into lines, calling `full` with each batch that fills up. On a line over
     /// the limit, the lines cut before it are handed out too: the caller records them before it

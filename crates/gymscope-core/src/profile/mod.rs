@@ -7,6 +7,7 @@
 mod batch;
 mod compute;
 mod line_batch;
+pub mod ranges;
 mod scan;
 
 pub use batch::{parse_batch, parse_batch_with, ParsedBatch};

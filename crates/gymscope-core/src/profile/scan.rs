@@ -160,7 +160,8 @@ pub fn parse_line(
             message: "empty line (each line must hold one JSON object)".into(),
         });
     }
-    if span.line == 1 && line.starts_with(b"\xEF\xBB\xBF") {
+    // Offset 0 is line 1; a range of the file read alone knows its offsets, not its line numbers.
+    if span.offset == 0 && line.starts_with(b"\xEF\xBB\xBF") {
         return Err(RowError {
             column: 1,
             message:

@@ -5,6 +5,7 @@
 mod fast;
 mod fields;
 mod serde_path;
+mod wire;
 
 pub use fast::MemberReader;
 
@@ -88,17 +89,17 @@ impl KeyTable {
 }
 
 /// The value found for `_ng_task_index` or `_ng_rollout_index`.
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub enum IndexField {
     #[default]
     Missing,
     Int(i64),
     /// Present but not an integer; the text says what it was.
-    Invalid(&'static str),
+    Invalid(#[serde(with = "wire::static_text")] wire::ValueKind),
 }
 
 /// The agent name a row gives in `agent_ref.name`.
-#[derive(Clone, Debug, PartialEq, Default)]
+#[derive(Clone, Debug, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub enum AgentField {
     /// No `agent_ref` key.
     #[default]
@@ -108,18 +109,18 @@ pub enum AgentField {
     Null,
     Name(Box<str>),
     Number(Num),
-    Invalid(&'static str),
+    Invalid(#[serde(with = "wire::static_text")] wire::ValueKind),
 }
 
 /// A rollout's `reward`, verbatim: upstream copies it into `rollout_infos` unchanged.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Reward {
     Num(Num),
-    Other(Box<serde_json::Value>),
+    Other(#[serde(with = "wire::json_text")] Box<serde_json::Value>),
 }
 
 /// What one row holds for profiling.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Row {
     pub task: IndexField,
     pub rollout: IndexField,
@@ -135,7 +136,7 @@ pub struct Row {
 }
 
 /// Which parts of a row to read.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
 pub enum RowKind {
     /// Materialized inputs: the rollout key and `agent_ref.name`.
     Input,
@@ -144,7 +145,7 @@ pub enum RowKind {
 }
 
 /// Why a line could not be read, and where in it (1-based column, in bytes).
-#[derive(Debug, PartialEq)]
+#[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RowError {
     pub column: usize,
     pub message: String,

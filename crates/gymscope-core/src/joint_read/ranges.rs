@@ -1,0 +1,435 @@
+//! The joint read split over readers that share no memory (the app's pool of Web Workers): each
+//! reads byte ranges of the files on its own ([`read_range`]: cut with `profile::ranges`, each
+//! batch read for the profile and health), sends its [`RangePart`]s as bytes, and one recorder
+//! ([`InOrder`]) records them in file order, numbering the lines. The rows, health reads and the
+//! first error are those of one reader of both files (tested below against the streaming read).
+
+use super::{parse_batch, record_health, HealthLines};
+use crate::error::ProfileError;
+use crate::health::{HealthBuilder, HealthError};
+use crate::jsonl::LineTooLong;
+use crate::profile::ranges::{ByteRange, RangeCutter};
+use crate::profile::{ParsedBatch, ProfileBuilder};
+use std::collections::{BTreeMap, VecDeque};
+
+/// What a range's reader sends, in order: its lines' batches, then its end.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub enum RangePart {
+    /// A batch of the range's lines read for both, numbered from 1 within the range.
+    Lines {
+        parsed: ParsedBatch,
+        health: HealthLines,
+    },
+    /// The range is read: how many lines it held, or the line over the limit that stopped it.
+    End {
+        lines: u64,
+        too_long: Option<LineTooLong>,
+    },
+}
+
+impl RangePart {
+    pub fn to_bytes(&self) -> Vec<u8> {
+        // Every type inside serializes (no maps with non-string keys, no unsized values).
+        postcard::to_allocvec(self).unwrap_or_default()
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<RangePart, String> {
+        postcard::from_bytes(bytes).map_err(|e| format!("a reading worker's reply: {e}"))
+    }
+}
+
+/// Reads `range` of a file of `size` bytes for the profile and health, `slice` bytes per
+/// `read(start, end)`, handing each part to `part` (the last is [`RangePart::End`]).
+pub fn read_range<E>(
+    range: ByteRange,
+    size: u64,
+    max_line: u64,
+    slice: u64,
+    mut read: impl FnMut(u64, u64) -> Result<Vec<u8>, E>,
+    mut part: impl FnMut(RangePart) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut cutter = RangeCutter::new(range, max_line);
+    let mut batches = Vec::new();
+    while let Some(at) = cutter.next_at() {
+        let stop = (at + slice.max(1)).min(size);
+        let bytes = read(at, stop)?;
+        // A file cut short since it was chosen ends here, as a streaming read would.
+        let eof = stop == size || (bytes.len() as u64) < stop - at;
+        let cut = cutter.push(&bytes, eof, |b| batches.push(b));
+        for batch in batches.drain(..) {
+            let (parsed, health) = parse_batch(&batch);
+            part(RangePart::Lines { parsed, health })?;
+        }
+        if let Err(t) = cut {
+            let lines = cutter.lines();
+            return part(RangePart::End {
+                lines,
+                too_long: Some(t),
+            });
+        }
+    }
+    part(RangePart::End {
+        lines: cutter.lines(),
+        too_long: None,
+    })
+}
+
+/// Records the parts of every range in file order, whatever order they arrive in.
+pub struct InOrder {
+    builder: ProfileBuilder,
+    health: Result<HealthBuilder, HealthError>,
+    inputs_name: String,
+    ranges: Vec<ByteRange>,
+    /// The range being recorded, and the lines of its file's earlier ranges.
+    next: usize,
+    lines_before: u64,
+    /// Parts of later ranges, until their turn.
+    held: BTreeMap<usize, VecDeque<RangePart>>,
+    bytes_done: u64,
+}
+
+impl InOrder {
+    /// `ranges`: the inputs file's, then the rollouts file's, each in file order.
+    pub fn new(
+        builder: ProfileBuilder,
+        health: Result<HealthBuilder, HealthError>,
+        inputs_name: &str,
+        ranges: Vec<ByteRange>,
+    ) -> Self {
+        InOrder {
+            builder,
+            health,
+            inputs_name: inputs_name.to_string(),
+            ranges,
+            next: 0,
+            lines_before: 0,
+            held: BTreeMap::new(),
+            bytes_done: 0,
+        }
+    }
+
+    /// Takes a part of range `index`; records it and every held part now in order. The first
+    /// error in file order stops the read.
+    pub fn accept(&mut self, index: usize, part: RangePart) -> Result<(), ProfileError> {
+        if index != self.next {
+            self.held.entry(index).or_default().push_back(part);
+            return Ok(());
+        }
+        self.record(part)?;
+        while let Some(parts) = self.held.get_mut(&self.next) {
+            let Some(part) = parts.pop_front() else {
+                self.held.remove(&self.next);
+                break;
+            };
+            self.record(part)?;
+        }
+        Ok(())
+    }
+
+    fn record(&mut self, part: RangePart) -> Result<(), ProfileError> {
+        let range = self.ranges[self.next];
+        match part {
+            RangePart::Lines {
+                mut parsed,
+                mut health,
+            } => {
+                parsed.renumber(self.lines_before);
+                health.renumber(self.lines_before);
+                record_both(
+                    &mut self.builder,
+                    &mut self.health,
+                    &self.inputs_name,
+                    parsed,
+                    health,
+                )
+            }
+            RangePart::End { lines, too_long } => {
+                if let Some(t) = too_long {
+                    let line = t.line + self.lines_before;
+                    return Err(self
+                        .builder
+                        .line_too_long(range.kind, LineTooLong { line, ..t }));
+                }
+                self.held.remove(&self.next);
+                self.bytes_done += range.len();
+                self.next += 1;
+                let same_file = self.ranges.get(self.next).map(|r| r.kind) == Some(range.kind);
+                self.lines_before = if same_file {
+                    self.lines_before + lines
+                } else {
+                    0
+                };
+                Ok(())
+            }
+        }
+    }
+
+    /// Every range is recorded.
+    pub fn is_done(&self) -> bool {
+        self.next == self.ranges.len()
+    }
+
+    /// Bytes of the ranges recorded so far.
+    pub fn bytes_done(&self) -> u64 {
+        self.bytes_done
+    }
+
+    /// The builders, every range recorded.
+    pub fn into_builders(self) -> (ProfileBuilder, Result<HealthBuilder, HealthError>) {
+        (self.builder, self.health)
+    }
+}
+
+/// Records a batch read for both, in file order: the profile's rows (its first error stops the
+/// read) and health's reads (health's first error stops only health: a row health cannot read
+/// costs the Health page, not the profile).
+pub fn record_both(
+    builder: &mut ProfileBuilder,
+    health: &mut Result<HealthBuilder, HealthError>,
+    inputs_name: &str,
+    parsed: ParsedBatch,
+    lines: HealthLines,
+) -> Result<(), ProfileError> {
+    builder.record(parsed)?;
+    if let Ok(h) = health {
+        if let Err(e) = record_health(h, inputs_name, lines) {
+            *health = Err(e);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::health::HealthBuilder;
+    use crate::output::render_in_memory;
+    use crate::profile::ranges::plan;
+    use crate::profile::ProfileOptions;
+    use crate::record::RowKind;
+
+    const IN: &str = "run_materialized_inputs.jsonl";
+    const OUT: &str = "rollouts.jsonl";
+
+    /// A small run of two agents whose rollouts carry usage, a verifier field and tool calls.
+    fn run(tasks: usize, repeats: usize) -> (String, String) {
+        let (mut inputs, mut rollouts) = (String::new(), String::new());
+        for t in 0..tasks {
+            for r in 0..repeats {
+                let agent = ["math", "code"][t % 2];
+                inputs.push_str(&format!(
+                    r#"{{"_ng_task_index": {t}, "_ng_rollout_index": {r}, "agent_ref": {{"name": "{agent}"}}, "responses_create_params": {{"input": [{{"role": "user", "content": "task {t}"}}]}}}}"#
+                ));
+                inputs.push('\n');
+                let reward = ((t * 7 + r * 3) % 5) as f64 / 4.0;
+                rollouts.push_str(&format!(
+                    r#"{{"_ng_task_index": {t}, "_ng_rollout_index": {r}, "agent_ref": {{"name": "{agent}"}}, "reward": {reward}, "acc": {}, "response": {{"output": [{{"type": "function_call", "name": "run", "arguments": "{{\"x\": {r}}}", "call_id": "c{r}"}}, {{"type": "function_call_output", "call_id": "c{r}", "output": "ok"}}, {{"type": "message", "role": "assistant", "content": [{{"type": "output_text", "text": "done {t}"}}]}}], "usage": {{"input_tokens": {}, "output_tokens": {}, "total_tokens": {}}}}}}}"#,
+                    r % 2,
+                    100 + t,
+                    10 + r,
+                    110 + t + r
+                ));
+                rollouts.push('\n');
+            }
+        }
+        (inputs, rollouts)
+    }
+
+    /// The profile's files (or its error) and health's report (or its error), as text.
+    type Outcome = (Result<(Vec<u8>, Vec<u8>), String>, String);
+
+    fn builders(max: u64) -> (ProfileBuilder, Result<HealthBuilder, HealthError>) {
+        let mut health = HealthBuilder::new(OUT, 0.5);
+        health.expect_inputs();
+        (
+            ProfileBuilder::new(IN, OUT).with_max_line_bytes(max),
+            Ok(health),
+        )
+    }
+
+    fn outcome(
+        builder: ProfileBuilder,
+        health: Result<HealthBuilder, HealthError>,
+        inputs: &[u8],
+    ) -> Outcome {
+        let profile = builder
+            .finish(ProfileOptions::default())
+            .map_err(|e| e.to_string())
+            .map(|p| {
+                let r = render_in_memory(&p, inputs, IN).unwrap();
+                (r.reward_profiling, r.agent_metrics)
+            });
+        (profile, format!("{:?}", health.and_then(|h| h.finish())))
+    }
+
+    /// The app's one-worker read: both files streamed in chunks, cut, read and recorded.
+    fn streamed(inputs: &[u8], rollouts: &[u8], max: u64) -> Outcome {
+        let (mut builder, mut health) = builders(max);
+        let mut cut = Vec::new();
+        for (data, kind) in [(inputs, RowKind::Input), (rollouts, RowKind::Rollout)] {
+            for chunk in data.chunks(1000) {
+                let r = builder.cut(kind, chunk, |b| cut.push(b));
+                for b in cut.drain(..) {
+                    let (parsed, lines) = parse_batch(&b);
+                    if let Err(e) = record_both(&mut builder, &mut health, IN, parsed, lines) {
+                        return (Err(e.to_string()), String::new());
+                    }
+                }
+                if let Err(e) = r {
+                    return (Err(e.to_string()), String::new());
+                }
+            }
+            builder.cut_end(kind, |b| cut.push(b));
+            for b in cut.drain(..) {
+                let (parsed, lines) = parse_batch(&b);
+                if let Err(e) = record_both(&mut builder, &mut health, IN, parsed, lines) {
+                    return (Err(e.to_string()), String::new());
+                }
+            }
+        }
+        outcome(builder, health, inputs)
+    }
+
+    /// The pool's read: every range read alone, its parts sent as bytes, and delivered last
+    /// range first (the recorder holds them until their turn).
+    fn in_ranges(inputs: &[u8], rollouts: &[u8], max: u64, piece: u64, slice: u64) -> Outcome {
+        let mut ranges = plan(RowKind::Input, inputs.len() as u64, piece);
+        ranges.extend(plan(RowKind::Rollout, rollouts.len() as u64, piece));
+        let parts: Vec<Vec<Vec<u8>>> = ranges
+            .iter()
+            .map(|r| {
+                let data = if r.kind == RowKind::Input {
+                    inputs
+                } else {
+                    rollouts
+                };
+                let mut sent = Vec::new();
+                let read = |a: u64, b: u64| Ok::<_, ()>(data[a as usize..b as usize].to_vec());
+                read_range(*r, data.len() as u64, max, slice, read, |p| {
+                    sent.push(p.to_bytes());
+                    Ok(())
+                })
+                .unwrap();
+                sent
+            })
+            .collect();
+        let (builder, health) = builders(max);
+        let mut order = InOrder::new(builder, health, IN, ranges);
+        for (i, sent) in parts.iter().enumerate().rev() {
+            for bytes in sent {
+                let part = RangePart::from_bytes(bytes).unwrap();
+                if let Err(e) = order.accept(i, part) {
+                    return (Err(e.to_string()), String::new());
+                }
+            }
+        }
+        assert!(order.is_done());
+        let (builder, health) = order.into_builders();
+        outcome(builder, health, inputs)
+    }
+
+    #[test]
+    fn ranges_recorded_in_order_are_the_streaming_read() {
+        let (inputs, rollouts) = run(12, 3);
+        let lines: Vec<&str> = rollouts.lines().collect();
+        let late = lines.len() * 3 / 4;
+        let replace = |i: usize, with: &str| {
+            let mut l = lines.clone();
+            l[i] = with;
+            l.join("\n") + "\n"
+        };
+        let duplicate = {
+            let mut l = lines.clone();
+            l.insert(late, lines[2]);
+            l.join("\n") + "\n"
+        };
+        let orphan = lines[late].replace("\"_ng_task_index\": ", "\"_ng_task_index\": 9");
+        let long = format!(r#"{{"reward": 1, "pad": "{}"}}"#, "x".repeat(400));
+        let cases: Vec<(&str, String, String, u64)> = vec![
+            ("clean", inputs.clone(), rollouts.clone(), 1 << 20),
+            (
+                "crlf",
+                inputs.replace('\n', "\r\n"),
+                rollouts.replace('\n', "\r\n"),
+                1 << 20,
+            ),
+            (
+                "no final newline",
+                inputs.clone(),
+                rollouts.trim_end().to_string(),
+                1 << 20,
+            ),
+            (
+                "blank line late",
+                inputs.clone(),
+                replace(late, ""),
+                1 << 20,
+            ),
+            (
+                "malformed late",
+                inputs.clone(),
+                replace(late, r#"{"reward": 1,"#),
+                1 << 20,
+            ),
+            ("duplicate late", inputs.clone(), duplicate, 1 << 20),
+            (
+                "unknown task",
+                inputs.clone(),
+                replace(late, &orphan),
+                1 << 20,
+            ),
+            ("too long late", inputs.clone(), replace(late, &long), 380),
+            (
+                "bom",
+                format!("\u{feff}{inputs}"),
+                rollouts.clone(),
+                1 << 20,
+            ),
+            (
+                "bom in rollouts",
+                inputs.clone(),
+                format!("\u{feff}{rollouts}"),
+                1 << 20,
+            ),
+            (
+                "malformed in both",
+                inputs.replacen("\"agent_ref\"", "agent_ref", 1),
+                replace(1, "{"),
+                1 << 20,
+            ),
+        ];
+        for (name, inputs, rollouts, max) in cases {
+            let (inputs, rollouts) = (inputs.as_bytes(), rollouts.as_bytes());
+            let expected = streamed(inputs, rollouts, max);
+            for piece in [97, 1000, 4096, 1 << 20] {
+                for slice in [61, 1 << 20] {
+                    let got = in_ranges(inputs, rollouts, max, piece, slice);
+                    assert!(
+                        got == expected,
+                        "{name}, piece {piece}, slice {slice}:\n{got:?}\nwanted\n{expected:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_error_in_a_late_range_names_its_line_in_the_file() {
+        let (inputs, rollouts) = run(20, 2);
+        let mut lines: Vec<&str> = rollouts.lines().collect();
+        lines[33] = r#"{"_ng_task_index": 16, "reward": }"#;
+        let rollouts = lines.join("\n") + "\n";
+        let (profile, _) = in_ranges(
+            inputs.as_bytes(),
+            rollouts.as_bytes(),
+            1 << 20,
+            500,
+            1 << 20,
+        );
+        let message = profile.unwrap_err();
+        assert!(
+            message.contains("rollouts.jsonl") && message.contains("line 34"),
+            "{message}"
+        );
+    }
+}
