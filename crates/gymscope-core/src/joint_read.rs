@@ -6,9 +6,10 @@
 //! rows, signals and errors are exactly those of the separate reads (tested in
 //! `tests/cli/health_skim.rs`).
 
+use crate::error::ProfileError;
 use crate::health::{self, HealthBuilder, HealthError, InputRead, RolloutRead};
 use crate::jsonl::LineSpan;
-use crate::profile::{self, LineBatch, ParsedBatch};
+use crate::profile::{self, LineBatch, ParsedBatch, ProfileBuilder};
 use crate::record::{KeyTable, MemberReader, Row, RowError, RowKind};
 
 pub mod ranges;
@@ -126,6 +127,25 @@ pub fn record_health(
             for (n, read) in lines {
                 h.record_rollout(n, read)?;
             }
+        }
+    }
+    Ok(())
+}
+
+/// Records a batch read for both, in file order: the profile's rows (its first error stops the
+/// read) and health's reads (health's first error stops only health: a row health cannot read
+/// costs the Health page, not the profile).
+pub fn record_both(
+    builder: &mut ProfileBuilder,
+    health: &mut Result<HealthBuilder, HealthError>,
+    inputs_name: &str,
+    parsed: ParsedBatch,
+    lines: HealthLines,
+) -> Result<(), ProfileError> {
+    builder.record(parsed)?;
+    if let Ok(h) = health {
+        if let Err(e) = record_health(h, inputs_name, lines) {
+            *health = Err(e);
         }
     }
     Ok(())

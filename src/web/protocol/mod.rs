@@ -8,6 +8,7 @@ use crate::inspect::pivot::PivotView;
 use crate::inspect::pivot_build::PageBuild;
 use crate::pivot::PivotOptions;
 use crate::pivot_build::select::SelectOptions;
+use crate::profile::ranges::ByteRange;
 use crate::profile::ProfileOptions;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -20,6 +21,10 @@ mod optional;
 mod selection;
 pub use columns::JsColumns;
 pub use selection::{PivotsBuilt, PivotsSelected, TaskBand, TasksCurated};
+
+/// Trunk's loader for the worker bin (`data-loader-shim`), next to index.html: the page starts
+/// one, and that one starts its pool of readers (a worker's relative URL resolves beside it).
+pub const WORKER_URL: &str = "./gymscope-worker_loader.js";
 
 /// Page → worker.
 #[derive(Serialize, Deserialize)]
@@ -34,6 +39,16 @@ pub enum Request {
         /// NeMo Gym's verdict files dropped with the run (shown on the Health page).
         #[serde(default)]
         upstream: UpstreamFiles,
+        /// How many workers read the files (1: the worker itself; more: a pool of them).
+        workers: u32,
+    },
+    /// A pool worker's job: read `range` of `file` for the profile and health, reply with its
+    /// parts ([`Reply::RangePart`]) as postcard bytes (`joint_read::ranges`).
+    ReadRange {
+        #[serde(with = "preserve")]
+        file: File,
+        range: ByteRange,
+        index: u32,
     },
     /// Show an existing `*_reward_profiling.jsonl` (and `*_agent_metrics.json`).
     ProfileFiles {
@@ -98,7 +113,7 @@ pub enum Request {
 }
 
 /// NeMo Gym's `quality_summary.json` and `rollout_verdicts.jsonl`, when the page has them.
-#[derive(Default, Serialize, Deserialize)]
+#[derive(Clone, Default, Serialize, Deserialize)]
 pub struct UpstreamFiles {
     #[serde(with = "optional", default)]
     pub quality_summary: Option<File>,
@@ -163,6 +178,14 @@ pub enum Reply {
     QueryMatched {
         keys: Vec<(f64, f64)>,
     },
+    /// A part of a range a pool worker read (`joint_read::ranges::RangePart` as bytes).
+    RangePart {
+        index: u32,
+        #[serde(with = "preserve")]
+        bytes: js_sys::Uint8Array,
+        /// The pool worker's wasm memory as it sent the part.
+        memory: f64,
+    },
     /// The one error path: every failure of a job ends here.
     Failed(Failure),
 }
@@ -217,8 +240,20 @@ pub struct Profiled {
     pub columns: JsColumns,
     /// The profile's two output files (none when the run was read from them).
     pub downloads: Vec<Download>,
-    /// The worker's wasm memory in bytes, for the browser benchmark.
-    pub worker_memory: f64,
+    /// How the run was read, for the browser benchmark.
+    pub read: ReadStats,
+}
+
+/// How a run was read: by how many workers, their wasm memory in bytes, and the milliseconds
+/// of the read (files to recorded rows) and of what follows (statistics, output files, view).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub struct ReadStats {
+    pub workers: u32,
+    pub memory: f64,
+    /// The largest of the pool's workers (0 when the worker read alone).
+    pub reader_memory: f64,
+    pub read_ms: f64,
+    pub finish_ms: f64,
 }
 
 /// A message as a JS value (objects, not `Map`s, for maps; JS objects passed through).

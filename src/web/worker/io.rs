@@ -11,7 +11,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync};
 
 /// Bytes read per `FileReaderSync` call when streaming a file.
-const SLICE: usize = 8 << 20;
+pub const SLICE: usize = 8 << 20;
 /// Blob parts and the read-back window.
 pub const WINDOW: u64 = 4 << 20;
 
@@ -214,4 +214,14 @@ impl std::io::Write for BlobWriter {
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
+}
+
+/// This worker's wasm memory, for the browser benchmark.
+pub fn memory_bytes() -> f64 {
+    use wasm_bindgen::JsCast;
+    wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .map_or(0.0, |m| {
+            js_sys::ArrayBuffer::from(m.buffer()).byte_length() as f64
+        })
 }

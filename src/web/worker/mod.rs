@@ -6,8 +6,10 @@ mod curate_job;
 mod io;
 mod pivot_build_job;
 mod pivot_job;
+mod pool;
 mod profile_job;
 mod query_job;
+mod range_job;
 mod report_job;
 mod select_job;
 mod verdict_files;
@@ -22,11 +24,41 @@ pub fn start() {
     console_error_panic_hook::set_once();
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-        let reply = decode::<Request>(e.data())
-            .map_err(Failure::from)
-            .and_then(handle)
-            .unwrap_or_else(Reply::Failed);
-        post(&reply);
+        let request = decode::<Request>(e.data()).map_err(Failure::from);
+        // The jobs that post their own replies, later or in parts.
+        let request = match request {
+            Ok(Request::ReadRange { file, range, index }) => {
+                return range_job::run(&file, range, index);
+            }
+            Ok(Request::Profile {
+                inputs,
+                rollouts,
+                options,
+                upstream,
+                workers,
+            }) if workers > 1 => {
+                // A pool that cannot start (no nested workers) leaves this worker to read alone.
+                let pooled = pool::profile(
+                    inputs.clone(),
+                    rollouts.clone(),
+                    options,
+                    upstream.clone(),
+                    workers,
+                );
+                if pooled.is_ok() {
+                    return;
+                }
+                Ok(Request::Profile {
+                    inputs,
+                    rollouts,
+                    options,
+                    upstream,
+                    workers: 1,
+                })
+            }
+            other => other,
+        };
+        post(&request.and_then(handle).unwrap_or_else(Reply::Failed));
     });
     scope.set_onmessage(Some(handler.as_ref().unchecked_ref()));
     handler.forget(); // the handler lives as long as the worker
@@ -40,6 +72,7 @@ fn handle(request: Request) -> Result<Reply, Failure> {
             rollouts,
             options,
             upstream,
+            workers: _,
         } => profile_job::run(&inputs, &rollouts, options, &upstream),
         Request::ProfileFiles { profiling, metrics } => {
             profile_job::run_files(&profiling, metrics.as_ref())
@@ -68,5 +101,6 @@ fn handle(request: Request) -> Result<Reply, Failure> {
             rollouts,
             expr,
         } => query_job::run(&inputs, &rollouts, &expr),
+        Request::ReadRange { .. } => Err(Failure::from("a range is read by a pool worker")),
     }
 }

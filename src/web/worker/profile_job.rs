@@ -2,8 +2,10 @@
 //! files as Blobs, and the inspector's view; or existing profile files shown directly. The run
 //! shown last is kept for a later report request.
 
-use super::super::protocol::{Download, Failure, JsColumns, Profiled, Reply, UpstreamFiles};
-use super::io::{feed, post_progress, read_all, BlobWriter, SpanReader, WINDOW};
+use super::super::protocol::{
+    Download, Failure, JsColumns, Profiled, ReadStats, Reply, UpstreamFiles,
+};
+use super::io::{feed, memory_bytes, post_progress, read_all, BlobWriter, SpanReader, WINDOW};
 use super::verdict_files::read_upstream;
 use crate::chunks::Flow;
 use crate::error::ProfileError;
@@ -11,9 +13,9 @@ use crate::health::{HealthBuilder, HealthError, HealthReport};
 use crate::inspect::health::{attach, HealthState, PointSignals};
 use crate::inspect::model::{self, Columns, InspectView};
 use crate::inspect::upstream;
-use crate::joint_read;
+use crate::joint_read::{self, record_both};
 use crate::names;
-use crate::profile::{LineBatch, Profile, ProfileBuilder, ProfileOptions};
+use crate::profile::{Profile, ProfileBuilder, ProfileOptions};
 use crate::record::RowKind;
 use crate::render;
 use crate::report::{ReportInput, ReportMeta, Source};
@@ -54,19 +56,29 @@ pub fn source(file: &File) -> Source {
     }
 }
 
+/// The builders of a run's read: the profile's, and rollout health's in the same read, each
+/// line walked once for both (`joint_read`).
+pub fn builders(
+    inputs: &File,
+    rollouts: &File,
+) -> (ProfileBuilder, Result<HealthBuilder, HealthError>) {
+    let mut health = HealthBuilder::new(&rollouts.name(), DEFAULT_THRESHOLD);
+    health.expect_inputs();
+    (
+        ProfileBuilder::new(inputs.name(), rollouts.name()),
+        Ok(health),
+    )
+}
+
+/// Profiles a run read by this worker alone (`pool` reads it with more).
 pub fn run(
     inputs: &File,
     rollouts: &File,
     options: ProfileOptions,
     upstream_files: &UpstreamFiles,
 ) -> Result<Reply, Failure> {
-    let mut builder = ProfileBuilder::new(inputs.name(), rollouts.name());
-    // Rollout health in the same read, each line walked once for both (`joint_read`); a row
-    // health cannot read costs the Health page, not the profile.
-    let mut health = Ok(HealthBuilder::new(&rollouts.name(), DEFAULT_THRESHOLD));
-    if let Ok(h) = &mut health {
-        h.expect_inputs();
-    }
+    let started = js_sys::Date::now();
+    let (mut builder, mut health) = builders(inputs, rollouts);
     let total = (inputs.size() + rollouts.size()) as u64;
     let inputs_size = inputs.size() as u64;
     let inputs_name = inputs.name();
@@ -79,7 +91,8 @@ pub fn run(
             // Lines before one over the limit are recorded first: one may be the first error.
             let r = builder.cut(kind, chunk, |batch| cut.push(batch));
             for batch in cut.drain(..) {
-                record(&mut builder, &mut health, &inputs_name, &batch)?;
+                let (parsed, lines) = joint_read::parse_batch(&batch);
+                record_both(&mut builder, &mut health, &inputs_name, parsed, lines)?;
             }
             r?;
             post_progress(before + done, total, builder.lines_read());
@@ -87,9 +100,37 @@ pub fn run(
         })?;
         builder.cut_end(kind, |batch| cut.push(batch));
         for batch in cut.drain(..) {
-            record(&mut builder, &mut health, &inputs_name, &batch)?;
+            let (parsed, lines) = joint_read::parse_batch(&batch);
+            record_both(&mut builder, &mut health, &inputs_name, parsed, lines)?;
         }
     }
+    let read = ReadStats {
+        workers: 1,
+        read_ms: js_sys::Date::now() - started,
+        ..ReadStats::default()
+    };
+    finish(
+        builder,
+        health,
+        inputs,
+        rollouts,
+        options,
+        upstream_files,
+        read,
+    )
+}
+
+/// The read is over: the profile and health finished, both output files written, the view.
+pub fn finish(
+    builder: ProfileBuilder,
+    health: Result<HealthBuilder, HealthError>,
+    inputs: &File,
+    rollouts: &File,
+    options: ProfileOptions,
+    upstream_files: &UpstreamFiles,
+    read: ReadStats,
+) -> Result<Reply, Failure> {
+    let finished_at = js_sys::Date::now();
     let profile = builder.finish(options)?;
     let health = health.and_then(|h| {
         let points = PointSignals::of(&h);
@@ -156,7 +197,11 @@ pub fn run(
             rollouts: rollouts.clone(),
         });
     });
-    Ok(profiled(view, &cols, downloads))
+    let read = ReadStats {
+        finish_ms: js_sys::Date::now() - finished_at,
+        ..read
+    };
+    Ok(profiled(view, &cols, downloads, read))
 }
 
 /// Shows an existing `*_reward_profiling.jsonl` (and `*_agent_metrics.json`) directly.
@@ -184,49 +229,18 @@ pub fn run_files(profiling: &File, metrics: Option<&File>) -> Result<Reply, Fail
     let (view, cols) = model::from_report_input(&input);
     SHOWN.with(|s| *s.borrow_mut() = Some(Shown::Files(input)));
     super::curate_job::remember(profiling, &name)?;
-    Ok(profiled(view, &cols, Vec::new()))
+    Ok(profiled(view, &cols, Vec::new(), ReadStats::default()))
 }
 
-/// Reads a batch's lines once for both, and records them in file order.
-fn record(
-    builder: &mut ProfileBuilder,
-    health: &mut Result<HealthBuilder, HealthError>,
-    inputs_name: &str,
-    batch: &LineBatch,
-) -> Result<(), Failure> {
-    let (parsed, lines) = joint_read::parse_batch(batch);
-    builder.record(parsed)?;
-    feed_health(health, |h| joint_read::record_health(h, inputs_name, lines));
-    Ok(())
-}
-
-/// Feeds the health builder while it has not failed (its first error is kept).
-fn feed_health(
-    health: &mut Result<HealthBuilder, HealthError>,
-    push: impl FnOnce(&mut HealthBuilder) -> Result<(), HealthError>,
-) {
-    if let Ok(h) = health {
-        if let Err(e) = push(h) {
-            *health = Err(e);
-        }
-    }
-}
-
-fn profiled(view: InspectView, cols: &Columns, downloads: Vec<Download>) -> Reply {
+fn profiled(view: InspectView, cols: &Columns, downloads: Vec<Download>, read: ReadStats) -> Reply {
+    let read = ReadStats {
+        memory: memory_bytes(),
+        ..read
+    };
     Reply::Profiled(Box::new(Profiled {
         view,
         columns: JsColumns::from(cols),
         downloads,
-        worker_memory: memory_bytes(),
+        read,
     }))
-}
-
-/// This worker's wasm memory, for the browser benchmark.
-fn memory_bytes() -> f64 {
-    use wasm_bindgen::JsCast;
-    wasm_bindgen::memory()
-        .dyn_into::<js_sys::WebAssembly::Memory>()
-        .map_or(0.0, |m| {
-            js_sys::ArrayBuffer::from(m.buffer()).byte_length() as f64
-        })
 }

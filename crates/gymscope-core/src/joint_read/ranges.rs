@@ -4,7 +4,7 @@
 //! ([`InOrder`]) records them in file order, numbering the lines. The rows, health reads and the
 //! first error are those of one reader of both files (tested below against the streaming read).
 
-use super::{parse_batch, record_health, HealthLines};
+use super::{parse_batch, record_both, HealthLines};
 use crate::error::ProfileError;
 use crate::health::{HealthBuilder, HealthError};
 use crate::jsonl::LineTooLong;
@@ -86,6 +86,7 @@ pub struct InOrder {
     /// Parts of later ranges, until their turn.
     held: BTreeMap<usize, VecDeque<RangePart>>,
     bytes_done: u64,
+    lines_done: u64,
 }
 
 impl InOrder {
@@ -105,6 +106,7 @@ impl InOrder {
             lines_before: 0,
             held: BTreeMap::new(),
             bytes_done: 0,
+            lines_done: 0,
         }
     }
 
@@ -152,6 +154,7 @@ impl InOrder {
                 }
                 self.held.remove(&self.next);
                 self.bytes_done += range.len();
+                self.lines_done += lines;
                 self.next += 1;
                 let same_file = self.ranges.get(self.next).map(|r| r.kind) == Some(range.kind);
                 self.lines_before = if same_file {
@@ -169,34 +172,20 @@ impl InOrder {
         self.next == self.ranges.len()
     }
 
-    /// Bytes of the ranges recorded so far.
-    pub fn bytes_done(&self) -> u64 {
-        self.bytes_done
+    /// The range being recorded (every earlier one is).
+    pub fn recording(&self) -> usize {
+        self.next
+    }
+
+    /// Bytes and lines of the ranges recorded so far.
+    pub fn done(&self) -> (u64, u64) {
+        (self.bytes_done, self.lines_done)
     }
 
     /// The builders, every range recorded.
     pub fn into_builders(self) -> (ProfileBuilder, Result<HealthBuilder, HealthError>) {
         (self.builder, self.health)
     }
-}
-
-/// Records a batch read for both, in file order: the profile's rows (its first error stops the
-/// read) and health's reads (health's first error stops only health: a row health cannot read
-/// costs the Health page, not the profile).
-pub fn record_both(
-    builder: &mut ProfileBuilder,
-    health: &mut Result<HealthBuilder, HealthError>,
-    inputs_name: &str,
-    parsed: ParsedBatch,
-    lines: HealthLines,
-) -> Result<(), ProfileError> {
-    builder.record(parsed)?;
-    if let Ok(h) = health {
-        if let Err(e) = record_health(h, inputs_name, lines) {
-            *health = Err(e);
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -132,19 +132,17 @@ impl RangeCutter {
                         return Ok(());
                     }
                 }
-                Phase::Tail => match memchr::memchr(b'\n', chunk) {
-                    Some(i) => {
+                Phase::Tail => {
+                    if let Some(i) = memchr::memchr(b'\n', chunk) {
                         self.split(&chunk[..=i], &mut full)?;
-                        self.phase = Phase::Done;
-                    }
-                    None => {
+                    } else {
                         self.split(chunk, &mut full)?;
                         if !eof {
                             return Ok(());
                         }
-                        self.phase = Phase::Done;
                     }
-                },
+                    self.phase = Phase::Done;
+                }
                 Phase::Done => {}
             }
         }

@@ -25,7 +25,7 @@ const INVALID_KINDS: [&str; 8] = [
 
 /// A `&'static str` from [`INVALID_KINDS`], sent as its text.
 pub mod static_text {
-    use super::*;
+    use super::{Deserialize, Deserializer, Serializer, INVALID_KINDS};
 
     pub fn serialize<S: Serializer>(text: &&'static str, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(text)
@@ -43,7 +43,7 @@ pub mod static_text {
 
 /// A JSON value sent as its text (serde_json's `Value` reads only from self-describing formats).
 pub mod json_text {
-    use super::*;
+    use super::{Deserialize, Deserializer, Serializer};
 
     pub fn serialize<S: Serializer>(v: &serde_json::Value, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&v.to_string())

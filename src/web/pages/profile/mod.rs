@@ -12,7 +12,7 @@ use crate::inspect::run::RunView;
 use crate::profile::ProfileOptions;
 use crate::web::download::DownloadLink;
 use crate::web::pages::profile::inspector::Inspector;
-use crate::web::protocol::{Failure, Progress, Reply, Request, UpstreamFiles};
+use crate::web::protocol::{Failure, Progress, ReadStats, Reply, Request, UpstreamFiles};
 use crate::web::widgets::file_pick::FilePick;
 use crate::web::worker_client::{start_page_worker, SharedWorker};
 use leptos::prelude::*;
@@ -88,6 +88,7 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
                 rollouts,
                 options,
                 upstream,
+                workers: crate::web::worker_client::reading_workers(total),
             },
             total,
         );
@@ -209,7 +210,7 @@ fn send(worker: SharedWorker, request: &Request, phase: RwSignal<Phase, LocalSto
                 if let Some(p) = gloo_utils::window().performance() {
                     let _ = p.mark("gymscope:profiled");
                 }
-                mark_worker_memory(done.worker_memory);
+                mark_read_stats(&done.read);
                 let run = RunView::new(done.view, (&done.columns).into());
                 let downloads = done.downloads.into_iter().map(DownloadLink::from).collect();
                 phase.set(Phase::Done(Arc::new(run), downloads));
@@ -222,9 +223,17 @@ fn send(worker: SharedWorker, request: &Request, phase: RwSignal<Phase, LocalSto
     });
 }
 
-/// The worker's memory on `<body>`, for benches/browser_profile.rs.
-fn mark_worker_memory(bytes: f64) {
+/// How the run was read, on `<body>`, for benches/browser_profile.rs and the tests.
+fn mark_read_stats(read: &ReadStats) {
     if let Some(body) = gloo_utils::document().body() {
-        let _ = body.set_attribute("data-worker-memory", &bytes.to_string());
+        for (name, value) in [
+            ("data-read-workers", f64::from(read.workers)),
+            ("data-worker-memory", read.memory),
+            ("data-reader-memory", read.reader_memory),
+            ("data-read-ms", read.read_ms),
+            ("data-finish-ms", read.finish_ms),
+        ] {
+            let _ = body.set_attribute(name, &value.to_string());
+        }
     }
 }

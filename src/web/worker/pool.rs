@@ -1,0 +1,250 @@
+//! Every core on one run: this worker starts a pool of workers (the same code, nested), hands
+//! each byte ranges of the dropped files to read (`range_job`), and records what they send in
+//! file order (`joint_read::ranges::InOrder`), so the profile, health, every error and every
+//! download are one worker's. No memory is shared (static hosts and `file://` cannot enable
+//! SharedArrayBuffer): ranges go out as `File` slices, parsed rows come back as bytes.
+//!
+//! Event-driven, like any worker: the job is started here, then each reply of a pool worker
+//! moves it on, and the last one finishes it. Terminating this worker (the page's Cancel)
+//! terminates its pool with it.
+
+use super::super::protocol::{
+    decode, encode, Failure, ReadStats, Reply, Request, UpstreamFiles, WORKER_URL,
+};
+use super::io::{post, post_progress};
+use super::profile_job;
+use crate::joint_read::ranges::{InOrder, RangePart};
+use crate::profile::ranges::{plan, ByteRange};
+use crate::profile::ProfileOptions;
+use crate::record::RowKind;
+use std::cell::RefCell;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{File, MessageEvent, Worker, WorkerOptions, WorkerType};
+
+/// Ranges in flight per pool worker: the second waits in its queue, so none waits for a reply.
+const IN_FLIGHT: usize = 2;
+/// Range size bounds: small enough that every worker gets several (the last ones finish close
+/// together), large enough that a range's own costs are spread thin.
+const MIN_RANGE: u64 = 1 << 20;
+const MAX_RANGE: u64 = 32 << 20;
+
+struct Reader {
+    worker: Worker,
+    ready: bool,
+    in_flight: usize,
+    _on_message: Closure<dyn FnMut(MessageEvent)>,
+}
+
+struct Job {
+    order: InOrder,
+    workers: u32,
+    started: f64,
+    reader_memory: f64,
+    ranges: Vec<ByteRange>,
+    sent: usize,
+    total: u64,
+    inputs: File,
+    rollouts: File,
+    options: ProfileOptions,
+    upstream: UpstreamFiles,
+}
+
+#[derive(Default)]
+struct Pool {
+    readers: Vec<Reader>,
+    job: Option<Job>,
+    /// Workers of a failed job, terminated; their handlers are dropped when the next job starts
+    /// (not inside one of them).
+    retired: Vec<Reader>,
+}
+
+thread_local! {
+    static POOL: RefCell<Pool> = RefCell::new(Pool::default());
+}
+
+/// Starts profiling a run with `workers` pool workers; the reply is posted when they are done.
+pub fn profile(
+    inputs: File,
+    rollouts: File,
+    options: ProfileOptions,
+    upstream: UpstreamFiles,
+    workers: u32,
+) -> Result<(), Failure> {
+    let workers = workers.max(1) as usize;
+    let total = (inputs.size() + rollouts.size()) as u64;
+    let piece = (total / (4 * workers as u64)).clamp(MIN_RANGE, MAX_RANGE);
+    let mut ranges = plan(RowKind::Input, inputs.size() as u64, piece);
+    ranges.extend(plan(RowKind::Rollout, rollouts.size() as u64, piece));
+    let (builder, health) = profile_job::builders(&inputs, &rollouts);
+    let order = InOrder::new(builder, health, &inputs.name(), ranges.clone());
+    POOL.with(|pool| {
+        let mut pool = pool.borrow_mut();
+        pool.retired.clear();
+        while pool.readers.len() < workers {
+            let reader = spawn(pool.readers.len())?;
+            pool.readers.push(reader);
+        }
+        pool.job = Some(Job {
+            order,
+            workers: workers as u32,
+            started: js_sys::Date::now(),
+            reader_memory: 0.0,
+            ranges,
+            sent: 0,
+            total,
+            inputs,
+            rollouts,
+            options,
+            upstream,
+        });
+        Ok::<_, Failure>(())
+    })?;
+    step(None);
+    Ok(())
+}
+
+fn spawn(index: usize) -> Result<Reader, Failure> {
+    let options = WorkerOptions::new();
+    options.set_type(WorkerType::Classic);
+    let worker = Worker::new_with_options(WORKER_URL, &options)
+        .map_err(|e| Failure::from(format!("cannot start a reading worker: {e:?}")))?;
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+        let reply = decode::<Reply>(e.data()).unwrap_or_else(|e| Reply::Failed(e.into()));
+        step(Some((index, reply)));
+    });
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    Ok(Reader {
+        worker,
+        ready: false,
+        in_flight: 0,
+        _on_message: on_message,
+    })
+}
+
+/// Moves the job on with a pool worker's reply (`None`: the job has just started).
+fn step(reply: Option<(usize, Reply)>) {
+    let outcome = POOL.with(|pool| {
+        let mut pool = pool.borrow_mut();
+        let Pool {
+            readers,
+            job,
+            retired,
+        } = &mut *pool;
+        let result = match reply {
+            Some((r, reply)) => take(readers, job.as_mut(), r, reply),
+            None => Ok(()),
+        };
+        let j = job.as_mut()?;
+        let result = result.and_then(|()| {
+            if j.order.is_done() {
+                Ok(true)
+            } else {
+                send(readers, j).map(|()| false)
+            }
+        });
+        match result {
+            Err(failure) => {
+                // Ranges still queued in the pool are for a job that is over: a fresh pool.
+                for reader in readers.drain(..) {
+                    reader.worker.terminate();
+                    retired.push(reader);
+                }
+                *job = None;
+                Some(Err(failure))
+            }
+            Ok(true) => job.take().map(Ok),
+            Ok(false) => None,
+        }
+    });
+    match outcome {
+        Some(Ok(job)) => {
+            let read = ReadStats {
+                workers: job.workers,
+                reader_memory: job.reader_memory,
+                read_ms: js_sys::Date::now() - job.started,
+                ..ReadStats::default()
+            };
+            let (builder, health) = job.order.into_builders();
+            let reply = profile_job::finish(
+                builder,
+                health,
+                &job.inputs,
+                &job.rollouts,
+                job.options,
+                &job.upstream,
+                read,
+            )
+            .unwrap_or_else(Reply::Failed);
+            post(&reply);
+        }
+        Some(Err(failure)) => post(&Reply::Failed(failure)),
+        None => {}
+    }
+}
+
+/// Takes one reply of pool worker `r` into the job.
+fn take(
+    readers: &mut [Reader],
+    job: Option<&mut Job>,
+    r: usize,
+    reply: Reply,
+) -> Result<(), Failure> {
+    match reply {
+        Reply::Ready => {
+            readers[r].ready = true;
+            Ok(())
+        }
+        Reply::RangePart {
+            index,
+            bytes,
+            memory,
+        } => {
+            let Some(job) = job else { return Ok(()) };
+            job.reader_memory = job.reader_memory.max(memory);
+            let part = RangePart::from_bytes(&bytes.to_vec())?;
+            if matches!(part, RangePart::End { .. }) {
+                readers[r].in_flight -= 1;
+            }
+            job.order.accept(index as usize, part)?;
+            let (bytes, lines) = job.order.done();
+            post_progress(bytes, job.total, lines);
+            Ok(())
+        }
+        Reply::Failed(failure) => Err(failure),
+        _ => Err(Failure::from("a reading worker sent an unexpected reply")),
+    }
+}
+
+/// Hands out ranges to the ready workers, never more than a few ranges ahead of the one being
+/// recorded (parts of later ranges wait in memory until their turn).
+fn send(readers: &mut [Reader], job: &mut Job) -> Result<(), Failure> {
+    let ahead = job.order.recording() + IN_FLIGHT * readers.len() + 1;
+    while job.sent < job.ranges.len().min(ahead) {
+        let Some(reader) = readers
+            .iter_mut()
+            .filter(|r| r.ready && r.in_flight < IN_FLIGHT)
+            .min_by_key(|r| r.in_flight)
+        else {
+            return Ok(());
+        };
+        let range = job.ranges[job.sent];
+        let file = match range.kind {
+            RowKind::Input => &job.inputs,
+            RowKind::Rollout => &job.rollouts,
+        };
+        let request = Request::ReadRange {
+            file: file.clone(),
+            range,
+            index: job.sent as u32,
+        };
+        let message = encode(&request)?;
+        reader
+            .worker
+            .post_message(&message)
+            .map_err(|e| Failure::from(format!("cannot reach a reading worker: {e:?}")))?;
+        reader.in_flight += 1;
+        job.sent += 1;
+    }
+    Ok(())
+}
