@@ -1,18 +1,54 @@
-//! Profiling a ~1 GB generated rollouts file in headless Chromium through the app (files read in
-//! slices by the Web Worker): time to the profile, the page's JS heap and wasm memory, and the
-//! worker's wasm memory, beside the native CLI's time on the same files.
-//! Targets: under 8 s, memory under 400 MB. Needs dist/ and chromium (scripts/test.sh).
+//! Profiling a ~1 GB generated run in headless Chromium through the app, read by one worker and
+//! by a pool (`?workers=N`), on each bench shape: time to the profile, how it splits (the pool's
+//! read, the recording worker's share of it, what follows the read), the page's JS heap, the
+//! recording worker's and the largest pool worker's wasm memory, the longest main-thread task
+//! while the files were read, beside the native CLI's time on the same files.
+//! Targets (issue 28): the read with two workers ≥ 1.7× one; end to end twice the one-worker
+//! figure; memory under 400 MB a worker; no main-thread task over 50 ms while reading.
+//! Needs dist/ and chromium (scripts/test.sh).
 //!
-//!   cargo bench --bench browser_profile          (BENCH_TASKS=45000 by default: ~1 GB)
+//!   cargo bench --bench browser_profile      (BENCH_TASKS=45000: ~1 GB a shape)
+//!   BENCH_SHAPES=agentic BENCH_WORKERS=1,2,4 cargo bench --bench browser_profile
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
 use gymscope_testkit::browser;
 use gymscope_testkit::gen_run;
 use gymscope_testkit::static_server;
 
-use fantoccini::Locator;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+/// The bench shapes of benches/profile.rs, larger.
+fn generate(shape: &str, dir: &Path, tasks: usize) -> (PathBuf, PathBuf) {
+    match shape {
+        "simple" => gen_run::generate(dir, &format!("bench_{tasks}"), tasks, 4, 3600),
+        "agentic" => gen_run::generate_agentic(dir, &format!("agentic_{tasks}"), tasks, 4, 4500),
+        other => panic!("unknown shape {other} (simple, agentic)"),
+    }
+}
+
+fn list(var: &str, default: &str) -> Vec<String> {
+    std::env::var(var)
+        .unwrap_or_else(|_| default.to_string())
+        .split(',')
+        .map(str::to_string)
+        .collect()
+}
+
+/// Watches the page's main thread for long tasks before the files are dropped.
+const WATCH_LONG_TASKS: &str = "window.__long = [];
+    new PerformanceObserver(l => l.getEntries().forEach(e => window.__long.push([e.startTime, e.duration])))
+      .observe({type: 'longtask'});";
+
+/// The read's figures the page leaves on <body>, the JS heap, and the longest main-thread task
+/// that began before the profile arrived.
+const READ_FIGURES: &str = "const d = document.body.dataset;
+    const mark = performance.getEntriesByName('gymscope:profiled').pop();
+    const before = (window.__long || []).filter(([s]) => !mark || s < mark.startTime);
+    return [Number(d.readWorkers), Number(d.readMs), Number(d.recordMs), Number(d.finishMs),
+            Number(d.workerMemory), Number(d.readerMemory),
+            performance.memory ? performance.memory.usedJSHeapSize : 0,
+            Math.max(0, ...before.map(([, t]) => t)), Number(d.statsMs), Number(d.renderMs)]";
 
 #[tokio::main]
 async fn main() {
@@ -24,67 +60,65 @@ async fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(45_000);
-    // The same data as benches/profile.rs, larger.
-    let (inputs, rollouts) = gen_run::generate(
-        &root.join("target/bench-data"),
-        &format!("bench_{tasks}"),
-        tasks,
-        4,
-        3600,
-    );
-    let mb = |p: &Path| std::fs::metadata(p).unwrap().len() as f64 / 1e6;
-    let (inputs_mb, rollouts_mb) = (mb(&inputs), mb(&rollouts));
-    println!(
-        "data: {} rollouts, rollouts file {rollouts_mb:.0} MB + inputs {inputs_mb:.0} MB",
-        tasks * 4
-    );
-
-    let t = Instant::now();
-    let out_dir = root.join("target/bench-data/out");
-    let status = std::process::Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(["profile", "--inputs"])
-        .arg(&inputs)
-        .arg("--rollouts")
-        .arg(&rollouts)
-        .arg("--out-dir")
-        .arg(&out_dir)
-        .stdout(std::process::Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let native = t.elapsed().as_secs_f64();
-
     let server = static_server::StaticServer::start(&root.join("dist"));
     let b = browser::Browser::start().await;
-    b.client.goto(&server.url()).await.unwrap();
-    b.wait_worker_ready().await;
-    let input = b
-        .client
-        .find(Locator::Css("[data-testid=files]"))
-        .await
-        .unwrap();
-    let t = Instant::now();
-    input
-        .send_keys(&format!("{}\n{}", inputs.display(), rollouts.display()))
-        .await
-        .unwrap();
-    b.wait_text_for("[data-testid=status]", "Profile ready", 600)
-        .await;
-    let secs = t.elapsed().as_secs_f64();
-    let mem = b
-        .eval(
-            "return [performance.memory ? performance.memory.usedJSHeapSize : 0,
-                     Number(document.body.dataset.workerMemory || 0)]",
-        )
-        .await;
-    let mem: Vec<f64> = serde_json::from_value(mem).unwrap();
-    println!(
-        "browser profile: {:.0} MB in {secs:.2} s ({:.0} MB/s); page JS heap {:.1} MB, worker wasm memory {:.1} MB",
-        inputs_mb + rollouts_mb,
-        (inputs_mb + rollouts_mb) / secs,
-        mem[0] / 1e6,
-        mem[1] / 1e6
-    );
-    println!("native gymscope profile on the same files: {native:.2} s");
+    for shape in list("BENCH_SHAPES", "simple,agentic") {
+        let (inputs, rollouts) = generate(&shape, &root.join("target/bench-data"), tasks);
+        let mb = |p: &Path| std::fs::metadata(p).unwrap().len() as f64 / 1e6;
+        let size = mb(&inputs) + mb(&rollouts);
+
+        let t = Instant::now();
+        let status = std::process::Command::new(env!("CARGO_BIN_EXE_gymscope"))
+            .args(["profile", "--inputs"])
+            .arg(&inputs)
+            .arg("--rollouts")
+            .arg(&rollouts)
+            .arg("--out-dir")
+            .arg(root.join("target/bench-data/out"))
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        println!(
+            "{shape}: {size:.0} MB ({} rollouts); native gymscope profile {:.2} s",
+            tasks * 4,
+            t.elapsed().as_secs_f64()
+        );
+
+        for workers in list("BENCH_WORKERS", "1,2,4") {
+            b.open_app(&format!("{}?workers={workers}", server.url()), "")
+                .await;
+            b.eval(WATCH_LONG_TASKS).await;
+            let t = Instant::now();
+            b.choose_files("files", &[inputs.clone(), rollouts.clone()])
+                .await;
+            b.wait_text_for("[data-testid=status]", "Profile ready", 900)
+                .await;
+            let secs = t.elapsed().as_secs_f64();
+            let f: Vec<f64> = serde_json::from_value(b.eval(READ_FIGURES).await).unwrap();
+            let (read, record, finish) = (f[1] / 1e3, f[2] / 1e3, f[3] / 1e3);
+            // What more workers cannot share: recording in order, what follows the read, and
+            // the page's side (the drop, the reply, the first frame).
+            let serial = secs - (read - record);
+            println!(
+                "  workers={workers} ({} reading): {secs:.2} s = {:.0} MB/s | read {read:.2} s \
+                 ({:.0} MB/s; recording {record:.2} s), after the read {finish:.2} s \
+                 (statistics {:.2} s, output files {:.2} s), \
+                 serial share {serial:.2} s = {:.0}% | memory: recording worker {:.0} MB, \
+                 largest pool worker {:.0} MB, page JS heap {:.0} MB | longest main-thread \
+                 task while reading {:.0} ms",
+                f[0],
+                size / secs,
+                size / read,
+                f[8] / 1e3,
+                f[9] / 1e3,
+                100.0 * serial / secs,
+                f[4] / 1e6,
+                f[5] / 1e6,
+                f[6] / 1e6,
+                f[7]
+            );
+        }
+    }
     b.close().await;
 }

@@ -13,6 +13,7 @@ mod inspector;
 mod pivot_build_page;
 mod pivot_page;
 mod plots;
+mod pool;
 mod query_bar;
 mod report;
 mod report_query;

@@ -253,7 +253,13 @@ pub struct ReadStats {
     /// The largest of the pool's workers (0 when the worker read alone).
     pub reader_memory: f64,
     pub read_ms: f64,
+    /// Of `read_ms`, the time this worker spent recording the pool's parts in order (what more
+    /// workers cannot share).
+    pub record_ms: f64,
     pub finish_ms: f64,
+    /// Of `finish_ms`: the statistics (profile and health), and writing the two output files.
+    pub stats_ms: f64,
+    pub render_ms: f64,
 }
 
 /// A message as a JS value (objects, not `Map`s, for maps; JS objects passed through).

@@ -225,3 +225,11 @@ pub fn memory_bytes() -> f64 {
             js_sys::ArrayBuffer::from(m.buffer()).byte_length() as f64
         })
 }
+
+/// This worker's clock in milliseconds (`performance.now()`, finer than `Date`).
+pub fn now_ms() -> f64 {
+    js_sys::global()
+        .unchecked_into::<web_sys::WorkerGlobalScope>()
+        .performance()
+        .map_or_else(js_sys::Date::now, |p| p.now())
+}

@@ -11,7 +11,7 @@
 use super::super::protocol::{
     decode, encode, Failure, ReadStats, Reply, Request, UpstreamFiles, WORKER_URL,
 };
-use super::io::{post, post_progress};
+use super::io::{now_ms, post, post_progress};
 use super::profile_job;
 use crate::joint_read::ranges::{InOrder, RangePart};
 use crate::profile::ranges::{plan, ByteRange};
@@ -40,6 +40,7 @@ struct Job {
     order: InOrder,
     workers: u32,
     started: f64,
+    record_ms: f64,
     reader_memory: f64,
     ranges: Vec<ByteRange>,
     sent: usize,
@@ -88,7 +89,8 @@ pub fn profile(
         pool.job = Some(Job {
             order,
             workers: workers as u32,
-            started: js_sys::Date::now(),
+            started: now_ms(),
+            record_ms: 0.0,
             reader_memory: 0.0,
             ranges,
             sent: 0,
@@ -162,7 +164,8 @@ fn step(reply: Option<(usize, Reply)>) {
             let read = ReadStats {
                 workers: job.workers,
                 reader_memory: job.reader_memory,
-                read_ms: js_sys::Date::now() - job.started,
+                record_ms: job.record_ms,
+                read_ms: now_ms() - job.started,
                 ..ReadStats::default()
             };
             let (builder, health) = job.order.into_builders();
@@ -202,11 +205,14 @@ fn take(
         } => {
             let Some(job) = job else { return Ok(()) };
             job.reader_memory = job.reader_memory.max(memory);
+            let t0 = now_ms();
             let part = RangePart::from_bytes(&bytes.to_vec())?;
             if matches!(part, RangePart::End { .. }) {
                 readers[r].in_flight -= 1;
             }
-            job.order.accept(index as usize, part)?;
+            let accepted = job.order.accept(index as usize, part);
+            job.record_ms += now_ms() - t0;
+            accepted?;
             let (bytes, lines) = job.order.done();
             post_progress(bytes, job.total, lines);
             Ok(())

@@ -5,7 +5,9 @@
 use super::super::protocol::{
     Download, Failure, JsColumns, Profiled, ReadStats, Reply, UpstreamFiles,
 };
-use super::io::{feed, memory_bytes, post_progress, read_all, BlobWriter, SpanReader, WINDOW};
+use super::io::{
+    feed, memory_bytes, now_ms, post_progress, read_all, BlobWriter, SpanReader, WINDOW,
+};
 use super::verdict_files::read_upstream;
 use crate::chunks::Flow;
 use crate::error::ProfileError;
@@ -77,7 +79,7 @@ pub fn run(
     options: ProfileOptions,
     upstream_files: &UpstreamFiles,
 ) -> Result<Reply, Failure> {
-    let started = js_sys::Date::now();
+    let started = now_ms();
     let (mut builder, mut health) = builders(inputs, rollouts);
     let total = (inputs.size() + rollouts.size()) as u64;
     let inputs_size = inputs.size() as u64;
@@ -106,7 +108,7 @@ pub fn run(
     }
     let read = ReadStats {
         workers: 1,
-        read_ms: js_sys::Date::now() - started,
+        read_ms: now_ms() - started,
         ..ReadStats::default()
     };
     finish(
@@ -130,12 +132,13 @@ pub fn finish(
     upstream_files: &UpstreamFiles,
     read: ReadStats,
 ) -> Result<Reply, Failure> {
-    let finished_at = js_sys::Date::now();
+    let finished_at = now_ms();
     let profile = builder.finish(options)?;
     let health = health.and_then(|h| {
         let points = PointSignals::of(&h);
         h.finish().map(|report| (report, points))
     });
+    let rendered_at = now_ms();
 
     // The samples are read back for the profiling file; each one's prompt snippet on the way.
     let mut snippet_at: HashMap<u64, String> = HashMap::new();
@@ -149,6 +152,7 @@ pub fn finish(
     let mut metrics = BlobWriter::new();
     render::write_agent_metrics(&mut metrics, &profile)
         .map_err(|e| Failure::from(e.to_string()))?;
+    let viewed_at = now_ms();
     let snippets: HashMap<i64, String> = profile
         .tasks
         .iter()
@@ -198,7 +202,9 @@ pub fn finish(
         });
     });
     let read = ReadStats {
-        finish_ms: js_sys::Date::now() - finished_at,
+        finish_ms: now_ms() - finished_at,
+        stats_ms: rendered_at - finished_at,
+        render_ms: viewed_at - rendered_at,
         ..read
     };
     Ok(profiled(view, &cols, downloads, read))

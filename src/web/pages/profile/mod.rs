@@ -231,7 +231,10 @@ fn mark_read_stats(read: &ReadStats) {
             ("data-worker-memory", read.memory),
             ("data-reader-memory", read.reader_memory),
             ("data-read-ms", read.read_ms),
+            ("data-record-ms", read.record_ms),
             ("data-finish-ms", read.finish_ms),
+            ("data-stats-ms", read.stats_ms),
+            ("data-render-ms", read.render_ms),
         ] {
             let _ = body.set_attribute(name, &value.to_string());
         }

@@ -1,0 +1,109 @@
+//! The pool of reading workers (`?workers=N`): a run read by two workers gives the profile, the
+//! downloads and the first error of one worker, and of the CLI.
+
+use crate::common::browser::{dist, Browser};
+use crate::common::gen_run;
+use crate::common::static_server::StaticServer;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The CLI's two output files, or its error message (from `Malformed JSON …` on).
+fn cli_profile(inputs: &Path, rollouts: &Path, out: &Path) -> Result<(String, String), String> {
+    let run = Command::new(env!("CARGO_BIN_EXE_gymscope"))
+        .args(["profile", "--inputs"])
+        .arg(inputs)
+        .arg("--rollouts")
+        .arg(rollouts)
+        .arg("--out-dir")
+        .arg(out)
+        .output()
+        .unwrap();
+    if !run.status.success() {
+        let stderr = String::from_utf8(run.stderr).unwrap();
+        let at = stderr.find("Malformed JSON").expect(&stderr);
+        return Err(stderr[at..].lines().next().unwrap().to_string());
+    }
+    let read = |name: &str| std::fs::read_to_string(out.join(name)).unwrap();
+    Ok((
+        read("rollouts_reward_profiling.jsonl"),
+        read("rollouts_agent_metrics.json"),
+    ))
+}
+
+async fn download_text(b: &Browser, testid: &str) -> String {
+    let script = format!(
+        "const done = arguments[arguments.length - 1];
+         fetch(document.querySelector('[data-testid={testid}]').href).then(r => r.text()).then(done, e => done('ERR ' + e));"
+    );
+    b.eval_async(&script).await.as_str().unwrap().to_string()
+}
+
+/// Drops the run into the app opened with `?workers=N`; the status text once the read ends.
+async fn profile_in_app(b: &Browser, base: &str, workers: u32, files: &[PathBuf]) -> String {
+    b.open_app(&format!("{base}?workers={workers}"), "").await;
+    b.choose_files("files", files).await;
+    let status = "const s = document.querySelector('[data-testid=status]');
+                  return s && !s.textContent.includes('Reading') && /Profile ready|Malformed|rror/.test(s.textContent) ? s.textContent : ''";
+    let t0 = std::time::Instant::now();
+    loop {
+        let text = b.eval(status).await;
+        if let Some(text) = text.as_str().filter(|t| !t.is_empty()) {
+            return text.to_string();
+        }
+        assert!(t0.elapsed().as_secs() < 180, "the profile never ended");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+async fn read_workers(b: &Browser) -> u64 {
+    let n = b
+        .eval("return Number(document.body.dataset.readWorkers || 0)")
+        .await;
+    n.as_u64().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_workers_read_a_run_as_one_worker_and_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    // About 12 MB: the pool cuts it into eight ranges of 1.5 MB, so every worker reads several.
+    let (inputs, rollouts) = gen_run::generate_agentic(dir.path(), "rollouts", 600, 4, 4500);
+    let files = [inputs.clone(), rollouts.clone()];
+    let cli = cli_profile(&inputs, &rollouts, &dir.path().join("out")).unwrap();
+
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    for workers in [1, 2] {
+        let status = profile_in_app(&b, &server.url(), workers, &files).await;
+        assert!(
+            status.contains("Profile ready"),
+            "{workers} workers: {status}"
+        );
+        assert_eq!(read_workers(&b).await, u64::from(workers));
+        let got = (
+            download_text(&b, "download-profiling").await,
+            download_text(&b, "download-agent-metrics").await,
+        );
+        assert!(
+            got == cli,
+            "{workers} workers: the downloads differ from the CLI's files"
+        );
+    }
+
+    // A malformed row three quarters into the rollouts: the first error, in a late range.
+    let text = std::fs::read_to_string(&rollouts).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let bad = lines.len() * 3 / 4;
+    lines[bad] = r#"{"_ng_task_index": 1, "_ng_rollout_index": 0, "reward": }"#;
+    lines[bad + 40] = "{";
+    std::fs::write(&rollouts, lines.join("\n") + "\n").unwrap();
+    let want = cli_profile(&inputs, &rollouts, &dir.path().join("out2")).unwrap_err();
+    assert!(want.contains(&format!("line {}", bad + 1)), "{want}");
+    for workers in [1, 2] {
+        let status = profile_in_app(&b, &server.url(), workers, &files).await;
+        assert!(
+            status.contains(&want),
+            "{workers} workers: {status}\nwanted: {want}"
+        );
+    }
+    b.close().await;
+}
