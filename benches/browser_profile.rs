@@ -40,11 +40,13 @@ const WATCH_LONG_TASKS: &str = "window.__long = [];
     new PerformanceObserver(l => l.getEntries().forEach(e => window.__long.push([e.startTime, e.duration])))
       .observe({type: 'longtask'});";
 
+const FILES_READY: &str = "return !!document.querySelector('[data-testid=download-profiling]')";
+
 /// The read's figures the page leaves on <body>, the JS heap, and the longest main-thread task
-/// that began before the profile arrived.
+/// that ended before the profile arrived (the profile's own arrival is a task of its own).
 const READ_FIGURES: &str = "const d = document.body.dataset;
     const mark = performance.getEntriesByName('gymscope:profiled').pop();
-    const before = (window.__long || []).filter(([s]) => !mark || s < mark.startTime);
+    const before = (window.__long || []).filter(([s, t]) => !mark || s + t < mark.startTime);
     return [Number(d.readWorkers), Number(d.readMs), Number(d.recordMs), Number(d.finishMs),
             Number(d.workerMemory), Number(d.readerMemory),
             performance.memory ? performance.memory.usedJSHeapSize : 0,
@@ -95,6 +97,11 @@ async fn main() {
             b.wait_text_for("[data-testid=status]", "Profile ready", 900)
                 .await;
             let secs = t.elapsed().as_secs_f64();
+            // The output files are written after the profile is shown.
+            while b.eval(FILES_READY).await != true {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+            let files_secs = t.elapsed().as_secs_f64();
             let f: Vec<f64> = serde_json::from_value(b.eval(READ_FIGURES).await).unwrap();
             let (read, record, finish) = (f[1] / 1e3, f[2] / 1e3, f[3] / 1e3);
             // What more workers cannot share: recording in order, what follows the read, and
@@ -103,7 +110,7 @@ async fn main() {
             println!(
                 "  workers={workers} ({} reading): {secs:.2} s = {:.0} MB/s | read {read:.2} s \
                  ({:.0} MB/s; recording {record:.2} s), after the read {finish:.2} s \
-                 (statistics {:.2} s, output files {:.2} s), \
+                 (statistics {:.2} s); output files {:.2} s more, ready at {files_secs:.2} s, \
                  serial share {serial:.2} s = {:.0}% | memory: recording worker {:.0} MB, \
                  largest pool worker {:.0} MB, page JS heap {:.0} MB | longest main-thread \
                  task while reading {:.0} ms",

@@ -5,6 +5,16 @@ use crate::web::protocol::Download;
 use gloo_file::ObjectUrl;
 use leptos::prelude::*;
 
+/// A profiled run's output files: none (the run was read from them), being written (the
+/// profile is shown first), ready, or why not.
+#[derive(Clone)]
+pub enum OutputFiles {
+    None,
+    Writing,
+    Ready(Vec<DownloadLink>),
+    Failed(String),
+}
+
 /// A file ready to save: its `blob:` URL, the name to save it under, its size.
 #[derive(Clone)]
 pub struct DownloadLink {

@@ -10,6 +10,7 @@
 
 mod app;
 mod download;
+mod follower;
 mod pages;
 mod protocol;
 mod state;

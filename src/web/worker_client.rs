@@ -23,6 +23,11 @@ struct State {
     on_reply: Option<OnReply>,
     /// Told when the worker becomes ready (for the page's status and its tests).
     on_ready: Option<Rc<dyn Fn(bool)>>,
+    /// The job's result is shown and only its files are being written: a new request waits
+    /// behind them in the worker instead of terminating it.
+    files_pending: bool,
+    /// The job whose files a new request waits behind: their reply is its.
+    finishing: Option<OnReply>,
 }
 
 #[derive(Clone)]
@@ -56,11 +61,23 @@ impl BackgroundWorker {
                 }
                 return;
             }
-            let done = !matches!(reply, Reply::Progress(_));
+            let progress = matches!(reply, Reply::Progress(_));
+            let files_follow = matches!(&reply, Reply::Profiled(p) if p.files_follow);
+            let done = !progress && !files_follow;
+            let finishing = if progress {
+                None
+            } else {
+                st.borrow_mut().finishing.take()
+            };
+            if let Some(mut f) = finishing {
+                f(reply); // the earlier job's files; the request behind them runs now
+                return;
+            }
             let callback = st.borrow_mut().on_reply.take();
             if let Some(mut f) = callback {
                 f(reply);
                 let mut s = st.borrow_mut();
+                s.files_pending = files_follow;
                 if done {
                     s.busy = false;
                 } else if s.on_reply.is_none() {
@@ -107,7 +124,15 @@ impl BackgroundWorker {
     }
 
     fn send(&self, request: &Request) -> Result<(), String> {
-        if self.state.borrow().busy {
+        let (busy, files_pending) = {
+            let s = self.state.borrow();
+            (s.busy, s.files_pending)
+        };
+        if busy && files_pending {
+            let mut s = self.state.borrow_mut();
+            s.finishing = s.on_reply.take();
+            s.files_pending = false;
+        } else if busy {
             self.cancel()?;
         }
         let message = encode(request)?;
@@ -129,9 +154,10 @@ impl BackgroundWorker {
         Ok(())
     }
 
-    /// Whether a job runs (a new request would terminate it).
+    /// Whether a job runs that a new request would terminate (not one writing its files).
     pub fn is_busy(&self) -> bool {
-        self.state.borrow().busy
+        let s = self.state.borrow();
+        s.busy && !s.files_pending
     }
 
     /// Stops the running job by terminating the worker, and starts a fresh one.
@@ -143,6 +169,8 @@ impl BackgroundWorker {
             let mut s = self.state.borrow_mut();
             s.on_reply = None;
             s.pending = None;
+            s.finishing = None;
+            s.files_pending = false;
         }
         self.spawn()
     }
@@ -188,85 +216,4 @@ pub fn start_page_worker() -> (SharedWorker, leptos::prelude::RwSignal<bool>) {
     let ready = RwSignal::new(false);
     let worker = StoredValue::new_local(WorkerHandle::start(move |r| ready.set(r)));
     (worker, ready)
-}
-
-/// Requests that follow a control as it moves (a slider): sent when the worker is idle, else
-/// kept (only the last) until this follower's job is done, so a move never terminates a job
-/// mid-way (which would cost the worker the run or selection it holds). A job of another
-/// component that cancelled this one's leaves nothing stuck: the next move finds the worker idle.
-#[derive(Clone, Copy)]
-pub struct Follower {
-    worker: SharedWorker,
-    queued: leptos::prelude::StoredValue<Option<Request>, leptos::prelude::LocalStorage>,
-    on_reply: leptos::prelude::StoredValue<Rc<dyn Fn(Reply)>, leptos::prelude::LocalStorage>,
-}
-
-impl Follower {
-    pub fn new(worker: SharedWorker, on_reply: impl Fn(Reply) + 'static) -> Follower {
-        use leptos::prelude::*;
-        let on_reply: Rc<dyn Fn(Reply)> = Rc::new(on_reply);
-        Follower {
-            worker,
-            queued: StoredValue::new_local(None),
-            on_reply: StoredValue::new_local(on_reply),
-        }
-    }
-
-    pub fn send(self, request: Request) {
-        use leptos::prelude::*;
-        if self.worker.with_value(WorkerHandle::is_busy) {
-            self.queued.set_value(Some(request));
-            return;
-        }
-        // Anything kept is older than this request.
-        self.queued.set_value(None);
-        let f = self.on_reply.get_value();
-        self.worker.with_value(|w| {
-            w.request(&request, move |reply| {
-                let done = !matches!(reply, Reply::Progress(_));
-                f(reply);
-                // Once this reply's handler has marked the worker idle.
-                if done {
-                    if let Some(next) = self.queued.try_update_value(Option::take).flatten() {
-                        leptos::task::spawn_local(async move { self.send(next) });
-                    }
-                }
-            });
-        });
-    }
-}
-
-/// Most workers a run is read with: past this, recording in order is the bound (and each worker
-/// holds its own copy of the app's wasm).
-const MAX_READERS: u32 = 8;
-/// Below this a run is read by the worker alone: starting a pool costs more than it saves.
-const POOL_FROM_BYTES: f64 = 16e6;
-
-/// How many workers read a run of `bytes`: `?workers=N` in the page's URL when given (tests and
-/// benchmarks), else one per logical core (`navigator.hardwareConcurrency`) for a large run.
-pub fn reading_workers(bytes: f64) -> u32 {
-    let Some(window) = web_sys::window() else {
-        return 1;
-    };
-    let asked = window
-        .location()
-        .search()
-        .ok()
-        .and_then(|q| workers_in_query(&q));
-    let cores = window.navigator().hardware_concurrency() as u32;
-    let chosen = match asked {
-        Some(n) => n,
-        None if bytes < POOL_FROM_BYTES => 1,
-        None => cores,
-    };
-    chosen.clamp(1, MAX_READERS)
-}
-
-/// `N` of `workers=N` in a URL's query (`?a=b&workers=2`).
-fn workers_in_query(query: &str) -> Option<u32> {
-    query
-        .trim_start_matches('?')
-        .split('&')
-        .find_map(|pair| pair.strip_prefix("workers="))
-        .and_then(|n| n.parse().ok())
 }

@@ -59,9 +59,16 @@ fn assert_row_matches(shown: &serde_json::Map<String, Value>, expected: &Value, 
 }
 
 async fn download_text(b: &Browser, testid: &str) -> String {
+    // The files are written after the profile is shown: their links appear when they are.
     let script = format!(
         "const done = arguments[arguments.length - 1];
-         fetch(document.querySelector('[data-testid={testid}]').href).then(r => r.text()).then(done, e => done('ERR ' + e));"
+         const t0 = Date.now();
+         (function poll() {{
+           const a = document.querySelector('[data-testid={testid}]');
+           if (a) return fetch(a.href).then(r => r.text()).then(done, e => done('ERR ' + e));
+           if (Date.now() - t0 > 120000) return done('ERR no link');
+           setTimeout(poll, 50);
+         }})();"
     );
     b.eval_async(&script).await.as_str().unwrap().to_string()
 }

@@ -3,7 +3,6 @@
 //! pass through unchanged (structured clone), so a big column never becomes a million JS numbers.
 //! Renaming a field changes both sides at once: there are no string keys to keep in step.
 
-use crate::inspect::model::InspectView;
 use crate::inspect::pivot::PivotView;
 use crate::inspect::pivot_build::PageBuild;
 use crate::pivot::PivotOptions;
@@ -18,8 +17,10 @@ use web_sys::{Blob, File};
 
 mod columns;
 mod optional;
+mod profiled;
 mod selection;
 pub use columns::JsColumns;
+pub use profiled::{Download, Profiled, ReadStats};
 pub use selection::{PivotsBuilt, PivotsSelected, TaskBand, TasksCurated};
 
 /// Trunk's loader for the worker bin (`data-loader-shim`), next to index.html: the page starts
@@ -161,7 +162,14 @@ pub enum Reply {
     /// The worker has loaded and takes requests.
     Ready,
     Progress(Progress),
+    /// A run's view; with `files_follow`, [`Reply::Downloads`] follows once its output files
+    /// are written (the profile is shown first).
     Profiled(Box<Profiled>),
+    Downloads {
+        downloads: Vec<Download>,
+        /// Milliseconds spent writing them.
+        render_ms: f64,
+    },
     PivotChecked {
         view: Box<PivotView>,
         /// The fixed copy, when `--fix` was asked for.
@@ -219,47 +227,11 @@ impl From<&str> for Failure {
     }
 }
 
-/// A file made in the worker, to offer for download under `name`.
-#[derive(Serialize, Deserialize)]
-pub struct Download {
-    #[serde(with = "preserve")]
-    pub blob: Blob,
-    pub name: String,
-}
-
 /// A comparison and its summary sections as the report renders them (escaped HTML).
 #[derive(Serialize, Deserialize)]
 pub struct Compared {
     pub comparison: crate::compare::Comparison,
     pub summary_html: String,
-}
-
-#[derive(Serialize, Deserialize)]
-pub struct Profiled {
-    pub view: InspectView,
-    pub columns: JsColumns,
-    /// The profile's two output files (none when the run was read from them).
-    pub downloads: Vec<Download>,
-    /// How the run was read, for the browser benchmark.
-    pub read: ReadStats,
-}
-
-/// How a run was read: by how many workers, their wasm memory in bytes, and the milliseconds
-/// of the read (files to recorded rows) and of what follows (statistics, output files, view).
-#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
-pub struct ReadStats {
-    pub workers: u32,
-    pub memory: f64,
-    /// The largest of the pool's workers (0 when the worker read alone).
-    pub reader_memory: f64,
-    pub read_ms: f64,
-    /// Of `read_ms`, the time this worker spent recording the pool's parts in order (what more
-    /// workers cannot share).
-    pub record_ms: f64,
-    pub finish_ms: f64,
-    /// Of `finish_ms`: the statistics (profile and health), and writing the two output files.
-    pub stats_ms: f64,
-    pub render_ms: f64,
 }
 
 /// A message as a JS value (objects, not `Map`s, for maps; JS objects passed through).

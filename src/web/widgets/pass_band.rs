@@ -7,10 +7,11 @@
 
 use crate::curate::band_query;
 use crate::web::download::DownloadLink;
+use crate::web::follower::Follower;
 use crate::web::protocol::{Reply, Request, TaskBand, TasksCurated};
 use crate::web::state::Selection;
 use crate::web::widgets::histogram::{Bars, Mark};
-use crate::web::worker_client::{Follower, SharedWorker};
+use crate::web::worker_client::SharedWorker;
 use leptos::prelude::*;
 use std::rc::Rc;
 use std::sync::Arc;

@@ -7,6 +7,7 @@ mod io;
 mod pivot_build_job;
 mod pivot_job;
 mod pool;
+mod profile_finish;
 mod profile_job;
 mod query_job;
 mod range_job;

@@ -1,18 +1,15 @@
-//! Every core on one run: this worker starts a pool of workers (the same code, nested), hands
-//! each byte ranges of the dropped files to read (`range_job`), and records what they send in
-//! file order (`joint_read::ranges::InOrder`), so the profile, health, every error and every
-//! download are one worker's. No memory is shared (static hosts and `file://` cannot enable
-//! SharedArrayBuffer): ranges go out as `File` slices, parsed rows come back as bytes.
-//!
-//! Event-driven, like any worker: the job is started here, then each reply of a pool worker
-//! moves it on, and the last one finishes it. Terminating this worker (the page's Cancel)
-//! terminates its pool with it.
+//! Every core on one run: this worker starts a pool of nested workers, hands them byte ranges
+//! of the files (`range_job`) and records their parts in file order (`joint_read::ranges`), so
+//! the profile, health, errors and downloads are one worker's. Nothing is shared (static hosts
+//! cannot enable SharedArrayBuffer): `File` slices go out, parsed rows come back as bytes.
+//! Event-driven: each reply of a pool worker moves the job on; the last one finishes it.
+//! Terminating this worker (the page's Cancel) terminates its pool.
 
 use super::super::protocol::{
     decode, encode, Failure, ReadStats, Reply, Request, UpstreamFiles, WORKER_URL,
 };
 use super::io::{now_ms, post, post_progress};
-use super::profile_job;
+use super::{profile_finish, profile_job};
 use crate::joint_read::ranges::{InOrder, RangePart};
 use crate::profile::ranges::{plan, ByteRange};
 use crate::profile::ProfileOptions;
@@ -24,8 +21,7 @@ use web_sys::{File, MessageEvent, Worker, WorkerOptions, WorkerType};
 
 /// Ranges in flight per pool worker: the second waits in its queue, so none waits for a reply.
 const IN_FLIGHT: usize = 2;
-/// Range size bounds: small enough that every worker gets several (the last ones finish close
-/// together), large enough that a range's own costs are spread thin.
+/// Range sizes: several per worker (the last ones end together), each large enough to be cheap.
 const MIN_RANGE: u64 = 1 << 20;
 const MAX_RANGE: u64 = 32 << 20;
 
@@ -55,8 +51,7 @@ struct Job {
 struct Pool {
     readers: Vec<Reader>,
     job: Option<Job>,
-    /// Workers of a failed job, terminated; their handlers are dropped when the next job starts
-    /// (not inside one of them).
+    /// Workers of a failed job, terminated; dropped when the next job starts (not in their own handler).
     retired: Vec<Reader>,
 }
 
@@ -169,7 +164,7 @@ fn step(reply: Option<(usize, Reply)>) {
                 ..ReadStats::default()
             };
             let (builder, health) = job.order.into_builders();
-            let reply = profile_job::finish(
+            let reply = profile_finish::finish(
                 builder,
                 health,
                 &job.inputs,

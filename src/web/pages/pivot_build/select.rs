@@ -6,10 +6,11 @@
 
 use crate::inspect::pivot_build::select_options;
 use crate::pivot_build::select::SelectOptions;
+use crate::web::follower::Follower;
 use crate::web::pages::pivot_build::select_result::{SelectResult, Selected, Stats};
 use crate::web::protocol::{Reply, Request};
 use crate::web::widgets::file_pick::DropFile;
-use crate::web::worker_client::{Follower, SharedWorker};
+use crate::web::worker_client::SharedWorker;
 use leptos::prelude::*;
 use std::rc::Rc;
 use std::sync::Arc;

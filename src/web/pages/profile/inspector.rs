@@ -3,7 +3,7 @@
 
 use crate::inspect::hash::{self, Route, ViewState};
 use crate::inspect::run::RunView;
-use crate::web::download::DownloadLink;
+use crate::web::download::OutputFiles;
 use crate::web::pages::profile::export::ExportReport;
 use crate::web::pages::profile::summary::{AgentTable, Summary};
 use crate::web::state::{current_hash, replace_hash, HealthLink, Selection};
@@ -20,7 +20,7 @@ use std::sync::Arc;
 pub fn Inspector(
     run: Arc<RunView>,
     /// The profile's two output files (none when the run was read from them).
-    downloads: Vec<DownloadLink>,
+    files: ReadSignal<OutputFiles, LocalStorage>,
     inputs: Signal<Option<web_sys::File>, LocalStorage>,
     rollouts: Signal<Option<web_sys::File>, LocalStorage>,
     worker: SharedWorker,
@@ -75,13 +75,25 @@ pub fn Inspector(
             query: Some(sel.query.get()).filter(|q| !q.trim().is_empty()),
         }));
     });
-    let links = downloads
-        .iter()
-        .zip(["download-profiling", "download-agent-metrics"])
-        .map(|(d, testid)| d.anchor(testid, format!("{} ({} bytes)", d.name, d.bytes)))
-        .collect_view();
-    // The links' blob URLs live as long as this view.
-    let _keep = StoredValue::new_local(downloads);
+    // The links' blob URLs live as long as the signal holds them.
+    let links = move || match files.get() {
+        OutputFiles::None => None,
+        OutputFiles::Writing => Some(
+            view! { <p class="muted" data-testid="files-writing">"Writing the output files…"</p> }
+                .into_any(),
+        ),
+        OutputFiles::Ready(downloads) => Some(
+            downloads
+                .iter()
+                .zip(["download-profiling", "download-agent-metrics"])
+                .map(|(d, testid)| d.anchor(testid, format!("{} ({} bytes)", d.name, d.bytes)))
+                .collect_view()
+                .into_any(),
+        ),
+        OutputFiles::Failed(why) => {
+            Some(view! { <p class="status error" data-testid="files-failed">{why}</p> }.into_any())
+        }
+    };
     // Two panes from 1,200 px (style/main.css): the run on the left, the opened rollout on the
     // right, so opening one never scrolls away from the row or point that led to it.
     view! {

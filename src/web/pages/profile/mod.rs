@@ -4,17 +4,20 @@
 
 pub mod export;
 pub mod inspector;
+mod job;
+mod readers;
 pub mod summary;
 
 use crate::inspect::detect::FileKind;
 use crate::inspect::intake::{Next, Slots};
 use crate::inspect::run::RunView;
 use crate::profile::ProfileOptions;
-use crate::web::download::DownloadLink;
+use crate::web::download::OutputFiles;
 use crate::web::pages::profile::inspector::Inspector;
-use crate::web::protocol::{Failure, Progress, ReadStats, Reply, Request, UpstreamFiles};
+use crate::web::protocol::{Failure, Progress, Request, UpstreamFiles};
 use crate::web::widgets::file_pick::FilePick;
-use crate::web::worker_client::{start_page_worker, SharedWorker};
+use crate::web::worker_client::start_page_worker;
+use job::send;
 use leptos::prelude::*;
 use std::sync::Arc;
 
@@ -22,7 +25,7 @@ use std::sync::Arc;
 enum Phase {
     Idle,
     Working { progress: Progress, started: f64 },
-    Done(Arc<RunView>, Vec<DownloadLink>),
+    Done(Arc<RunView>),
     Failed(Failure),
 }
 
@@ -36,6 +39,7 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
     let roles = RwSignal::new(Vec::<(String, FileKind)>::new());
     let allow_partial = RwSignal::new(false);
     let phase = RwSignal::new_local(Phase::Idle);
+    let files = RwSignal::new_local(OutputFiles::None);
     let (worker, worker_ready) = start_page_worker();
     // The Health page shows the run loaded here (its health came in the same read).
     // The pivot builder builds from the run profiled here unless told otherwise.
@@ -51,13 +55,14 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
     if let Some(link) = use_context::<crate::web::state::HealthLink>() {
         Effect::new(move |_| {
             link.run.set(match phase.get() {
-                Phase::Done(run, _) => Some(run),
+                Phase::Done(run) => Some(run),
                 _ => None,
             });
         });
     }
 
     let start = move |request: Request, total: f64| {
+        files.set(OutputFiles::None);
         phase.set(Phase::Working {
             progress: Progress {
                 bytes: 0.0,
@@ -66,7 +71,7 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
             },
             started: now(),
         });
-        send(worker, &request, phase);
+        send(worker, &request, phase, files);
     };
     let start_run = move || {
         let (Some(inputs), Some(rollouts)) =
@@ -88,7 +93,7 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
                 rollouts,
                 options,
                 upstream,
-                workers: crate::web::worker_client::reading_workers(total),
+                workers: readers::reading_workers(total),
             },
             total,
         );
@@ -188,55 +193,10 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
                     })}
                 </div>
             }.into_any(),
-            Phase::Done(run, downloads) => view! {
+            Phase::Done(run) => view! {
                 <p data-testid="status" class="status done">"Profile ready."</p>
-                <Inspector run=run downloads=downloads inputs=Signal::derive_local(move || slots.with(|s| s.inputs.clone())) rollouts=Signal::derive_local(move || slots.with(|s| s.rollouts.clone())) worker=worker />
+                <Inspector run=run files=files.read_only() inputs=Signal::derive_local(move || slots.with(|s| s.inputs.clone())) rollouts=Signal::derive_local(move || slots.with(|s| s.rollouts.clone())) worker=worker />
             }.into_any(),
         }}
-    }
-}
-
-/// Sends a profile job; its replies move the phase.
-fn send(worker: SharedWorker, request: &Request, phase: RwSignal<Phase, LocalStorage>) {
-    worker.with_value(|w| {
-        w.request(request, move |reply| match reply {
-            Reply::Progress(progress) => phase.update(|p| {
-                if let Phase::Working { progress: old, .. } = p {
-                    *old = progress;
-                }
-            }),
-            Reply::Profiled(done) => {
-                // The read is over (benches/browser_plot.rs tells it from what follows).
-                if let Some(p) = gloo_utils::window().performance() {
-                    let _ = p.mark("gymscope:profiled");
-                }
-                mark_read_stats(&done.read);
-                let run = RunView::new(done.view, (&done.columns).into());
-                let downloads = done.downloads.into_iter().map(DownloadLink::from).collect();
-                phase.set(Phase::Done(Arc::new(run), downloads));
-            }
-            Reply::Failed(f) => phase.set(Phase::Failed(f)),
-            _ => phase.set(Phase::Failed(Failure::from(
-                "unexpected reply from the worker",
-            ))),
-        });
-    });
-}
-
-/// How the run was read, on `<body>`, for benches/browser_profile.rs and the tests.
-fn mark_read_stats(read: &ReadStats) {
-    if let Some(body) = gloo_utils::document().body() {
-        for (name, value) in [
-            ("data-read-workers", f64::from(read.workers)),
-            ("data-worker-memory", read.memory),
-            ("data-reader-memory", read.reader_memory),
-            ("data-read-ms", read.read_ms),
-            ("data-record-ms", read.record_ms),
-            ("data-finish-ms", read.finish_ms),
-            ("data-stats-ms", read.stats_ms),
-            ("data-render-ms", read.render_ms),
-        ] {
-            let _ = body.set_attribute(name, &value.to_string());
-        }
     }
 }

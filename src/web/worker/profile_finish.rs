@@ -1,0 +1,110 @@
+//! A run's read is over: its profile and health finished and its view posted, then its two output
+//! files written while the profile is on screen.
+
+use super::super::protocol::{Download, Failure, ReadStats, Reply, UpstreamFiles};
+use super::io::{now_ms, post, BlobWriter, SpanReader, WINDOW};
+use super::profile_job::{profiled, Shown, SHOWN};
+use super::verdict_files::read_upstream;
+use crate::health::{HealthBuilder, HealthError};
+use crate::inspect::health::{attach, HealthState, PointSignals};
+use crate::inspect::model;
+use crate::inspect::upstream;
+use crate::names;
+use crate::profile::{ProfileBuilder, ProfileOptions};
+use crate::render::{self, LineSource};
+use std::collections::HashMap;
+use web_sys::File;
+
+/// The read is over: the profile and health finished and the view posted; then both output
+/// files written (the profile is on screen meanwhile) and returned as [`Reply::Downloads`].
+pub fn finish(
+    builder: ProfileBuilder,
+    health: Result<HealthBuilder, HealthError>,
+    inputs: &File,
+    rollouts: &File,
+    options: ProfileOptions,
+    upstream_files: &UpstreamFiles,
+    read: ReadStats,
+) -> Result<Reply, Failure> {
+    let finished_at = now_ms();
+    let profile = builder.finish(options)?;
+    let health = health.and_then(|h| {
+        let points = PointSignals::of(&h);
+        h.finish().map(|report| (report, points))
+    });
+    let stats_ms = now_ms() - finished_at;
+
+    // Each task's prompt snippet, from its sample line (read again when the files are written).
+    let mut snippets: HashMap<i64, String> = HashMap::new();
+    let mut samples = SpanReader::new(inputs, WINDOW, |_, _| {})?;
+    for t in &profile.tasks {
+        let line = samples
+            .read_span(t.sample)
+            .map_err(|e| Failure::from(e.to_string()))?;
+        snippets.insert(t.task, model::snippet(&line));
+    }
+    drop(samples);
+    let (mut view, mut cols) = model::build(&profile, &inputs.name(), &rollouts.name(), &snippets);
+    let health = match health {
+        Ok((mut report, points)) => {
+            attach(&mut view, &mut cols, &report, &points);
+            match read_upstream(upstream_files) {
+                Ok(None) => {}
+                Ok(Some((found, index))) => {
+                    upstream::attach(&mut view, &mut cols, &found, index.as_ref());
+                    // The exported report's Health section shows them, as `gymscope report`
+                    // does with the files beside the rollouts.
+                    report.upstream = Some(found);
+                }
+                Err(e) => upstream::attach_error(&mut view, e.to_string()),
+            }
+            Some(Box::new(report))
+        }
+        Err(e) => {
+            view.health = HealthState::Failed(e.to_string());
+            None
+        }
+    };
+    let read = ReadStats {
+        finish_ms: now_ms() - finished_at,
+        stats_ms,
+        ..read
+    };
+    post(&profiled(view, &cols, Vec::new(), true, read));
+
+    let rendered_at = now_ms();
+    let mut samples = SpanReader::new(inputs, WINDOW, |_, _| {})?;
+    let mut profiling = BlobWriter::new();
+    render::write_reward_profiling(&profile, &mut samples, &inputs.name(), &mut profiling)
+        .map_err(|e| Failure::from(e.to_string()))?;
+    drop(samples);
+    let mut metrics = BlobWriter::new();
+    render::write_agent_metrics(&mut metrics, &profile)
+        .map_err(|e| Failure::from(e.to_string()))?;
+    let profiling = profiling.finish("application/jsonl")?;
+    let profiling_name = names::reward_profiling(&rollouts.name());
+    // The page's pass band reads the file offered here, so its tasks are the download's.
+    super::curate_job::remember(&profiling, &profiling_name)?;
+    let downloads = vec![
+        Download {
+            blob: profiling,
+            name: profiling_name,
+        },
+        Download {
+            blob: metrics.finish("application/json")?,
+            name: names::agent_metrics(&rollouts.name()),
+        },
+    ];
+    SHOWN.with(|s| {
+        *s.borrow_mut() = Some(Shown::Run {
+            profile,
+            health,
+            inputs: inputs.clone(),
+            rollouts: rollouts.clone(),
+        });
+    });
+    Ok(Reply::Downloads {
+        downloads,
+        render_ms: now_ms() - rendered_at,
+    })
+}
