@@ -34,10 +34,9 @@ struct Reader {
 
 struct Job {
     order: InOrder,
-    workers: u32,
+    /// The pool's figures so far (its size, the recording time, the largest worker memory).
+    read: ReadStats,
     started: f64,
-    record_ms: f64,
-    reader_memory: f64,
     ranges: Vec<ByteRange>,
     sent: usize,
     total: u64,
@@ -83,10 +82,11 @@ pub fn profile(
         }
         pool.job = Some(Job {
             order,
-            workers: workers as u32,
+            read: ReadStats {
+                workers: workers as u32,
+                ..ReadStats::default()
+            },
             started: now_ms(),
-            record_ms: 0.0,
-            reader_memory: 0.0,
             ranges,
             sent: 0,
             total,
@@ -157,11 +157,8 @@ fn step(reply: Option<(usize, Reply)>) {
     match outcome {
         Some(Ok(job)) => {
             let read = ReadStats {
-                workers: job.workers,
-                reader_memory: job.reader_memory,
-                record_ms: job.record_ms,
                 read_ms: now_ms() - job.started,
-                ..ReadStats::default()
+                ..job.read
             };
             let (builder, health) = job.order.into_builders();
             let reply = profile_finish::finish(
@@ -199,14 +196,14 @@ fn take(
             memory,
         } => {
             let Some(job) = job else { return Ok(()) };
-            job.reader_memory = job.reader_memory.max(memory);
+            job.read.reader_memory = job.read.reader_memory.max(memory);
             let t0 = now_ms();
             let part = RangePart::from_bytes(&bytes.to_vec())?;
             if matches!(part, RangePart::End { .. }) {
                 readers[r].in_flight -= 1;
             }
             let accepted = job.order.accept(index as usize, part);
-            job.record_ms += now_ms() - t0;
+            job.read.record_ms += now_ms() - t0;
             accepted?;
             let (bytes, lines) = job.order.done();
             post_progress(bytes, job.total, lines);
