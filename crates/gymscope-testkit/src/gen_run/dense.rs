@@ -2,9 +2,9 @@
 //! (`blackjack`, `grl_sokoban`, `example_multi_turn_gymnasium` in `tests/fixtures/gym-examples`),
 //! where most of a line is JSON structure, not text: every Responses-API default written out
 //! (mostly `null`), many small turns in `response.output` (short `function_call` /
-//! `function_call_output` items with small JSON arguments), short strings. Per byte such a row
-//! holds about twice the quotes and values of the agentic shape, and the reader's cost follows
-//! the structure, so it is the shape that shows what a byte of real rows costs.
+//! `function_call_output` items with small JSON arguments), short strings. The reader's cost
+//! follows the structure (a key or short string costs a scan however few its bytes), so this is
+//! the shape that shows what a byte of such rows costs. Only the final message is prose.
 //!
 //! Aimed at (and measured by `cargo bench --bench profile`, which prints it): ~4.7 KB a rollout
 //! line, ~95 scalar JSON values a row (~120 with the objects and arrays), ~64 quotes and ~10
@@ -16,7 +16,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-/// The three gymnasium agents and their observation texts' headers.
+/// The three gymnasium agents (one per task, by task index).
 const AGENTS: [&str; 3] = [
     "blackjack_gymnasium_agent",
     "grl_sokoban_gymnasium_agent",
@@ -133,8 +133,8 @@ fn response(k: usize, output: &str, usage: &str) -> String {
 }
 
 /// Writes `<name>_materialized_inputs.jsonl` and `<name>.jsonl` in `dir` (kept if present):
-/// `tasks × repeats` rollouts of three gymnasium agents, each of 1–3 tool-call turns and a short
-/// final message, in shuffled completion order. Deterministic: the same arguments give the same
+/// `tasks × repeats` rollouts of three gymnasium agents, each of 1–3 tool-call turns and a final
+/// message of ~1.7 KB of prose, in shuffled completion order. Deterministic: the same arguments give the same
 /// bytes.
 pub fn generate_dense(dir: &Path, name: &str, tasks: usize, repeats: usize) -> (PathBuf, PathBuf) {
     let (inputs, rollouts) = run_paths(dir, name);
