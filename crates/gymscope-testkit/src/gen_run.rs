@@ -6,6 +6,9 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+mod dense;
+pub use dense::generate_dense;
+
 struct Rng(u64);
 impl Rng {
     fn next(&mut self) -> u64 {
