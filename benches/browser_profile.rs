@@ -23,7 +23,8 @@ fn generate(shape: &str, dir: &Path, tasks: usize) -> (PathBuf, PathBuf) {
     match shape {
         "simple" => gen_run::generate(dir, &format!("bench_{tasks}"), tasks, 4, 3600),
         "agentic" => gen_run::generate_agentic(dir, &format!("agentic_{tasks}"), tasks, 4, 4500),
-        other => panic!("unknown shape {other} (simple, agentic)"),
+        "dense" => gen_run::generate_dense(dir, &format!("dense_{tasks}"), tasks, 4),
+        other => panic!("unknown shape {other} (simple, agentic, dense)"),
     }
 }
 
@@ -64,7 +65,7 @@ async fn main() {
         .unwrap_or(45_000);
     let server = static_server::StaticServer::start(&root.join("dist"));
     let b = browser::Browser::start().await;
-    for shape in list("BENCH_SHAPES", "simple,agentic") {
+    for shape in list("BENCH_SHAPES", "simple,agentic,dense") {
         let (inputs, rollouts) = generate(&shape, &root.join("target/bench-data"), tasks);
         let mb = |p: &Path| std::fs::metadata(p).unwrap().len() as f64 / 1e6;
         let size = mb(&inputs) + mb(&rollouts);

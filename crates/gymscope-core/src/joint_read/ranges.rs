@@ -248,7 +248,10 @@ mod tests {
                 let r = render_in_memory(&p, inputs, IN).unwrap();
                 (r.reward_profiling, r.agent_metrics)
             });
-        (profile, format!("{:?}", health.and_then(|h| h.finish())))
+        (
+            profile,
+            format!("{:?}", health.and_then(HealthBuilder::finish)),
+        )
     }
 
     /// The app's one-worker read: both files streamed in chunks, cut, read and recorded.
