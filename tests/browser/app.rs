@@ -58,21 +58,6 @@ fn assert_row_matches(shown: &serde_json::Map<String, Value>, expected: &Value, 
     }
 }
 
-async fn download_text(b: &Browser, testid: &str) -> String {
-    // The files are written after the profile is shown: their links appear when they are.
-    let script = format!(
-        "const done = arguments[arguments.length - 1];
-         const t0 = Date.now();
-         (function poll() {{
-           const a = document.querySelector('[data-testid={testid}]');
-           if (a) return fetch(a.href).then(r => r.text()).then(done, e => done('ERR ' + e));
-           if (Date.now() - t0 > 120000) return done('ERR no link');
-           setTimeout(poll, 50);
-         }})();"
-    );
-    b.eval_async(&script).await.as_str().unwrap().to_string()
-}
-
 async fn check_fixture(b: &Browser, name: &str) {
     let dir = fixtures_dir().join(name);
     let expected = dir.join("expected");
@@ -147,12 +132,12 @@ async fn check_fixture(b: &Browser, name: &str) {
     }
 
     // The downloads hold upstream's data (as data, and in fact byte for byte).
-    let got = download_text(b, "download-profiling").await;
+    let got = b.download_text("download-profiling").await;
     let want =
         std::fs::read_to_string(expected.join(format!("{stem}_reward_profiling.jsonl"))).unwrap();
     assert_profiles_eq(&got, &want, name);
     assert_eq!(got, want);
-    let got = download_text(b, "download-agent-metrics").await;
+    let got = b.download_text("download-agent-metrics").await;
     let want =
         std::fs::read_to_string(expected.join(format!("{stem}_agent_metrics.json"))).unwrap();
     assert_json_eq(

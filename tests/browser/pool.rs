@@ -30,21 +30,6 @@ fn cli_profile(inputs: &Path, rollouts: &Path, out: &Path) -> Result<(String, St
     ))
 }
 
-async fn download_text(b: &Browser, testid: &str) -> String {
-    // The files are written after the profile is shown: their links appear when they are.
-    let script = format!(
-        "const done = arguments[arguments.length - 1];
-         const t0 = Date.now();
-         (function poll() {{
-           const a = document.querySelector('[data-testid={testid}]');
-           if (a) return fetch(a.href).then(r => r.text()).then(done, e => done('ERR ' + e));
-           if (Date.now() - t0 > 120000) return done('ERR no link');
-           setTimeout(poll, 50);
-         }})();"
-    );
-    b.eval_async(&script).await.as_str().unwrap().to_string()
-}
-
 /// Drops the run into the app opened with `?workers=N`; the status text once the read ends.
 async fn profile_in_app(b: &Browser, base: &str, workers: u32, files: &[PathBuf]) -> String {
     b.open_app(&format!("{base}?workers={workers}"), "").await;
@@ -87,8 +72,8 @@ async fn two_workers_read_a_run_as_one_worker_and_the_cli() {
         );
         assert_eq!(read_workers(&b).await, u64::from(workers));
         let got = (
-            download_text(&b, "download-profiling").await,
-            download_text(&b, "download-agent-metrics").await,
+            b.download_text("download-profiling").await,
+            b.download_text("download-agent-metrics").await,
         );
         assert!(
             got == cli,

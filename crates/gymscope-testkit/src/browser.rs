@@ -176,6 +176,22 @@ impl Browser {
         self.wait_worker_ready().await;
     }
 
+    /// The text of the file a download link (`[data-testid=testid]`) offers, once the link is
+    /// there: a profile's output files are written after it is shown.
+    pub async fn download_text(&self, testid: &str) -> String {
+        let script = format!(
+            "const done = arguments[arguments.length - 1];
+             const t0 = Date.now();
+             (function poll() {{
+               const a = document.querySelector('[data-testid={testid}]');
+               if (a) return fetch(a.href).then(r => r.text()).then(done, e => done('ERR ' + e));
+               if (Date.now() - t0 > 25000) return done('ERR no link');
+               setTimeout(poll, 50);
+             }})();"
+        );
+        self.eval_async(&script).await.as_str().unwrap().to_string()
+    }
+
     /// Chooses a file in an `<input type=file>` (what a person picking a file does).
     pub async fn choose_file(&self, testid: &str, path: &std::path::Path) {
         let input = self

@@ -123,16 +123,7 @@ impl ProfileBuilder {
 
     /// Hands out the last line (without a newline) and the partial batch of the file of `kind`.
     fn flush_lines(&mut self, kind: RowKind, full: &mut impl FnMut(LineBatch)) {
-        let pending = &mut self.pending;
-        let Ok(()) = self.splitter.finish(|span, line| {
-            pending
-                .get_or_insert_with(|| LineBatch::new(kind))
-                .push(span, line);
-            Ok::<_, std::convert::Infallible>(())
-        });
-        if let Some(batch) = self.pending.take().filter(|b| !b.is_empty()) {
-            full(batch);
-        }
+        super::line_batch::flush_last(&mut self.splitter, &mut self.pending, kind, full);
     }
 
     /// Records a parsed batch; batches must come in the order they were cut.

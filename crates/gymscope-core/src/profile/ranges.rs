@@ -176,16 +176,8 @@ impl RangeCutter {
 
     /// The range is read: its last line (at the end of the file, without a newline) and batch.
     fn end_lines(&mut self, full: &mut impl FnMut(LineBatch)) {
-        let (kind, pending) = (self.range.kind, &mut self.pending);
-        let Ok(()) = self.splitter.finish(|span, line| {
-            pending
-                .get_or_insert_with(|| LineBatch::new(kind))
-                .push(span, line);
-            Ok::<_, std::convert::Infallible>(())
-        });
-        if let Some(batch) = self.pending.take().filter(|b| !b.is_empty()) {
-            full(batch);
-        }
+        let kind = self.range.kind;
+        super::line_batch::flush_last(&mut self.splitter, &mut self.pending, kind, full);
     }
 }
 
