@@ -4,8 +4,9 @@
 //! - `app`: the shell and the router (one tab per `inspect::hash::Route`);
 //! - `pages`: one folder per page (`profile`, `health`, `pivot`, `pivot_build`, `compare`);
 //! - `widgets`: plots, the task table, a rollout, the file drop;
-//! - `protocol`: the typed page ↔ worker messages; `worker_client`: the page's side;
-//!   `worker`: the worker's side (jobs over the core);
+//! - `protocol`: the typed page ↔ worker messages; `worker_client`: the page's side
+//!   (`follower`: requests from a moving control); `worker`: the worker's side (jobs over the
+//!   core, and the pool of workers that reads a large run);
 //! - `state`: the selection and the URL hash; `download`: blob URLs to save files.
 
 mod app;
