@@ -27,38 +27,23 @@ pub fn start() {
     let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let request = decode::<Request>(e.data()).map_err(Failure::from);
         // The jobs that post their own replies, later or in parts.
-        let request = match request {
-            Ok(Request::ReadRange { file, range, index }) => {
-                return range_job::run(&file, range, index);
+        if let Ok(Request::ReadRange { file, range, index }) = &request {
+            return range_job::run(file, *range, *index);
+        }
+        if let Ok(Request::Profile {
+            inputs,
+            rollouts,
+            options,
+            upstream,
+            workers,
+        }) = &request
+        {
+            // A pool that cannot start (no nested workers) leaves this worker to read alone.
+            if *workers > 1 && pool::profile(inputs, rollouts, *options, upstream, *workers).is_ok()
+            {
+                return;
             }
-            Ok(Request::Profile {
-                inputs,
-                rollouts,
-                options,
-                upstream,
-                workers,
-            }) if workers > 1 => {
-                // A pool that cannot start (no nested workers) leaves this worker to read alone.
-                let pooled = pool::profile(
-                    inputs.clone(),
-                    rollouts.clone(),
-                    options,
-                    upstream.clone(),
-                    workers,
-                );
-                if pooled.is_ok() {
-                    return;
-                }
-                Ok(Request::Profile {
-                    inputs,
-                    rollouts,
-                    options,
-                    upstream,
-                    workers: 1,
-                })
-            }
-            other => other,
-        };
+        }
         post(&request.and_then(handle).unwrap_or_else(Reply::Failed));
     });
     scope.set_onmessage(Some(handler.as_ref().unchecked_ref()));

@@ -60,10 +60,10 @@ thread_local! {
 
 /// Starts profiling a run with `workers` pool workers; the reply is posted when they are done.
 pub fn profile(
-    inputs: File,
-    rollouts: File,
+    inputs: &File,
+    rollouts: &File,
     options: ProfileOptions,
-    upstream: UpstreamFiles,
+    upstream: &UpstreamFiles,
     workers: u32,
 ) -> Result<(), Failure> {
     let workers = workers.max(1) as usize;
@@ -71,7 +71,7 @@ pub fn profile(
     let piece = (total / (4 * workers as u64)).clamp(MIN_RANGE, MAX_RANGE);
     let mut ranges = plan(RowKind::Input, inputs.size() as u64, piece);
     ranges.extend(plan(RowKind::Rollout, rollouts.size() as u64, piece));
-    let (builder, health) = profile_job::builders(&inputs, &rollouts);
+    let (builder, health) = profile_job::builders(inputs, rollouts);
     let order = InOrder::new(builder, health, &inputs.name(), ranges.clone());
     POOL.with(|pool| {
         let mut pool = pool.borrow_mut();
@@ -90,10 +90,10 @@ pub fn profile(
             ranges,
             sent: 0,
             total,
-            inputs,
-            rollouts,
+            inputs: inputs.clone(),
+            rollouts: rollouts.clone(),
             options,
-            upstream,
+            upstream: upstream.clone(),
         });
         Ok::<_, Failure>(())
     })?;
