@@ -102,3 +102,37 @@ async fn two_workers_read_a_run_as_one_worker_and_the_cli() {
     }
     b.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_row_longer_than_many_ranges_is_one_error_at_its_line() {
+    // A 24 MB row that never closes, between good rows: the ranges that begin inside it own no
+    // line, and the range that owns its start reads on to its end.
+    let dir = tempfile::tempdir().unwrap();
+    let (inputs, rollouts) = gen_run::generate_agentic(dir.path(), "rollouts", 200, 4, 4500);
+    let text = std::fs::read_to_string(&rollouts).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    lines.insert(
+        300,
+        format!(
+            r#"{{"_ng_task_index": 1, "text": "{}"#,
+            "a".repeat(24 << 20)
+        ),
+    );
+    std::fs::write(&rollouts, lines.join("\n") + "\n").unwrap();
+    let want = cli_profile(&inputs, &rollouts, &dir.path().join("out"))
+        .unwrap_err()
+        .replace(&format!("{}/", dir.path().display()), "");
+    assert!(want.contains("line 301"), "{want}");
+
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    for workers in [1, 2] {
+        let files = [inputs.clone(), rollouts.clone()];
+        let status = profile_in_app(&b, &server.url(), workers, &files).await;
+        assert!(
+            status.contains(&want),
+            "{workers} workers: {status}\nwanted: {want}"
+        );
+    }
+    b.close().await;
+}
