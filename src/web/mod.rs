@@ -14,6 +14,7 @@ mod download;
 mod follower;
 mod pages;
 mod protocol;
+mod readers;
 mod state;
 mod widgets;
 pub mod worker;

@@ -1,5 +1,5 @@
 //! The pool of reading workers (`?workers=N`): a run read by two workers gives the profile, the
-//! downloads and the first error of one worker, and of the CLI.
+//! downloads, the first error and a text query's matches of one worker, and of the CLI.
 
 use crate::common::browser::{dist, Browser};
 use crate::common::gen_run;
@@ -134,5 +134,72 @@ async fn a_row_longer_than_many_ranges_is_one_error_at_its_line() {
             "{workers} workers: {status}\nwanted: {want}"
         );
     }
+    b.close().await;
+}
+
+/// The query bar's text query, applied to the run on screen; the count's text or the error.
+async fn query_in_app(b: &Browser, expr: &str) -> String {
+    let script = format!(
+        "const i = document.querySelector('[data-testid=query-input]');
+         i.value = {};
+         i.dispatchEvent(new Event('input', {{bubbles: true}}));
+         document.querySelector('[data-testid=query-apply]').click();",
+        serde_json::to_string(expr).unwrap()
+    );
+    b.eval(&script).await;
+    let said =
+        "const e = document.querySelector('[data-testid=query-count], [data-testid=query-error]');
+                return e ? e.textContent : ''";
+    let t0 = std::time::Instant::now();
+    loop {
+        let text = b.eval(said).await;
+        if let Some(text) = text.as_str().filter(|t| !t.is_empty()) {
+            return text.to_string();
+        }
+        assert!(t0.elapsed().as_secs() < 120, "the query never ended");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_text_query_read_by_two_workers_matches_one_worker_and_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    // About 12 MB in ranges of 1.5 MB; the expression needs all three reads (the inputs, the
+    // tasks' pass rates, the text). The query's errors are those the profile's read would meet
+    // first (the same reader): their order in ranges is tested in `query::ranges`.
+    let (inputs, rollouts) = gen_run::generate_agentic(dir.path(), "rollouts", 600, 4, 4500);
+    let files = [inputs.clone(), rollouts.clone()];
+    let expr = r#"output ~ "answer reason step" and task.pass_rate >= 0.5"#;
+    let cli = Command::new(env!("CARGO_BIN_EXE_gymscope"))
+        .args(["query", "--format", "keys", "--inputs"])
+        .arg(&inputs)
+        .arg("--rollouts")
+        .arg(&rollouts)
+        .arg(expr)
+        .output()
+        .unwrap();
+    assert!(cli.status.success());
+    let keys = String::from_utf8(cli.stdout).unwrap();
+    let tasks: std::collections::BTreeSet<&str> =
+        keys.lines().filter_map(|l| l.split(' ').next()).collect();
+    let matched = keys.lines().count();
+    assert!(matched > 0, "the expression matches nothing");
+    let want = format!("{matched} of 2400 rollouts match · {} tasks", tasks.len());
+
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    for workers in [1, 2] {
+        let status = profile_in_app(&b, &server.url(), workers, &files).await;
+        assert!(
+            status.contains("Profile ready"),
+            "{workers} workers: {status}"
+        );
+        assert_eq!(query_in_app(&b, expr).await, want, "{workers} workers");
+        let read_by = b
+            .eval("return Number(document.body.dataset.queryWorkers || 0)")
+            .await;
+        assert_eq!(read_by.as_u64(), Some(u64::from(workers)));
+    }
+
     b.close().await;
 }

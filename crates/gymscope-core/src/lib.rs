@@ -34,6 +34,7 @@ pub mod pivot_build;
 pub mod plot;
 pub mod profile;
 pub mod query;
+pub mod range_read;
 pub mod record;
 pub mod render;
 pub mod report;

@@ -71,7 +71,7 @@ pub fn reward_value(value: &serde_json::Value) -> Option<f64> {
 }
 
 /// Counts a task's outcomes one rollout at a time, so callers need not collect rewards.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Outcomes {
     pub successes: u32,
     pub failures: u32,

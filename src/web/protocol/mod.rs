@@ -18,9 +18,11 @@ use web_sys::{Blob, File};
 mod columns;
 mod optional;
 mod profiled;
+mod request_parts;
 mod selection;
 pub use columns::JsColumns;
 pub use profiled::{Download, Profiled, ReadStats};
+pub use request_parts::{CompareInput, ExportQuery, RangeTask, ReportRequest, UpstreamFiles};
 pub use selection::{PivotsBuilt, PivotsSelected, TaskBand, TasksCurated};
 
 /// Trunk's loader for the worker bin (`data-loader-shim`), next to index.html: the page starts
@@ -43,13 +45,21 @@ pub enum Request {
         /// How many workers read the files (1: the worker itself; more: a pool of them).
         workers: u32,
     },
-    /// A pool worker's job: read `range` of `file` for the profile and health, reply with its
-    /// parts ([`Reply::RangePart`]) as postcard bytes (`joint_read::ranges`).
+    /// A pool worker's job: read `range` of `file` for `task`, reply with its parts
+    /// ([`Reply::RangePart`]) as postcard bytes (`range_read`).
     ReadRange {
         #[serde(with = "preserve")]
         file: File,
         range: ByteRange,
         index: u32,
+        task: RangeTask,
+    },
+    /// A pool worker's setup for a query's matching read (the ranges that follow): the
+    /// expression, and what the earlier reads learned (`query::RunFacts` as postcard bytes).
+    MatchSetup {
+        expr: String,
+        #[serde(with = "preserve")]
+        facts: js_sys::Uint8Array,
     },
     /// Show an existing `*_reward_profiling.jsonl` (and `*_agent_metrics.json`).
     ProfileFiles {
@@ -110,50 +120,9 @@ pub enum Request {
         #[serde(with = "preserve")]
         rollouts: File,
         expr: String,
+        /// How many workers read the files (as for [`Request::Profile`]).
+        workers: u32,
     },
-}
-
-/// NeMo Gym's `quality_summary.json` and `rollout_verdicts.jsonl`, when the page has them.
-#[derive(Clone, Default, Serialize, Deserialize)]
-pub struct UpstreamFiles {
-    #[serde(with = "optional", default)]
-    pub quality_summary: Option<File>,
-    #[serde(with = "optional", default)]
-    pub rollout_verdicts: Option<File>,
-}
-
-/// One side of a comparison, as the page has it.
-#[derive(Serialize, Deserialize)]
-pub enum CompareInput {
-    Run {
-        #[serde(with = "preserve")]
-        inputs: File,
-        #[serde(with = "preserve")]
-        rollouts: File,
-    },
-    Profiling {
-        #[serde(with = "preserve")]
-        file: File,
-    },
-}
-
-/// Settings of the page's "Export report".
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct ReportRequest {
-    pub title: String,
-    pub date: Option<String>,
-    pub conversations: usize,
-    /// The profile page's query and its matches: the page opens filtered to them, as
-    /// `gymscope report --query` makes it.
-    #[serde(default)]
-    pub query: Option<ExportQuery>,
-}
-
-/// A query and the `(task, rollout)` keys it matched (numbers as JS holds them).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct ExportQuery {
-    pub source: String,
-    pub keys: Vec<(f64, f64)>,
 }
 
 /// Worker → page.
@@ -185,14 +154,18 @@ pub enum Reply {
     /// The `(task, rollout)` keys of the matching rollouts, in file order.
     QueryMatched {
         keys: Vec<(f64, f64)>,
+        /// How many workers read the files.
+        workers: u32,
     },
-    /// A part of a range a pool worker read (`joint_read::ranges::RangePart` as bytes).
+    /// A part of a range a pool worker read (`range_read::Part` as bytes).
     RangePart {
         index: u32,
         #[serde(with = "preserve")]
         bytes: js_sys::Uint8Array,
         /// The pool worker's wasm memory as it sent the part.
         memory: f64,
+        /// The range's last part (`range_read::Part::End`): the worker can take another.
+        end: bool,
     },
     /// The one error path: every failure of a job ends here.
     Failed(Failure),

@@ -82,18 +82,25 @@ pub fn QueryBar(
                 }));
                 let r = r.clone();
                 let matched = matched.clone();
+                let workers = crate::web::readers::reading_workers(inputs.size() + rollouts.size());
                 let request = Request::Query {
                     inputs,
                     rollouts,
                     expr: text,
+                    workers,
                 };
                 reading.set_value(true);
                 worker.update_value(|w| {
                     let w = w.get_or_insert_with(|| WorkerHandle::start(|_| {}));
                     w.request(&request, move |reply| match reply {
                         Reply::Progress(p) => status.set(Status::Reading(p)),
-                        Reply::QueryMatched { keys } => {
+                        Reply::QueryMatched { keys, workers } => {
                             reading.set_value(false);
+                            // How many workers read the files, for the tests and benches.
+                            if let Some(body) = gloo_utils::document().body() {
+                                let _ =
+                                    body.set_attribute("data-query-workers", &workers.to_string());
+                            }
                             let keys: Vec<(i64, i64)> =
                                 keys.iter().map(|&(t, r)| (t as i64, r as i64)).collect();
                             matched(points_of_keys(&r, &keys));

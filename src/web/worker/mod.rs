@@ -27,22 +27,42 @@ pub fn start() {
     let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let request = decode::<Request>(e.data()).map_err(Failure::from);
         // The jobs that post their own replies, later or in parts.
-        if let Ok(Request::ReadRange { file, range, index }) = &request {
-            return range_job::run(file, *range, *index);
-        }
-        if let Ok(Request::Profile {
-            inputs,
-            rollouts,
-            options,
-            upstream,
-            workers,
-        }) = &request
-        {
-            // A pool that cannot start (no nested workers) leaves this worker to read alone.
-            if *workers > 1 && pool::profile(inputs, rollouts, *options, upstream, *workers).is_ok()
-            {
+        match &request {
+            Ok(Request::ReadRange {
+                file,
+                range,
+                index,
+                task,
+            }) => return range_job::run(file, *range, *index, *task),
+            Ok(Request::MatchSetup { expr, facts }) => {
+                // A failed setup fails each of its ranges (no reader is set up).
+                if let Err(failure) = range_job::set_up_matching(expr, &facts.to_vec()) {
+                    post(&Reply::Failed(failure));
+                }
                 return;
             }
+            // A pool that cannot start (no nested workers) leaves this worker to read alone.
+            Ok(Request::Profile {
+                inputs,
+                rollouts,
+                options,
+                upstream,
+                workers,
+            }) if *workers > 1 => {
+                let pooled = profile_finish::pooled(inputs, rollouts, *options, upstream, *workers);
+                if pooled.is_ok() {
+                    return;
+                }
+            }
+            Ok(Request::Query {
+                inputs,
+                rollouts,
+                expr,
+                workers,
+            }) if *workers > 1 && query_job::pooled(inputs, rollouts, expr, *workers).is_ok() => {
+                return
+            }
+            _ => {}
         }
         post(&request.and_then(handle).unwrap_or_else(Reply::Failed));
     });
@@ -86,7 +106,10 @@ fn handle(request: Request) -> Result<Reply, Failure> {
             inputs,
             rollouts,
             expr,
+            workers: _,
         } => query_job::run(&inputs, &rollouts, &expr),
-        Request::ReadRange { .. } => Err(Failure::from("a range is read by a pool worker")),
+        Request::ReadRange { .. } | Request::MatchSetup { .. } => {
+            Err(Failure::from("a range is read by a pool worker"))
+        }
     }
 }

@@ -1,19 +1,67 @@
 //! A run's read is over: its profile and health finished and its view posted, then its two output
-//! files written while the profile is on screen.
+//! files written while the profile is on screen. The read itself is this worker's
+//! (`profile_job::run`) or its pool's ([`pooled`]).
 
-use super::super::protocol::{Download, Failure, ReadStats, Reply, UpstreamFiles};
+use super::super::protocol::{Download, Failure, RangeTask, ReadStats, Reply, UpstreamFiles};
 use super::io::{now_ms, post, BlobWriter, SpanReader, WINDOW};
-use super::profile_job::{profiled, Shown, SHOWN};
+use super::pool;
+use super::profile_job::{self, profiled, Shown, SHOWN};
 use super::verdict_files::read_upstream;
 use crate::health::{HealthBuilder, HealthError};
 use crate::inspect::health::{attach, HealthState, PointSignals};
 use crate::inspect::model;
 use crate::inspect::upstream;
+use crate::joint_read::ranges::Both;
 use crate::names;
+use crate::profile::ranges::plan;
 use crate::profile::{ProfileBuilder, ProfileOptions};
+use crate::record::RowKind;
 use crate::render::{self, LineSource};
 use std::collections::HashMap;
 use web_sys::File;
+
+/// Profiles a run read by a pool of `workers` (`pool`); the reply is posted when it is done.
+pub fn pooled(
+    inputs: &File,
+    rollouts: &File,
+    options: ProfileOptions,
+    upstream: &UpstreamFiles,
+    workers: u32,
+) -> Result<(), Failure> {
+    let total = (inputs.size() + rollouts.size()) as u64;
+    let piece = pool::piece(total, workers);
+    let mut ranges = plan(RowKind::Input, inputs.size() as u64, piece);
+    ranges.extend(plan(RowKind::Rollout, rollouts.size() as u64, piece));
+    let (builder, health) = profile_job::builders(inputs, rollouts);
+    let read = pool::Read {
+        files: pool::Files {
+            inputs: inputs.clone(),
+            rollouts: rollouts.clone(),
+        },
+        ranges,
+        task: RangeTask::Profile,
+        setup: None,
+        recorder: Both {
+            builder,
+            health,
+            inputs_name: inputs.name(),
+        },
+        progress: (0, total),
+    };
+    let (inputs, rollouts, upstream) = (inputs.clone(), rollouts.clone(), upstream.clone());
+    pool::read(workers, read, move |both, read| {
+        let reply = finish(
+            both.builder,
+            both.health,
+            &inputs,
+            &rollouts,
+            options,
+            &upstream,
+            read,
+        );
+        post(&reply.unwrap_or_else(Reply::Failed));
+    })
+}
 
 /// The read is over: the profile and health finished and the view posted; then both output
 /// files written (the profile is on screen meanwhile) and returned as [`Reply::Downloads`].

@@ -1,17 +1,35 @@
 //! The worker's query: a run's files read with the core's [`QueryRun`] (the inputs for agents,
 //! a first read for task aggregates when asked, then the matching read), with progress; the
-//! page maps the keys back to its points.
+//! page maps the keys back to its points. Read by this worker alone ([`run`]) or by its pool
+//! ([`pooled`]: the same three reads in ranges, `query::ranges`).
 
-use super::super::protocol::{Failure, Reply};
-use super::io::{feed, post_progress};
+use super::super::protocol::{Failure, RangeTask, Reply, Request};
+use super::io::{feed, post, post_progress};
+use super::pool::{self, Files, Read};
 use crate::chunks::Flow;
-use crate::jsonl::LineSplitter;
+use crate::jsonl::{LineSplitter, SplitError};
+use crate::profile::ranges::plan;
+use crate::query::ranges::{line_error, too_long_error, QueryRead, Recorded};
 use crate::query::{Query, QueryRun};
+use crate::record::RowKind;
 use web_sys::File;
 
-pub fn run(inputs: &File, rollouts: &File, expr: &str) -> Result<Reply, Failure> {
+fn start(expr: &str) -> Result<QueryRun, Failure> {
     let query = Query::parse(expr).map_err(|e| Failure::from(e.to_string()))?;
-    let mut run = QueryRun::new(query, crate::reward_group::DEFAULT_THRESHOLD, false);
+    Ok(QueryRun::new(
+        query,
+        crate::reward_group::DEFAULT_THRESHOLD,
+        false,
+    ))
+}
+
+fn matched(keys: &[(i64, i64)], workers: u32) -> Reply {
+    let keys = keys.iter().map(|&(t, r)| (t as f64, r as f64)).collect();
+    Reply::QueryMatched { keys, workers }
+}
+
+pub fn run(inputs: &File, rollouts: &File, expr: &str) -> Result<Reply, Failure> {
+    let mut run = start(expr)?;
     lines(inputs, None, |line| run.input_line(line))?;
     let size = rollouts.size() as u64;
     let reads = if run.needs_first_read() { 2 } else { 1 };
@@ -21,12 +39,10 @@ pub fn run(inputs: &File, rollouts: &File, expr: &str) -> Result<Reply, Failure>
     }
     let mut keys = Vec::new();
     lines(rollouts, Some(((reads - 1) * size, total)), |line| {
-        if let Some(m) = run.line(line, &[])? {
-            keys.push((m.key.0 as f64, m.key.1 as f64));
-        }
+        keys.extend(run.line(line, &[])?.map(|m| m.key));
         Ok(())
     })?;
-    Ok(Reply::QueryMatched { keys })
+    Ok(matched(&keys, 1))
 }
 
 /// Each line of `file` to `each`, errors naming the file and line; progress as `(bytes read
@@ -39,7 +55,7 @@ fn lines(
     let name = file.name();
     let mut splitter = LineSplitter::with_max_line_bytes(crate::jsonl::DEFAULT_MAX_LINE_BYTES);
     let mut count = 0u64;
-    let named = |line: u64, e: String| Failure::from(format!("'{name}' line {line}: {e}"));
+    let named = |line: u64, e: String| Failure::from(line_error(&name, line, &e));
     feed::<Failure>(file, |chunk, done| {
         splitter
             .push(chunk, |span, line| {
@@ -47,10 +63,8 @@ fn lines(
                 each(line).map_err(|e| named(span.line, e))
             })
             .map_err(|e| match e {
-                crate::jsonl::SplitError::Line(f) => f,
-                crate::jsonl::SplitError::TooLong(t) => {
-                    named(t.line, format!("is longer than {} bytes", t.limit))
-                }
+                SplitError::Line(f) => f,
+                SplitError::TooLong(t) => Failure::from(too_long_error(&name, t)),
             })?;
         if let Some((before, total)) = progress {
             post_progress(before + done, total, count);
@@ -58,4 +72,87 @@ fn lines(
         Ok(Flow::Continue)
     })?;
     splitter.finish(|span, line| each(line).map_err(|e| named(span.line, e)))
+}
+
+/// The query read by a pool of `workers`: the inputs, the first read when asked, the matching
+/// read, each in ranges; the reply is posted when the last is done.
+pub fn pooled(inputs: &File, rollouts: &File, expr: &str, workers: u32) -> Result<(), Failure> {
+    let run = start(expr)?;
+    let reads = if run.needs_first_read() { 2 } else { 1 };
+    let job = Job {
+        inputs: inputs.clone(),
+        rollouts: rollouts.clone(),
+        expr: expr.to_string(),
+        workers,
+        total: (inputs.size() + rollouts.size() * f64::from(reads)) as u64,
+    };
+    let recorded = Recorded {
+        run,
+        matches: Vec::new(),
+        file: inputs.name(),
+    };
+    job.read(QueryRead::Agents, recorded, 0, None)
+}
+
+/// A pooled query's files and figures, carried from one read to the next.
+struct Job {
+    inputs: File,
+    rollouts: File,
+    expr: String,
+    workers: u32,
+    total: u64,
+}
+
+impl Job {
+    /// Starts `what` with `before` bytes of the job read; the read after it follows.
+    fn read(
+        self,
+        what: QueryRead,
+        recorded: Recorded,
+        before: u64,
+        setup: Option<Request>,
+    ) -> Result<(), Failure> {
+        let (kind, file) = match what {
+            QueryRead::Agents => (RowKind::Input, &self.inputs),
+            QueryRead::Tasks | QueryRead::Matches => (RowKind::Rollout, &self.rollouts),
+        };
+        let size = file.size() as u64;
+        let read = Read {
+            files: Files {
+                inputs: self.inputs.clone(),
+                rollouts: self.rollouts.clone(),
+            },
+            ranges: plan(kind, size, pool::piece(size, self.workers)),
+            task: RangeTask::Query(what),
+            setup,
+            recorder: recorded,
+            progress: (before, self.total),
+        };
+        pool::read(self.workers, read, move |recorded, _| {
+            if let Err(failure) = self.next(what, recorded, before + size) {
+                post(&Reply::Failed(failure));
+            }
+        })
+    }
+
+    /// `done` is read: the next read, or the reply.
+    fn next(self, done: QueryRead, mut recorded: Recorded, before: u64) -> Result<(), Failure> {
+        recorded.file = self.rollouts.name();
+        match done {
+            QueryRead::Agents if recorded.run.needs_first_read() => {
+                self.read(QueryRead::Tasks, recorded, before, None)
+            }
+            QueryRead::Agents | QueryRead::Tasks => {
+                let setup = Request::MatchSetup {
+                    expr: self.expr.clone(),
+                    facts: js_sys::Uint8Array::from(recorded.run.facts.to_bytes().as_slice()),
+                };
+                self.read(QueryRead::Matches, recorded, before, Some(setup))
+            }
+            QueryRead::Matches => {
+                post(&matched(&recorded.matches, self.workers));
+                Ok(())
+            }
+        }
+    }
 }

@@ -1,37 +1,78 @@
-//! A pool worker's job (`pool`): one byte range of a run's file read for the profile and health
-//! (`joint_read::ranges::read_range`), each part posted as postcard bytes as soon as it is read,
-//! so the recording worker records while this one reads on.
+//! A pool worker's job (`pool`): one byte range of a run's file read for its task
+//! (`range_read::read_range`: the profile and health, or one of a query's reads), each part
+//! posted as postcard bytes as soon as it is read, so the recording worker records while this
+//! one reads on.
 
-use super::super::protocol::{Failure, Reply};
+use super::super::protocol::{Failure, RangeTask, Reply};
 use super::io::{memory_bytes, post, SyncFile, SLICE};
-use crate::joint_read::ranges::read_range;
+use crate::joint_read::ranges as joint;
 use crate::jsonl::DEFAULT_MAX_LINE_BYTES;
 use crate::profile::ranges::ByteRange;
+use crate::profile::LineBatch;
+use crate::query::ranges::{QueryRead, RangeReader};
+use crate::query::{Query, RunFacts};
+use crate::range_read::{read_range, Part};
+use serde::Serialize;
+use std::cell::RefCell;
 use web_sys::File;
 
-pub fn run(file: &File, range: ByteRange, index: u32) {
-    let read = SyncFile::open(file).and_then(|reader| {
-        read_range(
-            range,
-            reader.size(),
-            DEFAULT_MAX_LINE_BYTES,
-            SLICE as u64,
-            |start, end| reader.read_range(start, end),
-            |part| {
-                let bytes = js_sys::Uint8Array::from(part.to_bytes().as_slice());
-                post(&Reply::RangePart {
-                    index,
-                    bytes,
-                    memory: memory_bytes(),
-                });
-                Ok(())
-            },
-        )
-    });
+thread_local! {
+    /// The query's matching read, set up once for its ranges (`Request::MatchSetup`).
+    static MATCHING: RefCell<Option<RangeReader>> = const { RefCell::new(None) };
+}
+
+/// Takes the setup of a query's matching read.
+pub fn set_up_matching(expr: &str, facts: &[u8]) -> Result<(), Failure> {
+    let query = Query::parse(expr).map_err(|e| Failure::from(e.to_string()))?;
+    let facts = RunFacts::from_bytes(facts)?;
+    MATCHING.with(|m| *m.borrow_mut() = Some(RangeReader::matching(query, facts)));
+    Ok(())
+}
+
+pub fn run(file: &File, range: ByteRange, index: u32, task: RangeTask) {
+    let read = match task {
+        RangeTask::Profile => read(file, range, index, joint::lines),
+        RangeTask::Query(QueryRead::Matches) => MATCHING.with(|m| match &mut *m.borrow_mut() {
+            Some(reader) => read(file, range, index, |b| reader.lines(b)),
+            None => Err("a matching read came before its setup".into()),
+        }),
+        RangeTask::Query(q) => {
+            let mut reader = RangeReader::new(q);
+            read(file, range, index, |b| reader.lines(b))
+        }
+    };
     if let Err(e) = read {
         post(&Reply::Failed(Failure::from(format!(
             "reading '{}': {e}",
             file.name()
         ))));
     }
+}
+
+fn read<L: Serialize + serde::de::DeserializeOwned>(
+    file: &File,
+    range: ByteRange,
+    index: u32,
+    lines: impl FnMut(&LineBatch) -> L,
+) -> Result<(), String> {
+    let reader = SyncFile::open(file)?;
+    read_range(
+        range,
+        reader.size(),
+        DEFAULT_MAX_LINE_BYTES,
+        SLICE as u64,
+        |start, end| reader.read_range(start, end),
+        lines,
+        |part: Part<L>| {
+            let end = matches!(part, Part::End { .. });
+            let bytes = js_sys::Uint8Array::from(part.to_bytes().as_slice());
+            post(&Reply::RangePart {
+                index,
+                bytes,
+                memory: memory_bytes(),
+                end,
+            });
+            Ok(())
+        },
+    )
 }

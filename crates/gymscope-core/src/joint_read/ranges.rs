@@ -1,192 +1,66 @@
-//! The joint read split over readers that share no memory (the app's pool of Web Workers): each
-//! reads byte ranges of the files on its own ([`read_range`]: cut with `profile::ranges`, each
-//! batch read for the profile and health), sends its [`RangePart`]s as bytes, and one recorder
-//! ([`InOrder`]) records them in file order, numbering the lines. The rows, health reads and the
-//! first error are those of one reader of both files (tested below against the streaming read).
+//! The joint read (profile and health) in the pool's ranges (`range_read`): each batch of a
+//! range read for both ([`lines`]), and the results recorded in file order by [`Both`]. The rows,
+//! health reads and the first error are those of one reader of both files (tested below against
+//! the streaming read).
 
 use super::{parse_batch, record_both, HealthLines};
 use crate::error::ProfileError;
 use crate::health::{HealthBuilder, HealthError};
 use crate::jsonl::LineTooLong;
-use crate::profile::ranges::{ByteRange, RangeCutter};
-use crate::profile::{ParsedBatch, ProfileBuilder};
-use std::collections::{BTreeMap, VecDeque};
+use crate::profile::{LineBatch, ParsedBatch, ProfileBuilder};
+use crate::range_read::{self, Recorder};
+use crate::record::RowKind;
 
-/// What a range's reader sends, in order: its lines' batches, then its end.
+/// A batch of a range read for the profile and health.
 #[derive(serde::Serialize, serde::Deserialize)]
-pub enum RangePart {
-    /// A batch of the range's lines read for both, numbered from 1 within the range.
-    Lines {
-        parsed: ParsedBatch,
-        health: HealthLines,
-    },
-    /// The range is read: how many lines it held, or the line over the limit that stopped it.
-    End {
-        lines: u64,
-        too_long: Option<LineTooLong>,
-    },
+pub struct BothLines {
+    pub parsed: ParsedBatch,
+    pub health: HealthLines,
 }
 
-impl RangePart {
-    pub fn to_bytes(&self) -> Vec<u8> {
-        // Every type inside serializes (no maps with non-string keys, no unsized values).
-        postcard::to_allocvec(self).unwrap_or_default()
-    }
+/// What a profile's range reader sends.
+pub type RangePart = range_read::Part<BothLines>;
 
-    pub fn from_bytes(bytes: &[u8]) -> Result<RangePart, String> {
-        postcard::from_bytes(bytes).map_err(|e| format!("a reading worker's reply: {e}"))
-    }
+/// The profile and health read of a batch (a pool worker's part of the job).
+pub fn lines(batch: &LineBatch) -> BothLines {
+    let (parsed, health) = parse_batch(batch);
+    BothLines { parsed, health }
 }
 
-/// Reads `range` of a file of `size` bytes for the profile and health, `slice` bytes per
-/// `read(start, end)`, handing each part to `part` (the last is [`RangePart::End`]).
-pub fn read_range<E>(
-    range: ByteRange,
-    size: u64,
-    max_line: u64,
-    slice: u64,
-    mut read: impl FnMut(u64, u64) -> Result<Vec<u8>, E>,
-    mut part: impl FnMut(RangePart) -> Result<(), E>,
-) -> Result<(), E> {
-    let mut cutter = RangeCutter::new(range, max_line);
-    let mut batches = Vec::new();
-    while let Some(at) = cutter.next_at() {
-        let stop = (at + slice.max(1)).min(size);
-        let bytes = read(at, stop)?;
-        // A file cut short since it was chosen ends here, as a streaming read would.
-        let eof = stop == size || (bytes.len() as u64) < stop - at;
-        let cut = cutter.push(&bytes, eof, |b| batches.push(b));
-        for batch in batches.drain(..) {
-            let (parsed, health) = parse_batch(&batch);
-            part(RangePart::Lines { parsed, health })?;
-        }
-        if let Err(t) = cut {
-            let lines = cutter.lines();
-            return part(RangePart::End {
-                lines,
-                too_long: Some(t),
-            });
-        }
-    }
-    part(RangePart::End {
-        lines: cutter.lines(),
-        too_long: None,
-    })
+/// The profile's and health's builders, recording a range's batches in file order.
+pub struct Both {
+    pub builder: ProfileBuilder,
+    pub health: Result<HealthBuilder, HealthError>,
+    pub inputs_name: String,
 }
 
-/// Records the parts of every range in file order, whatever order they arrive in.
-pub struct InOrder {
-    builder: ProfileBuilder,
-    health: Result<HealthBuilder, HealthError>,
-    inputs_name: String,
-    ranges: Vec<ByteRange>,
-    /// The range being recorded, and the lines of its file's earlier ranges.
-    next: usize,
-    lines_before: u64,
-    /// Parts of later ranges, until their turn.
-    held: BTreeMap<usize, VecDeque<RangePart>>,
-    bytes_done: u64,
-    lines_done: u64,
-}
+impl Recorder for Both {
+    type Lines = BothLines;
+    type Error = ProfileError;
 
-impl InOrder {
-    /// `ranges`: the inputs file's, then the rollouts file's, each in file order.
-    pub fn new(
-        builder: ProfileBuilder,
-        health: Result<HealthBuilder, HealthError>,
-        inputs_name: &str,
-        ranges: Vec<ByteRange>,
-    ) -> Self {
-        InOrder {
-            builder,
+    fn record(&mut self, lines: BothLines, before: u64) -> Result<(), ProfileError> {
+        let BothLines {
+            mut parsed,
+            mut health,
+        } = lines;
+        parsed.renumber(before);
+        health.renumber(before);
+        record_both(
+            &mut self.builder,
+            &mut self.health,
+            &self.inputs_name,
+            parsed,
             health,
-            inputs_name: inputs_name.to_string(),
-            ranges,
-            next: 0,
-            lines_before: 0,
-            held: BTreeMap::new(),
-            bytes_done: 0,
-            lines_done: 0,
-        }
+        )
     }
 
-    /// Takes a part of range `index`; records it and every held part now in order. The first
-    /// error in file order stops the read.
-    pub fn accept(&mut self, index: usize, part: RangePart) -> Result<(), ProfileError> {
-        if index != self.next {
-            self.held.entry(index).or_default().push_back(part);
-            return Ok(());
-        }
-        self.record(part)?;
-        while let Some(parts) = self.held.get_mut(&self.next) {
-            let Some(part) = parts.pop_front() else {
-                self.held.remove(&self.next);
-                break;
-            };
-            self.record(part)?;
-        }
-        Ok(())
-    }
-
-    fn record(&mut self, part: RangePart) -> Result<(), ProfileError> {
-        let range = self.ranges[self.next];
-        match part {
-            RangePart::Lines {
-                mut parsed,
-                mut health,
-            } => {
-                parsed.renumber(self.lines_before);
-                health.renumber(self.lines_before);
-                record_both(
-                    &mut self.builder,
-                    &mut self.health,
-                    &self.inputs_name,
-                    parsed,
-                    health,
-                )
-            }
-            RangePart::End { lines, too_long } => {
-                if let Some(t) = too_long {
-                    let line = t.line + self.lines_before;
-                    return Err(self
-                        .builder
-                        .line_too_long(range.kind, LineTooLong { line, ..t }));
-                }
-                self.held.remove(&self.next);
-                self.bytes_done += range.len();
-                self.lines_done += lines;
-                self.next += 1;
-                let same_file = self.ranges.get(self.next).map(|r| r.kind) == Some(range.kind);
-                self.lines_before = if same_file {
-                    self.lines_before + lines
-                } else {
-                    0
-                };
-                Ok(())
-            }
-        }
-    }
-
-    /// Every range is recorded.
-    pub fn is_done(&self) -> bool {
-        self.next == self.ranges.len()
-    }
-
-    /// The range being recorded (every earlier one is).
-    pub fn recording(&self) -> usize {
-        self.next
-    }
-
-    /// Bytes and lines of the ranges recorded so far.
-    pub fn done(&self) -> (u64, u64) {
-        (self.bytes_done, self.lines_done)
-    }
-
-    /// The builders, every range recorded.
-    pub fn into_builders(self) -> (ProfileBuilder, Result<HealthBuilder, HealthError>) {
-        (self.builder, self.health)
+    fn too_long(&mut self, kind: RowKind, too_long: LineTooLong) -> ProfileError {
+        self.builder.line_too_long(kind, too_long)
     }
 }
+
+/// The parts of a profile's ranges, recorded in order.
+pub type InOrder = range_read::InOrder<Both>;
 
 #[cfg(test)]
 mod tests {
@@ -297,16 +171,29 @@ mod tests {
                 };
                 let mut sent = Vec::new();
                 let read = |a: u64, b: u64| Ok::<_, ()>(data[a as usize..b as usize].to_vec());
-                read_range(*r, data.len() as u64, max, slice, read, |p| {
-                    sent.push(p.to_bytes());
-                    Ok(())
-                })
+                range_read::read_range(
+                    *r,
+                    data.len() as u64,
+                    max,
+                    slice,
+                    read,
+                    lines,
+                    |p: RangePart| {
+                        sent.push(p.to_bytes());
+                        Ok(())
+                    },
+                )
                 .unwrap();
                 sent
             })
             .collect();
         let (builder, health) = builders(max);
-        let mut order = InOrder::new(builder, health, IN, ranges);
+        let both = Both {
+            builder,
+            health,
+            inputs_name: IN.to_string(),
+        };
+        let mut order = InOrder::new(both, ranges);
         for (i, sent) in parts.iter().enumerate().rev() {
             for bytes in sent {
                 let part = RangePart::from_bytes(bytes).unwrap();
@@ -316,7 +203,9 @@ mod tests {
             }
         }
         assert!(order.is_done());
-        let (builder, health) = order.into_builders();
+        let Both {
+            builder, health, ..
+        } = order.into_recorder();
         outcome(builder, health, inputs)
     }
 

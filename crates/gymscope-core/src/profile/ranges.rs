@@ -2,7 +2,7 @@
 //! on their own. A range owns the lines that start inside it: its reader skips to the first line
 //! start (a byte after a newline), reads past its end only to finish the line it began there,
 //! and numbers lines from 1. Recorded in range order with the earlier ranges' line counts added
-//! (`joint_read::InOrder`), the lines, spans and errors are those of one reader of the whole
+//! (`range_read::InOrder`), the lines, spans and errors are those of one reader of the whole
 //! file: a line over the limit is found by the range that owns its start.
 
 use super::line_batch::LineBatch;

@@ -7,6 +7,7 @@
 //! - `field`: what each name refers to in a row;
 //! - `eval`: the evaluation on one row, two-valued;
 //! - `run`: a whole run fed line by line (inputs, a first read for task aggregates, the match);
+//! - `ranges`: the same three reads in the app's pool of workers, in byte ranges;
 //! - `prefilter`: the substrings a row must hold for a text predicate to match, so that a row
 //!   without them is answered without parsing it.
 
@@ -16,6 +17,7 @@ mod keyed;
 mod lex;
 mod parse;
 mod prefilter;
+pub mod ranges;
 mod run;
 
 pub use eval::Hit;
@@ -48,8 +50,9 @@ pub struct Query {
 }
 
 /// What a query knows of the run beyond one row: task aggregates, each rollout's agent from the
-/// materialized inputs, upstream's verdicts, the pass threshold and the health mode.
-#[derive(Clone, Debug, Default)]
+/// materialized inputs, upstream's verdicts, the pass threshold and the health mode. Sent to the
+/// app's pool workers for the matching read (`ranges`).
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct RunFacts {
     pub tasks: HashMap<i64, TaskStats>,
     pub input_agents: HashMap<(i64, i64), String>,
@@ -60,7 +63,7 @@ pub struct RunFacts {
 }
 
 /// A task's rollouts in this run: their numeric rewards (booleans as 0/1) and outcomes.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TaskStats {
     sum: f64,
     rewards: u32,

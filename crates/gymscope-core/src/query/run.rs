@@ -37,12 +37,8 @@ impl QueryRun {
 
     /// A rollout line of the first read: its reward into its task's aggregates.
     pub fn first_read_line(&mut self, line: &[u8]) -> Result<(), String> {
-        if let Some(row) = read_keyed_with(line, &mut self.keys)? {
-            let reward = row
-                .reward
-                .as_ref()
-                .and_then(crate::reward_group::reward_value);
-            self.facts.add_rollout(row.key.0, reward);
+        if let Some((task, reward)) = task_reward(line, &mut self.keys)? {
+            self.facts.add_rollout(task, reward);
         }
         Ok(())
     }
@@ -56,18 +52,42 @@ impl QueryRun {
     }
 }
 
+/// A rollout line of the first read: its task and numeric reward (booleans 0/1), if not blank.
+pub fn task_reward(line: &[u8], keys: &mut KeyTable) -> Result<Option<(i64, Option<f64>)>, String> {
+    Ok(read_keyed_with(line, keys)?.map(|row| {
+        let reward = row
+            .reward
+            .as_ref()
+            .and_then(crate::reward_group::reward_value);
+        (row.key.0, reward)
+    }))
+}
+
+/// A materialized-inputs line: its rollout's key and agent, when it names both (the error names
+/// the column).
+#[allow(clippy::type_complexity)] // a key and a name, or why not
+pub fn input_agent(
+    line: &[u8],
+    keys: &mut KeyTable,
+) -> Result<Option<((i64, i64), String)>, String> {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    let row = crate::record::parse_row(line, RowKind::Input, keys)
+        .map_err(|e| format!("column {}: {}", e.column, e.message))?;
+    Ok(match (row.task, row.rollout, row.agent) {
+        (IndexField::Int(t), IndexField::Int(r), AgentField::Name(a)) => {
+            Some(((t, r), a.into_string()))
+        }
+        _ => None,
+    })
+}
+
 impl RunFacts {
     /// A materialized-inputs line: its rollout's agent (the error names the column).
     pub fn add_input_line(&mut self, line: &[u8], keys: &mut KeyTable) -> Result<(), String> {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            return Ok(());
-        }
-        let row = crate::record::parse_row(line, RowKind::Input, keys)
-            .map_err(|e| format!("column {}: {}", e.column, e.message))?;
-        if let (IndexField::Int(t), IndexField::Int(r), AgentField::Name(a)) =
-            (row.task, row.rollout, row.agent)
-        {
-            self.input_agents.insert((t, r), a.into_string());
+        if let Some((key, agent)) = input_agent(line, keys)? {
+            self.input_agents.insert(key, agent);
         }
         Ok(())
     }

@@ -5,7 +5,6 @@
 pub mod export;
 pub mod inspector;
 mod job;
-mod readers;
 pub mod summary;
 
 use crate::inspect::detect::FileKind;
@@ -93,7 +92,7 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
                 rollouts,
                 options,
                 upstream,
-                workers: readers::reading_workers(total),
+                workers: crate::web::readers::reading_workers(total),
             },
             total,
         );

@@ -1,4 +1,5 @@
-//! How many workers read a run the page profiles (the worker's pool, `worker/pool`).
+//! How many workers read a run's files for the profile and the query (the worker's pool,
+//! `worker/pool`).
 
 /// Most workers a run is read with: past this, recording in order is the bound (and each worker
 /// holds its own copy of the app's wasm).

@@ -1,23 +1,26 @@
-//! Every core on one run: this worker starts a pool of nested workers, hands them byte ranges
-//! of the files (`range_job`) and records their parts in file order (`joint_read::ranges`), so
-//! the profile, health, errors and downloads are one worker's. Nothing is shared (static hosts
-//! cannot enable SharedArrayBuffer): `File` slices go out, parsed rows come back as bytes.
-//! Event-driven: each reply of a pool worker moves the job on; the last one finishes it.
-//! Terminating this worker (the page's Cancel) terminates its pool.
+//! Every core on one read: this worker starts a pool of nested workers, hands them byte ranges
+//! of a run's files (`range_job`) and records their parts in file order (`range_read::InOrder`),
+//! so what a job records, its errors and its downloads are one worker's. The one reading driver
+//! of the jobs that read whole files: the profile with health (`profile_job`) and the query's
+//! reads (`query_job`). Nothing is shared (static hosts cannot enable SharedArrayBuffer): `File`
+//! slices go out, each job's results come back as bytes. Event-driven: each reply of a pool
+//! worker moves the read on; the last one hands the recorder to what follows (a reply, or the
+//! job's next read). Terminating this worker (the page's Cancel) terminates its pool.
 
-use super::super::protocol::{
-    decode, encode, Failure, ReadStats, Reply, Request, UpstreamFiles, WORKER_URL,
-};
+mod reader;
+mod recording;
+
+use super::super::protocol::{encode, Failure, RangeTask, ReadStats, Reply, Request};
 use super::io::{now_ms, post, post_progress};
-use super::{profile_finish, profile_job};
-use crate::joint_read::ranges::{InOrder, RangePart};
-use crate::profile::ranges::{plan, ByteRange};
-use crate::profile::ProfileOptions;
+use crate::profile::ranges::ByteRange;
+use crate::range_read::{InOrder, Recorder};
 use crate::record::RowKind;
+use reader::{spawn, unreachable, Reader};
+use recording::{Recording, Then};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use std::cell::RefCell;
-use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
-use web_sys::{File, MessageEvent, Worker, WorkerOptions, WorkerType};
+use web_sys::File;
 
 /// Ranges in flight per pool worker: the second waits in its queue, so none waits for a reply.
 const IN_FLIGHT: usize = 2;
@@ -25,25 +28,29 @@ const IN_FLIGHT: usize = 2;
 const MIN_RANGE: u64 = 1 << 20;
 const MAX_RANGE: u64 = 32 << 20;
 
-struct Reader {
-    worker: Worker,
-    ready: bool,
-    in_flight: usize,
-    _on_message: Closure<dyn FnMut(MessageEvent)>,
+/// The range size for `total` bytes read by `workers`.
+pub fn piece(total: u64, workers: u32) -> u64 {
+    (total / (4 * u64::from(workers.max(1)))).clamp(MIN_RANGE, MAX_RANGE)
+}
+
+/// The files a read's ranges are of, by kind.
+pub struct Files {
+    pub inputs: File,
+    pub rollouts: File,
 }
 
 struct Job {
-    order: InOrder,
+    recording: Box<dyn Recording>,
+    task: RangeTask,
     /// The pool's figures so far (its size, the recording time, the largest worker memory).
     read: ReadStats,
     started: f64,
     ranges: Vec<ByteRange>,
     sent: usize,
+    files: Files,
+    /// Progress: bytes done before this read, and the job's whole.
+    before: u64,
     total: u64,
-    inputs: File,
-    rollouts: File,
-    options: ProfileOptions,
-    upstream: UpstreamFiles,
 }
 
 #[derive(Default)]
@@ -58,21 +65,33 @@ thread_local! {
     static POOL: RefCell<Pool> = RefCell::new(Pool::default());
 }
 
-/// Starts profiling a run with `workers` pool workers; the reply is posted when they are done.
-pub fn profile(
-    inputs: &File,
-    rollouts: &File,
-    options: ProfileOptions,
-    upstream: &UpstreamFiles,
+/// One read in the pool.
+pub struct Read<R: Recorder> {
+    pub files: Files,
+    /// Each file's ranges in file order, the files in the order they are recorded.
+    pub ranges: Vec<ByteRange>,
+    pub task: RangeTask,
+    /// A request every pool worker takes before the ranges (the query's matching setup).
+    pub setup: Option<Request>,
+    pub recorder: R,
+    /// Progress: bytes done before this read, and the job's whole.
+    pub progress: (u64, u64),
+}
+
+/// Starts `read` with `workers` pool workers; `then` gets its recorder when every range is
+/// recorded. A failure is posted as the job's reply.
+pub fn read<R>(
     workers: u32,
-) -> Result<(), Failure> {
+    read: Read<R>,
+    then: impl FnOnce(R, ReadStats) + 'static,
+) -> Result<(), Failure>
+where
+    R: Recorder + 'static,
+    R::Lines: Serialize + DeserializeOwned,
+    R::Error: Into<Failure>,
+{
     let workers = workers.max(1) as usize;
-    let total = (inputs.size() + rollouts.size()) as u64;
-    let piece = (total / (4 * workers as u64)).clamp(MIN_RANGE, MAX_RANGE);
-    let mut ranges = plan(RowKind::Input, inputs.size() as u64, piece);
-    ranges.extend(plan(RowKind::Rollout, rollouts.size() as u64, piece));
-    let (builder, health) = profile_job::builders(inputs, rollouts);
-    let order = InOrder::new(builder, health, &inputs.name(), ranges.clone());
+    let setup = read.setup.as_ref().map(encode).transpose()?;
     POOL.with(|pool| {
         let mut pool = pool.borrow_mut();
         pool.retired.clear();
@@ -80,20 +99,27 @@ pub fn profile(
             let reader = spawn(pool.readers.len())?;
             pool.readers.push(reader);
         }
+        if let Some(setup) = &setup {
+            for reader in &pool.readers {
+                reader.worker.post_message(setup).map_err(unreachable)?;
+            }
+        }
         pool.job = Some(Job {
-            order,
+            recording: Box::new(Then {
+                order: InOrder::new(read.recorder, read.ranges.clone()),
+                then: Box::new(then),
+            }),
+            task: read.task,
             read: ReadStats {
                 workers: workers as u32,
                 ..ReadStats::default()
             },
             started: now_ms(),
-            ranges,
+            ranges: read.ranges,
             sent: 0,
-            total,
-            inputs: inputs.clone(),
-            rollouts: rollouts.clone(),
-            options,
-            upstream: upstream.clone(),
+            files: read.files,
+            before: read.progress.0,
+            total: read.progress.1,
         });
         Ok::<_, Failure>(())
     })?;
@@ -101,25 +127,7 @@ pub fn profile(
     Ok(())
 }
 
-fn spawn(index: usize) -> Result<Reader, Failure> {
-    let options = WorkerOptions::new();
-    options.set_type(WorkerType::Classic);
-    let worker = Worker::new_with_options(WORKER_URL, &options)
-        .map_err(|e| Failure::from(format!("cannot start a reading worker: {e:?}")))?;
-    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-        let reply = decode::<Reply>(e.data()).unwrap_or_else(|e| Reply::Failed(e.into()));
-        step(Some((index, reply)));
-    });
-    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-    Ok(Reader {
-        worker,
-        ready: false,
-        in_flight: 0,
-        _on_message: on_message,
-    })
-}
-
-/// Moves the job on with a pool worker's reply (`None`: the job has just started).
+/// Moves the read on with a pool worker's reply (`None`: the read has just started).
 fn step(reply: Option<(usize, Reply)>) {
     let outcome = POOL.with(|pool| {
         let mut pool = pool.borrow_mut();
@@ -134,7 +142,7 @@ fn step(reply: Option<(usize, Reply)>) {
         };
         let j = job.as_mut()?;
         let result = result.and_then(|()| {
-            if j.order.is_done() {
+            if j.recording.state().done {
                 Ok(true)
             } else {
                 send(readers, j).map(|()| false)
@@ -154,31 +162,21 @@ fn step(reply: Option<(usize, Reply)>) {
             Ok(false) => None,
         }
     });
+    // Outside the pool's borrow: what follows may start the job's next read.
     match outcome {
         Some(Ok(job)) => {
             let read = ReadStats {
                 read_ms: now_ms() - job.started,
                 ..job.read
             };
-            let (builder, health) = job.order.into_builders();
-            let reply = profile_finish::finish(
-                builder,
-                health,
-                &job.inputs,
-                &job.rollouts,
-                job.options,
-                &job.upstream,
-                read,
-            )
-            .unwrap_or_else(Reply::Failed);
-            post(&reply);
+            job.recording.finish(read);
         }
         Some(Err(failure)) => post(&Reply::Failed(failure)),
         None => {}
     }
 }
 
-/// Takes one reply of pool worker `r` into the job.
+/// Takes one reply of pool worker `r` into the read.
 fn take(
     readers: &mut [Reader],
     job: Option<&mut Job>,
@@ -194,19 +192,19 @@ fn take(
             index,
             bytes,
             memory,
+            end,
         } => {
             let Some(job) = job else { return Ok(()) };
             job.read.reader_memory = job.read.reader_memory.max(memory);
-            let t0 = now_ms();
-            let part = RangePart::from_bytes(&bytes.to_vec())?;
-            if matches!(part, RangePart::End { .. }) {
+            if end {
                 readers[r].in_flight -= 1;
             }
-            let accepted = job.order.accept(index as usize, part);
+            let t0 = now_ms();
+            let accepted = job.recording.accept(index as usize, &bytes.to_vec());
             job.read.record_ms += now_ms() - t0;
             accepted?;
-            let (bytes, lines) = job.order.done();
-            post_progress(bytes, job.total, lines);
+            let state = job.recording.state();
+            post_progress(job.before + state.bytes, job.total, state.lines);
             Ok(())
         }
         Reply::Failed(failure) => Err(failure),
@@ -217,7 +215,7 @@ fn take(
 /// Hands out ranges to the ready workers, never more than a few ranges ahead of the one being
 /// recorded (parts of later ranges wait in memory until their turn).
 fn send(readers: &mut [Reader], job: &mut Job) -> Result<(), Failure> {
-    let ahead = job.order.recording() + IN_FLIGHT * readers.len() + 1;
+    let ahead = job.recording.state().recording + IN_FLIGHT * readers.len() + 1;
     while job.sent < job.ranges.len().min(ahead) {
         let Some(reader) = readers
             .iter_mut()
@@ -228,19 +226,17 @@ fn send(readers: &mut [Reader], job: &mut Job) -> Result<(), Failure> {
         };
         let range = job.ranges[job.sent];
         let file = match range.kind {
-            RowKind::Input => &job.inputs,
-            RowKind::Rollout => &job.rollouts,
+            RowKind::Input => &job.files.inputs,
+            RowKind::Rollout => &job.files.rollouts,
         };
         let request = Request::ReadRange {
             file: file.clone(),
             range,
             index: job.sent as u32,
+            task: job.task,
         };
         let message = encode(&request)?;
-        reader
-            .worker
-            .post_message(&message)
-            .map_err(|e| Failure::from(format!("cannot reach a reading worker: {e:?}")))?;
+        reader.worker.post_message(&message).map_err(unreachable)?;
         reader.in_flight += 1;
         job.sent += 1;
     }

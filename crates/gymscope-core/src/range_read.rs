@@ -1,0 +1,176 @@
+//! One reading driver for readers that share no memory (the app's pool of Web Workers): each
+//! reads byte ranges of a run's files on its own ([`read_range`]: cut with `profile::ranges`,
+//! each batch of lines turned into a job's own result), sends its [`Part`]s as bytes, and one
+//! [`InOrder`] hands them to the job's [`Recorder`] in file order, numbering the lines. Every
+//! job that reads whole files in the pool goes through here: the profile with health
+//! (`joint_read::ranges`) and the query's three reads (`query::ranges`); what each records, and
+//! the first error in file order, are those of one reader of the whole files.
+
+use crate::jsonl::LineTooLong;
+use crate::profile::ranges::{ByteRange, RangeCutter};
+use crate::profile::LineBatch;
+use crate::record::RowKind;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::collections::{BTreeMap, VecDeque};
+
+/// What a range's reader sends, in order: its batches' results, then its end.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub enum Part<L> {
+    /// A batch's result, its lines numbered from 1 within the range.
+    Lines(L),
+    /// The range is read: how many lines it held, or the line over the limit that stopped it.
+    End {
+        lines: u64,
+        too_long: Option<LineTooLong>,
+    },
+}
+
+impl<L: Serialize + DeserializeOwned> Part<L> {
+    pub fn to_bytes(&self) -> Vec<u8> {
+        // The results are plain data (numbers, strings, vectors, enums): postcard writes them all.
+        postcard::to_allocvec(self).unwrap_or_default()
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<Part<L>, String> {
+        postcard::from_bytes(bytes).map_err(|e| format!("a reading worker's reply: {e}"))
+    }
+}
+
+/// Reads `range` of a file of `size` bytes, `slice` bytes per `read(start, end)`, each batch of
+/// its lines turned into a result by `lines` and handed to `part` (the last is [`Part::End`]).
+pub fn read_range<L, E>(
+    range: ByteRange,
+    size: u64,
+    max_line: u64,
+    slice: u64,
+    mut read: impl FnMut(u64, u64) -> Result<Vec<u8>, E>,
+    mut lines: impl FnMut(&LineBatch) -> L,
+    mut part: impl FnMut(Part<L>) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut cutter = RangeCutter::new(range, max_line);
+    let mut batches = Vec::new();
+    while let Some(at) = cutter.next_at() {
+        let stop = (at + slice.max(1)).min(size);
+        let bytes = read(at, stop)?;
+        // A file cut short since it was chosen ends here, as a streaming read would.
+        let eof = stop == size || (bytes.len() as u64) < stop - at;
+        let cut = cutter.push(&bytes, eof, |b| batches.push(b));
+        for batch in batches.drain(..) {
+            part(Part::Lines(lines(&batch)))?;
+        }
+        if let Err(t) = cut {
+            return part(Part::End {
+                lines: cutter.lines(),
+                too_long: Some(t),
+            });
+        }
+    }
+    part(Part::End {
+        lines: cutter.lines(),
+        too_long: None,
+    })
+}
+
+/// What a job does with its ranges' results, given to it in file order.
+pub trait Recorder {
+    /// A batch's result, as [`read_range`]'s `lines` makes it.
+    type Lines;
+    type Error;
+    /// Records a batch's result; `before` lines of the same file came before its range.
+    fn record(&mut self, lines: Self::Lines, before: u64) -> Result<(), Self::Error>;
+    /// The error of a line over the limit (its line number in its file).
+    fn too_long(&mut self, kind: RowKind, too_long: LineTooLong) -> Self::Error;
+}
+
+/// Hands the parts of every range to a [`Recorder`] in file order, whatever order they arrive in.
+pub struct InOrder<R: Recorder> {
+    recorder: R,
+    ranges: Vec<ByteRange>,
+    /// The range being recorded, and the lines of its file's earlier ranges.
+    next: usize,
+    lines_before: u64,
+    /// Parts of later ranges, until their turn.
+    held: BTreeMap<usize, VecDeque<Part<R::Lines>>>,
+    bytes_done: u64,
+    lines_done: u64,
+}
+
+impl<R: Recorder> InOrder<R> {
+    /// `ranges`: each file's in file order, the files in the order they are recorded.
+    pub fn new(recorder: R, ranges: Vec<ByteRange>) -> Self {
+        InOrder {
+            recorder,
+            ranges,
+            next: 0,
+            lines_before: 0,
+            held: BTreeMap::new(),
+            bytes_done: 0,
+            lines_done: 0,
+        }
+    }
+
+    /// Takes a part of range `index`; records it and every held part now in order. The first
+    /// error in file order stops the read.
+    pub fn accept(&mut self, index: usize, part: Part<R::Lines>) -> Result<(), R::Error> {
+        if index != self.next {
+            self.held.entry(index).or_default().push_back(part);
+            return Ok(());
+        }
+        self.record(part)?;
+        while let Some(parts) = self.held.get_mut(&self.next) {
+            let Some(part) = parts.pop_front() else {
+                self.held.remove(&self.next);
+                break;
+            };
+            self.record(part)?;
+        }
+        Ok(())
+    }
+
+    fn record(&mut self, part: Part<R::Lines>) -> Result<(), R::Error> {
+        let range = self.ranges[self.next];
+        match part {
+            Part::Lines(lines) => self.recorder.record(lines, self.lines_before),
+            Part::End { lines, too_long } => {
+                if let Some(t) = too_long {
+                    let line = t.line + self.lines_before;
+                    return Err(self
+                        .recorder
+                        .too_long(range.kind, LineTooLong { line, ..t }));
+                }
+                self.held.remove(&self.next);
+                self.bytes_done += range.len();
+                self.lines_done += lines;
+                self.next += 1;
+                let same_file = self.ranges.get(self.next).map(|r| r.kind) == Some(range.kind);
+                self.lines_before = if same_file {
+                    self.lines_before + lines
+                } else {
+                    0
+                };
+                Ok(())
+            }
+        }
+    }
+
+    /// Every range is recorded.
+    pub fn is_done(&self) -> bool {
+        self.next == self.ranges.len()
+    }
+
+    /// The range being recorded (every earlier one is).
+    pub fn recording(&self) -> usize {
+        self.next
+    }
+
+    /// Bytes and lines of the ranges recorded so far.
+    pub fn done(&self) -> (u64, u64) {
+        (self.bytes_done, self.lines_done)
+    }
+
+    /// The recorder, every range recorded.
+    pub fn into_recorder(self) -> R {
+        self.recorder
+    }
+}

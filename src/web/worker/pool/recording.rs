@@ -1,0 +1,56 @@
+//! A read's recorder (`range_read::InOrder` of a job's `Recorder`) with what follows it, behind
+//! one type for every job the pool reads.
+
+use super::super::super::protocol::{Failure, ReadStats};
+use crate::range_read::{InOrder, Part, Recorder};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// Where a read's recording is.
+pub struct State {
+    /// Every range is recorded.
+    pub done: bool,
+    /// The range being recorded.
+    pub recording: usize,
+    /// Bytes and lines of the ranges recorded.
+    pub bytes: u64,
+    pub lines: u64,
+}
+
+/// A read's recorder with what follows it, behind one type for every job.
+pub trait Recording {
+    fn accept(&mut self, index: usize, bytes: &[u8]) -> Result<(), Failure>;
+    fn state(&self) -> State;
+    fn finish(self: Box<Self>, read: ReadStats);
+}
+
+pub struct Then<R: Recorder> {
+    pub order: InOrder<R>,
+    pub then: Box<dyn FnOnce(R, ReadStats)>,
+}
+
+impl<R> Recording for Then<R>
+where
+    R: Recorder,
+    R::Lines: Serialize + DeserializeOwned,
+    R::Error: Into<Failure>,
+{
+    fn accept(&mut self, index: usize, bytes: &[u8]) -> Result<(), Failure> {
+        let part = Part::<R::Lines>::from_bytes(bytes)?;
+        self.order.accept(index, part).map_err(Into::into)
+    }
+
+    fn state(&self) -> State {
+        let (bytes, lines) = self.order.done();
+        State {
+            done: self.order.is_done(),
+            recording: self.order.recording(),
+            bytes,
+            lines,
+        }
+    }
+
+    fn finish(self: Box<Self>, read: ReadStats) {
+        (self.then)(self.order.into_recorder(), read);
+    }
+}
