@@ -292,10 +292,41 @@ fn group(rewards: &[f64]) -> RewardGroup {
 
 /// The start of a materialized row's last user message (or its last input item), one line.
 pub fn snippet(sample_line: &[u8]) -> String {
+    // Only the prompt is built: the rest of the row (tools, settings, keys) is checked and
+    // skipped without a tree. A row that does not read so (a repeated key, an odd shape) is
+    // read whole, so the snippet is always the conversation's.
+    if let Ok(SampleRow { params }) = serde_json::from_slice::<SampleRow>(sample_line) {
+        let mut kept = serde_json::Map::new();
+        if let Some(p) = params {
+            if let Some(i) = p.instructions {
+                kept.insert("instructions".into(), i);
+            }
+            if let Some(i) = p.input {
+                kept.insert("input".into(), i);
+            }
+        }
+        let row = serde_json::json!({ "responses_create_params": kept });
+        return snippet_of(&conversation(&row));
+    }
     let Ok(row) = serde_json::from_slice::<serde_json::Value>(sample_line) else {
         return String::new();
     };
     snippet_of(&conversation(&row))
+}
+
+/// What of a materialized row its snippet reads.
+#[derive(serde::Deserialize)]
+struct SampleRow {
+    #[serde(default, rename = "responses_create_params")]
+    params: Option<SampleParams>,
+}
+
+#[derive(serde::Deserialize)]
+struct SampleParams {
+    #[serde(default)]
+    instructions: Option<serde_json::Value>,
+    #[serde(default)]
+    input: Option<serde_json::Value>,
 }
 
 fn snippet_of(c: &crate::conversation::Conversation) -> String {
@@ -354,6 +385,48 @@ mod tests {
         assert_eq!(group(&[]), RewardGroup::NoReward);
         let line = br#"{"responses_create_params":{"input":[{"role":"system","content":"sys"},{"role":"user","content":"What is\n  2+2?"}]}}"#;
         assert_eq!(snippet(line), "What is 2+2?");
+    }
+
+    /// The snippet read from the prompt alone is the one of the whole row's conversation.
+    #[test]
+    fn a_snippet_is_the_whole_rows_conversations() {
+        let whole = |line: &[u8]| {
+            serde_json::from_slice::<serde_json::Value>(line)
+                .map(|row| snippet_of(&conversation(&row)))
+                .unwrap_or_default()
+        };
+        let mut lines: Vec<Vec<u8>> = [
+            r#"{"responses_create_params":{"input":"plain   text\nprompt","tools":[{"type":"function","name":"f"}]},"agent_ref":{"name":"a"}}"#,
+            r#"{"responses_create_params":{"instructions":"Be brief.","input":[]}}"#,
+            r#"{"responses_create_params":{"instructions":null,"input":[{"role":"assistant","content":[{"type":"output_text","text":"only"}]}]}}"#,
+            r#"{"responses_create_params":{"input":[{"role":"user","content":"first"}],"input":[{"role":"user","content":"second"}]}}"#,
+            r#"{"responses_create_params":null}"#,
+            r#"{"responses_create_params":"text"}"#,
+            r#"{"responses_create_params":{"input":[{"role":"user","content":"a"}]},"responses_create_params":{"input":[{"role":"user","content":"b"}]}}"#,
+            r#"[1, 2]"#,
+            r#"{"responses_create_params":{"input":[{"role":"user","content":"#,
+            r#"{}"#,
+        ]
+        .iter()
+        .map(|l| l.as_bytes().to_vec())
+        .collect();
+        // NeMo Gym's examples: every shape of prompt upstream writes.
+        let examples =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/gym-examples");
+        let before = lines.len();
+        for example in std::fs::read_dir(&examples).unwrap().flatten() {
+            for file in std::fs::read_dir(example.path()).unwrap().flatten() {
+                let path = file.path();
+                if path.to_string_lossy().ends_with("_materialized_inputs.jsonl") {
+                    let text = std::fs::read(&path).unwrap();
+                    lines.extend(text.split(|&b| b == b'\n').take(20).map(<[u8]>::to_vec));
+                }
+            }
+        }
+        assert!(lines.len() > before + 100, "the examples' inputs were read");
+        for line in &lines {
+            assert_eq!(snippet(line), whole(line), "{}", String::from_utf8_lossy(line));
+        }
     }
 
     #[test]
