@@ -403,21 +403,24 @@ mod tests {
             r#"{"responses_create_params":null}"#,
             r#"{"responses_create_params":"text"}"#,
             r#"{"responses_create_params":{"input":[{"role":"user","content":"a"}]},"responses_create_params":{"input":[{"role":"user","content":"b"}]}}"#,
-            r#"[1, 2]"#,
+            "[1, 2]",
             r#"{"responses_create_params":{"input":[{"role":"user","content":"#,
-            r#"{}"#,
+            "{}",
         ]
         .iter()
         .map(|l| l.as_bytes().to_vec())
         .collect();
         // NeMo Gym's examples: every shape of prompt upstream writes.
-        let examples =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/gym-examples");
+        let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/gym-examples");
         let before = lines.len();
         for example in std::fs::read_dir(&examples).unwrap().flatten() {
             for file in std::fs::read_dir(example.path()).unwrap().flatten() {
                 let path = file.path();
-                if path.to_string_lossy().ends_with("_materialized_inputs.jsonl") {
+                if path
+                    .to_string_lossy()
+                    .ends_with("_materialized_inputs.jsonl")
+                {
                     let text = std::fs::read(&path).unwrap();
                     lines.extend(text.split(|&b| b == b'\n').take(20).map(<[u8]>::to_vec));
                 }
@@ -425,7 +428,12 @@ mod tests {
         }
         assert!(lines.len() > before + 100, "the examples' inputs were read");
         for line in &lines {
-            assert_eq!(snippet(line), whole(line), "{}", String::from_utf8_lossy(line));
+            assert_eq!(
+                snippet(line),
+                whole(line),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
         }
     }
 
