@@ -2,7 +2,8 @@
 //! by a pool (`?workers=N`), on each bench shape: time to the profile, how it splits (the pool's
 //! read, the recording worker's share of it, what follows the read), the page's JS heap, the
 //! recording worker's and the largest pool worker's wasm memory, the longest main-thread task
-//! while the files were read, beside the native CLI's time on the same files.
+//! while the files were read, beside the native CLI's time on the same files; then a text query
+//! of the query bar over the same files, read by as many workers.
 //! Targets (issue 28): the read with two workers ≥ 1.7× one; end to end twice the one-worker
 //! figure; memory under 400 MB a worker; no main-thread task over 50 ms while reading.
 //! Needs dist/ and chromium (scripts/test.sh).
@@ -52,6 +53,16 @@ const READ_FIGURES: &str = "const d = document.body.dataset;
             Number(d.workerMemory), Number(d.readerMemory),
             performance.memory ? performance.memory.usedJSHeapSize : 0,
             Math.max(0, ...before.map(([, t]) => t)), Number(d.statsMs), Number(d.renderMs)]";
+
+/// A text query no row holds, applied from the query bar.
+const TEXT_QUERY: &str = "const i = document.querySelector('[data-testid=query-input]');
+    i.value = 'output ~ \"no rollout says this\"';
+    i.dispatchEvent(new Event('input', {bubbles: true}));
+    document.querySelector('[data-testid=query-apply]').click();";
+
+const QUERY_SAID: &str =
+    "const e = document.querySelector('[data-testid=query-count], [data-testid=query-error]');
+    return e ? e.textContent : ''";
 
 #[tokio::main]
 async fn main() {
@@ -125,6 +136,22 @@ async fn main() {
                 f[5] / 1e6,
                 f[6] / 1e6,
                 f[7]
+            );
+            // The query bar's text search over the same files (the inputs, then the rollouts
+            // matched; the prefilter answers rows without the text), read by as many workers.
+            let t = Instant::now();
+            b.eval(TEXT_QUERY).await;
+            let said = loop {
+                let v = b.eval(QUERY_SAID).await;
+                if let Some(text) = v.as_str().filter(|t| !t.is_empty()) {
+                    break text.to_string();
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            };
+            let secs = t.elapsed().as_secs_f64();
+            println!(
+                "    text query: {secs:.2} s = {:.0} MB/s ({said})",
+                size / secs
             );
         }
     }

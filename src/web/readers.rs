@@ -1,5 +1,7 @@
-//! How many workers read a run's files for the profile and the query (the worker's pool,
-//! `worker/pool`).
+//! How many workers read a run's files for the profile, the query and the comparison (the
+//! worker's pool, `worker/pool`).
+
+use super::protocol::CompareInput;
 
 /// Most workers a run is read with: past this, recording in order is the bound (and each worker
 /// holds its own copy of the app's wasm).
@@ -34,4 +36,21 @@ fn workers_in_query(query: &str) -> Option<u32> {
         .split('&')
         .find_map(|pair| pair.strip_prefix("workers="))
         .and_then(|n| n.parse().ok())
+}
+
+/// How many workers read the runs of a comparison (its largest run decides).
+pub fn comparing_workers(a: &CompareInput, b: &CompareInput, more: &[CompareInput]) -> u32 {
+    let run_bytes = |side: &CompareInput| match side {
+        CompareInput::Run { inputs, rollouts } => inputs.size() + rollouts.size(),
+        CompareInput::Profiling { .. } => 0.0,
+    };
+    let sides = [a, b].into_iter().chain(more);
+    reading_workers(sides.map(run_bytes).fold(0.0, f64::max))
+}
+
+/// How many workers read a job's files, on `<body>` as `attribute`, for the tests and benches.
+pub fn mark(attribute: &str, workers: u32) {
+    if let Some(body) = gloo_utils::document().body() {
+        let _ = body.set_attribute(attribute, &workers.to_string());
+    }
 }

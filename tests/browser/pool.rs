@@ -1,5 +1,6 @@
 //! The pool of reading workers (`?workers=N`): a run read by two workers gives the profile, the
-//! downloads, the first error and a text query's matches of one worker, and of the CLI.
+//! downloads, the first error, a text query's matches and a comparison's report of one worker,
+//! and of the CLI.
 
 use crate::common::browser::{dist, Browser};
 use crate::common::gen_run;
@@ -201,5 +202,85 @@ async fn a_text_query_read_by_two_workers_matches_one_worker_and_the_cli() {
         assert_eq!(read_by.as_u64(), Some(u64::from(workers)));
     }
 
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_runs_compared_by_two_workers_are_the_clis_report() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two runs of about 12 MB each; the candidate loses every third rollout's full reward.
+    let (base_in, base) = gen_run::generate_agentic(dir.path(), "base", 600, 4, 4500);
+    let (cand_in, cand) = (
+        dir.path().join("cand_materialized_inputs.jsonl"),
+        dir.path().join("cand.jsonl"),
+    );
+    std::fs::copy(&base_in, &cand_in).unwrap();
+    let text = std::fs::read_to_string(&base).unwrap();
+    let worse: Vec<String> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i % 3 == 0 {
+                l.replace(r#""reward":1.0"#, r#""reward":0.0"#)
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    std::fs::write(&cand, worse.join("\n") + "\n").unwrap();
+    assert_ne!(
+        std::fs::read(&cand).unwrap(),
+        text.as_bytes(),
+        "the candidate differs"
+    );
+    let out = dir.path().join("cli.html");
+    let cli = Command::new(env!("CARGO_BIN_EXE_gymscope"))
+        .arg("compare")
+        .args([&base, &cand])
+        .arg("--report")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        cli.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cli.stderr)
+    );
+    let want = std::fs::read_to_string(&out).unwrap();
+
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    for workers in [1u32, 2] {
+        b.open_app(&format!("{}?workers={workers}", server.url()), "#compare")
+            .await;
+        b.wait_text("[data-testid=compare-status]", "Choose both runs")
+            .await;
+        b.choose_files("compare-a", &[base_in.clone(), base.clone()])
+            .await;
+        b.choose_files("compare-b", &[cand_in.clone(), cand.clone()])
+            .await;
+        b.wait_text("[data-testid=compare-status]", "Compared: 600")
+            .await;
+        let read_by = b
+            .eval("return Number(document.body.dataset.compareWorkers || 0)")
+            .await;
+        assert_eq!(read_by.as_u64(), Some(u64::from(workers)));
+        b.click_testid("compare-export").await;
+        b.wait_text(
+            "[data-testid=compare-report-download]",
+            "base_vs_cand_compare.html",
+        )
+        .await;
+        let html = b
+            .eval_async(
+                "const done = arguments[arguments.length - 1];
+                 fetch(document.querySelector('[data-testid=compare-report-download]').href).then(r => r.text()).then(done);",
+            )
+            .await;
+        assert!(
+            html.as_str() == Some(want.as_str()),
+            "{workers} workers: the report differs from the CLI's"
+        );
+    }
     b.close().await;
 }

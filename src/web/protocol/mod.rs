@@ -106,6 +106,8 @@ pub enum Request {
         b: CompareInput,
         more: Vec<CompareInput>,
         options: crate::compare::CompareOptions,
+        /// How many workers read a run's two files (as for [`Request::Profile`]).
+        workers: u32,
     },
     /// Both runs' rollouts of paired task `index` of the last comparison.
     CompareTask { index: usize },
@@ -205,6 +207,8 @@ impl From<&str> for Failure {
 pub struct Compared {
     pub comparison: crate::compare::Comparison,
     pub summary_html: String,
+    /// How many workers read the runs' files.
+    pub workers: u32,
 }
 
 /// A message as a JS value (objects, not `Map`s, for maps; JS objects passed through).

@@ -11,6 +11,8 @@ use web_sys::File;
 pub enum RangeTask {
     /// The profile and health (`joint_read::ranges`).
     Profile,
+    /// The profile alone (a compared run: `profile::ranges`).
+    ProfileOnly,
     /// One of a query's reads (`query::ranges`).
     Query(crate::query::ranges::QueryRead),
 }
@@ -25,7 +27,7 @@ pub struct UpstreamFiles {
 }
 
 /// One side of a comparison, as the page has it.
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub enum CompareInput {
     Run {
         #[serde(with = "preserve")]

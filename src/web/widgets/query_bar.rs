@@ -96,11 +96,7 @@ pub fn QueryBar(
                         Reply::Progress(p) => status.set(Status::Reading(p)),
                         Reply::QueryMatched { keys, workers } => {
                             reading.set_value(false);
-                            // How many workers read the files, for the tests and benches.
-                            if let Some(body) = gloo_utils::document().body() {
-                                let _ =
-                                    body.set_attribute("data-query-workers", &workers.to_string());
-                            }
+                            crate::web::readers::mark("data-query-workers", workers);
                             let keys: Vec<(i64, i64)> =
                                 keys.iter().map(|&(t, r)| (t as i64, r as i64)).collect();
                             matched(points_of_keys(&r, &keys));

@@ -1,7 +1,8 @@
 //! The worker's comparison: each run reduced to the core's `RunTasks` (a run profiled from its
 //! two files, or a profiling file read), every candidate compared with the baseline and judged,
 //! the first kept for the side-by-side view of a task and for "Export report" (the bytes
-//! `gymscope compare --report` writes).
+//! `gymscope compare --report` writes). A run's files are read by this worker ([`run`]) or by its
+//! pool (`compare_read`).
 
 use super::super::protocol::{CompareInput, Compared, Download, Failure, Reply, ReportRequest};
 use super::io::{feed, post_progress, BlobWriter, SpanReader, WINDOW};
@@ -16,7 +17,7 @@ use std::cell::RefCell;
 use web_sys::File;
 
 /// A side as compared: its reduced tasks and the file its lines are read back from.
-struct Side {
+pub struct Side {
     tasks: RunTasks,
     /// The rollouts file (a run) or the profiling file.
     lines: File,
@@ -41,7 +42,7 @@ fn failure(e: impl std::fmt::Display) -> Failure {
 }
 
 /// The side's shown name: its lines file's name (the CLI's, for the same files).
-fn load(input: CompareInput, total: u64, done_before: u64) -> Result<Side, Failure> {
+pub fn load(input: CompareInput, total: u64, done_before: u64) -> Result<Side, Failure> {
     match input {
         CompareInput::Profiling { file } => {
             let mut reader = ProfilingFileReader::new(&file.name(), &file.name());
@@ -69,21 +70,25 @@ fn load(input: CompareInput, total: u64, done_before: u64) -> Result<Side, Failu
                 post_progress(done_before + size + done, total, builder.lines_read());
                 Ok(Flow::Continue)
             })?;
-            let profile = builder.finish(ProfileOptions::default())?;
-            let mut samples = SpanReader::new(&inputs, WINDOW, |_, _| {})?;
-            let tasks =
-                RunTasks::from_profile(&profile, &mut samples, &inputs.name(), &rollouts.name())
-                    .map_err(failure)?;
-            Ok(Side {
-                tasks,
-                lines: rollouts.clone(),
-                files: vec![inputs, rollouts],
-            })
+            run_side(builder, inputs, rollouts)
         }
     }
 }
 
-fn size(input: &CompareInput) -> u64 {
+/// A run's side, its files read into `builder`.
+pub fn run_side(builder: ProfileBuilder, inputs: File, rollouts: File) -> Result<Side, Failure> {
+    let profile = builder.finish(ProfileOptions::default())?;
+    let mut samples = SpanReader::new(&inputs, WINDOW, |_, _| {})?;
+    let tasks = RunTasks::from_profile(&profile, &mut samples, &inputs.name(), &rollouts.name())
+        .map_err(failure)?;
+    Ok(Side {
+        tasks,
+        lines: rollouts.clone(),
+        files: vec![inputs, rollouts],
+    })
+}
+
+pub fn size(input: &CompareInput) -> u64 {
     match input {
         CompareInput::Profiling { file } => file.size() as u64,
         CompareInput::Run { inputs, rollouts } => (inputs.size() + rollouts.size()) as u64,
@@ -105,6 +110,11 @@ pub fn run(
         sides.push(load(input, total, done)?);
         done += bytes;
     }
+    compared(sides, options, 1)
+}
+
+/// Every side read: each candidate compared with the baseline and judged; the first kept.
+pub fn compared(sides: Vec<Side>, options: CompareOptions, workers: u32) -> Result<Reply, Failure> {
     // Labels as the CLI's, from the names (a browser has no paths); distinct names stay as
     // they are, so "Export report" is the CLI's bytes.
     let names: Vec<&str> = sides.iter().map(|s| s.tasks.name.as_str()).collect();
@@ -132,6 +142,7 @@ pub fn run(
     let reply = Reply::Compared(Box::new(Compared {
         summary_html: compare::report::summary_html_with(&comparison, Some(&judged)),
         comparison: comparison.clone(),
+        workers,
     }));
     // The first candidate's files are kept (its tasks are the ones shown); the others go.
     let mut sides = sides.into_iter();

@@ -2,6 +2,7 @@
 //! posts [`Reply`]s (progress, then a result or a failure). Built by Trunk (`data-type="worker"`).
 
 mod compare_job;
+mod compare_read;
 mod curate_job;
 mod io;
 mod pivot_build_job;
@@ -62,6 +63,19 @@ pub fn start() {
             }) if *workers > 1 && query_job::pooled(inputs, rollouts, expr, *workers).is_ok() => {
                 return
             }
+            Ok(Request::Compare {
+                a,
+                b,
+                more,
+                options,
+                workers,
+            }) if *workers > 1 && {
+                let sides = [a, b].into_iter().chain(more).cloned().collect();
+                compare_read::pooled(sides, *options, *workers).is_ok()
+            } =>
+            {
+                return
+            }
             _ => {}
         }
         post(&request.and_then(handle).unwrap_or_else(Reply::Failed));
@@ -99,6 +113,7 @@ fn handle(request: Request) -> Result<Reply, Failure> {
             b,
             more,
             options,
+            workers: _,
         } => compare_job::run(a, b, more, options),
         Request::CompareTask { index } => compare_job::task(index),
         Request::CompareReport(request) => compare_job::report(request),

@@ -1,5 +1,5 @@
 //! A pool worker's job (`pool`): one byte range of a run's file read for its task
-//! (`range_read::read_range`: the profile and health, or one of a query's reads), each part
+//! (`range_read::read_range`: the profile with or without health, or one of a query's reads), each part
 //! posted as postcard bytes as soon as it is read, so the recording worker records while this
 //! one reads on.
 
@@ -32,6 +32,7 @@ pub fn set_up_matching(expr: &str, facts: &[u8]) -> Result<(), Failure> {
 pub fn run(file: &File, range: ByteRange, index: u32, task: RangeTask) {
     let read = match task {
         RangeTask::Profile => read(file, range, index, joint::lines),
+        RangeTask::ProfileOnly => read(file, range, index, crate::profile::parse_batch),
         RangeTask::Query(QueryRead::Matches) => MATCHING.with(|m| match &mut *m.borrow_mut() {
             Some(reader) => read(file, range, index, |b| reader.lines(b)),
             None => Err("a matching read came before its setup".into()),

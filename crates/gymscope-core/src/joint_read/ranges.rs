@@ -67,7 +67,7 @@ mod tests {
     use super::*;
     use crate::health::HealthBuilder;
     use crate::output::render_in_memory;
-    use crate::profile::ranges::plan;
+    use crate::profile::ranges::{plan, ByteRange};
     use crate::profile::ProfileOptions;
     use crate::record::RowKind;
 
@@ -193,20 +193,66 @@ mod tests {
             health,
             inputs_name: IN.to_string(),
         };
-        let mut order = InOrder::new(both, ranges);
+        let mut order = InOrder::new(both, ranges.clone());
         for (i, sent) in parts.iter().enumerate().rev() {
             for bytes in sent {
                 let part = RangePart::from_bytes(bytes).unwrap();
                 if let Err(e) = order.accept(i, part) {
+                    let alone = profile_alone(inputs, rollouts, max, &ranges, slice);
+                    let alone = alone.err();
+                    assert_eq!(alone, Some(e.to_string()), "the profile read alone");
                     return (Err(e.to_string()), String::new());
                 }
             }
         }
         assert!(order.is_done());
+        let Ok(alone) = profile_alone(inputs, rollouts, max, &ranges, slice) else {
+            panic!("the profile read alone failed where both did not")
+        };
         let Both {
             builder, health, ..
         } = order.into_recorder();
-        outcome(builder, health, inputs)
+        let both = outcome(builder, health, inputs);
+        assert_eq!(
+            both.0,
+            outcome(alone, Ok(HealthBuilder::new(OUT, 0.5)), inputs).0
+        );
+        both
+    }
+
+    /// The profile alone in the same ranges (the comparison's read): its builder, or its error.
+    fn profile_alone(
+        inputs: &[u8],
+        rollouts: &[u8],
+        max: u64,
+        ranges: &[ByteRange],
+        slice: u64,
+    ) -> Result<ProfileBuilder, String> {
+        let builder = ProfileBuilder::new(IN, OUT).with_max_line_bytes(max);
+        let mut order = range_read::InOrder::new(builder, ranges.to_vec());
+        // Last range first, as the pool may deliver them.
+        for (i, r) in ranges.iter().enumerate().rev() {
+            let data = if r.kind == RowKind::Input {
+                inputs
+            } else {
+                rollouts
+            };
+            let mut sent = Vec::new();
+            let read = |a: u64, b: u64| Ok::<_, ()>(data[a as usize..b as usize].to_vec());
+            let parse = crate::profile::parse_batch;
+            range_read::read_range(*r, data.len() as u64, max, slice, read, parse, |p| {
+                sent.push(range_read::Part::to_bytes(&p));
+                Ok(())
+            })
+            .unwrap();
+            for bytes in sent {
+                let part = range_read::Part::from_bytes(&bytes).unwrap();
+                if let Err(e) = order.accept(i, part) {
+                    return Err(e.to_string());
+                }
+            }
+        }
+        Ok(order.into_recorder())
     }
 
     #[test]

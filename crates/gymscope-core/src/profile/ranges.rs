@@ -181,6 +181,22 @@ impl RangeCutter {
     }
 }
 
+/// The profile alone read in the pool's ranges (`range_read`; the comparison's runs): each
+/// batch parsed by a pool worker, the rows recorded in file order by the builder.
+impl crate::range_read::Recorder for super::ProfileBuilder {
+    type Lines = super::ParsedBatch;
+    type Error = crate::error::ProfileError;
+
+    fn record(&mut self, mut parsed: super::ParsedBatch, before: u64) -> Result<(), Self::Error> {
+        parsed.renumber(before);
+        super::ProfileBuilder::record(self, parsed)
+    }
+
+    fn too_long(&mut self, kind: RowKind, t: LineTooLong) -> Self::Error {
+        self.line_too_long(kind, t)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,23 +17,19 @@ use leptos::prelude::*;
 use std::sync::Arc;
 
 /// The embedded example: two generated checkpoints of the same tasks (assets/example-compare).
+macro_rules! example {
+    ($name:literal) => {
+        (
+            $name,
+            include_bytes!(concat!("../../../../assets/example-compare/", $name)),
+        )
+    };
+}
 const EXAMPLE: [(&str, &[u8]); 4] = [
-    (
-        "base_materialized_inputs.jsonl",
-        include_bytes!("../../../../assets/example-compare/base_materialized_inputs.jsonl"),
-    ),
-    (
-        "base.jsonl",
-        include_bytes!("../../../../assets/example-compare/base.jsonl"),
-    ),
-    (
-        "step200_materialized_inputs.jsonl",
-        include_bytes!("../../../../assets/example-compare/step200_materialized_inputs.jsonl"),
-    ),
-    (
-        "step200.jsonl",
-        include_bytes!("../../../../assets/example-compare/step200.jsonl"),
-    ),
+    example!("base_materialized_inputs.jsonl"),
+    example!("base.jsonl"),
+    example!("step200_materialized_inputs.jsonl"),
+    example!("step200.jsonl"),
 ];
 
 #[derive(Clone)]
@@ -91,12 +87,9 @@ pub fn ComparePage() -> impl IntoView {
             };
             (a, b, Vec::new())
         };
+        let pair_by = [PairBy::Content, PairBy::Index][usize::from(pair_by_index.get_untracked())];
         let options = CompareOptions {
-            pair_by: if pair_by_index.get_untracked() {
-                PairBy::Index
-            } else {
-                PairBy::Content
-            },
+            pair_by,
             ..CompareOptions::default()
         };
         phase.set(Phase::Working(Progress {
@@ -105,16 +98,21 @@ pub fn ComparePage() -> impl IntoView {
             lines: 0,
         }));
         worker.with_value(|w| {
+            let workers = crate::web::readers::comparing_workers(&a, &b, &more);
             w.request(
                 &Request::Compare {
                     a,
                     b,
                     more,
                     options,
+                    workers,
                 },
                 move |reply| match reply {
                     Reply::Progress(p) => phase.set(Phase::Working(p)),
-                    Reply::Compared(c) => phase.set(Phase::Done(Arc::from(c))),
+                    Reply::Compared(c) => {
+                        crate::web::readers::mark("data-compare-workers", c.workers);
+                        phase.set(Phase::Done(Arc::from(c)));
+                    }
                     Reply::Failed(Failure { message, .. }) => phase.set(Phase::Failed(message)),
                     _ => phase.set(Phase::Failed("unexpected reply from the worker".into())),
                 },
