@@ -37,15 +37,7 @@ async fn profile_in_app(b: &Browser, base: &str, workers: u32, files: &[PathBuf]
     b.choose_files("files", files).await;
     let status = "const s = document.querySelector('[data-testid=status]');
                   return s && !s.textContent.includes('Reading') && /Profile ready|Malformed|rror/.test(s.textContent) ? s.textContent : ''";
-    let t0 = std::time::Instant::now();
-    loop {
-        let text = b.eval(status).await;
-        if let Some(text) = text.as_str().filter(|t| !t.is_empty()) {
-            return text.to_string();
-        }
-        assert!(t0.elapsed().as_secs() < 180, "the profile never ended");
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    first_text(b, status, "the profile").await
 }
 
 async fn read_workers(b: &Browser) -> u64 {
@@ -140,24 +132,22 @@ async fn a_row_longer_than_many_ranges_is_one_error_at_its_line() {
 
 /// The query bar's text query, applied to the run on screen; the count's text or the error.
 async fn query_in_app(b: &Browser, expr: &str) -> String {
-    let script = format!(
-        "const i = document.querySelector('[data-testid=query-input]');
-         i.value = {};
-         i.dispatchEvent(new Event('input', {{bubbles: true}}));
-         document.querySelector('[data-testid=query-apply]').click();",
-        serde_json::to_string(expr).unwrap()
-    );
-    b.eval(&script).await;
+    crate::query_bar::query(b, expr).await;
     let said =
         "const e = document.querySelector('[data-testid=query-count], [data-testid=query-error]');
-                return e ? e.textContent : ''";
+         return e ? e.textContent : ''";
+    first_text(b, said, "the query").await
+}
+
+/// The first non-empty text `script` returns, polled (up to 180 s).
+async fn first_text(b: &Browser, script: &str, what: &str) -> String {
     let t0 = std::time::Instant::now();
     loop {
-        let text = b.eval(said).await;
+        let text = b.eval(script).await;
         if let Some(text) = text.as_str().filter(|t| !t.is_empty()) {
             return text.to_string();
         }
-        assert!(t0.elapsed().as_secs() < 120, "the query never ended");
+        assert!(t0.elapsed().as_secs() < 180, "{what} never ended");
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
 }
@@ -271,14 +261,9 @@ async fn two_runs_compared_by_two_workers_are_the_clis_report() {
             "base_vs_cand_compare.html",
         )
         .await;
-        let html = b
-            .eval_async(
-                "const done = arguments[arguments.length - 1];
-                 fetch(document.querySelector('[data-testid=compare-report-download]').href).then(r => r.text()).then(done);",
-            )
-            .await;
+        let html = b.download_text("compare-report-download").await;
         assert!(
-            html.as_str() == Some(want.as_str()),
+            html == want,
             "{workers} workers: the report differs from the CLI's"
         );
     }

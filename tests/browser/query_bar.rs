@@ -39,7 +39,8 @@ async fn points(b: &Browser) -> u64 {
     v.as_u64().unwrap()
 }
 
-async fn query(b: &Browser, expr: &str) {
+/// Types `expr` into the query bar and applies it.
+pub async fn query(b: &Browser, expr: &str) {
     let script = format!(
         "const i = document.querySelector('[data-testid=query-input]');
          i.value = {};

@@ -174,3 +174,54 @@ impl<R: Recorder> InOrder<R> {
         self.recorder
     }
 }
+
+/// For the recorders' tests: every range of `files` (inputs, rollouts) read alone by `lines`, its
+/// parts made the bytes a pool worker posts, then handed to `order` last range first (so each is
+/// held until its turn). The first error in file order, as the pool meets it.
+#[cfg(test)]
+pub(crate) fn record_last_first<R: Recorder>(
+    order: &mut InOrder<R>,
+    files: (&[u8], &[u8]),
+    max: u64,
+    slice: u64,
+    mut lines: impl FnMut(&LineBatch) -> R::Lines,
+) -> Result<(), R::Error>
+where
+    R::Lines: Serialize + DeserializeOwned,
+{
+    let ranges = order.ranges.clone();
+    let parts: Vec<Vec<Vec<u8>>> = ranges
+        .iter()
+        .map(|r| {
+            let data = match r.kind {
+                RowKind::Input => files.0,
+                RowKind::Rollout => files.1,
+            };
+            let mut sent = Vec::new();
+            let read = |a: u64, b: u64| Ok::<_, ()>(data[a as usize..b as usize].to_vec());
+            let size = data.len() as u64;
+            let sent_ok = read_range(
+                *r,
+                size,
+                max,
+                slice,
+                read,
+                &mut lines,
+                |p: Part<R::Lines>| {
+                    sent.push(p.to_bytes());
+                    Ok(())
+                },
+            );
+            assert!(sent_ok.is_ok());
+            sent
+        })
+        .collect();
+    for (i, sent) in parts.iter().enumerate().rev() {
+        for bytes in sent {
+            let part = Part::from_bytes(bytes).unwrap_or_else(|e| panic!("{e}"));
+            order.accept(i, part)?;
+        }
+    }
+    assert!(order.is_done());
+    Ok(())
+}

@@ -67,7 +67,8 @@ mod tests {
     use super::*;
     use crate::health::HealthBuilder;
     use crate::output::render_in_memory;
-    use crate::profile::ranges::{plan, ByteRange};
+    use crate::profile::parse_batch as parse_profile;
+    use crate::profile::ranges::plan;
     use crate::profile::ProfileOptions;
     use crate::record::RowKind;
 
@@ -161,32 +162,6 @@ mod tests {
     fn in_ranges(inputs: &[u8], rollouts: &[u8], max: u64, piece: u64, slice: u64) -> Outcome {
         let mut ranges = plan(RowKind::Input, inputs.len() as u64, piece);
         ranges.extend(plan(RowKind::Rollout, rollouts.len() as u64, piece));
-        let parts: Vec<Vec<Vec<u8>>> = ranges
-            .iter()
-            .map(|r| {
-                let data = if r.kind == RowKind::Input {
-                    inputs
-                } else {
-                    rollouts
-                };
-                let mut sent = Vec::new();
-                let read = |a: u64, b: u64| Ok::<_, ()>(data[a as usize..b as usize].to_vec());
-                range_read::read_range(
-                    *r,
-                    data.len() as u64,
-                    max,
-                    slice,
-                    read,
-                    lines,
-                    |p: RangePart| {
-                        sent.push(p.to_bytes());
-                        Ok(())
-                    },
-                )
-                .unwrap();
-                sent
-            })
-            .collect();
         let (builder, health) = builders(max);
         let both = Both {
             builder,
@@ -194,19 +169,21 @@ mod tests {
             inputs_name: IN.to_string(),
         };
         let mut order = InOrder::new(both, ranges.clone());
-        for (i, sent) in parts.iter().enumerate().rev() {
-            for bytes in sent {
-                let part = RangePart::from_bytes(bytes).unwrap();
-                if let Err(e) = order.accept(i, part) {
-                    let alone = profile_alone(inputs, rollouts, max, &ranges, slice);
-                    let alone = alone.err();
-                    assert_eq!(alone, Some(e.to_string()), "the profile read alone");
-                    return (Err(e.to_string()), String::new());
-                }
-            }
+        let files = (inputs, rollouts);
+        // The profile alone in the same ranges (the comparison's read): its rows and first
+        // error are the joint read's.
+        let mut alone = range_read::InOrder::new(
+            ProfileBuilder::new(IN, OUT).with_max_line_bytes(max),
+            ranges,
+        );
+        let alone = range_read::record_last_first(&mut alone, files, max, slice, parse_profile)
+            .map(|()| alone.into_recorder())
+            .map_err(|e| e.to_string());
+        if let Err(e) = range_read::record_last_first(&mut order, files, max, slice, lines) {
+            assert_eq!(alone.err(), Some(e.to_string()), "the profile read alone");
+            return (Err(e.to_string()), String::new());
         }
-        assert!(order.is_done());
-        let Ok(alone) = profile_alone(inputs, rollouts, max, &ranges, slice) else {
+        let Ok(alone) = alone else {
             panic!("the profile read alone failed where both did not")
         };
         let Both {
@@ -218,41 +195,6 @@ mod tests {
             outcome(alone, Ok(HealthBuilder::new(OUT, 0.5)), inputs).0
         );
         both
-    }
-
-    /// The profile alone in the same ranges (the comparison's read): its builder, or its error.
-    fn profile_alone(
-        inputs: &[u8],
-        rollouts: &[u8],
-        max: u64,
-        ranges: &[ByteRange],
-        slice: u64,
-    ) -> Result<ProfileBuilder, String> {
-        let builder = ProfileBuilder::new(IN, OUT).with_max_line_bytes(max);
-        let mut order = range_read::InOrder::new(builder, ranges.to_vec());
-        // Last range first, as the pool may deliver them.
-        for (i, r) in ranges.iter().enumerate().rev() {
-            let data = if r.kind == RowKind::Input {
-                inputs
-            } else {
-                rollouts
-            };
-            let mut sent = Vec::new();
-            let read = |a: u64, b: u64| Ok::<_, ()>(data[a as usize..b as usize].to_vec());
-            let parse = crate::profile::parse_batch;
-            range_read::read_range(*r, data.len() as u64, max, slice, read, parse, |p| {
-                sent.push(range_read::Part::to_bytes(&p));
-                Ok(())
-            })
-            .unwrap();
-            for bytes in sent {
-                let part = range_read::Part::from_bytes(&bytes).unwrap();
-                if let Err(e) = order.accept(i, part) {
-                    return Err(e.to_string());
-                }
-            }
-        }
-        Ok(order.into_recorder())
     }
 
     #[test]

@@ -167,7 +167,6 @@ mod tests {
     use super::*;
     use crate::jsonl::{LineSplitter, SplitError};
     use crate::profile::ranges::plan;
-    use crate::range_read::read_range;
 
     const IN: &str = "run_materialized_inputs.jsonl";
     const OUT: &str = "rollouts.jsonl";
@@ -219,36 +218,9 @@ mod tests {
         piece: u64,
         reader: impl Fn() -> RangeReader,
     ) -> Result<Recorded, String> {
-        let ranges = plan(kind, data.len() as u64, piece);
-        let parts: Vec<Vec<Vec<u8>>> = ranges
-            .iter()
-            .map(|r| {
-                let mut reader = reader();
-                let mut sent = Vec::new();
-                let bytes = |a: u64, b: u64| Ok::<_, ()>(data[a as usize..b as usize].to_vec());
-                read_range(
-                    *r,
-                    data.len() as u64,
-                    max,
-                    61,
-                    bytes,
-                    |b| reader.lines(b),
-                    |p: QueryPart| {
-                        sent.push(p.to_bytes());
-                        Ok(())
-                    },
-                )
-                .unwrap();
-                sent
-            })
-            .collect();
-        let mut order = InOrder::new(recorded, ranges);
-        for (i, sent) in parts.iter().enumerate().rev() {
-            for bytes in sent {
-                order.accept(i, QueryPart::from_bytes(bytes).unwrap())?;
-            }
-        }
-        assert!(order.is_done());
+        let mut order = InOrder::new(recorded, plan(kind, data.len() as u64, piece));
+        let mut reader = reader();
+        range_read::record_last_first(&mut order, (data, data), max, 61, |b| reader.lines(b))?;
         Ok(order.into_recorder())
     }
 
