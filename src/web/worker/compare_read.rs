@@ -28,6 +28,7 @@ pub fn pooled(
         workers,
         total,
         done: 0,
+        pooled: false,
     };
     loading.next()
 }
@@ -40,13 +41,16 @@ struct Loading {
     workers: u32,
     total: u64,
     done: u64,
+    /// A run was read by the pool (profiling files are read here).
+    pooled: bool,
 }
 
 impl Loading {
     /// Reads the next side (a run in the pool), or compares them all.
     fn next(mut self) -> Result<(), Failure> {
         let Some(input) = self.inputs.pop_front() else {
-            post(&compared(self.sides, self.options, self.workers).unwrap_or_else(Reply::Failed));
+            let workers = if self.pooled { self.workers } else { 1 };
+            post(&compared(self.sides, self.options, workers).unwrap_or_else(Reply::Failed));
             return Ok(());
         };
         let bytes = size(&input);
@@ -79,6 +83,7 @@ impl Loading {
             progress: (self.done, self.total),
         };
         let workers = self.workers;
+        self.pooled = true;
         pool::read(workers, read, move |builder, _| {
             let side = run_side(builder, inputs, rollouts);
             let next = side.and_then(|side| {

@@ -23,6 +23,8 @@ thread_local! {
 
 /// Takes the setup of a query's matching read.
 pub fn set_up_matching(expr: &str, facts: &[u8]) -> Result<(), Failure> {
+    // No earlier query's reader outlives a setup, even one that fails.
+    MATCHING.with(|m| *m.borrow_mut() = None);
     let query = Query::parse(expr).map_err(|e| Failure::from(e.to_string()))?;
     let facts = RunFacts::from_bytes(facts)?;
     MATCHING.with(|m| *m.borrow_mut() = Some(RangeReader::matching(query, facts)));

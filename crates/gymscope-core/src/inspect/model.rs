@@ -293,9 +293,10 @@ fn group(rewards: &[f64]) -> RewardGroup {
 /// The start of a materialized row's last user message (or its last input item), one line.
 pub fn snippet(sample_line: &[u8]) -> String {
     // Only the prompt is built: the rest of the row (tools, settings, keys) is checked and
-    // skipped without a tree. A row that does not read so (a repeated key, an odd shape) is
-    // read whole, so the snippet is always the conversation's.
-    if let Ok(SampleRow { params }) = serde_json::from_slice::<SampleRow>(sample_line) {
+    // skipped without a tree. Objects only (serde would read a struct from an array too); a row
+    // that does not read so (a repeated key, an odd shape) is read whole, so the snippet is the
+    // whole row's conversation's whenever serde_json reads the row whole.
+    if let Some(params) = prompt_params(sample_line) {
         let mut kept = serde_json::Map::new();
         if let Some(p) = params {
             if let Some(i) = p.instructions {
@@ -314,19 +315,21 @@ pub fn snippet(sample_line: &[u8]) -> String {
     snippet_of(&conversation(&row))
 }
 
-/// What of a materialized row its snippet reads.
-#[derive(serde::Deserialize)]
-struct SampleRow {
-    #[serde(default, rename = "responses_create_params")]
-    params: Option<SampleParams>,
-}
-
-#[derive(serde::Deserialize)]
-struct SampleParams {
-    #[serde(default)]
-    instructions: Option<serde_json::Value>,
-    #[serde(default)]
-    input: Option<serde_json::Value>,
+/// `responses_create_params` of a row that is an object whose params are an object or absent
+/// (`Some(None)`: absent or null); `None` when the row does not read so.
+fn prompt_params(line: &[u8]) -> Option<Option<SampleParams>> {
+    let is_object = |raw: &[u8]| raw.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    if !is_object(line) {
+        return None;
+    }
+    let row: SampleRow = serde_json::from_slice(line).ok()?;
+    match row.params {
+        None => Some(None),
+        Some(raw) if is_object(raw.get().as_bytes()) => {
+            serde_json::from_str(raw.get()).ok().map(Some)
+        }
+        Some(_) => None,
+    }
 }
 
 fn snippet_of(c: &crate::conversation::Conversation) -> String {
@@ -347,6 +350,21 @@ fn snippet_of(c: &crate::conversation::Conversation) -> String {
         .unwrap_or_default();
     let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     one_line.chars().take(160).collect()
+}
+
+/// What of a materialized row its snippet reads.
+#[derive(serde::Deserialize)]
+struct SampleRow<'a> {
+    #[serde(default, borrow, rename = "responses_create_params")]
+    params: Option<&'a serde_json::value::RawValue>,
+}
+
+#[derive(serde::Deserialize)]
+struct SampleParams {
+    #[serde(default)]
+    instructions: Option<serde_json::Value>,
+    #[serde(default)]
+    input: Option<serde_json::Value>,
 }
 
 #[cfg(test)]
@@ -402,6 +420,9 @@ mod tests {
             r#"{"responses_create_params":{"input":[{"role":"user","content":"first"}],"input":[{"role":"user","content":"second"}]}}"#,
             r#"{"responses_create_params":null}"#,
             r#"{"responses_create_params":"text"}"#,
+            r#"{"responses_create_params":[null,"an array is no struct"]}"#,
+            r#"[{"input":"an array row"}]"#,
+            r#"  {"responses_create_params":{"input":"leading space"}}"#,
             r#"{"responses_create_params":{"input":[{"role":"user","content":"a"}]},"responses_create_params":{"input":[{"role":"user","content":"b"}]}}"#,
             "[1, 2]",
             r#"{"responses_create_params":{"input":[{"role":"user","content":"#,

@@ -1,11 +1,10 @@
 //! Every core on one read: this worker starts a pool of nested workers, hands them byte ranges
 //! of a run's files (`range_job`) and records their parts in file order (`range_read::InOrder`),
-//! so what a job records, its errors and its downloads are one worker's. The one reading driver
-//! of the jobs that read whole files: the profile with health (`profile_job`) and the query's
-//! reads (`query_job`). Nothing is shared (static hosts cannot enable SharedArrayBuffer): `File`
-//! slices go out, each job's results come back as bytes. Event-driven: each reply of a pool
-//! worker moves the read on; the last one hands the recorder to what follows (a reply, or the
-//! job's next read). Terminating this worker (the page's Cancel) terminates its pool.
+//! so what a job records and its errors are one worker's. The one reading driver of the jobs
+//! that read whole runs: the profile with health, the query's reads, the compared runs. Nothing
+//! is shared (static hosts cannot enable SharedArrayBuffer): `File` slices go out, results come
+//! back as bytes. Event-driven: each reply of a pool worker moves the read on; the last hands
+//! the recorder to what follows (a reply, or the job's next read). Cancel terminates the pool.
 
 mod reader;
 mod recording;
@@ -42,6 +41,8 @@ pub struct Files {
 struct Job {
     recording: Box<dyn Recording>,
     task: RangeTask,
+    /// The setup each reader takes before its first range (`Read::setup`, encoded).
+    setup: Option<wasm_bindgen::JsValue>,
     /// The pool's figures so far (its size, the recording time, the largest worker memory).
     read: ReadStats,
     started: f64,
@@ -71,7 +72,7 @@ pub struct Read<R: Recorder> {
     /// Each file's ranges in file order, the files in the order they are recorded.
     pub ranges: Vec<ByteRange>,
     pub task: RangeTask,
-    /// A request every pool worker takes before the ranges (the query's matching setup).
+    /// A request every pool worker takes before its first range (the query's matching setup).
     pub setup: Option<Request>,
     pub recorder: R,
     /// Progress: bytes done before this read, and the job's whole.
@@ -99,10 +100,10 @@ where
             let reader = spawn(pool.readers.len())?;
             pool.readers.push(reader);
         }
-        if let Some(setup) = &setup {
-            for reader in &pool.readers {
-                reader.worker.post_message(setup).map_err(unreachable)?;
-            }
+        // Each reader takes the setup before its first range of this read (`send`): one still
+        // loading would drop a message posted now.
+        for reader in &mut pool.readers {
+            reader.set_up = false;
         }
         pool.job = Some(Job {
             recording: Box::new(Then {
@@ -110,6 +111,7 @@ where
                 then: Box::new(then),
             }),
             task: read.task,
+            setup,
             read: ReadStats {
                 workers: workers as u32,
                 ..ReadStats::default()
@@ -236,6 +238,10 @@ fn send(readers: &mut [Reader], job: &mut Job) -> Result<(), Failure> {
             task: job.task,
         };
         let message = encode(&request)?;
+        if let (Some(setup), false) = (&job.setup, reader.set_up) {
+            reader.worker.post_message(setup).map_err(unreachable)?;
+            reader.set_up = true;
+        }
         reader.worker.post_message(&message).map_err(unreachable)?;
         reader.in_flight += 1;
         job.sent += 1;
