@@ -298,13 +298,11 @@ pub fn snippet(sample_line: &[u8]) -> String {
     // whole row's conversation's whenever serde_json reads the row whole.
     if let Some(params) = prompt_params(sample_line) {
         let mut kept = serde_json::Map::new();
-        if let Some(p) = params {
-            if let Some(i) = p.instructions {
-                kept.insert("instructions".into(), i);
-            }
-            if let Some(i) = p.input {
-                kept.insert("input".into(), i);
-            }
+        if let Some(i) = params.instructions {
+            kept.insert("instructions".into(), i);
+        }
+        if let Some(i) = params.input {
+            kept.insert("input".into(), i);
         }
         let row = serde_json::json!({ "responses_create_params": kept });
         return snippet_of(&conversation(&row));
@@ -315,19 +313,17 @@ pub fn snippet(sample_line: &[u8]) -> String {
     snippet_of(&conversation(&row))
 }
 
-/// `responses_create_params` of a row that is an object whose params are an object or absent
-/// (`Some(None)`: absent or null); `None` when the row does not read so.
-fn prompt_params(line: &[u8]) -> Option<Option<SampleParams>> {
+/// `responses_create_params` of a row that is an object whose params are an object, absent or
+/// null (then empty); `None` when the row does not read so.
+fn prompt_params(line: &[u8]) -> Option<SampleParams> {
     let is_object = |raw: &[u8]| raw.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
     if !is_object(line) {
         return None;
     }
     let row: SampleRow = serde_json::from_slice(line).ok()?;
     match row.params {
-        None => Some(None),
-        Some(raw) if is_object(raw.get().as_bytes()) => {
-            serde_json::from_str(raw.get()).ok().map(Some)
-        }
+        None => Some(SampleParams::default()),
+        Some(raw) if is_object(raw.get().as_bytes()) => serde_json::from_str(raw.get()).ok(),
         Some(_) => None,
     }
 }
@@ -359,7 +355,7 @@ struct SampleRow<'a> {
     params: Option<&'a serde_json::value::RawValue>,
 }
 
-#[derive(serde::Deserialize)]
+#[derive(Default, serde::Deserialize)]
 struct SampleParams {
     #[serde(default)]
     instructions: Option<serde_json::Value>,
