@@ -6,7 +6,7 @@
 //! - `widgets`: plots, the task table, a rollout, the file drop;
 //! - `protocol`: the typed page ↔ worker messages; `worker_client`: the page's side
 //!   (`follower`: requests from a moving control); `worker`: the worker's side (jobs over the
-//!   core, and the pool of workers that reads a large run);
+//!   core, and the pool of workers that reads a large run); `readers`: how many workers read;
 //! - `state`: the selection and the URL hash; `download`: blob URLs to save files.
 
 mod app;
