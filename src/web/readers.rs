@@ -1,5 +1,5 @@
-//! How many workers read a run's files for the profile, the query and the comparison (the
-//! worker's pool, `worker/pool`).
+//! How many workers read a run's files for the profile, the query and the comparison, and a
+//! pivot file for its validation (the worker's pool, `worker/pool`).
 
 use super::protocol::CompareInput;
 

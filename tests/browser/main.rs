@@ -14,6 +14,7 @@ mod pivot_build_page;
 mod pivot_page;
 mod plots;
 mod pool;
+mod pool_pivot;
 mod query_bar;
 mod report;
 mod report_query;

@@ -24,6 +24,9 @@ pub enum Part<L> {
         lines: u64,
         too_long: Option<LineTooLong>,
     },
+    /// The range's file could not be read past here (why): the read's error, in its place in
+    /// file order, so an error in an earlier range still comes first.
+    Failed(String),
 }
 
 impl<L: Serialize + DeserializeOwned> Part<L> {
@@ -79,8 +82,16 @@ pub trait Recorder {
     type Error;
     /// Records a batch's result; `before` lines of the same file came before its range.
     fn record(&mut self, lines: Self::Lines, before: u64) -> Result<(), Self::Error>;
-    /// The error of a line over the limit (its line number in its file).
-    fn too_long(&mut self, kind: RowKind, too_long: LineTooLong) -> Self::Error;
+    /// A line over the limit (its line number in its file) ends the read: the job's error, or
+    /// (`Ok`) a finding the recorder keeps.
+    fn too_long(&mut self, kind: RowKind, too_long: LineTooLong) -> Result<(), Self::Error>;
+    /// The error of a range whose file could not be read (why, as the reader says).
+    fn read_failed(&mut self, kind: RowKind, cause: String) -> Self::Error;
+    /// The recorder has stopped the read early (the pivot validator's `--fail-fast`): nothing
+    /// after what it has recorded counts.
+    fn is_stopped(&self) -> bool {
+        false
+    }
 }
 
 /// Hands the parts of every range to a [`Recorder`] in file order, whatever order they arrive in.
@@ -92,6 +103,8 @@ pub struct InOrder<R: Recorder> {
     lines_before: u64,
     /// Parts of later ranges, until their turn.
     held: BTreeMap<usize, VecDeque<Part<R::Lines>>>,
+    /// A line over the limit ended the read.
+    over: bool,
     bytes_done: u64,
     lines_done: u64,
 }
@@ -105,20 +118,31 @@ impl<R: Recorder> InOrder<R> {
             next: 0,
             lines_before: 0,
             held: BTreeMap::new(),
+            over: false,
             bytes_done: 0,
             lines_done: 0,
         }
     }
 
     /// Takes a part of range `index`; records it and every held part now in order. The first
-    /// error in file order stops the read.
+    /// error in file order stops the read; so does the recorder, and parts after it are dropped.
     pub fn accept(&mut self, index: usize, part: Part<R::Lines>) -> Result<(), R::Error> {
+        if self.is_done() {
+            return Ok(());
+        }
         if index != self.next {
             self.held.entry(index).or_default().push_back(part);
             return Ok(());
         }
         self.record(part)?;
-        while let Some(parts) = self.held.get_mut(&self.next) {
+        loop {
+            if self.is_done() {
+                self.held.clear();
+                break;
+            }
+            let Some(parts) = self.held.get_mut(&self.next) else {
+                break;
+            };
             let Some(part) = parts.pop_front() else {
                 self.held.remove(&self.next);
                 break;
@@ -132,12 +156,14 @@ impl<R: Recorder> InOrder<R> {
         let range = self.ranges[self.next];
         match part {
             Part::Lines(lines) => self.recorder.record(lines, self.lines_before),
+            Part::Failed(cause) => Err(self.recorder.read_failed(range.kind, cause)),
             Part::End { lines, too_long } => {
                 if let Some(t) = too_long {
                     let line = t.line + self.lines_before;
-                    return Err(self
+                    self.over = true;
+                    return self
                         .recorder
-                        .too_long(range.kind, LineTooLong { line, ..t }));
+                        .too_long(range.kind, LineTooLong { line, ..t });
                 }
                 self.held.remove(&self.next);
                 self.bytes_done += range.len();
@@ -154,9 +180,9 @@ impl<R: Recorder> InOrder<R> {
         }
     }
 
-    /// Every range is recorded.
+    /// Every range is recorded, or the read ended early (a line over the limit, the recorder).
     pub fn is_done(&self) -> bool {
-        self.next == self.ranges.len()
+        self.next == self.ranges.len() || self.over || self.recorder.is_stopped()
     }
 
     /// The range being recorded (every earlier one is).
@@ -224,4 +250,59 @@ where
     }
     assert!(order.is_done());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each batch's result: the line (within the range) of its first bad row.
+    struct FirstBad;
+
+    impl Recorder for FirstBad {
+        type Lines = Option<u64>;
+        type Error = String;
+        fn record(&mut self, bad: Option<u64>, before: u64) -> Result<(), String> {
+            bad.map_or(Ok(()), |line| Err(format!("bad line {}", line + before)))
+        }
+        fn too_long(&mut self, _: RowKind, t: LineTooLong) -> Result<(), String> {
+            Err(format!("line {} too long", t.line))
+        }
+        fn read_failed(&mut self, _: RowKind, cause: String) -> String {
+            format!("could not read: {cause}")
+        }
+    }
+
+    fn three_ranges() -> InOrder<FirstBad> {
+        let range = |start| ByteRange {
+            kind: RowKind::Rollout,
+            start,
+            end: start + 10,
+        };
+        InOrder::new(FirstBad, vec![range(0), range(10), range(20)])
+    }
+
+    fn end(lines: u64) -> Part<Option<u64>> {
+        Part::End {
+            lines,
+            too_long: None,
+        }
+    }
+
+    #[test]
+    fn a_range_that_cannot_be_read_fails_in_its_place_in_file_order() {
+        // The last range fails first; the middle one has a bad row: the bad row is the error.
+        let mut order = three_ranges();
+        assert_eq!(order.accept(2, Part::Failed("gone".into())), Ok(()));
+        assert_eq!(order.accept(1, Part::Lines(Some(2))), Ok(()));
+        assert_eq!(order.accept(0, Part::Lines(None)), Ok(()));
+        assert_eq!(order.accept(0, end(4)), Err("bad line 6".into()));
+        // The first range fails after the bad row of a later one arrived: the failure is first.
+        let mut order = three_ranges();
+        assert_eq!(order.accept(1, Part::Lines(Some(2))), Ok(()));
+        assert_eq!(
+            order.accept(0, Part::Failed("gone".into())),
+            Err("could not read: gone".into())
+        );
+    }
 }

@@ -72,7 +72,11 @@ pub enum Request {
         #[serde(with = "preserve")]
         file: File,
         options: PivotOptions,
+        /// How many workers read the file (as for [`Request::Profile`]).
+        workers: u32,
     },
+    /// A pool worker's setup for a pivot validation's ranges (`pivot::ranges`).
+    PivotSetup { options: PivotOptions },
     /// Build a pivot dataset from rollouts (two passes over `file`).
     BuildPivots {
         #[serde(with = "preserve")]
@@ -146,6 +150,8 @@ pub enum Reply {
         /// The fixed copy, when `--fix` was asked for.
         #[serde(with = "optional", default)]
         fixed: Option<Blob>,
+        /// How many workers read the file.
+        workers: u32,
     },
     PivotsBuilt(Box<PivotsBuilt>),
     PivotsSelected(Box<PivotsSelected>),

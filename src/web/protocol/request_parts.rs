@@ -15,6 +15,8 @@ pub enum RangeTask {
     ProfileOnly,
     /// One of a query's reads (`query::ranges`).
     Query(crate::query::ranges::QueryRead),
+    /// A pivot file's validation (`pivot::ranges`).
+    Pivot,
 }
 
 /// NeMo Gym's `quality_summary.json` and `rollout_verdicts.jsonl`, when the page has them.

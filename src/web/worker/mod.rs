@@ -35,6 +35,16 @@ pub fn start() {
                 index,
                 task,
             }) => return range_job::run(file, *range, *index, *task),
+            Ok(Request::PivotSetup { options }) => {
+                return range_job::set_up_checking(options.clone())
+            }
+            Ok(Request::ValidatePivot {
+                file,
+                options,
+                workers,
+            }) if *workers > 1 && pivot_job::pooled(file, options.clone(), *workers).is_ok() => {
+                return
+            }
             Ok(Request::MatchSetup { expr, facts }) => {
                 // A failed setup fails each of its ranges (no reader is set up).
                 if let Err(failure) = range_job::set_up_matching(expr, &facts.to_vec()) {
@@ -97,7 +107,7 @@ fn handle(request: Request) -> Result<Reply, Failure> {
         Request::ProfileFiles { profiling, metrics } => {
             profile_job::run_files(&profiling, metrics.as_ref())
         }
-        Request::ValidatePivot { file, options } => pivot_job::run(&file, options),
+        Request::ValidatePivot { file, options, .. } => pivot_job::run(&file, options),
         Request::BuildPivots { file, options } => pivot_build_job::build(&file, options),
         Request::SelectPivots {
             pivots,
@@ -123,7 +133,7 @@ fn handle(request: Request) -> Result<Reply, Failure> {
             expr,
             workers: _,
         } => query_job::run(&inputs, &rollouts, &expr),
-        Request::ReadRange { .. } | Request::MatchSetup { .. } => {
+        Request::ReadRange { .. } | Request::MatchSetup { .. } | Request::PivotSetup { .. } => {
             Err(Failure::from("a range is read by a pool worker"))
         }
     }

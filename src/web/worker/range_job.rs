@@ -1,12 +1,13 @@
-//! A pool worker's job (`pool`): one byte range of a run's file read for its task
-//! (`range_read::read_range`: the profile with or without health, or one of a query's reads), each part
-//! posted as postcard bytes as soon as it is read, so the recording worker records while this
-//! one reads on.
+//! A pool worker's job (`pool`): one byte range of a file read for its task
+//! (`range_read::read_range`: the profile with or without health, one of a query's reads, or a
+//! pivot file's checks), each part posted as postcard bytes as soon as it is read, so the
+//! recording worker records while this one reads on.
 
 use super::super::protocol::{Failure, RangeTask, Reply};
 use super::io::{memory_bytes, post, SyncFile, SLICE};
 use crate::joint_read::ranges as joint;
 use crate::jsonl::DEFAULT_MAX_LINE_BYTES;
+use crate::pivot::{self, checked::LineChecker, PivotOptions};
 use crate::profile::ranges::ByteRange;
 use crate::profile::LineBatch;
 use crate::query::ranges::{QueryRead, RangeReader};
@@ -19,6 +20,13 @@ use web_sys::File;
 thread_local! {
     /// The query's matching read, set up once for its ranges (`Request::MatchSetup`).
     static MATCHING: RefCell<Option<RangeReader>> = const { RefCell::new(None) };
+    /// The pivot validation's checks, set up once for its ranges (`Request::PivotSetup`).
+    static CHECKING: RefCell<Option<LineChecker>> = const { RefCell::new(None) };
+}
+
+/// Takes the setup of a pivot validation's ranges.
+pub fn set_up_checking(options: PivotOptions) {
+    CHECKING.with(|c| *c.borrow_mut() = Some(LineChecker::new(options)));
 }
 
 /// Takes the setup of a query's matching read.
@@ -39,16 +47,17 @@ pub fn run(file: &File, range: ByteRange, index: u32, task: RangeTask) {
             Some(reader) => read(file, range, index, |b| reader.lines(b)),
             None => Err("a matching read came before its setup".into()),
         }),
+        RangeTask::Pivot => CHECKING.with(|c| match &*c.borrow() {
+            Some(checker) => read(file, range, index, |b| pivot::ranges::lines(checker, b)),
+            None => Err("a pivot range came before its setup".into()),
+        }),
         RangeTask::Query(q) => {
             let mut reader = RangeReader::new(q);
             read(file, range, index, |b| reader.lines(b))
         }
     };
     if let Err(e) = read {
-        post(&Reply::Failed(Failure::from(format!(
-            "reading '{}': {e}",
-            file.name()
-        ))));
+        post(&Reply::Failed(Failure::from(e)));
     }
 }
 
@@ -58,24 +67,31 @@ fn read<L: Serialize + serde::de::DeserializeOwned>(
     index: u32,
     lines: impl FnMut(&LineBatch) -> L,
 ) -> Result<(), String> {
-    let reader = SyncFile::open(file)?;
-    read_range(
-        range,
-        reader.size(),
-        DEFAULT_MAX_LINE_BYTES,
-        SLICE as u64,
-        |start, end| reader.read_range(start, end),
-        lines,
-        |part: Part<L>| {
-            let end = matches!(part, Part::End { .. });
-            let bytes = js_sys::Uint8Array::from(part.to_bytes().as_slice());
-            post(&Reply::RangePart {
-                index,
-                bytes,
-                memory: memory_bytes(),
-                end,
-            });
-            Ok(())
-        },
-    )
+    let send = |part: Part<L>| {
+        let end = matches!(part, Part::End { .. } | Part::Failed(_));
+        let bytes = js_sys::Uint8Array::from(part.to_bytes().as_slice());
+        post(&Reply::RangePart {
+            index,
+            bytes,
+            memory: memory_bytes(),
+            end,
+        });
+        Ok::<(), String>(())
+    };
+    let read = SyncFile::open(file).and_then(|reader| {
+        read_range(
+            range,
+            reader.size(),
+            DEFAULT_MAX_LINE_BYTES,
+            SLICE as u64,
+            |start, end| reader.read_range(start, end),
+            lines,
+            send,
+        )
+    });
+    // The file could not be read: the read's error, recorded in its place in file order.
+    match read {
+        Ok(()) => Ok(()),
+        Err(cause) => send(Part::Failed(cause)),
+    }
 }

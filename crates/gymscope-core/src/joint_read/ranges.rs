@@ -54,8 +54,12 @@ impl Recorder for Both {
         )
     }
 
-    fn too_long(&mut self, kind: RowKind, too_long: LineTooLong) -> ProfileError {
-        self.builder.line_too_long(kind, too_long)
+    fn too_long(&mut self, kind: RowKind, too_long: LineTooLong) -> Result<(), ProfileError> {
+        Err(self.builder.line_too_long(kind, too_long))
+    }
+
+    fn read_failed(&mut self, kind: RowKind, cause: String) -> ProfileError {
+        self.builder.read_failed(kind, cause)
     }
 }
 

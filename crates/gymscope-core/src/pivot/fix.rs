@@ -2,9 +2,9 @@
 //! skill's "omit null optional fields"), fills `agent_ref` from `--agent-ref` where it is missing,
 //! re-checks each changed row, and lists the rows it could not fix with the reason.
 
+use super::checked::Rules;
 use super::checks::RowChecker;
-use super::tree::{self, Interest};
-use super::PivotOptions;
+use super::tree;
 use serde_json::{Map, Value};
 
 #[derive(Debug, Default, PartialEq)]
@@ -17,96 +17,89 @@ pub struct FixReport {
     pub unfixable: Vec<(u64, String)>,
 }
 
+impl FixReport {
+    /// Adds the rows of a run read after the earlier ones, its lines counted after `before`.
+    pub fn add(&mut self, rows: &FixedRows, before: u64) {
+        self.written += rows.written;
+        self.changed += rows.changed;
+        for (line, why) in &rows.unfixable {
+            let line = line + before;
+            // Upstream's `line N: ` prefix, numbered in the file (the run numbers from 1).
+            self.unfixable.push((line, format!("line {line}: {why}")));
+        }
+    }
+}
+
+/// The fixed copy of a run of rows, and what became of them; lines numbered within the run.
+#[derive(Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FixedRows {
+    /// The rows written, each with its newline.
+    pub bytes: Vec<u8>,
+    pub written: u64,
+    pub changed: u64,
+    /// Rows left out: line, and why without the `line N: ` prefix.
+    pub unfixable: Vec<(u64, String)>,
+}
+
+/// Normalizes rows for the fixed copy.
 pub struct Fixer {
     agent_ref: Option<String>,
-    out: Vec<u8>,
-    report: FixReport,
 }
 
 impl Fixer {
     pub fn new(agent_ref: Option<String>) -> Self {
-        Fixer {
-            agent_ref,
-            out: Vec::new(),
-            report: FixReport::default(),
-        }
-    }
-
-    pub fn take_output(&mut self) -> Vec<u8> {
-        std::mem::take(&mut self.out)
-    }
-
-    pub fn into_report(self) -> FixReport {
-        self.report
+        Fixer { agent_ref }
     }
 
     /// Handles one row: copies a valid row as it is, normalizes an invalid one.
-    pub fn row(
-        &mut self,
-        line: u64,
-        text: &str,
-        valid: bool,
-        options: &PivotOptions,
-        groups: &[Vec<String>],
-        interest: &Interest,
-    ) {
+    pub fn row(&self, out: &mut FixedRows, line: u64, text: &str, valid: bool, rules: &Rules) {
         if valid {
-            self.write(text);
+            out.write(text);
             return;
         }
         let Ok(mut value) = super::depth::from_str::<Value>(text) else {
-            self.report
-                .unfixable
-                .push((line, format!("line {line}: invalid JSON")));
+            out.unfixable.push((line, "invalid JSON".into()));
             return;
         };
         normalize(&mut value, self.agent_ref.as_deref());
         let fixed = match serde_json::to_string(&value) {
             Ok(s) => s,
-            Err(e) => {
-                self.report
-                    .unfixable
-                    .push((line, format!("line {line}: {e}")));
-                return;
-            }
+            Err(e) => return out.unfixable.push((line, e.to_string())),
         };
-        let row = match tree::parse(&fixed, interest) {
+        let row = match tree::parse(&fixed, &rules.interest) {
             Ok(row) => row,
-            Err(e) => {
-                self.report
-                    .unfixable
-                    .push((line, format!("line {line}: {e}")));
-                return;
-            }
+            Err(e) => return out.unfixable.push((line, e.to_string())),
         };
         let mut checker = RowChecker {
-            options,
-            any_field_groups: groups,
+            options: &rules.options,
+            any_field_groups: &rules.any_field_groups,
             line,
             fail_fast: true,
             findings: Vec::new(),
         };
         if checker.check(&row).is_some() {
-            self.report.changed += 1;
-            self.write(&fixed);
+            out.changed += 1;
+            out.write(&fixed);
         } else {
-            let reason = checker.findings[0].upstream_message();
+            // Upstream's message of the finding (`upstream_message` without its line prefix:
+            // a row's checks never make file-level `E` findings).
+            let reason = &checker.findings[0].message;
             let hint = match checker.findings[0].check {
                 super::checks::Check::R2 | super::checks::Check::A3 if self.agent_ref.is_none() => {
                     " (pass --agent-ref NAME to fill agent_ref)"
                 }
                 _ => "",
             };
-            self.report
-                .unfixable
-                .push((line, format!("{reason}{hint}")));
+            out.unfixable.push((line, format!("{reason}{hint}")));
         }
     }
+}
 
+impl FixedRows {
     fn write(&mut self, text: &str) {
-        self.out.extend_from_slice(text.as_bytes());
-        self.out.push(b'\n');
-        self.report.written += 1;
+        self.bytes.extend_from_slice(text.as_bytes());
+        self.bytes.push(b'\n');
+        self.written += 1;
     }
 }
 

@@ -5,12 +5,14 @@
 //! `--gym-repo`: [`gym_models`]), [`summary`] and [`stats`] count the valid rows, [`fix`] writes
 //! the normalized copy; `inspect::pivot` lays a report out for the CLI's text and the page.
 
+pub mod checked;
 pub mod checks;
 pub mod depth;
 pub mod fix;
 pub mod gym_models;
 pub mod highlight;
 pub mod pyrepr;
+pub mod ranges;
 pub mod stats;
 pub mod summary;
 pub mod tree;

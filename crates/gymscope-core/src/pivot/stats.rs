@@ -32,7 +32,7 @@ const DEPTHS: [&str; 4] = [
     "meta_info.step",
 ];
 
-#[derive(Debug, Default, Clone, PartialEq)]
+#[derive(Debug, Default, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Stats {
     pub rows: u64,
     pub valid: u64,
@@ -40,10 +40,10 @@ pub struct Stats {
     pub action_types: BTreeMap<String, u64>,
     pub expected_tools: HashMap<String, u64>,
     /// For each depth field, rows per value.
-    pub depths: BTreeMap<&'static str, BTreeMap<i64, u64>>,
+    pub depths: BTreeMap<String, BTreeMap<i64, u64>>,
     /// Source reward group per row: `all-0`, `all-1`, `mixed`.
-    pub reward_groups: BTreeMap<&'static str, u64>,
-    pub provenance: BTreeMap<&'static str, u64>,
+    pub reward_groups: BTreeMap<String, u64>,
+    pub provenance: BTreeMap<String, u64>,
 }
 
 /// The parts of a row `--stats` reads besides the checked ones.
@@ -72,17 +72,38 @@ impl Stats {
         }
         for field in PROVENANCE {
             if get_path(row, field).is_some() {
-                *self.provenance.entry(field).or_default() += 1;
+                *self.provenance.entry(field.to_string()).or_default() += 1;
             }
         }
         for field in DEPTHS {
             if let Some(Json::Num(Num::Int(d))) = get_path(row, field) {
-                *self.depths.entry(field).or_default().entry(*d).or_default() += 1;
+                *self
+                    .depths
+                    .entry(field.to_string())
+                    .or_default()
+                    .entry(*d)
+                    .or_default() += 1;
             }
         }
         if let Some(group) = reward_group(row) {
-            *self.reward_groups.entry(group).or_default() += 1;
+            *self.reward_groups.entry(group.to_string()).or_default() += 1;
         }
+    }
+
+    /// Adds the counts of rows read after these (another reader's, in file order).
+    pub fn merge(&mut self, later: Stats) {
+        self.rows += later.rows;
+        self.valid += later.valid;
+        add_counts(&mut self.rejected_by_check, later.rejected_by_check);
+        add_counts(&mut self.action_types, later.action_types);
+        for (tool, n) in later.expected_tools {
+            *self.expected_tools.entry(tool).or_default() += n;
+        }
+        for (field, values) in later.depths {
+            add_counts(self.depths.entry(field).or_default(), values);
+        }
+        add_counts(&mut self.reward_groups, later.reward_groups);
+        add_counts(&mut self.provenance, later.provenance);
     }
 
     /// `count / total (pct)` lines, as the skill's reference converters print them.
@@ -131,6 +152,12 @@ impl Stats {
             }
         }
         out
+    }
+}
+
+fn add_counts<K: Ord>(into: &mut BTreeMap<K, u64>, from: BTreeMap<K, u64>) {
+    for (key, n) in from {
+        *into.entry(key).or_default() += n;
     }
 }
 

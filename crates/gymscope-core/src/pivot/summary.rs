@@ -5,7 +5,7 @@ use super::checks::RowFacts;
 use crate::figures::percent_of;
 use std::collections::HashMap;
 
-#[derive(Debug, Default, Clone, PartialEq)]
+#[derive(Debug, Default, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Summary {
     pub rows: u64,
     pub agents: HashMap<String, u64>,
@@ -39,6 +39,22 @@ impl Summary {
         }
         self.input_items_total += facts.input_items as u64;
         self.tools_total += facts.tools as u64;
+    }
+
+    /// Adds the rows read after these (another reader's, in file order).
+    pub fn merge(&mut self, later: Summary) {
+        self.rows += later.rows;
+        for (agent, n) in later.agents {
+            *self.agents.entry(agent).or_default() += n;
+        }
+        for (tool, n) in later.expected_tools {
+            *self.expected_tools.entry(tool).or_default() += n;
+        }
+        self.function_call += later.function_call;
+        self.message += later.message;
+        self.function_call_batch += later.function_call_batch;
+        self.input_items_total += later.input_items_total;
+        self.tools_total += later.tools_total;
     }
 
     /// The lines upstream prints on success.

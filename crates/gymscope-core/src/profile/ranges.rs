@@ -192,8 +192,13 @@ impl crate::range_read::Recorder for super::ProfileBuilder {
         super::ProfileBuilder::record(self, parsed)
     }
 
-    fn too_long(&mut self, kind: RowKind, t: LineTooLong) -> Self::Error {
-        self.line_too_long(kind, t)
+    fn too_long(&mut self, kind: RowKind, t: LineTooLong) -> Result<(), Self::Error> {
+        Err(self.line_too_long(kind, t))
+    }
+
+    fn read_failed(&mut self, kind: RowKind, cause: String) -> Self::Error {
+        let file = self.file_of(kind);
+        crate::error::ProfileError::io(file, std::io::Error::other(cause))
     }
 }
 

@@ -109,7 +109,7 @@ impl ProfileBuilder {
         self.splitter = LineSplitter::with_max_line_bytes(self.max_line_bytes);
     }
 
-    pub(super) fn file_of(&self, kind: RowKind) -> &str {
+    pub(crate) fn file_of(&self, kind: RowKind) -> &str {
         match kind {
             RowKind::Input => &self.inputs_file,
             RowKind::Rollout => &self.rollouts_file,

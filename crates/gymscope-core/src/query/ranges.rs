@@ -154,8 +154,12 @@ impl Recorder for Recorded {
         }
     }
 
-    fn too_long(&mut self, _: RowKind, t: LineTooLong) -> String {
-        too_long_error(&self.file, t)
+    fn too_long(&mut self, _: RowKind, t: LineTooLong) -> Result<(), String> {
+        Err(too_long_error(&self.file, t))
+    }
+
+    fn read_failed(&mut self, _: RowKind, cause: String) -> String {
+        format!("Could not read '{}': {cause}", self.file)
     }
 }
 

@@ -61,14 +61,21 @@ pub fn PivotPage(
             total: file.size(),
             lines: 0,
         }));
+        let workers = crate::web::readers::reading_workers(file.size());
         let request = Request::ValidatePivot {
             file,
             options: options(),
+            workers,
         };
         worker.with_value(|w| {
             w.request(&request, move |reply| match reply {
                 Reply::Progress(p) => phase.set(Phase::Running(p)),
-                Reply::PivotChecked { view, fixed } => {
+                Reply::PivotChecked {
+                    view,
+                    fixed,
+                    workers,
+                } => {
+                    crate::web::readers::mark("data-validate-workers", workers);
                     let fixed = fixed.map(|blob| {
                         let name = crate::names::fixed_pivots(&view.file);
                         DownloadLink::from(Download { blob, name })

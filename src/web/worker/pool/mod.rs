@@ -6,8 +6,11 @@
 //! back as bytes. Event-driven: each reply of a pool worker moves the read on; the last hands
 //! the recorder to what follows (a reply, or the job's next read). Cancel terminates the pool.
 
+mod read;
 mod reader;
 mod recording;
+
+pub use read::{piece, Files, Read};
 
 use super::super::protocol::{encode, Failure, RangeTask, ReadStats, Reply, Request};
 use super::io::{now_ms, post, post_progress};
@@ -19,25 +22,9 @@ use recording::{Recording, Then};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::cell::RefCell;
-use web_sys::File;
 
 /// Ranges in flight per pool worker: the second waits in its queue, so none waits for a reply.
 const IN_FLIGHT: usize = 2;
-/// Range sizes: several per worker (the last ones end together), each large enough to be cheap.
-const MIN_RANGE: u64 = 1 << 20;
-const MAX_RANGE: u64 = 32 << 20;
-
-/// The range size for `total` bytes read by `workers`.
-pub fn piece(total: u64, workers: u32) -> u64 {
-    (total / (4 * u64::from(workers.max(1)))).clamp(MIN_RANGE, MAX_RANGE)
-}
-
-/// The files a read's ranges are of, by kind.
-pub struct Files {
-    pub inputs: File,
-    pub rollouts: File,
-}
-
 struct Job {
     recording: Box<dyn Recording>,
     task: RangeTask,
@@ -64,19 +51,6 @@ struct Pool {
 
 thread_local! {
     static POOL: RefCell<Pool> = RefCell::new(Pool::default());
-}
-
-/// One read in the pool.
-pub struct Read<R: Recorder> {
-    pub files: Files,
-    /// Each file's ranges in file order, the files in the order they are recorded.
-    pub ranges: Vec<ByteRange>,
-    pub task: RangeTask,
-    /// A request every pool worker takes before its first range (the query's matching setup).
-    pub setup: Option<Request>,
-    pub recorder: R,
-    /// Progress: bytes done before this read, and the job's whole.
-    pub progress: (u64, u64),
 }
 
 /// Starts `read` with `workers` pool workers; `then` gets its recorder when every range is
@@ -152,15 +126,17 @@ fn step(reply: Option<(usize, Reply)>) {
         });
         match result {
             Err(failure) => {
-                // Ranges still queued in the pool are for a job that is over: a fresh pool.
-                for reader in readers.drain(..) {
-                    reader.worker.terminate();
-                    retired.push(reader);
-                }
+                retire(readers, retired);
                 *job = None;
                 Some(Err(failure))
             }
-            Ok(true) => job.take().map(Ok),
+            Ok(true) => {
+                // A read the recorder ended early (`--fail-fast`) leaves ranges in the pool.
+                if readers.iter().any(|r| r.in_flight > 0) {
+                    retire(readers, retired);
+                }
+                job.take().map(Ok)
+            }
             Ok(false) => None,
         }
     });
@@ -175,6 +151,14 @@ fn step(reply: Option<(usize, Reply)>) {
         }
         Some(Err(failure)) => post(&Reply::Failed(failure)),
         None => {}
+    }
+}
+
+/// Ranges still queued in the pool are for a read that is over: a fresh pool for the next.
+fn retire(readers: &mut Vec<Reader>, retired: &mut Vec<Reader>) {
+    for reader in readers.drain(..) {
+        reader.worker.terminate();
+        retired.push(reader);
     }
 }
 

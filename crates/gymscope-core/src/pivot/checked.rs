@@ -1,0 +1,281 @@
+//! A run of lines checked on its own ([`LineChecker`] → [`Checked`]): every row through the
+//! checks, with no state carried from the rows before it, its lines numbered from 1 within the
+//! run. `validate::ReportBuilder` adds runs in file order, so one reader of a whole file and many
+//! readers of its byte ranges (`pivot::ranges`) make the same report.
+
+use super::checks::{self, Check, Finding, Path, RowChecker};
+use super::fix::{FixedRows, Fixer};
+use super::summary::Summary;
+use super::tree::{self, Interest};
+use super::{depth, stats, PivotOptions};
+use std::collections::BTreeMap;
+
+/// What a run of lines adds to a file's report; lines numbered from 1 within the run.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct Checked {
+    /// Physical lines checked (a lone CR ends one, as Python's universal newlines read).
+    pub lines: u64,
+    /// Non-blank lines.
+    pub rows: u64,
+    pub invalid_rows: u64,
+    /// The run's first findings, in order: as many as a report keeps in detail, columns located.
+    pub findings: Vec<Finding>,
+    /// Every finding, counted by check.
+    pub counts: BTreeMap<Check, u64>,
+    pub summary: Summary,
+    pub stats: Option<stats::Stats>,
+    pub fixed: Option<FixedRows>,
+    /// The run stopped at a line after which nothing is read (`--fail-fast`, invalid UTF-8).
+    pub stopped: bool,
+}
+
+/// What every row is checked against: the options, and the parts of a row the checks read.
+pub struct Rules {
+    pub options: PivotOptions,
+    /// `--require-any-field` groups, split.
+    pub any_field_groups: Vec<Vec<String>>,
+    /// What parsing keeps of a row; the rest is skipped.
+    pub interest: Interest,
+}
+
+impl Rules {
+    pub fn new(options: PivotOptions) -> Rules {
+        let any_field_groups = options
+            .require_any_fields
+            .iter()
+            .map(|g| {
+                g.split(',')
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty())
+                    .map(String::from)
+                    .collect::<Vec<_>>()
+            })
+            .filter(|g: &Vec<String>| !g.is_empty())
+            .collect();
+        let mut interest = base_interest();
+        for path in options
+            .require_fields
+            .iter()
+            .chain(options.require_any_fields.iter())
+        {
+            for p in path.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                interest.add_path(p);
+            }
+        }
+        if options.gym_models {
+            interest.key("responses_create_params").all = true;
+        }
+        if options.stats {
+            stats::add_interest(&mut interest);
+        }
+        Rules {
+            options,
+            any_field_groups,
+            interest,
+        }
+    }
+}
+
+/// Checks runs of lines.
+pub struct LineChecker {
+    rules: Rules,
+    fixer: Option<Fixer>,
+}
+
+impl LineChecker {
+    pub fn new(options: PivotOptions) -> LineChecker {
+        let fixer = options.fix.then(|| Fixer::new(options.agent_ref.clone()));
+        LineChecker {
+            rules: Rules::new(options),
+            fixer,
+        }
+    }
+
+    pub fn options(&self) -> &PivotOptions {
+        &self.rules.options
+    }
+
+    /// A fresh run.
+    pub fn start(&self) -> Checked {
+        let options = &self.rules.options;
+        Checked {
+            stats: options.stats.then(stats::Stats::default),
+            fixed: options.fix.then(FixedRows::default),
+            ..Checked::default()
+        }
+    }
+
+    /// Checks a line as the splitter cut it (at `\n`, without `\r\n`), starting at byte `offset`
+    /// of the file: a lone `\r` inside it also ends a line, as Python's universal newlines read.
+    pub fn line(&self, run: &mut Checked, offset: u64, bytes: &[u8]) {
+        let mut at = offset;
+        for piece in bytes.split(|&b| b == b'\r') {
+            if run.stopped {
+                return;
+            }
+            run.lines += 1;
+            self.one_line(run, at, piece);
+            at += piece.len() as u64 + 1;
+        }
+    }
+
+    fn one_line(&self, run: &mut Checked, offset: u64, bytes: &[u8]) {
+        let line_no = run.lines;
+        let span = Some((offset, u32::try_from(bytes.len()).unwrap_or(u32::MAX)));
+        let text = match simdutf8::compat::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => {
+                run.rows += 1;
+                let column = String::from_utf8_lossy(&bytes[..e.valid_up_to()])
+                    .chars()
+                    .count()
+                    + 1;
+                let why = "invalid UTF-8 (the file must be UTF-8 text; reading stopped here)";
+                self.json_error(run, line_no, span, column, why.into());
+                // Upstream's validator stops here too (its `UnicodeDecodeError` is uncaught), and
+                // a binary file or device (`/dev/urandom`) would otherwise be read forever.
+                run.stopped = true;
+                return;
+            }
+        };
+        if is_python_blank(text) {
+            return;
+        }
+        run.rows += 1;
+        // The file's first line is the one at its first byte (a run does not know its number).
+        if offset == 0 && text.starts_with('\u{feff}') {
+            let why = "Unexpected UTF-8 BOM (save the file as UTF-8 without BOM)";
+            self.json_error(run, line_no, span, 1, why.into());
+            return;
+        }
+        let (depth, too_deep) = depth::measure(text.as_bytes());
+        if let Some(at) = too_deep {
+            let column = char_column(text, at + 1);
+            let message = format!("nesting deeper than {} levels", depth::MAX_DEPTH);
+            self.json_error(run, line_no, span, column, message);
+            return;
+        }
+        let done = depth::with_stack_for(depth, || self.check_row(run, line_no, span, text));
+        if done.is_none() {
+            let message = format!("could not start a thread to read {depth} levels of nesting");
+            self.json_error(run, line_no, span, 1, message);
+        }
+    }
+
+    /// Parses and checks one row (measured within [`depth::MAX_DEPTH`]).
+    fn check_row(&self, run: &mut Checked, line_no: u64, span: Option<(u64, u32)>, text: &str) {
+        let rules = &self.rules;
+        let row = match tree::parse(text, &rules.interest) {
+            Ok(row) => row,
+            Err(e) => {
+                let column = char_column(text, e.column());
+                let message = e.to_string();
+                let message = message
+                    .rfind(" at line ")
+                    .map_or(message.as_str(), |at| &message[..at])
+                    .to_string();
+                self.json_error(run, line_no, span, column, message);
+                return;
+            }
+        };
+        let mut checker = RowChecker {
+            options: &rules.options,
+            any_field_groups: &rules.any_field_groups,
+            line: line_no,
+            fail_fast: rules.options.fail_fast,
+            findings: Vec::new(),
+        };
+        let facts = checker.check(&row);
+        let mut findings = checker.findings;
+        if let Some(stats) = &mut run.stats {
+            stats.add_row(&row, facts.as_ref(), findings.first().map(|f| f.check));
+        }
+        if let (Some(fixer), Some(out)) = (&self.fixer, &mut run.fixed) {
+            fixer.row(out, line_no, text, findings.is_empty(), rules);
+        }
+        if let Some(facts) = facts {
+            run.summary.add(&facts);
+        } else {
+            // Columns cost a second parse of the line: only for findings that will be shown.
+            let budget = self.kept().saturating_sub(run.findings.len());
+            for f in &mut findings {
+                f.span = span;
+            }
+            for f in findings.iter_mut().take(budget) {
+                f.column = checks::locate(text, &f.path).map(|at| char_column(text, at + 1));
+            }
+            self.record(run, findings);
+        }
+    }
+
+    /// Findings a run keeps in detail: all a report shows, and at least its first.
+    fn kept(&self) -> usize {
+        self.rules.options.max_errors.max(1)
+    }
+
+    fn json_error(
+        &self,
+        run: &mut Checked,
+        line: u64,
+        span: Option<(u64, u32)>,
+        column: usize,
+        detail: String,
+    ) {
+        let finding = Finding {
+            line,
+            span,
+            column: Some(column),
+            path: Path::default(),
+            check: Check::J,
+            message: format!("invalid JSON: {detail}"),
+            found: "not JSON".into(),
+        };
+        self.record(run, vec![finding]);
+    }
+
+    fn record(&self, run: &mut Checked, findings: Vec<Finding>) {
+        if findings.is_empty() {
+            return;
+        }
+        run.invalid_rows += 1;
+        for f in findings {
+            *run.counts.entry(f.check).or_default() += 1;
+            if run.findings.len() < self.kept() {
+                run.findings.push(f);
+            }
+        }
+        if self.rules.options.fail_fast {
+            run.stopped = true;
+        }
+    }
+}
+
+/// What every check reads; everything else in a row is skipped while parsing.
+fn base_interest() -> Interest {
+    let mut interest = Interest::default();
+    interest.key("agent_ref").all = true;
+    interest.key("expected_action").all = true;
+    let params = interest.key("responses_create_params");
+    params.key("tool_choice").all = true;
+    params.key("parallel_tool_calls").all = true;
+    let mut tool = Interest::default();
+    tool.key("name").all = true;
+    tool.key("function").key("name").all = true;
+    params.key("tools").elements = Some(Box::new(tool));
+    interest
+}
+
+/// Python's `not line.strip()`: Unicode whitespace plus the separators U+001C..U+001F.
+fn is_python_blank(text: &str) -> bool {
+    text.chars()
+        .all(|c| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
+}
+
+/// 1-based character column of the 1-based byte column `byte_column`.
+fn char_column(text: &str, byte_column: usize) -> usize {
+    let end = byte_column.saturating_sub(1).min(text.len());
+    String::from_utf8_lossy(&text.as_bytes()[..end])
+        .chars()
+        .count()
+        + 1
+}

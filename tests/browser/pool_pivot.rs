@@ -1,0 +1,124 @@
+//! A pivot file validated by the pool (`?workers=N`): two workers report what one worker and
+//! the CLI report (the errors early and late, a lone CR's physical lines, the stats) and make
+//! the CLI's fixed copy byte for byte.
+
+use crate::common::browser::{dist, Browser};
+use crate::common::static_server::StaticServer;
+use fantoccini::Locator;
+use std::path::Path;
+use std::process::Command;
+
+/// A valid pivot row with a prompt of about 4 KB; `i` makes each differ.
+fn row(i: usize) -> String {
+    let words: String = (0..600)
+        .map(|w| format!("w{} ", (i * 7 + w) % 97))
+        .collect();
+    serde_json::json!({
+        "responses_create_params": {
+            "input": [{"role": "user", "content": format!("task {i}: {words}")}],
+            "tools": [{"type": "function", "name": "search", "parameters": {}}],
+        },
+        "expected_action": {"type": "function_call", "name": "search", "arguments": "{}"},
+        "agent_ref": {"type": "responses_api_agents", "name": "a"},
+        "meta_info": {"depth": i % 5},
+        "source_model_info": {"rewards": [0, (i % 2)]},
+    })
+    .to_string()
+}
+
+/// About 20 MB of rows: fixable ones throughout (no `agent_ref`, a null parameter), a row cut
+/// short three quarters in and a lone CR splitting a row seven eighths in.
+fn write_pivots(path: &Path) -> usize {
+    let n = 5000;
+    let mut out = String::new();
+    for i in 0..n {
+        let mut line = row(i);
+        if i % 500 == 7 {
+            line = line.replace(
+                r#","agent_ref":{"type":"responses_api_agents","name":"a"}"#,
+                "",
+            );
+        } else if i % 700 == 3 {
+            line = line.replace(r#""tools":"#, r#""top_p":null,"tools":"#);
+        } else if i == 3 * n / 4 {
+            line.truncate(line.len() / 2);
+        } else if i == 7 * n / 8 {
+            line = line.replacen(" w", "\r w", 1);
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    std::fs::write(path, out).unwrap();
+    n
+}
+
+/// What the page shows of a validation, one string per part.
+const SHOWN: &str = "return ['pivot-verdict', 'pivot-upstream', 'pivot-errors', 'pivot-stats', 'pivot-unfixable']
+    .map(t => { const e = document.querySelector(`[data-testid=${t}]`); return e ? e.textContent : null; })";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pivot_file_checked_by_two_workers_is_one_workers_and_the_clis() {
+    let dir = tempfile::tempdir().unwrap();
+    let pivots = dir.path().join("pivots.jsonl");
+    let rows = write_pivots(&pivots);
+    let fixed = dir.path().join("pivots.fixed.jsonl");
+    let cli = Command::new(env!("CARGO_BIN_EXE_gymscope"))
+        .args(["validate-pivot", "--stats", "--agent-ref", "a", "--path"])
+        .arg(&pivots)
+        .arg("--fix")
+        .arg(&fixed)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(cli.stderr).unwrap();
+    let upstream = stderr.lines().next().unwrap().to_string();
+    // The cut row is the first error, 3/4 in (its line is the row's number + 1).
+    assert!(
+        upstream.contains(&format!("line {}:", 3 * rows / 4 + 1)),
+        "{stderr}"
+    );
+    let want_fixed = std::fs::read_to_string(&fixed).unwrap();
+
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    let mut shown = Vec::new();
+    for workers in [1u32, 2] {
+        b.open_app(&format!("{}?workers={workers}", server.url()), "#pivot")
+            .await;
+        b.wait_text("[data-testid=pivot-status]", "Choose a pivot JSONL file")
+            .await;
+        let agent = b
+            .client
+            .find(Locator::Css("[data-testid=pivot-agent-ref]"))
+            .await
+            .unwrap();
+        agent.send_keys("a").await.unwrap();
+        b.click_testid("pivot-stats").await;
+        b.click_testid("pivot-fix").await;
+        b.choose_file("pivot-file", &pivots).await;
+        b.wait_text_for("[data-testid=pivot-verdict]", "Invalid", 120)
+            .await;
+        let read_by = b
+            .eval("return Number(document.body.dataset.validateWorkers || 0)")
+            .await;
+        assert_eq!(read_by.as_u64(), Some(u64::from(workers)));
+        let parts = b.eval(SHOWN).await;
+        assert_eq!(
+            parts[1].as_str(),
+            Some(upstream.as_str()),
+            "{workers} workers"
+        );
+        let stats = parts[3].as_str().unwrap();
+        assert!(stats.contains("rows:") && stderr.contains(stats), "{stats}");
+        shown.push(parts);
+        let copy = b.download_text("pivot-fix-download").await;
+        assert!(
+            copy == want_fixed,
+            "{workers} workers: the fixed copy differs from the CLI's"
+        );
+    }
+    assert_eq!(
+        shown[0], shown[1],
+        "one worker and two show the same report"
+    );
+    b.close().await;
+}
