@@ -71,9 +71,18 @@ async fn a_pivot_file_checked_by_two_workers_is_one_workers_and_the_clis() {
         .unwrap();
     let stderr = String::from_utf8(cli.stderr).unwrap();
     let upstream = stderr.lines().next().unwrap().to_string();
-    // The cut row is the first error, 3/4 in (its line is the row's number + 1).
+    // The first error is the first row without `agent_ref`; the cut row and both halves of
+    // the row a lone CR splits (one line more from there on) are in the second half.
     assert!(
-        upstream.contains(&format!("line {}:", 3 * rows / 4 + 1)),
+        upstream.ends_with("line 8: missing required key 'agent_ref'"),
+        "{stderr}"
+    );
+    let late = [
+        format!("pivots.jsonl:{}:", 3 * rows / 4 + 1),
+        format!("pivots.jsonl:{}:", 7 * rows / 8 + 2),
+    ];
+    assert!(
+        late.iter().all(|at| stderr.contains(at.as_str())),
         "{stderr}"
     );
     let want_fixed = std::fs::read_to_string(&fixed).unwrap();
@@ -92,7 +101,7 @@ async fn a_pivot_file_checked_by_two_workers_is_one_workers_and_the_clis() {
             .await
             .unwrap();
         agent.send_keys("a").await.unwrap();
-        b.click_testid("pivot-stats").await;
+        b.click_testid("pivot-stats-option").await;
         b.click_testid("pivot-fix").await;
         b.choose_file("pivot-file", &pivots).await;
         b.wait_text_for("[data-testid=pivot-verdict]", "Invalid", 120)
@@ -107,8 +116,17 @@ async fn a_pivot_file_checked_by_two_workers_is_one_workers_and_the_clis() {
             Some(upstream.as_str()),
             "{workers} workers"
         );
+        let errors = parts[2].as_str().unwrap();
+        let lines = late.clone().map(|at| at.replace("pivots.jsonl:", "line "));
+        assert!(
+            lines.iter().all(|l| errors.contains(l.as_str())),
+            "{errors}"
+        );
         let stats = parts[3].as_str().unwrap();
         assert!(stats.contains("rows:") && stderr.contains(stats), "{stats}");
+        let left_out = parts[4].as_str().unwrap();
+        let cut = format!("line {}: invalid JSON", 3 * rows / 4 + 1);
+        assert!(left_out.contains(&cut), "{left_out}");
         shown.push(parts);
         let copy = b.download_text("pivot-fix-download").await;
         assert!(

@@ -230,6 +230,10 @@ impl LineChecker {
             message: format!("invalid JSON: {detail}"),
             found: "not JSON".into(),
         };
+        // Not JSON: nothing to normalize, so the fixed copy leaves the row out, and says so.
+        if let Some(out) = &mut run.fixed {
+            out.unfixable.push((line, finding.message.clone()));
+        }
         self.record(run, vec![finding]);
     }
 
@@ -278,4 +282,31 @@ fn char_column(text: &str, byte_column: usize) -> usize {
         .chars()
         .count()
         + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::pivot::{validate_bytes, PivotOptions};
+
+    const VALID: &str = r#"{"responses_create_params":{"input":[{"role":"user","content":"hi"}],"tools":[{"type":"function","name":"search","parameters":{}}]},"expected_action":{"type":"message","content":"ok"},"agent_ref":{"type":"responses_api_agents","name":"a"}}"#;
+
+    #[test]
+    fn a_row_that_is_not_json_is_listed_as_left_out_of_the_fixed_copy() {
+        let data = format!("{VALID}\n{{\"cut\": \n{VALID}\n");
+        let options = PivotOptions {
+            fix: true,
+            ..PivotOptions::default()
+        };
+        let (report, fixed) = validate_bytes("p.jsonl", data.as_bytes(), options);
+        let fix = report.fix.unwrap_or_default();
+        assert_eq!((fix.written, fix.changed), (2, 0));
+        assert_eq!(fix.unfixable.len(), 1, "{:?}", fix.unfixable);
+        assert_eq!(fix.unfixable[0].0, 2);
+        assert!(
+            fix.unfixable[0].1.starts_with("line 2: invalid JSON: "),
+            "{:?}",
+            fix.unfixable
+        );
+        assert_eq!(fixed, format!("{VALID}\n{VALID}\n").into_bytes());
+    }
 }

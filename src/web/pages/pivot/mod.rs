@@ -131,7 +131,7 @@ pub fn PivotPage(
                 {checkbox(check_tool_names, "pivot-check-tool-names", " expected tools must be in tools")}
                 {checkbox(allow_batch, "pivot-allow-batch", " accept function_call_batch")}
                 {checkbox(fail_fast, "pivot-fail-fast", " stop at the first error (upstream)")}
-                {checkbox(stats, "pivot-stats", " conversion stats")}
+                {checkbox(stats, "pivot-stats-option", " conversion stats")}
                 {checkbox(fix, "pivot-fix", " make a fixed copy")}
             </div>
             <button data-testid="pivot-validate" on:click=move |_| run()>"Validate"</button>
