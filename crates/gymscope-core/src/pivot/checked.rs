@@ -108,6 +108,14 @@ impl LineChecker {
     /// Checks a line as the splitter cut it (at `\n`, without `\r\n`), starting at byte `offset`
     /// of the file: a lone `\r` inside it also ends a line, as Python's universal newlines read.
     pub fn line(&self, run: &mut Checked, offset: u64, bytes: &[u8]) {
+        if memchr::memchr(b'\r', bytes).is_none() {
+            // The usual line: one piece (found without a byte-by-byte split).
+            if !run.stopped {
+                run.lines += 1;
+                self.one_line(run, offset, bytes);
+            }
+            return;
+        }
         let mut at = offset;
         for piece in bytes.split(|&b| b == b'\r') {
             if run.stopped {

@@ -32,10 +32,14 @@ pub fn measure(text: &[u8]) -> (usize, Option<usize>) {
     while i < text.len() {
         let b = text[i];
         if in_string {
-            match b {
+            // Most of a row is string bytes: jump to the next quote or escape.
+            let Some(at) = memchr::memchr2(b'"', b'\\', &text[i..]) else {
+                break;
+            };
+            i += at;
+            match text[i] {
                 b'\\' => i += 1,
-                b'"' => in_string = false,
-                _ => {}
+                _ => in_string = false,
             }
         } else {
             match b {
@@ -107,6 +111,48 @@ mod tests {
         assert_eq!(measure(br#"["\"[", ["\\"]]"#), (2, None));
         let deep = "[".repeat(MAX_DEPTH + 5);
         assert_eq!(measure(deep.as_bytes()), (MAX_DEPTH + 1, Some(MAX_DEPTH)));
+    }
+
+    /// The byte-by-byte scan `measure` jumps through strings to skip.
+    fn measure_each_byte(text: &[u8]) -> (usize, Option<usize>) {
+        let (mut depth, mut max, mut in_string, mut i) = (0usize, 0usize, false, 0);
+        while i < text.len() {
+            match (in_string, text[i]) {
+                (true, b'\\') => i += 1,
+                (_, b'"') => in_string = !in_string,
+                (false, b'[' | b'{') => {
+                    depth += 1;
+                    if depth > MAX_DEPTH {
+                        return (depth, Some(i));
+                    }
+                    max = max.max(depth);
+                }
+                (false, b']' | b'}') => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            i += 1;
+        }
+        (max, None)
+    }
+
+    #[test]
+    fn jumping_through_strings_measures_as_each_byte() {
+        // Texts made of the bytes that matter, in every order a seeded walk makes.
+        let alphabet = br#"[]{}"\a,:"#;
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for len in 0..400 {
+            let text: Vec<u8> = (0..len)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    alphabet[(state % alphabet.len() as u64) as usize]
+                })
+                .collect();
+            assert_eq!(measure(&text), measure_each_byte(&text), "{text:?}");
+        }
+        let deep = format!("{}\"{}", "[".repeat(MAX_DEPTH + 2), "\\\"[".repeat(9));
+        assert_eq!(measure(deep.as_bytes()), measure_each_byte(deep.as_bytes()));
     }
 
     #[test]
