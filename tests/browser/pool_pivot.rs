@@ -1,6 +1,7 @@
-//! A pivot file validated by the pool (`?workers=N`): two workers report what one worker and
-//! the CLI report (the errors early and late, a lone CR's physical lines, the stats) and make
-//! the CLI's fixed copy byte for byte.
+//! The pivot pages' reads in the pool (`?workers=N`): a pivot file validated by two workers
+//! reports what one worker and the CLI report (the errors early and late, a lone CR's physical
+//! lines, the stats) with the CLI's fixed copy; a build converted by two workers writes the
+//! CLI's files, byte for byte.
 
 use crate::common::browser::{dist, Browser};
 use crate::common::static_server::StaticServer;
@@ -138,5 +139,85 @@ async fn a_pivot_file_checked_by_two_workers_is_one_workers_and_the_clis() {
         shown[0], shown[1],
         "one worker and two show the same report"
     );
+    b.close().await;
+}
+
+/// `build-pivot` on about 6 MB of NeMo Gym rollouts (upstream's example twelve times, so every
+/// later copy's pivots are duplicates of the first's, with blank lines between the copies),
+/// its conversion read by one worker and by two: every file is the CLI's, byte for byte.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_build_converted_by_two_workers_is_one_workers_and_the_clis() {
+    const AGENT: &str = "pivot_agent";
+    let dir = tempfile::tempdir().unwrap();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/pivot-build/upstream/finance_agent_v2.example_rollouts.jsonl");
+    let example = std::fs::read(example).unwrap();
+    let mut source = Vec::new();
+    for _ in 0..12 {
+        source.extend_from_slice(&example);
+        source.extend_from_slice(b"\n  \n");
+    }
+    std::fs::write(dir.path().join("src.jsonl"), &source).unwrap();
+    let cli = Command::new(env!("CARGO_BIN_EXE_gymscope"))
+        .current_dir(dir.path())
+        .args([
+            "build-pivot",
+            "--input",
+            "src.jsonl",
+            "--output",
+            "src_pivots.jsonl",
+        ])
+        .args(["--agent-ref", AGENT, "--relative-paths"])
+        .output()
+        .unwrap();
+    assert!(cli.status.success(), "{cli:?}");
+    let stdout = String::from_utf8(cli.stdout).unwrap();
+    let file = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
+    assert!(file("src_pivots.skipped.jsonl").contains("duplicate_pivot"));
+
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    for workers in [1u32, 2] {
+        b.open_app(
+            &format!("{}?workers={workers}", server.url()),
+            "#pivot-build",
+        )
+        .await;
+        b.wait_text("[data-testid=pb-status]", "Choose a rollouts file")
+            .await;
+        let agent = b
+            .client
+            .find(Locator::Css("[data-testid=pb-agent-ref]"))
+            .await
+            .unwrap();
+        agent.clear().await.unwrap();
+        agent.send_keys(AGENT).await.unwrap();
+        b.choose_file("pb-source-file", &dir.path().join("src.jsonl"))
+            .await;
+        let headline = b
+            .wait_text_for("[data-testid=pb-headline]", "pivots: ", 120)
+            .await;
+        assert_eq!(
+            headline,
+            stdout.lines().next().unwrap(),
+            "{workers} workers"
+        );
+        let read_by = b
+            .eval("return Number(document.body.dataset.buildWorkers || 0)")
+            .await;
+        assert_eq!(read_by.as_u64(), Some(u64::from(workers)));
+        for (testid, name) in [
+            ("pb-download-rows", "src_pivots.jsonl"),
+            ("pb-download-audit", "src_pivots.skipped.jsonl"),
+            ("pb-download-metrics", "src_pivots.metrics.json"),
+            ("pb-download-info", "src_pivots.info.md"),
+        ] {
+            let got = b.download_text(testid).await;
+            assert!(
+                got == file(name),
+                "{workers} workers: {name} differs from the CLI's"
+            );
+        }
+    }
     b.close().await;
 }

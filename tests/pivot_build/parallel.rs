@@ -236,3 +236,79 @@ fn a_failed_selfcheck_is_the_same_error() {
     assert!(message.contains("does not score 1.0"), "{message}");
     assert_same(&on_threads(&data, &o, 4096), &want, "selfcheck");
 }
+
+/// The second pass in byte ranges, as the app's pool reads it: the first pass notes where each
+/// range starts, each range is converted alone by a converter made from the setup's bytes, its
+/// parts sent as bytes, and the builder takes them back in file order, last range first.
+fn in_ranges(data: &[u8], o: &BuildOptions, piece: u64) -> Outcome {
+    use gymscope::jsonl::LineSplitter;
+    use gymscope::pivot_build::ranges::{
+        ConvertedBatch, ConverterSetup, RangeConverter, RangeStarts,
+    };
+    use gymscope::profile::ranges::plan;
+    use gymscope::range_read::{read_range, InOrder, Part};
+    use gymscope::record::RowKind;
+    let ranges = plan(RowKind::Rollout, data.len() as u64, piece);
+    let mut b = PivotBuilder::new("src.jsonl", o.clone());
+    let mut starts = RangeStarts::new(&ranges);
+    let mut splitter = LineSplitter::new();
+    for c in data.chunks(4096) {
+        b.scan(c);
+        let _ = splitter.push(c, |span, line| {
+            starts.line(span, line);
+            Ok::<_, ()>(())
+        });
+    }
+    let _ = splitter.finish(|span, line| {
+        starts.line(span, line);
+        Ok::<_, ()>(())
+    });
+    b.start_conversion().map_err(|e| e.message)?;
+    let setup = b.converter_setup().to_bytes();
+    let parts: Vec<Vec<Vec<u8>>> = ranges
+        .iter()
+        .zip(starts.finish())
+        .map(|(range, start)| {
+            let mut converter = ConverterSetup::from_bytes(&setup).unwrap().converter();
+            let mut reader = RangeConverter::new(&mut converter, start);
+            let mut sent = Vec::new();
+            let read = |a: u64, z: u64| Ok::<_, ()>(data[a as usize..z as usize].to_vec());
+            let size = data.len() as u64;
+            let part = |p: Part<ConvertedBatch>| {
+                sent.push(p.to_bytes());
+                Ok(())
+            };
+            read_range(*range, size, 1 << 30, 977, read, |l| reader.lines(l), part).unwrap();
+            sent
+        })
+        .collect();
+    let mut order = InOrder::new(b, ranges);
+    for (i, sent) in parts.iter().enumerate().rev() {
+        for bytes in sent {
+            let part = Part::from_bytes(bytes).unwrap();
+            order.accept(i, part).map_err(|e| e.message)?;
+        }
+    }
+    let mut b = order.into_recorder();
+    let (rows, audit) = (b.take_rows(), b.take_audit());
+    end(b, rows, audit)
+}
+
+#[test]
+fn ranges_read_alone_give_the_in_order_output() {
+    let data = source();
+    let mut o = options();
+    o.word_count_similarity_threshold = 0.99;
+    let mut cases = variants();
+    cases.push(("selfcheck fails", o));
+    for (name, o) in cases {
+        let want = in_order(&data, &o, 4096);
+        for piece in [700, 4096, 65_536, 1 << 20] {
+            assert_same(
+                &in_ranges(&data, &o, piece),
+                &want,
+                &format!("{name}, ranges of {piece}"),
+            );
+        }
+    }
+}

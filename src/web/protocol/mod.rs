@@ -82,6 +82,16 @@ pub enum Request {
         #[serde(with = "preserve")]
         file: File,
         options: PageBuild,
+        /// How many workers convert the file (as for [`Request::Profile`]); the first pass is
+        /// this worker's.
+        workers: u32,
+    },
+    /// A pool worker's setup for a build's conversion (`pivot_build::ranges`): the converter
+    /// (`ConverterSetup` as postcard bytes) and where each range starts.
+    ConvertSetup {
+        #[serde(with = "preserve")]
+        setup: js_sys::Uint8Array,
+        starts: Vec<crate::pivot_build::ranges::RangeStart>,
     },
     /// Keep the pivots whose on-policy rollouts (`profile`) had mixed rewards: both files read
     /// and every pivot decided once, then planned with `options` (files made).

@@ -17,6 +17,8 @@ pub enum RangeTask {
     Query(crate::query::ranges::QueryRead),
     /// A pivot file's validation (`pivot::ranges`).
     Pivot,
+    /// A build's conversion (`pivot_build::ranges`).
+    Convert,
 }
 
 /// NeMo Gym's `quality_summary.json` and `rollout_verdicts.jsonl`, when the page has them.

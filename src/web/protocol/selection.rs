@@ -32,6 +32,8 @@ pub struct PivotsBuilt {
     pub audit: Download,
     pub metrics: Download,
     pub info: Download,
+    /// How many workers converted the file.
+    pub workers: u32,
 }
 
 #[derive(Serialize, Deserialize)]

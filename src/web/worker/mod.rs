@@ -6,6 +6,7 @@ mod compare_read;
 mod curate_job;
 mod io;
 mod pivot_build_job;
+mod pivot_build_pool;
 mod pivot_job;
 mod pool;
 mod profile_finish;
@@ -35,6 +36,22 @@ pub fn start() {
                 index,
                 task,
             }) => return range_job::run(file, *range, *index, *task),
+            Ok(Request::ConvertSetup { setup, starts }) => {
+                if let Err(failure) = range_job::set_up_converting(&setup.to_vec(), starts.clone())
+                {
+                    post(&Reply::Failed(failure));
+                }
+                return;
+            }
+            Ok(Request::BuildPivots {
+                file,
+                options,
+                workers,
+            }) if *workers > 1
+                && pivot_build_pool::pooled(file, options.clone(), *workers).is_ok() =>
+            {
+                return
+            }
             Ok(Request::PivotSetup { options }) => {
                 return range_job::set_up_checking(options.clone())
             }
@@ -108,7 +125,7 @@ fn handle(request: Request) -> Result<Reply, Failure> {
             profile_job::run_files(&profiling, metrics.as_ref())
         }
         Request::ValidatePivot { file, options, .. } => pivot_job::run(&file, options),
-        Request::BuildPivots { file, options } => pivot_build_job::build(&file, options),
+        Request::BuildPivots { file, options, .. } => pivot_build_job::build(&file, options),
         Request::SelectPivots {
             pivots,
             profile,
@@ -133,8 +150,9 @@ fn handle(request: Request) -> Result<Reply, Failure> {
             expr,
             workers: _,
         } => query_job::run(&inputs, &rollouts, &expr),
-        Request::ReadRange { .. } | Request::MatchSetup { .. } | Request::PivotSetup { .. } => {
-            Err(Failure::from("a range is read by a pool worker"))
-        }
+        Request::ReadRange { .. }
+        | Request::MatchSetup { .. }
+        | Request::PivotSetup { .. }
+        | Request::ConvertSetup { .. } => Err(Failure::from("a range is read by a pool worker")),
     }
 }

@@ -1,6 +1,7 @@
 //! The worker's pivot build, driven as `build-pivot` drives the core: two passes over the source
 //! `File` (group rewards, then conversion), the rows checked by the validator as they are made
-//! and written into Blobs. The selection is `select_job`'s.
+//! and written into Blobs. The conversion is this worker's ([`build`]) or its pool's
+//! (`pivot_build_pool`). The selection is `select_job`'s.
 
 use super::super::protocol::{Download, Failure, PivotsBuilt, Reply};
 use super::io::{feed, post_progress, BlobWriter};
@@ -76,67 +77,123 @@ impl Rows {
     }
 }
 
-pub fn build(file: &File, options: PageBuild) -> Result<Reply, Failure> {
+/// What the first pass leaves: the builder, where each source row is (`trajectory_id` → span),
+/// and the options' files and config.
+pub(super) struct FirstPass {
+    pub builder: PivotBuilder,
+    pub sources: Vec<LineSpan>,
+    pub options: PageBuild,
+    pub input: String,
+}
+
+/// The first pass (the groups' rewards, the source rows' spans), each line also shown to
+/// `each_line`; progress as half the job.
+pub(super) fn first_pass(
+    file: &File,
+    options: PageBuild,
+    mut each_line: impl FnMut(LineSpan, &[u8]),
+) -> Result<FirstPass, Failure> {
     let input = file.name();
     let total = file.size() as u64;
-    let config_options = options.config_options(&input);
-    config::validate(&config_options)?;
-    let paths = options.paths(&input);
+    config::validate(&options.config_options(&input))?;
     let mut builder = PivotBuilder::new(&input, options.build_options());
-    // Pass 1: the groups' rewards, and where each source row is (`trajectory_id` → span).
     let mut splitter = LineSplitter::new();
     let mut sources: Vec<LineSpan> = Vec::new();
+    let rows = std::cell::Cell::new(0u64);
+    let mut on_line = |span: LineSpan, line: &[u8]| {
+        each_line(span, line);
+        if !is_blank_row(line) {
+            sources.push(span);
+            rows.set(rows.get() + 1);
+        }
+        Ok::<(), String>(())
+    };
     feed::<Failure>(file, |chunk, done| {
         builder.scan(chunk);
-        split(&mut splitter, &input, chunk, |span, line| {
-            if !is_blank_row(line) {
-                sources.push(span);
-            }
-            Ok(())
-        })?;
-        post_progress(done, 2 * total, sources.len() as u64);
+        split(&mut splitter, &input, chunk, &mut on_line)?;
+        post_progress(done, 2 * total, rows.get());
         Ok(Flow::Continue)
     })?;
-    splitter
-        .finish(|span, line| {
-            if !is_blank_row(line) {
-                sources.push(span);
-            }
-            Ok::<(), String>(())
-        })
-        .map_err(Failure::from)?;
+    splitter.finish(&mut on_line).map_err(Failure::from)?;
     builder
         .start_conversion()
         .map_err(|e| Failure::from(e.message))?;
-    // Pass 2: conversion.
-    let mut rows = Rows {
-        name: paths.output.clone(),
-        validator: PivotValidator::new(
-            paths.output.clone(),
-            PivotOptions {
-                agent_ref: Some(options.agent_ref.clone()),
-                allow_batch: options.multi_call_batch,
-                ..PivotOptions::default()
+    Ok(FirstPass {
+        builder,
+        sources,
+        options,
+        input,
+    })
+}
+
+/// The rows as they are made: checked, listed and stored; and the audit records.
+pub(super) struct Made {
+    rows: Rows,
+    audit: BlobWriter,
+    pub sources: Vec<LineSpan>,
+}
+
+impl Made {
+    pub fn new(first: &FirstPass, sources: Vec<LineSpan>) -> Made {
+        let output = first.options.paths(&first.input).output;
+        Made {
+            rows: Rows {
+                validator: PivotValidator::new(
+                    output.clone(),
+                    PivotOptions {
+                        agent_ref: Some(first.options.agent_ref.clone()),
+                        allow_batch: first.options.multi_call_batch,
+                        ..PivotOptions::default()
+                    },
+                ),
+                name: output,
+                splitter: LineSplitter::new(),
+                entries: Vec::new(),
+                blob: BlobWriter::new(),
             },
-        ),
-        splitter: LineSplitter::new(),
-        entries: Vec::new(),
-        blob: BlobWriter::new(),
-    };
-    let mut audit = BlobWriter::new();
+            audit: BlobWriter::new(),
+            sources,
+        }
+    }
+
+    /// Takes what the builder has made since the last call.
+    pub fn take(&mut self, builder: &mut PivotBuilder) -> Result<(), Failure> {
+        let made = builder.take_rows();
+        self.rows.take(&made, &self.sources)?;
+        builder.give_back(made);
+        write(&mut self.audit, &builder.take_audit())
+    }
+}
+
+pub fn build(file: &File, options: PageBuild) -> Result<Reply, Failure> {
+    let total = file.size() as u64;
+    let mut first = first_pass(file, options, |_, _| {})?;
+    let sources = std::mem::take(&mut first.sources);
+    let mut made = Made::new(&first, sources);
+    // Pass 2: conversion.
+    let builder = &mut first.builder;
     feed::<Failure>(file, |chunk, done| {
         let go_on = builder.convert(chunk);
-        let made = builder.take_rows();
-        rows.take(&made, &sources)?;
-        builder.give_back(made);
-        write(&mut audit, &builder.take_audit())?;
-        post_progress(total + done, 2 * total, sources.len() as u64);
+        made.take(builder)?;
+        post_progress(total + done, 2 * total, made.sources.len() as u64);
         Ok(if go_on { Flow::Continue } else { Flow::Stop })
     })?;
-    let metrics = builder.finish().map_err(|e| Failure::from(e.message))?;
-    rows.take(&builder.take_rows(), &sources)?;
-    write(&mut audit, &builder.take_audit())?;
+    finish(first, made, 1)
+}
 
+/// The conversion is over: the metrics, the rows' verdict and every file.
+pub(super) fn finish(first: FirstPass, mut made: Made, workers: u32) -> Result<Reply, Failure> {
+    let FirstPass {
+        mut builder,
+        options,
+        input,
+        ..
+    } = first;
+    let metrics = builder.finish().map_err(|e| Failure::from(e.message))?;
+    made.take(&mut builder)?;
+    let config_options = options.config_options(&input);
+    let paths = options.paths(&input);
+    let Made { rows, audit, .. } = made;
     let written = metrics.pivot_rows_written > 0;
     let (report, _) = rows.validator.finish();
     let (rows_file, config_file, verdict) = if written {
@@ -178,5 +235,6 @@ pub fn build(file: &File, options: PageBuild) -> Result<Reply, Failure> {
             names::pivot_info(&paths.output),
             "text/markdown",
         )?,
+        workers,
     })))
 }

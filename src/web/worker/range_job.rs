@@ -1,6 +1,6 @@
 //! A pool worker's job (`pool`): one byte range of a file read for its task
-//! (`range_read::read_range`: the profile with or without health, one of a query's reads, or a
-//! pivot file's checks), each part posted as postcard bytes as soon as it is read, so the
+//! (`range_read::read_range`: the profile with or without health, one of a query's reads, a
+//! pivot file's checks or a build's conversion), each part posted as postcard bytes as soon as it is read, so the
 //! recording worker records while this one reads on.
 
 use super::super::protocol::{Failure, RangeTask, Reply};
@@ -8,6 +8,8 @@ use super::io::{memory_bytes, post, SyncFile, SLICE};
 use crate::joint_read::ranges as joint;
 use crate::jsonl::DEFAULT_MAX_LINE_BYTES;
 use crate::pivot::{self, checked::LineChecker, PivotOptions};
+use crate::pivot_build::ranges::{ConverterSetup, RangeConverter, RangeStart};
+use crate::pivot_build::Converter;
 use crate::profile::ranges::ByteRange;
 use crate::profile::LineBatch;
 use crate::query::ranges::{QueryRead, RangeReader};
@@ -22,6 +24,16 @@ thread_local! {
     static MATCHING: RefCell<Option<RangeReader>> = const { RefCell::new(None) };
     /// The pivot validation's checks, set up once for its ranges (`Request::PivotSetup`).
     static CHECKING: RefCell<Option<LineChecker>> = const { RefCell::new(None) };
+    /// A build's converter and where each of its ranges starts (`Request::ConvertSetup`).
+    static CONVERTING: RefCell<Option<(Converter, Vec<RangeStart>)>> = const { RefCell::new(None) };
+}
+
+/// Takes the setup of a build's conversion.
+pub fn set_up_converting(setup: &[u8], starts: Vec<RangeStart>) -> Result<(), Failure> {
+    CONVERTING.with(|c| *c.borrow_mut() = None);
+    let converter = ConverterSetup::from_bytes(setup)?.converter();
+    CONVERTING.with(|c| *c.borrow_mut() = Some((converter, starts)));
+    Ok(())
 }
 
 /// Takes the setup of a pivot validation's ranges.
@@ -50,6 +62,14 @@ pub fn run(file: &File, range: ByteRange, index: u32, task: RangeTask) {
         RangeTask::Pivot => CHECKING.with(|c| match &*c.borrow() {
             Some(checker) => read(file, range, index, |b| pivot::ranges::lines(checker, b)),
             None => Err("a pivot range came before its setup".into()),
+        }),
+        RangeTask::Convert => CONVERTING.with(|c| match &mut *c.borrow_mut() {
+            Some((converter, starts)) => {
+                let start = starts.get(index as usize).copied().unwrap_or_default();
+                let mut reader = RangeConverter::new(converter, start);
+                read(file, range, index, |b| reader.lines(b))
+            }
+            None => Err("a build's range came before its setup".into()),
         }),
         RangeTask::Query(q) => {
             let mut reader = RangeReader::new(q);

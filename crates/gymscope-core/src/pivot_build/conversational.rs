@@ -12,7 +12,7 @@ use super::turns::Trajectory;
 use serde_json::Value;
 
 /// Counters this layout adds to the metrics.
-#[derive(Default, Debug, Clone, Copy)]
+#[derive(Default, Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct ConvCounts {
     pub skipped_seed_assistant_messages: u64,
     pub dropped_user_tool_messages: u64,

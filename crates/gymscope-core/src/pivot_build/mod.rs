@@ -24,14 +24,14 @@ pub mod turns;
 
 pub use detect::SourceFormat;
 pub use metrics::{Metrics, Paths};
-pub use pass::{ConvertBatch, Converted, Converter, PivotBuilder};
+pub use pass::{ranges, ConvertBatch, Converted, Converter, PivotBuilder};
 
 use crate::reward_group::RewardGroup;
 use crate::verifier::{ComparatorConfig, RewardMode};
 use serde_json::Value;
 
 /// `build-pivot`'s options (its flags, docs/pivots.md "Pivot datasets", without file names).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct BuildOptions {
     pub agent_ref: String,
     /// `None`: detect from the first non-blank line.

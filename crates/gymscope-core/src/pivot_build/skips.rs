@@ -6,7 +6,9 @@ use serde_json::{Map, Value};
 
 /// Every skip reason, in the order docs/pivots.md "Pivot datasets" lists them (row-level first, then
 /// decision-point level).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Reason {
     InvalidSourceRow,
     BelowMinReward,

@@ -39,7 +39,7 @@ pub fn reward_of(value: Option<&Value>) -> Option<f64> {
 }
 
 /// Per task group: its rollouts' outcomes (a non-numeric reward counts as a failure).
-#[derive(Clone, Default)]
+#[derive(Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Groups {
     groups: HashMap<String, Outcomes>,
 }

@@ -75,11 +75,13 @@ pub fn PivotBuildPage() -> impl IntoView {
         let request = Request::BuildPivots {
             file: file.clone(),
             options,
+            workers: crate::web::readers::reading_workers(file.size()),
         };
         worker.with_value(|w| {
             w.request(&request, move |reply| match reply {
                 Reply::Progress(p) => phase.set(Phase::Running(p)),
                 Reply::PivotsBuilt(b) => {
+                    crate::web::readers::mark("data-build-workers", b.workers);
                     phase.set(Phase::Done(Rc::new(Built::new(*b, file.clone()))));
                 }
                 Reply::Failed(f) => phase.set(Phase::Failed(f.message)),

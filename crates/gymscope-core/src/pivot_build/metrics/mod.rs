@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 mod info;
 
 /// Counters filled while building.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Metrics {
     pub source_format: String,
     pub source_rows_seen: u64,
@@ -37,7 +37,7 @@ pub struct Metrics {
     pub group_tasks: [u64; 3],
     /// Source rows by their group's class.
     pub group_trajectories: [u64; 3],
-    pub coverage: BTreeMap<&'static str, u64>,
+    pub coverage: BTreeMap<String, u64>,
     pub selfcheck_passed: u64,
     pub selfcheck_failed: u64,
     /// Rows that lost a tool-call pivot because the source had no tool schemas.
@@ -237,7 +237,7 @@ impl Metrics {
         .map(|k| {
             (
                 k.to_string(),
-                self.coverage.get(k).copied().unwrap_or(0).into(),
+                self.coverage.get(*k).copied().unwrap_or(0).into(),
             )
         })
         .collect();

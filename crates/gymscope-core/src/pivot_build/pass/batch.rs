@@ -26,13 +26,13 @@ const BATCH_BYTES: usize = 1 << 20;
 pub const HANDOFF_BYTES: usize = 16 << 20;
 
 /// Lines of the source in file order, blank lines left out.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct ConvertBatch {
     bytes: Vec<u8>,
     lines: Vec<BatchLine>,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 struct BatchLine {
     end: usize,
     /// Physical line number, for messages.
@@ -55,11 +55,32 @@ impl ConvertBatch {
     pub fn is_empty(&self) -> bool {
         self.lines.is_empty()
     }
+
+    /// Adds a line unless it is blank; returns whether it is a row (`trajectory_id` is its place
+    /// among the rows, `line` its line number).
+    pub(super) fn push(&mut self, line: u64, trajectory_id: u64, bytes: &[u8]) -> bool {
+        if is_blank(bytes) {
+            return false;
+        }
+        self.bytes.extend_from_slice(bytes);
+        self.lines.push(BatchLine {
+            end: self.bytes.len(),
+            line,
+            trajectory_id,
+        });
+        true
+    }
+}
+
+/// Blank as `convert_line` sees it: valid UTF-8 and only white space (not a row).
+pub fn is_blank(bytes: &[u8]) -> bool {
+    !matches!(bytes.first(), Some(b'{' | b'['))
+        && simdutf8::basic::from_utf8(bytes).is_ok_and(|t| t.trim().is_empty())
 }
 
 /// One batch converted: the rows and audit records of its lines, and what `apply` needs to
 /// check and count each line.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Converted {
     rows: Vec<u8>,
     audit: Vec<u8>,
@@ -70,7 +91,7 @@ pub struct Converted {
     lines: Vec<LineResult>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 struct LineResult {
     metrics: Metrics,
     single_groups: [u64; 3],
@@ -99,6 +120,11 @@ impl Clone for Converter {
 }
 
 impl Converter {
+    /// A converter on `scratch`, a builder made as [`PivotBuilder::scratch`] makes one.
+    pub(super) fn on(scratch: PivotBuilder) -> Converter {
+        Converter { scratch }
+    }
+
     /// Hands back a rows buffer once written, so the next batch's rows reuse its memory.
     pub fn give_back(&mut self, buffer: Vec<u8>) {
         self.scratch.give_back(buffer);
@@ -205,19 +231,9 @@ impl PivotBuilder {
     }
 
     fn add_line(&mut self, batch: &mut ConvertBatch, line: u64, bytes: &[u8]) {
-        // Blank as `convert_line` sees it: valid UTF-8 and only white space.
-        let blank = !matches!(bytes.first(), Some(b'{' | b'['))
-            && simdutf8::basic::from_utf8(bytes).is_ok_and(|t| t.trim().is_empty());
-        if blank {
-            return;
+        if batch.push(line, self.cut_rows, bytes) {
+            self.cut_rows += 1;
         }
-        batch.bytes.extend_from_slice(bytes);
-        batch.lines.push(BatchLine {
-            end: batch.bytes.len(),
-            line,
-            trajectory_id: self.cut_rows,
-        });
-        self.cut_rows += 1;
     }
 
     /// The second pass without converters: every line of the chunk converted in order against

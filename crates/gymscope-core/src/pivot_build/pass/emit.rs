@@ -305,7 +305,7 @@ impl PivotBuilder {
             "reward",
         ] {
             if info.get(k).is_some_and(|v| !v.is_null()) {
-                *m.coverage.entry(k).or_default() += 1;
+                *m.coverage.entry(k.to_string()).or_default() += 1;
             }
         }
     }

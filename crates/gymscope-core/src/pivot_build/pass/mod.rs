@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 mod batch;
 mod emit;
+pub mod ranges;
 pub use batch::{ConvertBatch, Converted, Converter};
 use emit::IdHasher;
 
