@@ -4,6 +4,9 @@
 //! heap. Needs dist/ and chromium (scripts/test.sh).
 //!
 //!   cargo bench --bench pivot && BENCH_WORKERS=1,2,4 cargo bench --bench browser_pivot
+//!
+//! Then the pivot builder on the rollouts of `BENCH_BUILD_PIVOT_MB=50 cargo bench --bench
+//! build_pivot`, with each pool size.
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
 use gymscope_testkit::browser;
@@ -61,5 +64,55 @@ async fn main() {
             heap.as_f64().unwrap_or(0.0) / 1e6
         );
     }
+    build(&b, &server.url(), root, &workers).await;
     b.close().await;
+}
+
+/// The pivot builder page on the rollouts of `benches/build_pivot.rs`
+/// (`BENCH_BUILD_PIVOT_MB`, default 50; skipped when that bench has not made them): time from
+/// choosing the file to the outcome line, with each pool size.
+async fn build(b: &browser::Browser, base: &str, root: &Path, workers: &str) {
+    let mb: usize = std::env::var("BENCH_BUILD_PIVOT_MB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(50);
+    let data = root.join(format!("target/bench-data/rollouts_{mb}mb.jsonl"));
+    if !data.exists() {
+        println!(
+            "browser build-pivot: skipped ({} is missing: BENCH_BUILD_PIVOT_MB={mb} cargo bench --bench build_pivot)",
+            data.display()
+        );
+        return;
+    }
+    let size = std::fs::metadata(&data).unwrap().len() as f64 / 1e6;
+    for n in workers
+        .split(',')
+        .filter_map(|n| n.trim().parse::<u32>().ok())
+    {
+        b.client
+            .goto(&format!("{base}?workers={n}#pivot-build"))
+            .await
+            .unwrap();
+        b.wait_worker_ready().await;
+        let agent = b
+            .client
+            .find(fantoccini::Locator::Css("[data-testid=pb-agent-ref]"))
+            .await
+            .unwrap();
+        agent.send_keys("bench_pivot_agent").await.unwrap();
+        let t = Instant::now();
+        b.choose_file("pb-source-file", &data).await;
+        let headline = b
+            .wait_text_for("[data-testid=pb-headline]", "pivots: ", 1200)
+            .await;
+        let secs = t.elapsed().as_secs_f64();
+        let read_by = b
+            .eval("return Number(document.body.dataset.buildWorkers || 0)")
+            .await;
+        assert_eq!(read_by.as_u64(), Some(u64::from(n)), "the pool's size");
+        println!(
+            "browser build-pivot, {n} worker(s): {size:.0} MB in {secs:.2} s, {:.1} MB/s of input ({headline})",
+            size / secs
+        );
+    }
 }
