@@ -4,6 +4,7 @@
 
 use super::super::protocol::{Failure, RangeTask, Reply, Request};
 use super::io::{feed, post, post_progress, BlobWriter};
+use super::pivot_build_job::write;
 use super::pool::{self, Files, Read};
 use crate::chunks::Flow;
 use crate::inspect::pivot::PivotView;
@@ -14,13 +15,7 @@ use crate::pivot::{PivotOptions, PivotValidator, Report};
 use crate::profile::ranges::plan;
 use crate::range_read::Recorder;
 use crate::record::RowKind;
-use std::io::Write;
 use web_sys::File;
-
-fn write(out: &mut BlobWriter, bytes: &[u8]) -> Result<(), Failure> {
-    out.write_all(bytes)
-        .map_err(|e| Failure::from(e.to_string()))
-}
 
 pub fn run(file: &File, options: PivotOptions) -> Result<Reply, Failure> {
     let fix = options.fix;

@@ -1,7 +1,7 @@
 //! A pool worker's job (`pool`): one byte range of a file read for its task
 //! (`range_read::read_range`: the profile with or without health, one of a query's reads, a
-//! pivot file's checks or a build's conversion), each part posted as postcard bytes as soon as it is read, so the
-//! recording worker records while this one reads on.
+//! pivot file's checks or a build's conversion), each part posted as postcard bytes as soon as
+//! it is read, so the recording worker records while this one reads on.
 
 use super::super::protocol::{Failure, RangeTask, Reply};
 use super::io::{memory_bytes, post, SyncFile, SLICE};

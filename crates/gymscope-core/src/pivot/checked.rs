@@ -110,20 +110,20 @@ impl LineChecker {
     pub fn line(&self, run: &mut Checked, offset: u64, bytes: &[u8]) {
         if memchr::memchr(b'\r', bytes).is_none() {
             // The usual line: one piece (found without a byte-by-byte split).
-            if !run.stopped {
-                run.lines += 1;
-                self.one_line(run, offset, bytes);
-            }
-            return;
+            return self.physical_line(run, offset, bytes);
         }
         let mut at = offset;
         for piece in bytes.split(|&b| b == b'\r') {
-            if run.stopped {
-                return;
-            }
-            run.lines += 1;
-            self.one_line(run, at, piece);
+            self.physical_line(run, at, piece);
             at += piece.len() as u64 + 1;
+        }
+    }
+
+    /// One physical line at byte `offset`, unless the run has stopped.
+    fn physical_line(&self, run: &mut Checked, offset: u64, bytes: &[u8]) {
+        if !run.stopped {
+            run.lines += 1;
+            self.one_line(run, offset, bytes);
         }
     }
 
