@@ -20,10 +20,12 @@ pub struct Cli {
 #[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Reward profile of a collection: a drop-in for `gym eval profile` (`ng_reward_profile`).
+    /// Reward profile of a collection: a drop-in for NeMo Gym v0.7.0's `gym eval profile`.
     ///
-    /// Writes `<rollouts stem>_reward_profiling.jsonl` and `<rollouts stem>_agent_metrics.json`
-    /// next to the rollouts file (or in --out-dir) and prints upstream's summary.
+    /// Writes `<rollouts stem>_reward_profiling.jsonl`, `<rollouts stem>_agent_metrics.json` and
+    /// `<rollouts stem>_repeat_level_metrics.json` next to the rollouts file (or in --out-dir)
+    /// and prints upstream's summary. Rollouts whose `mask_sample` is true are left out of the
+    /// statistics and counted in the completion.
     Profile(ProfileArgs),
     /// Check a pivot dataset (PivotRL) against the row contract: a drop-in for NeMo Gym's
     /// `validate_pivot_dataset.py`, reporting every error.

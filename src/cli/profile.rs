@@ -1,5 +1,5 @@
-//! `gymscope profile`: streams both files from disk through the core profile and writes the two
-//! output files atomically.
+//! `gymscope profile`: streams both files from disk through the core profile and writes the three
+//! output files (NeMo Gym v0.7.0's) atomically, as a set.
 
 use super::args::ProfileArgs;
 use crate::health::{HealthBuilder, HealthError, HealthReport};
@@ -38,7 +38,8 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
     };
     let profiling_path = tidy(&dir.join(names::reward_profiling(&rollouts_file)));
     let metrics_path = tidy(&dir.join(names::agent_metrics(&rollouts_file)));
-    for out in [&profiling_path, &metrics_path] {
+    let repeats_path = tidy(&dir.join(names::repeat_level_metrics(&rollouts_file)));
+    for out in [&profiling_path, &metrics_path, &repeats_path] {
         check_output(out, &inputs)?;
     }
 
@@ -55,18 +56,22 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
     let inputs_name = args.inputs.display().to_string();
     let mut out = AtomicFile::create(&profiling_path)?;
     write_reward_profiling(&profile, &args.inputs, &inputs_name, &mut out)?;
-    // Both files are complete before either is renamed into place.
+    // Every file is complete before any is renamed into place.
     let mut metrics = AtomicFile::create(&metrics_path)?;
     render::write_agent_metrics(&mut metrics, &profile)?;
+    let mut repeats = AtomicFile::create(&repeats_path)?;
+    render::write_repeat_level_metrics(&mut repeats, &profile)?;
     out.commit()?;
     metrics.commit()?;
+    repeats.commit()?;
 
     crate::say_part!(
         "{}",
         render::summary_text(
             &profile,
             &profiling_path.display().to_string(),
-            &metrics_path.display().to_string()
+            &metrics_path.display().to_string(),
+            &repeats_path.display().to_string()
         )
     );
     // The command ends here: the exit returns the profile's memory at once, where freeing its

@@ -50,9 +50,9 @@ pub fn number_to_num(n: &serde_json::Number) -> Num {
     }
 }
 
-/// orjson's float output: shortest round-trip digits in ryu's layout (`100.0`, `1e16`,
-/// `1.5e-7`, `0.00001`); non-finite values become `null`. serde_json's own float writer
-/// prints `1e+16`, which differs from upstream's files, hence this.
+/// orjson's float output: shortest round-trip digits in ryu's layout (`100.0`, `1.5e-7`,
+/// `0.00001`), a positive exponent with its sign (`1e+16`: orjson 3.11.7 and later, which NeMo
+/// Gym v0.7.0 installs); non-finite values become `null`.
 pub fn write_f64<W: io::Write>(w: &mut W, v: f64) -> io::Result<()> {
     // Whole numbers (rewards, token counts, most statistics) are most of a profile's floats:
     // ryu writes those below 1e16 as the integer and `.0`, which itoa writes several times
@@ -62,9 +62,23 @@ pub fn write_f64<W: io::Write>(w: &mut W, v: f64) -> io::Result<()> {
         return w.write_all(b".0");
     }
     if v.is_finite() {
-        w.write_all(ryu::Buffer::new().format_finite(v).as_bytes())
+        write_finite(w, v)
     } else {
         w.write_all(b"null")
+    }
+}
+
+/// ryu's shortest digits with orjson's `e+` on a positive exponent (ryu writes `1e16`).
+fn write_finite<W: ?Sized + io::Write>(w: &mut W, v: f64) -> io::Result<()> {
+    let mut buf = ryu::Buffer::new();
+    let text = buf.format_finite(v).as_bytes();
+    match memchr::memchr(b'e', text) {
+        Some(e) if text.get(e + 1) != Some(&b'-') => {
+            w.write_all(&text[..=e])?;
+            w.write_all(b"+")?;
+            w.write_all(&text[e + 1..])
+        }
+        _ => w.write_all(text),
     }
 }
 
@@ -75,7 +89,7 @@ pub struct OrjsonFormatter;
 
 impl serde_json::ser::Formatter for OrjsonFormatter {
     fn write_f64<W: ?Sized + io::Write>(&mut self, w: &mut W, v: f64) -> io::Result<()> {
-        w.write_all(ryu::Buffer::new().format_finite(v).as_bytes())
+        write_finite(w, v)
     }
     fn write_f32<W: ?Sized + io::Write>(&mut self, w: &mut W, v: f32) -> io::Result<()> {
         self.write_f64(w, f64::from(v))
@@ -330,10 +344,18 @@ mod tests {
         );
     }
 
-    /// The whole-number shortcut writes exactly what ryu writes, around every edge it has.
+    /// The whole-number shortcut writes exactly what ryu writes (with orjson's `e+`), around
+    /// every edge it has.
     #[test]
     fn whole_floats_are_written_as_ryu_writes_them() {
-        let ryu = |v: f64| ryu::Buffer::new().format_finite(v).to_string();
+        let ryu = |v: f64| {
+            let text = ryu::Buffer::new().format_finite(v).to_string();
+            if text.contains("e-") {
+                text
+            } else {
+                text.replace('e', "e+")
+            }
+        };
         let ours = |v: f64| {
             let mut out = Vec::new();
             write_f64(&mut out, v).unwrap();
@@ -377,15 +399,16 @@ mod tests {
     fn floats_format_like_orjson() {
         assert_eq!(fmt(100.0), "100.0");
         assert_eq!(fmt(1e15), "1000000000000000.0");
-        assert_eq!(fmt(1e16), "1e16");
-        assert_eq!(fmt(1.2345e16), "1.2345e16");
+        assert_eq!(fmt(1e16), "1e+16");
+        assert_eq!(fmt(1.2345e16), "1.2345e+16");
+        assert_eq!(fmt(-2.5e300), "-2.5e+300");
         assert_eq!(fmt(1e-6), "1e-6");
         assert_eq!(fmt(2.5e-8), "2.5e-8");
         assert_eq!(fmt(0.00001), "0.00001");
         assert_eq!(fmt(0.000012345), "0.000012345");
         assert_eq!(fmt(-0.0), "-0.0");
-        assert_eq!(fmt(1.5e300), "1.5e300");
-        assert_eq!(fmt(18446744073709551616.0), "1.8446744073709552e19");
+        assert_eq!(fmt(1.5e300), "1.5e+300");
+        assert_eq!(fmt(18446744073709551616.0), "1.8446744073709552e+19");
         assert_eq!(fmt(f64::INFINITY), "null");
     }
 

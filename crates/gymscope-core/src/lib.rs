@@ -30,6 +30,7 @@ pub mod model_text;
 pub mod names;
 pub mod output;
 pub mod pivot;
+pub mod python_math;
 pub mod pivot_build;
 pub mod plot;
 pub mod profile;

@@ -66,6 +66,11 @@ pub fn agent_metrics(rollouts: &str) -> String {
     format!("{}_agent_metrics.json", stem(rollouts))
 }
 
+/// `rollouts.jsonl` → `rollouts_repeat_level_metrics.json` (NeMo Gym v0.7.0's name).
+pub fn repeat_level_metrics(rollouts: &str) -> String {
+    format!("{}_repeat_level_metrics.json", stem(rollouts))
+}
+
 /// The run's base name behind a profile file: `x_reward_profiling.jsonl` → `x`.
 pub fn run_stem_of_profile(profile: &str) -> &str {
     let s = stem(profile);

@@ -104,6 +104,88 @@ impl Scratch {
     }
 }
 
+/// The statistics NeMo Gym v0.7.0 gives a column of present values in its repeat-level metrics
+/// and across repeats (`reward_profile.py` `_compute_repeat_level_metrics`,
+/// `_aggregate_repeat_level_metrics`): pandas' mean, median, sample std, quantiles, and a t
+/// interval of the mean, as docs/parity.md describes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Spread {
+    pub mean: f64,
+    pub median: f64,
+    /// Sample std (ddof 1); 0.0 for one value.
+    pub std: f64,
+    /// `std / n ** 0.5`, the power as CPython computes it.
+    pub sem: f64,
+    pub min: f64,
+    pub max: f64,
+    pub p25: f64,
+    pub p75: f64,
+    /// The 95 % t interval of the mean, from two values on; both ends the mean when `sem` is 0.
+    pub ci: Option<(f64, f64)>,
+}
+
+impl Spread {
+    /// `values` in upstream's order (it decides the sums' rounding); sorted in place. `None`
+    /// for no values.
+    pub fn of(values: &mut [f64]) -> Option<Spread> {
+        let n = values.len();
+        if n == 0 {
+            return None;
+        }
+        let mean = pairwise_sum(values) / n as f64;
+        let std = if n == 1 {
+            0.0
+        } else {
+            let squares: Vec<f64> = values.iter().map(|&x| (mean - x) * (mean - x)).collect();
+            (pairwise_sum(&squares) / (n - 1) as f64).sqrt()
+        };
+        let sem = std / crate::python_math::sqrt_as_pow(n as u64);
+        values.sort_unstable_by(f64::total_cmp);
+        let mid = n / 2;
+        let median = if n % 2 == 1 {
+            values[mid]
+        } else {
+            (values[mid - 1] + values[mid]) / 2.0
+        };
+        let ci = (n >= 2).then(|| {
+            if sem == 0.0 {
+                (mean, mean)
+            } else {
+                let t = crate::python_math::t975(n as u64 - 1);
+                ((-t) * sem + mean, t * sem + mean)
+            }
+        });
+        Some(Spread {
+            mean,
+            median,
+            std,
+            sem,
+            min: values[0],
+            max: values[n - 1],
+            p25: linear_quantile(values, 0.25),
+            p75: linear_quantile(values, 0.75),
+            ci,
+        })
+    }
+}
+
+/// numpy's `percentile(…, method="linear")` of sorted values at `q` (0.25 or 0.75, for which
+/// `q * (n - 1)` is exact), with numpy's two-sided interpolation.
+fn linear_quantile(sorted: &[f64], q: f64) -> f64 {
+    let n = sorted.len();
+    let h = q * (n - 1) as f64;
+    let i = h.floor();
+    let g = h - i;
+    let i = i as usize;
+    let j = (i + 1).min(n - 1);
+    let d = sorted[j] - sorted[i];
+    if g >= 0.5 {
+        sorted[j] - d * (1.0 - g)
+    } else {
+        sorted[i] + d * g
+    }
+}
+
 fn non_nan(v: f64) -> Option<f64> {
     (!v.is_nan()).then_some(v)
 }
@@ -158,5 +240,30 @@ mod tests {
         let st = s.column_stats(&[-1.0, 1.0, 1.0, -1.0, 1.0]);
         assert_eq!(st.std, Some(1.0954451150103324));
         assert_eq!(st.mean, Some(0.2));
+    }
+
+    #[test]
+    fn spread_is_pandas_and_scipys() {
+        // pandas 3.1.1 / scipy 1.18.1: s = pd.Series(v); s.mean(), s.median(), s.std(ddof=1),
+        // std / len(v) ** 0.5, s.quantile(.25), s.quantile(.75), stats.t.interval(.95, 6, m, se)
+        let mut v = [0.1, 0.7, 0.3, 1.0, 0.25, 0.9, 0.2];
+        let s = Spread::of(&mut v).unwrap();
+        assert_eq!(
+            (s.mean, s.median, s.std, s.sem, s.p25, s.p75),
+            (
+                0.4928571428571428,
+                0.3,
+                0.3656370826249386,
+                0.1381978272469662,
+                0.225,
+                0.8
+            )
+        );
+        assert_eq!(s.ci, Some((0.15469924156405485, 0.8310150441502309)));
+        let one = Spread::of(&mut [2.0]).unwrap();
+        assert_eq!((one.std, one.sem, one.ci), (0.0, 0.0, None));
+        let same = Spread::of(&mut [3.0, 3.0]).unwrap();
+        assert_eq!(same.ci, Some((3.0, 3.0)));
+        assert_eq!(Spread::of(&mut []), None);
     }
 }

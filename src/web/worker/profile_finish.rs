@@ -129,6 +129,9 @@ pub fn finish(
     let mut metrics = BlobWriter::new();
     render::write_agent_metrics(&mut metrics, &profile)
         .map_err(|e| Failure::from(e.to_string()))?;
+    let mut repeats = BlobWriter::new();
+    render::write_repeat_level_metrics(&mut repeats, &profile)
+        .map_err(|e| Failure::from(e.to_string()))?;
     let profiling = profiling.finish("application/jsonl")?;
     let profiling_name = names::reward_profiling(&rollouts.name());
     // The page's pass band reads the file offered here, so its tasks are the download's.
@@ -141,6 +144,10 @@ pub fn finish(
         Download {
             blob: metrics.finish("application/json")?,
             name: names::agent_metrics(&rollouts.name()),
+        },
+        Download {
+            blob: repeats.finish("application/json")?,
+            name: names::repeat_level_metrics(&rollouts.name()),
         },
     ];
     SHOWN.with(|s| {

@@ -267,7 +267,7 @@ mod tests {
         )
         .unwrap();
         let got = String::from_utf8(file_bytes(&[e])).unwrap();
-        let want = "[\n  {\n    \"agent_ref\": {\n      \"name\": \"a\"\n    },\n    \"agent_metrics\": {\n      \"mean/reward\": 1.0,\n      \"x\": 1e16\n    },\n    \"key_metrics\": {},\n    \"group_level_metrics\": []\n  }\n]";
+        let want = "[\n  {\n    \"agent_ref\": {\n      \"name\": \"a\"\n    },\n    \"agent_metrics\": {\n      \"mean/reward\": 1.0,\n      \"x\": 1e+16\n    },\n    \"key_metrics\": {},\n    \"group_level_metrics\": []\n  }\n]";
         assert_eq!(got, want);
         assert_eq!(
             request_body([&b"{}"[..], b"{\"a\":1}"].into_iter()),

@@ -10,6 +10,12 @@ pub const ATTEMPT_INDEX: &str = "_ng_attempt_index";
 /// A rollout id the input row gives (`<task>-<rollout>` when it gives none).
 pub const ROLLOUT_ID: &str = "_ng_rollout_id";
 pub const AGENT_REF: &str = "agent_ref";
+/// The environment server a row ran through (NeMo Gym v0.7.0 `global_config.py`
+/// `ENVIRONMENT_SERVER_STAMP_KEY_NAME`): what labels a rollout's run when present.
+pub const ENVIRONMENT_SERVER: &str = "_ng_environment_server";
+/// A verify response's flag that its reward is not a measurement (v0.7.0 `reward_profile.py`
+/// `MASK_SAMPLE_FIELD`): the rollout leaves the quality metrics when it is truthy.
+pub const MASK_SAMPLE: &str = "mask_sample";
 pub const SKILLS_REF: &str = "skills_ref";
 pub const RESPONSES_CREATE_PARAMS: &str = "responses_create_params";
 /// A failure row's class (`transient`, `timeout_exceeded`, …): the row goes to the failures file.

@@ -2,6 +2,7 @@
 //! and writes must mean what it means there. Every module that needs one of these rules calls
 //! it here instead of writing it again.
 //! - [`keys`]: the row keys upstream reads and writes (`_ng_task_index`, `ng_trajectory`, …)
+//! - [`metric_names`]: v0.7.0's primary metrics (what is aggregated across repeats and compared)
 //! - [`py`]: Python's truthiness, `repr` and `json.dumps`
 //! - [`pydantic`]: Pydantic's lax coercions and its model rules (extra keys forbidden, fields
 //!   required)
@@ -12,6 +13,7 @@
 //! imports none of them.
 
 pub mod keys;
+pub mod metric_names;
 pub mod py;
 pub mod pydantic;
 pub mod trajectory;

@@ -1,6 +1,7 @@
 //! The statistics: columns in upstream's order, task rows, agent rows, completion summary.
 
 use super::scan::{InputRow, ScanState};
+use crate::error::RolloutKey;
 use super::{
     AgentKey, AgentProfile, ColumnSummaries, ColumnSummary, CompletionSummary, Profile,
     ProfileBuilder, ProfileOptions, RolloutRecord, TaskProfile,
@@ -22,26 +23,41 @@ impl ProfileBuilder {
     }
 }
 
-/// Sorts the matched rollouts and computes task rows, agent rows and the completion summary;
-/// with `threads` > 1 (natively), on two threads.
+/// Sorts the matched rollouts, sets the masked ones apart, and computes task rows, agent rows,
+/// repeat-level entries, coverage and the completion summary, in NeMo Gym v0.7.0's order
+/// (`cli/eval.py` `reward_profile`); with `threads` > 1 (natively), on two threads.
 fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Profile {
     let ScanState {
         keys,
         inputs,
         input_index,
         mut rollouts,
+        rollout_index,
         ..
     } = scan;
     rollouts.sort_unstable_by_key(|r| r.key);
+    // Coverage and completion count every result, masked or not.
+    let coverage = super::coverage::by_agent(&inputs, &input_index, &rollouts);
+    let runs = Runs::of(&inputs);
+    let summary = completion_summary(&inputs, &runs.of_input, &rollout_index);
+    let (mut rollouts, masked): (Vec<RolloutRecord>, Vec<RolloutRecord>) =
+        rollouts.into_iter().partition(|r| !r.masked);
+    let masked_keys: FastMap<RolloutKey, ()> = masked.iter().map(|r| (r.key, ())).collect();
+    let measured = |input: &InputRow| !masked_keys.contains_key(&input.key);
+    let labels = runs.labels(&inputs, &measured);
 
-    // Columns: numeric keys in first-seen order over rollouts in key order.
+    // Columns: numeric keys in first-seen order over rollouts in key order, except upstream's
+    // `_`-prefixed keys and the mask flag.
+    let metric_key: Vec<bool> = (0..keys.len())
+        .map(|k| is_metric_column(k as KeyId, keys.name(k as KeyId)))
+        .collect();
     let mut columns: Vec<KeyId> = Vec::new();
     // Each key's column (`NO_COLUMN` if none), indexed by key id: looked up for every value.
     let mut column_of: Vec<u32> = vec![NO_COLUMN; keys.len()];
     let mut present_everywhere_as_int: Vec<usize> = Vec::new(); // per column: rollouts with an int
     for r in &rollouts {
         r.metric_values(|k, v| {
-            if is_metric_column(k) {
+            if metric_key[k as usize] {
                 let slot = &mut column_of[k as usize];
                 if *slot == NO_COLUMN {
                     *slot = columns.len() as u32;
@@ -59,20 +75,35 @@ fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Profile {
         .iter()
         .all(|&n| n == rollouts.len());
 
-    // Agents: the input row's agent_ref.name (or the rollout's, when the input has none),
-    // replaced by a numeric `agent_name` field as upstream's frame does.
+    // A task run by several agents (labels) has a row per agent.
+    let fan_out = {
+        let mut tasks = FastMap::<i64, ()>::default();
+        let mut pairs = FastMap::<(i64, u32), ()>::default();
+        for (input, &run) in inputs.iter().zip(&runs.of_input) {
+            if measured(input) {
+                tasks.insert(input.key.task, ());
+                pairs.insert((input.key.task, run), ());
+            }
+        }
+        pairs.len() > tasks.len()
+    };
+
+    // Agents: the input row's run label, replaced by a numeric `agent_name` field as upstream's
+    // frame does.
     let mut warnings = Vec::new();
     // Looked up by borrowed name: a rollout costs no allocation (an agent's key is owned once).
     let mut agent_ids: FastMap<(Cow<'_, str>, bool), AgentId> = FastMap::default();
     let mut agent_keys: Vec<AgentKey> = Vec::new();
     let mut rollout_agent: Vec<Option<AgentId>> = Vec::with_capacity(rollouts.len());
+    let mut rollout_run: Vec<u32> = Vec::with_capacity(rollouts.len());
     let mut no_agent = (0usize, u64::MAX);
     for r in &rollouts {
-        let input = &inputs[input_index[&r.key] as usize];
-        let mut agent = match (&input.agent, &r.agent) {
-            (AgentField::NoAgentRef | AgentField::NoName, fallback) => agent_key(fallback),
-            (field, _) => agent_key(field),
-        };
+        let at = input_index[&r.key] as usize;
+        let run = runs.of_input[at];
+        rollout_run.push(run);
+        let mut agent = labels[run as usize]
+            .as_ref()
+            .map(|l| (Cow::Borrowed(&*l.name), l.numeric));
         r.metric_values(|k, v| {
             if k == key::AGENT_NAME {
                 agent = Some((Cow::Owned(AgentKey::from_num(v).name.into()), true));
@@ -91,32 +122,53 @@ fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Profile {
             id
         }));
         if rollout_agent.last() == Some(&None) {
-            no_agent = (no_agent.0 + 1, no_agent.1.min(input.span.line));
+            no_agent = (no_agent.0 + 1, no_agent.1.min(inputs[at].span.line));
         }
     }
     if no_agent.0 > 0 {
         warnings.push(format!(
-                "{} rollouts have no agent name (`agent_ref.name` missing or null in '{}', first at line {}): \
-                 they are in the task rows but not in the agent metrics",
-                no_agent.0, inputs_file, no_agent.1
-            ));
+            "{} rollouts have no agent name (`_ng_environment_server` and `agent_ref.name` missing or null in '{}', first at line {}): \
+             they are in the task rows but not in the agent metrics",
+            no_agent.0, inputs_file, no_agent.1
+        ));
     }
 
-    // Task rows: rollouts of one task are contiguous in key order.
-    let mut expected_by_task: FastMap<i64, usize> = FastMap::default();
-    for input in &inputs {
-        *expected_by_task.entry(input.key.task).or_default() += 1;
+    // Groups of task rows: a task, or in a fan-out run a task and a label (labels in code point
+    // order, rollouts without one in no row).
+    let label_rank = ranks_of(&labels);
+    let group_of = |task: i64, run: u32| -> (i64, u32) {
+        if fan_out {
+            (task, label_rank[run as usize])
+        } else {
+            (task, 0)
+        }
+    };
+    if fan_out {
+        let mut order: Vec<usize> = (0..rollouts.len()).collect();
+        order.sort_by_key(|&i| (group_of(rollouts[i].key.task, rollout_run[i]), rollouts[i].key));
+        rollouts = permute(rollouts, &order);
+        rollout_agent = order.iter().map(|&i| rollout_agent[i]).collect();
+        rollout_run = order.iter().map(|&i| rollout_run[i]).collect();
+    }
+    let mut expected_by_group: FastMap<(i64, u32), usize> = FastMap::default();
+    for (input, &run) in inputs.iter().zip(&runs.of_input) {
+        if measured(input) {
+            *expected_by_group
+                .entry(group_of(input.key.task, run))
+                .or_default() += 1;
+        }
     }
     let mut bounds = Vec::new();
     let mut start = 0;
     while start < rollouts.len() {
-        let task = rollouts[start].key.task;
+        let group = group_of(rollouts[start].key.task, rollout_run[start]);
         let end = start
-            + rollouts[start..]
-                .iter()
-                .take_while(|r| r.key.task == task)
+            + (start..rollouts.len())
+                .take_while(|&i| group_of(rollouts[i].key.task, rollout_run[i]) == group)
                 .count();
-        bounds.push(start..end);
+        if group.1 != NO_RANK {
+            bounds.push(start..end);
+        }
         start = end;
     }
     let new_grouper = || Grouper::new(columns.len(), &column_of, all_int);
@@ -127,14 +179,20 @@ fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Profile {
             .iter()
             .map(|range| {
                 let first = &rollouts[range.start];
+                let run = rollout_run[range.start];
                 members.clear();
                 members.extend(range.clone());
                 TaskProfile {
                     task: first.key.task,
+                    agent: if fan_out {
+                        labels[run as usize].clone()
+                    } else {
+                        None
+                    },
                     columns: grouper.summarize(&rollouts, &members),
                     sample: inputs[input_index[&first.key] as usize].span,
                     num_rollouts: range.len(),
-                    expected_num_rollouts: expected_by_task[&first.key.task],
+                    expected_num_rollouts: expected_by_group[&group_of(first.key.task, run)],
                     rollouts: range.clone(),
                 }
             })
@@ -172,13 +230,34 @@ fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Profile {
     for (at, (id, _)) in agents.iter().enumerate() {
         position[*id as usize] = at;
     }
-    let rollout_agent = rollout_agent
+    let rollout_agent: Vec<Option<usize>> = rollout_agent
         .iter()
         .map(|a| a.map(|id| position[id as usize]))
         .collect();
-    let agents = agents.into_iter().map(|(_, a)| a).collect();
+    let mut agents: Vec<AgentProfile> = agents.into_iter().map(|(_, a)| a).collect();
 
-    let summary = completion_summary(&inputs, &expected_by_task, &tasks);
+    let agent_names: Vec<AgentKey> = agents.iter().map(|a| a.agent.clone()).collect();
+    let (repeats, warning) = super::repeats::repeat_entries(
+        &rollouts,
+        &rollout_agent,
+        &columns,
+        &column_of,
+        &keys,
+        &agent_names,
+    );
+    warnings.extend(warning);
+    let across = super::repeats::across_repeats(&repeats, &columns, &keys, agents.len());
+    for (agent, across) in agents.iter_mut().zip(across) {
+        agent.across = across;
+    }
+    let mut coverage_only = Vec::new();
+    for (name, c) in coverage {
+        match agents.iter_mut().find(|a| a.agent == name) {
+            Some(agent) => agent.coverage = Some(c),
+            None => coverage_only.push((name, c)),
+        }
+    }
+
     Profile {
         keys,
         columns,
@@ -189,6 +268,105 @@ fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Profile {
         summary,
         warnings,
         rollout_agent,
+        masked,
+        repeats,
+        coverage_only,
+    }
+}
+
+/// The rank of a run without a label (it sorts last and is in no fan-out task row).
+const NO_RANK: u32 = u32::MAX;
+
+/// Each run's label's rank in code point order (as the agents are sorted).
+fn ranks_of(labels: &[Option<AgentKey>]) -> Vec<u32> {
+    let mut order: Vec<usize> = (0..labels.len()).filter(|&i| labels[i].is_some()).collect();
+    order.sort_by(|&a, &b| {
+        agent_order(
+            labels[a].as_ref().expect("labelled"),
+            labels[b].as_ref().expect("labelled"),
+        )
+    });
+    let mut rank = vec![NO_RANK; labels.len()];
+    for (r, i) in order.into_iter().enumerate() {
+        rank[i] = r as u32;
+    }
+    rank
+}
+
+/// A numeric name as its JSON text.
+fn number_name(n: Num) -> Cow<'static, str> {
+    Cow::Owned(AgentKey::from_num(n).name.into())
+}
+
+/// `items` in the order of `order` (a permutation of its indices).
+fn permute<T>(items: Vec<T>, order: &[usize]) -> Vec<T> {
+    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    order
+        .iter()
+        .map(|&i| slots[i].take().expect("a permutation"))
+        .collect()
+}
+
+/// The run keys of the materialized rows (v0.7.0 `rollout_run_key`: the environment server
+/// when present and not null, else the agent's name), numbered in the order first met; run 0 is
+/// "no run key".
+struct Runs {
+    /// By run number (0: none).
+    keys: Vec<Option<AgentKey>>,
+    /// Each input row's run number.
+    of_input: Vec<u32>,
+}
+
+impl Runs {
+    fn of(inputs: &[InputRow]) -> Runs {
+        let mut ids: FastMap<(Cow<'_, str>, bool), u32> = FastMap::default();
+        let mut keys = vec![None];
+        let of_input = inputs
+            .iter()
+            .map(|input| {
+                let key = match (&input.server, &input.agent) {
+                    (AgentField::Name(server), _) => Some((Cow::Borrowed(&**server), false)),
+                    (AgentField::Number(n), _) => Some((number_name(*n), true)),
+                    (_, AgentField::Name(agent)) => Some((Cow::Borrowed(&**agent), false)),
+                    (_, AgentField::Number(n)) => Some((number_name(*n), true)),
+                    _ => None,
+                };
+                let Some(key) = key else { return 0 };
+                if let Some(&id) = ids.get(&key) {
+                    return id;
+                }
+                let id = keys.len() as u32;
+                keys.push(Some(AgentKey {
+                    name: key.0.as_ref().into(),
+                    numeric: key.1,
+                }));
+                ids.insert(key, id);
+                id
+            })
+            .collect();
+        Runs { keys, of_input }
+    }
+
+    /// Each run's label (v0.7.0 `rollout_run_labels` over the measured rows), by run number.
+    fn labels(
+        &self,
+        inputs: &[InputRow],
+        measured: &impl Fn(&InputRow) -> bool,
+    ) -> Vec<Option<AgentKey>> {
+        let mut first_agent: Vec<Option<Option<AgentKey>>> = vec![None; self.keys.len()];
+        let mut runs = Vec::new();
+        for (input, &run) in inputs.iter().zip(&self.of_input) {
+            if run != 0 && first_agent[run as usize].is_none() && measured(input) {
+                let agent = super::labels::name_of(&input.agent);
+                first_agent[run as usize] = Some(agent.clone());
+                runs.push((self.keys[run as usize].clone().expect("a run key"), agent));
+            }
+        }
+        let labels = super::labels::label_runs(&runs);
+        self.keys
+            .iter()
+            .map(|key| key.as_ref().and_then(|k| labels.get(k).cloned()))
+            .collect()
     }
 }
 
@@ -224,6 +402,8 @@ fn agent_rows(
                     columns,
                     num_rollouts: members.len(),
                     agent,
+                    across: Vec::new(),
+                    coverage: None,
                 },
             )
         })
@@ -231,20 +411,12 @@ fn agent_rows(
 }
 
 /// `column_of`'s mark of a key that is not a metric column.
-const NO_COLUMN: u32 = u32::MAX;
+pub(super) const NO_COLUMN: u32 = u32::MAX;
 
-/// The metric columns are the numeric fields except the keys and the agent override.
-fn is_metric_column(k: KeyId) -> bool {
-    !matches!(k, key::TASK_INDEX | key::ROLLOUT_INDEX | key::AGENT_NAME)
-}
-
-/// An agent's key as (name, numeric), borrowed from the row when it is a name.
-fn agent_key(field: &AgentField) -> Option<(Cow<'_, str>, bool)> {
-    match field {
-        AgentField::Name(name) => Some((Cow::Borrowed(&**name), false)),
-        AgentField::Number(n) => Some((Cow::Owned(AgentKey::from_num(*n).name.into()), true)),
-        _ => None,
-    }
+/// The metric columns are the numeric fields except the agent override, the mask flag and
+/// every key that starts with `_` (v0.7.0 skips them all; the row keys among them).
+fn is_metric_column(k: KeyId, name: &str) -> bool {
+    k != key::AGENT_NAME && !name.starts_with('_') && name != crate::gym::keys::MASK_SAMPLE
 }
 
 /// Numbers before names (upstream cannot mix them at all), names in code point order.
@@ -260,25 +432,39 @@ fn agent_order(a: &AgentKey, b: &AgentKey) -> std::cmp::Ordering {
     }
 }
 
+/// v0.7.0's completion summary (`profile_completion_summary`): over every materialized row and
+/// result, masked ones included, by (task, run key), so that one agent's missing rollouts of a
+/// fan-out task are not hidden behind another's.
 fn completion_summary(
     inputs: &[InputRow],
-    expected_by_task: &FastMap<i64, usize>,
-    tasks: &[TaskProfile],
+    run_of_input: &[u32],
+    rollout_index: &FastMap<RolloutKey, u32>,
 ) -> CompletionSummary {
-    let completed: usize = tasks.iter().map(|t| t.num_rollouts).sum();
-    let complete = tasks
-        .iter()
-        .filter(|t| t.num_rollouts == t.expected_num_rollouts)
-        .count();
-    let total = expected_by_task.len();
-    CompletionSummary {
+    let mut groups: FastMap<(i64, u32), (usize, usize)> = FastMap::default();
+    let mut completed = 0;
+    for (input, &run) in inputs.iter().zip(run_of_input) {
+        let done = rollout_index.contains_key(&input.key);
+        completed += usize::from(done);
+        let group = groups.entry((input.key.task, run)).or_default();
+        group.0 += 1;
+        group.1 += usize::from(done);
+    }
+    let mut s = CompletionSummary {
         expected_rollout_rows: inputs.len(),
         completed_rollout_rows: completed,
-        total_input_rows: total,
-        complete_input_rows: complete,
-        partial_input_rows: tasks.len() - complete,
-        missing_input_rows: total - tasks.len(),
+        total_input_rows: groups.len(),
+        ..CompletionSummary::default()
+    };
+    for &(expected, done) in groups.values() {
+        if done == expected {
+            s.complete_input_rows += 1;
+        } else if done > 0 {
+            s.partial_input_rows += 1;
+        } else {
+            s.missing_input_rows += 1;
+        }
     }
+    s
 }
 
 /// Computes [`ColumnSummaries`] of a group of rollouts, reusing its buffers between groups.

@@ -6,9 +6,15 @@
 
 mod batch;
 mod compute;
+mod coverage;
+mod labels;
 mod line_batch;
 pub mod ranges;
+mod repeats;
 mod scan;
+
+pub use coverage::Coverage;
+pub use repeats::{AcrossRepeats, RepeatEntry};
 
 pub use batch::{parse_batch, parse_batch_with, ParsedBatch};
 pub use line_batch::LineBatch;
@@ -18,7 +24,7 @@ pub use scan::ProfileBuilder;
 use crate::error::RolloutKey;
 use crate::json::Num;
 use crate::jsonl::LineSpan;
-use crate::record::{key, AgentField, KeyId, KeyTable, Reward};
+use crate::record::{key, KeyId, KeyTable, Reward};
 use std::collections::{HashMap, HashSet};
 
 /// An agent's group key: a name, or a number when a rollout's numeric `agent_name` field
@@ -49,8 +55,9 @@ pub struct RolloutRecord {
     pub(crate) usage: Box<[(KeyId, Option<Num>)]>,
     /// `reward` verbatim, when present.
     pub reward: Option<Reward>,
-    /// The rollout row's own `agent_ref.name`, used when its input row has none.
-    pub(crate) agent: AgentField,
+    /// `mask_sample` was truthy: the rollout is not a measurement (kept out of the profile's
+    /// statistics, counted in its completion).
+    pub masked: bool,
     /// Where the rollout's line is, to show it again on demand.
     pub span: LineSpan,
 }
@@ -228,6 +235,9 @@ impl<'a> IntoIterator for &'a ColumnSummaries {
 #[derive(Debug)]
 pub struct TaskProfile {
     pub task: i64,
+    /// The agent label of a fan-out run's row: a task run by several agents has a row per
+    /// agent (v0.7.0 `profile_from_data`, `per_agent`); `None` otherwise.
+    pub agent: Option<AgentKey>,
     /// One entry per [`Profile::columns`] entry.
     pub columns: ColumnSummaries,
     /// The materialized row written as `sample`.
@@ -253,6 +263,11 @@ pub struct AgentProfile {
     pub agent: AgentKey,
     pub columns: ColumnSummaries,
     pub num_rollouts: usize,
+    /// `*_across_repeats/*`: each primary repeat-level metric across the agent's repeats (empty
+    /// for an agent with one repeat).
+    pub across: Vec<AcrossRepeats>,
+    /// `coverage/*`, when some of the agent's rollouts were masked.
+    pub coverage: Option<Coverage>,
 }
 
 /// Upstream's completion summary.
@@ -293,13 +308,22 @@ pub struct Profile {
     pub all_int: bool,
     pub tasks: Vec<TaskProfile>,
     pub agents: Vec<AgentProfile>,
-    /// Matched rollouts, ascending (task, rollout).
+    /// Matched measured rollouts, ascending (task, rollout); in a fan-out run ascending (task,
+    /// agent label, rollout), those without a label last in their task (in no task row).
     pub rollouts: Vec<RolloutRecord>,
     pub summary: CompletionSummary,
     /// Things upstream would crash on that were handled, for the user to know.
     pub warnings: Vec<String>,
     /// Each rollout's agent, as an index into `agents` (`None`: no agent name).
     pub rollout_agent: Vec<Option<usize>>,
+    /// Rollouts whose `mask_sample` was truthy, ascending key: in no statistic, counted in the
+    /// completion (v0.7.0).
+    pub masked: Vec<RolloutRecord>,
+    /// `*_repeat_level_metrics.json`: per agent with two or more repeats, per repeat.
+    pub repeats: Vec<RepeatEntry>,
+    /// Agents whose every rollout was masked (or named otherwise than any agent row): coverage
+    /// entries after the agent rows, in the order first met.
+    pub coverage_only: Vec<(AgentKey, Coverage)>,
 }
 
 impl Profile {

@@ -13,6 +13,8 @@ use crate::record::{self, AgentField, IndexField, KeyTable, Row, RowError, RowKi
 pub(super) struct InputRow {
     pub(super) key: RolloutKey,
     pub(super) agent: AgentField,
+    /// `_ng_environment_server` (`NoAgentRef`: absent).
+    pub(super) server: AgentField,
     pub(super) span: LineSpan,
 }
 
@@ -224,6 +226,7 @@ impl ScanState {
         self.inputs.push(InputRow {
             key,
             agent: row.agent,
+            server: row.server,
             span,
         });
     }
@@ -268,7 +271,7 @@ impl ScanState {
             top: row.top.into_boxed_slice(),
             usage: row.usage.into_boxed_slice(),
             reward: row.reward,
-            agent: row.agent,
+            masked: row.masked,
             span,
         });
     }

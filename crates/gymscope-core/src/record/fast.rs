@@ -4,7 +4,7 @@
 //! escaped keys, raw control bytes, the `-0` literal, deep nesting).
 
 use super::fields::{Role, RowFields};
-use super::serde_path::{AgentRefValue, IndexValue};
+use super::serde_path::{AgentRefValue, IndexValue, ServerValue};
 use super::{AgentField, IndexField, KeyTable, Row, RowKind};
 use crate::json::{MaybeNum, Num};
 use crate::skim;
@@ -88,6 +88,13 @@ impl<'k> MemberReader<'k> {
             }
             Role::Reward => fields.reward(serde_json::from_str(value).ok()?),
             Role::Number => fields.number(name, maybe_num(value)?),
+            Role::Server => match value.as_bytes()[0] {
+                b'"' if !value.contains('\\') => {
+                    fields.server(AgentField::Name(value[1..value.len() - 1].into()));
+                }
+                _ => fields.server(serde_json::from_str::<ServerValue>(value).ok()?.0),
+            },
+            Role::Mask => fields.mask(&serde_json::from_str(value).ok()?),
         }
         Some(())
     }

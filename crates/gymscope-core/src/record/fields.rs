@@ -3,7 +3,7 @@
 //! (`fast`, and `serde_path` for what `fast` leaves) feed a row's fields here in order.
 
 use super::{key, AgentField, IndexField, KeyId, KeyTable, Reward, Row, RowKind};
-use crate::gym::keys::{ROLLOUT_INDEX, TASK_INDEX};
+use crate::gym::keys::{ENVIRONMENT_SERVER, MASK_SAMPLE, ROLLOUT_INDEX, TASK_INDEX};
 use crate::json::Num;
 use std::collections::HashMap;
 
@@ -19,6 +19,10 @@ pub(super) enum Role {
     Reward,
     /// Kept when numeric.
     Number,
+    /// `_ng_environment_server`, read as an agent name is.
+    Server,
+    /// `mask_sample`: its truthiness, and kept when numeric.
+    Mask,
     /// Not read (every other field of a materialized input).
     Ignored,
 }
@@ -50,7 +54,9 @@ impl<'k> RowFields<'k> {
             TASK_INDEX => Role::TaskIndex,
             ROLLOUT_INDEX => Role::RolloutIndex,
             "agent_ref" => Role::AgentRef,
+            ENVIRONMENT_SERVER => Role::Server,
             _ if self.kind == RowKind::Input => Role::Ignored,
+            MASK_SAMPLE => Role::Mask,
             "response" => Role::Response,
             "reward" => Role::Reward,
             _ => Role::Number,
@@ -100,6 +106,22 @@ impl<'k> RowFields<'k> {
         self.saw_negative_zero |= num.is_some_and(is_negative_zero);
         let id = self.keys.intern(name);
         upsert(&mut self.row.top, &mut self.top_index, id, num);
+    }
+
+    pub(super) fn server(&mut self, server: AgentField) {
+        self.row.server = server;
+    }
+
+    /// `mask_sample`'s value: the row is masked when Python finds it true; a number (or bool)
+    /// is also kept as a field, as any other.
+    pub(super) fn mask(&mut self, value: &serde_json::Value) {
+        self.row.masked = crate::gym::py::truthy(value);
+        let num = match value {
+            serde_json::Value::Bool(b) => Some(Num::Int(i64::from(*b))),
+            serde_json::Value::Number(n) => Some(crate::json::number_to_num(n)),
+            _ => None,
+        };
+        self.number(MASK_SAMPLE, num);
     }
 
     /// Whether a `-0.0` was read where orjson may have read the integer `-0` (see `json`).

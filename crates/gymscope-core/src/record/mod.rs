@@ -133,6 +133,11 @@ pub struct Row {
     pub usage: Vec<(KeyId, Option<Num>)>,
     /// The `reward` value, when the key exists.
     pub reward: Option<Reward>,
+    /// `_ng_environment_server` (`NoAgentRef`: absent), read as `agent_ref.name` is: the run
+    /// key of a materialized row (NeMo Gym v0.7.0 `global_config.rollout_run_key`).
+    pub server: AgentField,
+    /// A rollout whose `mask_sample` is truthy: not a measurement (v0.7.0 `select_measured`).
+    pub masked: bool,
 }
 
 /// Which parts of a row to read.

@@ -86,6 +86,8 @@ impl<'de> Visitor<'de> for RowSeed<'_, '_> {
                     fields.response_read();
                 }
                 Role::Reward => fields.reward(map.next_value()?),
+                Role::Server => fields.server(map.next_value::<ServerValue>()?.0),
+                Role::Mask => fields.mask(&map.next_value()?),
                 Role::Number => {
                     let MaybeNum(num) = map.next_value()?;
                     fields.number(name, num);
@@ -187,6 +189,23 @@ impl<'de> de::Deserialize<'de> for IndexValue {
             Some(Num::Int(v)) => IndexField::Int(v),
             Some(Num::Float(f)) if f == 0.0 && f.is_sign_negative() => IndexField::Int(0),
             _ => IndexField::Invalid(crate::json::describe_token(text)),
+        }))
+    }
+}
+
+/// `_ng_environment_server`: a name as `agent_ref.name` is read (`NoAgentRef` stands for an
+/// absent key and is never produced here).
+pub(super) struct ServerValue(pub(super) AgentField);
+
+impl<'de> de::Deserialize<'de> for ServerValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde_json::Value;
+        Ok(ServerValue(match Value::deserialize(d)? {
+            Value::Null => AgentField::Null,
+            Value::String(s) => AgentField::Name(s.into()),
+            Value::Number(n) => AgentField::Number(crate::json::number_to_num(&n)),
+            Value::Bool(_) => AgentField::Invalid("a bool"),
+            _ => AgentField::Invalid("an array or object"),
         }))
     }
 }

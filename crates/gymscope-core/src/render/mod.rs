@@ -1,16 +1,18 @@
-//! Writes a [`Profile`] as upstream's two files, `*_reward_profiling.jsonl` and
-//! `*_agent_metrics.json`, and its printed summary. Key order follows upstream; numbers are
-//! formatted as orjson formats them.
+//! Writes a [`Profile`] as upstream's three files, `*_reward_profiling.jsonl`,
+//! `*_agent_metrics.json` and `*_repeat_level_metrics.json` (`repeats`), and its printed
+//! summary. Key order follows upstream; numbers are formatted as orjson formats them.
 
+mod repeats;
 mod task_rows;
 
+pub use repeats::write_repeat_level_metrics;
 pub use task_rows::write_task_rows;
 use task_rows::KeyTexts;
 
 use crate::gym::keys;
 use crate::json;
 use crate::jsonl::LineSpan;
-use crate::profile::{AgentKey, Profile};
+use crate::profile::{AgentKey, Coverage, Profile};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 
 /// Gives back a line of the materialized-inputs file by its span, so `sample` rows are read
@@ -175,7 +177,9 @@ fn has_negative_zero(v: &serde_json::Value) -> bool {
     }
 }
 
-/// Writes `*_agent_metrics.json`: a JSON list, no trailing newline.
+/// Writes `*_agent_metrics.json`: a JSON list, no trailing newline. Each agent row: its
+/// statistics, `agent_ref`, the `*_across_repeats/*` keys and `coverage/*` (v0.7.0); then the
+/// coverage-only entries.
 pub fn write_agent_metrics<W: Write>(w: &mut W, p: &Profile) -> io::Result<()> {
     let mut texts = KeyTexts::new(p);
     w.write_all(b"[")?;
@@ -190,12 +194,36 @@ pub fn write_agent_metrics<W: Write>(w: &mut W, p: &Profile) -> io::Result<()> {
         }
         w.write_all(b"\"agent_ref\":{\"name\":")?;
         write_agent_name(w, &agent.agent)?;
-        w.write_all(b"}}")?;
+        w.write_all(b"}")?;
+        repeats::write_across(w, p, &agent.across)?;
+        if let Some(c) = &agent.coverage {
+            w.write_all(b",")?;
+            write_coverage(w, c)?;
+        }
+        w.write_all(b"}")?;
+    }
+    for (i, (name, c)) in p.coverage_only.iter().enumerate() {
+        if i > 0 || !p.agents.is_empty() {
+            w.write_all(b",")?;
+        }
+        w.write_all(b"{\"agent_ref\":{\"name\":")?;
+        write_agent_name(w, name)?;
+        w.write_all(b"},")?;
+        write_coverage(w, c)?;
+        w.write_all(b"}")?;
     }
     w.write_all(b"]")
 }
 
-fn write_agent_name<W: Write>(w: &mut W, agent: &AgentKey) -> io::Result<()> {
+fn write_coverage<W: Write>(w: &mut W, c: &Coverage) -> io::Result<()> {
+    write!(
+        w,
+        "\"coverage/measured_rollouts\":{},\"coverage/masked_rollouts\":{},\"coverage/measured_tasks\":{},\"coverage/fully_masked_tasks\":{}",
+        c.measured_rollouts, c.masked_rollouts, c.measured_tasks, c.fully_masked_tasks
+    )
+}
+
+pub(crate) fn write_agent_name<W: Write>(w: &mut W, agent: &AgentKey) -> io::Result<()> {
     if agent.numeric {
         w.write_all(agent.name.as_bytes())
     } else {
@@ -203,13 +231,21 @@ fn write_agent_name<W: Write>(w: &mut W, agent: &AgentKey) -> io::Result<()> {
     }
 }
 
-/// The lines upstream prints after writing the files.
-pub fn summary_text(p: &Profile, reward_profiling_path: &str, agent_metrics_path: &str) -> String {
+/// The lines upstream prints after writing the files (v0.7.0 `cli/eval.py` `reward_profile`).
+pub fn summary_text(
+    p: &Profile,
+    reward_profiling_path: &str,
+    agent_metrics_path: &str,
+    repeat_level_metrics_path: &str,
+) -> String {
     let s = &p.summary;
     let [completion, input_rows] = crate::table::summary_lines_of(s);
     format!(
         "Profiling outputs:\n{completion}\n{input_rows}\n\
+         Masked from quality metrics: {} rollout rows (kept in completion accounting above).\n\
          Reward profiling outputs: {reward_profiling_path}\n\
-         Agent-level metrics: {agent_metrics_path}\n"
+         Agent-level metrics: {agent_metrics_path}\n\
+         Repeat-level metrics: {repeat_level_metrics_path}\n",
+        p.masked.len()
     )
 }

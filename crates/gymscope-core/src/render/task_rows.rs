@@ -119,6 +119,9 @@ struct TaskRows<'p> {
     texts: KeyTexts<'p>,
     rollout_id: KeyId,
     fields: LastValues<KeyId, InfoValue<'p>>,
+    /// By key id: a top-level field `rollout_infos` leaves out (v0.7.0: `_`-prefixed keys and
+    /// the mask flag).
+    hidden_top: Vec<bool>,
 }
 
 impl<'p> TaskRows<'p> {
@@ -127,6 +130,12 @@ impl<'p> TaskRows<'p> {
             texts: KeyTexts::new(p),
             rollout_id: p.keys.get("rollout_id").unwrap_or(ROLLOUT_ID),
             fields: LastValues::default(),
+            hidden_top: (0..p.keys.len())
+                .map(|k| {
+                    let name = p.keys.name(k as KeyId);
+                    name.starts_with('_') || name == crate::gym::keys::MASK_SAMPLE
+                })
+                .collect(),
         }
     }
 
@@ -136,6 +145,11 @@ impl<'p> TaskRows<'p> {
         w.write_all(b"{\"_ng_task_index\":")?;
         Num::Int(task.task).write_json(w)?;
         self.texts.write_stats(w, &task.columns, false)?;
+        if let Some(agent) = &task.agent {
+            w.write_all(b",\"agent_ref\":{\"name\":")?;
+            super::write_agent_name(w, agent)?;
+            w.write_all(b"}")?;
+        }
         w.write_all(b",\"sample\":")?;
         w.write_all(sample)?;
         write!(
@@ -157,7 +171,8 @@ impl<'p> TaskRows<'p> {
     }
 
     /// One `rollout_infos` record: id, indices, `reward` verbatim, numeric usage fields, then
-    /// numeric top-level fields (which overwrite same-named usage fields in place).
+    /// numeric top-level fields but `_`-prefixed ones and `mask_sample` (which overwrite
+    /// same-named usage fields in place).
     fn write_rollout_info<W: Write>(&mut self, w: &mut W, r: &'p RolloutRecord) -> io::Result<()> {
         let fields = &mut self.fields;
         fields.clear();
@@ -169,8 +184,13 @@ impl<'p> TaskRows<'p> {
             Some(Reward::Other(v)) => fields.set(key::REWARD, InfoValue::Json(v)),
             None => {}
         }
-        for (k, v) in r.usage_numbers().chain(r.top_numbers()) {
+        for (k, v) in r.usage_numbers() {
             fields.set(k, InfoValue::Num(v));
+        }
+        for (k, v) in r.top_numbers() {
+            if !self.hidden_top[k as usize] {
+                fields.set(k, InfoValue::Num(v));
+            }
         }
         w.write_all(b"{")?;
         for (i, (name, value)) in fields.entries().iter().enumerate() {

@@ -1,0 +1,116 @@
+//! Who ran a rollout, as NeMo Gym v0.7.0 names it (`global_config.py` `rollout_run_key`,
+//! `label_runs`, `rollout_run_labels`): a row's *run key* is its `_ng_environment_server`, else
+//! its `agent_ref.name`; each run key is *labelled* by its agent's name when that name belongs to
+//! exactly one run key, else by the key itself, until every label is unique. Without environment
+//! servers a label is just the agent's name.
+
+use super::AgentKey;
+use crate::record::AgentField;
+use std::collections::HashMap;
+
+/// A name given as a string or a number; `None` for absent, null or other values.
+pub(super) fn name_of(field: &AgentField) -> Option<AgentKey> {
+    match field {
+        AgentField::Name(name) => Some(AgentKey {
+            name: name.clone(),
+            numeric: false,
+        }),
+        AgentField::Number(n) => Some(AgentKey::from_num(*n)),
+        _ => None,
+    }
+}
+
+/// Each run key's label, from the run keys with their first row's agent name, in row order.
+pub(super) fn label_runs(
+    runs: &[(AgentKey, Option<AgentKey>)],
+) -> HashMap<AgentKey, AgentKey> {
+    let mut keys_by_agent: HashMap<&AgentKey, usize> = HashMap::new();
+    for (_, agent) in runs {
+        if let Some(agent) = agent {
+            *keys_by_agent.entry(agent).or_default() += 1;
+        }
+    }
+    let mut labels: HashMap<AgentKey, AgentKey> = runs
+        .iter()
+        .map(|(key, agent)| {
+            let label = match agent {
+                Some(agent) if keys_by_agent[agent] == 1 => agent.clone(),
+                _ => key.clone(),
+            };
+            (key.clone(), label)
+        })
+        .collect();
+    loop {
+        let mut counts: HashMap<&AgentKey, usize> = HashMap::new();
+        for label in labels.values() {
+            *counts.entry(label).or_default() += 1;
+        }
+        let clashing: Vec<AgentKey> = labels
+            .iter()
+            .filter(|(key, label)| counts[label] > 1 && label != key)
+            .map(|(key, _)| key.clone())
+            .collect();
+        if clashing.is_empty() {
+            return labels;
+        }
+        for key in clashing {
+            labels.insert(key.clone(), key);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(s: &str) -> AgentKey {
+        AgentKey {
+            name: s.into(),
+            numeric: false,
+        }
+    }
+
+    fn labels(runs: &[(&str, Option<&str>)]) -> Vec<(String, String)> {
+        let runs: Vec<_> = runs.iter().map(|(k, a)| (key(k), a.map(key))).collect();
+        let mut out: Vec<_> = label_runs(&runs)
+            .into_iter()
+            .map(|(k, l)| (k.name.to_string(), l.name.to_string()))
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn one_server_per_agent_keeps_the_agents_name() {
+        assert_eq!(
+            labels(&[("env_a", Some("a")), ("env_b", Some("b"))]),
+            [("env_a".into(), "a".into()), ("env_b".into(), "b".into())]
+        );
+    }
+
+    #[test]
+    fn an_agent_behind_two_servers_is_labelled_by_each_server() {
+        assert_eq!(
+            labels(&[("env_1", Some("a")), ("env_2", Some("a")), ("env_3", None)]),
+            [
+                ("env_1".into(), "env_1".into()),
+                ("env_2".into(), "env_2".into()),
+                ("env_3".into(), "env_3".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_label_equal_to_another_runs_key_falls_back_to_its_own_key() {
+        // Server "b" fronts agent "x"; server "y" fronts agent "b": "y" would be labelled "b",
+        // which is also a run key labelled otherwise... and "b" itself is labelled "x".
+        assert_eq!(
+            labels(&[("b", Some("x")), ("y", Some("b")), ("x", None)]),
+            [
+                ("b".into(), "b".into()),
+                ("x".into(), "x".into()),
+                ("y".into(), "y".into())
+            ]
+        );
+    }
+}

@@ -1,0 +1,153 @@
+//! `*_repeat_level_metrics.json` and the `*_across_repeats/*` keys of `*_agent_metrics.json`
+//! (NeMo Gym v0.7.0 `reward_profile.py` `_compute_repeat_level_metrics`,
+//! `_aggregate_repeat_level_metrics`): for each agent with two or more repeats, each repeat's
+//! statistics over its tasks, then each primary statistic's spread across the repeats.
+
+use super::{AgentKey, RolloutRecord};
+use crate::gym::metric_names;
+use crate::record::{KeyId, KeyTable};
+use crate::stats::Spread;
+
+/// One entry of `*_repeat_level_metrics.json`: one agent's repeat (rollout index) over its tasks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RepeatEntry {
+    /// Index into the profile's agents.
+    pub agent: usize,
+    pub rollout: i64,
+    /// Tasks with a rollout of this repeat.
+    pub sample_count: usize,
+    /// The agent's tasks without one.
+    pub missing_count: usize,
+    /// Each metric column with a value in the repeat, in code point order of its name:
+    /// (column index, statistics over the tasks' values).
+    pub columns: Vec<(usize, Spread)>,
+}
+
+/// `<stat>_across_repeats/mean/<column>`: one column's repeat means, spread across repeats.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AcrossRepeats {
+    /// The metric column whose `mean/` is aggregated.
+    pub column: usize,
+    /// `sem` is upstream's `se_across_repeats`.
+    pub spread: Spread,
+}
+
+/// The repeat-level entries, agents in the profile's order, repeats ascending, with the warning
+/// upstream gives when some repeat lacks tasks. `rollout_agent[i]` is rollout `i`'s agent.
+pub(super) fn repeat_entries(
+    rollouts: &[RolloutRecord],
+    rollout_agent: &[Option<usize>],
+    columns: &[KeyId],
+    column_of: &[u32],
+    keys: &KeyTable,
+    agents: &[AgentKey],
+) -> (Vec<RepeatEntry>, Option<String>) {
+    // Columns in code point order of their names (pandas' `Index.difference` sorts them).
+    let mut by_name: Vec<usize> = (0..columns.len()).collect();
+    by_name.sort_by(|&a, &b| keys.name(columns[a]).cmp(keys.name(columns[b])));
+    let mut rank = vec![0u32; columns.len()];
+    for (r, &c) in by_name.iter().enumerate() {
+        rank[c] = r as u32;
+    }
+
+    let mut order: Vec<(usize, i64, i64, u32)> = rollouts
+        .iter()
+        .zip(rollout_agent)
+        .enumerate()
+        .filter_map(|(i, (r, a))| a.map(|a| (a, r.key.rollout, r.key.task, i as u32)))
+        .collect();
+    order.sort_unstable();
+
+    let mut entries = Vec::new();
+    let mut cells: Vec<(u32, u32, f64)> = Vec::new();
+    let mut values: Vec<f64> = Vec::new();
+    for agent_rows in order.chunk_by(|x, y| x.0 == y.0) {
+        let repeats = agent_rows.chunk_by(|x, y| x.1 == y.1).count();
+        if repeats < 2 {
+            continue;
+        }
+        let mut tasks: Vec<i64> = agent_rows.iter().map(|x| x.2).collect();
+        tasks.sort_unstable();
+        tasks.dedup();
+        for repeat in agent_rows.chunk_by(|x, y| x.1 == y.1) {
+            cells.clear();
+            for (at, &(_, _, _, i)) in repeat.iter().enumerate() {
+                rollouts[i as usize].metric_values(|k, v| {
+                    let c = column_of[k as usize];
+                    if c != super::compute::NO_COLUMN {
+                        cells.push((rank[c as usize], at as u32, v.as_f64()));
+                    }
+                });
+            }
+            cells.sort_unstable_by_key(|&(r, at, _)| (r, at));
+            let columns = cells
+                .chunk_by(|x, y| x.0 == y.0)
+                .filter_map(|run| {
+                    values.clear();
+                    values.extend(run.iter().map(|x| x.2));
+                    Spread::of(&mut values).map(|s| (by_name[run[0].0 as usize], s))
+                })
+                .collect();
+            entries.push(RepeatEntry {
+                agent: repeat[0].0,
+                rollout: repeat[0].1,
+                sample_count: repeat.len(),
+                missing_count: tasks.len() - repeat.len(),
+                columns,
+            });
+        }
+    }
+    let incomplete: Vec<&RepeatEntry> = entries.iter().filter(|e| e.missing_count > 0).collect();
+    let warning = incomplete.first().map(|first| {
+        format!(
+            "{} repeat(s) are missing rollouts for some tasks (e.g. agent '{}', \
+             _ng_rollout_index={}, missing_count={}): the repeat-level statistics come from \
+             unequal sample sizes across repeats",
+            incomplete.len(),
+            agents[first.agent].name,
+            first.rollout,
+            first.missing_count
+        )
+    });
+    (entries, warning)
+}
+
+/// Each agent's across-repeats statistics (indexed like the agents): the primary names among
+/// the entries' keys (in practice `mean/<column>`) in order of first appearance, each with the
+/// agent's repeat values.
+pub(super) fn across_repeats(
+    entries: &[RepeatEntry],
+    columns: &[KeyId],
+    keys: &KeyTable,
+    agents: usize,
+) -> Vec<Vec<AcrossRepeats>> {
+    let mut seen = vec![false; columns.len()];
+    let mut names = Vec::new();
+    for entry in entries {
+        for &(c, _) in &entry.columns {
+            if !seen[c] {
+                seen[c] = true;
+                if metric_names::is_primary(&format!("mean/{}", keys.name(columns[c]))) {
+                    names.push(c);
+                }
+            }
+        }
+    }
+    let mut out = vec![Vec::new(); agents];
+    let mut means: crate::fast_map::FastMap<usize, Vec<f64>> = Default::default();
+    for agent_entries in entries.chunk_by(|x, y| x.agent == y.agent) {
+        means.clear();
+        for entry in agent_entries {
+            for &(c, s) in &entry.columns {
+                means.entry(c).or_default().push(s.mean);
+            }
+        }
+        let agent = agent_entries[0].agent;
+        for &c in &names {
+            if let Some(spread) = means.get_mut(&c).and_then(|v| Spread::of(v)) {
+                out[agent].push(AcrossRepeats { column: c, spread });
+            }
+        }
+    }
+    out
+}
