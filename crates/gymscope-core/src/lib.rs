@@ -9,7 +9,7 @@
 //! - upstream's semantics: [`gym`] (row keys, Python's truthiness and `repr`, Pydantic's
 //!   coercions, the trajectory record)
 //! - shared: [`names`] (every derived file name), [`error`], [`figures`] (how numbers read),
-//!   [`html`] (escaping)
+//!   [`html`] (escaping), [`python_math`] (CPython's and scipy's numbers v0.7.0's intervals use)
 
 pub mod chunks;
 pub mod collect;

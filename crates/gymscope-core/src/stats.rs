@@ -132,20 +132,22 @@ impl Spread {
         if n == 0 {
             return None;
         }
-        let mean = pairwise_sum(values) / n as f64;
+        // numpy's sums start from +0.0 (`np_sum`): a column of -0.0 has mean 0.0.
+        let mean = np_sum(values) / n as f64;
         let std = if n == 1 {
             0.0
         } else {
             let squares: Vec<f64> = values.iter().map(|&x| (mean - x) * (mean - x)).collect();
-            (pairwise_sum(&squares) / (n - 1) as f64).sqrt()
+            (np_sum(&squares) / (n - 1) as f64).sqrt()
         };
         let sem = std / crate::python_math::sqrt_as_pow(n as u64);
         values.sort_unstable_by(f64::total_cmp);
         let mid = n / 2;
+        // numpy's median is the mean of the middle one or two values.
         let median = if n % 2 == 1 {
-            values[mid]
+            np_sum(&values[mid..=mid])
         } else {
-            (values[mid - 1] + values[mid]) / 2.0
+            np_sum(&values[mid - 1..=mid]) / 2.0
         };
         let ci = (n >= 2).then(|| {
             if sem == 0.0 {
@@ -174,10 +176,14 @@ impl Spread {
 fn linear_quantile(sorted: &[f64], q: f64) -> f64 {
     let n = sorted.len();
     let h = q * (n - 1) as f64;
-    let i = h.floor();
-    let g = h - i;
-    let i = i as usize;
-    let j = (i + 1).min(n - 1);
+    // At or past the last index numpy takes the last value for both neighbours, and its weight
+    // from index -1 (`_get_indexes`, `_get_gamma`): the sign of a -0.0 depends on it.
+    let (i, j, g) = if h >= (n - 1) as f64 {
+        (n - 1, n - 1, h + 1.0)
+    } else {
+        let i = h.floor();
+        (i as usize, i as usize + 1, h - i)
+    };
     let d = sorted[j] - sorted[i];
     if g >= 0.5 {
         sorted[j] - d * (1.0 - g)
@@ -265,5 +271,18 @@ mod tests {
         let same = Spread::of(&mut [3.0, 3.0]).unwrap();
         assert_eq!(same.ci, Some((3.0, 3.0)));
         assert_eq!(Spread::of(&mut []), None);
+        // pandas: Series([-0.0]).quantile(.25) is -0.0, Series([-0.0] * 5).quantile(.75) is 0.0.
+        let p = |v: &mut [f64]| Spread::of(v).unwrap().p25.to_bits();
+        assert_eq!(p(&mut [-0.0]), (-0.0f64).to_bits());
+        assert_eq!(
+            Spread::of(&mut [-0.0; 5]).unwrap().p75.to_bits(),
+            0.0f64.to_bits()
+        );
+        // numpy starts its sums from +0.0: the mean and median of -0.0 are 0.0, the min -0.0.
+        let zeros = Spread::of(&mut [-0.0, -0.0, -0.0]).unwrap();
+        assert_eq!(
+            (zeros.mean.to_bits(), zeros.median.to_bits(), zeros.min.to_bits()),
+            (0.0f64.to_bits(), 0.0f64.to_bits(), (-0.0f64).to_bits())
+        );
     }
 }
