@@ -23,13 +23,13 @@ def make_run(rng: random.Random):
     rows, results = [], []
     partial = rng.random() < 0.3
     fan = rng.random() < 0.3
-    for t in rng.sample(range(-5, 60), rng.randint(1, 12)):
+    for t in rng.sample(range(-5, 200), rng.randint(1, rng.choice([12, 40, 150]))):
         copies = rng.sample(agents, rng.randint(1, len(agents))) if fan else [rng.choice(agents)]
         r = 0
         for agent in copies:
             server = rng.choice(servers + [None]) if servers else None
             no_ref = rng.random() < 0.1 and server is not None
-            for _ in range(rng.randint(1, 6)):
+            for _ in range(rng.randint(1, rng.choice([3, 8]))):
                 m = {"responses_create_params": {"input": [{"role": "user", "content": f"t{t}"}]}}
                 if not no_ref:
                     m["agent_ref"] = {"type": "responses_api_agents", "name": agent}

@@ -149,6 +149,11 @@ async fn check_fixture(b: &Browser, name: &str, first: bool) {
         &serde_json::from_str(&want).unwrap(),
         name,
     );
+    assert_eq!(got, want, "{name}: agent metrics bytes");
+    let got = b.download_text("download-repeat-level-metrics").await;
+    let want = std::fs::read_to_string(expected.join(format!("{stem}_repeat_level_metrics.json")))
+        .unwrap();
+    assert_eq!(got, want, "{name}: repeat-level metrics bytes");
 }
 
 /// The app, loaded, with its worker ready; returns the request count at that point.

@@ -7,6 +7,9 @@ use std::hash::Hash;
 
 pub type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
+/// The set of [`FastMap`]'s hasher.
+pub type FastSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
+
 /// Entries searched for linearly before they are indexed: most rows have a few fields, and a
 /// scan of a few is faster than hashing; a row of 100,000 fields must not be quadratic.
 const LINEAR_ENTRIES: usize = 16;

@@ -281,7 +281,11 @@ mod tests {
         // numpy starts its sums from +0.0: the mean and median of -0.0 are 0.0, the min -0.0.
         let zeros = Spread::of(&mut [-0.0, -0.0, -0.0]).unwrap();
         assert_eq!(
-            (zeros.mean.to_bits(), zeros.median.to_bits(), zeros.min.to_bits()),
+            (
+                zeros.mean.to_bits(),
+                zeros.median.to_bits(),
+                zeros.min.to_bits()
+            ),
             (0.0f64.to_bits(), 0.0f64.to_bits(), (-0.0f64).to_bits())
         );
     }

@@ -166,15 +166,72 @@ pub fn task_table(p: &Profile) -> Table {
     Table { headers, rows }
 }
 
-/// Every statistic per agent, over its rollouts.
+/// Every statistic per agent, over its rollouts; then, as v0.7.0's `*_agent_metrics.json` has
+/// them, each repeat mean's spread across repeats and the masked-rollout coverage.
 pub fn agent_table(p: &Profile) -> Table {
     let mut headers = stat_headers(p);
+    // Across-repeats metrics in order of first appearance over the agents.
+    let mut across: Vec<usize> = Vec::new();
+    for a in &p.agents {
+        for x in &a.across {
+            if !across.contains(&x.column) {
+                across.push(x.column);
+            }
+        }
+    }
+    for &c in &across {
+        let metric = format!("mean/{}", p.column_name(c));
+        headers.extend(
+            ACROSS
+                .iter()
+                .map(|s| format!("{s}_across_repeats/{metric}")),
+        );
+    }
+    let coverage = p.agents.iter().any(|a| a.coverage.is_some());
+    if coverage {
+        headers.extend(COVERAGE.map(String::from));
+    }
     headers.push("rollouts".into());
     let rows = p
         .agents
         .iter()
         .map(|a| {
             let mut cells: Vec<Cell> = stat_cells(&a.columns).collect();
+            for &c in &across {
+                match a.across.iter().find(|x| x.column == c) {
+                    Some(x) => {
+                        let s = &x.spread;
+                        let (low, high) = s.ci.unzip();
+                        cells.extend(
+                            [
+                                Some(s.mean),
+                                Some(s.median),
+                                Some(s.std),
+                                Some(s.min),
+                                Some(s.max),
+                                Some(s.sem),
+                                low,
+                                high,
+                            ]
+                            .map(|v| Cell::num(v.map(Num::Float))),
+                        );
+                    }
+                    None => cells.extend(ACROSS.map(|_| Cell::num(None))),
+                }
+            }
+            if coverage {
+                let c = a.coverage.unwrap_or_default();
+                let counts = [
+                    c.measured_rollouts,
+                    c.masked_rollouts,
+                    c.measured_tasks,
+                    c.fully_masked_tasks,
+                ];
+                cells.extend(counts.map(|n| match a.coverage {
+                    Some(_) => Cell::count(n),
+                    None => Cell::num(None),
+                }));
+            }
             cells.push(Cell::count(a.num_rollouts));
             Row {
                 key: a.agent.name.to_string(),
@@ -184,6 +241,25 @@ pub fn agent_table(p: &Profile) -> Table {
         .collect();
     Table { headers, rows }
 }
+
+/// The across-repeats statistics in upstream's key order (`se` is the standard error).
+const ACROSS: [&str; 8] = [
+    "mean",
+    "median",
+    "std",
+    "min",
+    "max",
+    "se",
+    "ci_low_95",
+    "ci_high_95",
+];
+
+const COVERAGE: [&str; 4] = [
+    "coverage/measured_rollouts",
+    "coverage/masked_rollouts",
+    "coverage/measured_tasks",
+    "coverage/fully_masked_tasks",
+];
 
 /// Upstream's first summary lines (the file paths are shown as downloads instead).
 pub fn summary_lines(p: &Profile) -> [String; 2] {

@@ -70,7 +70,12 @@ mod tests {
 
     #[test]
     fn means_are_primary_and_their_companions_are_not() {
-        for name in ["mean/reward", "mean/output_tokens", "pass@4", "mean/num_repeats"] {
+        for name in [
+            "mean/reward",
+            "mean/output_tokens",
+            "pass@4",
+            "mean/num_repeats",
+        ] {
             assert!(is_primary(name), "{name}");
         }
         for name in [

@@ -1,13 +1,13 @@
 //! The statistics: columns in upstream's order, task rows, agent rows, completion summary.
 
 use super::scan::{InputRow, ScanState};
-use crate::error::RolloutKey;
 use super::{
     AgentKey, AgentProfile, ColumnSummaries, ColumnSummary, CompletionSummary, Profile,
     ProfileBuilder, ProfileOptions, RolloutRecord, TaskProfile,
 };
 use crate::error::ProfileError;
-use crate::fast_map::FastMap;
+use crate::error::RolloutKey;
+use crate::fast_map::{FastMap, FastSet};
 use crate::json::Num;
 use crate::record::{key, AgentField, KeyId};
 use crate::stats::Scratch;
@@ -42,8 +42,8 @@ fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Profile {
     let summary = completion_summary(&inputs, &runs.of_input, &rollout_index);
     let (mut rollouts, masked): (Vec<RolloutRecord>, Vec<RolloutRecord>) =
         rollouts.into_iter().partition(|r| !r.masked);
-    let masked_keys: FastMap<RolloutKey, ()> = masked.iter().map(|r| (r.key, ())).collect();
-    let measured = |input: &InputRow| !masked_keys.contains_key(&input.key);
+    let masked_keys: FastSet<RolloutKey> = masked.iter().map(|r| r.key).collect();
+    let measured = |input: &InputRow| !masked_keys.contains(&input.key);
     let labels = runs.labels(&inputs, &measured);
 
     // Columns: numeric keys in first-seen order over rollouts in key order, except upstream's
@@ -77,12 +77,12 @@ fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Profile {
 
     // A task run by several agents (labels) has a row per agent.
     let fan_out = {
-        let mut tasks = FastMap::<i64, ()>::default();
-        let mut pairs = FastMap::<(i64, u32), ()>::default();
+        let mut tasks = FastSet::<i64>::default();
+        let mut pairs = FastSet::<(i64, u32)>::default();
         for (input, &run) in inputs.iter().zip(&runs.of_input) {
             if measured(input) {
-                tasks.insert(input.key.task, ());
-                pairs.insert((input.key.task, run), ());
+                tasks.insert(input.key.task);
+                pairs.insert((input.key.task, run));
             }
         }
         pairs.len() > tasks.len()
@@ -145,7 +145,12 @@ fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Profile {
     };
     if fan_out {
         let mut order: Vec<usize> = (0..rollouts.len()).collect();
-        order.sort_by_key(|&i| (group_of(rollouts[i].key.task, rollout_run[i]), rollouts[i].key));
+        order.sort_by_key(|&i| {
+            (
+                group_of(rollouts[i].key.task, rollout_run[i]),
+                rollouts[i].key,
+            )
+        });
         rollouts = permute(rollouts, &order);
         rollout_agent = order.iter().map(|&i| rollout_agent[i]).collect();
         rollout_run = order.iter().map(|&i| rollout_run[i]).collect();

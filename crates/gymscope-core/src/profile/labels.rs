@@ -21,9 +21,7 @@ pub(super) fn name_of(field: &AgentField) -> Option<AgentKey> {
 }
 
 /// Each run key's label, from the run keys with their first row's agent name, in row order.
-pub(super) fn label_runs(
-    runs: &[(AgentKey, Option<AgentKey>)],
-) -> HashMap<AgentKey, AgentKey> {
+pub(super) fn label_runs(runs: &[(AgentKey, Option<AgentKey>)]) -> HashMap<AgentKey, AgentKey> {
     let mut keys_by_agent: HashMap<&AgentKey, usize> = HashMap::new();
     for (_, agent) in runs {
         if let Some(agent) = agent {

@@ -85,7 +85,11 @@ pub fn Inspector(
         OutputFiles::Ready(downloads) => Some(
             downloads
                 .iter()
-                .zip(["download-profiling", "download-agent-metrics"])
+                .zip([
+                    "download-profiling",
+                    "download-agent-metrics",
+                    "download-repeat-level-metrics",
+                ])
                 .map(|(d, testid)| d.anchor(testid, format!("{} ({} bytes)", d.name, d.bytes)))
                 .collect_view()
                 .into_any(),
