@@ -125,7 +125,7 @@ pub struct Spread {
 }
 
 impl Spread {
-    /// `values` in upstream's order (it decides the sums' rounding); sorted in place. `None`
+    /// `values` in upstream's order (it decides the sums' rounding); reordered in place. `None`
     /// for no values.
     pub fn of(values: &mut [f64]) -> Option<Spread> {
         let n = values.len();
@@ -141,13 +141,23 @@ impl Spread {
             (np_sum(&squares) / (n - 1) as f64).sqrt()
         };
         let sem = std / crate::python_math::sqrt_as_pow(n as u64);
-        values.sort_unstable_by(f64::total_cmp);
+        // Order statistics by selection, not a sort: the sums above are done, so `values` may
+        // be reordered (a repeat's columns hold a value per task).
+        let (min, max) = values
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+                (
+                    if v.total_cmp(&lo).is_lt() { v } else { lo },
+                    if v.total_cmp(&hi).is_gt() { v } else { hi },
+                )
+            });
         let mid = n / 2;
         // numpy's median is the mean of the middle one or two values.
         let median = if n % 2 == 1 {
-            np_sum(&values[mid..=mid])
+            np_sum(&[order_pair(values, mid).0])
         } else {
-            np_sum(&values[mid - 1..=mid]) / 2.0
+            let (low, high) = order_pair(values, mid - 1);
+            np_sum(&[low, high.unwrap_or(low)]) / 2.0
         };
         let ci = (n >= 2).then(|| {
             if sem == 0.0 {
@@ -162,8 +172,8 @@ impl Spread {
             median,
             std,
             sem,
-            min: values[0],
-            max: values[n - 1],
+            min,
+            max,
             p25: linear_quantile(values, 0.25),
             p75: linear_quantile(values, 0.75),
             ci,
@@ -171,24 +181,34 @@ impl Spread {
     }
 }
 
+/// The `k`-th smallest value (`values` reordered around it) and the next one above, if any.
+fn order_pair(values: &mut [f64], k: usize) -> (f64, Option<f64>) {
+    let (_, kth, above) = values.select_nth_unstable_by(k, f64::total_cmp);
+    let kth = *kth;
+    let next = above.iter().copied().min_by(f64::total_cmp);
+    (kth, next)
+}
+
 /// numpy's `percentile(…, method="linear")` of sorted values at `q` (0.25 or 0.75, for which
 /// `q * (n - 1)` is exact), with numpy's two-sided interpolation.
-fn linear_quantile(sorted: &[f64], q: f64) -> f64 {
-    let n = sorted.len();
+fn linear_quantile(values: &mut [f64], q: f64) -> f64 {
+    let n = values.len();
     let h = q * (n - 1) as f64;
     // At or past the last index numpy takes the last value for both neighbours, and its weight
     // from index -1 (`_get_indexes`, `_get_gamma`): the sign of a -0.0 depends on it.
-    let (i, j, g) = if h >= (n - 1) as f64 {
-        (n - 1, n - 1, h + 1.0)
+    let (a, b, g) = if h >= (n - 1) as f64 {
+        let last = order_pair(values, n - 1).0;
+        (last, last, h + 1.0)
     } else {
         let i = h.floor();
-        (i as usize, i as usize + 1, h - i)
+        let (a, b) = order_pair(values, i as usize);
+        (a, b.unwrap_or(a), h - i)
     };
-    let d = sorted[j] - sorted[i];
+    let d = b - a;
     if g >= 0.5 {
-        sorted[j] - d * (1.0 - g)
+        b - d * (1.0 - g)
     } else {
-        sorted[i] + d * g
+        a + d * g
     }
 }
 

@@ -261,6 +261,83 @@ const COVERAGE: [&str; 4] = [
     "coverage/fully_masked_tasks",
 ];
 
+/// v0.7.0's repeat-level metrics of the reward, a row per agent and repeat: the repeat, its
+/// tasks, the agent's tasks it lacks, the mean reward and its 95 % t interval. `None` when no
+/// agent has two repeats or the run has no reward.
+pub fn repeat_table(p: &Profile) -> Option<Table> {
+    let reward = (0..p.columns.len()).find(|&c| p.column_name(c) == "reward")?;
+    if p.repeats.is_empty() {
+        return None;
+    }
+    let headers = [
+        "repeat",
+        "tasks",
+        "missing tasks",
+        "mean/reward",
+        "ci_low_95/reward",
+        "ci_high_95/reward",
+    ]
+    .map(String::from)
+    .to_vec();
+    let rows = p
+        .repeats
+        .iter()
+        .map(|e| {
+            let spread = e.columns.iter().find(|(c, _)| *c == reward).map(|(_, s)| s);
+            let (low, high) = spread.and_then(|s| s.ci).unzip();
+            let float = |v: Option<f64>| Cell::num(v.map(Num::Float));
+            Row {
+                key: p.agents[e.agent].agent.name.to_string(),
+                cells: vec![
+                    Cell::num(Some(Num::Int(e.rollout))),
+                    Cell::count(e.sample_count),
+                    Cell::count(e.missing_count),
+                    float(spread.map(|s| s.mean)),
+                    float(low),
+                    float(high),
+                ],
+            }
+        })
+        .collect();
+    Some(Table { headers, rows })
+}
+
+/// What v0.7.0 adds to the run's summary, in words: how many rollouts were masked, and each
+/// agent's mean reward across its repeats with the 95 % interval of that mean.
+pub fn repeat_notes(p: &Profile) -> Vec<String> {
+    let mut notes = Vec::new();
+    if !p.masked.is_empty() {
+        notes.push(format!(
+            "Masked from quality metrics: {} rollout rows (kept in completion accounting above).",
+            p.masked.len()
+        ));
+    }
+    for a in &p.agents {
+        let Some(x) = a
+            .across
+            .iter()
+            .find(|x| p.column_name(x.column) == "reward")
+        else {
+            continue;
+        };
+        let repeats = p
+            .repeats
+            .iter()
+            .filter(|e| p.agents[e.agent].agent == a.agent)
+            .count();
+        let interval = x.spread.ci.map_or(String::new(), |(low, high)| {
+            format!(" (95 % CI {} – {})", short_number(low), short_number(high))
+        });
+        notes.push(format!(
+            "{}: mean reward {} across {} repeats{interval}",
+            a.agent.name,
+            short_number(x.spread.mean),
+            repeats
+        ));
+    }
+    notes
+}
+
 /// Upstream's first summary lines (the file paths are shown as downloads instead).
 pub fn summary_lines(p: &Profile) -> [String; 2] {
     summary_lines_of(&p.summary)

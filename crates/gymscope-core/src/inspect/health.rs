@@ -392,6 +392,8 @@ mod tests {
                 headers: vec![],
                 rows: vec![],
             },
+            repeats: None,
+            repeat_notes: vec![],
             metrics: vec![],
             task_headers: vec![],
             tasks: vec![task(0, 0, 1), task(1, 1, 2), task(2, 3, 2)],

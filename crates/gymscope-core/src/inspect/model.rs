@@ -61,6 +61,12 @@ pub struct InspectView {
     pub warnings: Vec<String>,
     pub totals: Totals,
     pub agents: Table,
+    /// v0.7.0's per-repeat reward (`table::repeat_table`), when an agent has two repeats.
+    #[serde(default)]
+    pub repeats: Option<Table>,
+    /// Masked rollouts and the reward across repeats, in words (`table::repeat_notes`).
+    #[serde(default)]
+    pub repeat_notes: Vec<String>,
     /// Numeric fields of the rollouts (reward, tokens, verifier fields): the plot's axes.
     pub metrics: Vec<String>,
     /// Headers of the task table (`mean/reward`, …, `reward_profile_completion_pct`).
@@ -187,6 +193,8 @@ pub fn build(
             mean_total_tokens: mean("total_tokens"),
         },
         agents: table::agent_table(profile),
+        repeats: table::repeat_table(profile),
+        repeat_notes: table::repeat_notes(profile),
         metrics,
         task_headers,
         tasks,
@@ -278,6 +286,8 @@ pub fn from_report_input(input: &ReportInput) -> (InspectView, Columns) {
             mean_total_tokens: mean("total_tokens"),
         },
         agents,
+        repeats: input.repeats.clone(),
+        repeat_notes: input.repeat_notes.clone(),
         metrics,
         task_headers: headers,
         tasks,

@@ -102,6 +102,8 @@ mod tests {
                 headers: vec![],
                 rows: vec![],
             },
+            repeats: None,
+            repeat_notes: vec![],
             metrics: vec!["reward".into()],
             task_headers: vec!["mean/reward".into()],
             tasks: vec![

@@ -9,7 +9,7 @@ use crate::error::ProfileError;
 use crate::error::RolloutKey;
 use crate::fast_map::{FastMap, FastSet};
 use crate::json::Num;
-use crate::record::{key, AgentField, KeyId};
+use crate::record::{key, KeyId};
 use crate::stats::Scratch;
 use std::borrow::Cow;
 
@@ -38,7 +38,7 @@ fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Profile {
     rollouts.sort_unstable_by_key(|r| r.key);
     // Coverage and completion count every result, masked or not.
     let coverage = super::coverage::by_agent(&inputs, &input_index, &rollouts);
-    let runs = Runs::of(&inputs);
+    let runs = super::labels::Runs::of(&inputs);
     let summary = completion_summary(&inputs, &runs.of_input, &rollout_index);
     let (mut rollouts, masked): (Vec<RolloutRecord>, Vec<RolloutRecord>) =
         rollouts.into_iter().partition(|r| !r.masked);
@@ -298,11 +298,6 @@ fn ranks_of(labels: &[Option<AgentKey>]) -> Vec<u32> {
     rank
 }
 
-/// A numeric name as its JSON text.
-fn number_name(n: Num) -> Cow<'static, str> {
-    Cow::Owned(AgentKey::from_num(n).name.into())
-}
-
 /// `items` in the order of `order` (a permutation of its indices).
 fn permute<T>(items: Vec<T>, order: &[usize]) -> Vec<T> {
     let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
@@ -310,69 +305,6 @@ fn permute<T>(items: Vec<T>, order: &[usize]) -> Vec<T> {
         .iter()
         .map(|&i| slots[i].take().expect("a permutation"))
         .collect()
-}
-
-/// The run keys of the materialized rows (v0.7.0 `rollout_run_key`: the environment server
-/// when present and not null, else the agent's name), numbered in the order first met; run 0 is
-/// "no run key".
-struct Runs {
-    /// By run number (0: none).
-    keys: Vec<Option<AgentKey>>,
-    /// Each input row's run number.
-    of_input: Vec<u32>,
-}
-
-impl Runs {
-    fn of(inputs: &[InputRow]) -> Runs {
-        let mut ids: FastMap<(Cow<'_, str>, bool), u32> = FastMap::default();
-        let mut keys = vec![None];
-        let of_input = inputs
-            .iter()
-            .map(|input| {
-                let key = match (&input.server, &input.agent) {
-                    (AgentField::Name(server), _) => Some((Cow::Borrowed(&**server), false)),
-                    (AgentField::Number(n), _) => Some((number_name(*n), true)),
-                    (_, AgentField::Name(agent)) => Some((Cow::Borrowed(&**agent), false)),
-                    (_, AgentField::Number(n)) => Some((number_name(*n), true)),
-                    _ => None,
-                };
-                let Some(key) = key else { return 0 };
-                if let Some(&id) = ids.get(&key) {
-                    return id;
-                }
-                let id = keys.len() as u32;
-                keys.push(Some(AgentKey {
-                    name: key.0.as_ref().into(),
-                    numeric: key.1,
-                }));
-                ids.insert(key, id);
-                id
-            })
-            .collect();
-        Runs { keys, of_input }
-    }
-
-    /// Each run's label (v0.7.0 `rollout_run_labels` over the measured rows), by run number.
-    fn labels(
-        &self,
-        inputs: &[InputRow],
-        measured: &impl Fn(&InputRow) -> bool,
-    ) -> Vec<Option<AgentKey>> {
-        let mut first_agent: Vec<Option<Option<AgentKey>>> = vec![None; self.keys.len()];
-        let mut runs = Vec::new();
-        for (input, &run) in inputs.iter().zip(&self.of_input) {
-            if run != 0 && first_agent[run as usize].is_none() && measured(input) {
-                let agent = super::labels::name_of(&input.agent);
-                first_agent[run as usize] = Some(agent.clone());
-                runs.push((self.keys[run as usize].clone().expect("a run key"), agent));
-            }
-        }
-        let labels = super::labels::label_runs(&runs);
-        self.keys
-            .iter()
-            .map(|key| key.as_ref().and_then(|k| labels.get(k).cloned()))
-            .collect()
-    }
 }
 
 /// The share of the tasks (numerator, denominator) computed beside the agents when on two

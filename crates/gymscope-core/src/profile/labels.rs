@@ -4,8 +4,12 @@
 //! exactly one run key, else by the key itself, until every label is unique. Without environment
 //! servers a label is just the agent's name.
 
+use super::scan::InputRow;
 use super::AgentKey;
+use crate::fast_map::FastMap;
+use crate::json::Num;
 use crate::record::AgentField;
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// A name given as a string or a number; `None` for absent, null or other values.
@@ -55,6 +59,74 @@ pub(super) fn label_runs(runs: &[(AgentKey, Option<AgentKey>)]) -> HashMap<Agent
             labels.insert(key.clone(), key);
         }
     }
+}
+
+/// The run keys of the materialized rows (v0.7.0 `rollout_run_key`: the environment server
+/// when present and not null, else the agent's name), numbered in the order first met; run 0 is
+/// "no run key".
+pub(super) struct Runs {
+    /// By run number (0: none).
+    pub(super) keys: Vec<Option<AgentKey>>,
+    /// Each input row's run number.
+    pub(super) of_input: Vec<u32>,
+}
+
+impl Runs {
+    pub(super) fn of(inputs: &[InputRow]) -> Runs {
+        let mut ids: FastMap<(Cow<'_, str>, bool), u32> = FastMap::default();
+        let mut keys = vec![None];
+        let of_input = inputs
+            .iter()
+            .map(|input| {
+                let key = match (&input.server, &input.agent) {
+                    (AgentField::Name(server), _) => Some((Cow::Borrowed(&**server), false)),
+                    (AgentField::Number(n), _) => Some((number_name(*n), true)),
+                    (_, AgentField::Name(agent)) => Some((Cow::Borrowed(&**agent), false)),
+                    (_, AgentField::Number(n)) => Some((number_name(*n), true)),
+                    _ => None,
+                };
+                let Some(key) = key else { return 0 };
+                if let Some(&id) = ids.get(&key) {
+                    return id;
+                }
+                let id = keys.len() as u32;
+                keys.push(Some(AgentKey {
+                    name: key.0.as_ref().into(),
+                    numeric: key.1,
+                }));
+                ids.insert(key, id);
+                id
+            })
+            .collect();
+        Runs { keys, of_input }
+    }
+
+    /// Each run's label (v0.7.0 `rollout_run_labels` over the measured rows), by run number.
+    pub(super) fn labels(
+        &self,
+        inputs: &[InputRow],
+        measured: &impl Fn(&InputRow) -> bool,
+    ) -> Vec<Option<AgentKey>> {
+        let mut first_agent: Vec<Option<Option<AgentKey>>> = vec![None; self.keys.len()];
+        let mut runs = Vec::new();
+        for (input, &run) in inputs.iter().zip(&self.of_input) {
+            if run != 0 && first_agent[run as usize].is_none() && measured(input) {
+                let agent = name_of(&input.agent);
+                first_agent[run as usize] = Some(agent.clone());
+                runs.push((self.keys[run as usize].clone().expect("a run key"), agent));
+            }
+        }
+        let labels = label_runs(&runs);
+        self.keys
+            .iter()
+            .map(|key| key.as_ref().and_then(|k| labels.get(k).cloned()))
+            .collect()
+    }
+}
+
+/// A numeric name as its JSON text.
+fn number_name(n: Num) -> Cow<'static, str> {
+    Cow::Owned(AgentKey::from_num(n).name.into())
 }
 
 #[cfg(test)]

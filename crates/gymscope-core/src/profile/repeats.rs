@@ -59,8 +59,8 @@ pub(super) fn repeat_entries(
     order.sort_unstable();
 
     let mut entries = Vec::new();
-    let mut cells: Vec<(u32, u32, f64)> = Vec::new();
-    let mut values: Vec<f64> = Vec::new();
+    let mut cells: Vec<(u32, f64)> = Vec::new();
+    let mut by_rank = ByRank::default();
     for agent_rows in order.chunk_by(|x, y| x.0 == y.0) {
         let repeats = agent_rows.chunk_by(|x, y| x.1 == y.1).count();
         if repeats < 2 {
@@ -71,22 +71,17 @@ pub(super) fn repeat_entries(
         tasks.dedup();
         for repeat in agent_rows.chunk_by(|x, y| x.1 == y.1) {
             cells.clear();
-            for (at, &(_, _, _, i)) in repeat.iter().enumerate() {
+            for &(_, _, _, i) in repeat {
                 rollouts[i as usize].metric_values(|k, v| {
                     let c = column_of[k as usize];
                     if c != super::compute::NO_COLUMN {
-                        cells.push((rank[c as usize], at as u32, v.as_f64()));
+                        cells.push((rank[c as usize], v.as_f64()));
                     }
                 });
             }
-            cells.sort_unstable_by_key(|&(r, at, _)| (r, at));
-            let columns = cells
-                .chunk_by(|x, y| x.0 == y.0)
-                .filter_map(|run| {
-                    values.clear();
-                    values.extend(run.iter().map(|x| x.2));
-                    Spread::of(&mut values).map(|s| (by_name[run[0].0 as usize], s))
-                })
+            let columns = by_rank
+                .runs(&cells, columns.len())
+                .filter_map(|(r, values)| Spread::of(values).map(|s| (by_name[r as usize], s)))
                 .collect();
             entries.push(RepeatEntry {
                 agent: repeat[0].0,
@@ -110,6 +105,47 @@ pub(super) fn repeat_entries(
         )
     });
     (entries, warning)
+}
+
+/// Cells (column rank, value) regrouped by rank in linear time, each rank's values kept in the
+/// order they came (the tasks' order, which decides the sums' rounding).
+#[derive(Default)]
+struct ByRank {
+    starts: Vec<usize>,
+    values: Vec<f64>,
+}
+
+impl ByRank {
+    /// Each rank present with its values, ascending rank.
+    fn runs<'a>(
+        &'a mut self,
+        cells: &[(u32, f64)],
+        width: usize,
+    ) -> impl Iterator<Item = (u32, &'a mut [f64])> + 'a {
+        self.starts.clear();
+        self.starts.resize(width + 1, 0);
+        for &(r, _) in cells {
+            self.starts[r as usize + 1] += 1;
+        }
+        for r in 0..width {
+            self.starts[r + 1] += self.starts[r];
+        }
+        self.values.clear();
+        self.values.resize(cells.len(), 0.0);
+        let mut next = self.starts.clone();
+        for &(r, v) in cells {
+            self.values[next[r as usize]] = v;
+            next[r as usize] += 1;
+        }
+        let starts = &self.starts;
+        let mut rest: &'a mut [f64] = &mut self.values;
+        (0..width).filter_map(move |r| {
+            let len = starts[r + 1] - starts[r];
+            let (run, tail) = std::mem::take(&mut rest).split_at_mut(len);
+            rest = tail;
+            (len > 0).then_some((r as u32, run))
+        })
+    }
 }
 
 /// Each agent's across-repeats statistics (indexed like the agents): the primary names among

@@ -162,6 +162,8 @@ impl ReportInput {
             ),
             warnings: Vec::new(),
             agents,
+            repeats: None,
+            repeat_notes: Vec::new(),
             tasks,
             points,
             conversations: Vec::new(),

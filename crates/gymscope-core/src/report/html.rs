@@ -42,6 +42,21 @@ pub fn render(r: &ReportInput) -> String {
         table(&mut out, agents, "agent", agents.rows.len(), "agent-table");
         out.push_str("</div></section>\n");
     }
+    if let Some(repeats) = &r.repeats {
+        out.push_str(
+            "<section id=\"repeats\"><h2>Reward per repeat</h2><p class=\"note\">Each repeat's \
+             mean reward over the agent's tasks, with its 95 % t interval (NeMo Gym's \
+             repeat-level metrics).</p><div class=\"scroll\">",
+        );
+        table(
+            &mut out,
+            repeats,
+            "agent",
+            repeats.rows.len(),
+            "repeat-table",
+        );
+        out.push_str("</div></section>\n");
+    }
     if let Some(h) = &r.health {
         super::health::section(&mut out, h);
     }
@@ -120,6 +135,13 @@ fn summary(out: &mut String, r: &ReportInput) {
         escape(&completion),
         escape(&input_rows)
     );
+    if !r.repeat_notes.is_empty() {
+        out.push_str("<ul data-testid=\"repeat-notes\">");
+        for note in &r.repeat_notes {
+            let _ = write!(out, "<li>{}</li>", escape(note));
+        }
+        out.push_str("</ul>");
+    }
     if let Some(note) = &r.summary_note {
         let _ = write!(out, "<p class=\"note\">{}</p>", escape(note));
     }

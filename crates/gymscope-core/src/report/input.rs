@@ -40,6 +40,8 @@ impl ReportInput {
             summary_note: None,
             warnings: p.warnings.clone(),
             agents: Some(table::agent_table(p)),
+            repeats: table::repeat_table(p),
+            repeat_notes: table::repeat_notes(p),
             tasks: table::task_table(p),
             points: points(p),
             conversations,
@@ -65,16 +67,26 @@ fn points(p: &Profile) -> Points {
             _ => None,
         });
         row.clear();
-        for (k, v) in r.usage_numbers().chain(r.top_numbers()) {
+        for (k, v) in r.usage_numbers() {
+            row_field(&mut row, p.keys.name(k), v.as_f64());
+        }
+        // v0.7.0 leaves `_`-prefixed top-level fields and the mask flag out of `rollout_infos`.
+        for (k, v) in r.top_numbers() {
             let name = p.keys.name(k);
-            if matches!(name, TASK_INDEX | ROLLOUT_INDEX | "rollout_id" | "reward") {
-                continue;
+            if !name.starts_with('_') && name != crate::gym::keys::MASK_SAMPLE {
+                row_field(&mut row, name, v.as_f64());
             }
-            row.set(name, v.as_f64());
         }
         columns.push_row(&mut pts, i, row.entries());
     }
     pts
+}
+
+/// A field of a point, but the ones every point has apart (the indices, the id, the reward).
+fn row_field<'a>(row: &mut LastValues<&'a str, f64>, name: &'a str, v: f64) {
+    if !matches!(name, TASK_INDEX | ROLLOUT_INDEX | "rollout_id" | "reward") {
+        row.set(name, v);
+    }
 }
 
 /// Where each field's column is in a [`Points`] being filled, so a row of many fields costs

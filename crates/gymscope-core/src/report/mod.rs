@@ -122,6 +122,10 @@ pub struct ReportInput {
     pub warnings: Vec<String>,
     /// `None` when there is no agent metrics file.
     pub agents: Option<Table>,
+    /// v0.7.0's per-repeat reward (`table::repeat_table`), when computed from the rollouts.
+    pub repeats: Option<Table>,
+    /// Masked rollouts and the reward across repeats, in words (`table::repeat_notes`).
+    pub repeat_notes: Vec<String>,
     /// One row per task with at least one rollout, keyed by task index.
     pub tasks: Table,
     pub points: Points,

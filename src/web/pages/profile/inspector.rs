@@ -5,7 +5,7 @@ use crate::inspect::hash::{self, Route, ViewState};
 use crate::inspect::run::RunView;
 use crate::web::download::OutputFiles;
 use crate::web::pages::profile::export::ExportReport;
-use crate::web::pages::profile::summary::{AgentTable, Summary};
+use crate::web::pages::profile::summary::{AgentTable, RepeatTable, Summary};
 use crate::web::state::{current_hash, replace_hash, HealthLink, Selection};
 use crate::web::widgets::pass_band::PassBand;
 use crate::web::widgets::plots::Plots;
@@ -117,6 +117,13 @@ pub fn Inspector(
                     <h2>"Agent metrics"</h2>
                     <AgentTable table=run.view.agents.clone() />
                 </section>
+                {run.view.repeats.clone().map(|table| view! {
+                    <section>
+                        <h2>"Reward per repeat"</h2>
+                        <p class="muted">"Each repeat's mean reward over the agent's tasks, with its 95 % t interval (NeMo Gym's repeat-level metrics)."</p>
+                        <RepeatTable table=table />
+                    </section>
+                })}
                 <section class="downloads"><h2>"Output files"</h2>{links}</section>
                 <ExportReport worker=worker run=run.clone() sel=sel />
             </div>
