@@ -213,7 +213,8 @@ pub fn agent_table(p: &Profile) -> Table {
                                 low,
                                 high,
                             ]
-                            .map(|v| Cell::num(v.map(Num::Float))),
+                            // An overflow is `null` in the file: shown as absent.
+                            .map(|v| Cell::num(v.filter(|v| v.is_finite()).map(Num::Float))),
                         );
                     }
                     None => cells.extend(ACROSS.map(|_| Cell::num(None))),
@@ -254,7 +255,13 @@ const ACROSS: [&str; 8] = [
     "ci_high_95",
 ];
 
-const COVERAGE: [&str; 4] = [
+/// The headers of column `c`'s repeat means across repeats (`mean_across_repeats/mean/c`, …).
+pub fn across_headers(c: &str) -> [String; 8] {
+    ACROSS.map(|s| format!("{s}_across_repeats/mean/{c}"))
+}
+
+/// v0.7.0's `coverage/*` keys of an agent row.
+pub const COVERAGE: [&str; 4] = [
     "coverage/measured_rollouts",
     "coverage/masked_rollouts",
     "coverage/measured_tasks",
@@ -377,5 +384,61 @@ mod tests {
         assert_eq!(short_number(165.0), "165");
         assert_eq!(short_number(-0.0), "0");
         assert_eq!(short_number(1.6996749443881478e-17), "1.700e-17");
+    }
+
+    /// Agent `a` with two repeats of three tasks (one rollout masked), agent `b` with one repeat.
+    fn repeated_run() -> Profile {
+        let (mut inputs, mut rollouts) = (String::new(), String::new());
+        for (t, agent, repeats) in [(0, "a", 2), (1, "a", 2), (2, "a", 2), (3, "b", 1)] {
+            for r in 0..repeats {
+                inputs.push_str(&format!(
+                    "{{\"agent_ref\":{{\"name\":\"{agent}\"}},\"_ng_task_index\":{t},\"_ng_rollout_index\":{r}}}\n"
+                ));
+                let mask = if (t, r) == (2, 1) {
+                    ",\"mask_sample\":true"
+                } else {
+                    ""
+                };
+                rollouts.push_str(&format!(
+                    "{{\"reward\":{}{mask},\"_ng_task_index\":{t},\"_ng_rollout_index\":{r}}}\n",
+                    (t + r) % 2
+                ));
+            }
+        }
+        let options = crate::profile::ProfileOptions::default();
+        crate::output::profile_bytes(inputs.as_bytes(), "i", rollouts.as_bytes(), "r", options)
+            .unwrap()
+    }
+
+    #[test]
+    fn repeats_are_a_table_and_the_summary_says_what_was_masked() {
+        let p = repeated_run();
+        let t = repeat_table(&p).unwrap();
+        let rows: Vec<(String, Vec<String>)> = t
+            .rows
+            .iter()
+            .map(|r| (r.key.clone(), r.cells.iter().map(Cell::exact).collect()))
+            .collect();
+        // Repeat 0: rewards 0, 1, 0; repeat 1: 1, 0 (task 2's masked), so one task missing.
+        assert_eq!(rows[0].0, "a");
+        assert_eq!(rows[0].1[..4], ["0", "3", "0", "0.3333333333333333"]);
+        assert_eq!(rows[1].1[..4], ["1", "2", "1", "0.5"]);
+        assert_eq!(rows.len(), 2, "agent b has one repeat: no row");
+        let notes = repeat_notes(&p);
+        assert_eq!(
+            notes[0],
+            "Masked from quality metrics: 1 rollout rows (kept in completion accounting above)."
+        );
+        assert!(
+            notes[1].starts_with("a: mean reward 0.4167 across 2 repeats (95 % CI"),
+            "{notes:?}"
+        );
+        let agents = agent_table(&p);
+        assert!(agents
+            .headers
+            .contains(&"ci_high_95_across_repeats/mean/reward".to_string()));
+        assert!(agents
+            .headers
+            .contains(&"coverage/masked_rollouts".to_string()));
     }
 }

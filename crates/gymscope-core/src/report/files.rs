@@ -261,7 +261,27 @@ fn agent_table(file: &str, bytes: &[u8], columns: &mut Vec<String>) -> Result<Ta
             }
         }
     }
+    // v0.7.0's keys after the statistics: repeat means across repeats (columns in order of first
+    // appearance) and coverage, as `table::agent_table` heads them.
+    let mut across: Vec<&str> = Vec::new();
+    for entry in &list {
+        for key in entry.as_object().into_iter().flat_map(Map::keys) {
+            if let Some(c) = key.strip_prefix("mean_across_repeats/mean/") {
+                if !across.contains(&c) {
+                    across.push(c);
+                }
+            }
+        }
+    }
+    let coverage = list.iter().any(|e| e.get(table::COVERAGE[0]).is_some());
     let names: Vec<&str> = columns.iter().map(String::as_str).collect();
+    let mut extra: Vec<String> = across
+        .iter()
+        .flat_map(|c| table::across_headers(c))
+        .collect();
+    if coverage {
+        extra.extend(table::COVERAGE.map(String::from));
+    }
     let empty = Map::new();
     let rows = list
         .iter()
@@ -277,14 +297,18 @@ fn agent_table(file: &str, bytes: &[u8], columns: &mut Vec<String>) -> Result<Ta
                 Some(other) => other.to_string(),
                 None => String::new(),
             };
-            Row {
-                key,
-                cells: table::stat_cells(&summaries(entry, &names)).collect(),
-            }
+            let mut cells: Vec<table::Cell> =
+                table::stat_cells(&summaries(entry, &names)).collect();
+            cells.extend(extra.iter().map(|h| {
+                table::Cell::num(match entry.get(h) {
+                    Some(Value::Number(n)) => Some(number_to_num(n)),
+                    _ => None,
+                })
+            }));
+            Row { key, cells }
         })
         .collect();
-    Ok(Table {
-        headers: table::stat_headers_of(&names),
-        rows,
-    })
+    let mut headers = table::stat_headers_of(&names);
+    headers.extend(extra);
+    Ok(Table { headers, rows })
 }
