@@ -247,3 +247,60 @@ fn a_closed_pipe_stops_the_read_quietly() {
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stderr.is_empty(), "{}", stderr(&out));
 }
+
+/// A query 6,000 `(` deep aborted `query`, `report --query` and `select-tasks --where` with a
+/// stack overflow (exit 134): each now refuses it as a usage error naming the column.
+#[test]
+fn a_query_nested_thousands_deep_is_a_usage_error_in_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = |leaf: &str| format!("{}{leaf}{}", "(".repeat(6000), ")".repeat(6000));
+    let gen = dir.path().join("gen");
+    std::fs::create_dir_all(&gen).unwrap();
+    let (inputs, rollouts) = generate_agentic(&gen, "rollouts", 4, 2, 600);
+    let profiled = run_gymscope(&[
+        "profile",
+        "--inputs",
+        s(&inputs),
+        "--rollouts",
+        s(&rollouts),
+    ]);
+    assert!(profiled.status.success(), "{}", stderr(&profiled));
+    let profile = gen.join("rollouts_reward_profiling.jsonl");
+    let report = dir.path().join("r.html");
+    let curated = dir.path().join("c.jsonl");
+    let q = deep("reward == 0");
+    let w = deep("task.pass_rate > 0");
+    for argv in [
+        vec!["query", s(&rollouts), &q, "--count"],
+        vec![
+            "report",
+            "--inputs",
+            s(&inputs),
+            "--rollouts",
+            s(&rollouts),
+            "--query",
+            &q,
+            "-o",
+            s(&report),
+        ],
+        vec![
+            "select-tasks",
+            "--profile",
+            s(&profile),
+            "-o",
+            s(&curated),
+            "--where",
+            &w,
+        ],
+    ] {
+        let out = run_gymscope(&argv);
+        assert_eq!(out.status.code(), Some(2), "{}: {}", argv[0], stderr(&out));
+        assert!(
+            stderr(&out).contains("column 101: the expression nests more than 100 levels deep"),
+            "{}: {}",
+            argv[0],
+            stderr(&out)
+        );
+    }
+    assert!(!report.exists() && !curated.exists());
+}

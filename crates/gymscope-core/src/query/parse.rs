@@ -54,7 +54,13 @@ impl Pattern {
 pub(super) fn parse(text: &str) -> Result<Expr, ParseError> {
     let toks = tokens(text)?;
     let end = text.chars().count() + 1;
-    let mut p = Parser { toks, at: 0, end };
+    let mut p = Parser {
+        toks,
+        at: 0,
+        end,
+        nest: 0,
+        depth: 0,
+    };
     if p.toks.is_empty() {
         return Err(ParseError {
             column: 1,
@@ -80,6 +86,29 @@ struct Parser {
     at: usize,
     /// The column after the last character (where "the end" is).
     end: usize,
+    /// `(` and `not` open around the token being read (the parser's own recursion).
+    nest: usize,
+    /// The depth of the expression last built (a leaf is 1).
+    depth: usize,
+}
+
+/// How deep an expression may nest: its tree is walked recursively (evaluation, the prefilter,
+/// the app's worker, whose stack is small), and a query 6,000 `(` deep overflowed the stack.
+pub const MAX_DEPTH: usize = 100;
+
+/// `terms` (each with its depth) joined pairwise into a tree of the least depth, in order; the
+/// tree and its depth.
+fn balanced(
+    mut terms: Vec<(Expr, usize)>,
+    join: fn(Box<Expr>, Box<Expr>) -> Expr,
+) -> (Expr, usize) {
+    if terms.len() == 1 {
+        return terms.pop().expect("one term");
+    }
+    let right = terms.split_off(terms.len() / 2);
+    let (a, da) = balanced(terms, join);
+    let (b, db) = balanced(right, join);
+    (join(Box::new(a), Box::new(b)), da.max(db) + 1)
 }
 
 impl Parser {
@@ -101,28 +130,54 @@ impl Parser {
         })
     }
 
-    fn or(&mut self) -> Result<Expr, ParseError> {
-        let mut e = self.and()?;
-        while matches!(self.peek(), Some((Tok::Or, _))) {
-            self.at += 1;
-            e = Expr::Or(Box::new(e), Box::new(self.and()?));
+    /// Records the depth of a node over children of depth `below`; a usage error past
+    /// [`MAX_DEPTH`], at the token being read.
+    fn deeper(&mut self, below: usize) -> Result<(), ParseError> {
+        self.depth = below + 1;
+        if self.depth > MAX_DEPTH || self.nest > MAX_DEPTH {
+            return self.fail(format!(
+                "the expression nests more than {MAX_DEPTH} levels deep (`(`, `not`, `and`, `or`)"
+            ));
         }
-        Ok(e)
+        Ok(())
+    }
+
+    fn or(&mut self) -> Result<Expr, ParseError> {
+        self.chain(&Tok::Or, Self::and, Expr::Or)
     }
 
     fn and(&mut self) -> Result<Expr, ParseError> {
-        let mut e = self.not()?;
-        while matches!(self.peek(), Some((Tok::And, _))) {
+        self.chain(&Tok::And, Self::not, Expr::And)
+    }
+
+    /// Terms joined by `joint`, made a balanced tree: `a or b or c or d` is `(a or b) or (c or
+    /// d)`, the same terms in the same order (and and or are associative, evaluated left to
+    /// right), so a list of 10,000 tasks nests 14 deep, not 10,000.
+    fn chain(
+        &mut self,
+        joint: &Tok,
+        term: fn(&mut Self) -> Result<Expr, ParseError>,
+        join: fn(Box<Expr>, Box<Expr>) -> Expr,
+    ) -> Result<Expr, ParseError> {
+        let mut terms = vec![(term(self)?, self.depth)];
+        while self.peek().is_some_and(|(t, _)| t == joint) {
             self.at += 1;
-            e = Expr::And(Box::new(e), Box::new(self.not()?));
+            terms.push((term(self)?, self.depth));
         }
+        let (e, depth) = balanced(terms, join);
+        self.deeper(depth - 1)?;
         Ok(e)
     }
 
     fn not(&mut self) -> Result<Expr, ParseError> {
         if matches!(self.peek(), Some((Tok::Not, _))) {
             self.at += 1;
-            return Ok(Expr::Not(Box::new(self.not()?)));
+            self.nest += 1;
+            self.deeper(self.nest)?;
+            let inner = self.not()?;
+            self.nest -= 1;
+            self.deeper(self.depth)?;
+            return Ok(Expr::Not(Box::new(inner)));
         }
         self.primary()
     }
@@ -139,7 +194,10 @@ impl Parser {
         };
         let (name, quoted) = match tok {
             Tok::Open => {
+                self.nest += 1;
+                self.deeper(self.nest)?;
                 let e = self.or()?;
+                self.nest -= 1;
                 if let Some((Tok::Close, _)) = self.next() {
                     return Ok(e);
                 }
@@ -168,17 +226,22 @@ impl Parser {
                     });
                 }
                 let value = self.literal(op.as_str())?;
+                self.depth = 1;
                 Ok(Expr::Cmp { field, op, value })
             }
             Some((Tok::Tilde, _)) => {
                 self.at += 1;
                 let pattern = self.pattern()?;
+                self.depth = 1;
                 Ok(Expr::Match { field, pattern })
             }
             _ if field.is_scope() => self.fail(format!(
                 "expected `~` after `{name}` (it is text: `{name} ~ \"…\"`)"
             )),
-            _ => Ok(Expr::Truthy(field)),
+            _ => {
+                self.depth = 1;
+                Ok(Expr::Truthy(field))
+            }
         }
     }
 

@@ -498,3 +498,40 @@ fn the_skimmed_key_agent_and_reward_are_the_profile_readers() {
         "{skimmed} skimmed, {left} left to the profile's reader"
     );
 }
+
+#[test]
+fn a_query_nested_past_the_bound_is_a_usage_error_at_its_column() {
+    use super::parse::MAX_DEPTH;
+    // 6,000 `(` or `not`s overflowed the stack (exit 134) before the bound.
+    let parens = format!("{}reward == 0{}", "(".repeat(6000), ")".repeat(6000));
+    let nots = format!("{}reward == 0", "not ".repeat(6000));
+    for (q, column) in [(&parens, MAX_DEPTH + 1), (&nots, 4 * MAX_DEPTH + 1)] {
+        let e = Query::parse(q).unwrap_err();
+        assert!(
+            e.message.contains("nests more than 100 levels"),
+            "{}",
+            e.message
+        );
+        assert_eq!(e.column, column);
+    }
+    // Up to the bound, nesting parses and evaluates.
+    let deep = format!(
+        "{}reward == 1{}",
+        "(".repeat(MAX_DEPTH - 1),
+        ")".repeat(MAX_DEPTH - 1)
+    );
+    assert_eq!(keys(&run(), &deep), keys(&run(), "reward == 1"));
+}
+
+#[test]
+fn a_list_of_ten_thousand_terms_is_a_shallow_tree_with_the_same_answers() {
+    // Chains were left-nested, 10,000 deep: now balanced, evaluated in the same order.
+    let any = (2..10_002)
+        .map(|t| format!("task == {t}"))
+        .collect::<Vec<_>>()
+        .join(" or ");
+    assert_eq!(keys(&run(), &any), keys(&run(), "task >= 2"));
+    let all = vec!["reward == 1"; 10_000].join(" and ");
+    assert_eq!(keys(&run(), &all), keys(&run(), "reward == 1"));
+    assert!(!keys(&run(), "reward == 1").is_empty());
+}
