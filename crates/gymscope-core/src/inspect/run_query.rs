@@ -133,7 +133,7 @@ fn answerable(run: &RunView, e: &Expr) -> bool {
         // A numeric column holds numbers only: what it cannot tell (a boolean, a string, a
         // null beside a value that is not a number) is read from the file.
         Expr::Cmp { field, value, .. } => match column(run, field) {
-            Some(Column::Metric(_)) => matches!(value, Lit::Num(_)),
+            Some(Column::Metric(_)) => matches!(value, Lit::Num(_) | Lit::Int(_)),
             Some(_) => true,
             None => false,
         },

@@ -257,6 +257,7 @@ pub fn compare(value: Option<&Value>, op: Op, lit: &Lit) -> bool {
     };
     let order = match (value, lit) {
         (Value::Number(n), Lit::Num(x)) => n.as_f64().and_then(|n| n.partial_cmp(x)),
+        (Value::Number(n), Lit::Int(x)) => number_cmp_int(n, *x),
         (Value::String(s), Lit::Str(x)) => Some(s.as_str().cmp(x.as_str())),
         (Value::Bool(b), Lit::Bool(x)) => Some(b.cmp(x)).filter(|_| matches!(op, Op::Eq | Op::Ne)),
         _ => None,
@@ -270,6 +271,24 @@ pub fn compare(value: Option<&Value>, op: Op, lit: &Lit) -> bool {
         (Some(o), Op::Ge) => o != Ordering::Less,
         (None, Op::Ne) => true,
         (None, _) => false,
+    }
+}
+
+/// A JSON number against an integer literal, exactly: integers as integers, a whole float as
+/// the integer it is, any other float as a float (it is then below 2^52, where the literal's
+/// rounding cannot change the order).
+fn number_cmp_int(n: &serde_json::Number, x: i128) -> Option<Ordering> {
+    if let Some(v) = n.as_i64() {
+        return Some(i128::from(v).cmp(&x));
+    }
+    if let Some(v) = n.as_u64() {
+        return Some(i128::from(v).cmp(&x));
+    }
+    let f = n.as_f64()?;
+    if f.fract() == 0.0 && f.abs() < 1e38 {
+        Some((f as i128).cmp(&x))
+    } else {
+        f.partial_cmp(&(x as f64))
     }
 }
 

@@ -10,7 +10,9 @@ pub(super) enum Tok {
         quoted: bool,
     },
     Str(String),
-    Num(f64),
+    /// A number, with its exact value when written as an integer (`9007199254740993` is not
+    /// the float it rounds to).
+    Num(f64, Option<i128>),
     /// `/source/flags`.
     Regex {
         source: String,
@@ -57,7 +59,7 @@ impl Tok {
         match self {
             Tok::Name { text, .. } => format!("`{text}`"),
             Tok::Str(s) => format!("the string {s:?}"),
-            Tok::Num(n) => format!("the number {n}"),
+            Tok::Num(n, _) => format!("the number {n}"),
             Tok::Regex { source, .. } => format!("the regex /{source}/"),
             Tok::Op(op) => format!("`{}`", op.as_str()),
             Tok::Tilde => "`~`".into(),
@@ -170,7 +172,8 @@ pub(super) fn tokens(text: &str) -> Result<Vec<(Tok, usize)>, ParseError> {
                     .ok()
                     .filter(|n| n.is_finite())
                     .ok_or_else(|| err(column, format!("`{text}` is not a number")))?;
-                out.push((Tok::Num(n), column));
+                let exact = text.parse::<i128>().ok();
+                out.push((Tok::Num(n, exact), column));
                 i = end;
                 continue;
             }

@@ -26,6 +26,8 @@ pub enum Expr {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Lit {
     Num(f64),
+    /// A number written as an integer: compared exactly with integers (above 2^53 too).
+    Int(i128),
     Str(String),
     Bool(bool),
     Null,
@@ -247,7 +249,8 @@ impl Parser {
 
     fn literal(&mut self, after: &str) -> Result<Lit, ParseError> {
         let lit = match self.peek() {
-            Some((Tok::Num(n), _)) => Lit::Num(*n),
+            Some((Tok::Num(_, Some(i)), _)) => Lit::Int(*i),
+            Some((Tok::Num(n, None), _)) => Lit::Num(*n),
             Some((Tok::Str(s), _)) => Lit::Str(s.clone()),
             Some((Tok::True, _)) => Lit::Bool(true),
             Some((Tok::False, _)) => Lit::Bool(false),

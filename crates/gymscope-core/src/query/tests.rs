@@ -535,3 +535,33 @@ fn a_list_of_ten_thousand_terms_is_a_shallow_tree_with_the_same_answers() {
     assert_eq!(keys(&run(), &all), keys(&run(), "reward == 1"));
     assert!(!keys(&run(), "reward == 1").is_empty());
 }
+
+#[test]
+fn integers_above_two_to_the_53_compare_as_integers() {
+    // As floats, 9007199254740993 == 9007199254740992: the query matched both.
+    let big = 9_007_199_254_740_992_i64;
+    let lines = vec![
+        rollout(
+            big,
+            0,
+            json!(1),
+            answer("a"),
+            json!({"id": big + 1, "w": 2.0}),
+        ),
+        rollout(
+            big + 1,
+            0,
+            json!(0),
+            answer("b"),
+            json!({"id": big, "w": 2.5}),
+        ),
+    ];
+    assert_eq!(keys(&lines, "task == 9007199254740993"), [(big + 1, 0)]);
+    assert_eq!(keys(&lines, "id == 9007199254740993"), [(big, 0)]);
+    assert_eq!(keys(&lines, "id > 9007199254740992"), [(big, 0)]);
+    assert_eq!(keys(&lines, "id != 9007199254740992"), [(big, 0)]);
+    // A whole float equals its integer; others order as numbers.
+    assert_eq!(keys(&lines, "w == 2"), [(big, 0)]);
+    assert_eq!(keys(&lines, "w > 2"), [(big + 1, 0)]);
+    assert_eq!(keys(&lines, "w >= 2.5"), [(big + 1, 0)]);
+}
