@@ -34,12 +34,26 @@ pub fn run() -> ExitCode {
     };
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
-        Err(e) => {
+        Err(e) if e.use_stderr() => {
             let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(2)
+            return ExitCode::from(2);
+        }
+        // `--help`, `--version`: printed as every command prints, so that a stdout that fails
+        // (`> /dev/full`) is an error (exit 1) and a closed pipe is quiet.
+        Err(e) => {
+            use std::io::IsTerminal;
+            let text = if std::io::stdout().is_terminal() {
+                e.render().ansi().to_string()
             } else {
-                ExitCode::SUCCESS
+                e.render().to_string()
+            };
+            crate::native::out::stdout_bytes(text.as_bytes());
+            return match crate::native::out::finish() {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    crate::note!("Error: could not write standard output: {e}");
+                    ExitCode::FAILURE
+                }
             };
         }
     };

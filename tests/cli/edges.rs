@@ -700,3 +700,49 @@ fn build_pivot_leaves_the_previous_outputs_together_when_one_cannot_be_written()
     names.sort();
     assert_eq!(names, ["file", "p.jsonl", "p.metrics.json"]);
 }
+
+/// `--help` and `--version` printed with clap's own writer exited 0 on `> /dev/full` (every
+/// other command exits 1 there); now they say so, and stay quiet on a closed pipe.
+#[test]
+fn help_and_version_say_when_stdout_is_full() {
+    use std::process::{Command, Stdio};
+    for args in [
+        &["--help"][..],
+        &["--version"],
+        &["profile", "--help"],
+        &["help", "profile"],
+    ] {
+        let run = |stdout: Stdio| {
+            Command::new(crate::common::gymscope_bin())
+                .args(args)
+                .stdout(stdout)
+                .stderr(Stdio::piped())
+                .output()
+                .unwrap()
+        };
+        let read = run(Stdio::piped());
+        assert_eq!(read.status.code(), Some(0), "{args:?}");
+        assert!(!read.stdout.is_empty(), "{args:?}");
+        let closed = run(closed_pipe());
+        assert_eq!(closed.status.code(), Some(0), "{args:?} on a closed pipe");
+        assert!(
+            closed.stderr.is_empty(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&closed.stderr)
+        );
+        if Path::new("/dev/full").exists() {
+            let full = std::fs::File::options()
+                .write(true)
+                .open("/dev/full")
+                .unwrap();
+            let out = run(full.into());
+            assert_eq!(out.status.code(), Some(1), "{args:?} > /dev/full");
+            assert!(
+                String::from_utf8_lossy(&out.stderr)
+                    .contains("could not write standard output: No space left"),
+                "{args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
