@@ -315,6 +315,17 @@ fn head(path: &Path) -> Result<Vec<u8>> {
     Ok(buf)
 }
 
+/// What a file is, said after its name: "is empty", "looks like a rollouts file", …
+fn described(path: &Path, kind: FileKind) -> String {
+    match kind {
+        FileKind::Unknown if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) => {
+            "is empty".to_string()
+        }
+        FileKind::Unknown => "is none of the files gymscope reads".into(),
+        kind => format!("looks like {}", kind.label()),
+    }
+}
+
 /// What a file is, by its content. A pipe is refused first (exit 2): its head would be consumed
 /// here, and a run's files are read twice.
 fn kind(path: &Path) -> Result<FileKind> {
@@ -350,11 +361,11 @@ fn resolve(arg: &str, side: &str) -> Result<Input> {
                     rollouts: x,
                 }),
                 (kx, ky) => bail!(
-                    "{side} '{arg}': expected INPUTS:ROLLOUTS, but '{}' looks like {} and '{}' like {}",
+                    "{side} '{arg}': expected INPUTS:ROLLOUTS, but '{}' {} and '{}' {}",
                     x.display(),
-                    kx.label(),
+                    described(&x, kx),
                     y.display(),
-                    ky.label()
+                    described(&y, ky)
                 ),
             };
         }
@@ -391,17 +402,11 @@ fn resolve(arg: &str, side: &str) -> Result<Input> {
             ),
         },
         other => {
-            let looks = match other {
-                FileKind::Unknown if std::fs::metadata(&path).is_ok_and(|m| m.len() == 0) => {
-                    "it is empty".to_string()
-                }
-                FileKind::Unknown => "its first line is none of the files gymscope reads".into(),
-                kind => format!("it looks like {}", kind.label()),
-            };
             bail!(
-                "{side} '{}' is not a run or a reward profile ({looks}); give a rollouts \
+                "{side} '{}' is not a run or a reward profile (it {}); give a rollouts \
                  file, INPUTS:ROLLOUTS, a *_reward_profiling.jsonl or a *_aggregate_metrics.json",
                 path.display(),
+                described(&path, other)
             )
         }
     }

@@ -526,3 +526,36 @@ fn cli_seed_and_threshold() {
     assert_eq!(half["pass_threshold"], 0.5);
     assert_ne!(half["transitions"], d0["transitions"]);
 }
+
+/// An error inside a `*_reward_profiling.jsonl` was said twice ("X: X"), and an empty file in
+/// `INPUTS:ROLLOUTS` read "'e.jsonl' like not recognized".
+#[test]
+fn errors_are_said_once_and_in_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let broken = "{\"_ng_task_index\":0,\"mean/reward\":1.0}\n";
+    std::fs::write(p("a_reward_profiling.jsonl"), broken).unwrap();
+    std::fs::write(p("b_reward_profiling.jsonl"), broken).unwrap();
+    std::fs::write(p("e.jsonl"), "").unwrap();
+    std::fs::write(p("u.jsonl"), "x\n").unwrap();
+    let out = crate::common::run_gymscope(&[
+        "compare",
+        &p("a_reward_profiling.jsonl"),
+        &p("b_reward_profiling.jsonl"),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.matches("field `sample` is missing").count(), 1, "{err}");
+    let out = crate::common::run_gymscope(&[
+        "compare",
+        &format!("{}:{}", p("u.jsonl"), p("e.jsonl")),
+        &p("a_reward_profiling.jsonl"),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        err.contains("u.jsonl' is none of the files gymscope reads and '")
+            && err.contains("e.jsonl' is empty"),
+        "{err}"
+    );
+    assert!(!err.contains(" like not "), "{err}");
+}

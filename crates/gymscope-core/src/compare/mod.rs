@@ -91,7 +91,8 @@ impl Default for CompareOptions {
 /// Why two runs cannot be compared (input errors are the profile's [`crate::error::ProfileError`]).
 #[derive(Debug, thiserror::Error)]
 pub enum CompareError {
-    #[error("{0}")]
+    // Transparent: with `{0}` and a source, `{:#}` said the message twice ("X: X").
+    #[error(transparent)]
     Profile(#[from] crate::error::ProfileError),
     #[error("'{file}' line {line}: {message}")]
     Sample {

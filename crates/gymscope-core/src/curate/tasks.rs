@@ -174,23 +174,30 @@ impl<'o> TaskReader<'o> {
 
 /// Why a row that lacks `rollout_infos` is not a profile row, naming what it looks like.
 fn not_a_profile(row: &Value) -> Option<String> {
-    if row.get("rollout_infos").is_some_and(Value::is_array) {
-        return None;
+    match row.get("rollout_infos") {
+        Some(Value::Array(_)) => return None,
+        Some(other) => {
+            return Some(format!(
+                "field `rollout_infos` must be a list of rollouts, found {}",
+                crate::json::describe(other)
+            ))
+        }
+        None => {}
     }
     let has = |k: &str| row.get(k).is_some();
     let looks = if has("expected_action") || has("pivot_info") {
-        "a pivot dataset row (`expected_action`)"
+        "this looks like a pivot dataset row (`expected_action`)"
     } else if has("response") {
-        "a rollout row (`response`): profile the run first, `gymscope profile --inputs M --rollouts R`"
+        "this looks like a rollout row (`response`): profile the run first, `gymscope profile --inputs M --rollouts R`"
     } else if has(crate::gym::keys::ROLLOUT_INDEX) {
-        "a materialized input row (`_ng_rollout_index`)"
+        "this looks like a materialized input row (`_ng_rollout_index`)"
     } else if has("responses_create_params") {
-        "an input dataset row (`responses_create_params`)"
+        "this looks like an input dataset row (`responses_create_params`)"
     } else {
-        "not a profile row"
+        "this is not a profile row"
     };
     Some(format!(
-        "field `rollout_infos` is missing: this looks like {looks}; select-tasks reads a `*_reward_profiling.jsonl`"
+        "field `rollout_infos` is missing: {looks}; select-tasks reads a `*_reward_profiling.jsonl`"
     ))
 }
 

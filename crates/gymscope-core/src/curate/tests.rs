@@ -381,6 +381,17 @@ fn files_that_are_not_profiles_are_refused_naming_what_they_look_like() {
     let good = row(0, &[json!(1)], "a", json!({}));
     let e = refused(&format!("{good}\n\n{{not json\n"));
     assert!(e.starts_with("'p.jsonl' line 3: invalid JSON"), "{e}");
+    // Said in words: neither "looks like not a profile row" nor "missing" when it is there.
+    let other = refused(r#"{"_ng_task_index":0,"x":1}"#);
+    assert!(
+        other.contains("is missing: this is not a profile row"),
+        "{other}"
+    );
+    let object = refused(r#"{"_ng_task_index":0,"rollout_infos":{},"sample":{}}"#);
+    assert!(
+        object.contains("field `rollout_infos` must be a list of rollouts, found an object"),
+        "{object}"
+    );
     let no_sample = r#"{"_ng_task_index":0,"rollout_infos":[]}"#;
     assert!(refused(no_sample).contains("field `sample` must be an object"));
     let bad_index = r#"{"_ng_task_index":"0","sample":{},"rollout_infos":[]}"#;
