@@ -128,6 +128,7 @@ fn power(p: &Power, alpha: f64) -> Value {
         Some(Needed::Already) => "already".into(),
         Some(Needed::Repeats(r)) => json!({"repeats": r}),
         Some(Needed::Tasks(n)) => json!({"tasks": n}),
+        Some(Needed::TooSmall) => "too_small".into(),
     };
     json!({
         "power": POWER,

@@ -59,6 +59,21 @@ pub enum Needed {
     /// More repeats cannot reach it (between-task variance alone is too large, or the
     /// within-task part is unknown): tasks needed at these repeats.
     Tasks(u64),
+    /// Past [`PLANNABLE`] tasks or repeats: the effect is too small to plan a run for (a
+    /// count that large was a saturated cast, `18446744073709551615 tasks`).
+    TooSmall,
+}
+
+/// The most tasks, or repeats per task, a plan is given in.
+pub const PLANNABLE: f64 = 1e12;
+
+/// A count a plan can be given in, or `TooSmall`.
+fn planned(count: f64, needed: fn(u64) -> Needed) -> Needed {
+    if count.is_finite() && count <= PLANNABLE {
+        needed(count as u64)
+    } else {
+        Needed::TooSmall
+    }
 }
 
 /// `z(1 − α/2) + z(power)`.
@@ -114,7 +129,7 @@ pub fn power(tasks: &[TaskSample], alpha: f64, effect: Option<f64>) -> Power {
     let Some(d) = effect.map(f64::abs).filter(|d| *d > 0.0) else {
         return out;
     };
-    let tasks_needed = || Needed::Tasks((k * k * var / (d * d)).ceil() as u64);
+    let tasks_needed = || planned((k * k * var / (d * d)).ceil(), Needed::Tasks);
     out.needed = Some(if mde <= d {
         Needed::Already
     } else {
@@ -122,7 +137,7 @@ pub fn power(tasks: &[TaskSample], alpha: f64, effect: Option<f64>) -> Power {
             (Some(w), Some(b)) if w > 0.0 => {
                 let room = n as f64 * d * d / (k * k) - b;
                 if room > 0.0 {
-                    Needed::Repeats((2.0 * w / room).ceil().max(1.0) as u64)
+                    planned((2.0 * w / room).ceil().max(1.0), Needed::Repeats)
                 } else {
                     tasks_needed()
                 }
@@ -270,5 +285,23 @@ mod tests {
         let want = (k * k * (10.0 / 36.0) / 0.01).ceil() as u64;
         assert_eq!(p.needed, Some(Needed::Tasks(want)));
         assert!((p.mde.unwrap() - k * (10.0f64 / 36.0 / 10.0).sqrt()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn an_effect_too_small_to_plan_for_is_said_so() {
+        // `--effect 1e-10` asked for 18446744073709551615 tasks (a saturated cast).
+        let (zero, one) = ([0.0], [1.0]);
+        let t: Vec<TaskSample> = (0..10)
+            .map(|i| TaskSample {
+                delta: if i % 2 == 0 { 1.0 } else { 0.0 },
+                rewards_a: &zero,
+                rewards_b: if i % 2 == 0 { &one } else { &zero },
+            })
+            .collect();
+        assert_eq!(power(&t, 0.05, Some(1e-10)).needed, Some(Needed::TooSmall));
+        assert!(matches!(
+            power(&t, 0.05, Some(1e-3)).needed,
+            Some(Needed::Tasks(n)) if n < 10_000_000
+        ));
     }
 }

@@ -284,6 +284,9 @@ pub fn power_line(p: &Power, alpha: f64) -> String {
                     tasks(n as usize)
                 );
             }
+            Needed::TooSmall => s.push_str(
+                "too small to plan for (over a trillion tasks or repeats at this variance)",
+            ),
         }
     }
     s
