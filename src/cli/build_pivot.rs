@@ -7,6 +7,7 @@ use crate::native::atomic::AtomicFile;
 use crate::native::inputs::{check_input, check_output, Input};
 use crate::native::parallel::{self, OrderedPool};
 use crate::native::read::for_each_chunk;
+use crate::native::UsageError;
 use crate::pivot_build::config::{self, ConfigOptions};
 use crate::pivot_build::{
     tools, BuildOptions, ConvertBatch, Converted, Paths, PivotBuilder, SourceFormat,
@@ -42,9 +43,11 @@ fn options(args: &BuildPivotArgs) -> Result<BuildOptions> {
             Some(g @ (RewardGroup::Mixed | RewardGroup::AllSuccess | RewardGroup::AllFailure)) => {
                 Ok(g)
             }
-            _ => bail!("--source-groups: '{s}' is not one of mixed, all_success, all_failure"),
+            _ => Err(UsageError(format!(
+                "--source-groups: '{s}' is not one of mixed, all_success, all_failure"
+            ))),
         })
-        .collect::<Result<_>>()?;
+        .collect::<Result<_, _>>()?;
     o.include_input_turns = args.include_input_turns;
     o.drop_reasoning = args.reasoning == ReasoningArg::Drop;
     o.tool_calls_only = args.tool_calls_only;
@@ -161,7 +164,8 @@ pub fn run(args: &BuildPivotArgs) -> Result<ExitCode> {
             .unwrap_or_else(|| config::default_description(&out_name)),
         comparator: options.comparator(),
     };
-    config::validate(&config_options).map_err(anyhow::Error::msg)?;
+    // Every check there is of a flag's value: a usage error (exit 2).
+    config::validate(&config_options).map_err(UsageError)?;
 
     let input_name = args.input.display().to_string();
     let mut builder = PivotBuilder::new(&input_name, options);

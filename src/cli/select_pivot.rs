@@ -55,10 +55,14 @@ pub fn run(args: &SelectPivotArgs) -> Result<ExitCode> {
         .split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(|s| Class::parse(s).with_context(|| format!("--keep: '{s}' is not one of mixed, all_success, all_failure, unprofiled, insufficient_rollouts")))
-        .collect::<Result<Vec<_>>>()?;
+        .map(|s| {
+            Class::parse(s).ok_or_else(|| {
+                UsageError(format!("--keep: '{s}' is not one of mixed, all_success, all_failure, unprofiled, insufficient_rollouts"))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     if args.difficulty_threshold.is_some_and(|t| t <= 0.0) {
-        bail!("--difficulty-threshold must be greater than 0");
+        return Err(UsageError("--difficulty-threshold must be greater than 0".into()).into());
     }
     if let Some(f) = args.val_fraction.filter(|f| !(0.0..1.0).contains(f)) {
         return Err(UsageError(format!(

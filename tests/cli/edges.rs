@@ -746,3 +746,58 @@ fn help_and_version_say_when_stdout_is_full() {
         }
     }
 }
+
+/// Bad flag values are usage errors (exit 2), as clap's own are; they exited 1.
+#[test]
+fn bad_flag_values_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    std::fs::write(p("x.jsonl"), "{}\n").unwrap();
+    let select = |flag: &str, value: &str| {
+        let args = [
+            "select-pivot",
+            "--pivots",
+            &p("x.jsonl"),
+            "--profile",
+            &p("x.jsonl"),
+        ];
+        let mut argv: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        argv.extend(["--output".into(), p("o.jsonl"), flag.into(), value.into()]);
+        argv
+    };
+    let build = |agent: &str, groups: &str| -> Vec<String> {
+        let args = [
+            "build-pivot",
+            "--input",
+            &p("x.jsonl"),
+            "--output",
+            &p("o.jsonl"),
+        ];
+        let mut argv: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        argv.extend([
+            "--agent-ref".into(),
+            agent.into(),
+            "--source-groups".into(),
+            groups.into(),
+        ]);
+        argv
+    };
+    for (argv, said) in [
+        (select("--keep", "bogus"), "--keep: 'bogus' is not one of"),
+        (
+            select("--difficulty-threshold", "0"),
+            "--difficulty-threshold must be greater than 0",
+        ),
+        (
+            build("a", "bogus"),
+            "--source-groups: 'bogus' is not one of",
+        ),
+        (build("", "mixed"), "--agent-ref must not be empty"),
+    ] {
+        let out = run(&argv.iter().map(String::as_str).collect::<Vec<_>>());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{argv:?}: {err}");
+        assert!(err.contains(said), "{argv:?}: {err}");
+    }
+    assert!(!Path::new(&p("o.jsonl")).exists());
+}
