@@ -80,11 +80,10 @@ pub fn normalize_legacy_args(
                 return Err(e);
             }
         }
-        let Some(body) = arg.strip_prefix("++").or_else(|| arg.strip_prefix('+')) else {
+        let Some((name, value)) = hydra_override(&arg) else {
             out.push(arg);
             continue;
         };
-        let (name, value) = body.split_once('=').unwrap_or((body, "True"));
         match name {
             "materialized_inputs_jsonl_fpath" => flag(&mut out, "--inputs", value),
             "rollouts_jsonl_fpath" => flag(&mut out, "--rollouts", value),
@@ -104,6 +103,19 @@ pub fn normalize_legacy_args(
         flag(&mut out, "--head-server", &format!("{host}:{port}"));
     }
     Ok(out)
+}
+
+/// `+key=value` or `++key=value` in Hydra's form (a key of letters, digits, `_`, `.` and `-`,
+/// not starting with a digit): its key and value. Any other argument that starts with `+` is
+/// an ordinary value (`--title '+3% reward'`, `--date '+%Y'`, a file named `+r.jsonl`).
+fn hydra_override(arg: &str) -> Option<(&str, &str)> {
+    let body = arg.strip_prefix("++").or_else(|| arg.strip_prefix('+'))?;
+    let (name, value) = body.split_once('=')?;
+    let mut chars = name.chars();
+    let first = chars.next()?;
+    let key = (first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+    key.then_some((name, value))
 }
 
 fn flag(out: &mut Vec<String>, f: &str, v: &str) {
@@ -324,5 +336,28 @@ mod tests {
             panic!("not collect")
         };
         assert_eq!(c.head_server, "10.0.0.5:9");
+    }
+
+    #[test]
+    fn values_that_start_with_a_plus_are_not_hydra_overrides() {
+        // They were refused as unknown Hydra keys.
+        let args = [
+            "gymscope",
+            "report",
+            "--example",
+            "--title",
+            "+3% reward",
+            "-o",
+            "+r.html",
+            "--date",
+            "+%Y",
+        ];
+        assert_eq!(norm(&args).unwrap(), args);
+        // Hydra's own form still is one, an unknown key still refused.
+        assert_eq!(
+            norm(&["gymscope", "profile", "++allow_partial_rollouts=true"]).unwrap(),
+            ["gymscope", "profile", "--allow-partial-rollouts"]
+        );
+        assert!(norm(&["gymscope", "profile", "+no_such_key=1"]).is_err());
     }
 }
