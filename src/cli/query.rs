@@ -460,7 +460,9 @@ impl<'a> Printer<'a> {
                     crate::native::out::stdout_bytes(&row);
                 }
                 QueryFormat::Json => self.keys.push(m.key),
-                QueryFormat::Table => crate::say!("{}", self.table_row(&f, &agent)),
+                QueryFormat::Table => {
+                    crate::native::out::stdout_styled_line(&self.table_row(&f, &agent));
+                }
             }
         }
         if self.limit.is_some_and(|l| self.count >= l) {
@@ -489,19 +491,33 @@ impl<'a> Printer<'a> {
         for v in m.fields.iter().skip(1) {
             row.push_str(&format!(" {:>10}", value(v)));
         }
+        // The row's text is the run's: made safe here, piece by piece, so that the highlight
+        // itself (ours) is the only escape printed raw.
+        let safe = crate::native::out::terminal_safe_str;
+        let mut row = safe(&row).into_owned();
         if let Some(hit) = &m.hit {
             let (before, matched, after) = hit.context(30);
             let matched = if self.color {
-                format!("\u{1b}[1;7m{matched}\u{1b}[0m")
+                format!("\u{1b}[1;7m{}\u{1b}[0m", safe(&matched))
             } else {
-                format!("[{matched}]")
+                format!("[{}]", safe(&matched))
             };
-            row.push_str(&format!("  {}: {before}{matched}{after}", hit.scope));
+            row.push_str(&format!(
+                "  {}: {}{matched}{}",
+                hit.scope,
+                safe(&before),
+                safe(&after)
+            ));
         }
         row
     }
 
     fn finish(self) {
+        // Nobody reads the rest (a closed pipe), or it cannot be written (a full disk: the
+        // command's error says so): no summary that would read as "nothing matched".
+        if crate::native::out::stdout_gone() {
+            return;
+        }
         if self.count_only {
             crate::say!("{}", self.count);
             return;

@@ -42,6 +42,24 @@ pub fn stdout(args: fmt::Arguments, newline: bool) {
     }
 }
 
+/// Writes a line whose untrusted parts have passed [`terminal_safe`] already, so that its own
+/// styling (the query table's highlight) reaches the terminal.
+pub fn stdout_styled_line(text: &str) {
+    let mut line = text.as_bytes().to_vec();
+    line.push(b'\n');
+    if let Err(e) = io::stdout().lock().write_all(&line) {
+        remember(e);
+    }
+}
+
+/// `text` made [`terminal_safe`], as a string.
+pub fn terminal_safe_str(text: &str) -> Cow<'_, str> {
+    match terminal_safe(text.as_bytes()) {
+        Cow::Borrowed(_) => Cow::Borrowed(text),
+        Cow::Owned(bytes) => Cow::Owned(String::from_utf8_lossy(&bytes).into_owned()),
+    }
+}
+
 /// Writes `bytes` to stdout as they are when stdout is not a terminal (`query --format jsonl >
 /// rows.jsonl` copies rows byte for byte), through [`terminal_safe`] when it is.
 pub fn stdout_bytes(bytes: &[u8]) {

@@ -304,3 +304,67 @@ fn a_query_nested_thousands_deep_is_a_usage_error_in_every_command() {
     }
     assert!(!report.exists() && !curated.exists());
 }
+
+/// On a terminal the table's highlight is an escape of ours, printed raw (it was shown as the
+/// text `\u001b[1;7m`), while an escape in the run's own text is still shown as text; a table
+/// whose reader is gone says nothing of "no match" (it did, for rows that matched).
+#[test]
+fn the_table_highlights_on_a_terminal_and_is_quiet_when_stdout_is_gone() {
+    let dir = tempfile::tempdir().unwrap();
+    let rollouts = dir.path().join("r.jsonl");
+    let row = serde_json::json!({
+        "_ng_task_index": 0, "_ng_rollout_index": 0, "reward": 1.0,
+        "response": {"output": [{"type": "message", "role": "assistant",
+            "content": [{"type": "output_text", "text": "evil \u{1b}[31m red needle here"}]}]}
+    });
+    std::fs::write(&rollouts, format!("{row}\n")).unwrap();
+    let command = format!(
+        "{} query {} 'output ~ \"needle\"' --format table",
+        gymscope_bin().display(),
+        rollouts.display()
+    );
+    // `script` gives the command a terminal (util-linux, in every Debian).
+    let out = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let shown = stdout(&out);
+    assert!(out.status.success(), "{shown}");
+    assert!(shown.contains("\u{1b}[1;7mneedle\u{1b}[0m"), "{shown:?}");
+    assert!(shown.contains("\\u001b[31m red"), "{shown:?}");
+    assert!(!shown.contains("\u{1b}[31m"), "{shown:?}");
+
+    let args = [s(&rollouts), "reward == 1", "--format", "table"];
+    let closed = std::process::Command::new(gymscope_bin())
+        .arg("query")
+        .args(args)
+        .stdout(crate::edges::closed_pipe())
+        .output()
+        .unwrap();
+    assert_eq!(closed.status.code(), Some(0));
+    assert!(
+        !stderr(&closed).contains("No rollout matches"),
+        "{}",
+        stderr(&closed)
+    );
+    if Path::new("/dev/full").exists() {
+        let full = std::fs::File::options()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = std::process::Command::new(gymscope_bin())
+            .arg("query")
+            .args(args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        assert!(
+            !stderr(&out).contains("No rollout matches"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(stderr(&out).contains("No space left"), "{}", stderr(&out));
+    }
+}
