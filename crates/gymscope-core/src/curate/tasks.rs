@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 pub struct TaskEntry {
     pub span: LineSpan,
     pub task: i64,
-    /// `sample.agent_ref.name`.
+    /// The row's `agent_ref.name` (a fan-out run's), else `sample.agent_ref.name`.
     pub agent: Option<String>,
     /// The numeric rewards of its `rollout_infos` (booleans as 0/1), in rollout order.
     pub rewards: Vec<f64>,
@@ -71,6 +71,9 @@ pub struct TaskReader<'o> {
     splitter: LineSplitter,
     pub(super) entries: Vec<TaskEntry>,
     error: Option<CurateError>,
+    /// The line of each (task, row agent) read: a task listed twice is refused, as it could
+    /// land in training and validation both.
+    seen: std::collections::HashMap<(i64, Option<String>), u64>,
 }
 
 impl<'o> TaskReader<'o> {
@@ -81,6 +84,7 @@ impl<'o> TaskReader<'o> {
             splitter: LineSplitter::new(),
             entries: Vec::new(),
             error: None,
+            seen: std::collections::HashMap::new(),
         }
     }
 
@@ -95,10 +99,28 @@ impl<'o> TaskReader<'o> {
 
     pub fn finish(mut self) -> Result<Vec<TaskEntry>, CurateError> {
         jsonl::finish_held_lines(&mut self, |s| &mut s.splitter, Self::line);
-        match self.error.take() {
-            Some(e) => Err(e),
-            None => Ok(self.entries),
+        if let Some(e) = self.error.take() {
+            return Err(e);
         }
+        // A `--group-by` field no task has makes every task one group: with a validation
+        // share asked for, none could go to validation (it was an empty file, unsaid).
+        if let (Some(field), Some(_)) = (
+            &self.options.group_by,
+            self.options.val_fraction.filter(|f| *f > 0.0),
+        ) {
+            if !self.entries.is_empty()
+                && self
+                    .entries
+                    .iter()
+                    .all(|e| e.group.as_deref() == Some("null"))
+            {
+                return Err(CurateError(format!(
+                    "--group-by '{field}': no task of '{}' has this field (in the row or its `sample`), so the tasks are one group and none could go to validation",
+                    self.file
+                )));
+            }
+        }
+        Ok(self.entries)
     }
 
     fn fail(&mut self, line: u64, what: String) {
@@ -127,6 +149,23 @@ impl<'o> TaskReader<'o> {
                 "field `_ng_task_index` must be an integer".into(),
             );
         };
+        // A fan-out run's profile has a row per task and agent, with that row's `agent_ref`
+        // (NeMo Gym v0.7.0); otherwise one row per task.
+        let row_agent = row
+            .pointer("/agent_ref/name")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        if let Some(first) = self.seen.insert((task, row_agent.clone()), span.line) {
+            let whose = row_agent
+                .as_ref()
+                .map_or(String::new(), |a| format!(" of agent '{a}'"));
+            return self.fail(
+                span.line,
+                format!(
+                    "task {task}{whose} is listed twice (first at line {first}): a profile has one row per task, so its tasks could be split between training and validation"
+                ),
+            );
+        }
         if !row.get("sample").is_some_and(Value::is_object) {
             return self.fail(
                 span.line,
@@ -148,10 +187,11 @@ impl<'o> TaskReader<'o> {
         let mut entry = TaskEntry {
             span,
             task,
-            agent: row
-                .pointer("/sample/agent_ref/name")
-                .and_then(Value::as_str)
-                .map(str::to_string),
+            agent: row_agent.or_else(|| {
+                row.pointer("/sample/agent_ref/name")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            }),
             std: row.get("std/reward").and_then(Value::as_f64),
             rewards,
             outcomes,

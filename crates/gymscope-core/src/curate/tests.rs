@@ -479,3 +479,64 @@ fn a_reading_redecided_for_a_band_is_a_fresh_selection() {
     );
     assert!(crate::query::Query::parse(&band_query(0.0, 0.5)).is_ok());
 }
+
+#[test]
+fn a_task_listed_twice_is_refused_but_a_fan_out_runs_rows_per_agent_are_not() {
+    // It was taken silently, and `--val-fraction` could split its copies.
+    let r0 = row(0, &[json!(1), json!(0)], "a", json!({}));
+    let r1 = row(1, &[json!(0)], "a", json!({}));
+    let options = TaskOptions {
+        val_fraction: Some(0.5),
+        ..TaskOptions::default()
+    };
+    let e = select(&format!("{r0}\n{r1}\n{r0}\n"), &options)
+        .unwrap_err()
+        .0;
+    assert!(
+        e.contains("'p.jsonl' line 3: task 0 is listed twice (first at line 1)"),
+        "{e}"
+    );
+    // v0.7.0's fan-out rows: one per task and agent, each with its `agent_ref`.
+    let per_agent = |agent: &str| {
+        let mut v: Value = serde_json::from_str(&r0).unwrap();
+        v["agent_ref"] = json!({"name": agent});
+        v.to_string()
+    };
+    let (entries, _) = select(
+        &format!("{}\n{}\n", per_agent("x"), per_agent("y")),
+        &options,
+    )
+    .unwrap();
+    let agents: Vec<_> = entries.iter().map(|e| e.agent.clone().unwrap()).collect();
+    assert_eq!(agents, ["x", "y"]);
+    let e = select(
+        &format!("{}\n{}\n", per_agent("x"), per_agent("x")),
+        &options,
+    )
+    .unwrap_err()
+    .0;
+    assert!(e.contains("task 0 of agent 'x' is listed twice"), "{e}");
+}
+
+#[test]
+fn a_group_by_field_no_task_has_is_refused_when_validation_is_asked_for() {
+    // It gave an empty validation file, unsaid.
+    let text: String = (0..6)
+        .map(|t| row(t, &[json!(1), json!(0)], "a", json!({})) + "\n")
+        .collect();
+    let mut options = TaskOptions {
+        val_fraction: Some(0.5),
+        group_by: Some("nosuchfield".into()),
+        ..TaskOptions::default()
+    };
+    let e = select(&text, &options).unwrap_err().0;
+    assert!(
+        e.contains("--group-by 'nosuchfield': no task of 'p.jsonl' has this field"),
+        "{e}"
+    );
+    options.val_fraction = None;
+    assert!(
+        select(&text, &options).is_ok(),
+        "without a validation share it is harmless"
+    );
+}
