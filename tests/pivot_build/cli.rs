@@ -115,10 +115,11 @@ fn writes_every_output_next_to_out_and_reruns_identically() {
     }
     let row = info
         .lines()
-        .find(|l| l.starts_with("| multi_tool_call "))
+        .find(|l| l.starts_with("| multi\\_tool\\_call "))
         .unwrap();
+    // Names are made literal Markdown (`\_`), as every untrusted cell is.
     let cells: Vec<&str> = row.split('|').map(str::trim).collect();
-    assert_eq!(cells, ["", "multi_tool_call", "5", "33.33%", ""]);
+    assert_eq!(cells, ["", "multi\\_tool\\_call", "5", "33.33%", ""]);
     let widths: Vec<usize> = info
         .lines()
         .skip_while(|l| !l.starts_with("| reason"))
@@ -199,7 +200,8 @@ fn config_flags_and_batch_config() {
             flag,
             value,
         ]);
-        assert_eq!(r.status.code(), Some(1));
+        // A flag's value Gym refuses is a usage error (exit 2).
+        assert_eq!(r.status.code(), Some(2));
         assert!(String::from_utf8_lossy(&r.stderr).contains(says));
     }
 }

@@ -9,7 +9,7 @@
 //! - upstream's semantics: [`gym`] (row keys, Python's truthiness and `repr`, Pydantic's
 //!   coercions, the trajectory record)
 //! - shared: [`names`] (every derived file name), [`error`], [`figures`] (how numbers read),
-//!   [`html`] (escaping), [`python_math`] (CPython's and scipy's numbers v0.7.0's intervals use)
+//!   [`html`] and [`markdown`] (escaping), [`python_math`] (CPython's and scipy's numbers v0.7.0's intervals use)
 
 pub mod chunks;
 pub mod collect;
@@ -26,6 +26,7 @@ pub mod inspect;
 pub mod joint_read;
 pub mod json;
 pub mod jsonl;
+pub mod markdown;
 pub mod model_text;
 pub mod names;
 pub mod output;

@@ -4,31 +4,12 @@
 
 use super::multi::{largest_flips, MultiComparison};
 use super::text::{flips_line, p_methods, p_value, power_line, signed, tasks};
+pub use crate::markdown::escape;
 use crate::table::short_number;
 use std::fmt::Write;
 
 /// Flipped tasks listed per candidate.
 pub const FLIPS_LISTED: usize = 10;
-
-/// Text in a table cell: Markdown's punctuation escaped (GitHub honours backslash escapes in
-/// tables), so a label like `a_b|c` stays one cell and literal.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        if matches!(
-            ch,
-            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#' | '~' | '!'
-        ) {
-            out.push('\\');
-        }
-        if ch == '\n' || ch == '\r' {
-            out.push(' ');
-        } else {
-            out.push(ch);
-        }
-    }
-    out
-}
 
 fn n(v: Option<f64>) -> String {
     v.map_or_else(|| "–".into(), short_number)
@@ -136,16 +117,4 @@ pub fn format(m: &MultiComparison) -> String {
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::escape;
-
-    #[test]
-    fn cells_keep_their_punctuation_literal() {
-        assert_eq!(escape("a_b|c"), "a\\_b\\|c");
-        assert_eq!(escape("x\ny"), "x y");
-        assert_eq!(escape("c1/rollouts.jsonl"), "c1/rollouts.jsonl");
-    }
 }

@@ -3,6 +3,7 @@
 
 use super::{cell, sorted, Metrics, Paths, GROUPS};
 use crate::figures::percent_of;
+use crate::markdown::escape;
 use crate::pivot_build::skips::Reason;
 use std::collections::BTreeMap;
 
@@ -70,7 +71,7 @@ impl Metrics {
             ));
         }
         for w in warnings {
-            out.push_str(&format!("> Warning: {w}\n\n"));
+            out.push_str(&format!("> Warning: {}\n\n", escape(&w)));
         }
         let sections: Vec<Section> = vec![
             ("Summary", vec!["metric", "value"], summary),
@@ -155,7 +156,7 @@ fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count().max(3)).collect();
     for r in rows {
         for (w, c) in widths.iter_mut().zip(r) {
-            *w = (*w).max(c.chars().count());
+            *w = (*w).max(escape(c).chars().count());
         }
     }
     let line = |cells: Vec<String>| -> String {
@@ -174,7 +175,48 @@ fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     );
     out.push_str(&line(widths.iter().map(|w| "-".repeat(*w)).collect()));
     for r in rows {
-        out.push_str(&line(r.clone()));
+        // Every cell may be a name from the run (a tool, a file, the agent): made literal.
+        out.push_str(&line(r.iter().map(|c| escape(c)).collect()));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Metrics, Paths};
+
+    /// Tool names, file names and the agent name are the run's: they went into the tables raw,
+    /// where `|` split cells, a newline started a heading and HTML or links passed through.
+    #[test]
+    fn untrusted_names_stay_literal_in_info_md() {
+        let hostile = "a|b\n# owned <img src=x onerror=alert(1)> [l](javascript:alert(1))";
+        let mut m = Metrics::default();
+        m.pivot_rows_written = 2;
+        m.tools.insert(hostile.into(), 2);
+        m.action_types.insert("function_call".into(), 2);
+        let paths = Paths {
+            input: format!("/runs/{hostile}.jsonl"),
+            output: "o.jsonl".into(),
+            agent_ref: hostile.into(),
+            ..Paths::default()
+        };
+        let md = m.markdown(&paths);
+        let mut html = String::new();
+        let opts = pulldown_cmark::Options::ENABLE_TABLES;
+        pulldown_cmark::html::push_html(&mut html, pulldown_cmark::Parser::new_ext(&md, opts));
+        assert!(!html.contains("<img"), "{html}");
+        assert!(!html.contains("<a "), "{html}");
+        assert!(!html.contains("<h1>owned"), "{html}");
+        // The tool's row is one row of three cells, its name whole.
+        let literal = crate::html::escape(&hostile.replace('\n', " "));
+        assert!(
+            html.contains(&format!("<td>{literal}</td><td>2</td>")),
+            "{html}"
+        );
+        assert_eq!(
+            md.lines().filter(|l| l.contains("owned")).count(),
+            3,
+            "{md}"
+        );
+    }
 }
