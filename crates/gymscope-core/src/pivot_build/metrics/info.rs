@@ -190,8 +190,10 @@ mod tests {
     #[test]
     fn untrusted_names_stay_literal_in_info_md() {
         let hostile = "a|b\n# owned <img src=x onerror=alert(1)> [l](javascript:alert(1))";
-        let mut m = Metrics::default();
-        m.pivot_rows_written = 2;
+        let mut m = Metrics {
+            pivot_rows_written: 2,
+            ..Metrics::default()
+        };
         m.tools.insert(hostile.into(), 2);
         m.action_types.insert("function_call".into(), 2);
         let paths = Paths {
