@@ -140,17 +140,19 @@ pub fn run(args: &SelectPivotArgs) -> Result<ExitCode> {
         );
     }
 
-    let write = |path: &Path, rows: &[crate::pivot_build::select::Decision]| -> Result<()> {
-        let mut out = AtomicFile::create(path)?;
-        copy_rows(
-            &args.pivots,
-            rows.iter().map(|d| (d.span, d.profile_info.as_ref())),
-            &mut out,
-            selected_row,
-        )?;
-        out.commit()?;
-        Ok(())
-    };
+    // Every file is written whole before any is renamed into place (as build-pivot's): a
+    // failure leaves the previous set as it was, never a new file beside old ones.
+    let write =
+        |path: &Path, rows: &[crate::pivot_build::select::Decision]| -> Result<AtomicFile> {
+            let mut out = AtomicFile::create(path)?;
+            copy_rows(
+                &args.pivots,
+                rows.iter().map(|d| (d.span, d.profile_info.as_ref())),
+                &mut out,
+                selected_row,
+            )?;
+            Ok(out)
+        };
     // The config names the files as the build's did: absolute when it was.
     let shown = |p: &Path| {
         let absolute = config_text
@@ -170,18 +172,21 @@ pub fn run(args: &SelectPivotArgs) -> Result<ExitCode> {
         split.then(|| shown(&val_path)).as_deref(),
     )
     .map_err(|e| anyhow::anyhow!("'{}': {e}", config_in.display()))?;
-    write(&args.output, &plan.selected)?;
+    let mut files = vec![write(&args.output, &plan.selected)?];
     if split {
-        write(&val_path, &plan.validation)?;
+        files.push(write(&val_path, &plan.validation)?);
     }
     let mut cfg = AtomicFile::create(&config_out)?;
     cfg.write_all(config.as_bytes())?;
-    cfg.commit()?;
+    files.push(cfg);
     let mut json = serde_json::to_string_pretty(&plan.counts.to_json())?;
     json.push('\n');
     let mut sel = AtomicFile::create(&selection_path)?;
     sel.write_all(json.as_bytes())?;
-    sel.commit()?;
+    files.push(sel);
+    for f in files {
+        f.commit()?;
+    }
     let stdout = &mut crate::native::out::Stdout;
     write!(stdout, "{}", plan.counts.markdown())?;
     writeln!(stdout, "selected pivots: {}", args.output.display())?;

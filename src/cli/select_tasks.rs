@@ -76,7 +76,9 @@ pub fn run(args: &SelectTasksArgs) -> Result<ExitCode> {
         );
     }
     let info = |i: usize| options.annotate.then(|| entries[i].profile_info());
-    let write = |path: &std::path::Path, rows: &[usize]| -> Result<()> {
+    // Every file is written whole before any is renamed into place: a failure (a full disk, a
+    // signal) leaves the previous set as it was, never a new file beside old ones.
+    let write = |path: &std::path::Path, rows: &[usize]| -> Result<AtomicFile> {
         let infos: Vec<_> = rows.iter().map(|&i| info(i)).collect();
         let mut out = AtomicFile::create(path)?;
         copy_rows(
@@ -87,18 +89,20 @@ pub fn run(args: &SelectTasksArgs) -> Result<ExitCode> {
             &mut out,
             curated_row,
         )?;
-        out.commit()?;
-        Ok(())
+        Ok(out)
     };
-    write(&args.output, &plan.kept)?;
+    let mut files = vec![write(&args.output, &plan.kept)?];
     if options.val_fraction.is_some() {
-        write(&val_path, &plan.validation)?;
+        files.push(write(&val_path, &plan.validation)?);
     }
     let mut json = serde_json::to_string_pretty(&plan.counts.to_json(&options))?;
     json.push('\n');
     let mut sel = AtomicFile::create(&selection_path)?;
     sel.write_all(json.as_bytes())?;
-    sel.commit()?;
+    files.push(sel);
+    for f in files {
+        f.commit()?;
+    }
     let stdout = &mut crate::native::out::Stdout;
     write!(stdout, "{}", plan.counts.text())?;
     writeln!(stdout, "curated tasks: {}", args.output.display())?;

@@ -270,3 +270,45 @@ fn refusals_name_why_and_leave_nothing_behind() {
         .unwrap_or_default();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// The outputs are a set, written all or nothing: a failure on the last of them (here its
+/// `.selection.json` is a folder) left the new main file beside the old run's others.
+#[test]
+fn a_late_failure_leaves_the_previous_set_whole() {
+    let (dir, profile) = profiled();
+    let out = dir.path().join("c.jsonl");
+    let run = |extra: &[&str]| {
+        let mut argv = vec!["select-tasks", "--profile", s(&profile), "-o", s(&out)];
+        argv.extend(extra);
+        run_gymscope(&argv)
+    };
+    let o = run(&[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let before = std::fs::read(&out).unwrap();
+    let selection = dir.path().join("c.selection.json");
+    std::fs::remove_file(&selection).unwrap();
+    std::fs::create_dir(&selection).unwrap();
+    let o = run(&["--val-fraction", "0.5", "--seed", "3"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("c.selection.json': it is a directory"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        before,
+        "the main file is the old one"
+    );
+    assert!(!dir.path().join("c.val.jsonl").exists());
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.contains(".tmp") || n.starts_with('.')),
+        "{names:?}"
+    );
+}

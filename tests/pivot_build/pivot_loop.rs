@@ -190,6 +190,29 @@ fn build_collect_profile_select() {
         "{}",
         text(&r)
     );
+    // All or nothing: a failure on the last file of the set (its `.selection.json` cannot be
+    // written) leaves the previous run's files as they were, and no new `.val.jsonl` beside.
+    let before = std::fs::read(&selected).unwrap();
+    let selection = dir.path().join("selected.selection.json");
+    let kept_selection = std::fs::read(&selection).unwrap();
+    std::fs::remove_file(&selection).unwrap();
+    std::fs::create_dir(&selection).unwrap();
+    let r = gymscope(&[
+        "select-pivot",
+        "--pivots",
+        p,
+        "--profile",
+        profile.to_str().unwrap(),
+        "--output",
+        selected.to_str().unwrap(),
+        "--val-fraction",
+        "0.5",
+    ]);
+    assert_eq!(r.status.code(), Some(1), "{}", text(&r));
+    assert_eq!(std::fs::read(&selected).unwrap(), before);
+    assert!(!dir.path().join("selected.val.jsonl").exists());
+    std::fs::remove_dir(&selection).unwrap();
+    std::fs::write(&selection, kept_selection).unwrap();
     let ids = |rows: &[Value]| {
         rows.iter()
             .map(|r| r["pivot_info"]["pivot_id"].as_str().unwrap().to_string())
