@@ -228,3 +228,73 @@ async fn rows_without_index_keys_name_file_line_and_field() {
     );
     b.close().await;
 }
+
+/// What NeMo Gym v0.7.0 added, in the page: the reward per repeat with its interval (the rows
+/// of the CLI's `*_repeat_level_metrics.json`), the agents' across-repeats keys, and the reward
+/// across repeats said in the summary.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_page_shows_the_reward_per_repeat_and_across_repeats() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (inputs, rollouts) = gen_run::generate_agentic(tmp.path(), "rollouts", 40, 4, 1500);
+    let out = run_gymscope(&[
+        "profile",
+        "--inputs",
+        inputs.to_str().unwrap(),
+        "--rollouts",
+        rollouts.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let read = |name: &str| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(tmp.path().join(name)).unwrap()).unwrap()
+    };
+    let repeats = read("rollouts_repeat_level_metrics.json");
+    let repeats = repeats.as_array().unwrap();
+    assert!(repeats.len() >= 8, "three agents, four repeats");
+
+    let (_server, b, _) = open_app().await;
+    b.choose_files("files", &[inputs, rollouts]).await;
+    b.wait_text("[data-testid=status]", "Profile ready").await;
+    let shown = table(&b, "repeat-metrics").await;
+    assert_eq!(shown.len(), repeats.len());
+    for ((agent, cells), want) in shown.iter().zip(repeats) {
+        assert_eq!(agent, want["agent_ref"]["name"].as_str().unwrap());
+        assert_eq!(cells["repeat"], want["_ng_rollout_index"].to_string());
+        assert_eq!(cells["tasks"], want["sample_count"].to_string());
+        for (shown_as, key) in [
+            ("mean reward", "mean/reward"),
+            ("95% CI low", "ci_low_95/reward"),
+            ("95% CI high", "ci_high_95/reward"),
+        ] {
+            let got: f64 = cells[shown_as].as_str().unwrap().parse().unwrap();
+            assert_eq!(got, want[key].as_f64().unwrap(), "{agent} {key}");
+        }
+        assert_eq!(cells["missing"], want["missing_count"].to_string());
+    }
+    let agents = read("rollouts_agent_metrics.json");
+    for ((agent, cells), want) in table(&b, "agent-metrics")
+        .await
+        .iter()
+        .zip(agents.as_array().unwrap())
+    {
+        assert_row_matches(cells, want, &format!("agent {agent}"));
+        assert!(
+            cells.contains_key("ci_low_95_across_repeats/mean/reward"),
+            "{agent}"
+        );
+    }
+    let notes = b.eval("return Array.from(document.querySelectorAll('[data-testid=repeat-note]')).map(p => p.textContent)").await;
+    let notes: Vec<&str> = notes
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("Mean reward across repeats (95 % CI): ")
+                && n.contains(", 4 repeats)")),
+        "{notes:?}"
+    );
+    b.close().await;
+}

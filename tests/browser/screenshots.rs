@@ -31,6 +31,11 @@ async fn screenshots_of_a_three_agent_run() {
     b.wait_text("[data-testid=status]", "Profile ready").await;
     tokio::time::sleep(std::time::Duration::from_millis(800)).await;
     shot(&b, "profile.png").await;
+    b.eval("document.querySelector('[data-testid=repeat-metrics]').scrollIntoView()")
+        .await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    shot(&b, "repeats.png").await;
+    b.eval("window.scrollTo(0, 0)").await;
     b.eval(
         "const i = document.querySelector('[data-testid=query-input]'); \
          i.value = 'reward == 0 and tool_calls > 2'; i.dispatchEvent(new Event('input')); \

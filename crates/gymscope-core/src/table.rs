@@ -276,13 +276,14 @@ pub fn repeat_table(p: &Profile) -> Option<Table> {
     if p.repeats.is_empty() {
         return None;
     }
+    // Short headers: the table fits the inspector's left pane without scrolling.
     let headers = [
         "repeat",
         "tasks",
-        "missing tasks",
-        "mean/reward",
-        "ci_low_95/reward",
-        "ci_high_95/reward",
+        "missing",
+        "mean reward",
+        "95% CI low",
+        "95% CI high",
     ]
     .map(String::from)
     .to_vec();
@@ -319,27 +320,34 @@ pub fn repeat_notes(p: &Profile) -> Vec<String> {
             p.masked.len()
         ));
     }
-    for a in &p.agents {
-        let Some(x) = a
-            .across
-            .iter()
-            .find(|x| p.column_name(x.column) == "reward")
-        else {
-            continue;
-        };
-        let repeats = p
-            .repeats
-            .iter()
-            .filter(|e| p.agents[e.agent].agent == a.agent)
-            .count();
-        let interval = x.spread.ci.map_or(String::new(), |(low, high)| {
-            format!(" (95 % CI {} – {})", short_number(low), short_number(high))
-        });
+    // One line for every agent: the summary stays short above the plot.
+    let across: Vec<String> = p
+        .agents
+        .iter()
+        .filter_map(|a| {
+            let x = a
+                .across
+                .iter()
+                .find(|x| p.column_name(x.column) == "reward")?;
+            let repeats = p
+                .repeats
+                .iter()
+                .filter(|e| p.agents[e.agent].agent == a.agent)
+                .count();
+            let interval = x.spread.ci.map_or(String::new(), |(low, high)| {
+                format!("{} – {}, ", short_number(low), short_number(high))
+            });
+            Some(format!(
+                "{} {} ({interval}{repeats} repeats)",
+                a.agent.name,
+                short_number(x.spread.mean)
+            ))
+        })
+        .collect();
+    if !across.is_empty() {
         notes.push(format!(
-            "{}: mean reward {} across {} repeats{interval}",
-            a.agent.name,
-            short_number(x.spread.mean),
-            repeats
+            "Mean reward across repeats (95 % CI): {}",
+            across.join(" · ")
         ));
     }
     notes
@@ -429,9 +437,10 @@ mod tests {
             notes[0],
             "Masked from quality metrics: 1 rollout rows (kept in completion accounting above)."
         );
-        assert!(
-            notes[1].starts_with("a: mean reward 0.4167 across 2 repeats (95 % CI"),
-            "{notes:?}"
+        // Repeat means 1/3 and 1/2: their mean, and a t interval on one degree of freedom.
+        assert_eq!(
+            notes[1],
+            "Mean reward across repeats (95 % CI): a 0.4167 (-0.6422 – 1.4755, 2 repeats)"
         );
         let agents = agent_table(&p);
         assert!(agents
