@@ -268,16 +268,22 @@ mod tests {
         assert_eq!(p.within_per_rollout, Some(0.0));
     }
 
-    #[test]
-    fn one_rollout_per_task_asks_for_tasks_not_repeats() {
-        let (zero, one) = ([0.0], [1.0]);
-        let t: Vec<TaskSample> = (0..10)
+    /// Ten tasks of one rollout a side: five flipped from 0 to 1, five unchanged at 0.
+    fn one_rollout_tasks() -> Vec<TaskSample<'static>> {
+        const ZERO: &[f64] = &[0.0];
+        const ONE: &[f64] = &[1.0];
+        (0..10)
             .map(|i| TaskSample {
                 delta: if i % 2 == 0 { 1.0 } else { 0.0 },
-                rewards_a: &zero,
-                rewards_b: if i % 2 == 0 { &one } else { &zero },
+                rewards_a: ZERO,
+                rewards_b: if i % 2 == 0 { ONE } else { ZERO },
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn one_rollout_per_task_asks_for_tasks_not_repeats() {
+        let t = one_rollout_tasks();
         let p = power(&t, 0.05, Some(0.1));
         assert_eq!(p.within_per_rollout, None);
         // s_d² = 10/36 (five 1s, five 0s, ddof 1); k² s_d² / 0.01, rounded up.
@@ -290,14 +296,7 @@ mod tests {
     #[test]
     fn an_effect_too_small_to_plan_for_is_said_so() {
         // `--effect 1e-10` asked for 18446744073709551615 tasks (a saturated cast).
-        let (zero, one) = ([0.0], [1.0]);
-        let t: Vec<TaskSample> = (0..10)
-            .map(|i| TaskSample {
-                delta: if i % 2 == 0 { 1.0 } else { 0.0 },
-                rewards_a: &zero,
-                rewards_b: if i % 2 == 0 { &one } else { &zero },
-            })
-            .collect();
+        let t = one_rollout_tasks();
         assert_eq!(power(&t, 0.05, Some(1e-10)).needed, Some(Needed::TooSmall));
         assert!(matches!(
             power(&t, 0.05, Some(1e-3)).needed,
