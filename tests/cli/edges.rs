@@ -761,7 +761,7 @@ fn bad_flag_values_are_usage_errors() {
             "--profile",
             &p("x.jsonl"),
         ];
-        let mut argv: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let mut argv: Vec<String> = args.iter().map(std::string::ToString::to_string).collect();
         argv.extend(["--output".into(), p("o.jsonl"), flag.into(), value.into()]);
         argv
     };
@@ -773,7 +773,7 @@ fn bad_flag_values_are_usage_errors() {
             "--output",
             &p("o.jsonl"),
         ];
-        let mut argv: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let mut argv: Vec<String> = args.iter().map(std::string::ToString::to_string).collect();
         argv.extend([
             "--agent-ref".into(),
             agent.into(),
