@@ -9,6 +9,7 @@ use super::verdict::{holm, sign_flip_p, PValue, Verdict, PERMUTATIONS};
 use super::{Comparison, PairedTask, RunTasks};
 use crate::reward_group::RewardGroup;
 use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
 
 /// Default significance level of the verdicts.
 pub const DEFAULT_ALPHA: f64 = 0.05;
@@ -227,19 +228,30 @@ pub fn judge(
     alpha: f64,
     effect: Option<f64>,
 ) -> MultiComparison {
+    // Each candidate's metrics by name, and every name in order of first appearance: looked
+    // up, not searched (a run with 100,000 numeric fields took 62 s through linear searches).
+    let index: Vec<HashMap<String, usize>> = candidates
+        .iter()
+        .map(|c| {
+            c.metrics
+                .iter()
+                .enumerate()
+                .map(|(i, m)| (m.metric.clone(), i))
+                .collect()
+        })
+        .collect();
+    let mut seen: HashSet<&str> = HashSet::new();
     let mut names: Vec<String> = Vec::new();
     for c in &candidates {
         for m in &c.metrics {
-            if !names.contains(&m.metric) {
+            if seen.insert(&m.metric) {
                 names.push(m.metric.clone());
             }
         }
     }
+    drop(seen);
     for name in &names {
-        let at: Vec<Option<usize>> = candidates
-            .iter()
-            .map(|c| c.metrics.iter().position(|m| &m.metric == name))
-            .collect();
+        let at: Vec<Option<usize>> = index.iter().map(|ix| ix.get(name).copied()).collect();
         let ps: Vec<Option<f64>> = candidates
             .iter()
             .zip(&at)
