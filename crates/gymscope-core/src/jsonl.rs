@@ -140,6 +140,8 @@ impl LineSplitter {
                     .map_err(SplitError::Line)?;
             } else {
                 let mut line = std::mem::take(&mut self.carry);
+                // Exactly: the line is whole now, and within the limit.
+                line.reserve_exact(nl - start);
                 line.extend_from_slice(&chunk[start..nl]);
                 let offset = self.carry_offset;
                 let result = self.emit(offset, &line, &mut on_line);
@@ -155,9 +157,23 @@ impl LineSplitter {
             if self.carry.is_empty() {
                 self.carry_offset = chunk_offset + start as u64;
             }
-            self.carry.extend_from_slice(&chunk[start..]);
+            self.hold(&chunk[start..]);
         }
         Ok(())
+    }
+
+    /// Appends to the held line, growing its buffer by doubling but never past the limit (a
+    /// `Vec`'s own doubling held up to twice `--max-line-bytes` of a line with no end).
+    fn hold(&mut self, bytes: &[u8]) {
+        let needed = self.carry.len() + bytes.len();
+        if needed > self.carry.capacity() {
+            let cap_limit = usize::try_from(self.max_line.saturating_add(2)).unwrap_or(usize::MAX);
+            let grown = (self.carry.capacity() * 2)
+                .max(needed)
+                .min(cap_limit.max(needed));
+            self.carry.reserve_exact(grown - self.carry.len());
+        }
+        self.carry.extend_from_slice(bytes);
     }
 
     /// Emits a final line that has no trailing newline, if any.
@@ -367,5 +383,42 @@ mod tests {
     fn trailing_newline_gives_no_extra_line() {
         assert_eq!(split(b"x\ny\n", 3).len(), 2);
         assert!(split(b"", 3).is_empty());
+    }
+
+    /// A line with no end is held in at most about the limit: the buffer's doubling was capped
+    /// at nothing, so a 1 GiB limit held up to 2 GiB before the error.
+    #[test]
+    fn a_line_without_end_is_held_in_no_more_than_the_limit() {
+        let limit = 1_000_000u64;
+        let mut s = LineSplitter::with_max_line_bytes(limit);
+        let chunk = vec![b'x'; 65_536];
+        let mut refused = false;
+        for _ in 0..40 {
+            match s.push(&chunk, |_, _| Ok::<(), ()>(())) {
+                Ok(()) => assert!(
+                    s.carry.capacity() as u64 <= limit + 2,
+                    "{}",
+                    s.carry.capacity()
+                ),
+                Err(SplitError::TooLong(t)) => {
+                    assert_eq!((t.line, t.limit), (1, limit));
+                    refused = true;
+                    break;
+                }
+                Err(SplitError::Line(())) => unreachable!(),
+            }
+        }
+        assert!(refused, "the line over the limit is refused");
+        // A long line that ends within the limit is still read whole.
+        let mut s = LineSplitter::with_max_line_bytes(limit);
+        let mut got = 0;
+        for piece in [&chunk[..], &chunk[..], b"x\n"] {
+            s.push(piece, |_, line| {
+                got = line.len();
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+        }
+        assert_eq!(got, 2 * 65_536 + 1);
     }
 }
