@@ -2,7 +2,8 @@
 //! computed here so the page only lays it out. Cell headers are the output files' keys.
 
 use crate::json::Num;
-use crate::profile::{ColumnSummary, Profile};
+use crate::profile::{AcrossRepeats, ColumnSummary, Profile};
+use std::collections::HashMap;
 
 /// `1 agent`, `3 agents`: counts in summary lines, the app's and the text reports'.
 pub fn plural(n: usize, noun: &str) -> String {
@@ -172,20 +173,16 @@ pub fn agent_table(p: &Profile) -> Table {
     let mut headers = stat_headers(p);
     // Across-repeats metrics in order of first appearance over the agents.
     let mut across: Vec<usize> = Vec::new();
+    let mut listed = vec![false; p.columns.len()];
     for a in &p.agents {
         for x in &a.across {
-            if !across.contains(&x.column) {
+            if !std::mem::replace(&mut listed[x.column], true) {
                 across.push(x.column);
             }
         }
     }
     for &c in &across {
-        let metric = format!("mean/{}", p.column_name(c));
-        headers.extend(
-            ACROSS
-                .iter()
-                .map(|s| format!("{s}_across_repeats/{metric}")),
-        );
+        headers.extend(across_headers(p.column_name(c)));
     }
     let coverage = p.agents.iter().any(|a| a.coverage.is_some());
     if coverage {
@@ -197,8 +194,11 @@ pub fn agent_table(p: &Profile) -> Table {
         .iter()
         .map(|a| {
             let mut cells: Vec<Cell> = stat_cells(&a.columns).collect();
+            // Looked up, not searched: a run may have thousands of metric columns.
+            let of_column: HashMap<usize, &AcrossRepeats> =
+                a.across.iter().map(|x| (x.column, x)).collect();
             for &c in &across {
-                match a.across.iter().find(|x| x.column == c) {
+                match of_column.get(&c) {
                     Some(x) => {
                         let s = &x.spread;
                         let (low, high) = s.ci.unzip();

@@ -107,13 +107,14 @@ impl Runs {
         inputs: &[InputRow],
         measured: &impl Fn(&InputRow) -> bool,
     ) -> Vec<Option<AgentKey>> {
-        let mut first_agent: Vec<Option<Option<AgentKey>>> = vec![None; self.keys.len()];
+        // Each run with the agent of its first measured row.
+        let mut seen = vec![false; self.keys.len()];
         let mut runs = Vec::new();
         for (input, &run) in inputs.iter().zip(&self.of_input) {
-            if run != 0 && first_agent[run as usize].is_none() && measured(input) {
-                let agent = name_of(&input.agent);
-                first_agent[run as usize] = Some(agent.clone());
-                runs.push((self.keys[run as usize].clone().expect("a run key"), agent));
+            if run != 0 && !seen[run as usize] && measured(input) {
+                seen[run as usize] = true;
+                let key = self.keys[run as usize].clone().expect("a run key");
+                runs.push((key, name_of(&input.agent)));
             }
         }
         let labels = label_runs(&runs);

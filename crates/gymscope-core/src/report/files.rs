@@ -264,10 +264,11 @@ fn agent_table(file: &str, bytes: &[u8], columns: &mut Vec<String>) -> Result<Ta
     // v0.7.0's keys after the statistics: repeat means across repeats (columns in order of first
     // appearance) and coverage, as `table::agent_table` heads them.
     let mut across: Vec<&str> = Vec::new();
+    let mut listed: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for entry in &list {
         for key in entry.as_object().into_iter().flat_map(Map::keys) {
             if let Some(c) = key.strip_prefix("mean_across_repeats/mean/") {
-                if !across.contains(&c) {
+                if listed.insert(c) {
                     across.push(c);
                 }
             }
