@@ -357,12 +357,35 @@ pub struct CompareArgs {
     /// app's "Load the example comparison") instead of runs of your own.
     #[arg(long, conflicts_with_all = ["runs", "baseline", "candidates"])]
     pub example: bool,
-    /// The baseline run (NeMo Gym's `gym eval compare` spelling).
-    #[arg(long, value_name = "RUN")]
+    /// The baseline run's rollouts (NeMo Gym v0.7.0's `gym eval compare` spelling): also writes
+    /// upstream's `compare_report.json` and `compare_report.md` from each run's
+    /// `<stem>_aggregate_metrics.json` (computed from the rollouts when there is none).
+    #[arg(long, value_name = "ROLLOUTS")]
     pub baseline: Option<String>,
-    /// The candidate runs, each paired with the baseline.
-    #[arg(long, value_name = "RUN", num_args = 1..)]
+    /// The candidate runs, each paired with the baseline (commas or several values).
+    #[arg(long, value_name = "RUN", num_args = 1.., value_delimiter = ',')]
     pub candidates: Vec<String>,
+    /// With --baseline: the baseline's aggregate metrics, when not `<stem>_aggregate_metrics.json`.
+    #[arg(long, value_name = "FILE", requires = "baseline")]
+    pub baseline_agg_metrics: Option<PathBuf>,
+    /// With --baseline: the candidates' aggregate metrics, in --candidates order.
+    #[arg(long, value_name = "FILE", requires = "baseline", num_args = 1.., value_delimiter = ',')]
+    pub candidates_agg_metrics: Vec<PathBuf>,
+    /// With --baseline: the agent to compare on every side (default: every agent both runs have).
+    #[arg(long, value_name = "NAME", requires = "baseline")]
+    pub agent: Option<String>,
+    /// With --baseline: the agent read from the baseline's metrics.
+    #[arg(long, value_name = "NAME", requires = "baseline")]
+    pub baseline_agent: Option<String>,
+    /// With --baseline: the agent read from each candidate's metrics, in --candidates order.
+    #[arg(long, value_name = "NAME", requires = "baseline", num_args = 1.., value_delimiter = ',')]
+    pub candidate_agents: Vec<String>,
+    /// With --baseline: where `compare_report.*` go (default: the candidate's directory).
+    #[arg(long, short = 'o', value_name = "DIR", requires = "baseline")]
+    pub output_dir: Option<PathBuf>,
+    /// With --baseline: which of `compare_report.md` and `.json` to write.
+    #[arg(long, value_enum, default_value_t = ReportFormatArg::Both)]
+    pub report_format: ReportFormatArg,
     /// `text`, `json` (one document) or `md` (GitHub Markdown).
     #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
     pub format: CompareFormat,
@@ -404,6 +427,14 @@ pub struct CompareArgs {
     /// Refuse lines longer than N bytes (default 1 GiB), naming the file and line.
     #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
+}
+
+/// `--report-format` of `compare` (upstream's choices).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportFormatArg {
+    Md,
+    Json,
+    Both,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -94,6 +94,70 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
         bail!(compare::CompareError::BadThreshold(options.pass_threshold));
     }
     let (baseline, candidates) = runs(args)?;
+    // `--baseline` is `gym eval compare`'s spelling: its report files are written too.
+    let gym = match &args.baseline {
+        Some(_) => Some(super::compare_gym::load(args, baseline, &candidates)?),
+        None => None,
+    };
+    let analysed_runs = match &gym {
+        Some(g) => g.analysis_runs(baseline, &candidates),
+        None => (
+            baseline.to_string(),
+            candidates.iter().map(ToString::to_string).collect(),
+        ),
+    };
+    let judged = judge(args, options, &analysed_runs.0, &analysed_runs.1);
+    let Some(gym) = gym else {
+        return match judged? {
+            Judged::Paired(j) => present(args, *j),
+            Judged::Unpaired(code) => Ok(code),
+        };
+    };
+    // Upstream's report is written whatever gymscope's own analysis makes of the runs.
+    match judged {
+        Ok(Judged::Paired(j)) => {
+            let ours = (
+                compare::multi_to_json(&j.all),
+                compare::markdown::format(&j.all),
+            );
+            let code = present(args, *j)?;
+            gym.write(args, Some(ours))?;
+            Ok(code)
+        }
+        Ok(Judged::Unpaired(code)) => {
+            gym.write(args, None)?;
+            Ok(code)
+        }
+        Err(e) => {
+            crate::note!("Warning: gymscope's paired analysis is left out of the report: {e:#}");
+            gym.write(args, None)?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// The runs judged: everything the outputs are made from.
+struct Paired {
+    input_a: Input,
+    inputs: Vec<Input>,
+    a: RunTasks,
+    first: Option<RunTasks>,
+    all: multi::MultiComparison,
+}
+
+enum Judged {
+    Paired(Box<Paired>),
+    /// Aggregate files without task indices: compared as independent samples, already printed.
+    Unpaired(ExitCode),
+}
+
+/// Reads every run and judges each candidate against the baseline.
+fn judge(
+    args: &CompareArgs,
+    options: CompareOptions,
+    baseline: &str,
+    candidates: &[String],
+) -> Result<Judged> {
     // Errors name the run as the text does: A the baseline, then B, C, … the candidates.
     let input_a = resolve(baseline, "A")?;
     let inputs: Vec<Input> = candidates
@@ -136,7 +200,7 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
             .into());
         }
         if aggregates.iter().flatten().any(|f| !f.indexed()) {
-            return unpaired_run(args, &input_a, &inputs, &aggregates, label);
+            return unpaired_run(args, &input_a, &inputs, &aggregates, label).map(Judged::Unpaired);
         }
         // An aggregate carries no task content: its tasks pair by index (said in a warning).
         options.pair_by = PairBy::Index;
@@ -162,7 +226,25 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
         }
     }
     let all = multi::judge(label(0, a.tasks.len()), judged, args.alpha, args.effect);
+    Ok(Judged::Paired(Box::new(Paired {
+        input_a,
+        inputs,
+        a,
+        first,
+        all,
+    })))
+}
 
+/// Prints the judged runs, writes the HTML report when asked, and says whether a candidate is
+/// worse (`--fail-if-worse`).
+fn present(args: &CompareArgs, judged: Paired) -> Result<ExitCode> {
+    let Paired {
+        input_a,
+        inputs,
+        a,
+        first,
+        all,
+    } = judged;
     match args.format {
         CompareFormat::Text => crate::say_part!("{}", compare::text::format_multi(&all)),
         CompareFormat::Json => {

@@ -5,6 +5,8 @@ mod build_pivot;
 mod collect;
 mod collect_args;
 mod compare;
+mod compare_entries;
+mod compare_gym;
 mod health;
 mod health_check;
 mod hydra_args;

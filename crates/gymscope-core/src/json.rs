@@ -105,6 +105,60 @@ pub fn to_writer_orjson<W: io::Write, T: serde::Serialize + ?Sized>(
     value.serialize(&mut ser).map_err(io::Error::from)
 }
 
+/// Serializes any value as orjson's `OPT_INDENT_2` writes it (2-space indent, no final newline).
+pub fn to_writer_orjson_pretty<W: io::Write, T: serde::Serialize + ?Sized>(
+    w: W,
+    value: &T,
+) -> io::Result<()> {
+    let formatter = OrjsonPretty(serde_json::ser::PrettyFormatter::new());
+    let mut ser = serde_json::Serializer::with_formatter(w, formatter);
+    value.serialize(&mut ser).map_err(io::Error::from)
+}
+
+/// serde_json's pretty layout (which is orjson's `OPT_INDENT_2`) with orjson's float digits.
+pub struct OrjsonPretty<'a>(serde_json::ser::PrettyFormatter<'a>);
+
+impl serde_json::ser::Formatter for OrjsonPretty<'_> {
+    fn write_f64<W: ?Sized + io::Write>(&mut self, w: &mut W, v: f64) -> io::Result<()> {
+        OrjsonFormatter.write_f64(w, v)
+    }
+    fn begin_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_array(w)
+    }
+    fn end_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        self.0.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_object(w)
+    }
+    fn end_object<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object(w)
+    }
+    fn begin_object_key<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        self.0.begin_object_key(w, first)
+    }
+    fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_object_value(w)
+    }
+    fn end_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object_value(w)
+    }
+}
+
 /// Writes `s` as a JSON string literal.
 pub fn write_str<W: io::Write>(w: &mut W, s: &str) -> io::Result<()> {
     to_writer_orjson(w, s)

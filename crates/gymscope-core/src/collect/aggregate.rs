@@ -6,7 +6,6 @@ use super::Row;
 use crate::gym::keys::{AGENT_REF, RESPONSES_CREATE_PARAMS};
 use crate::gym::py;
 use serde::Serialize;
-use serde_json::ser::{Formatter, PrettyFormatter};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use std::io;
@@ -158,8 +157,7 @@ impl Serialize for Entry {
 
 /// Writes the metrics file: orjson `OPT_INDENT_2` (2-space indent, no trailing newline).
 pub fn write_file<W: io::Write>(w: W, entries: &[Entry]) -> io::Result<()> {
-    let mut ser = serde_json::Serializer::with_formatter(w, OrjsonPretty(PrettyFormatter::new()));
-    entries.serialize(&mut ser).map_err(io::Error::from)
+    crate::json::to_writer_orjson_pretty(w, entries)
 }
 
 /// The metrics file in memory.
@@ -168,50 +166,6 @@ pub fn file_bytes(entries: &[Entry]) -> Vec<u8> {
     let mut out = Vec::new();
     write_file(&mut out, entries).expect("writing to a Vec cannot fail");
     out
-}
-
-/// serde_json's pretty layout (which is orjson's `OPT_INDENT_2`) with orjson's float digits.
-struct OrjsonPretty<'a>(PrettyFormatter<'a>);
-
-impl Formatter for OrjsonPretty<'_> {
-    fn write_f64<W: ?Sized + io::Write>(&mut self, w: &mut W, v: f64) -> io::Result<()> {
-        crate::json::OrjsonFormatter.write_f64(w, v)
-    }
-    fn begin_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.begin_array(w)
-    }
-    fn end_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.end_array(w)
-    }
-    fn begin_array_value<W: ?Sized + io::Write>(
-        &mut self,
-        w: &mut W,
-        first: bool,
-    ) -> io::Result<()> {
-        self.0.begin_array_value(w, first)
-    }
-    fn end_array_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.end_array_value(w)
-    }
-    fn begin_object<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.begin_object(w)
-    }
-    fn end_object<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.end_object(w)
-    }
-    fn begin_object_key<W: ?Sized + io::Write>(
-        &mut self,
-        w: &mut W,
-        first: bool,
-    ) -> io::Result<()> {
-        self.0.begin_object_key(w, first)
-    }
-    fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.begin_object_value(w)
-    }
-    fn end_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.end_object_value(w)
-    }
 }
 
 #[cfg(test)]

@@ -267,7 +267,7 @@ pub fn student_two_sided(t: f64, df: f64) -> f64 {
 }
 
 /// The t distribution's 97.5th percentile, by bisection on [`student_two_sided`].
-fn student_quantile_975(df: f64) -> f64 {
+pub(crate) fn student_quantile_975(df: f64) -> f64 {
     let (mut lo, mut hi) = (0.0, 1000.0);
     for _ in 0..100 {
         let mid = f64::midpoint(lo, hi);

@@ -14,6 +14,8 @@
 //! - `document`: the JSON document; `text`: the terminal output; `report`: the HTML page;
 //! - `aggregate`: a `*_aggregate_metrics.json` as a side paired by index, or Welch's test
 //!   (`unpaired`: that comparison and its outputs);
+//! - `gym_report`: NeMo Gym v0.7.0's `gym eval compare` report (`compare_report.json` and
+//!   `.md`) from each run's aggregate entries;
 //! - `conversations`: which rollout lines the report shows, and reading them back;
 //! - `multi`: a baseline against several candidates, each judged (`verdict`: the sign-flip
 //!   p-value, Holm, the verdict; `power`: the minimum detectable effect, repeats needed).
@@ -24,6 +26,7 @@
 pub mod aggregate;
 pub mod conversations;
 mod document;
+pub mod gym_report;
 mod key;
 pub mod markdown;
 pub mod multi;

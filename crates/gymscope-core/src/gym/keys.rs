@@ -16,6 +16,8 @@ pub const ENVIRONMENT_SERVER: &str = "_ng_environment_server";
 /// A verify response's flag that its reward is not a measurement (v0.7.0 `reward_profile.py`
 /// `MASK_SAMPLE_FIELD`): the rollout leaves the quality metrics when it is truthy.
 pub const MASK_SAMPLE: &str = "mask_sample";
+/// The stage of a multi-stage driver's row (v0.7.0): several rows share a (task, rollout).
+pub const STAGE_INDEX: &str = "stage_index";
 pub const SKILLS_REF: &str = "skills_ref";
 pub const RESPONSES_CREATE_PARAMS: &str = "responses_create_params";
 /// A failure row's class (`transient`, `timeout_exceeded`, …): the row goes to the failures file.

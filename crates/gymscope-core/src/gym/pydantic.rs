@@ -141,6 +141,16 @@ pub(crate) fn opt_int(
     }
 }
 
+/// An `Optional[bool]` field ([`lax_bool`]).
+pub(crate) fn opt_bool(m: &Map<String, Value>, at: &str, k: &str) -> R<Option<bool>> {
+    match m.get(k) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => lax_bool(v)
+            .map(Some)
+            .ok_or_else(|| format!("{at}.{k}: not a boolean")),
+    }
+}
+
 /// An `Optional[float]` field, not negative when `non_negative` ([`lax_float`]).
 pub(crate) fn opt_float(
     m: &Map<String, Value>,

@@ -8,7 +8,9 @@
 
 pub mod dump;
 
-use super::pydantic::{list, literal, object, only, opt_float, opt_int, opt_str, req_str, R};
+use super::pydantic::{
+    list, literal, object, only, opt_bool, opt_float, opt_int, opt_str, req_str, R,
+};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 
@@ -39,6 +41,9 @@ pub struct Turn {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Call {
     pub model_call_id: Option<String>,
+    /// When the call started (seconds): orders a model's calls in time (v0.7.0's
+    /// `rollout_ended_on_failed_model_call`).
+    pub started_at: Option<f64>,
     pub response_id: Option<String>,
     pub model_ref: Option<ModelRef>,
     pub status_code: Option<i64>,
@@ -76,8 +81,9 @@ impl Trajectory {
     }
 }
 
-/// The keys of a model call's `meta` in a trajectory (upstream's `ModelCallMeta`), in its order.
-pub const CALL_META_KEYS: [&str; 9] = [
+/// The keys of a model call's `meta` in a trajectory (upstream's `TrajectoryResponseMetadata`,
+/// v0.7.0 `nemo_gym/rollout_observability.py:47-61`), in its order.
+pub const CALL_META_KEYS: [&str; 13] = [
     "response_id",
     "model_ref",
     "model",
@@ -85,6 +91,10 @@ pub const CALL_META_KEYS: [&str; 9] = [
     "status_code",
     "response_status",
     "finish_reason",
+    "upstream_attempted",
+    "response_source",
+    "upstream_status_code",
+    "local_response_reason",
     "error_category",
     "latency_ttft_ms",
 ];
@@ -224,7 +234,7 @@ fn model_call(v: &Value, at: &str) -> R<Call> {
             "token_stats",
         ],
     )?;
-    opt_float(m, at, "started_at", false)?;
+    let started_at = opt_float(m, at, "started_at", false)?;
     opt_float(m, at, "completed_at", false)?;
     opt_float(m, at, "duration_ms", true)?;
     let empty = Map::new();
@@ -237,6 +247,13 @@ fn model_call(v: &Value, at: &str) -> R<Call> {
     opt_str(meta, &meta_at, "model")?;
     opt_str(meta, &meta_at, "dialect")?;
     opt_float(meta, &meta_at, "latency_ttft_ms", true)?;
+    // The four fields v0.7.0 added (where a response came from, and why when local).
+    opt_bool(meta, &meta_at, "upstream_attempted")?;
+    if !meta.get("response_source").is_some_and(Value::is_null) {
+        literal(meta, &meta_at, "response_source", &["upstream", "local"])?;
+    }
+    opt_int(meta, &meta_at, "upstream_status_code", None)?;
+    opt_str(meta, &meta_at, "local_response_reason")?;
     let tok_at = format!("{at}.token_stats");
     let tokens = match m.get("token_stats") {
         None => &empty,
@@ -258,6 +275,7 @@ fn model_call(v: &Value, at: &str) -> R<Call> {
     opt_int(tokens, &tok_at, "cached_tokens", Some(0))?;
     Ok(Call {
         model_call_id: opt_str(m, at, "model_call_id")?,
+        started_at,
         response_id: opt_str(meta, &meta_at, "response_id")?,
         model_ref: match meta.get("model_ref") {
             Some(v) => model_ref(v, &format!("{meta_at}.model_ref"))?,

@@ -1,8 +1,12 @@
 //! One rollout line → its [`Digest`]: identity, verdict, findings, unobserved checks and the
 //! statistics the summary sums (upstream's `_worker` at the pinned revision).
 
+use super::calls::{
+    bind_views, call_identity, chain_ended_on_failure, ended_on_failed_call, is_failed,
+    is_successful, last_in_time, model_chains, ref_key, Bindings,
+};
 use super::{Finding, Reads, REGISTRY};
-use crate::gym::trajectory::{self, Call, CallRef, ModelRef, Trajectory};
+use crate::gym::trajectory::{self, Call, Trajectory};
 use crate::gym::{keys, py};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -63,6 +67,9 @@ impl Index {
 pub struct Digest {
     pub task: Index,
     pub rollout: Index,
+    /// The row's `stage_index` (multi-stage drivers write a row per stage; v0.7.0): part of the
+    /// identity, and the verdict row's last key when given.
+    pub stage: Option<Index>,
     /// The row's own rollout id; `None` when it has none, and the verdict file's is then
     /// [`Digest::rollout_id`]'s `task-rollout` (not stored: most runs have no ids).
     pub own_rollout_id: Option<Box<str>>,
@@ -132,44 +139,6 @@ fn parse_error_name(bytes: &[u8]) -> Result<Map<String, Value>, &'static str> {
         Ok(_) => Err("ValueError"),
         Err(_) => Err("JSONDecodeError"),
     }
-}
-
-fn ref_key(r: &CallRef) -> Option<String> {
-    if let Some(id) = r.model_call_id.as_deref().filter(|s| !s.is_empty()) {
-        return Some(format!("call:{id}"));
-    }
-    match (&r.model_ref, r.response_id.as_deref()) {
-        (Some(m), Some(rid)) if !rid.is_empty() => {
-            Some(format!("response:{}:{}:{rid}", m.kind, m.name))
-        }
-        _ => None,
-    }
-}
-
-fn call_identity(c: &Call) -> Option<String> {
-    if let Some(id) = c.model_call_id.as_deref().filter(|s| !s.is_empty()) {
-        return Some(format!("call:{id}"));
-    }
-    match (&c.model_ref, c.response_id.as_deref()) {
-        (Some(m), Some(rid)) if !rid.is_empty() => {
-            Some(format!("response:{}:{}:{rid}", m.kind, m.name))
-        }
-        (None, Some(rid)) if !rid.is_empty() => Some(format!("response::{rid}")),
-        _ => None,
-    }
-}
-
-fn is_failed(c: &Call) -> bool {
-    c.status_code.is_some_and(|s| s >= 400)
-        || py::truthy_opt_str(c.error_category.as_deref())
-        || matches!(
-            c.response_status.as_deref(),
-            Some("failed" | "error" | "cancelled")
-        )
-}
-
-fn is_successful(c: &Call) -> bool {
-    !is_failed(c) && c.status_code.is_none_or(|s| (200..400).contains(&s))
 }
 
 fn token(v: Option<i64>) -> i64 {
@@ -252,111 +221,6 @@ fn transcript_tokens(row: &Map<String, Value>) -> (i64, i64, bool) {
     let p = pick("input_tokens", "prompt_tokens");
     let c = pick("output_tokens", "completion_tokens");
     (p.unwrap_or(0), c.unwrap_or(0), p.is_some() && c.is_some())
-}
-
-/// Calls bound to the policy model by exact references.
-#[derive(Default)]
-struct Bindings {
-    references: Vec<String>,
-    matched: Vec<usize>,
-    missing: Vec<String>,
-    duplicated: Vec<(String, usize)>,
-    terminal_ordered: bool,
-}
-
-impl Bindings {
-    fn observed(&self) -> bool {
-        !self.references.is_empty()
-    }
-    fn complete(&self) -> bool {
-        self.observed() && self.missing.is_empty() && self.duplicated.is_empty()
-    }
-}
-
-fn model_ref_eq(a: Option<&ModelRef>, b: Option<&ModelRef>) -> bool {
-    a == b
-}
-
-fn bind(t: &Trajectory, include_invocations: bool) -> Bindings {
-    let turn_refs: Vec<(String, &CallRef)> = t
-        .turns
-        .iter()
-        .flat_map(|turn| turn.model_calls.iter())
-        .filter_map(|r| ref_key(r).map(|k| (k, r)))
-        .collect();
-    let mut items = turn_refs.clone();
-    if include_invocations {
-        let mut seen: Vec<String> = turn_refs.iter().map(|(k, _)| k.clone()).collect();
-        for r in t.invocation_refs.iter().flatten() {
-            if let Some(k) = ref_key(r) {
-                if !seen.contains(&k) {
-                    seen.push(k.clone());
-                    items.push((k, r));
-                }
-            }
-        }
-    }
-    // `dict(items)`: first position, last value.
-    let mut unique: Vec<(String, &CallRef)> = Vec::new();
-    for (k, r) in &items {
-        match unique.iter_mut().find(|(u, _)| u == k) {
-            Some(slot) => slot.1 = r,
-            None => unique.push((k.clone(), r)),
-        }
-    }
-    let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
-    let mut by_response: HashMap<(&str, &str, &str), Vec<usize>> = HashMap::new();
-    for (i, c) in t.calls.iter().enumerate() {
-        if let Some(id) = c.model_call_id.as_deref().filter(|s| !s.is_empty()) {
-            by_id.entry(id).or_default().push(i);
-        }
-        if let (Some(m), Some(rid)) = (&c.model_ref, c.response_id.as_deref()) {
-            if !rid.is_empty() {
-                by_response
-                    .entry((m.kind.as_str(), m.name.as_str(), rid))
-                    .or_default()
-                    .push(i);
-            }
-        }
-    }
-    let mut b = Bindings {
-        references: items.iter().map(|(k, _)| k.clone()).collect(),
-        ..Bindings::default()
-    };
-    for (k, r) in unique {
-        let matches: Vec<usize> = match r.model_call_id.as_deref().filter(|s| !s.is_empty()) {
-            Some(id) => by_id
-                .get(id)
-                .map(|v| {
-                    v.iter()
-                        .copied()
-                        .filter(|i| {
-                            let c = &t.calls[*i];
-                            (r.model_ref.is_none()
-                                || model_ref_eq(r.model_ref.as_ref(), c.model_ref.as_ref()))
-                                && (r.response_id.is_none() || r.response_id == c.response_id)
-                        })
-                        .collect()
-                })
-                .unwrap_or_default(),
-            None => match (&r.model_ref, r.response_id.as_deref()) {
-                (Some(m), Some(rid)) => by_response
-                    .get(&(m.kind.as_str(), m.name.as_str(), rid))
-                    .cloned()
-                    .unwrap_or_default(),
-                _ => Vec::new(),
-            },
-        };
-        match matches.len() {
-            0 => b.missing.push(k),
-            1 => b.matched.push(matches[0]),
-            n => b.duplicated.push((k, n)),
-        }
-    }
-    let turn_keys: Vec<&String> = turn_refs.iter().map(|(k, _)| k).collect();
-    b.terminal_ordered =
-        !include_invocations || b.references.iter().all(|r| turn_keys.contains(&r));
-    b
 }
 
 fn call_locator(c: &Call, position: usize) -> Map<String, Value> {
@@ -451,6 +315,9 @@ fn run_check(
             let mut seen: Vec<(&str, String)> = Vec::new();
             for r in &b.missing {
                 let loc = last_part(r);
+                if seen.contains(&("missing_captured_call", loc.clone())) {
+                    continue;
+                }
                 seen.push(("missing_captured_call", loc.clone()));
                 out.push(Finding::new(
                     id,
@@ -460,6 +327,9 @@ fn run_check(
             }
             for (r, n) in &b.duplicated {
                 let loc = last_part(r);
+                if seen.contains(&("duplicated_captured_call", loc.clone())) {
+                    continue;
+                }
                 seen.push(("duplicated_captured_call", loc.clone()));
                 out.push(Finding::new(
                     id,
@@ -502,7 +372,7 @@ fn run_check(
                         json!({
                             "status": c.status_code,
                             "error_category": c.error_category,
-                            "terminal": b.complete() && b.terminal_ordered && p == last,
+                            "terminal": b.complete() && p == last,
                         }),
                     )
                 })
@@ -535,6 +405,25 @@ fn run_check(
                     id,
                     Some(call_locator(c, p)),
                     json!({"finish_reason": c.finish_reason}),
+                )
+            })
+            .collect(),
+        "rollout_ended_on_failed_model_call" => model_chains(&t.calls)
+            .into_iter()
+            .filter(|(_, chain)| chain_ended_on_failure(&t.calls, chain))
+            .map(|(model, chain)| {
+                let last = &t.calls[last_in_time(&t.calls, &chain)];
+                let position = last_in_time(&t.calls, &chain);
+                Finding::new(
+                    id,
+                    Some(call_locator(last, position)),
+                    json!({
+                        "model_ref": model.map(|m| format!("{}/{}", m.kind, m.name)),
+                        "status": last.status_code,
+                        "error_category": last.error_category,
+                        "observed_calls": chain.len(),
+                        "successful_calls": chain.iter().filter(|i| is_successful(&t.calls[**i])).count(),
+                    }),
                 )
             })
             .collect(),
@@ -588,6 +477,10 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
     let rollout = row
         .get(keys::ROLLOUT_INDEX)
         .map_or(Index::Int(0), Index::of);
+    let stage = row
+        .get(keys::STAGE_INDEX)
+        .filter(|v| !v.is_null())
+        .map(Index::of);
     let raw_trajectory = row.get("ng_trajectory").filter(|v| !v.is_null());
     let trajectory_rollout_id = raw_trajectory
         .and_then(Value::as_object)
@@ -615,8 +508,8 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
     let calls_observed = observed.is_some_and(|t| !t.has_any_gap(&INCOMPLETE_MODEL_CALL_GAPS));
     let empty = Trajectory::default();
     let t = observed.unwrap_or(&empty);
-    let turn_b = bind(t, false);
-    let owned_b = bind(t, true);
+    let scope_complete = observed.is_some_and(|t| !t.has_gap("turn_model_call_scope_incomplete"));
+    let (turn_b, owned_b) = bind_views(t);
 
     let mut findings = Vec::new();
     let mut unobserved: u16 = 0;
@@ -668,6 +561,10 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
             unobserved |= bit(spec.id);
             continue;
         }
+        if spec.reads == Reads::ObservedCalls && (!calls_observed || t.calls.is_empty()) {
+            unobserved |= bit(spec.id);
+            continue;
+        }
         let b = if spec.reads == Reads::OwnedCalls {
             &owned_b
         } else {
@@ -694,12 +591,26 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
             }
         }
         if spec.id == "rollout_token_count_mismatch"
-            && (!b.complete()
+            && (!scope_complete
+                || !b.complete()
                 || b.matched.is_empty()
                 || !transcript_tokens(&row).2
                 || b.matched
                     .iter()
                     .any(|i| t.calls[*i].tokens_in.is_none() || t.calls[*i].tokens_out.is_none()))
+        {
+            unobserved |= bit(spec.id);
+            continue;
+        }
+        // A length-limited call with no response at all: nothing to judge as runaway.
+        if spec.id == "model_call_runaway_generation"
+            && b.matched.iter().any(|i| {
+                let c = &t.calls[*i];
+                c.response.is_null()
+                    && c.finish_reason
+                        .as_deref()
+                        .is_some_and(|f| LENGTH_LIMIT_FINISH_REASONS.contains(&f))
+            })
         {
             unobserved |= bit(spec.id);
             continue;
@@ -731,12 +642,13 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
     Digest {
         task,
         rollout,
+        stage,
         own_rollout_id,
         verdict,
         findings,
         unobserved,
         capture_observed: !calls.is_empty(),
-        policy_calls_observed: turn_b.complete(),
+        policy_calls_observed: scope_complete && turn_b.complete(),
         successful_model_calls: turn_b
             .matched
             .iter()
@@ -744,7 +656,7 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
             .count() as u64,
         model_call_errors: failed.len() as u64,
         errors_by_status,
-        ended_on_error: calls.last().is_some_and(is_failed),
+        ended_on_error: ended_on_failed_call(calls),
         duplicated_calls: identities.values().filter(|n| **n > 1).map(|n| n - 1).sum(),
         transcript_prompt: tp,
         transcript_completion: tc,
@@ -753,11 +665,19 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
     }
 }
 
-/// A (task, rollout) identity as dict keys compare.
-type IdentityKey<'a> = (IndexKey<'a>, IndexKey<'a>);
+/// A (stage, task, rollout) identity as dict keys compare.
+type IdentityKey<'a> = (Option<IndexKey<'a>>, IndexKey<'a>, IndexKey<'a>);
 
-/// Records claiming the same (task, rollout) identity: every copy gets a finding and is
-/// unhealthy (upstream's `_mark_duplicate_identities`).
+fn identity(d: &Digest) -> IdentityKey<'_> {
+    (
+        d.stage.as_ref().map(Index::key),
+        d.task.key(),
+        d.rollout.key(),
+    )
+}
+
+/// Records claiming the same (stage, task, rollout) identity: every copy gets a finding and
+/// is unhealthy (upstream's `_mark_duplicate_identities`; the stage since v0.7.0).
 pub(super) fn mark_duplicates(digests: &mut [Digest], ignored: &[String]) {
     const ID: &str = "rollout_duplicate_identity";
     if ignored.iter().any(|i| i == ID) {
@@ -767,13 +687,13 @@ pub(super) fn mark_duplicates(digests: &mut [Digest], ignored: &[String]) {
     // once, and a run keeps one entry per rollout here).
     let mut claims: crate::fast_map::FastMap<IdentityKey, u32> = Default::default();
     for d in digests.iter() {
-        *claims.entry((d.task.key(), d.rollout.key())).or_default() += 1;
+        *claims.entry(identity(d)).or_default() += 1;
     }
     let copies: Vec<(usize, u32)> = digests
         .iter()
         .enumerate()
         .filter_map(|(i, d)| {
-            let n = claims[&(d.task.key(), d.rollout.key())];
+            let n = claims[&identity(d)];
             (n > 1).then_some((i, n))
         })
         .collect();

@@ -7,9 +7,11 @@
 //! [`Digest`] (the row is dropped at once), [`EvidenceChecker::finish`] marks duplicate
 //! identities and reduces the digests into [`Reports`]. Check IDs are opaque strings.
 //!
+//! - `calls`: a trajectory's model calls: failed or not, bound to references, chained per model;
 //! - `digest`: the rollout-level checks and the per-rollout statistics;
 //! - `reduce`: task flags, coverage, the summary document and the verdict lines.
 
+mod calls;
 mod digest;
 mod reduce;
 
@@ -31,6 +33,8 @@ enum Reads {
     Record,
     /// The trajectory's turns.
     Turns,
+    /// Every captured model call, referenced or not (upstream's `OBSERVED_MODEL_CALLS`).
+    ObservedCalls,
     /// Model calls bound through turn references only.
     TurnCalls,
     /// Model calls bound through turn or invocation references.
@@ -45,7 +49,7 @@ struct Spec {
 }
 
 /// Upstream's `CHECK_REGISTRY`, in its order (the order of `issues` and `coverage`).
-const REGISTRY: [Spec; 13] = [
+const REGISTRY: [Spec; 14] = [
     Spec {
         id: "check_execution_error",
         reads: Reads::Record,
@@ -61,6 +65,10 @@ const REGISTRY: [Spec; 13] = [
     Spec {
         id: "rollout_missing_agent_turns",
         reads: Reads::Turns,
+    },
+    Spec {
+        id: "rollout_ended_on_failed_model_call",
+        reads: Reads::ObservedCalls,
     },
     Spec {
         id: "agent_turn_hollow",

@@ -256,6 +256,7 @@ pub(super) fn reduce(digests: Vec<Digest>, ignored: &[String]) -> Reports {
         sort_part(&a.task)
             .cmp(&sort_part(&b.task))
             .then(sort_part(&a.rollout).cmp(&sort_part(&b.rollout)))
+            .then(stage_sort_part(a.stage.as_ref()).cmp(&stage_sort_part(b.stage.as_ref())))
     });
     Reports {
         run,
@@ -270,6 +271,11 @@ fn sort_part(i: &Index) -> (u8, i64, String) {
         Index::Int(n) => (0, *n, String::new()),
         other => (1, 0, other.text()),
     }
+}
+
+/// A stage as `sort_part` orders it, no stage as Python's `str(None)`.
+fn stage_sort_part(i: Option<&Index>) -> (u8, i64, String) {
+    i.map_or((1, 0, "None".to_string()), sort_part)
 }
 
 /// `v` as compact JSON (writing to a `Vec` cannot fail).
@@ -339,6 +345,10 @@ impl Reports {
             }
             line.extend_from_slice(b"],\"unobserved\":");
             push_json(&mut line, &d.unobserved_ids());
+            if let Some(stage) = &d.stage {
+                line.extend_from_slice(b",\"stage_index\":");
+                push_json(&mut line, &stage.to_value());
+            }
             line.extend_from_slice(b"}\n");
             line
         })

@@ -210,11 +210,15 @@ fn every_registered_semantic_check_fires_on_synthetic_rows() {
         ]
     );
     // A failed call with no status in the detail leaves the key out (exclude_none).
+    // v0.7.0's new check comes first, in registry order; its model_ref is null (left out).
     let failed = lines.iter().find(|l| l["_ng_task_index"] == 5).unwrap();
     assert_eq!(
-        failed["findings"][0],
-        json!({"check": "model_call_failed", "locator": {"call_id": "c1"},
-        "detail": {"status": 500, "error_category": "upstream", "terminal": true}})
+        failed["findings"],
+        json!([{"check": "rollout_ended_on_failed_model_call", "locator": {"call_id": "c1"},
+        "detail": {"status": 500, "error_category": "upstream", "observed_calls": 1,
+                   "successful_calls": 0}},
+        {"check": "model_call_failed", "locator": {"call_id": "c1"},
+        "detail": {"status": 500, "error_category": "upstream", "terminal": true}}])
     );
 }
 
@@ -254,6 +258,10 @@ fn missing_model_calls_or_bindings_are_unobserved_not_unhealthy() {
         let mut got = d.unobserved_ids();
         got.sort_unstable();
         let mut want = MODEL_CALL_CHECKS.to_vec();
+        // The ended-on-failure check reads captured calls, referenced or not.
+        if !with_call {
+            want.push("rollout_ended_on_failed_model_call");
+        }
         want.sort_unstable();
         assert_eq!(got, want);
         assert!(d.findings.is_empty());
