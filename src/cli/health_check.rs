@@ -39,6 +39,11 @@ pub fn run(args: &HealthCheckArgs) -> Result<ExitCode> {
         ignored,
         args.max_line_bytes,
     )?;
+    // Upstream's two lines on stdout; gymscope's behaviour line, an addition, on stderr.
+    let (lines, behaviour) = lines.rsplit_once('\n').unwrap_or((&lines, ""));
+    if !behaviour.is_empty() {
+        crate::note!("{behaviour}");
+    }
     let out = if args.json {
         let path = args.run_dir.join(QUALITY_SUMMARY);
         let text = std::fs::read(&path).with_context(|| format!("reading '{}'", path.display()))?;

@@ -16,6 +16,7 @@ mod example;
 mod fixtures_parity;
 mod hardening;
 mod health;
+mod health_check_v07;
 mod health_skim;
 mod joint_read;
 mod mutation;

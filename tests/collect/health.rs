@@ -159,10 +159,14 @@ fn healthy_unhealthy_and_unobserved_rollouts_get_upstreams_reports() {
     let v = verdicts(dir.path());
     let by_task = |t: i64| v.iter().find(|r| r["_ng_task_index"] == t).unwrap();
     assert_eq!(by_task(0)["verdict"], "healthy");
+    // v0.7.0: the rollout ended on that failed call; a detail keeps its nulls.
     assert_eq!(
-        by_task(1)["findings"][0],
-        json!({"check": "model_call_failed", "locator": {"call_id": "c1"},
-        "detail": {"status": 500, "terminal": true}})
+        by_task(1)["findings"],
+        json!([{"check": "rollout_ended_on_failed_model_call", "locator": {"call_id": "c1"},
+        "detail": {"model_ref": null, "status": 500, "error_category": null, "observed_calls": 1,
+                   "successful_calls": 0}},
+        {"check": "model_call_failed", "locator": {"call_id": "c1"},
+        "detail": {"status": 500, "error_category": null, "terminal": true}}])
     );
     assert_eq!(by_task(2)["findings"][0]["check"], "agent_turn_hollow");
     assert_eq!(by_task(2)["findings"][0]["locator"], json!({"turn": 1}));
@@ -199,9 +203,9 @@ fn healthy_unhealthy_and_unobserved_rollouts_get_upstreams_reports() {
         "health-check",
         dir.path().to_str().unwrap(),
         "--ignore-checks",
-        "model_call_failed,agent_turn_hollow",
+        "model_call_failed,agent_turn_hollow,rollout_ended_on_failed_model_call",
     ]);
-    assert!(out(&o).starts_with("Rollout health: 5 checked, 3 healthy, 1 unhealthy, 1 unobserved (ignored: agent_turn_hollow, model_call_failed)\n"), "{}", out(&o));
+    assert!(out(&o).starts_with("Rollout health: 5 checked, 3 healthy, 1 unhealthy, 1 unobserved (ignored: agent_turn_hollow, model_call_failed, rollout_ended_on_failed_model_call)\n"), "{}", out(&o));
     let o = gymscope(&[
         "health-check",
         dir.path().to_str().unwrap(),

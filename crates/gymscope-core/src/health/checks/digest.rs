@@ -31,9 +31,18 @@ pub(super) enum IndexKey<'a> {
 }
 
 impl Index {
+    /// The value as upstream's `RolloutDigest` field (`int | str`) holds it: Pydantic turns a
+    /// bool and a float without a fraction into an int (`true` is 1, `2.0` is 2).
     fn of(v: &Value) -> Index {
         match v {
             Value::Number(n) if n.is_i64() => Index::Int(n.as_i64().unwrap_or(0)),
+            Value::Bool(b) => Index::Int(i64::from(*b)),
+            Value::Number(n) => match crate::gym::pydantic::lax_int(v) {
+                Some(i) if n.is_f64() => {
+                    i64::try_from(i).map_or_else(|_| Index::Other(Box::new(v.clone())), Index::Int)
+                }
+                _ => Index::Other(Box::new(v.clone())),
+            },
             Value::String(s) => Index::Str(s.clone()),
             other => Index::Other(Box::new(other.clone())),
         }
@@ -50,7 +59,7 @@ impl Index {
         match self {
             Index::Int(i) => i.to_string(),
             Index::Str(s) => s.clone(),
-            Index::Other(v) => v.to_string(),
+            Index::Other(v) => py::repr(&**v),
         }
     }
     /// Equality as a dict key (ints and strings never equal).
@@ -167,37 +176,85 @@ fn nonempty(v: &Value) -> bool {
     }
 }
 
-fn has_tool_call(v: &Value) -> bool {
+/// The name of the exception upstream's check raised on a value its code does not expect (a
+/// check that raises is unobserved, with a `check_execution_error` finding).
+type Raised = &'static str;
+
+/// Upstream's `_item_has_tool_call`. An unhashable `type` (a list or an object) raises
+/// `TypeError` in its set lookup.
+fn has_tool_call(v: &Value) -> Result<bool, Raised> {
     match v {
-        Value::Array(a) => a.iter().any(has_tool_call),
-        Value::Object(m) => {
-            m.get("type")
-                .and_then(Value::as_str)
-                .is_some_and(|t| AGENT_TOOL_CALL_TYPES.contains(&t))
-                || m.get("tool_calls").is_some_and(py::truthy)
+        Value::Array(a) => {
+            for x in a {
+                if has_tool_call(x)? {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
         }
-        _ => false,
+        Value::Object(m) => {
+            match m.get("type") {
+                Some(Value::Array(_) | Value::Object(_)) => return Err("TypeError"),
+                Some(Value::String(t)) if AGENT_TOOL_CALL_TYPES.contains(&t.as_str()) => {
+                    return Ok(true)
+                }
+                _ => {}
+            }
+            Ok(m.get("tool_calls").is_some_and(py::truthy))
+        }
+        _ => Ok(false),
     }
 }
 
-fn response_has_content(v: &Value) -> bool {
-    let Value::Object(r) = v else { return false };
+/// Each turn's (has a message, has tool calls), every turn computed as upstream's `_agent_steps`
+/// does, so a turn that raises fails the whole check.
+fn agent_steps(t: &Trajectory) -> Result<Vec<(bool, bool)>, Raised> {
+    t.turns
+        .iter()
+        .map(|turn| {
+            let message = nonempty(&turn.answer) || nonempty(&turn.reasoning_content);
+            Ok((message, has_tool_call(&turn.answer)?))
+        })
+        .collect()
+}
+
+/// Upstream's `_response_has_content`, with its exceptions: iterating a truthy number as the
+/// `choices` list is a `TypeError`, `.get` on a truthy non-object `message` an `AttributeError`.
+fn response_has_content(v: &Value) -> Result<bool, Raised> {
+    let Value::Object(r) = v else {
+        return Ok(false);
+    };
     let get = |k: &str| r.get(k).unwrap_or(&Value::Null);
     if nonempty(get("output_text")) || nonempty(get("content")) {
-        return true;
+        return Ok(true);
     }
-    let chat = get("choices").as_array().is_some_and(|cs| {
-        cs.iter().any(|c| {
-            c.as_object().is_some_and(|c| {
-                c.get("text").is_some_and(nonempty)
-                    || c.get("message")
-                        .and_then(Value::as_object)
-                        .and_then(|m| m.get("content"))
-                        .is_some_and(nonempty)
-            })
-        })
-    });
-    nonempty(get("output")) || chat
+    let choices = get("choices");
+    let mut chat = false;
+    match choices {
+        _ if !py::truthy(choices) => {}
+        Value::Array(cs) => {
+            for c in cs.iter().filter_map(Value::as_object) {
+                if c.get("text").is_some_and(nonempty) {
+                    chat = true;
+                    break;
+                }
+                let message = c.get("message").filter(|m| py::truthy(m));
+                let content = match message {
+                    None => None,
+                    Some(Value::Object(m)) => m.get("content"),
+                    Some(_) => return Err("AttributeError"),
+                };
+                if content.is_some_and(nonempty) {
+                    chat = true;
+                    break;
+                }
+            }
+        }
+        // A string iterates as characters and an object as its keys: no choice among them.
+        Value::String(_) | Value::Object(_) => {}
+        _ => return Err("TypeError"),
+    }
+    Ok(nonempty(get("output")) || chat)
 }
 
 /// `response.usage` prompt and completion tokens (Responses or Chat names), and whether both
@@ -251,15 +308,13 @@ fn run_check(
     row: &Map<String, Value>,
     t: &Trajectory,
     b: &Bindings,
-) -> Vec<Finding> {
+) -> Result<Vec<Finding>, Raised> {
     let matched = || b.matched.iter().enumerate().map(|(p, i)| (p, &t.calls[*i]));
-    match id {
+    Ok(match id {
         "rollout_missing_agent_turns" => {
-            let active = t.turns.iter().any(|turn| {
-                nonempty(&turn.answer)
-                    || nonempty(&turn.reasoning_content)
-                    || has_tool_call(&turn.answer)
-                    || turn.model_calls.iter().any(|r| ref_key(r).is_some())
+            let steps = agent_steps(t)?;
+            let active = t.turns.iter().zip(&steps).any(|(turn, (message, tools))| {
+                *message || *tools || turn.model_calls.iter().any(|r| ref_key(r).is_some())
             });
             if active {
                 vec![]
@@ -274,12 +329,9 @@ fn run_check(
         "agent_turn_hollow" => t
             .turns
             .iter()
-            .filter(|turn| {
-                !(nonempty(&turn.answer)
-                    || nonempty(&turn.reasoning_content)
-                    || has_tool_call(&turn.answer))
-            })
-            .map(|turn| {
+            .zip(agent_steps(t)?)
+            .filter(|(_, (message, tools))| !(*message || *tools))
+            .map(|(turn, _)| {
                 Finding::new(
                     id,
                     Some(locator("turn", Value::from(turn.turn_no))),
@@ -393,21 +445,23 @@ fn run_check(
                 vec![]
             }
         }
-        "model_call_runaway_generation" => matched()
-            .filter(|(_, c)| {
-                c.finish_reason
+        "model_call_runaway_generation" => {
+            let mut out = Vec::new();
+            for (p, c) in matched() {
+                let limited = c
+                    .finish_reason
                     .as_deref()
-                    .is_some_and(|f| LENGTH_LIMIT_FINISH_REASONS.contains(&f))
-                    && !response_has_content(&c.response)
-            })
-            .map(|(p, c)| {
-                Finding::new(
-                    id,
-                    Some(call_locator(c, p)),
-                    json!({"finish_reason": c.finish_reason}),
-                )
-            })
-            .collect(),
+                    .is_some_and(|f| LENGTH_LIMIT_FINISH_REASONS.contains(&f));
+                if limited && !response_has_content(&c.response)? {
+                    out.push(Finding::new(
+                        id,
+                        Some(call_locator(c, p)),
+                        json!({"finish_reason": c.finish_reason}),
+                    ));
+                }
+            }
+            out
+        }
         "rollout_ended_on_failed_model_call" => model_chains(&t.calls)
             .into_iter()
             .filter(|(_, chain)| chain_ended_on_failure(&t.calls, chain))
@@ -430,7 +484,7 @@ fn run_check(
         // Runner checks (`check_execution_error`, `record_unreadable`, duplicates) find
         // nothing here; the runner adds their findings.
         _ => vec![],
-    }
+    })
 }
 
 /// The bit of a check in [`Digest::unobserved`].
@@ -485,13 +539,30 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
     let trajectory_rollout_id = raw_trajectory
         .and_then(Value::as_object)
         .and_then(|t| t.get("rollout_id"));
+    // Python's `str()` of the raw value: the id is made before Pydantic coerces the indices
+    // (`3.0-0` for a task index 3.0).
+    let py_str = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        other => py::repr(other),
+    };
+    let coerced = |v: Option<&Value>| v.is_some_and(|v| v.is_boolean() || v.is_f64());
     let own_rollout_id = [row.get(keys::ROLLOUT_ID), trajectory_rollout_id]
         .into_iter()
         .flatten()
         .find(|v| py::truthy(v))
-        .map(|v| match v {
-            Value::String(s) => s.as_str().into(),
-            other => other.to_string().into_boxed_str(),
+        .map(|v| py_str(v).into_boxed_str())
+        .or_else(|| {
+            (coerced(row.get(keys::TASK_INDEX)) || coerced(row.get(keys::ROLLOUT_INDEX))).then(
+                || {
+                    let text = |v: Option<&Value>, i: &Index| v.map_or_else(|| i.text(), py_str);
+                    format!(
+                        "{}-{}",
+                        text(row.get(keys::TASK_INDEX), &task),
+                        text(row.get(keys::ROLLOUT_INDEX), &rollout)
+                    )
+                    .into_boxed_str()
+                },
+            )
         });
 
     let (trajectory, trajectory_error) = match (parse_error, raw_trajectory) {
@@ -615,7 +686,20 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
             unobserved |= bit(spec.id);
             continue;
         }
-        findings.extend(run_check(spec.id, &row, t, b));
+        match run_check(spec.id, &row, t, b) {
+            Ok(found) => findings.extend(found),
+            Err(raised) => {
+                unobserved |= bit(spec.id);
+                if !is_ignored("check_execution_error") {
+                    findings.push(Finding::new(
+                        "check_execution_error",
+                        None,
+                        json!({"reason": "check raised an unexpected exception",
+                               "failed_check": spec.id, "error": raised}),
+                    ));
+                }
+            }
+        }
     }
 
     let verdict = if !findings.is_empty() {

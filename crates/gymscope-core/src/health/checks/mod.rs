@@ -142,8 +142,7 @@ pub fn normalize_ignored<S: AsRef<str>>(parts: &[S]) -> Result<Vec<String>, Stri
 }
 
 /// A check's evidence (upstream's `Finding` without its subject, as the verdict file holds it).
-/// The locator and detail are kept as the verdict file's compact JSON text (null members left
-/// out, as Pydantic's `exclude_none`): a run keeps every finding until the end, and one small
+/// The locator and detail are kept as the verdict file's compact JSON text: a run keeps every finding until the end, and one small
 /// string costs a fraction of a map (an unreadable line's finding went from ~2 KB to ~150 bytes).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finding {
@@ -155,8 +154,10 @@ pub struct Finding {
 
 impl Finding {
     fn new(check: &'static str, locator: Option<Map<String, Value>>, detail: Value) -> Finding {
+        // Pydantic's `exclude_none` drops a missing locator, never a null inside a detail
+        // (v0.7.0 writes `"error_category": null`).
         let compact = |m: &Map<String, Value>| -> Box<str> {
-            Value::Object(without_nulls(m)).to_string().into_boxed_str()
+            Value::Object(m.clone()).to_string().into_boxed_str()
         };
         Finding {
             check,
@@ -184,21 +185,6 @@ impl Finding {
     pub fn detail_value(&self) -> Value {
         serde_json::from_str(&self.detail).unwrap_or_default()
     }
-}
-
-/// A JSON object without its null members, at every depth of objects (Pydantic's
-/// `exclude_none`).
-fn without_nulls(m: &Map<String, Value>) -> Map<String, Value> {
-    m.iter()
-        .filter(|(_, v)| !v.is_null())
-        .map(|(k, v)| {
-            let v = match v {
-                Value::Object(inner) => Value::Object(without_nulls(inner)),
-                other => other.clone(),
-            };
-            (k.clone(), v)
-        })
-        .collect()
 }
 
 /// The streaming checker: feed every non-empty line of the rollouts file(s), then finish.

@@ -210,12 +210,12 @@ fn every_registered_semantic_check_fires_on_synthetic_rows() {
         ]
     );
     // A failed call with no status in the detail leaves the key out (exclude_none).
-    // v0.7.0's new check comes first, in registry order; its model_ref is null (left out).
+    // v0.7.0's new check comes first, in registry order; nulls in a detail are kept.
     let failed = lines.iter().find(|l| l["_ng_task_index"] == 5).unwrap();
     assert_eq!(
         failed["findings"],
         json!([{"check": "rollout_ended_on_failed_model_call", "locator": {"call_id": "c1"},
-        "detail": {"status": 500, "error_category": "upstream", "observed_calls": 1,
+        "detail": {"model_ref": null, "status": 500, "error_category": "upstream", "observed_calls": 1,
                    "successful_calls": 0}},
         {"check": "model_call_failed", "locator": {"call_id": "c1"},
         "detail": {"status": 500, "error_category": "upstream", "terminal": true}}])
