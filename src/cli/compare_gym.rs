@@ -59,7 +59,14 @@ fn side(
     let shown = aggregate_path.display().to_string();
     let entries = if aggregate_path.exists() {
         let bytes = std::fs::read(&aggregate_path).with_context(|| format!("reading '{shown}'"))?;
-        gym_report::read_entries(&bytes, &shown).map_err(anyhow::Error::msg)?
+        let mut entries = gym_report::read_entries(&bytes, &shown).map_err(anyhow::Error::msg)?;
+        if gym_report::complete_legacy_entries(&mut entries).map_err(anyhow::Error::msg)? {
+            crate::note!(
+                "Warning: Repeat-level metrics are missing in '{shown}'; calculating them from \
+                 stored rollout summaries."
+            );
+        }
+        entries
     } else if override_path.is_none() && rollouts_path.is_file() {
         let entries = super::compare_entries::from_rollouts(&rollouts_path, args)?;
         crate::note!(

@@ -8,6 +8,7 @@ use gymscope_testkit as common;
 mod architecture;
 mod compare;
 mod compare_aggregate;
+mod compare_gym;
 mod compare_multi;
 mod compare_report;
 mod docs;

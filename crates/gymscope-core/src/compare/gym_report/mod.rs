@@ -7,15 +7,18 @@
 //! - `load`: the entries of one aggregate file and the agent selection (`loading.py`);
 //! - `diff`: metric rows, Welch intervals of the difference, flips and notes (`diff.py`);
 //! - `markdown`: the Markdown report and the printed recap (`report.py`);
-//! - `entries`: a run's entries from its own profile, when it has no aggregate file.
+//! - `entries`: a run's entries from its own profile, when it has no aggregate file;
+//! - `legacy`: the repeat-level metrics an older aggregate entry lacks, from its `rollout_infos`.
 
 mod diff;
 mod entries;
+mod legacy;
 mod load;
 mod markdown;
 
 pub use diff::compare_agent;
 pub use entries::entries_from_profile;
+pub use legacy::complete_legacy_entries;
 pub use load::{read_entries, select_agents, Entries, RunFile, Selection};
 pub use markdown::{key_metric_tables, recap_lines, render_markdown, KEY_METRIC_HEADERS};
 
