@@ -294,7 +294,9 @@ fn read_inputs(path: &Path, max_line: u64, facts: &mut RunFacts) -> Result<()> {
             .add_input_line(line, &mut keys)
             .map_err(|e| anyhow!("'{name}' line {}: {e}", span.line))?;
         Ok(true)
-    })
+    })?;
+    facts.label_inputs();
+    Ok(())
 }
 
 /// Upstream's `rollout_verdicts.jsonl` beside the rollouts, when there.

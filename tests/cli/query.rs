@@ -368,3 +368,51 @@ fn the_table_highlights_on_a_terminal_and_is_quiet_when_stdout_is_gone() {
         assert!(stderr(&out).contains("No space left"), "{}", stderr(&out));
     }
 }
+
+/// A run that mixes agents and environment servers (NeMo Gym v0.7.0): rollouts are counted and
+/// selected under the labels v0.7.0's own profile gave them (its `*_agent_metrics.json`).
+#[test]
+fn agents_are_v07_labels_when_environment_servers_share_an_agent() {
+    let dir = crate::common::repo_root().join("tests/fixtures/generated-v07/env_servers");
+    let (rollouts, inputs) = (
+        dir.join("rollouts.jsonl"),
+        dir.join("rollouts_materialized_inputs.jsonl"),
+    );
+    let metrics: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("expected/rollouts_agent_metrics.json")).unwrap(),
+    )
+    .unwrap();
+    let mut labels: Vec<String> = metrics
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["agent_ref"]["name"].as_str().unwrap().to_string())
+        .collect();
+    labels.sort();
+    let o = run_gymscope(&[
+        "query",
+        s(&rollouts),
+        "reward >= 0",
+        "--inputs",
+        s(&inputs),
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let counted: Vec<String> = doc["agents"].as_object().unwrap().keys().cloned().collect();
+    assert_eq!(counted, labels);
+    // `agent ==` selects by label: a server's rollouts, though its rows say `agent_ref` "shared".
+    let o = run_gymscope(&[
+        "query",
+        s(&rollouts),
+        "agent == \"env_math_1\"",
+        "--inputs",
+        s(&inputs),
+        "--format",
+        "json",
+    ]);
+    let doc: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(doc["count"].as_u64().unwrap() > 0);
+    assert_eq!(doc["agents"].as_object().unwrap().len(), 1);
+}

@@ -138,6 +138,9 @@ impl Job {
     /// `done` is read: the next read, or the reply.
     fn next(self, done: QueryRead, mut recorded: Recorded, before: u64) -> Result<(), Failure> {
         recorded.file = self.rollouts.name();
+        if done == QueryRead::Agents {
+            recorded.run.facts.label_inputs();
+        }
         match done {
             QueryRead::Agents if recorded.run.needs_first_read() => {
                 self.read(QueryRead::Tasks, recorded, before, None)

@@ -294,6 +294,7 @@ mod tests {
         for l in inputs {
             facts.add_input_line(l.as_bytes(), &mut keys).unwrap();
         }
+        facts.label_inputs();
         for l in lines {
             let row = read_keyed(l.as_bytes()).unwrap().unwrap();
             let reward = row

@@ -61,6 +61,27 @@ pub(super) fn label_runs(runs: &[(AgentKey, Option<AgentKey>)]) -> HashMap<Agent
     }
 }
 
+/// Each run key's label from rows given as (run key, agent name), in row order: the first row of
+/// a run key gives its agent (what `query` and the app read from the materialized inputs).
+pub fn label_run_names<'a>(
+    rows: impl Iterator<Item = (Option<&'a str>, Option<&'a str>)>,
+) -> HashMap<String, String> {
+    let key = |s: &str| AgentKey {
+        name: s.into(),
+        numeric: false,
+    };
+    let mut seen = std::collections::HashSet::new();
+    let runs: Vec<(AgentKey, Option<AgentKey>)> = rows
+        .filter_map(|(run, agent)| Some((run?, agent)))
+        .filter(|(run, _)| seen.insert(*run))
+        .map(|(run, agent)| (key(run), agent.map(key)))
+        .collect();
+    label_runs(&runs)
+        .into_iter()
+        .map(|(k, v)| (k.name.into_string(), v.name.into_string()))
+        .collect()
+}
+
 /// The run keys of the materialized rows (v0.7.0 `rollout_run_key`: the environment server
 /// when present and not null, else the agent's name), numbered in the order first met; run 0 is
 /// "no run key".

@@ -7,7 +7,7 @@
 mod batch;
 mod compute;
 mod coverage;
-mod labels;
+pub mod labels;
 mod line_batch;
 pub mod ranges;
 mod repeats;

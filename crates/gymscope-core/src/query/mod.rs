@@ -55,7 +55,12 @@ pub struct Query {
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct RunFacts {
     pub tasks: HashMap<i64, TaskStats>,
+    /// Each rollout's agent as NeMo Gym v0.7.0 labels it, from the materialized inputs
+    /// ([`RunFacts::label_inputs`]).
     pub input_agents: HashMap<(i64, i64), String>,
+    /// The inputs' rows read so far, until [`RunFacts::label_inputs`] labels them.
+    #[serde(skip)]
+    pub input_runs: Vec<run::InputRun>,
     pub verdicts: Option<HashMap<(i64, i64), String>>,
     pub pass_threshold: f64,
     /// `--single-step`: health flags judge every rollout as one action.
@@ -216,9 +221,7 @@ impl Query {
                 return None;
             }
         }
-        let agent = row
-            .agent
-            .or_else(|| facts.input_agents.get(&row.key).cloned());
+        let agent = facts.agent_of(&row);
         let view = eval::RowView::new(line, row.key, agent, row.reward, facts);
         let mut hit = None;
         if !eval::eval(&self.expr, &view, &mut hit, false) {
@@ -236,9 +239,7 @@ impl Query {
     /// The same answer without the prefilter: the reference the fast path is tested against.
     #[doc(hidden)]
     pub fn matches_slowly(&self, line: &[u8], row: KeyedRow, facts: &RunFacts) -> bool {
-        let agent = row
-            .agent
-            .or_else(|| facts.input_agents.get(&row.key).cloned());
+        let agent = facts.agent_of(&row);
         let view = eval::RowView::new(line, row.key, agent, row.reward, facts);
         eval::eval(&self.expr, &view, &mut None, false)
     }

@@ -25,7 +25,7 @@ pub enum QueryRead {
 /// What a batch's lines held for the read, in line order.
 #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Found {
-    Agents(Vec<((i64, i64), String)>),
+    Agents(Vec<super::run::InputRun>),
     Rewards(Vec<(i64, Option<f64>)>),
     Matches(Vec<(i64, i64)>),
 }
@@ -140,7 +140,7 @@ impl Recorder for Recorded {
 
     fn record(&mut self, lines: QueryLines, before: u64) -> Result<(), String> {
         match lines.found {
-            Found::Agents(agents) => self.run.facts.input_agents.extend(agents),
+            Found::Agents(agents) => self.run.facts.input_runs.extend(agents),
             Found::Rewards(rewards) => {
                 for (task, reward) in rewards {
                     self.run.facts.add_rollout(task, reward);
@@ -245,6 +245,7 @@ mod tests {
         let mut recorded = read(recorded, RowKind::Input, inputs, max, piece, || {
             RangeReader::new(QueryRead::Agents)
         })?;
+        recorded.run.facts.label_inputs();
         recorded.file = OUT.into();
         if recorded.run.needs_first_read() {
             recorded = read(recorded, RowKind::Rollout, rollouts, max, piece, || {

@@ -30,13 +30,21 @@ impl QueryRun {
         self.query.needs_tasks()
     }
 
-    /// A materialized-inputs line: its rollout's agent, for rows without `agent_ref`.
+    /// The inputs are read once a rollout line comes: their rows are labelled then.
+    fn inputs_done(&mut self) {
+        if !self.facts.input_runs.is_empty() {
+            self.facts.label_inputs();
+        }
+    }
+
+    /// A materialized-inputs line: its rollout's agent (labelled when the inputs are done).
     pub fn input_line(&mut self, line: &[u8]) -> Result<(), String> {
         self.facts.add_input_line(line, &mut self.keys)
     }
 
     /// A rollout line of the first read: its reward into its task's aggregates.
     pub fn first_read_line(&mut self, line: &[u8]) -> Result<(), String> {
+        self.inputs_done();
         if let Some((task, reward)) = task_reward(line, &mut self.keys)? {
             self.facts.add_rollout(task, reward);
         }
@@ -45,6 +53,7 @@ impl QueryRun {
 
     /// A rollout line of the matching read: the match, if it is one.
     pub fn line(&mut self, line: &[u8], extra: &[Field]) -> Result<Option<Matched>, String> {
+        self.inputs_done();
         Ok(match read_keyed_with(line, &mut self.keys)? {
             Some(row) => self.query.matches(line, row, &self.facts, extra),
             None => None,
@@ -63,33 +72,72 @@ pub fn task_reward(line: &[u8], keys: &mut KeyTable) -> Result<Option<(i64, Opti
     }))
 }
 
-/// A materialized-inputs line: its rollout's key and agent, when it names both (the error names
-/// the column).
-#[allow(clippy::type_complexity)] // a key and a name, or why not
-pub fn input_agent(
-    line: &[u8],
-    keys: &mut KeyTable,
-) -> Result<Option<((i64, i64), String)>, String> {
+/// A materialized row's rollout key, its run key (v0.7.0 `rollout_run_key`: the
+/// `_ng_environment_server`, else the agent's name) and its agent's name.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct InputRun {
+    pub key: (i64, i64),
+    pub run: Option<String>,
+    pub agent: Option<String>,
+}
+
+fn name(field: AgentField) -> Option<String> {
+    match field {
+        AgentField::Name(a) => Some(a.into_string()),
+        _ => None,
+    }
+}
+
+/// A materialized-inputs line: its rollout's key, run key and agent, when it has a key (the
+/// error names the column).
+pub fn input_agent(line: &[u8], keys: &mut KeyTable) -> Result<Option<InputRun>, String> {
     if line.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
     let row = crate::record::parse_row(line, RowKind::Input, keys)
         .map_err(|e| format!("column {}: {}", e.column, e.message))?;
-    Ok(match (row.task, row.rollout, row.agent) {
-        (IndexField::Int(t), IndexField::Int(r), AgentField::Name(a)) => {
-            Some(((t, r), a.into_string()))
+    Ok(match (row.task, row.rollout) {
+        (IndexField::Int(t), IndexField::Int(r)) => {
+            let agent = name(row.agent);
+            let run = name(row.server).or_else(|| agent.clone());
+            Some(InputRun {
+                key: (t, r),
+                run,
+                agent,
+            })
         }
         _ => None,
     })
 }
 
 impl RunFacts {
-    /// A materialized-inputs line: its rollout's agent (the error names the column).
+    /// A materialized-inputs line, kept for [`RunFacts::label_inputs`] (the error names the
+    /// column).
     pub fn add_input_line(&mut self, line: &[u8], keys: &mut KeyTable) -> Result<(), String> {
-        if let Some((key, agent)) = input_agent(line, keys)? {
-            self.input_agents.insert(key, agent);
-        }
+        self.input_runs.extend(input_agent(line, keys)?);
         Ok(())
+    }
+
+    /// Every input read: each rollout's agent as v0.7.0 labels it (the agent's name, unless it
+    /// ran behind several environment servers: then the server's name).
+    pub fn label_inputs(&mut self) {
+        let runs = std::mem::take(&mut self.input_runs);
+        let labels = crate::profile::labels::label_run_names(
+            runs.iter().map(|r| (r.run.as_deref(), r.agent.as_deref())),
+        );
+        self.input_agents.extend(
+            runs.iter()
+                .filter_map(|r| Some((r.key, labels.get(r.run.as_deref()?)?.clone()))),
+        );
+    }
+
+    /// A row's agent: its inputs' label when the inputs were read (v0.7.0 names the agent from
+    /// the materialized row), else the row's own `agent_ref.name`.
+    pub fn agent_of(&self, row: &super::KeyedRow) -> Option<String> {
+        self.input_agents
+            .get(&row.key)
+            .cloned()
+            .or_else(|| row.agent.clone())
     }
 
     /// One rollout of task `task` with its numeric reward (booleans 0/1), for the aggregates.
