@@ -90,6 +90,8 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         fresh::materialize(args, &input, shard, &materialized)?;
         fresh::remove_if_exists(&output)?;
         fresh::set_aside_old_failures(&failures)?;
+        // As v0.7.0: an earlier run's metrics would describe rollouts that are gone.
+        fresh::remove_if_exists(&paths::aggregate_metrics(&output))?;
     }
 
     let (max_attempts, warning) = resume::max_attempts(

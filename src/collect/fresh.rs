@@ -36,7 +36,10 @@ pub(super) fn materialize(
         crate::say!("Limiting the number of rows to {n}");
     }
     if let Some(a) = &opts.agent_name {
-        crate::say!("Using `{a}` for rows that do not already have an agent ref");
+        crate::say!(
+            "Routing rows via agent_map {{'_default': {}}}",
+            py::str_repr(a)
+        );
     }
     if !opts.overrides.is_empty() {
         crate::say!(

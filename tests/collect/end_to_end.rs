@@ -514,6 +514,28 @@ fn legacy_hydra_spellings_work() {
     let rows = lines(&out);
     assert_eq!(keys(&rows), [(0, 0), (0, 1), (0, 2)]);
     assert_eq!(rows[0]["responses_create_params"]["max_output_tokens"], 64);
+    // v0.7.0's start line; a fresh run leaves no earlier run's aggregate metrics behind, even
+    // when it writes none itself.
+    assert!(
+        text(&r).contains(&format!(
+            "Routing rows via agent_map {{'_default': '{AGENT}'}}"
+        )),
+        "{}",
+        text(&r)
+    );
+    let stale = gymscope::collect::paths::aggregate_metrics(&out);
+    std::fs::write(&stale, "[]").unwrap();
+    let r = gymscope(&[
+        "collect",
+        &i,
+        &o,
+        &format!("+agent_name={AGENT}"),
+        "+limit=1",
+        &h,
+        "+disable_aggregation=true",
+    ]);
+    assert!(r.status.success(), "{}", text(&r));
+    assert!(!stale.exists(), "the old aggregate metrics are still there");
 }
 
 #[test]

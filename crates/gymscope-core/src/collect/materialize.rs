@@ -70,6 +70,8 @@ pub struct Materializer<'a> {
     missing_agent_lines: Vec<u64>,
     missing_repeats: BTreeSet<String>,
     agents_seen: HashSet<String>,
+    /// (old, new) agent names `--agent` replaced (v0.7.0 re-routes every row).
+    overridden: BTreeSet<(String, String)>,
     lines: u64,
     rows: u64,
 }
@@ -93,6 +95,7 @@ impl<'a> Materializer<'a> {
             missing_agent_lines: Vec::new(),
             missing_repeats: BTreeSet::new(),
             agents_seen: HashSet::new(),
+            overridden: BTreeSet::new(),
             lines: 0,
             rows: 0,
         }
@@ -114,12 +117,20 @@ impl<'a> Materializer<'a> {
         let err = |msg: String| CollectError::line(&self.file, line_no, msg);
         let mut row = parse_row(line).map_err(err)?;
 
+        // `--agent A` is `agent_map._default=A` (v0.7.0 `rollout_collection.py`): every row is
+        // re-routed to A, its `agent_ref` replaced by `{"name": A}` in place (other fields such
+        // as `type` go), and the names it replaced are warned about.
         if let Some(name) = &self.opts.agent_name {
-            if !row.contains_key(AGENT_REF) {
-                let mut agent_ref = Row::new();
-                agent_ref.insert("name".into(), Value::String(name.clone()));
-                row.insert(AGENT_REF.into(), Value::Object(agent_ref));
+            let old = row
+                .get(AGENT_REF)
+                .and_then(|r| r.get("name"))
+                .and_then(Value::as_str);
+            if let Some(old) = old.filter(|old| old != name) {
+                self.overridden.insert((old.to_string(), name.clone()));
             }
+            let mut agent_ref = Row::new();
+            agent_ref.insert("name".into(), Value::String(name.clone()));
+            row.insert(AGENT_REF.into(), Value::Object(agent_ref));
         }
         let agent_name = match row.get(AGENT_REF) {
             None | Some(Value::Null) => None,
@@ -207,13 +218,26 @@ impl<'a> Materializer<'a> {
     pub fn finish(self) -> Result<Summary, CollectError> {
         if !self.missing_agent_rows.is_empty() {
             return Err(CollectError::Config(format!(
-                "No agent specified for rows {}. Either provide +agent_name config or include agent_ref in data. ('{}' lines {}; use --agent)",
+                "No agent specified for rows {}. Provide +agent_name (or +agent_map with a _default entry), or include agent_ref or task_source in the data. ('{}' lines {}; use --agent)",
                 py_list(&self.missing_agent_rows),
                 self.file,
                 shorten(&self.missing_agent_lines)
             )));
         }
         let mut warnings = Vec::new();
+        if !self.overridden.is_empty() {
+            let pairs: Vec<String> = self
+                .overridden
+                .iter()
+                .map(|(a, b)| format!("({}, {})", py::str_repr(a), py::str_repr(b)))
+                .collect();
+            warnings.push(format!(
+                "agent_map overrode agent_ref values already present in the data: [{}]. Prior to \
+                 this release, +agent_name only filled rows missing an agent_ref; it now re-routes \
+                 every row.",
+                pairs.join(", ")
+            ));
+        }
         if let NumRepeats::PerAgent { agents, .. } = &self.opts.num_repeats {
             let listed: BTreeSet<&str> = agents.iter().map(|(a, _)| a.as_str()).collect();
             if !self.missing_repeats.is_empty() {
@@ -346,9 +370,26 @@ mod tests {
                 "\"_ng_task_index\":0,\"_ng_rollout_index\":2}"
             ]
         );
+        // v0.7.0: `--agent` re-routes every row, its `agent_ref` replaced in place (`type` goes).
         assert!(
-            got.contains("{\"type\":\"t\",\"name\":\"B\"}"),
-            "existing agent_ref wins"
+            got.starts_with("{\"responses_create_params\":{},\"agent_ref\":{\"name\":\"A\"},"),
+            "{got}"
+        );
+        let options = opts(Some("A"), "{}", "1");
+        let mut m = Materializer::new(&options, "in.jsonl");
+        let same = "{\"responses_create_params\":{\"input\":[9]},\"agent_ref\":{\"name\":\"A\"}}";
+        for l in [
+            line.trim_end(),
+            same,
+            "{\"responses_create_params\":{\"input\":[8]}}",
+        ] {
+            m.push_line(l.as_bytes(), true, 0, &mut |_| Ok(())).unwrap();
+        }
+        assert_eq!(
+            m.finish().unwrap().warnings,
+            ["agent_map overrode agent_ref values already present in the data: [('B', 'A')]. Prior \
+              to this release, +agent_name only filled rows missing an agent_ref; it now re-routes \
+              every row."]
         );
         // The last line without its newline is a different raw line to upstream.
         let got = run(

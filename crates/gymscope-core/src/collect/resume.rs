@@ -216,7 +216,7 @@ impl Counts {
     /// Upstream's resume report.
     pub fn report(&self) -> String {
         format!(
-            "Resumed from cache. Found:\n- {} original input rows\n- {} rows already done (in main jsonl)\n- {} prior failure attempts ({} unique tasks) in sidecar\n- {} sidecar-terminal (timeout_exceeded / skipped) \u{2192} not retried\n- {} hit max_attempts={} \u{2192} not retried\n- {} rows that still need to be run",
+            "Resumed from cache. Found:\n- {} original input rows\n- {} rows already done (in main jsonl)\n- {} prior failure attempts ({} unique tasks) in sidecar\n- {} sidecar-terminal (for example skipped) \u{2192} not retried\n- {} hit max_attempts={} \u{2192} not retried\n- {} rows that still need to be run",
             self.input_rows,
             self.done_rows,
             self.attempt_rows,
