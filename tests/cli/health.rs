@@ -669,3 +669,39 @@ fn a_row_health_cannot_read_costs_the_report_its_section_not_the_report() {
         .unwrap()
         .contains("<section id=\"health\">"));
 }
+
+/// A run that mixes agents and environment servers (NeMo Gym v0.7.0): health's agents are the
+/// labels v0.7.0's own profile gave the run (its `*_agent_metrics.json`), in both readers.
+#[test]
+fn agents_are_v07_labels_when_environment_servers_share_an_agent() {
+    let dir = common::repo_root().join("tests/fixtures/generated-v07/env_servers");
+    let metrics: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("expected/rollouts_agent_metrics.json")).unwrap(),
+    )
+    .unwrap();
+    let mut labels: Vec<String> = metrics
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["agent_ref"]["name"].as_str().unwrap().to_string())
+        .collect();
+    labels.sort();
+    let doc = json(&[
+        "health",
+        dir.join("rollouts.jsonl").to_str().unwrap(),
+        "--inputs",
+        dir.join("rollouts_materialized_inputs.jsonl")
+            .to_str()
+            .unwrap(),
+        "--format",
+        "json",
+    ]);
+    let mut agents: Vec<String> = doc["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["agent"].as_str().unwrap_or("(none)").to_string())
+        .collect();
+    agents.sort();
+    assert_eq!(agents, labels);
+}

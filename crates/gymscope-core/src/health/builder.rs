@@ -64,6 +64,9 @@ pub struct HealthBuilder {
     pub(super) duplicates: u64,
     /// From the materialized inputs: each expected rollout's agent.
     pub(super) expected: Option<HashMap<(i64, i64), u32>>,
+    /// Input rows read but not yet labelled: their key, run key and agent name
+    /// ([`HealthBuilder::label_inputs`]).
+    unlabelled: Vec<((i64, i64), Option<String>, Option<String>)>,
     pub(super) failure_classes: Option<BTreeMap<String, u64>>,
     pub(super) failure_keys: HashSet<(i64, i64)>,
     pub(super) trajectory: TrajectoryEvidence,
@@ -95,6 +98,7 @@ impl HealthBuilder {
             seen: HashSet::new(),
             duplicates: 0,
             expected: None,
+            unlabelled: Vec::new(),
             failure_classes: None,
             failure_keys: HashSet::new(),
             trajectory: TrajectoryEvidence::default(),
@@ -203,18 +207,23 @@ impl HealthBuilder {
         let Some(read) = read else {
             return Ok(());
         };
+        self.label_inputs();
         let (task, rollout) = read.key;
         if !self.seen.insert((task, rollout)) {
             self.duplicates += 1;
         }
-        // A row without `agent_ref` gets its materialized input's (fed first), as the collector
-        // would have merged it.
-        let agent = match read.agent.as_deref() {
-            Some(name) => self.agent_id(Some(name)),
-            None => match self.expected.as_ref().and_then(|e| e.get(&(task, rollout))) {
-                Some(&id) => id,
-                None => self.agent_id(None),
-            },
+        // The agent its materialized input (fed first) is labelled by, as NeMo Gym v0.7.0 names
+        // it; else the row's own `agent_ref`.
+        let expected = self
+            .expected
+            .as_ref()
+            .and_then(|e| e.get(&(task, rollout)))
+            .copied();
+        let agent = match (expected, read.agent.as_deref()) {
+            (Some(id), _) if self.agents[id as usize].is_some() => id,
+            (_, Some(name)) => self.agent_id(Some(name)),
+            (Some(id), None) => id,
+            (None, None) => self.agent_id(None),
         };
         if let Some(evidence) = read.trajectory {
             self.trajectory.merge(evidence);
@@ -258,16 +267,17 @@ impl HealthBuilder {
         if let Some(InputRead {
             key,
             agent,
+            run,
             expected_action,
         }) = read
         {
             if expected_action {
                 self.pivot_inputs.insert(key);
             }
-            let id = self.agent_id(agent.as_deref());
             self.expected
                 .get_or_insert_with(HashMap::new)
-                .insert(key, id);
+                .insert(key, 0);
+            self.unlabelled.push((key, run, agent));
         }
         Ok(())
     }
@@ -328,9 +338,8 @@ impl HealthBuilder {
         let r = feed.splitter.push(chunk, |span, line| {
             input_line(&file, span.line, line, &mut expected, &mut agents, reader)
         });
-        for (key, agent, pivot) in agents {
-            let id = self.agent_id(agent.as_deref());
-            expected.insert(key, id);
+        for (key, run, agent, pivot) in agents {
+            self.unlabelled.push((key, run, agent));
             if pivot {
                 self.pivot_inputs.insert(key);
             }
@@ -390,16 +399,36 @@ impl HealthBuilder {
                     reader,
                 )
             })?;
-            for (key, agent, pivot) in agents {
-                let id = self.agent_id(agent.as_deref());
-                expected.insert(key, id);
+            for (key, run, agent, pivot) in agents {
+                self.unlabelled.push((key, run, agent));
                 if pivot {
                     self.pivot_inputs.insert(key);
                 }
             }
             self.expected = Some(expected);
         }
+        self.label_inputs();
         Ok(())
+    }
+
+    /// Gives every input row read its agent: its run key's label, as NeMo Gym v0.7.0 labels runs
+    /// (an agent behind several environment servers is named by each server).
+    fn label_inputs(&mut self) {
+        if self.unlabelled.is_empty() {
+            return;
+        }
+        let rows = std::mem::take(&mut self.unlabelled);
+        let labels = crate::profile::labels::label_run_names(
+            rows.iter()
+                .map(|(_, run, agent)| (run.as_deref(), agent.as_deref())),
+        );
+        let mut expected = self.expected.take().unwrap_or_default();
+        for (key, run, _) in rows {
+            let label = run.as_deref().and_then(|r| labels.get(r));
+            let id = self.agent_id(label.map(String::as_str));
+            expected.insert(key, id);
+        }
+        self.expected = Some(expected);
     }
 
     fn end_failures(&mut self) -> Result<(), HealthError> {
@@ -513,7 +542,25 @@ fn rollout_read(row: Row, reader: Reader) -> Result<RolloutRead, String> {
 pub struct InputRead {
     key: (i64, i64),
     agent: Option<String>,
+    /// The run key (v0.7.0 `rollout_run_key`): `_ng_environment_server`, else the agent.
+    run: Option<String>,
     expected_action: bool,
+}
+
+/// An input row's key, run key, agent and whether it is a pivot row.
+type InputAgent = ((i64, i64), Option<String>, Option<String>, bool);
+
+/// A row's run key: its `_ng_environment_server` when a string or a number, else its agent.
+fn run_key(row: &KeyRow, agent: Option<&str>) -> Option<String> {
+    let server = row
+        .server
+        .and_then(|raw| serde_json::from_str::<serde_json::Value>(raw.0).ok())
+        .and_then(|v| match v {
+            serde_json::Value::String(s) => Some(s),
+            serde_json::Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        });
+    server.or_else(|| agent.map(str::to_string))
 }
 
 /// Reads one materialized-inputs line (`None` for a blank line), for
@@ -522,9 +569,11 @@ pub fn read_input(bytes: &[u8]) -> Result<Option<InputRead>, String> {
     let Some(row) = read_key_row(bytes, Reader::Skim)? else {
         return Ok(None);
     };
+    let agent = agent_name(&row);
     Ok(Some(InputRead {
         key: key_of(&row),
-        agent: agent_name(&row),
+        run: run_key(&row, agent.as_deref()),
+        agent,
         expected_action: row.expected_action.is_some(),
     }))
 }
@@ -536,10 +585,14 @@ pub fn read_input_beside(
     profile: &mut MemberReader,
 ) -> Option<Result<InputRead, String>> {
     let row = super::fast::read_key_row_beside(text, Some(profile))?;
-    Some(checked_keys(row).map(|row| InputRead {
-        key: key_of(&row),
-        agent: agent_name(&row),
-        expected_action: row.expected_action.is_some(),
+    Some(checked_keys(row).map(|row| {
+        let agent = agent_name(&row);
+        InputRead {
+            key: key_of(&row),
+            run: run_key(&row, agent.as_deref()),
+            agent,
+            expected_action: row.expected_action.is_some(),
+        }
     }))
 }
 
@@ -665,7 +718,7 @@ fn input_line(
     line: u64,
     bytes: &[u8],
     expected: &mut HashMap<(i64, i64), u32>,
-    agents: &mut Vec<((i64, i64), Option<String>, bool)>,
+    agents: &mut Vec<InputAgent>,
     reader: Reader,
 ) -> Result<(), HealthError> {
     let Some(row) = key_row(file, line, bytes, reader)? else {
@@ -674,7 +727,12 @@ fn input_line(
     let agent = agent_name(&row);
     let key = key_of(&row);
     expected.insert(key, 0);
-    agents.push((key, agent, row.expected_action.is_some()));
+    agents.push((
+        key,
+        run_key(&row, agent.as_deref()),
+        agent,
+        row.expected_action.is_some(),
+    ));
     Ok(())
 }
 

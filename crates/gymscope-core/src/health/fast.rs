@@ -108,6 +108,7 @@ pub(crate) fn read_key_row_beside<'t>(
         task: None,
         rollout: None,
         agent_ref: None,
+        server: None,
         class: None,
         expected_action: None,
     };
@@ -124,6 +125,7 @@ pub(crate) fn read_key_row_beside<'t>(
             "agent_ref" => row.agent_ref = seen.once(2, raw(value))?,
             "_ng_failure_class" => row.class = seen.once(3, small(value)?)?,
             "expected_action" => row.expected_action = seen.once(4, raw(value))?,
+            "_ng_environment_server" => row.server = seen.once(5, raw(value))?,
             _ => {}
         }
         Some(end)

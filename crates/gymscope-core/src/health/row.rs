@@ -117,6 +117,9 @@ pub(super) struct KeyRow<'a> {
     pub rollout: Option<serde_json::Value>,
     #[serde(borrow, default)]
     pub agent_ref: Option<Raw<'a>>,
+    /// `_ng_environment_server`: a materialized row's run key (NeMo Gym v0.7.0).
+    #[serde(rename = "_ng_environment_server", borrow, default)]
+    pub server: Option<Raw<'a>>,
     #[serde(rename = "_ng_failure_class", default)]
     pub class: Option<serde_json::Value>,
     #[serde(borrow, default)]
