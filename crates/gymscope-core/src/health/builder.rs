@@ -66,7 +66,7 @@ pub struct HealthBuilder {
     pub(super) expected: Option<HashMap<(i64, i64), u32>>,
     /// Input rows read but not yet labelled: their key, run key and agent name
     /// ([`HealthBuilder::label_inputs`]).
-    unlabelled: Vec<((i64, i64), Option<String>, Option<String>)>,
+    unlabelled: Vec<UnlabelledInput>,
     pub(super) failure_classes: Option<BTreeMap<String, u64>>,
     pub(super) failure_keys: HashSet<(i64, i64)>,
     pub(super) trajectory: TrajectoryEvidence,
@@ -546,6 +546,9 @@ pub struct InputRead {
     run: Option<String>,
     expected_action: bool,
 }
+
+/// An input row's key, run key and agent, until labelled.
+type UnlabelledInput = ((i64, i64), Option<String>, Option<String>);
 
 /// An input row's key, run key, agent and whether it is a pivot row.
 type InputAgent = ((i64, i64), Option<String>, Option<String>, bool);
