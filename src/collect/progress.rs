@@ -14,6 +14,10 @@ impl Printer {
     pub fn line(&self, s: &str) {
         self.0.suspend(|| crate::note!("{s}"));
     }
+    /// A line of upstream's on stdout, the progress bar held meanwhile.
+    pub fn out_line(&self, s: &str) {
+        self.0.suspend(|| crate::say!("{s}"));
+    }
 }
 
 #[derive(Default)]

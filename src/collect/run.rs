@@ -367,10 +367,9 @@ impl Job {
                 Err(_) => None,
             },
         };
+        let url = self.uri.to_string();
         let failure = match &answer {
-            None => CollectorFailure::Timeout {
-                seconds: self.timeout.unwrap_or_default().as_secs_f64(),
-            },
+            None => CollectorFailure::Timeout,
             Some((status, body)) if (200..300).contains(status) => match parse_row(body) {
                 Ok(mut result) => {
                     merge_row_keys(&mut result, &self.row);
@@ -387,8 +386,13 @@ impl Job {
                             result.insert(crate::gym::keys::PERF.into(), perf);
                         }
                     }
+                    let route = route::route(&result);
+                    if route == Route::Sidecar {
+                        self.printer
+                            .out_line(&route::dropped_line(&self.row, &result));
+                    }
                     return Some(Outcome::Done {
-                        route: route::route(&result),
+                        route,
                         line: to_line(&result),
                         numbers: progress_numbers(&result),
                         agent: self.agent,
@@ -396,6 +400,7 @@ impl Job {
                     });
                 }
                 Err(e) => CollectorFailure::BadResponse {
+                    status: *status,
                     detail: format!("/run answered HTTP {status} with {e}"),
                 },
             },
@@ -410,13 +415,24 @@ impl Job {
                 }
                 CollectorFailure::Http {
                     status: *status,
+                    reason: hyper::StatusCode::from_u16(*status)
+                        .ok()
+                        .and_then(|s| s.canonical_reason())
+                        .unwrap_or(""),
+                    url: &url,
                     body,
                 }
             }
         };
+        // v0.7.0 prints both lines for every failed `/run` it records.
+        let status = answer.as_ref().map(|(s, _)| *s);
+        self.printer
+            .out_line(&route::failure_line(&self.row, status));
+        let row = failure_row(&self.row, failure);
+        self.printer.out_line(&route::dropped_line(&self.row, &row));
         Some(Outcome::Done {
             route: Route::Sidecar,
-            line: to_line(&failure_row(&self.row, failure)),
+            line: to_line(&row),
             numbers: Vec::new(),
             agent: self.agent,
             collector_failure: true,

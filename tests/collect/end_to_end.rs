@@ -228,12 +228,46 @@ fn http_errors_are_recorded_or_abort_with_fail_fast() {
     assert_eq!(keys(&lines(&out)), [(0, 0), (2, 0)]);
     let side = lines(&dir.path().join("r_failures.jsonl"));
     assert_eq!(side.len(), 1);
-    assert_eq!(side[0]["_ng_failure_class"], "http_error");
-    assert_eq!(side[0]["_ng_http_status"], 500);
-    assert!(side[0]["_ng_http_body"]
+    // v0.7.0's failure row: the rollout ran (a server's own 500), what aiohttp would say, the
+    // body; then the row's keys.
+    assert_eq!(side[0]["_ng_failure_class"], "agent_run_error");
+    assert_eq!(side[0]["_ng_failure_type"], "ClientResponseError");
+    assert_eq!(side[0]["_ng_failure_http_status"], 500);
+    assert_eq!(
+        side[0]["_ng_failure_message"],
+        format!(
+            "500, message='Internal Server Error', url='http://{}/run'",
+            gym.addr
+        )
+    );
+    assert!(side[0]["_ng_failure_response_body"]
         .as_str()
         .unwrap()
         .contains("model call failed"));
+    let first: Vec<&String> = side[0].as_object().unwrap().keys().take(6).collect();
+    assert_eq!(
+        first,
+        [
+            "_ng_failure_class",
+            "_ng_failure_type",
+            "_ng_failure_message",
+            "_ng_failure_http_status",
+            "_ng_failure_response_body",
+            "_ng_task_index"
+        ]
+    );
+    assert!(
+        text(&r).contains(&format!(
+            "[rollout_collection] /run failed status=500 row={{\"_ng_rollout_index\": 0, \"_ng_task_index\": 1, \"agent_name\": \"{AGENT}\"}}"
+        )),
+        "{}",
+        text(&r)
+    );
+    assert!(
+        text(&r).contains("rollout dropped from the score: row="),
+        "{}",
+        text(&r)
+    );
 
     let mut ff = base.to_vec();
     ff.push("--fail-fast");
@@ -562,7 +596,10 @@ fn timeout_records_a_failure_that_resume_retries() {
     assert_eq!(r.status.code(), Some(3), "{}", text(&r));
     assert!(started.elapsed() < Duration::from_secs(3));
     let side = lines(&dir.path().join("r_failures.jsonl"));
-    assert_eq!(side[0]["_ng_failure_class"], "collector_timeout");
+    // No answer: nothing says the rollout ran (v0.7.0's class for it).
+    assert_eq!(side[0]["_ng_failure_class"], "agent_request_failed");
+    assert_eq!(side[0]["_ng_failure_type"], "TimeoutError");
+    assert!(side[0]["_ng_failure_http_status"].is_null());
     let mut resume = args.to_vec();
     resume.push("--resume");
     gym.runs.lock().unwrap().clear();

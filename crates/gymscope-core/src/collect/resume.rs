@@ -91,8 +91,10 @@ impl History {
         if row.get(FAILURE_TERMINAL).is_some_and(py::truthy) {
             self.terminal.insert(key.clone());
         }
+        // v0.7.0's key, or gymscope's before it (older sidecars).
         if row
-            .get("_ng_http_status")
+            .get("_ng_failure_http_status")
+            .or_else(|| row.get("_ng_http_status"))
             .and_then(serde_json::Value::as_u64)
             .is_some_and(refused_for_good)
         {
@@ -241,9 +243,15 @@ mod tests {
     #[test]
     fn client_errors_are_counted_apart_in_the_resume_hint() {
         let mut h = History::default();
+        // v0.7.0's key for even tasks, gymscope's earlier one for odd (older sidecars).
         let fail = |task: u32, status: u32| {
+            let key = if task % 2 == 0 {
+                "_ng_failure_http_status"
+            } else {
+                "_ng_http_status"
+            };
             row(&format!(
-                r#"{{"_ng_task_index":{task},"_ng_rollout_index":0,"_ng_failure_class":"http_error","_ng_http_status":{status}}}"#
+                r#"{{"_ng_task_index":{task},"_ng_rollout_index":0,"_ng_failure_class":"agent_run_error","{key}":{status}}}"#
             ))
         };
         // 422 twice, 400; 429 and 408 are worth retrying; task 5 was refused, then a 500.

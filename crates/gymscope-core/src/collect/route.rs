@@ -3,8 +3,8 @@
 
 use super::Row;
 use crate::gym::keys::{
-    AGENT_REF, ATTEMPT_INDEX, FAILURE_CLASS, NO_PERSIST, ROLLOUT_ID, ROLLOUT_INDEX, SKILLS_REF,
-    TASK_INDEX,
+    AGENT_REF, ATTEMPT_INDEX, ENVIRONMENT_SERVER, FAILURE_CLASS, NO_PERSIST, ROLLOUT_ID,
+    ROLLOUT_INDEX, SKILLS_REF, TASK_INDEX,
 };
 use crate::gym::py;
 use serde_json::Value;
@@ -42,49 +42,159 @@ pub fn merge_row_keys(result: &mut Row, row: &Row) {
     }
 }
 
-/// Why gymscope itself recorded a failure (upstream would have aborted the run instead).
+/// Why a `/run` came back without a result (v0.7.0 records these with
+/// `route_failures_to_sidecar`; gymscope always records them, unless `--fail-fast`).
 pub enum CollectorFailure<'a> {
-    /// The agent answered with a non-2xx status.
-    Http { status: u16, body: &'a [u8] },
+    /// The server answered with a non-2xx status; `reason` is its reason phrase, `url` where the
+    /// request went.
+    Http {
+        status: u16,
+        reason: &'a str,
+        url: &'a str,
+        body: &'a [u8],
+    },
     /// A 2xx answer that is not a JSON object.
-    BadResponse { detail: String },
+    BadResponse { status: u16, detail: String },
     /// `--timeout` elapsed.
-    Timeout { seconds: f64 },
+    Timeout,
 }
 
-const BODY_CHARS: usize = 500;
+/// Statuses something in front of the server answers with: the rollout did not run (v0.7.0
+/// `_SERVER_DID_NOT_RUN_STATUSES`).
+const SERVER_DID_NOT_RUN: [u16; 4] = [429, 502, 503, 504];
 
-/// The sidecar row for a collector-side failure: the row's keys, a `_ng_failure_class` (so resume
-/// counts it as an attempt and retries it) and the details.
+/// The kept part of an error body, in characters (v0.7.0 `_MAX_FAILURE_BODY_CHARS`).
+const BODY_CHARS: usize = 2000;
+
+/// The sidecar row for a `/run` without a result, as v0.7.0's `_agent_request_failure_row`
+/// writes it: `_ng_failure_class` (`agent_run_error` when a server answered with a status other
+/// than a gateway's, else `agent_request_failed`), `_ng_failure_type`, `_ng_failure_message`,
+/// `_ng_failure_http_status`, `_ng_failure_response_body`; then the row's keys.
 pub fn failure_row(row: &Row, failure: CollectorFailure) -> Row {
+    let (status, kind, message, body): (Option<u16>, &str, String, Option<&[u8]>) = match failure {
+        CollectorFailure::Http {
+            status,
+            reason,
+            url,
+            body,
+        } => (
+            Some(status),
+            "ClientResponseError",
+            format!(
+                "{status}, message={}, url={}",
+                py::str_repr(reason),
+                py::str_repr(url)
+            ),
+            Some(body),
+        ),
+        CollectorFailure::BadResponse { status, detail } => {
+            (Some(status), "JSONDecodeError", detail, None)
+        }
+        CollectorFailure::Timeout => (None, "TimeoutError", "TimeoutError()".into(), None),
+    };
+    let ran = status.is_some_and(|s| !SERVER_DID_NOT_RUN.contains(&s));
     let mut out = Row::new();
+    out.insert(
+        FAILURE_CLASS.into(),
+        if ran {
+            "agent_run_error"
+        } else {
+            "agent_request_failed"
+        }
+        .into(),
+    );
+    out.insert("_ng_failure_type".into(), kind.into());
+    out.insert("_ng_failure_message".into(), message.into());
+    out.insert(
+        "_ng_failure_http_status".into(),
+        status.map_or(Value::Null, Value::from),
+    );
+    out.insert(
+        "_ng_failure_response_body".into(),
+        body.map_or(Value::Null, truncated_body),
+    );
     merge_row_keys(&mut out, row);
-    match failure {
-        CollectorFailure::Http { status, body } => {
-            out.insert(FAILURE_CLASS.into(), "http_error".into());
-            out.insert("_ng_http_status".into(), status.into());
-            out.insert(
-                "_ng_http_body".into(),
-                short(&String::from_utf8_lossy(body)).into(),
-            );
-        }
-        CollectorFailure::BadResponse { detail } => {
-            out.insert(FAILURE_CLASS.into(), "bad_response".into());
-            out.insert("_ng_error".into(), short(&detail).into());
-        }
-        CollectorFailure::Timeout { seconds } => {
-            out.insert(FAILURE_CLASS.into(), "collector_timeout".into());
-            out.insert("_ng_timeout_seconds".into(), seconds.into());
-        }
-    }
     out
 }
 
-fn short(s: &str) -> String {
-    match s.char_indices().nth(BODY_CHARS) {
-        Some((at, _)) => format!("{}…", &s[..at]),
-        None => s.to_string(),
+/// A body as v0.7.0 keeps it: its first 8,000 bytes decoded (invalid UTF-8 replaced), cut to
+/// 2,000 characters, `…` when the body was longer than 2,000 bytes; null when empty.
+fn truncated_body(body: &[u8]) -> Value {
+    if body.is_empty() {
+        return Value::Null;
     }
+    let text = String::from_utf8_lossy(&body[..body.len().min(BODY_CHARS * 4)]);
+    let mut kept: String = text.chars().take(BODY_CHARS).collect();
+    if body.len() > BODY_CHARS {
+        kept.push('…');
+    }
+    Value::from(kept)
+}
+
+/// The line v0.7.0 prints for a failed `/run` (`[rollout_collection] /run failed status=S
+/// row={…}`): the row's non-null task, rollout, agent name, environment server and taskset, as
+/// `json.dumps(sort_keys=True)` writes them.
+pub fn failure_line(row: &Row, status: Option<u16>) -> String {
+    let agent = row
+        .get(AGENT_REF)
+        .and_then(|r| r.get("name"))
+        .filter(|v| !v.is_null());
+    let taskset = row
+        .get("task_id")
+        .and_then(|t| t.get("taskset"))
+        .filter(|v| v.as_str().is_some_and(|s| !s.is_empty()));
+    let mut summary: Vec<(&str, &Value)> = [
+        (TASK_INDEX, row.get(TASK_INDEX)),
+        (ROLLOUT_INDEX, row.get(ROLLOUT_INDEX)),
+        ("agent_name", agent),
+        ("environment_server", row.get(ENVIRONMENT_SERVER)),
+        ("taskset", taskset),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| v.filter(|v| !v.is_null()).map(|v| (k, v)))
+    .collect();
+    summary.sort_by(|a, b| a.0.cmp(b.0));
+    let fields: Vec<String> = summary
+        .iter()
+        .map(|(k, v)| {
+            format!(
+                "{}: {}",
+                py::json_dumps(&Value::from(*k)),
+                py::json_dumps(v)
+            )
+        })
+        .collect();
+    format!(
+        "[rollout_collection] /run failed status={} row={{{}}}",
+        status.map_or("None".to_string(), |s| s.to_string()),
+        fields.join(", ")
+    )
+}
+
+/// The line v0.7.0 prints for every rollout routed to the sidecar (`🚨 [rollout_collection]
+/// rollout dropped from the score: row={…} class=C error=E`, E the first 200 characters of the
+/// failure's message).
+pub fn dropped_line(row: &Row, failure: &Row) -> String {
+    let summary = failure_line(row, None);
+    let summary = summary
+        .split_once(" row=")
+        .map_or(summary.as_str(), |(_, r)| r);
+    // Python's `str()` of a value.
+    let text = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        other => py::repr(other),
+    };
+    let class = failure.get(FAILURE_CLASS).map_or("None".into(), text);
+    let error: String = [failure.get("_ng_failure_message"), failure.get("error")]
+        .into_iter()
+        .flatten()
+        .find(|v| py::truthy(v))
+        .map(text)
+        .unwrap_or_default()
+        .chars()
+        .take(200)
+        .collect();
+    format!("\u{1f6a8} [rollout_collection] rollout dropped from the score: row={summary} class={class} error={error}")
 }
 
 /// The numbers upstream's progress averages: top-level ints, floats and bools whose name does
@@ -144,15 +254,62 @@ mod tests {
             String::from_utf8(to_line(&result)).unwrap(),
             "{\"_ng_rollout_index\":3,\"reward\":1.0,\"_ng_task_index\":2,\"agent_ref\":{\"name\":\"a\"},\"_ng_attempt_index\":1}\n"
         );
-        let f = failure_row(
-            &src,
-            CollectorFailure::Http {
-                status: 500,
-                body: "x".repeat(600).as_bytes(),
-            },
-        );
+    }
+
+    #[test]
+    fn failure_rows_are_v07s() {
+        let src = row(r#"{"agent_ref":{"name":"a"},"_ng_task_index":2,"_ng_rollout_index":3}"#);
+        let http = |status: u16, body: &[u8]| {
+            failure_row(
+                &src,
+                CollectorFailure::Http {
+                    status,
+                    reason: "Internal Server Error",
+                    url: "http://h:1/run",
+                    body,
+                },
+            )
+        };
+        let f = http(500, "x".repeat(2500).as_bytes());
         assert_eq!(route(&f), Route::Sidecar);
-        assert_eq!(f["_ng_http_body"].as_str().unwrap().chars().count(), 501);
+        assert_eq!(f["_ng_failure_class"], "agent_run_error");
+        assert_eq!(
+            f["_ng_failure_message"],
+            "500, message='Internal Server Error', url='http://h:1/run'"
+        );
+        let body = f["_ng_failure_response_body"].as_str().unwrap();
+        assert_eq!((body.chars().count(), body.ends_with('…')), (2001, true));
+        // A gateway's status says the rollout did not run; an empty body is null.
+        let f = http(503, b"");
+        assert_eq!(f["_ng_failure_class"], "agent_request_failed");
+        assert!(f["_ng_failure_response_body"].is_null());
+        // 1,200 characters in 3,000 bytes: under 2,000 characters, still marked cut (bytes count).
+        let f = http(500, "é€".repeat(600).as_bytes());
+        assert!(f["_ng_failure_response_body"]
+            .as_str()
+            .unwrap()
+            .ends_with('…'));
+        let f = failure_row(&src, CollectorFailure::Timeout);
+        assert_eq!(
+            (
+                &f["_ng_failure_class"],
+                &f["_ng_failure_type"],
+                &f["_ng_failure_message"]
+            ),
+            (
+                &Value::from("agent_request_failed"),
+                &Value::from("TimeoutError"),
+                &Value::from("TimeoutError()")
+            )
+        );
+        assert_eq!(
+            failure_line(&src, None),
+            "[rollout_collection] /run failed status=None row={\"_ng_rollout_index\": 3, \"_ng_task_index\": 2, \"agent_name\": \"a\"}"
+        );
+        assert_eq!(
+            dropped_line(&src, &f),
+            "\u{1f6a8} [rollout_collection] rollout dropped from the score: row={\"_ng_rollout_index\": 3, \"_ng_task_index\": 2, \"agent_name\": \"a\"} class=agent_request_failed error=TimeoutError()"
+        );
     }
 
     #[test]
