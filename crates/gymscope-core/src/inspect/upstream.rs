@@ -24,8 +24,36 @@ pub struct VerdictIndex {
     points: HashMap<(i64, i64), u32>,
 }
 
+/// How bad a verdict is, to merge the stages of one rollout: unhealthy, then anything else
+/// (unobserved), then healthy.
+fn severity(verdict: &str) -> u8 {
+    match verdict {
+        "unhealthy" => 2,
+        "healthy" => 0,
+        _ => 1,
+    }
+}
+
 impl VerdictIndex {
-    fn add(&mut self, key: (i64, i64), set: VerdictSet) {
+    /// A rollout's verdict; a multi-stage run (NeMo Gym v0.7.0 `stage_index`) has a row per
+    /// stage: the rollout gets the worst verdict of its stages and every check any stage found.
+    fn add(&mut self, key: (i64, i64), mut set: VerdictSet) {
+        if let Some(seen) = self.of(key) {
+            let seen = seen.clone();
+            if severity(&seen.verdict) > severity(&set.verdict) {
+                set.verdict = seen.verdict;
+            }
+            for (mine, theirs) in [
+                (&mut set.checks, seen.checks),
+                (&mut set.unobserved, seen.unobserved),
+            ] {
+                for c in theirs {
+                    if !mine.contains(&c) {
+                        mine.push(c);
+                    }
+                }
+            }
+        }
         let id = if let Some(&id) = self.by_set.get(&set) {
             id
         } else {
@@ -300,6 +328,25 @@ mod tests {
         assert_eq!(unobserved.level(), "warn");
         // The unreadable record has no key of the run.
         assert_eq!(index.points.len(), 2);
+    }
+
+    #[test]
+    fn stages_of_one_rollout_merge_into_its_worst_verdict() {
+        let lines = [
+            r#"{"_ng_task_index":0,"_ng_rollout_index":0,"rollout_id":"0-0","verdict":"healthy","findings":[],"unobserved":[],"stage_index":0}"#,
+            r#"{"_ng_task_index":0,"_ng_rollout_index":0,"rollout_id":"0-0","verdict":"unhealthy","findings":[{"check":"model_call_failed","detail":{}}],"unobserved":["agent_turn_hollow"],"stage_index":1}"#,
+            r#"{"_ng_task_index":0,"_ng_rollout_index":0,"rollout_id":"0-0","verdict":"unobserved","findings":[],"unobserved":["model_call_runaway_generation"],"stage_index":2}"#,
+        ];
+        let mut r = VerdictReader::new("rollout_verdicts.jsonl");
+        r.push((lines.join("\n") + "\n").as_bytes()).unwrap();
+        let (_, index) = r.finish().unwrap();
+        let set = index.of((0, 0)).unwrap();
+        assert_eq!(set.verdict, "unhealthy");
+        assert_eq!(set.checks, ["model_call_failed"]);
+        assert_eq!(
+            set.unobserved,
+            ["model_call_runaway_generation", "agent_turn_hollow"]
+        );
     }
 
     #[test]
