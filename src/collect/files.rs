@@ -55,10 +55,19 @@ pub struct SetAside {
     pub bytes: u64,
 }
 
-/// If the file's last line was torn by a crash (no final newline, or not a JSON object), moves
-/// it to `<file>.torn` (appended, so nothing is ever lost) and truncates the file to its last
-/// complete line, so that rollout simply runs again.
-pub fn set_aside_torn_tail(path: &Path) -> Result<Option<SetAside>, CollectError> {
+/// What [`set_aside_torn_tail`] did to a file's last line.
+pub enum TornTail {
+    /// A whole JSON object that lacked only its newline: the newline was added (v0.7.0 keeps it).
+    Completed,
+    /// A torn line, moved aside.
+    SetAside(SetAside),
+}
+
+/// If the file's last line is not a JSON object (torn by a crash), moves it to `<file>.torn`
+/// (appended, so nothing is ever lost) and truncates the file to its last complete line, so that
+/// rollout simply runs again; a whole object that lacks only its newline gets it, as NeMo Gym
+/// v0.7.0 repairs it (`rollout_collection.py` `_repair_torn_tail`).
+pub fn set_aside_torn_tail(path: &Path) -> Result<Option<TornTail>, CollectError> {
     let err = |e| io_err(path, e);
     let mut file = OpenOptions::new()
         .read(true)
@@ -77,9 +86,15 @@ pub fn set_aside_torn_tail(path: &Path) -> Result<Option<SetAside>, CollectError
     let mut tail = vec![0u8; (len - start) as usize];
     file.seek(SeekFrom::Start(start)).map_err(err)?;
     file.read_exact(&mut tail).map_err(err)?;
-    let complete = last[0] == b'\n' && parse_row(tail.strip_suffix(b"\n").unwrap_or(&tail)).is_ok();
-    if complete {
+    let whole = parse_row(tail.strip_suffix(b"\n").unwrap_or(&tail)).is_ok();
+    if whole && last[0] == b'\n' {
         return Ok(None);
+    }
+    if whole {
+        file.seek(SeekFrom::End(0)).map_err(err)?;
+        file.write_all(b"\n").map_err(err)?;
+        file.sync_all().map_err(err)?;
+        return Ok(Some(TornTail::Completed));
     }
     let to = crate::names::beside(path, crate::names::torn);
     let mut aside = OpenOptions::new()
@@ -94,10 +109,10 @@ pub fn set_aside_torn_tail(path: &Path) -> Result<Option<SetAside>, CollectError
     aside.sync_all().map_err(|e| io_err(&to, e))?;
     file.set_len(start).map_err(err)?;
     file.sync_all().map_err(err)?;
-    Ok(Some(SetAside {
+    Ok(Some(TornTail::SetAside(SetAside {
         to,
         bytes: tail.len() as u64,
-    }))
+    })))
 }
 
 /// Offset just after the last `\n` before `end` (0 if none), reading backwards in blocks.
@@ -151,7 +166,9 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join("r.jsonl");
         std::fs::write(&p, b"{\"a\":1}\n{\"a\":2}\n{\"a\":").unwrap();
-        let s = set_aside_torn_tail(&p).unwrap().unwrap();
+        let Some(TornTail::SetAside(s)) = set_aside_torn_tail(&p).unwrap() else {
+            panic!("not set aside")
+        };
         assert_eq!(std::fs::read(&p).unwrap(), b"{\"a\":1}\n{\"a\":2}\n");
         assert_eq!(std::fs::read(&s.to).unwrap(), b"{\"a\":\n");
         assert!(set_aside_torn_tail(&p).unwrap().is_none());
@@ -161,6 +178,13 @@ mod tests {
         std::fs::write(&p, b"{\"a\":").unwrap();
         set_aside_torn_tail(&p).unwrap().unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"");
+        // A whole object that lacks only its newline is kept and completed (as v0.7.0).
+        std::fs::write(&p, b"{\"a\":1}\n{\"a\":2}").unwrap();
+        assert!(matches!(
+            set_aside_torn_tail(&p).unwrap(),
+            Some(TornTail::Completed)
+        ));
+        assert_eq!(std::fs::read(&p).unwrap(), b"{\"a\":1}\n{\"a\":2}\n");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -13,11 +13,14 @@ use std::path::Path;
 pub fn read(output: &Path, failures: &Path, max_line: u64, history: &mut History) -> Result<()> {
     for p in [output, failures] {
         if p.exists() {
-            if let Some(s) = files::set_aside_torn_tail(p)? {
+            if let Some(files::TornTail::SetAside(s)) = files::set_aside_torn_tail(p)? {
+                // v0.7.0's line, then where gymscope kept the bytes.
                 crate::say!(
-                    "The last line of '{}' was torn (an interrupted write): moved its {} bytes to '{}'; that rollout runs again.",
-                    p.display(), s.bytes, s.to.display()
+                    "Dropped a truncated final line ({} bytes) from {} before resuming.",
+                    s.bytes,
+                    p.display()
                 );
+                crate::say!("(kept in '{}'; that rollout runs again)", s.to.display());
             }
         }
     }
