@@ -262,11 +262,36 @@ pub fn call_record(ex: &Map<String, Value>, call_index: u64) -> Result<Map<Strin
         None | Some(Value::Null) => Value::Null,
         Some(v) => Value::from(v.as_i64().ok_or("status_code is not an integer")?),
     };
-    for k in ["model_call_id", "dialect", "error_category"] {
+    for k in [
+        "model_call_id",
+        "dialect",
+        "error_category",
+        "local_response_reason",
+    ] {
         if ex.get(k).is_some_and(|v| !v.is_null() && !v.is_string()) {
             return Err(format!("{k} is not a string"));
         }
     }
+    // Where the response came from (v0.7.0 `ModelCallRecord`): Pydantic's lax types.
+    let upstream_attempted = match ex.get("upstream_attempted") {
+        None | Some(Value::Null) => Value::Null,
+        Some(v) => Value::from(
+            crate::gym::pydantic::lax_bool(v).ok_or("upstream_attempted is not a boolean")?,
+        ),
+    };
+    let response_source = match ex.get("response_source") {
+        None | Some(Value::Null) => Value::Null,
+        Some(Value::String(s)) if s == "upstream" || s == "local" => Value::from(s.as_str()),
+        Some(_) => return Err("response_source is not \"upstream\" or \"local\"".into()),
+    };
+    let upstream_status_code = match ex.get("upstream_status_code") {
+        None | Some(Value::Null) => Value::Null,
+        Some(v) => Value::from(
+            crate::gym::pydantic::lax_int(v)
+                .and_then(|i| i64::try_from(i).ok())
+                .ok_or("upstream_status_code is not an integer")?,
+        ),
+    };
     let first_choice = response
         .get("choices")
         .and_then(Value::as_array)
@@ -316,6 +341,7 @@ pub fn call_record(ex: &Map<String, Value>, call_index: u64) -> Result<Map<Strin
         ex.get("model_call_id").cloned().unwrap_or(Value::Null),
     );
     put("response_id", string(response.get("id")));
+    put("client_session_id", string(ex.get("client_session_id")));
     put("call_index", Value::from(call_index));
     put("model_ref", model_ref);
     put("model", model);
@@ -323,6 +349,15 @@ pub fn call_record(ex: &Map<String, Value>, call_index: u64) -> Result<Map<Strin
     put("status_code", status_code);
     put("response_status", string(response.get("status")));
     put("finish_reason", finish);
+    put("upstream_attempted", upstream_attempted);
+    put("response_source", response_source);
+    put("upstream_status_code", upstream_status_code);
+    put(
+        "local_response_reason",
+        ex.get("local_response_reason")
+            .cloned()
+            .unwrap_or(Value::Null),
+    );
     put("started_at", float(ex.get("started_at")));
     put("completed_at", float(ex.get("completed_at")));
     put("tokens_in", tok("tokens_in"));

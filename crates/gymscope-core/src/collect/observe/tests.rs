@@ -84,6 +84,31 @@ fn chat_and_messages_exchanges_normalize_like_responses() {
 }
 
 #[test]
+fn where_a_response_came_from_is_kept_in_v07s_order() {
+    let ex = row(json!({"response": {"id": "r"}, "client_session_id": "s1",
+        "upstream_attempted": "yes", "response_source": "local", "upstream_status_code": "503",
+        "local_response_reason": "budget"}));
+    let r = call_record(&ex, 0).unwrap();
+    let keys: Vec<&str> = r.keys().map(String::as_str).collect();
+    let at = |k: &str| keys.iter().position(|x| *x == k).unwrap();
+    assert_eq!(at("client_session_id"), at("response_id") + 1);
+    assert_eq!(
+        keys[at("finish_reason") + 1..at("finish_reason") + 5],
+        [
+            "upstream_attempted",
+            "response_source",
+            "upstream_status_code",
+            "local_response_reason"
+        ]
+    );
+    assert_eq!(
+        (&r["upstream_attempted"], &r["upstream_status_code"]),
+        (&json!(true), &json!(503))
+    );
+    assert!(call_record(&row(json!({"response_source": "cache"})), 0).is_err());
+}
+
+#[test]
 fn unknown_metrics_stay_null_not_zero() {
     let read = CaptureRead {
         found: true,

@@ -127,6 +127,13 @@ pub fn response_metadata(m: &Map<String, Value>) -> Value {
         ("status_code", int(m, "status_code")),
         ("response_status", value(m, "response_status")),
         ("finish_reason", value(m, "finish_reason")),
+        (
+            "upstream_attempted",
+            pydantic::lax_bool(get(m, "upstream_attempted")).map_or(Value::Null, Value::from),
+        ),
+        ("response_source", value(m, "response_source")),
+        ("upstream_status_code", int(m, "upstream_status_code")),
+        ("local_response_reason", value(m, "local_response_reason")),
         ("error_category", value(m, "error_category")),
         ("latency_ttft_ms", float(m, "latency_ttft_ms")),
     ])
