@@ -101,7 +101,8 @@ pub fn run(args: &SelectPivotArgs) -> Result<ExitCode> {
     ] {
         check_input(Input { path, flag }, twice)?;
     }
-    if !config_in.is_file() {
+    // Only a missing file "does not exist": a pipe or a device is `check_input`'s to judge.
+    if !config_in.exists() {
         return Err(UsageError(format!(
             "no Gym config for the selection: '{}' does not exist; build-pivot writes it beside the pivots, or give --config FILE",
             config_in.display()

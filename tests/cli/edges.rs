@@ -801,3 +801,37 @@ fn bad_flag_values_are_usage_errors() {
     }
     assert!(!Path::new(&p("o.jsonl")).exists());
 }
+
+/// A `--config` given as a pipe (`<(cat config.yaml)`) is read like any input, not said to be
+/// missing (it exists; it is not a regular file).
+#[test]
+fn select_pivot_reads_its_config_from_a_pipe() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("config.yaml");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::write(&fifo, b"x: 1\n"))
+    };
+    let r = blackjack().1.display().to_string();
+    let out_file = dir.path().join("o.jsonl");
+    let out = run_bounded(&[
+        "select-pivot",
+        "--pivots",
+        &r,
+        "--profile",
+        &r,
+        "--output",
+        out_file.to_str().unwrap(),
+        "--config",
+        fifo.to_str().unwrap(),
+    ]);
+    writer.join().unwrap().unwrap();
+    assert!(!text(&out).contains("does not exist"), "{}", text(&out));
+    assert!(!out.status.success());
+    assert!(!out_file.exists());
+}
