@@ -2,9 +2,11 @@
 //! terminal types (its Cargo.toml lists none), compiled for both faces and tested natively.
 //! See ARCHITECTURE.md for one line per module:
 //! - reading: [`chunks`], [`jsonl`], [`json`], [`record`]
-//! - the profile: [`profile`], [`stats`], [`render`], [`output`], [`table`]
+//! - the profile: [`profile`], [`stats`], [`render`], [`output`], [`table`]; health: [`health`]
+//!   (signals, and upstream's health checks as v0.7.0 writes them)
 //! - showing it: [`inspect`], [`plot`], [`conversation`], [`report`]
-//! - datasets and runs: [`pivot`], [`reward_group`], [`compare`] (two runs paired by task),
+//! - datasets and runs: [`pivot`], [`reward_group`], [`compare`] (two runs paired by task, and
+//!   v0.7.0's `gym eval compare` report),
 //!   [`collect`] (the collection's data; its driver is the native face's)
 //! - upstream's semantics: [`gym`] (row keys, Python's truthiness and `repr`, Pydantic's
 //!   coercions, the trajectory record)
