@@ -208,7 +208,8 @@ fn expected_trajectory() -> Value {
             "usage": {"input_tokens": tokens.0, "output_tokens": tokens.1,
                       "output_tokens_details": {"reasoning_tokens": 4}, "input_tokens_details": {"cached_tokens": 0}}},
         "response_metadata": {"response_id": rid, "model_ref": model_ref(), "model": "policy", "dialect": "responses",
-            "status_code": 200, "response_status": "completed", "finish_reason": null, "error_category": null,
+            "status_code": 200, "response_status": "completed", "finish_reason": null, "upstream_attempted": null, "response_source": null,
+            "upstream_status_code": null, "local_response_reason": null, "error_category": null,
             "latency_ttft_ms": 120.0},
         "token_stats": {"prompt_tokens": tokens.0, "completion_tokens": tokens.1, "reasoning_tokens": 4,
             "total_tokens": tokens.0 + tokens.1, "cached_tokens": 0}})
@@ -274,12 +275,14 @@ fn rows_carry_the_capture_and_the_canonical_trajectory() {
         "{}",
         capture["metrics"]
     );
+    // v0.7.0's `ModelCallRecord` fields, in its order.
     let call = capture["calls"][0].as_object().unwrap();
     assert_eq!(
         call.keys().map(String::as_str).collect::<Vec<_>>(),
         [
             "model_call_id",
             "response_id",
+            "client_session_id",
             "call_index",
             "model_ref",
             "model",
@@ -287,6 +290,10 @@ fn rows_carry_the_capture_and_the_canonical_trajectory() {
             "status_code",
             "response_status",
             "finish_reason",
+            "upstream_attempted",
+            "response_source",
+            "upstream_status_code",
+            "local_response_reason",
             "started_at",
             "completed_at",
             "tokens_in",

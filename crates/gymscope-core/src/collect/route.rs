@@ -30,12 +30,20 @@ pub fn route(result: &Row) -> Route {
     }
 }
 
-/// Sets the row's keys on the result (overwriting in place, else appended), as upstream does.
+/// Sets the row's keys on the result (overwriting in place, else appended), as v0.7.0 does
+/// (`rollout_collection.py`): the indices always, `agent_ref` and the rest only when the row
+/// has them (a taskset row names no agent).
 pub fn merge_row_keys(result: &mut Row, row: &Row) {
-    for key in [TASK_INDEX, ROLLOUT_INDEX, AGENT_REF] {
+    for key in [TASK_INDEX, ROLLOUT_INDEX] {
         result.insert(key.into(), row.get(key).cloned().unwrap_or(Value::Null));
     }
-    for key in [SKILLS_REF, ATTEMPT_INDEX, ROLLOUT_ID] {
+    for key in [
+        AGENT_REF,
+        "task_source",
+        SKILLS_REF,
+        ATTEMPT_INDEX,
+        ROLLOUT_ID,
+    ] {
         if let Some(v) = row.get(key) {
             result.insert(key.into(), v.clone());
         }

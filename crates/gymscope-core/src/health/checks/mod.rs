@@ -156,14 +156,13 @@ impl Finding {
     fn new(check: &'static str, locator: Option<Map<String, Value>>, detail: Value) -> Finding {
         // Pydantic's `exclude_none` drops a missing locator, never a null inside a detail
         // (v0.7.0 writes `"error_category": null`).
-        let compact = |m: &Map<String, Value>| -> Box<str> {
-            Value::Object(m.clone()).to_string().into_boxed_str()
-        };
+        let compact =
+            |m: Map<String, Value>| -> Box<str> { Value::Object(m).to_string().into_boxed_str() };
         Finding {
             check,
-            locator: locator.as_ref().map(compact),
+            locator: locator.map(compact),
             detail: match detail {
-                Value::Object(m) => String::from(compact(&m)).into(),
+                Value::Object(m) => String::from(compact(m)).into(),
                 _ => "{}".into(),
             },
         }
