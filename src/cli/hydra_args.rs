@@ -155,6 +155,13 @@ fn collect_override(name: &str, value: &str, out: &mut Vec<String>) -> Result<()
         }
         "health_check_workers" => flag(out, "--health-check-workers", value),
         "observability_enabled" => on(out, "--observability")?,
+        // v0.7.0's switch for recording a failed `/run` in the sidecar: gymscope always does;
+        // `false`, upstream's default, stops the run at the first one, as `--fail-fast` does.
+        "route_failures_to_sidecar" => {
+            if !boolean(name, value)? {
+                out.push("--fail-fast".into());
+            }
+        }
         "model_call_capture_dir" => flag(out, "--model-call-capture-dir", value),
         "responses_create_params" => flag(out, "--responses-create-params", &format!("={value}")),
         _ => match name.strip_prefix("responses_create_params.") {
@@ -311,6 +318,24 @@ mod tests {
         assert!(c.resume && c.num_repeats_add_seed && c.no_serve);
         assert_eq!(c.responses_create_params, ["temperature=0.5"]);
         assert_eq!(c.head_server, "127.0.0.2:12000");
+        assert!(!c.fail_fast);
+
+        // v0.7.0's `route_failures_to_sidecar`: true is gymscope's way, false stops at a failure.
+        for (value, fail_fast) in [("true", false), ("false", true)] {
+            let args = [
+                "gymscope".to_string(),
+                "collect".into(),
+                "-o".into(),
+                "o.jsonl".into(),
+                format!("+route_failures_to_sidecar={value}"),
+            ];
+            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+            let Command::Collect(c) = Cli::try_parse_from(norm(&refs).unwrap()).unwrap().command
+            else {
+                panic!("not collect")
+            };
+            assert_eq!(c.fail_fast, fail_fast, "{value}");
+        }
 
         let dotted = [
             "gymscope",
