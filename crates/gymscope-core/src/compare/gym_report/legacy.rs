@@ -96,24 +96,7 @@ fn with_repeat_metrics(entry: &Map<String, Value>) -> Result<Map<String, Value>,
         .get("group_level_metrics")
         .and_then(Value::as_array)
         .map_or(&[][..], Vec::as_slice);
-    let expected = groups
-        .iter()
-        .filter_map(|g| g.get("expected_num_rollouts"))
-        .filter_map(|v| match v {
-            Value::Bool(b) => Some(i64::from(*b)),
-            other => other.as_i64(),
-        })
-        .max();
-    let num_repeats = expected.map_or_else(
-        || {
-            if repeats.is_empty() {
-                Value::Null
-            } else {
-                Value::from(repeats.len())
-            }
-        },
-        Value::from,
-    );
+    let num_repeats = super::load::num_repeats(groups, &repeats).map_or(Value::Null, Value::from);
     metrics.insert("num_repeats".into(), num_repeats);
     let mut out = entry.clone();
     out.insert("agent_metrics".into(), Value::Object(metrics));

@@ -130,7 +130,7 @@ impl RunFile {
 
 /// The most repeats any task expected (`expected_num_rollouts`), else one per repeat-level
 /// entry, else unknown (upstream's `_derive_num_repeats`).
-fn num_repeats(groups: &[Value], repeats: &[Value]) -> Option<i64> {
+pub(super) fn num_repeats(groups: &[Value], repeats: &[Value]) -> Option<i64> {
     let expected = groups
         .iter()
         .filter_map(|g| g.get("expected_num_rollouts"))
