@@ -76,8 +76,8 @@ fn side(
     } else {
         bail!(
             "Aggregate metrics not found: '{shown}', derived from '{rollouts}'. The run may have \
-             been collected with --disable-aggregation: run `gymscope aggregate` (or `gym eval \
-             aggregate`) first, or point at the metrics file with --baseline-agg-metrics / \
+             been collected with --disable-aggregation: run `gym eval aggregate` first, \
+             give the rollouts' materialized inputs beside them, or point at the metrics file with --baseline-agg-metrics / \
              --candidates-agg-metrics."
         )
     };
