@@ -2,17 +2,18 @@
 //! the run and aggregation to the verdict, with the messages upstream prints around them. The
 //! CLI turns flags into [`CollectOptions`](super::options::CollectOptions) and the [`Ending`] into an exit code.
 
+use super::environment::Destination;
 use super::head::{aggregate_metrics, fetch_config};
 use super::http::{self, Client};
 use super::key::{parse_row, RolloutKey};
 use super::options::CollectOptions;
 use super::resume::{self, History};
 use super::run::{self, Report};
-use super::{aggregate, discover, fresh, history, paths, CollectError};
+use super::{discover, fresh, history, paths, CollectError};
 use crate::native::read::for_each_line;
 use crate::native::{check_output, Input};
 use anyhow::{Context, Result};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::Duration;
 
@@ -103,8 +104,12 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         crate::say!("{w}");
     }
     let mut plan = history.plan(max_attempts);
-    // Each agent with the first materialized line that needs it, for messages.
-    let mut agents: BTreeMap<String, u64> = BTreeMap::new();
+    // Each destination with the first materialized line that needs it, for messages: v0.7.0
+    // resolves every row's environment server before the first `/run`, so a row nothing can
+    // reach fails the run up front.
+    let topology = discover::topology(&config);
+    let mut destinations: Vec<(Destination, u64)> = Vec::new();
+    let mut seen: HashSet<Destination> = HashSet::new();
     let mat_name = materialized.display().to_string();
     for_each_line::<CollectError>(
         &materialized,
@@ -120,8 +125,12 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
                 )
             })?;
             if plan.count(&key).is_some() {
-                let agent = aggregate::agent_of(&row).unwrap_or_default().to_string();
-                agents.entry(agent).or_insert(span.line);
+                let d = topology
+                    .destination(&row)
+                    .map_err(|e| CollectError::line(&mat_name, span.line, e))?;
+                if seen.insert(d.clone()) {
+                    destinations.push((d, span.line));
+                }
             }
             Ok(true)
         },
@@ -131,11 +140,16 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         plan.check_done_rows_known(&output.display().to_string(), &mat_name)?;
     }
     let mut addresses = HashMap::new();
-    for (agent, line) in &agents {
-        let a = discover::agent_address(&config, agent)
-            .map_err(|e| anyhow::anyhow!("'{mat_name}' line {line}: {e}"))?;
+    for (d, line) in destinations {
+        let a = match &d {
+            Destination::Server { name, .. } => {
+                discover::server_address(&config, name, "environment server")
+            }
+            Destination::Agent(agent) => discover::agent_address(&config, agent),
+        }
+        .map_err(|e| anyhow::anyhow!("'{mat_name}' line {line}: {e}"))?;
         addresses.insert(
-            agent.clone(),
+            d,
             http::uri(&a.host, a.port, "/run").map_err(anyhow::Error::msg)?,
         );
     }
@@ -155,7 +169,8 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
                 materialized: materialized.clone(),
                 output: output.clone(),
                 failures: failures.clone(),
-                agents: addresses,
+                topology: topology.clone(),
+                addresses,
                 concurrency: args.concurrency.filter(|n| *n > 0).unwrap_or(1024),
                 timeout: args
                     .timeout
@@ -184,6 +199,9 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         Report::default()
     };
     print_summary(&report, &output, &failures);
+    if report.interrupted.is_none() && report.fatal.is_none() {
+        crate::say!("{}", super::latency::summary(&report.durations));
+    }
     if let Some(msg) = &report.fatal {
         crate::note!("Error: {msg}");
         crate::note!(
@@ -206,7 +224,7 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         None
     } else {
         crate::say!("Computing aggregate metrics");
-        aggregate_metrics(&client, &config, &output, args.max_line_bytes).await?
+        aggregate_metrics(&client, &config, &topology, &output, args.max_line_bytes).await?
     };
     crate::say!(
         "Finished rollout collection! View results at:\nFully materialized inputs: {}\nRollouts: {}\nAggregate metrics: {}",

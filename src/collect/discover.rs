@@ -5,6 +5,7 @@
 //! The config holds secrets (model API keys): nothing here puts a config value other than an
 //! agent's host and port into a message.
 
+use gymscope_core::collect::environment::{EnvironmentServer, Topology};
 use serde_yaml::Value;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,10 +47,16 @@ pub fn parse_config(body: &[u8]) -> Result<Value, String> {
 
 /// The agent server's address from the config.
 pub fn agent_address(cfg: &Value, agent: &str) -> Result<Address, String> {
+    server_address(cfg, agent, "agent")
+}
+
+/// A server's address: `cfg[name]` → first value → first value → `host`, `port` (v0.7.0 looks up
+/// environment servers as agents). `what` names it in messages ("agent", "environment server").
+pub fn server_address(cfg: &Value, name: &str, what: &str) -> Result<Address, String> {
     let not_found = || {
         let agents = agent_names(cfg);
         format!(
-            "agent `{agent}` is not in the head server's config (agents there: {})",
+            "{what} `{name}` is not in the head server's config (agents there: {})",
             if agents.is_empty() {
                 "none".to_string()
             } else {
@@ -59,15 +66,15 @@ pub fn agent_address(cfg: &Value, agent: &str) -> Result<Address, String> {
     };
     let first =
         |v: &Value| -> Option<Value> { v.as_mapping()?.iter().next().map(|(_, v)| v.clone()) };
-    let server = cfg.get(agent).ok_or_else(not_found)?;
+    let server = cfg.get(name).ok_or_else(not_found)?;
     let inner = first(server).and_then(|t| first(&t)).ok_or_else(|| {
-        format!("the head server's config entry for `{agent}` has no server under it")
+        format!("the head server's config entry for `{name}` has no server under it")
     })?;
     let host = match inner.get("host") {
         Some(Value::String(h)) => h.clone(),
         _ => {
             return Err(format!(
-                "the head server's config gives agent `{agent}` no host"
+                "the head server's config gives {what} `{name}` no host"
             ))
         }
     };
@@ -76,8 +83,74 @@ pub fn agent_address(cfg: &Value, agent: &str) -> Result<Address, String> {
         Some(Value::String(s)) => s.parse().ok(),
         _ => None,
     }
-    .ok_or_else(|| format!("the head server's config gives agent `{agent}` no valid port"))?;
+    .ok_or_else(|| format!("the head server's config gives {what} `{name}` no valid port"))?;
     Ok(Address { host, port })
+}
+
+/// The environment servers of the config (v0.7.0 `_environment_servers_by_agent`): every
+/// top-level instance with an `environment_servers` mapping; its type is the first key under
+/// it, its agents the fields whose value has `type: responses_api_agents` (and `agent_server`
+/// when its type is absent), in config order.
+pub fn topology(cfg: &Value) -> Topology {
+    let Some(map) = cfg.as_mapping() else {
+        return Topology::default();
+    };
+    let mut servers = Vec::new();
+    for (name, instance) in map {
+        let (Some(name), Some(group)) = (
+            name.as_str(),
+            instance
+                .get("environment_servers")
+                .and_then(Value::as_mapping),
+        ) else {
+            continue;
+        };
+        let Some((kind, inner)) = group.iter().next() else {
+            continue;
+        };
+        let refs: Vec<(&str, &Value)> = inner
+            .as_mapping()
+            .into_iter()
+            .flatten()
+            .filter_map(|(field, reference)| {
+                let field = field.as_str()?;
+                reference.as_mapping()?;
+                let kind = reference.get("type");
+                let is_agent = match kind {
+                    Some(Value::String(t)) => t == "responses_api_agents",
+                    None | Some(Value::Null) => field == "agent_server",
+                    _ => false,
+                };
+                is_agent.then_some((field, reference))
+            })
+            .collect();
+        let agents: Vec<String> = refs
+            .iter()
+            .filter_map(|(_, r)| yaml_text(r.get("name")?))
+            .collect();
+        let attributed = match inner.get("agent_server") {
+            Some(r) if r.is_mapping() => r.get("name").and_then(yaml_text),
+            _ if agents.len() == 1 => agents.first().cloned(),
+            _ => None,
+        };
+        servers.push(EnvironmentServer {
+            name: name.to_string(),
+            kind: yaml_text(kind).unwrap_or_default(),
+            agents,
+            attributed,
+        });
+    }
+    Topology { servers }
+}
+
+/// A scalar as Python's `str()` would give it (names may be numbers in YAML).
+fn yaml_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(if *b { "True" } else { "False" }.to_string()),
+        _ => None,
+    }
 }
 
 /// Top-level names that are agent servers: for a helpful message, names only.
@@ -94,6 +167,37 @@ fn agent_names(cfg: &Value) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn environment_servers_as_v07_reads_them() {
+        // The shape `gym env start` (v0.7.0) gives an agent: a generated legacy_agent relay.
+        let yaml = "a_agent:\n  responses_api_agents:\n    simple_agent:\n      host: 127.0.0.1\n      port: 1\na_env:\n  environment_servers:\n    legacy_agent:\n      agent_server:\n        type: responses_api_agents\n        name: a_agent\n      host: 127.0.0.1\n      port: 2\nduo:\n  environment_servers:\n    two_player:\n      user:\n        type: responses_api_agents\n        name: u\n      assistant:\n        type: responses_api_agents\n        name: v\n      judge:\n        type: resources_servers\n        name: j\n";
+        let cfg = parse_config(yaml.as_bytes()).unwrap();
+        let t = topology(&cfg);
+        assert_eq!(
+            t.servers,
+            [
+                EnvironmentServer {
+                    name: "a_env".into(),
+                    kind: "legacy_agent".into(),
+                    agents: vec!["a_agent".into()],
+                    attributed: Some("a_agent".into()),
+                },
+                EnvironmentServer {
+                    name: "duo".into(),
+                    kind: "two_player".into(),
+                    agents: vec!["u".into(), "v".into()],
+                    attributed: None,
+                }
+            ]
+        );
+        assert_eq!(
+            server_address(&cfg, "a_env", "environment server")
+                .unwrap()
+                .port,
+            2
+        );
+    }
 
     #[test]
     fn finds_agent_and_keeps_secrets_out_of_messages() {
@@ -115,6 +219,7 @@ mod tests {
         let e = parse_config(b"\"key: [sk-SECRET\"").unwrap_err();
         assert!(!e.contains("SECRET"), "{e}");
         assert_eq!(parse_address("127.0.0.1:11000").unwrap().port, 11000);
+        assert!(topology(&cfg).is_legacy());
         assert!(parse_address("localhost").is_err());
     }
 }

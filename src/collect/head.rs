@@ -1,13 +1,15 @@
-//! Talking to the head server and the agents around a run (native): the head's config (agent
+//! Talking to the head server and the servers around a run (native): the head's config (server
 //! addresses; its text holds API keys and is never printed) and `/aggregate_metrics`, shared by a
-//! fresh run, a resume and `--merge`.
+//! fresh run, a resume, `--merge` and `aggregate`.
 
+use super::environment::Topology;
 use super::http::{self, Client};
 use super::key::{parse_row, to_line, RolloutKey};
 use super::{aggregate, discover, discover::Address, paths, CollectError};
 use crate::native::atomic::write_file;
 use crate::native::read::for_each_line;
 use anyhow::{bail, Result};
+use gymscope_core::profile::labels::label_run_names;
 use hyper::Method;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -36,40 +38,103 @@ pub async fn fetch_config(client: &Client, head: &Address) -> Result<serde_yaml:
 /// A rollout key and the stripped row's compact JSON.
 type KeyedLine = (RolloutKey, Vec<u8>);
 
-/// POSTs the main file's rows, stripped, to each agent's `/aggregate_metrics` and writes
-/// `<stem>_aggregate_metrics.json`; `None` when there are no rows (as upstream).
+/// One aggregation request: where it goes, the rows and (v0.7.0) the agent that labels it.
+struct Group {
+    server: Option<String>,
+    agent: Option<String>,
+    rows: Vec<KeyedLine>,
+}
+
+/// POSTs the main file's rows, stripped, to `/aggregate_metrics` (one request per environment
+/// server, v0.7.0; per agent on older head servers) and writes `<stem>_aggregate_metrics.json`;
+/// `None` when there are no rows (as upstream).
 pub async fn aggregate_metrics(
     client: &Client,
     config: &serde_yaml::Value,
+    topology: &Topology,
     main: &Path,
     max_line_bytes: u64,
 ) -> Result<Option<PathBuf>> {
-    let mut agents: Vec<(String, Vec<KeyedLine>)> = Vec::new();
+    let mut groups: Vec<Group> = Vec::new();
     let mut slot: HashMap<String, usize> = HashMap::new();
     let name = main.display().to_string();
     for_each_line::<CollectError>(main, &name, max_line_bytes, |span, line, _| {
         let row = parse_row(line).map_err(|e| CollectError::line(&name, span.line, e))?;
-        let (Some(agent), Some(key)) = (aggregate::agent_of(&row), RolloutKey::of(&row)) else {
+        let Some(key) = RolloutKey::of(&row) else {
             return Ok(true);
         };
-        let i = *slot.entry(agent.to_string()).or_insert_with(|| {
-            agents.push((agent.to_string(), Vec::new()));
-            agents.len() - 1
+        let agent = aggregate::agent_of(&row);
+        let (group_key, server) = if topology.is_legacy() {
+            let Some(agent) = agent else {
+                return Ok(true);
+            };
+            (agent.to_string(), None)
+        } else {
+            match topology
+                .aggregation_server(&row)
+                .map_err(|e| CollectError::line(&name, span.line, e))?
+            {
+                None => return Ok(true),
+                Some(s) => (s.name.clone(), Some(s)),
+            }
+        };
+        let i = *slot.entry(group_key.clone()).or_insert_with(|| {
+            // The first row's agent labels the server; a row naming none takes the server's own.
+            let agent = agent
+                .map(String::from)
+                .or_else(|| server.and_then(|s| s.attributed.clone()));
+            groups.push(Group {
+                server: server.map(|s| s.name.clone()),
+                agent: if server.is_some() {
+                    agent
+                } else {
+                    Some(group_key)
+                },
+                rows: Vec::new(),
+            });
+            groups.len() - 1
         });
         let mut stripped = to_line(&aggregate::strip(&row));
         stripped.pop();
-        agents[i].1.push((key, stripped));
+        groups[i].rows.push((key, stripped));
         Ok(true)
     })?;
-    if agents.is_empty() {
+    if groups.is_empty() {
         return Ok(None);
     }
+    for g in &mut groups {
+        g.rows.sort_by(|a, b| a.0.cmp(&b.0));
+    }
+    // Upstream groups the rows after sorting them by key: a server's place is its first key's.
+    groups.sort_by(|a, b| a.rows[0].0.cmp(&b.rows[0].0));
+    let labels = label_run_names(groups.iter().map(|g| {
+        (
+            Some(
+                g.server
+                    .as_deref()
+                    .or(g.agent.as_deref())
+                    .unwrap_or_default(),
+            ),
+            g.agent.as_deref(),
+        )
+    }));
     let mut entries = Vec::new();
-    for (agent, mut rows) in agents {
-        rows.sort_by(|a, b| a.0.cmp(&b.0));
-        let body = aggregate::request_body(rows.iter().map(|(_, b)| b.as_slice()));
-        drop(rows);
-        let a = discover::agent_address(config, &agent).map_err(anyhow::Error::msg)?;
+    for g in groups {
+        let target = g.server.clone().or(g.agent.clone()).unwrap_or_default();
+        let label = labels
+            .get(&target)
+            .cloned()
+            .unwrap_or_else(|| target.clone());
+        let body = aggregate::request_body(g.rows.iter().map(|(_, b)| b.as_slice()));
+        drop(g.rows);
+        let (what, a) = match &g.server {
+            Some(s) => (
+                "environment server",
+                discover::server_address(config, s, "environment server"),
+            ),
+            None => ("agent", discover::agent_address(config, &target)),
+        };
+        let a = a.map_err(anyhow::Error::msg)?;
         let url = http::uri(&a.host, a.port, "/aggregate_metrics").map_err(anyhow::Error::msg)?;
         let (status, answer) = client
             .send(Method::POST, &url, Some(body.into()))
@@ -77,18 +142,21 @@ pub async fn aggregate_metrics(
             .map_err(|e| anyhow::anyhow!("POST {url} failed: {e}"))?;
         if !(200..300).contains(&status) {
             bail!(
-                "agent `{agent}` answered /aggregate_metrics with HTTP {status}: {}",
+                "{what} `{target}` answered /aggregate_metrics with HTTP {status}: {}",
                 String::from_utf8_lossy(&answer[..answer.len().min(300)])
             );
         }
-        let entry = aggregate::entry(&agent, &answer)
-            .map_err(|e| anyhow::anyhow!("agent `{agent}`: /aggregate_metrics: {e}"))?;
+        let entry = match &g.server {
+            Some(s) => aggregate::server_entry(&label, s, &answer),
+            None => aggregate::entry(&label, &answer),
+        }
+        .map_err(|e| anyhow::anyhow!("{what} `{target}`: /aggregate_metrics: {e}"))?;
         drop(answer);
         let key_metrics: Value =
             crate::collect::key::parse_value(entry.key_metrics.get().as_bytes()).map_err(|e| {
-                anyhow::anyhow!("agent `{agent}`: /aggregate_metrics key_metrics: {e}")
+                anyhow::anyhow!("{what} `{target}`: /aggregate_metrics key_metrics: {e}")
             })?;
-        crate::say!("\nKey metrics for {agent}:\n{}", pretty4(&key_metrics));
+        crate::say!("\nKey metrics for {label}:\n{}", pretty4(&key_metrics));
         entries.push(entry);
     }
     let path = paths::aggregate_metrics(main);

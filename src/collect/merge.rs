@@ -161,7 +161,14 @@ pub async fn run(opts: &MergeOptions) -> Result<Ending> {
     }
     let metrics = if let Some((client, config)) = head {
         crate::say!("Computing aggregate metrics");
-        aggregate_metrics(&client, &config, &opts.output, opts.max_line_bytes).await?
+        aggregate_metrics(
+            &client,
+            &config,
+            &discover::topology(&config),
+            &opts.output,
+            opts.max_line_bytes,
+        )
+        .await?
     } else {
         None
     };

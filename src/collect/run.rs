@@ -6,13 +6,14 @@
 //! grace period; a second signal (or the grace period running out) drops the rest, which simply
 //! run again on `--resume`.
 
+use super::environment::{dispatch_name, Destination, Topology};
 use super::http::{Client, TransportError};
 use super::key::{parse_row, to_line, RolloutKey};
 use super::progress::{Printer, Progress};
 use super::resume::Plan;
 use super::route::{self, failure_row, merge_row_keys, progress_numbers, CollectorFailure, Route};
 use super::{files, observe, CollectError, Row};
-use crate::gym::keys::{AGENT_REF, ATTEMPT_INDEX};
+use crate::gym::keys::ATTEMPT_INDEX;
 use bytes::Bytes;
 use hyper::{Method, Uri};
 use std::collections::HashMap;
@@ -29,8 +30,10 @@ pub struct Config {
     pub materialized: PathBuf,
     pub output: PathBuf,
     pub failures: PathBuf,
-    /// `/run` address per agent name.
-    pub agents: HashMap<String, Uri>,
+    /// Where rows go (environment servers, or agents on older head servers).
+    pub topology: Topology,
+    /// `/run` address per destination.
+    pub addresses: HashMap<Destination, Uri>,
     pub concurrency: usize,
     pub timeout: Option<Duration>,
     pub grace: Duration,
@@ -58,6 +61,8 @@ pub struct Report {
     pub fatal: Option<String>,
     pub elapsed: Duration,
     pub status: String,
+    /// Seconds each `/run` that answered with a result took (v0.7.0's latency lines).
+    pub durations: Vec<f64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -74,6 +79,8 @@ enum Outcome {
         agent: String,
         numbers: Vec<(String, f64)>,
         collector_failure: bool,
+        /// How long the `/run` took, when it answered with a result.
+        seconds: Option<f64>,
     },
     Fatal(String),
 }
@@ -146,12 +153,16 @@ pub async fn run(cfg: Config, plan: &Plan, client: Client) -> Result<Report, Col
         let Some(attempt) = plan.attempt(&key) else {
             continue;
         };
-        let agent = agent_name(&row);
-        let Some(uri) = cfg.agents.get(&agent).cloned() else {
+        let agent = dispatch_name(&row).to_string();
+        let destination = cfg.topology.destination(&row);
+        let Some((uri, destination)) = destination
+            .ok()
+            .and_then(|d| Some((cfg.addresses.get(&d)?.clone(), d)))
+        else {
             dispatch_error = Some(CollectError::line(
                 &mat_name,
                 line_no,
-                format!("no address for agent `{agent}`"),
+                format!("no address for `{agent}`"),
             ));
             break;
         };
@@ -203,6 +214,7 @@ pub async fn run(cfg: Config, plan: &Plan, client: Client) -> Result<Report, Col
         let job = Job {
             client: client.clone(),
             uri,
+            destination,
             body,
             row,
             agent,
@@ -236,14 +248,6 @@ pub async fn run(cfg: Config, plan: &Plan, client: Client) -> Result<Report, Col
         return Err(e);
     }
     Ok(report)
-}
-
-fn agent_name(row: &Row) -> String {
-    row.get(AGENT_REF)
-        .and_then(|a| a.get("name"))
-        .and_then(|n| n.as_str())
-        .unwrap_or_default()
-        .to_string()
 }
 
 /// Waits for in-flight rollouts: all of them while running, up to the grace period once
@@ -342,6 +346,7 @@ async fn watch_signals(
 struct Job {
     client: Client,
     uri: Uri,
+    destination: Destination,
     body: Bytes,
     row: Row,
     agent: String,
@@ -372,7 +377,7 @@ impl Job {
             None => CollectorFailure::Timeout,
             Some((status, body)) if (200..300).contains(status) => match parse_row(body) {
                 Ok(mut result) => {
-                    merge_row_keys(&mut result, &self.row);
+                    merge_row_keys(&mut result, &self.row, &self.destination);
                     let capture = self.capture_dir.as_deref().and_then(|dir| {
                         observe::rollout_id(&result)
                             .ok()
@@ -397,6 +402,7 @@ impl Job {
                         numbers: progress_numbers(&result),
                         agent: self.agent,
                         collector_failure: false,
+                        seconds: Some(started.elapsed().as_secs_f64()),
                     });
                 }
                 Err(e) => CollectorFailure::BadResponse {
@@ -428,7 +434,7 @@ impl Job {
         let status = answer.as_ref().map(|(s, _)| *s);
         self.printer
             .out_line(&route::failure_line(&self.row, status));
-        let row = failure_row(&self.row, failure);
+        let row = failure_row(&self.row, failure, &self.destination);
         self.printer.out_line(&route::dropped_line(&self.row, &row));
         Some(Outcome::Done {
             route: Route::Sidecar,
@@ -436,6 +442,7 @@ impl Job {
             numbers: Vec::new(),
             agent: self.agent,
             collector_failure: true,
+            seconds: None,
         })
     }
 
@@ -544,9 +551,11 @@ fn write_loop(
                     agent,
                     numbers,
                     collector_failure,
+                    seconds,
                     ..
                 } => {
                     report.completed += 1;
+                    report.durations.extend(seconds);
                     match route {
                         Route::Main => report.main += 1,
                         Route::Sidecar => report.sidecar += 1,

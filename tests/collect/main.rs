@@ -5,6 +5,7 @@
 use gymscope_testkit as common;
 
 mod end_to_end;
+mod environment;
 mod health;
 mod observe;
 mod scale_out;

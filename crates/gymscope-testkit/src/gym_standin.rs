@@ -1,5 +1,8 @@
 //! A stand-in for a NeMo Gym server stack: one HTTP server on a free 127.0.0.1 port acting as
-//! head server and agent (the contract in the collection spec, §8). Test hooks per row through
+//! head server and agent (the contract in the collection spec, §8). `start_v07` adds what
+//! `gym env start` v0.7.0 adds: one `legacy_agent` environment server per agent
+//! (`<agent>_environment_server`), on a second port, relaying `/run` and `/aggregate_metrics`;
+//! `relayed` counts what went through it. Test hooks per row through
 //! `fake_behavior`: `transient`, `terminal`, `kill`, `http500`, `sleep:<seconds>`.
 //!
 //! With a capture directory (`start_capturing`) it also plays the model server with
@@ -15,6 +18,7 @@ use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use serde_json::{json, Map, Value};
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// `(task, rollout, attempt)` of each `/run` received.
@@ -34,11 +38,18 @@ pub struct StandIn {
     rt: Option<tokio::runtime::Runtime>,
     capture: Arc<Mutex<Option<std::path::PathBuf>>>,
     pub capture_dir: Option<std::path::PathBuf>,
+    /// Requests (`/run`, `/aggregate_metrics`) received through an environment server.
+    pub relayed: Arc<AtomicU64>,
 }
 
 impl StandIn {
     pub fn start(agents: &[&str]) -> StandIn {
         StandIn::start_full(agents, &[], None)
+    }
+
+    /// A v0.7.0-shaped stack: each agent fronted by its `<agent>_environment_server`.
+    pub fn start_v07(agents: &[&str]) -> StandIn {
+        StandIn::start_stack(agents, &[], None, true)
     }
 
     /// Also lists `dead` agents in the config, at a port nobody listens on (connection refused).
@@ -64,6 +75,15 @@ impl StandIn {
     }
 
     fn start_full(agents: &[&str], dead: &[&str], responder: Option<Responder>) -> StandIn {
+        StandIn::start_stack(agents, dead, responder, false)
+    }
+
+    fn start_stack(
+        agents: &[&str],
+        dead: &[&str],
+        responder: Option<Responder>,
+        environment_servers: bool,
+    ) -> StandIn {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
@@ -73,6 +93,10 @@ impl StandIn {
             .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
             .unwrap();
         let addr = listener.local_addr().unwrap();
+        let relay = rt
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let relay_port = relay.local_addr().unwrap().port();
         let mut cfg = Map::new();
         cfg.insert("policy_api_key".into(), json!(SECRET));
         cfg.insert("policy_base_url".into(), json!("http://127.0.0.1:1/v1"));
@@ -81,6 +105,14 @@ impl StandIn {
                 a.to_string(),
                 json!({"responses_api_agents": {"fake_agent": {"entrypoint": "app.py", "host": "127.0.0.1", "port": addr.port(), "api_key": SECRET}}}),
             );
+        }
+        if environment_servers {
+            for a in agents {
+                cfg.insert(
+                    format!("{a}_environment_server"),
+                    json!({"environment_servers": {"legacy_agent": {"entrypoint": "app.py", "agent_server": {"type": "responses_api_agents", "name": a}, "host": "127.0.0.1", "port": relay_port}}}),
+                );
+            }
         }
         for a in dead {
             cfg.insert(
@@ -97,32 +129,23 @@ impl StandIn {
         let config_body = Bytes::from(serde_json::to_vec(&yaml).unwrap());
         let runs = Arc::new(Mutex::new(Vec::new()));
         let capture = Arc::new(Mutex::new(None));
+        let relayed = Arc::new(AtomicU64::new(0));
         let state = Arc::new(State {
             config_body,
             runs: runs.clone(),
             responder,
             capture: capture.clone(),
+            relayed: relayed.clone(),
         });
-        rt.spawn(async move {
-            loop {
-                let Ok((stream, _)) = listener.accept().await else {
-                    continue;
-                };
-                let state = state.clone();
-                tokio::spawn(async move {
-                    let svc = hyper::service::service_fn(move |req| handle(state.clone(), req));
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), svc)
-                        .await;
-                });
-            }
-        });
+        rt.spawn(serve(listener, state.clone(), false));
+        rt.spawn(serve(relay, state, true));
         StandIn {
             addr,
             runs,
             rt: Some(rt),
             capture,
             capture_dir: None,
+            relayed,
         }
     }
 
@@ -139,7 +162,24 @@ impl Drop for StandIn {
     }
 }
 
+/// Accepts connections for ever; `relay`: this is the environment servers' port.
+async fn serve(listener: tokio::net::TcpListener, state: Arc<State>, relay: bool) {
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let state = state.clone();
+        tokio::spawn(async move {
+            let svc = hyper::service::service_fn(move |req| handle(state.clone(), req, relay));
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), svc)
+                .await;
+        });
+    }
+}
+
 struct State {
+    relayed: Arc<AtomicU64>,
     config_body: Bytes,
     runs: RunLog,
     responder: Option<Responder>,
@@ -169,9 +209,13 @@ fn reply(status: u16, body: impl Into<Bytes>) -> Response<Full<Bytes>> {
 async fn handle(
     state: Arc<State>,
     req: Request<Incoming>,
+    relay: bool,
 ) -> Result<Response<Full<Bytes>>, hyper::Error> {
     let (parts, body) = req.into_parts();
     let body = body.collect().await?.to_bytes();
+    if relay && parts.method == "POST" {
+        state.relayed.fetch_add(1, Ordering::Relaxed);
+    }
     Ok(match (parts.method.as_str(), parts.uri.path()) {
         ("GET", "/") => reply(200, r#"{"status":"ok"}"#),
         ("GET", "/global_config_dict_yaml") => reply(200, state.config_body.clone()),

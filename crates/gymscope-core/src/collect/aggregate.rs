@@ -1,10 +1,10 @@
 //! Aggregation (upstream's `_call_aggregate_metrics`): each main-file row stripped of its bulky
-//! fields is sent to its agent's `/aggregate_metrics`; the answers become
-//! `<stem>_aggregate_metrics.json`. The servers compute the numbers; the client only forwards.
+//! fields is sent to the `/aggregate_metrics` of the environment server it ran through (v0.7.0;
+//! its agent on older head servers); the answers become `<stem>_aggregate_metrics.json`. The
+//! servers compute the numbers; the client only forwards.
 
 use super::Row;
-use crate::gym::keys::{AGENT_REF, RESPONSES_CREATE_PARAMS};
-use crate::gym::py;
+use crate::gym::keys::{AGENT_REF, ENVIRONMENT_SERVER, RESPONSES_CREATE_PARAMS};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -18,21 +18,24 @@ const DROPPED: [&str; 5] = [
     "ng_trajectory",
 ];
 
-/// The row as sent for aggregation: bulky fields dropped; `response.usage` kept when truthy.
+/// The row as sent for aggregation: bulky fields dropped; of `response`, `usage` and
+/// `incomplete_details` kept when not null (v0.7.0 `_call_aggregate_metrics`).
 pub fn strip(result: &Row) -> Row {
     let mut out: Row = result
         .iter()
         .filter(|(k, _)| !DROPPED.contains(&k.as_str()))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    let usage = result
-        .get("response")
-        .and_then(Value::as_object)
-        .and_then(|r| r.get("usage"));
-    if usage.is_some_and(py::truthy) {
-        let mut response = Row::new();
-        response.insert("usage".into(), usage.cloned().unwrap_or(Value::Null));
-        out.insert("response".into(), Value::Object(response));
+    let response = result.get("response").and_then(Value::as_object);
+    let kept: Row = ["usage", "incomplete_details"]
+        .into_iter()
+        .filter_map(|k| {
+            let v = response?.get(k).filter(|v| !v.is_null())?;
+            Some((k.to_string(), v.clone()))
+        })
+        .collect();
+    if !kept.is_empty() {
+        out.insert("response".into(), Value::Object(kept));
     }
     out
 }
@@ -55,11 +58,15 @@ pub fn request_body<'a>(rows: impl Iterator<Item = &'a [u8]>) -> Vec<u8> {
     body
 }
 
-/// One entry of the metrics file: an agent and the parts of its `/aggregate_metrics` answer,
-/// kept as raw JSON text. Per-task metrics of a large run are big; building a `Value` tree of
-/// them took 592 MB for 100,000 tasks, the raw text a tenth of that.
+/// One entry of the metrics file: a label, the environment server, and the parts of its
+/// `/aggregate_metrics` answer, kept as raw JSON text. Per-task metrics of a large run are big;
+/// building a `Value` tree of them took 592 MB for 100,000 tasks, the raw text a tenth of that.
 pub struct Entry {
+    /// `agent_ref.name`: the agent, or the server's name where the agent names no single run
+    /// (v0.7.0 `label_runs`).
     pub agent: String,
+    /// `_ng_environment_server` (v0.7.0 stacks; `None` on older head servers).
+    pub server: Option<String>,
     pub agent_metrics: Box<RawValue>,
     pub key_metrics: Box<RawValue>,
     pub group_level_metrics: Box<RawValue>,
@@ -68,7 +75,29 @@ pub struct Entry {
     pub extra: Vec<(String, Box<RawValue>)>,
 }
 
-/// Reads an answer (fields default to empty, as upstream's `AggregateMetrics` model does).
+/// An environment server's answer as v0.7.0 writes it: exactly `agent_ref`,
+/// `_ng_environment_server`, the three metric fields, `repeat_level_metrics` (default `[]`) and
+/// `perf_summary` when not null; other answer fields are dropped.
+pub fn server_entry(label: &str, server: &str, answer: &[u8]) -> Result<Entry, String> {
+    let mut e = entry(label, answer)?;
+    let field = |k: &str| {
+        e.extra
+            .iter()
+            .find(|(name, _)| name == k)
+            .map(|(_, v)| v.clone())
+    };
+    let repeats = field("repeat_level_metrics")
+        .unwrap_or_else(|| RawValue::from_string("[]".into()).expect("valid"));
+    let perf = field("perf_summary");
+    e.extra = std::iter::once(("repeat_level_metrics".to_string(), repeats))
+        .chain(perf.map(|p| ("perf_summary".to_string(), p)))
+        .collect();
+    e.server = Some(server.to_string());
+    Ok(e)
+}
+
+/// Reads an answer (fields default to empty, as upstream's `AggregateMetrics` model does); on
+/// head servers older than v0.7.0 every other field is kept as the agent returned it.
 pub fn entry(agent: &str, answer: &[u8]) -> Result<Entry, String> {
     let fields = serde_json::from_slice::<RawFields>(answer)
         .map_err(|e| format!("the answer is not a JSON object: {e}"))?
@@ -92,6 +121,7 @@ pub fn entry(agent: &str, answer: &[u8]) -> Result<Entry, String> {
     };
     Ok(Entry {
         agent: agent.to_string(),
+        server: None,
         agent_metrics: or(agent_metrics, "{}"),
         key_metrics: or(key_metrics, "{}"),
         group_level_metrics: or(group_level_metrics, "[]"),
@@ -140,8 +170,11 @@ impl Serialize for Transcoded<'_> {
 impl Serialize for Entry {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let mut m = serializer.serialize_map(Some(4 + self.extra.len()))?;
+        let mut m = serializer.serialize_map(Some(5 + self.extra.len()))?;
         m.serialize_entry(AGENT_REF, &serde_json::json!({ "name": self.agent }))?;
+        if let Some(server) = &self.server {
+            m.serialize_entry(ENVIRONMENT_SERVER, server)?;
+        }
         m.serialize_entry("agent_metrics", &Transcoded(&self.agent_metrics))?;
         m.serialize_entry("key_metrics", &Transcoded(&self.key_metrics))?;
         m.serialize_entry(
@@ -175,16 +208,36 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn strip_keeps_usage_only() {
-        let r = parse_row(br#"{"responses_create_params":{},"response":{"output":[],"usage":{"total_tokens":3}},"reward":1.0,"ng_trajectory":1,"agent_ref":{"name":"a"}}"#).unwrap();
+    fn strip_keeps_usage_and_incomplete_details_only() {
+        let r = parse_row(br#"{"responses_create_params":{},"response":{"output":[],"incomplete_details":{"reason":"max_output_tokens"},"usage":{"total_tokens":3}},"reward":1.0,"ng_trajectory":1,"agent_ref":{"name":"a"}}"#).unwrap();
         let s = strip(&r);
         assert_eq!(
-            Value::Object(s),
-            json!({"reward":1.0,"agent_ref":{"name":"a"},"response":{"usage":{"total_tokens":3}}})
+            serde_json::to_string(&s).unwrap(),
+            r#"{"reward":1.0,"agent_ref":{"name":"a"},"response":{"usage":{"total_tokens":3},"incomplete_details":{"reason":"max_output_tokens"}}}"#
         );
-        let r = parse_row(br#"{"response":{"usage":null},"reward":0}"#).unwrap();
+        let r = parse_row(br#"{"response":{"usage":null,"incomplete_details":null},"reward":0}"#)
+            .unwrap();
         assert_eq!(Value::Object(strip(&r)), json!({"reward":0}));
         assert_eq!(agent_of(&r), None);
+        // v0.7.0 keeps a usage that is not null, even an empty one.
+        let r = parse_row(br#"{"response":{"usage":{}}}"#).unwrap();
+        assert_eq!(Value::Object(strip(&r)), json!({"response":{"usage":{}}}));
+    }
+
+    #[test]
+    fn a_servers_entry_has_v07s_keys_only() {
+        let e = server_entry(
+            "a",
+            "a_env",
+            br#"{"perf_summary":{"turns":{"mean":2.0}},"key_metrics":{"k":1},"other":5,"agent_metrics":null}"#,
+        )
+        .unwrap();
+        let got = String::from_utf8(file_bytes(&[e])).unwrap();
+        let want = "[\n  {\n    \"agent_ref\": {\n      \"name\": \"a\"\n    },\n    \"_ng_environment_server\": \"a_env\",\n    \"agent_metrics\": {},\n    \"key_metrics\": {\n      \"k\": 1\n    },\n    \"group_level_metrics\": [],\n    \"repeat_level_metrics\": [],\n    \"perf_summary\": {\n      \"turns\": {\n        \"mean\": 2.0\n      }\n    }\n  }\n]";
+        assert_eq!(got, want);
+        let e = server_entry("a", "a_env", br#"{"perf_summary":null}"#).unwrap();
+        let got: Value = serde_json::from_slice(&file_bytes(&[e])).unwrap();
+        assert!(got[0].get("perf_summary").is_none());
     }
 
     #[test]

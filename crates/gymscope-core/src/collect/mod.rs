@@ -6,7 +6,10 @@
 //! - [`hydra`]: Hydra-typed override values (`0.5`, `{a: 4}`)
 //! - [`materialize`]: input rows → materialized rows, exactly as upstream
 //! - [`resume`]: which rows still need to run, from both output files
+//! - [`environment`]: environment servers (v0.7.0): where a row's `/run` and aggregation go,
+//!   and the `_ng_environment_server` / `_ng_result_type` stamp
 //! - [`route`]: where a result goes (main file, failures sidecar, nowhere) and what is merged into it
+//! - [`latency`]: the per-task latency lines after a run (v0.7.0)
 //! - [`shard`]: the deterministic `--shard i/n` slice
 //! - [`aggregate`]: the `/aggregate_metrics` request and the metrics file
 //! - [`observe`]: model-call capture records (`observe::capture`), the `ng_trajectory` of a
@@ -17,8 +20,10 @@
 
 pub mod aggregate;
 pub mod claude_compaction;
+pub mod environment;
 pub mod hydra;
 pub mod key;
+pub mod latency;
 pub mod materialize;
 pub mod observations;
 pub mod observe;

@@ -1,6 +1,7 @@
 //! What happens to a `/run` result: the row's keys merged in, then one of three destinations by
 //! the sentinel keys; and the sidecar rows gymscope writes for failures upstream would crash on.
 
+use super::environment::{self, Destination};
 use super::Row;
 use crate::gym::keys::{
     AGENT_REF, ATTEMPT_INDEX, ENVIRONMENT_SERVER, FAILURE_CLASS, NO_PERSIST, ROLLOUT_ID,
@@ -32,8 +33,8 @@ pub fn route(result: &Row) -> Route {
 
 /// Sets the row's keys on the result (overwriting in place, else appended), as v0.7.0 does
 /// (`rollout_collection.py`): the indices always, `agent_ref` and the rest only when the row
-/// has them (a taskset row names no agent).
-pub fn merge_row_keys(result: &mut Row, row: &Row) {
+/// has them (a taskset row names no agent); last, the environment server it went through.
+pub fn merge_row_keys(result: &mut Row, row: &Row, destination: &Destination) {
     for key in [TASK_INDEX, ROLLOUT_INDEX] {
         result.insert(key.into(), row.get(key).cloned().unwrap_or(Value::Null));
     }
@@ -48,6 +49,7 @@ pub fn merge_row_keys(result: &mut Row, row: &Row) {
             result.insert(key.into(), v.clone());
         }
     }
+    environment::stamp(result, destination);
 }
 
 /// Why a `/run` came back without a result (v0.7.0 records these with
@@ -78,7 +80,7 @@ const BODY_CHARS: usize = 2000;
 /// writes it: `_ng_failure_class` (`agent_run_error` when a server answered with a status other
 /// than a gateway's, else `agent_request_failed`), `_ng_failure_type`, `_ng_failure_message`,
 /// `_ng_failure_http_status`, `_ng_failure_response_body`; then the row's keys.
-pub fn failure_row(row: &Row, failure: CollectorFailure) -> Row {
+pub fn failure_row(row: &Row, failure: CollectorFailure, destination: &Destination) -> Row {
     let (status, kind, message, body): (Option<u16>, &str, String, Option<&[u8]>) = match failure {
         CollectorFailure::Http {
             status,
@@ -121,7 +123,7 @@ pub fn failure_row(row: &Row, failure: CollectorFailure) -> Row {
         "_ng_failure_response_body".into(),
         body.map_or(Value::Null, truncated_body),
     );
-    merge_row_keys(&mut out, row);
+    merge_row_keys(&mut out, row, destination);
     out
 }
 
@@ -257,10 +259,14 @@ mod tests {
         let src = row(
             r#"{"x":1,"agent_ref":{"name":"a"},"_ng_task_index":2,"_ng_rollout_index":3,"_ng_attempt_index":1}"#,
         );
-        merge_row_keys(&mut result, &src);
+        let server = Destination::Server {
+            name: "a_env".into(),
+            kind: "legacy_agent".into(),
+        };
+        merge_row_keys(&mut result, &src, &server);
         assert_eq!(
             String::from_utf8(to_line(&result)).unwrap(),
-            "{\"_ng_rollout_index\":3,\"reward\":1.0,\"_ng_task_index\":2,\"agent_ref\":{\"name\":\"a\"},\"_ng_attempt_index\":1}\n"
+            "{\"_ng_rollout_index\":3,\"reward\":1.0,\"_ng_task_index\":2,\"agent_ref\":{\"name\":\"a\"},\"_ng_attempt_index\":1,\"_ng_environment_server\":\"a_env\",\"_ng_result_type\":\"legacy_agent\"}\n"
         );
     }
 
@@ -276,6 +282,7 @@ mod tests {
                     url: "http://h:1/run",
                     body,
                 },
+                &Destination::Agent("a".into()),
             )
         };
         let f = http(500, "x".repeat(2500).as_bytes());
@@ -297,7 +304,12 @@ mod tests {
             .as_str()
             .unwrap()
             .ends_with('…'));
-        let f = failure_row(&src, CollectorFailure::Timeout);
+        let server = Destination::Server {
+            name: "a_env".into(),
+            kind: "legacy_agent".into(),
+        };
+        let f = failure_row(&src, CollectorFailure::Timeout, &server);
+        assert_eq!(f["_ng_environment_server"], "a_env");
         assert_eq!(
             (
                 &f["_ng_failure_class"],

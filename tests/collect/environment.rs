@@ -1,0 +1,157 @@
+//! `gymscope collect` against a v0.7.0-shaped stack (`StandIn::start_v07`: each agent fronted by
+//! a `legacy_agent` environment server): every `/run` and `/aggregate_metrics` goes through the
+//! server, every result names it, the metrics file has one entry per server.
+
+use crate::common::gym_standin::StandIn;
+use crate::common::output_text as text;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::atomic::Ordering;
+
+fn gymscope(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gymscope"))
+        .args(args)
+        .output()
+        .expect("run gymscope")
+}
+
+fn rows(p: &Path) -> Vec<Value> {
+    std::fs::read_to_string(p)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn tail_keys(row: &Value, n: usize) -> Vec<String> {
+    let keys: Vec<String> = row.as_object().unwrap().keys().cloned().collect();
+    keys[keys.len() - n..].to_vec()
+}
+
+#[test]
+fn rollouts_and_metrics_go_through_each_agents_environment_server() {
+    let gym = StandIn::start_v07(&["alpha", "beta"]);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(
+        &input,
+        "{\"responses_create_params\":{\"input\":\"a\"},\"agent_ref\":{\"name\":\"alpha\"}}\n\
+         {\"responses_create_params\":{\"input\":\"b\"},\"agent_ref\":{\"name\":\"beta\"}}\n\
+         {\"responses_create_params\":{\"input\":\"c\"},\"agent_ref\":{\"name\":\"beta\"},\"fake_behavior\":\"http500\"}\n",
+    )
+    .unwrap();
+    let out = dir.path().join("o").join("r.jsonl");
+    let r = gymscope(&[
+        "collect",
+        "-i",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--head-server",
+        &gym.head(),
+        "+num_repeats=2",
+        "--concurrency",
+        "1",
+    ]);
+    assert_eq!(r.status.code(), Some(3), "{}", text(&r));
+    let main = rows(&out);
+    assert_eq!(main.len(), 4);
+    for row in &main {
+        let agent = row["agent_ref"]["name"].as_str().unwrap();
+        assert_eq!(
+            tail_keys(row, 2),
+            ["_ng_environment_server", "_ng_result_type"]
+        );
+        assert_eq!(
+            row["_ng_environment_server"],
+            format!("{agent}_environment_server")
+        );
+        assert_eq!(row["_ng_result_type"], "legacy_agent");
+    }
+    // The failure row names the server the /run went to, and its URL is the server's.
+    let side = rows(&dir.path().join("o").join("r_failures.jsonl"));
+    assert_eq!(side.len(), 2);
+    assert_eq!(side[0]["_ng_environment_server"], "beta_environment_server");
+    assert_eq!(side[0]["_ng_result_type"], "legacy_agent");
+    let message = side[0]["_ng_failure_message"].as_str().unwrap();
+    assert!(
+        !message.contains(&format!(":{}/", gym.addr.port())),
+        "{message}"
+    );
+    // Six /run and two /aggregate_metrics, all through an environment server.
+    assert_eq!(gym.relayed.load(Ordering::Relaxed), 8);
+    let metrics: Value = serde_json::from_slice(
+        &std::fs::read(dir.path().join("o").join("r_aggregate_metrics.json")).unwrap(),
+    )
+    .unwrap();
+    let entries = metrics.as_array().unwrap();
+    let servers: Vec<(&str, &str)> = entries
+        .iter()
+        .map(|e| {
+            (
+                e["agent_ref"]["name"].as_str().unwrap(),
+                e["_ng_environment_server"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        servers,
+        [
+            ("alpha", "alpha_environment_server"),
+            ("beta", "beta_environment_server")
+        ]
+    );
+    let keys: Vec<&String> = entries[0].as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "agent_ref",
+            "_ng_environment_server",
+            "agent_metrics",
+            "key_metrics",
+            "group_level_metrics",
+            "repeat_level_metrics"
+        ]
+    );
+    let stdout = String::from_utf8_lossy(&r.stdout);
+    assert!(
+        stdout.contains("Per-task latency over 4 completed rollout(s): median "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Task-time delivered: 0.0 task-hours"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_row_stamped_with_a_server_the_stack_lacks_stops_before_any_run() {
+    let gym = StandIn::start_v07(&["alpha"]);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(
+        &input,
+        "{\"responses_create_params\":{},\"agent_ref\":{\"name\":\"alpha\"}}\n\
+         {\"responses_create_params\":{},\"agent_ref\":{\"name\":\"alpha\"},\"_ng_environment_server\":\"gone_env\"}\n",
+    )
+    .unwrap();
+    let out = dir.path().join("r.jsonl");
+    let r = gymscope(&[
+        "collect",
+        "-i",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--head-server",
+        &gym.head(),
+    ]);
+    assert_eq!(r.status.code(), Some(1), "{}", text(&r));
+    assert!(
+        text(&r).contains("r_materialized_inputs.jsonl' line 2: Environment servers are not present in the running config: ['gone_env'] (available: ['alpha_environment_server'])"),
+        "{}",
+        text(&r)
+    );
+    assert_eq!(gym.relayed.load(Ordering::Relaxed), 0);
+    assert!(gym.runs.lock().unwrap().is_empty());
+}
