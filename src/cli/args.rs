@@ -3,7 +3,7 @@
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
-pub use super::collect_args::{CollectArgs, HealthCheckArgs};
+pub use super::collect_args::{AggregateArgs, CollectArgs, HealthCheckArgs};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -42,6 +42,14 @@ pub enum Command {
     /// Writes `<output stem>_materialized_inputs.jsonl` before sending anything, appends each
     /// rollout to --output (or `<stem>_failures.jsonl`), then `<stem>_aggregate_metrics.json`.
     Collect(CollectArgs),
+    /// Merge and score rollouts collected in shards: a drop-in for NeMo Gym v0.7.0's
+    /// `gym eval aggregate`.
+    ///
+    /// Writes --output (the rows of every file --input-glob matches, sorted by rollout key),
+    /// `<output stem>_aggregate_metrics.json` (one entry per environment server, from the
+    /// servers behind --head-server) and the health reports; says which rollouts the score
+    /// misses, from the shards' `_failures.jsonl`.
+    Aggregate(AggregateArgs),
     /// A shareable report: one self-contained HTML file (opens offline, from file://, mail or
     /// any static host) with the summary, agent and task tables, plots and some conversations.
     ///

@@ -1,12 +1,45 @@
 //! `gymscope collect`: flags into [`CollectOptions`] (or [`MergeOptions`]), the collection's
-//! [`Ending`] into the exit code. The collection itself is `collect::command` / `collect::merge`.
+//! [`Ending`] into the exit code. The collection itself is `collect::command` / `collect::merge`;
+//! `gymscope aggregate`'s is `collect::aggregate_shards`.
 
-use super::args::CollectArgs;
+use super::args::{AggregateArgs, CollectArgs};
+use crate::collect::aggregate_shards::{self, AggregateOptions};
 use crate::collect::command::{self, Ending};
 use crate::collect::merge::{self, MergeOptions};
 use crate::collect::options::CollectOptions;
 use anyhow::{Context, Result};
 use std::process::ExitCode;
+
+/// `gymscope aggregate`: exit 0 once the files are written, as upstream.
+pub fn aggregate(args: &AggregateArgs) -> Result<ExitCode> {
+    let health_check = if args.no_health_check {
+        None
+    } else {
+        Some(
+            crate::health::checks::normalize_ignored(&args.health_check_ignore)
+                .map_err(crate::native::UsageError)?,
+        )
+    };
+    if args.health_check_workers == Some(0) {
+        return Err(
+            crate::native::UsageError("health_check_workers must be at least 1".into()).into(),
+        );
+    }
+    let opts = AggregateOptions {
+        input_glob: args.input_glob.clone(),
+        output: args.output.clone(),
+        merge_shards: !args.no_merge_shards,
+        head_server: args.head_server.clone(),
+        max_line_bytes: args.max_line_bytes,
+        health_check,
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    rt.block_on(aggregate_shards::run(&opts))?;
+    Ok(ExitCode::SUCCESS)
+}
 
 pub fn run(args: &CollectArgs) -> Result<ExitCode> {
     let health_check = if args.no_health_check {

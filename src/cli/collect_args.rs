@@ -110,6 +110,38 @@ pub struct CollectArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct AggregateArgs {
+    /// The rollouts files: a glob, or globs separated by commas (each shard's
+    /// `_failures.jsonl` and `_materialized_inputs.jsonl` are skipped).
+    #[arg(short = 'i', long, value_name = "GLOB[,GLOB...]")]
+    pub input_glob: String,
+    /// The merged rollouts; the metrics go to `<stem>_aggregate_metrics.json` beside it and the
+    /// health reports into its folder.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// Do not write the merged rollouts (upstream's `+merge_shards=false`): score the shards as
+    /// they are.
+    #[arg(long)]
+    pub no_merge_shards: bool,
+    /// The head server started by `gym env start` (the servers that score the rollouts).
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:11000")]
+    pub head_server: String,
+    /// Skip the health reports (`quality_summary.json`, `rollout_verdicts.jsonl`).
+    #[arg(long)]
+    pub no_health_check: bool,
+    /// Health check ids to skip (comma-separated, repeatable; unknown ids are refused).
+    #[arg(long = "health-check-ignore", value_name = "ID,...")]
+    pub health_check_ignore: Vec<String>,
+    /// Accepted for upstream command lines (upstream's worker processes); gymscope checks in
+    /// one streaming read.
+    #[arg(long, value_name = "N")]
+    pub health_check_workers: Option<usize>,
+    /// Refuse lines longer than N bytes (default 1 GiB).
+    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    pub max_line_bytes: u64,
+}
+
+#[derive(Args, Debug)]
 pub struct HealthCheckArgs {
     /// The run directory (`quality_summary.json` and `rollout_verdicts.jsonl` are written there).
     #[arg(value_name = "RUN_DIR")]

@@ -140,6 +140,13 @@ fn collect_override(name: &str, value: &str, out: &mut Vec<String>) -> Result<()
     };
     match name {
         "input_jsonl_fpath" => flag(out, "--input", value),
+        // `gym eval aggregate`'s.
+        "input_glob" => flag(out, "--input-glob", value),
+        "merge_shards" => {
+            if !boolean(name, value)? {
+                out.push("--no-merge-shards".into());
+            }
+        }
         "output_jsonl_fpath" => flag(out, "--output", value),
         "agent_name" => flag(out, "--agent", value),
         "limit" => flag(out, "--limit", value),
@@ -170,7 +177,7 @@ fn collect_override(name: &str, value: &str, out: &mut Vec<String>) -> Result<()
                 return Err(match NOT_SUPPORTED.iter().find(|(k, _)| *k == name) {
                     Some((_, instead)) => format!("not supported by gymscope: {name} ({instead})"),
                     None => format!(
-                        "unknown key `+{name}`: gymscope takes upstream's keys for `gym eval profile` and `gym eval run` (see `gymscope profile --help`, `gymscope collect --help`)"
+                        "unknown key `+{name}`: gymscope takes upstream's keys for `gym eval profile`, `gym eval run` and `gym eval aggregate` (see `gymscope profile --help`, `gymscope collect --help`, `gymscope aggregate --help`)"
                     ),
                 })
             }

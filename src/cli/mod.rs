@@ -71,6 +71,7 @@ pub fn run() -> ExitCode {
         Command::Profile(args) => profile::run(&args).map(|()| ExitCode::SUCCESS),
         Command::ValidatePivot(args) => validate_pivot::run(&args),
         Command::Collect(args) => collect::run(&args),
+        Command::Aggregate(args) => collect::aggregate(&args),
         Command::Report(args) => report::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Compare(args) => compare::run(&args),
         Command::BuildPivot(args) => build_pivot::run(&args),

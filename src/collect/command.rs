@@ -224,7 +224,15 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         None
     } else {
         crate::say!("Computing aggregate metrics");
-        aggregate_metrics(&client, &config, &topology, &output, args.max_line_bytes).await?
+        aggregate_metrics(
+            &client,
+            &config,
+            &topology,
+            std::slice::from_ref(&output),
+            &output,
+            args.max_line_bytes,
+        )
+        .await?
     };
     crate::say!(
         "Finished rollout collection! View results at:\nFully materialized inputs: {}\nRollouts: {}\nAggregate metrics: {}",

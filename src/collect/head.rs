@@ -45,60 +45,63 @@ struct Group {
     rows: Vec<KeyedLine>,
 }
 
-/// POSTs the main file's rows, stripped, to `/aggregate_metrics` (one request per environment
-/// server, v0.7.0; per agent on older head servers) and writes `<stem>_aggregate_metrics.json`;
-/// `None` when there are no rows (as upstream).
+/// POSTs the rows of the rollouts files `sources`, stripped, to `/aggregate_metrics` (one
+/// request per environment server, v0.7.0; per agent on older head servers) and writes
+/// `<output stem>_aggregate_metrics.json`; `None` when there are no rows (as upstream).
 pub async fn aggregate_metrics(
     client: &Client,
     config: &serde_yaml::Value,
     topology: &Topology,
-    main: &Path,
+    sources: &[PathBuf],
+    output: &Path,
     max_line_bytes: u64,
 ) -> Result<Option<PathBuf>> {
     let mut groups: Vec<Group> = Vec::new();
     let mut slot: HashMap<String, usize> = HashMap::new();
-    let name = main.display().to_string();
-    for_each_line::<CollectError>(main, &name, max_line_bytes, |span, line, _| {
-        let row = parse_row(line).map_err(|e| CollectError::line(&name, span.line, e))?;
-        let Some(key) = RolloutKey::of(&row) else {
-            return Ok(true);
-        };
-        let agent = aggregate::agent_of(&row);
-        let (group_key, server) = if topology.is_legacy() {
-            let Some(agent) = agent else {
+    for main in sources {
+        let name = main.display().to_string();
+        for_each_line::<CollectError>(main, &name, max_line_bytes, |span, line, _| {
+            let row = parse_row(line).map_err(|e| CollectError::line(&name, span.line, e))?;
+            let Some(key) = RolloutKey::of(&row) else {
                 return Ok(true);
             };
-            (agent.to_string(), None)
-        } else {
-            match topology
-                .aggregation_server(&row)
-                .map_err(|e| CollectError::line(&name, span.line, e))?
-            {
-                None => return Ok(true),
-                Some(s) => (s.name.clone(), Some(s)),
-            }
-        };
-        let i = *slot.entry(group_key.clone()).or_insert_with(|| {
-            // The first row's agent labels the server; a row naming none takes the server's own.
-            let agent = agent
-                .map(String::from)
-                .or_else(|| server.and_then(|s| s.attributed.clone()));
-            groups.push(Group {
-                server: server.map(|s| s.name.clone()),
-                agent: if server.is_some() {
-                    agent
-                } else {
-                    Some(group_key)
-                },
-                rows: Vec::new(),
+            let agent = aggregate::agent_of(&row);
+            let (group_key, server) = if topology.is_legacy() {
+                let Some(agent) = agent else {
+                    return Ok(true);
+                };
+                (agent.to_string(), None)
+            } else {
+                match topology
+                    .aggregation_server(&row)
+                    .map_err(|e| CollectError::line(&name, span.line, e))?
+                {
+                    None => return Ok(true),
+                    Some(s) => (s.name.clone(), Some(s)),
+                }
+            };
+            let i = *slot.entry(group_key.clone()).or_insert_with(|| {
+                // The first row's agent labels the server; a row naming none takes the server's own.
+                let agent = agent
+                    .map(String::from)
+                    .or_else(|| server.and_then(|s| s.attributed.clone()));
+                groups.push(Group {
+                    server: server.map(|s| s.name.clone()),
+                    agent: if server.is_some() {
+                        agent
+                    } else {
+                        Some(group_key)
+                    },
+                    rows: Vec::new(),
+                });
+                groups.len() - 1
             });
-            groups.len() - 1
-        });
-        let mut stripped = to_line(&aggregate::strip(&row));
-        stripped.pop();
-        groups[i].rows.push((key, stripped));
-        Ok(true)
-    })?;
+            let mut stripped = to_line(&aggregate::strip(&row));
+            stripped.pop();
+            groups[i].rows.push((key, stripped));
+            Ok(true)
+        })?;
+    }
     if groups.is_empty() {
         return Ok(None);
     }
@@ -159,7 +162,7 @@ pub async fn aggregate_metrics(
         crate::say!("\nKey metrics for {label}:\n{}", pretty4(&key_metrics));
         entries.push(entry);
     }
-    let path = paths::aggregate_metrics(main);
+    let path = paths::aggregate_metrics(output);
     write_file(&path, |w| -> Result<()> {
         Ok(aggregate::write_file(w, &entries)?)
     })?;

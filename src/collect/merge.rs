@@ -37,12 +37,12 @@ pub struct MergeOptions {
     pub allow_missing_shards: bool,
 }
 
-struct Span {
-    key: RolloutKey,
-    file: usize,
-    line: u64,
-    offset: u64,
-    len: u32,
+pub(super) struct Span {
+    pub(super) key: RolloutKey,
+    pub(super) file: usize,
+    pub(super) line: u64,
+    pub(super) offset: u64,
+    pub(super) len: u32,
 }
 
 /// Merges the shards; [`Ending::Unfinished`] (exit 3) when rollouts or shards are missing.
@@ -165,6 +165,7 @@ pub async fn run(opts: &MergeOptions) -> Result<Ending> {
             &client,
             &config,
             &discover::topology(&config),
+            std::slice::from_ref(&opts.output),
             &opts.output,
             opts.max_line_bytes,
         )
@@ -303,7 +304,7 @@ fn integer_key(row: &Row) -> Result<RolloutKey, String> {
 
 /// Key, line and byte span of every row. A line without its newline means a shard is still
 /// running or was interrupted.
-fn index(paths: &[PathBuf], materialized: bool, max_line: u64) -> Result<Vec<Span>> {
+pub(super) fn index(paths: &[PathBuf], materialized: bool, max_line: u64) -> Result<Vec<Span>> {
     let mut out = Vec::new();
     for (file, path) in paths.iter().enumerate() {
         let name = path.display().to_string();

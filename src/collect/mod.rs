@@ -9,12 +9,14 @@
 //! - [`options`]: what to collect; [`command`]: a fresh run or a resume, end to end;
 //!   [`fresh`]: its materialization step
 //! - [`run`]: the tokio driver, writer thread, signals
-//! - [`merge`]: `--merge`; [`progress`]: indicatif
+//! - [`merge`]: `--merge`; [`aggregate_shards`]: `gymscope aggregate` (`gym eval aggregate`);
+//!   [`progress`]: indicatif
 //!
 //! The command's flags are `cli::collect`'s.
 
 pub use gymscope_core::collect::*;
 
+pub mod aggregate_shards;
 pub mod command;
 pub mod discover;
 pub mod evidence;

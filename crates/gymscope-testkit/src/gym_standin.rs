@@ -109,7 +109,7 @@ impl StandIn {
         if environment_servers {
             for a in agents {
                 cfg.insert(
-                    format!("{a}_environment_server"),
+                    environment_server_name(a),
                     json!({"environment_servers": {"legacy_agent": {"entrypoint": "app.py", "agent_server": {"type": "responses_api_agents", "name": a}, "host": "127.0.0.1", "port": relay_port}}}),
                 );
             }
@@ -160,6 +160,17 @@ impl Drop for StandIn {
             rt.shutdown_background();
         }
     }
+}
+
+/// The relay `gym env start` v0.7.0 generates for an agent (`global_config.py`): the agent's
+/// name without its type (`simple_agent`, the stand-in's) or `_agent`, then
+/// `_environment_server`.
+pub fn environment_server_name(agent: &str) -> String {
+    let base = agent
+        .strip_suffix("_simple_agent")
+        .or_else(|| agent.strip_suffix("_agent"))
+        .unwrap_or(agent);
+    format!("{base}_environment_server")
 }
 
 /// Accepts connections for ever; `relay`: this is the environment servers' port.

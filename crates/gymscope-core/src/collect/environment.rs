@@ -153,6 +153,21 @@ impl Topology {
     }
 }
 
+impl Topology {
+    /// The group a rollout is counted under across shards (v0.7.0 `_metrics_group`): its
+    /// stamp, else the one server fronting its agent, else the agent's name.
+    pub fn metrics_group(&self, row: &Row) -> Option<String> {
+        if let Some(stamp) = row.get(ENVIRONMENT_SERVER).and_then(Value::as_str) {
+            return Some(stamp.to_string());
+        }
+        let agent = agent_name(row)?;
+        match self.server_for_agent(agent) {
+            Ok(s) => Some(s.name.clone()),
+            Err(_) => Some(agent.to_string()),
+        }
+    }
+}
+
 /// Appends the server a row went through and its type (v0.7.0 stamps every result, main and
 /// sidecar, after the row's own keys).
 pub fn stamp(result: &mut Row, destination: &Destination) {
@@ -279,6 +294,16 @@ mod tests {
             Some("a_env")
         );
         assert_eq!(by(r#"{"reward":1}"#).unwrap(), None);
+        let group = |json: &str| t.metrics_group(&row(json));
+        assert_eq!(
+            group(r#"{"agent_ref":{"name":"a"}}"#).as_deref(),
+            Some("a_env")
+        );
+        assert_eq!(group(r#"{"agent_ref":{"name":"q"}}"#).as_deref(), Some("q"));
+        assert_eq!(
+            group(r#"{"_ng_environment_server":"s"}"#).as_deref(),
+            Some("s")
+        );
         let e = by(r#"{"_ng_environment_server":"gone"}"#).unwrap_err();
         assert!(
             e.contains("'gone', which is not in the running config (available: ['a_env'])"),
