@@ -11,7 +11,7 @@ use super::environment::Topology;
 use super::head::{aggregate_metrics, fetch_config};
 use super::http::Client;
 use super::key::{parse_row, to_line, KeyPart};
-use super::merge::{index, Span};
+use super::merge::{index, LastLine, Span};
 use super::{discover, paths, CollectError};
 use crate::gym::keys::{FAILURE_CLASS, ROLLOUT_INDEX, TASK_INDEX};
 use crate::native::read::for_each_line;
@@ -59,7 +59,7 @@ pub fn expand_input_glob(input_glob: &str) -> Result<Vec<PathBuf>> {
     {
         let mut matches: Vec<PathBuf> = glob::glob_with(pattern, options)
             .map_err(|e| UsageError(format!("--input-glob: pattern `{pattern}`: {e}")))?
-            .filter_map(|m| m.ok())
+            .filter_map(Result::ok)
             .collect();
         matches.sort_by(|a, b| a.to_string_lossy().cmp(&b.to_string_lossy()));
         for path in matches {
@@ -113,7 +113,7 @@ pub async fn run(opts: &AggregateOptions) -> Result<()> {
     for s in &shards {
         crate::say!("  - {}", s.display());
     }
-    let mut rows = index(&shards, false, opts.max_line_bytes)?;
+    let mut rows = index(&shards, LastLine::Accept, opts.max_line_bytes)?;
     crate::say!(
         "Loaded {} rollout record(s) from {} shard(s)",
         rows.len(),
@@ -150,27 +150,24 @@ pub async fn run(opts: &AggregateOptions) -> Result<()> {
     }
     let scored = rows.len() as u64;
     drop(rows);
-    let metrics = match &head {
-        Some((config, topology)) => {
-            let sources: Vec<PathBuf> = if opts.merge_shards {
-                vec![opts.output.clone()]
-            } else {
-                shards.clone()
-            };
-            aggregate_metrics(
-                &client,
-                config,
-                topology,
-                &sources,
-                &opts.output,
-                opts.max_line_bytes,
-            )
-            .await?
-        }
-        None => {
-            crate::note!("The shards hold no rollout rows: there is nothing to score.");
-            None
-        }
+    let metrics = if let Some((config, topology)) = &head {
+        let sources: Vec<PathBuf> = if opts.merge_shards {
+            vec![opts.output.clone()]
+        } else {
+            shards.clone()
+        };
+        aggregate_metrics(
+            &client,
+            config,
+            topology,
+            &sources,
+            &opts.output,
+            opts.max_line_bytes,
+        )
+        .await?
+    } else {
+        crate::note!("The shards hold no rollout rows: there is nothing to score.");
+        None
     };
     crate::say!(
         "Finished rollout aggregation! View results at:\nMerged rollouts: {}\nAggregate metrics: {}{}",

@@ -67,7 +67,7 @@ pub async fn run(opts: &MergeOptions) -> Result<Ending> {
     for s in &shards {
         crate::say!("  - {}", s.display());
     }
-    let mut inputs = index(&mats, true, opts.max_line_bytes)?;
+    let mut inputs = index(&mats, LastLine::RefuseMaterialized, opts.max_line_bytes)?;
     let mut known: HashMap<&RolloutKey, &Span> = HashMap::new();
     for s in &inputs {
         if let Some(other) = known.insert(&s.key, s) {
@@ -81,7 +81,7 @@ pub async fn run(opts: &MergeOptions) -> Result<Ending> {
             );
         }
     }
-    let mut rollouts = index(&shards, false, opts.max_line_bytes)?;
+    let mut rollouts = index(&shards, LastLine::RefuseShard, opts.max_line_bytes)?;
     let mut seen: HashMap<&RolloutKey, &Span> = HashMap::new();
     for s in &rollouts {
         if !known.contains_key(&s.key) {
@@ -302,14 +302,24 @@ fn integer_key(row: &Row) -> Result<RolloutKey, String> {
     Ok(RolloutKey(part(TASK_INDEX)?, part(ROLLOUT_INDEX)?))
 }
 
-/// Key, line and byte span of every row. A line without its newline means a shard is still
-/// running or was interrupted.
-pub(super) fn index(paths: &[PathBuf], materialized: bool, max_line: u64) -> Result<Vec<Span>> {
+/// How `index` treats a last line without its newline.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum LastLine {
+    /// A shard still running or interrupted (`--merge`): refused, as materialized inputs.
+    RefuseShard,
+    RefuseMaterialized,
+    /// Read as any other line (`aggregate`, as upstream reads files line by line).
+    Accept,
+}
+
+/// Key, line and byte span of every row.
+pub(super) fn index(paths: &[PathBuf], last: LastLine, max_line: u64) -> Result<Vec<Span>> {
     let mut out = Vec::new();
+    let materialized = last == LastLine::RefuseMaterialized;
     for (file, path) in paths.iter().enumerate() {
         let name = path.display().to_string();
         for_each_line::<CollectError>(path, &name, max_line, |span, line, newline| {
-            if !newline {
+            if !newline && last != LastLine::Accept {
                 return Err(CollectError::line(
                     &name,
                     span.line,
