@@ -14,9 +14,31 @@ pub struct CollectArgs {
     /// Output rollouts JSONL; the other files are named after it.
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: PathBuf,
-    /// Agent for rows without an `agent_ref`.
+    /// Route every row to this agent, replacing any `agent_ref` in the data (NeMo Gym v0.7.0:
+    /// `agent_map._default`; a warning lists the names it replaced).
     #[arg(short = 'a', long, value_name = "NAME")]
     pub agent: Option<String>,
+    /// Re-route rows by their `agent_ref.name` or `task_source`: `{old: new, _default: A}`
+    /// (v0.7.0 `agent_map`).
+    #[arg(long, value_name = "{NAME: AGENT, ...}")]
+    pub agent_map: Option<String>,
+    /// Run each matching row once per listed agent, keyed by its `agent_ref.name` or
+    /// `task_source`: `{key: [agent_a, agent_b]}` (v0.7.0 `fan_out`).
+    #[arg(long, value_name = "{KEY: [AGENT, ...]}")]
+    pub fan_out: Option<String>,
+    /// How rows without a taskset are routed: `agent` (through their agent's environment
+    /// server), `legacy` (all to --environment-server-name) or `taskset` (refused).
+    #[arg(long, value_name = "MODE")]
+    pub environment_routing_mode: Option<String>,
+    /// The environment server of every flat row with `--environment-routing-mode legacy`.
+    #[arg(long, value_name = "SERVER")]
+    pub environment_server_name: Option<String>,
+    /// Taskset rows' environment servers: `{taskset: server}`.
+    #[arg(long, value_name = "{TASKSET: SERVER, ...}")]
+    pub environment_server_routes: Option<String>,
+    /// Start the repeats round by round (abcabc) instead of each task's back to back (aabbcc).
+    #[arg(long)]
+    pub interleave_repeats: bool,
     /// Take only the first N input lines (0 = all).
     #[arg(long, value_name = "N")]
     pub limit: Option<u64>,

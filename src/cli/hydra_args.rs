@@ -149,6 +149,12 @@ fn collect_override(name: &str, value: &str, out: &mut Vec<String>) -> Result<()
         }
         "output_jsonl_fpath" => flag(out, "--output", value),
         "agent_name" => flag(out, "--agent", value),
+        "agent_map" => flag(out, "--agent-map", value),
+        "fan_out" => flag(out, "--fan-out", value),
+        "environment_routing_mode" => flag(out, "--environment-routing-mode", value),
+        "environment_server_name" => flag(out, "--environment-server-name", value),
+        "environment_server_routes" => flag(out, "--environment-server-routes", value),
+        "interleave_repeats" => on(out, "--interleave-repeats")?,
         "limit" => flag(out, "--limit", value),
         "num_repeats" => flag(out, "--num-repeats", value),
         "num_samples_in_parallel" => flag(out, "--concurrency", value),

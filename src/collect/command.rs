@@ -13,7 +13,7 @@ use super::{discover, fresh, history, paths, CollectError};
 use crate::native::read::for_each_line;
 use crate::native::{check_output, Input};
 use anyhow::{Context, Result};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use std::time::Duration;
 
@@ -49,6 +49,7 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         std::fs::create_dir_all(dir).with_context(|| format!("creating '{}'", dir.display()))?;
     }
 
+    let topology = discover::topology(&config);
     let resuming = args.resume && materialized.exists() && output.exists();
     let mut history = History::default();
     if resuming {
@@ -88,7 +89,7 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
                 }],
             )?;
         }
-        fresh::materialize(args, &input, shard, &materialized)?;
+        fresh::materialize(args, &topology, &input, shard, &materialized)?;
         fresh::remove_if_exists(&output)?;
         fresh::set_aside_old_failures(&failures)?;
         // As v0.7.0: an earlier run's metrics would describe rollouts that are gone.
@@ -107,9 +108,9 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
     // Each destination with the first materialized line that needs it, for messages: v0.7.0
     // resolves every row's environment server before the first `/run`, so a row nothing can
     // reach fails the run up front.
-    let topology = discover::topology(&config);
     let mut destinations: Vec<(Destination, u64)> = Vec::new();
     let mut seen: HashSet<Destination> = HashSet::new();
+    let mut unknown: BTreeSet<String> = BTreeSet::new();
     let mat_name = materialized.display().to_string();
     for_each_line::<CollectError>(
         &materialized,
@@ -125,6 +126,15 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
                 )
             })?;
             if plan.count(&key).is_some() {
+                // v0.7.0 names every unknown agent at once, before any server is looked up.
+                if !row.contains_key(crate::gym::keys::ENVIRONMENT_SERVER) {
+                    if let Ok(Some(agent)) = super::routing::agent_name(&row) {
+                        if !topology.is_agent(agent) {
+                            unknown.insert(agent.to_string());
+                            return Ok(true);
+                        }
+                    }
+                }
                 let d = topology
                     .destination(&row)
                     .map_err(|e| CollectError::line(&mat_name, span.line, e))?;
@@ -135,6 +145,9 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
             Ok(true)
         },
     )?;
+    if let Some(e) = super::task_source::unknown_agents(&topology, &unknown) {
+        anyhow::bail!("{e}");
+    }
     if resuming {
         crate::say!("{}", plan.counts.report());
         plan.check_done_rows_known(&output.display().to_string(), &mat_name)?;

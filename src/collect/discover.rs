@@ -5,7 +5,7 @@
 //! The config holds secrets (model API keys): nothing here puts a config value other than an
 //! agent's host and port into a message.
 
-use gymscope_core::collect::environment::{EnvironmentServer, Topology};
+use gymscope_core::collect::environment::{EnvironmentServer, Instance, InstanceKind, Topology};
 use serde_yaml::Value;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,6 +96,10 @@ pub fn topology(cfg: &Value) -> Topology {
         return Topology::default();
     };
     let mut servers = Vec::new();
+    let instances = map
+        .iter()
+        .filter_map(|(name, block)| Some(instance(name.as_str()?, block)))
+        .collect();
     for (name, instance) in map {
         let (Some(name), Some(group)) = (
             name.as_str(),
@@ -140,7 +144,45 @@ pub fn topology(cfg: &Value) -> Topology {
             attributed,
         });
     }
-    Topology { servers }
+    Topology { servers, instances }
+}
+
+/// One top-level instance: its kind, an agent's resources server, its datasets' agent pins.
+fn instance(name: &str, block: &Value) -> Instance {
+    let kind = match block.as_mapping() {
+        None => InstanceKind::Setting,
+        Some(_) if block.get("responses_api_agents").is_some() => InstanceKind::Agent,
+        Some(_) if block.get("resources_servers").is_some() => InstanceKind::Resources,
+        Some(_) => InstanceKind::OtherServer,
+    };
+    let inner = block
+        .as_mapping()
+        .and_then(|m| m.iter().next())
+        .and_then(|(_, t)| t.as_mapping()?.iter().next().map(|(_, v)| v));
+    let resources_server = inner
+        .and_then(|i| i.get("resources_server"))
+        .and_then(|r| r.get("name"))
+        .and_then(Value::as_str)
+        .map(String::from);
+    let mut pins: Vec<String> = Vec::new();
+    for dataset in inner
+        .and_then(|i| i.get("datasets"))
+        .and_then(Value::as_sequence)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(pin) = dataset.get("agent").and_then(Value::as_str) {
+            if !pins.iter().any(|p| p == pin) {
+                pins.push(pin.to_string());
+            }
+        }
+    }
+    Instance {
+        name: name.to_string(),
+        kind,
+        resources_server,
+        pins,
+    }
 }
 
 /// A scalar as Python's `str()` would give it (names may be numbers in YAML).

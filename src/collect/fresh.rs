@@ -1,30 +1,58 @@
 //! The first step of a fresh run (native): the input read, typed and materialized exactly as
 //! upstream does, with upstream's messages; the previous run's files moved out of the way.
 
+use super::environment::Topology;
 use super::key::{to_line, KeyPart};
 use super::materialize::{Materializer, NumRepeats, Options};
 use super::options::CollectOptions;
+use super::routing::{Routing, RoutingKeys};
 use super::shard::{Shard, ShardFilter};
 use super::{hydra, CollectError, Row};
-use crate::gym::keys::TASK_INDEX;
+use crate::gym::keys::{ROLLOUT_INDEX, TASK_INDEX};
 use crate::gym::py;
 use crate::native::atomic::write_file;
 use crate::native::read::for_each_line;
+use crate::native::{AtomicFile, UsageError};
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
+use std::fs::File;
 use std::io::Write;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+
+/// A Hydra-typed routing key (`--agent-map '{a: b}'`).
+fn hydra_value(flag: &str, v: Option<&String>) -> Result<Option<Value>> {
+    v.map(|s| hydra::parse(s).map_err(|e| UsageError(format!("{flag}: {e}")).into()))
+        .transpose()
+}
 
 pub(super) fn materialize(
     args: &CollectOptions,
+    topology: &Topology,
     input: &Path,
     shard: Option<Shard>,
     path: &Path,
 ) -> Result<()> {
     let limit = args.limit.filter(|n| *n > 0);
+    let agent_map = hydra_value("--agent-map", args.agent_map.as_ref())?;
+    let fan_out = hydra_value("--fan-out", args.fan_out.as_ref())?;
+    let routes = hydra_value(
+        "--environment-server-routes",
+        args.environment_server_routes.as_ref(),
+    )?;
+    let routing = Routing::new(&RoutingKeys {
+        agent_name: args.agent.as_deref().filter(|a| !a.is_empty()),
+        agent_map: agent_map.as_ref(),
+        fan_out: fan_out.as_ref(),
+        mode: args.environment_routing_mode.as_deref(),
+        environment_server_name: args.environment_server_name.as_deref(),
+        environment_server_routes: routes.as_ref(),
+    })
+    .map_err(UsageError)?;
     let opts = Options {
         add_seed: args.num_repeats_add_seed,
-        agent_name: args.agent.clone().filter(|a| !a.is_empty()),
+        routing,
+        topology: topology.clone(),
         overrides: overrides(args)?,
         num_repeats: NumRepeats::from_value(&match &args.num_repeats {
             Some(s) => hydra::parse(s).map_err(|e| anyhow::anyhow!("--num-repeats: {e}"))?,
@@ -35,11 +63,8 @@ pub(super) fn materialize(
     if let Some(n) = limit {
         crate::say!("Limiting the number of rows to {n}");
     }
-    if let Some(a) = &opts.agent_name {
-        crate::say!(
-            "Routing rows via agent_map {{'_default': {}}}",
-            py::str_repr(a)
-        );
+    if let Some(map) = opts.routing.agent_map_repr() {
+        crate::say!("Routing rows via agent_map {map}");
     }
     if !opts.overrides.is_empty() {
         crate::say!(
@@ -51,7 +76,7 @@ pub(super) fn materialize(
         NumRepeats::Fixed(n) => {
             crate::say!("Repeating rows {n} times (in a pattern of abc to aabbcc)!");
         }
-        NumRepeats::PerAgent { .. } => crate::say!(
+        NumRepeats::PerKey { .. } => crate::say!(
             "Per-agent num_repeats: {}",
             py::repr(
                 &hydra::parse(args.num_repeats.as_deref().unwrap_or("{}")).unwrap_or(Value::Null)
@@ -71,37 +96,75 @@ pub(super) fn materialize(
     let mut m = Materializer::new(&opts, &input_name);
     let mut filter = shard.map(ShardFilter::new);
     let mut kept = 0u64;
-    write_file(path, |w| -> Result<(), CollectError> {
-        let mut index = 0u64;
-        for_each_line::<CollectError>(
-            input,
-            &input_name,
-            args.max_line_bytes,
-            |_, line, newline| {
-                if limit.is_some_and(|n| index >= n) {
-                    return Ok(false);
-                }
-                let limit_index = if limit.is_some() { index } else { 0 };
-                index += 1;
-                m.push_line(line, newline, limit_index, &mut |row: &Row| {
-                    if let Some(f) = filter.as_mut() {
-                        if !f.keep(&KeyPart::of(&row[TASK_INDEX])) {
-                            return Ok(());
-                        }
+    // Interleaved repeats (abcabc) are the rows stably sorted by rollout index: they are staged
+    // in a temporary file and copied in that order, so memory holds 20 bytes a row.
+    let mut rounds: Option<Vec<(u64, u64, u32)>> = args.interleave_repeats.then(Vec::new);
+    let target = if rounds.is_some() {
+        let mut name = path.file_name().unwrap_or_default().to_os_string();
+        name.push(".interleave");
+        path.with_file_name(name)
+    } else {
+        path.to_path_buf()
+    };
+    let mut out = AtomicFile::create(&target)?;
+    let mut offset = 0u64;
+    let mut index = 0u64;
+    for_each_line::<CollectError>(
+        input,
+        &input_name,
+        args.max_line_bytes,
+        |_, line, newline| {
+            if limit.is_some_and(|n| index >= n) {
+                return Ok(false);
+            }
+            let limit_index = if limit.is_some() { index } else { 0 };
+            index += 1;
+            m.push_line(line, newline, limit_index, &mut |row: &Row| {
+                if let Some(f) = filter.as_mut() {
+                    if !f.keep(&KeyPart::of(&row[TASK_INDEX])) {
+                        return Ok(());
                     }
-                    kept += 1;
-                    w.write_all(&to_line(row))?;
-                    Ok(())
-                })?;
-                Ok(true)
-            },
-        )?;
-        let summary = std::mem::replace(&mut m, Materializer::new(&opts, &input_name)).finish()?;
-        for warning in summary.warnings {
-            crate::note!("Warning: {warning}");
+                }
+                kept += 1;
+                let bytes = to_line(row);
+                if let Some(r) = rounds.as_mut() {
+                    let round = row.get(ROLLOUT_INDEX).and_then(Value::as_u64).unwrap_or(0);
+                    r.push((round, offset, bytes.len() as u32));
+                    offset += bytes.len() as u64;
+                }
+                out.write_all(&bytes)?;
+                Ok(())
+            })?;
+            Ok(true)
+        },
+    )?;
+    let summary = m.finish()?;
+    for warning in summary.warnings {
+        crate::note!("Warning: {warning}");
+    }
+    match rounds {
+        None => out.commit()?,
+        Some(mut rounds) => {
+            crate::say!("Interleaving repeats (in a pattern of aabbcc to abcabc)");
+            out.flush()?;
+            let staged = out
+                .temp_path()
+                .context("--interleave-repeats needs the materialized file to be a regular file")?;
+            let staged = File::open(staged)
+                .with_context(|| format!("reading back '{}'", staged.display()))?;
+            rounds.sort_by_key(|r| r.0);
+            write_file(path, |w| -> Result<()> {
+                let mut buf = Vec::new();
+                for (_, at, len) in &rounds {
+                    buf.resize(*len as usize, 0);
+                    staged.read_exact_at(&mut buf, *at)?;
+                    w.write_all(&buf)?;
+                }
+                Ok(())
+            })?;
+            drop(out); // the staging file, never committed, removes itself
         }
-        Ok(())
-    })?;
+    }
     crate::say!("Materialized {kept} rows into {}", path.display());
     Ok(())
 }

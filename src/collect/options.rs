@@ -8,6 +8,13 @@ pub struct CollectOptions {
     pub input: Option<PathBuf>,
     pub output: PathBuf,
     pub agent: Option<String>,
+    /// The v0.7.0 routing keys, as given (Hydra-typed where they are used).
+    pub agent_map: Option<String>,
+    pub fan_out: Option<String>,
+    pub environment_routing_mode: Option<String>,
+    pub environment_server_name: Option<String>,
+    pub environment_server_routes: Option<String>,
+    pub interleave_repeats: bool,
     pub limit: Option<u64>,
     pub num_repeats: Option<String>,
     pub num_repeats_add_seed: bool,

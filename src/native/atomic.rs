@@ -81,6 +81,12 @@ impl AtomicFile {
         &self.path
     }
 
+    /// The temporary file being written (`None` when written in place): a staging file can be
+    /// read back before it is dropped (and so removed) uncommitted.
+    pub fn temp_path(&self) -> Option<&Path> {
+        self.tmp.as_deref()
+    }
+
     /// Flushes, syncs and renames the file into place; on any failure the temporary file is
     /// removed (by `Drop`) and the error names the output.
     pub fn commit(mut self) -> Result<(), WriteError> {

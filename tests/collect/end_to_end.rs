@@ -298,7 +298,9 @@ fn unreachable_agent_times_out_per_rollout_and_head_errors_are_clear() {
         &gym.head(),
     ]);
     assert!(!r.status.success());
-    assert!(text(&r).contains("agent `no_such_agent` is not in the head server's config (agents there: standin_agent)"), "{}", text(&r));
+    // v0.7.0's words, before any `/run`.
+    assert!(text(&r).contains("Rows reference agents not present in the running config: 'no_such_agent'. Include the agent's config in the run, or re-route with +agent_map/+agent_name."), "{}", text(&r));
+    assert!(gym.runs.lock().unwrap().is_empty());
     drop(gym);
     let r = gymscope(&[
         "collect",

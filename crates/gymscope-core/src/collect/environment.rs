@@ -30,10 +30,36 @@ pub struct EnvironmentServer {
     pub attributed: Option<String>,
 }
 
-/// Every environment server of a running config, in config order.
+/// What a top-level config instance is (the first key under it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InstanceKind {
+    /// `responses_api_agents`
+    Agent,
+    /// `resources_servers`
+    Resources,
+    /// Any other server type (`environment_servers`, `responses_api_models`, …)
+    OtherServer,
+    /// Not a mapping (a plain setting such as `policy_base_url`)
+    Setting,
+}
+
+/// A top-level config instance, as far as routing needs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instance {
+    pub name: String,
+    pub kind: InstanceKind,
+    /// An agent's `resources_server.name`.
+    pub resources_server: Option<String>,
+    /// Distinct `agent:` pins of its `datasets`, in declaration order.
+    pub pins: Vec<String>,
+}
+
+/// The parts of a running config that route rows: every environment server and every
+/// top-level instance, in config order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Topology {
     pub servers: Vec<EnvironmentServer>,
+    pub instances: Vec<Instance>,
 }
 
 /// Where a row goes and what its result is stamped with.
@@ -49,6 +75,13 @@ impl Topology {
     /// A head server older than v0.7.0 (no environment servers at all).
     pub fn is_legacy(&self) -> bool {
         self.servers.is_empty()
+    }
+
+    /// A top-level `responses_api_agents` instance of the config.
+    pub fn is_agent(&self, name: &str) -> bool {
+        self.instances
+            .iter()
+            .any(|i| i.name == name && i.kind == InstanceKind::Agent)
     }
 
     pub fn server(&self, name: &str) -> Option<&EnvironmentServer> {
@@ -216,6 +249,7 @@ mod tests {
     fn rows_go_through_their_agents_one_server() {
         let t = Topology {
             servers: vec![server("a_env", &["a"]), server("b_env", &["b"])],
+            instances: Vec::new(),
         };
         let d = t
             .destination(&row(r#"{"agent_ref":{"name":"b"}}"#))
@@ -261,6 +295,7 @@ mod tests {
     fn several_servers_for_one_agent_are_ambiguous_and_old_stacks_go_direct() {
         let t = Topology {
             servers: vec![server("z_env", &["a"]), server("y_env", &["a"])],
+            instances: Vec::new(),
         };
         let e = t.server_for_agent("a").unwrap_err();
         assert!(
@@ -284,6 +319,7 @@ mod tests {
     fn aggregation_groups_by_stamp_then_agent() {
         let t = Topology {
             servers: vec![server("a_env", &["a"])],
+            instances: Vec::new(),
         };
         let by = |json: &str| {
             t.aggregation_server(&row(json))

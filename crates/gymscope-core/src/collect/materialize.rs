@@ -1,24 +1,31 @@
-//! Input rows → materialized rows, exactly as upstream's `_preprocess_rows_from_config`: the
-//! default `agent_ref`, the shallow `responses_create_params` merge, task indices by distinct raw
-//! line (unless the row has one), a per-task rollout counter and contiguous repeats (`aabbcc`).
+//! Input rows → materialized rows, exactly as v0.7.0's `_preprocess_rows_from_config`: routing
+//! (`routing`: `agent_map`, `fan_out`, environment servers), the shallow
+//! `responses_create_params` merge, task indices by distinct raw line (unless the row has one),
+//! a per-task rollout counter and contiguous repeats (`aabbcc`; the native face interleaves
+//! them afterwards when asked), `task_source` rows resolved to their agent.
 //!
 //! Streaming: lines go in one at a time and rows come out through a callback, so memory holds
 //! one row plus a 16-byte digest per distinct line, not the input.
 
+use super::environment::Topology;
 use super::key::{parse_row, KeyPart};
+use super::routing::{agent_name, Routing, Targets};
 use super::{CollectError, Row};
-use crate::gym::keys::{AGENT_REF, RESPONSES_CREATE_PARAMS, ROLLOUT_INDEX, TASK_INDEX};
+use crate::gym::keys::{
+    AGENT_REF, ENVIRONMENT_SERVER, RESPONSES_CREATE_PARAMS, ROLLOUT_INDEX, TASK_INDEX, TASK_SOURCE,
+};
 use crate::gym::py;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 
-/// `--num-repeats`: an int for every row, or per `agent_ref.name` with an optional `_default`.
+/// `--num-repeats`: an int for every row, or per routing key (the dispatched agent, else the
+/// row's own `agent_ref.name` / `task_source` / taskset) with an optional `_default`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum NumRepeats {
     Fixed(u64),
-    PerAgent {
-        agents: Vec<(String, u64)>,
+    PerKey {
+        keys: Vec<(String, u64)>,
         default: Option<u64>,
     },
 }
@@ -35,16 +42,16 @@ impl NumRepeats {
         match v {
             Value::Null => Ok(NumRepeats::Fixed(1)),
             Value::Object(map) => {
-                let mut agents = Vec::new();
+                let mut keys = Vec::new();
                 let mut default = None;
                 for (name, n) in map {
                     if name == "_default" {
                         default = Some(count(n)?);
                     } else {
-                        agents.push((name.clone(), count(n)?));
+                        keys.push((name.clone(), count(n)?));
                     }
                 }
-                Ok(NumRepeats::PerAgent { agents, default })
+                Ok(NumRepeats::PerKey { keys, default })
             }
             other => count(other).map(NumRepeats::Fixed),
         }
@@ -52,8 +59,10 @@ impl NumRepeats {
 }
 
 pub struct Options {
-    /// `--agent`: `agent_ref` for rows that have none.
-    pub agent_name: Option<String>,
+    /// `agent_map` (with `--agent` as its `_default`), `fan_out`, the routing mode and routes.
+    pub routing: Routing,
+    /// The running config's instances: `task_source` rows are resolved against them.
+    pub topology: Topology,
     /// `responses_create_params` overrides, merged shallowly (top-level keys replaced whole).
     pub overrides: Row,
     pub num_repeats: NumRepeats,
@@ -69,9 +78,11 @@ pub struct Materializer<'a> {
     missing_agent_rows: Vec<u64>,
     missing_agent_lines: Vec<u64>,
     missing_repeats: BTreeSet<String>,
-    agents_seen: HashSet<String>,
-    /// (old, new) agent names `--agent` replaced (v0.7.0 re-routes every row).
+    keys_seen: HashSet<String>,
+    /// (old, new) agent names `agent_map` replaced (v0.7.0 re-routes every row).
     overridden: BTreeSet<(String, String)>,
+    /// Each `task_source`'s agent, or why it has none.
+    task_sources: HashMap<String, Result<String, String>>,
     lines: u64,
     rows: u64,
 }
@@ -94,8 +105,9 @@ impl<'a> Materializer<'a> {
             missing_agent_rows: Vec::new(),
             missing_agent_lines: Vec::new(),
             missing_repeats: BTreeSet::new(),
-            agents_seen: HashSet::new(),
+            keys_seen: HashSet::new(),
             overridden: BTreeSet::new(),
+            task_sources: HashMap::new(),
             lines: 0,
             rows: 0,
         }
@@ -116,62 +128,59 @@ impl<'a> Materializer<'a> {
         let line_no = self.lines;
         let err = |msg: String| CollectError::line(&self.file, line_no, msg);
         let mut row = parse_row(line).map_err(err)?;
-
-        // `--agent A` is `agent_map._default=A` (v0.7.0 `rollout_collection.py`): every row is
-        // re-routed to A, its `agent_ref` replaced by `{"name": A}` in place (other fields such
-        // as `type` go), and the names it replaced are warned about.
-        if let Some(name) = &self.opts.agent_name {
-            let old = row
-                .get(AGENT_REF)
-                .and_then(|r| r.get("name"))
-                .and_then(Value::as_str);
-            if let Some(old) = old.filter(|old| old != name) {
-                self.overridden.insert((old.to_string(), name.clone()));
-            }
-            let mut agent_ref = Row::new();
-            agent_ref.insert("name".into(), Value::String(name.clone()));
-            row.insert(AGENT_REF.into(), Value::Object(agent_ref));
-        }
-        let agent_name = match row.get(AGENT_REF) {
+        let task_source = match row.get(TASK_SOURCE) {
             None | Some(Value::Null) => None,
-            Some(Value::Object(r)) => match r.get("name") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(other) => {
+                return Err(err(format!(
+                    "field `task_source` must be a string, found {}",
+                    super::key::kind_name(other)
+                )))
+            }
+        };
+        let route = self
+            .opts
+            .routing
+            .route(&mut row, task_source.as_deref())
+            .map_err(err)?;
+        if let (Some(old), Some(new)) = (&route.replaced, agent_name(&row).ok().flatten()) {
+            self.overridden.insert((old.clone(), new.to_string()));
+        }
+        let targets: Vec<Option<String>> = match route.targets {
+            Targets::Agents(agents) => agents.into_iter().map(Some).collect(),
+            Targets::Deferred => vec![None],
+            Targets::Missing => {
+                self.missing_agent_rows.push(limit_index);
+                self.missing_agent_lines.push(line_no);
+                return Ok(());
+            }
+        };
+
+        if route.taskset.is_some() {
+            // v0.7.0 refuses these for taskset rows: their input is `task_input`, not sent as is.
+            if !self.opts.overrides.is_empty() {
+                return Err(err("responses_create_params overrides are not supported for materialized task rows".into()));
+            }
+            if self.opts.add_seed {
+                return Err(err(
+                    "num_repeats_add_seed is not supported for materialized task rows".into(),
+                ));
+            }
+        } else {
+            match row.get_mut(RESPONSES_CREATE_PARAMS) {
+                Some(Value::Object(params)) => {
+                    for (k, v) in &self.opts.overrides {
+                        params.insert(k.clone(), v.clone());
+                    }
+                }
                 Some(other) => {
                     return Err(err(format!(
-                        "field `agent_ref.name` must be a string, found {}",
+                        "field `responses_create_params` must be an object, found {}",
                         super::key::kind_name(other)
                     )))
                 }
-            },
-            Some(other) if !py::truthy(other) => None,
-            Some(other) => {
-                return Err(err(format!(
-                    "field `agent_ref` must be an object, found {}",
-                    super::key::kind_name(other)
-                )))
+                None => return Err(err("field `responses_create_params` is missing".into())),
             }
-        };
-        let Some(agent_name) = agent_name else {
-            self.missing_agent_rows.push(limit_index);
-            self.missing_agent_lines.push(line_no);
-            return Ok(());
-        };
-        self.agents_seen.insert(agent_name.clone());
-
-        match row.get_mut(RESPONSES_CREATE_PARAMS) {
-            Some(Value::Object(params)) => {
-                for (k, v) in &self.opts.overrides {
-                    params.insert(k.clone(), v.clone());
-                }
-            }
-            Some(other) => {
-                return Err(err(format!(
-                    "field `responses_create_params` must be an object, found {}",
-                    super::key::kind_name(other)
-                )))
-            }
-            None => return Err(err("field `responses_create_params` is missing".into())),
         }
 
         if !row.contains_key(TASK_INDEX) {
@@ -182,48 +191,101 @@ impl<'a> Materializer<'a> {
                 .or_insert(next);
             row.insert(TASK_INDEX.into(), Value::from(task));
         }
+        if let Some(server) = &route.server {
+            row.insert(ENVIRONMENT_SERVER.into(), Value::from(server.as_str()));
+        }
         let task_key = KeyPart::of(&row[TASK_INDEX]);
+        // A row with neither agent nor server runs on its `task_source`'s agent, named after
+        // its rollout index (v0.7.0 resolves before writing the materialized file).
+        let resolved = if route.server.is_none() && agent_name(&row).ok().flatten().is_none() {
+            let topology = &self.opts.topology;
+            let cache = &mut self.task_sources;
+            match task_source.as_deref().map(|ts| {
+                cache
+                    .entry(ts.to_string())
+                    .or_insert_with(|| super::task_source::resolve(topology, ts))
+                    .clone()
+            }) {
+                Some(Ok(agent)) => Some(agent),
+                // Reported together in `finish`; the run stops there.
+                Some(Err(_)) => return Ok(()),
+                None => None,
+            }
+        } else {
+            None
+        };
 
-        let repeats = match &self.opts.num_repeats {
-            NumRepeats::Fixed(n) => *n,
-            NumRepeats::PerAgent { agents, default } => {
-                match agents.iter().find(|(a, _)| *a == agent_name) {
-                    Some((_, n)) => *n,
-                    None => {
-                        if let Some(n) = default {
-                            *n
-                        } else {
-                            self.missing_repeats.insert(agent_name);
-                            return Ok(());
-                        }
-                    }
+        for target in targets {
+            let mut keys: Vec<&str> = Vec::new();
+            for k in [target.as_deref(), route.basis.as_deref()]
+                .into_iter()
+                .flatten()
+            {
+                if !keys.contains(&k) {
+                    keys.push(k);
                 }
             }
-        };
-        for _ in 0..repeats {
-            let counter = self.rollout_counter.entry(task_key.clone()).or_insert(0);
-            row.insert(ROLLOUT_INDEX.into(), Value::from(*counter));
-            if self.opts.add_seed {
-                super::seed::add_seed(&mut row, *counter).map_err(err)?;
+            self.keys_seen
+                .extend(keys.iter().map(std::string::ToString::to_string));
+            let repeats = match &self.opts.num_repeats {
+                NumRepeats::Fixed(n) => *n,
+                NumRepeats::PerKey {
+                    keys: listed,
+                    default,
+                } => {
+                    let found = keys
+                        .iter()
+                        .find_map(|k| listed.iter().find(|(l, _)| l == k).map(|(_, n)| *n));
+                    let Some(n) = found.or(*default) else {
+                        self.missing_repeats.insert(keys.join(" / "));
+                        continue;
+                    };
+                    n
+                }
+            };
+            // A fan-out copy for another agent gets its own `agent_ref` (in place, else appended
+            // before the rollout index); otherwise the row's is kept byte for byte.
+            let restamp = target
+                .as_deref()
+                .filter(|t| agent_name(&row).ok().flatten() != Some(*t));
+            let mut copy;
+            let base: &mut Row = match restamp {
+                Some(t) => {
+                    copy = row.clone();
+                    copy.shift_remove(ROLLOUT_INDEX);
+                    let mut agent_ref = Row::new();
+                    agent_ref.insert("name".into(), Value::from(t));
+                    copy.insert(AGENT_REF.into(), Value::Object(agent_ref));
+                    &mut copy
+                }
+                None => &mut row,
+            };
+            for _ in 0..repeats {
+                let counter = self.rollout_counter.entry(task_key.clone()).or_insert(0);
+                base.insert(ROLLOUT_INDEX.into(), Value::from(*counter));
+                if self.opts.add_seed {
+                    super::seed::add_seed(base, *counter).map_err(err)?;
+                }
+                *counter += 1;
+                self.rows += 1;
+                if let Some(agent) = &resolved {
+                    let mut out = base.clone();
+                    let mut agent_ref = Row::new();
+                    agent_ref.insert("name".into(), Value::from(agent.as_str()));
+                    out.insert(AGENT_REF.into(), Value::Object(agent_ref));
+                    emit(&out)?;
+                } else {
+                    emit(base)?;
+                }
             }
-            *counter += 1;
-            self.rows += 1;
-            emit(&row)?;
         }
         Ok(())
     }
 
-    /// Upstream's checks after the loop: rows without an agent, agents missing from a
-    /// `num_repeats` dict (errors) and dict entries for agents never seen (a warning).
+    /// Upstream's checks after the loop: rows without an agent, `task_source`s without one,
+    /// routing keys missing from a `num_repeats` dict (errors) and dict entries never seen (a
+    /// warning).
     pub fn finish(self) -> Result<Summary, CollectError> {
-        if !self.missing_agent_rows.is_empty() {
-            return Err(CollectError::Config(format!(
-                "No agent specified for rows {}. Provide +agent_name (or +agent_map with a _default entry), or include agent_ref or task_source in the data. ('{}' lines {}; use --agent)",
-                py_list(&self.missing_agent_rows),
-                self.file,
-                shorten(&self.missing_agent_lines)
-            )));
-        }
         let mut warnings = Vec::new();
         if !self.overridden.is_empty() {
             let pairs: Vec<String> = self
@@ -238,11 +300,19 @@ impl<'a> Materializer<'a> {
                 pairs.join(", ")
             ));
         }
-        if let NumRepeats::PerAgent { agents, .. } = &self.opts.num_repeats {
-            let listed: BTreeSet<&str> = agents.iter().map(|(a, _)| a.as_str()).collect();
+        if !self.missing_agent_rows.is_empty() {
+            return Err(CollectError::Config(format!(
+                "No agent specified for rows {}. Provide +agent_name (or +agent_map with a _default entry), or include agent_ref or task_source in the data. ('{}' lines {}; use --agent)",
+                py_list(&self.missing_agent_rows),
+                self.file,
+                shorten(&self.missing_agent_lines)
+            )));
+        }
+        if let NumRepeats::PerKey { keys, .. } = &self.opts.num_repeats {
+            let listed: BTreeSet<&str> = keys.iter().map(|(a, _)| a.as_str()).collect();
             if !self.missing_repeats.is_empty() {
                 return Err(CollectError::Config(format!(
-                    "num_repeats dict has no entry for agents {} and no '_default' fallback. Listed agents: {}",
+                    "num_repeats dict has no entry for routing keys {} and no '_default' fallback. Listed keys: {}",
                     py_str_list(self.missing_repeats.iter().map(String::as_str)),
                     py_str_list(listed.iter().copied())
                 )));
@@ -250,7 +320,7 @@ impl<'a> Materializer<'a> {
             let unknown: Vec<&str> = listed
                 .iter()
                 .copied()
-                .filter(|a| !self.agents_seen.contains(*a))
+                .filter(|a| !self.keys_seen.contains(*a))
                 .collect();
             if !unknown.is_empty() {
                 warnings.push(format!(
@@ -258,6 +328,19 @@ impl<'a> Materializer<'a> {
                     py_str_list(unknown.into_iter())
                 ));
             }
+        }
+        let mut failed: Vec<(&String, &String)> = self
+            .task_sources
+            .iter()
+            .filter_map(|(ts, r)| r.as_ref().err().map(|e| (ts, e)))
+            .collect();
+        if !failed.is_empty() {
+            failed.sort();
+            let errors: Vec<&str> = failed.iter().map(|(_, e)| e.as_str()).collect();
+            return Err(CollectError::Config(format!(
+                "Cannot resolve task_source to an agent: {}",
+                errors.join("; ")
+            )));
         }
         Ok(Summary {
             lines: self.lines,
@@ -325,7 +408,12 @@ mod tests {
     fn opts(agent: Option<&str>, overrides: &str, repeats: &str) -> Options {
         Options {
             add_seed: false,
-            agent_name: agent.map(String::from),
+            routing: Routing::new(&crate::collect::routing::RoutingKeys {
+                agent_name: agent,
+                ..Default::default()
+            })
+            .unwrap(),
+            topology: Topology::default(),
             overrides: hydra::parse(overrides)
                 .unwrap()
                 .as_object()
@@ -417,7 +505,10 @@ mod tests {
         let got = run(input, &opts(None, "{}", "{a: 2, _default: 1}"), None).unwrap();
         assert_eq!(got.lines().count(), 3);
         let e = run(input, &opts(None, "{}", "{a: 2, typo: 3}"), None).unwrap_err();
-        assert!(e.to_string().contains("no entry for agents ['b']"), "{e}");
+        assert!(
+            e.to_string().contains("no entry for routing keys ['b']"),
+            "{e}"
+        );
         let e = run(
             "{\"responses_create_params\":{}}\n{\"responses_create_params\":{}}\n",
             &opts(None, "{}", "1"),
@@ -461,5 +552,79 @@ mod tests {
         )
         .unwrap();
         assert!(got.starts_with("{\"responses_create_params\":{\"metadata\":{\"c\":3},\"temperature\":0.5,\"input\":\"x\",\"top_p\":1},"), "{got}");
+    }
+
+    fn routed(map: &str, fan: &str, routes: &str, repeats: &str) -> Options {
+        let v = |s: &str| (!s.is_empty()).then(|| hydra::parse(s).unwrap());
+        let (map, fan, routes) = (v(map), v(fan), v(routes));
+        use crate::collect::environment::{Instance, InstanceKind};
+        let inst = |name: &str, kind, rs: Option<&str>| Instance {
+            name: name.into(),
+            kind,
+            resources_server: rs.map(String::from),
+            pins: Vec::new(),
+        };
+        Options {
+            add_seed: false,
+            routing: Routing::new(&crate::collect::routing::RoutingKeys {
+                agent_map: map.as_ref(),
+                fan_out: fan.as_ref(),
+                environment_server_routes: routes.as_ref(),
+                ..Default::default()
+            })
+            .unwrap(),
+            topology: Topology {
+                servers: Vec::new(),
+                instances: vec![
+                    inst("rs", InstanceKind::Resources, None),
+                    inst("rs_agent", InstanceKind::Agent, Some("rs")),
+                ],
+            },
+            overrides: Row::new(),
+            num_repeats: NumRepeats::from_value(&hydra::parse(repeats).unwrap()).unwrap(),
+        }
+    }
+
+    #[test]
+    fn fan_out_copies_share_the_tasks_rollout_counter() {
+        // v0.7.0, measured: task 0 with 2 agents x 2 repeats is 0,1 for the first, 2,3 for the second.
+        let input = "{\"responses_create_params\":{},\"agent_ref\":{\"name\":\"k\"}}\n";
+        let got = run(input, &routed("", "{k: [x, y]}", "", "2"), None).unwrap();
+        let want = "\
+{\"responses_create_params\":{},\"agent_ref\":{\"name\":\"x\"},\"_ng_task_index\":0,\"_ng_rollout_index\":0}
+{\"responses_create_params\":{},\"agent_ref\":{\"name\":\"x\"},\"_ng_task_index\":0,\"_ng_rollout_index\":1}
+{\"responses_create_params\":{},\"agent_ref\":{\"name\":\"y\"},\"_ng_task_index\":0,\"_ng_rollout_index\":2}
+{\"responses_create_params\":{},\"agent_ref\":{\"name\":\"y\"},\"_ng_task_index\":0,\"_ng_rollout_index\":3}
+";
+        assert_eq!(got, want);
+        // A dict keyed by the target wins over the basis; a key for neither is an error.
+        let got = run(input, &routed("", "{k: [x, y]}", "", "{k: 1, y: 3}"), None).unwrap();
+        assert_eq!(got.lines().count(), 4);
+        let e = run(input, &routed("", "{k: [x, y]}", "", "{y: 3}"), None).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "num_repeats dict has no entry for routing keys ['x / k'] and no '_default' fallback. Listed keys: ['y']"
+        );
+    }
+
+    #[test]
+    fn task_sources_resolve_after_the_rollout_index_and_tasksets_get_their_server() {
+        let input = "{\"responses_create_params\":{},\"task_source\":\"rs\"}\n";
+        let got = run(input, &routed("", "", "", "1"), None).unwrap();
+        assert_eq!(
+            got,
+            "{\"responses_create_params\":{},\"task_source\":\"rs\",\"_ng_task_index\":0,\"_ng_rollout_index\":0,\"agent_ref\":{\"name\":\"rs_agent\"}}\n"
+        );
+        let e = run("{\"responses_create_params\":{},\"task_source\":\"rss\"}\n{\"responses_create_params\":{},\"task_source\":\"qq\"}\n", &routed("", "", "", "1"), None).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Cannot resolve task_source to an agent: 'qq': not in the running config; 'rss': not in the running config (did you mean 'rs'?)"
+        );
+        let input = "{\"task_id\":{\"taskset\":\"t\",\"id\":1},\"task_input\":{\"q\":1}}\n";
+        let got = run(input, &routed("", "", "{t: env_t}", "2"), None).unwrap();
+        assert_eq!(
+            got.lines().next().unwrap(),
+            "{\"task_id\":{\"taskset\":\"t\",\"id\":1},\"task_input\":{\"q\":1},\"_ng_task_index\":0,\"_ng_environment_server\":\"env_t\",\"_ng_rollout_index\":0}"
+        );
     }
 }

@@ -5,11 +5,13 @@
 //! - [`paths`]: the names of the files derived from `--output`
 //! - [`hydra`]: Hydra-typed override values (`0.5`, `{a: 4}`)
 //! - [`materialize`]: input rows → materialized rows, exactly as upstream
+//! - [`routing`]: an input row's route (`agent_map`, `fan_out`, taskset rows, routing modes)
 //! - [`resume`]: which rows still need to run, from both output files
 //! - [`environment`]: environment servers (v0.7.0): where a row's `/run` and aggregation go,
 //!   and the `_ng_environment_server` / `_ng_result_type` stamp
 //! - [`route`]: where a result goes (main file, failures sidecar, nowhere) and what is merged into it
 //! - [`latency`]: the per-task latency lines after a run (v0.7.0)
+//! - [`task_source`]: the agent a `task_source` row runs on, and unknown agents refused (v0.7.0)
 //! - [`shard`]: the deterministic `--shard i/n` slice
 //! - [`aggregate`]: the `/aggregate_metrics` request and the metrics file
 //! - [`observe`]: model-call capture records (`observe::capture`), the `ng_trajectory` of a
@@ -30,8 +32,10 @@ pub mod observe;
 pub mod paths;
 pub mod resume;
 pub mod route;
+pub mod routing;
 pub mod seed;
 pub mod shard;
+pub mod task_source;
 
 /// A failure in the collection's data, named by file and line where there is one.
 #[derive(Debug, thiserror::Error)]

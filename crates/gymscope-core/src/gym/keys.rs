@@ -19,6 +19,8 @@ pub const MASK_SAMPLE: &str = "mask_sample";
 /// The stage of a multi-stage driver's row (v0.7.0): several rows share a (task, rollout).
 pub const STAGE_INDEX: &str = "stage_index";
 pub const SKILLS_REF: &str = "skills_ref";
+/// The config instance that declared a row's dataset; routes it when it names no agent (v0.7.0).
+pub const TASK_SOURCE: &str = "task_source";
 pub const RESPONSES_CREATE_PARAMS: &str = "responses_create_params";
 /// A failure row's class (`transient`, `timeout_exceeded`, …): the row goes to the failures file.
 pub const FAILURE_CLASS: &str = "_ng_failure_class";
