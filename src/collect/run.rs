@@ -12,7 +12,7 @@ use super::key::{parse_row, to_line, RolloutKey};
 use super::progress::{Printer, Progress};
 use super::resume::Plan;
 use super::route::{self, failure_row, merge_row_keys, progress_numbers, CollectorFailure, Route};
-use super::{files, observe, CollectError, Row};
+use super::{episode, files, observe, routing, CollectError, Row};
 use crate::gym::keys::ATTEMPT_INDEX;
 use bytes::Bytes;
 use hyper::{Method, Uri};
@@ -166,9 +166,28 @@ pub async fn run(cfg: Config, plan: &Plan, client: Client) -> Result<Report, Col
             ));
             break;
         };
-        // The body is the materialized line verbatim, or re-serialized with the attempt stamp.
-        let body = if attempt > 0 {
+        // The body is the materialized line verbatim, or re-serialized with the attempt stamp
+        // or the agent a stamped row runs on; a taskset row's is its episode request.
+        let mut changed = attempt > 0;
+        if changed {
             row.insert(ATTEMPT_INDEX.into(), attempt.into());
+        }
+        if let Some(agent) = cfg.topology.bound_agent(&row).map(String::from) {
+            let mut agent_ref = Row::new();
+            agent_ref.insert("name".into(), agent.into());
+            row.insert(crate::gym::keys::AGENT_REF.into(), agent_ref.into());
+            changed = true;
+        }
+        let taskset = routing::materialized_taskset(&row).is_some();
+        let body = if taskset {
+            match episode::request_body(&row) {
+                Ok(b) => Bytes::from(b),
+                Err(e) => {
+                    dispatch_error = Some(CollectError::line(&mat_name, line_no, e));
+                    break;
+                }
+            }
+        } else if changed {
             let mut b = to_line(&row);
             b.pop();
             Bytes::from(b)
@@ -215,6 +234,7 @@ pub async fn run(cfg: Config, plan: &Plan, client: Client) -> Result<Report, Col
             client: client.clone(),
             uri,
             destination,
+            taskset,
             body,
             row,
             agent,
@@ -347,6 +367,8 @@ struct Job {
     client: Client,
     uri: Uri,
     destination: Destination,
+    /// A taskset row: the reply is an episode's.
+    taskset: bool,
     body: Bytes,
     row: Row,
     agent: String,
@@ -375,41 +397,49 @@ impl Job {
         let url = self.uri.to_string();
         let failure = match &answer {
             None => CollectorFailure::Timeout,
-            Some((status, body)) if (200..300).contains(status) => match parse_row(body) {
-                Ok(mut result) => {
-                    merge_row_keys(&mut result, &self.row, &self.destination);
-                    let capture = self.capture_dir.as_deref().and_then(|dir| {
-                        observe::rollout_id(&result)
-                            .ok()
-                            .flatten()
-                            .map(|id| read_capture(dir, &id))
-                    });
-                    observe::attach_evidence(&self.row, &mut result, capture.as_ref());
-                    if self.capture_dir.is_some() && self.ng_perf {
-                        let ms = started.elapsed().as_secs_f64() * 1000.0;
-                        if let Some(perf) = observe::ng_perf(&result, Some(ms)) {
-                            result.insert(crate::gym::keys::PERF.into(), perf);
+            Some((status, body)) if (200..300).contains(status) => {
+                match parse_row(body).and_then(|reply| {
+                    if self.taskset && episode::is_reply(&reply) {
+                        episode::record(reply)
+                    } else {
+                        Ok(reply)
+                    }
+                }) {
+                    Ok(mut result) => {
+                        merge_row_keys(&mut result, &self.row, &self.destination);
+                        let capture = self.capture_dir.as_deref().and_then(|dir| {
+                            observe::rollout_id(&result)
+                                .ok()
+                                .flatten()
+                                .map(|id| read_capture(dir, &id))
+                        });
+                        observe::attach_evidence(&self.row, &mut result, capture.as_ref());
+                        if self.capture_dir.is_some() && self.ng_perf {
+                            let ms = started.elapsed().as_secs_f64() * 1000.0;
+                            if let Some(perf) = observe::ng_perf(&result, Some(ms)) {
+                                result.insert(crate::gym::keys::PERF.into(), perf);
+                            }
                         }
+                        let route = route::route(&result);
+                        if route == Route::Sidecar {
+                            self.printer
+                                .out_line(&route::dropped_line(&self.row, &result));
+                        }
+                        return Some(Outcome::Done {
+                            route,
+                            line: to_line(&result),
+                            numbers: progress_numbers(&result),
+                            agent: self.agent,
+                            collector_failure: false,
+                            seconds: Some(started.elapsed().as_secs_f64()),
+                        });
                     }
-                    let route = route::route(&result);
-                    if route == Route::Sidecar {
-                        self.printer
-                            .out_line(&route::dropped_line(&self.row, &result));
-                    }
-                    return Some(Outcome::Done {
-                        route,
-                        line: to_line(&result),
-                        numbers: progress_numbers(&result),
-                        agent: self.agent,
-                        collector_failure: false,
-                        seconds: Some(started.elapsed().as_secs_f64()),
-                    });
+                    Err(e) => CollectorFailure::BadResponse {
+                        status: *status,
+                        detail: format!("/run answered HTTP {status} with {e}"),
+                    },
                 }
-                Err(e) => CollectorFailure::BadResponse {
-                    status: *status,
-                    detail: format!("/run answered HTTP {status} with {e}"),
-                },
-            },
+            }
             Some((status, body)) => {
                 if self.fail_fast {
                     return Some(Outcome::Fatal(format!(

@@ -148,10 +148,65 @@ fn a_row_stamped_with_a_server_the_stack_lacks_stops_before_any_run() {
     ]);
     assert_eq!(r.status.code(), Some(1), "{}", text(&r));
     assert!(
-        text(&r).contains("r_materialized_inputs.jsonl' line 2: Environment servers are not present in the running config: ['gone_env'] (available: ['alpha_environment_server'])"),
+        text(&r).contains("r_materialized_inputs.jsonl' line 2: Environment servers are not present in the running config: ['gone_env'] (available: ['alpha_environment_server', 'taskset_environment_server'])"),
         "{}",
         text(&r)
     );
     assert_eq!(gym.relayed.load(Ordering::Relaxed), 0);
     assert!(gym.runs.lock().unwrap().is_empty());
+}
+
+#[test]
+fn taskset_rows_are_episodes_of_their_routed_server() {
+    let gym = StandIn::start_v07(&["alpha"]);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(
+        &input,
+        "{\"task_id\":{\"taskset\":\"ts\",\"id\":\"q1\"},\"task_input\":{\"reward\":0.5}}\n\
+         {\"task_id\":{\"taskset\":\"ts\",\"id\":\"q2\"},\"task_input\":{\"fail\":true}}\n",
+    )
+    .unwrap();
+    let out = dir.path().join("r.jsonl");
+    let r = gymscope(&[
+        "collect",
+        "-i",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--head-server",
+        &gym.head(),
+        "+environment_server_routes={ts: taskset_environment_server}",
+        "+num_repeats=2",
+        "--concurrency",
+        "1",
+    ]);
+    assert_eq!(r.status.code(), Some(3), "{}", text(&r));
+    // Materialized as v0.7.0 writes taskset rows: no agent, the server after the task index.
+    let mat = std::fs::read_to_string(dir.path().join("r_materialized_inputs.jsonl")).unwrap();
+    assert_eq!(
+        mat.lines().next().unwrap(),
+        "{\"task_id\":{\"taskset\":\"ts\",\"id\":\"q1\"},\"task_input\":{\"reward\":0.5},\"_ng_task_index\":0,\"_ng_environment_server\":\"taskset_environment_server\",\"_ng_rollout_index\":0}"
+    );
+    let main = rows(&out);
+    assert_eq!(main.len(), 2);
+    for row in &main {
+        assert_eq!(row["reward"], 0.5);
+        assert_eq!(row["_ng_task_id"]["id"], "q1");
+        assert!(row.get("agent_ref").is_none(), "{row}");
+        assert_eq!(row["_ng_result_type"], "single_agent_turn");
+        assert_eq!(row["_ng_environment_server"], "taskset_environment_server");
+    }
+    let side = rows(&dir.path().join("r_failures.jsonl"));
+    assert_eq!(side.len(), 2);
+    assert_eq!(side[0]["_ng_failure_class"], "environment_server_failed");
+    assert_eq!(side[0]["_ng_failure_terminal"], false);
+    assert_eq!(side[0]["_ng_failure_message"], "the task asked to fail");
+    // The episode ids are v0.7.0's: "<task>-<rollout>", attempt 0.
+    let runs = gym.runs.lock().unwrap().clone();
+    let ids: Vec<String> = runs
+        .iter()
+        .map(|r| r.0.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids, ["0-0", "0-1", "1-0", "1-1"]);
 }

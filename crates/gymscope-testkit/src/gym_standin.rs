@@ -107,6 +107,17 @@ impl StandIn {
             );
         }
         if environment_servers {
+            // A taskset server (v0.7.0 `single_agent_turn`) with an agent of its own (an agent
+            // behind two servers could not be routed by agent): taskset rows routed to it get
+            // episode replies.
+            cfg.insert(
+                "taskset_runner_agent".into(),
+                json!({"responses_api_agents": {"fake_agent": {"entrypoint": "app.py", "host": "127.0.0.1", "port": addr.port()}}}),
+            );
+            cfg.insert(
+                "taskset_environment_server".into(),
+                json!({"environment_servers": {"single_agent_turn": {"entrypoint": "app.py", "agent_server": {"type": "responses_api_agents", "name": "taskset_runner_agent"}, "host": "127.0.0.1", "port": relay_port}}}),
+            );
             for a in agents {
                 cfg.insert(
                     environment_server_name(a),
@@ -241,6 +252,9 @@ async fn run(state: &State, body: &[u8]) -> Response<Full<Bytes>> {
     let Ok(Value::Object(row)) = serde_json::from_slice::<Value>(body) else {
         return reply(422, r#"{"detail":"bad body"}"#);
     };
+    if let (Some(episode), Some(task)) = (row.get("episode_id"), row.get("task")) {
+        return episode_reply(state, episode, task);
+    }
     state.runs.lock().unwrap().push((
         row.get("_ng_task_index").cloned().unwrap_or(Value::Null),
         row.get("_ng_rollout_index").cloned().unwrap_or(Value::Null),
@@ -318,6 +332,25 @@ async fn run(state: &State, body: &[u8]) -> Response<Full<Bytes>> {
         _ => {}
     }
     reply(200, serde_json::to_vec(&result).unwrap())
+}
+
+/// The `taskset_environment_server`'s answer to an episode request (v0.7.0's episode reply):
+/// a result with the reward the task input asks for, or a failure when it says `fail`.
+fn episode_reply(state: &State, episode: &Value, task: &Value) -> Response<Full<Bytes>> {
+    state.runs.lock().unwrap().push((
+        episode["rollout_id"].clone(),
+        Value::Null,
+        Some(episode["attempt"].clone()),
+    ));
+    let input = &task["task_input"];
+    let answer = if input["fail"].as_bool() == Some(true) {
+        json!({"episode_id": episode, "task_id": task["task_id"],
+               "failure": {"failure_reason": "the task asked to fail", "terminal": false, "stage": null}})
+    } else {
+        json!({"episode_id": episode, "task_id": task["task_id"],
+               "result": {"reward": input.get("reward").cloned().unwrap_or(json!(1.0)), "answer": "ok"}})
+    };
+    reply(200, serde_json::to_vec(&answer).unwrap())
 }
 
 /// Mean/max/min/median/std of numeric top-level and `response.usage` fields, overall and per task.

@@ -77,6 +77,17 @@ impl Topology {
         self.servers.is_empty()
     }
 
+    /// The agent a stamped flat row without one runs on (v0.7.0
+    /// `_stamp_environment_server_agent_refs`): its server's attributed agent. Taskset rows name
+    /// no agent by design.
+    pub fn bound_agent(&self, row: &Row) -> Option<&str> {
+        let stamp = row.get(ENVIRONMENT_SERVER)?.as_str()?;
+        if agent_name(row).is_some() || super::routing::materialized_taskset(row).is_some() {
+            return None;
+        }
+        self.server(stamp)?.attributed.as_deref()
+    }
+
     /// A top-level `responses_api_agents` instance of the config.
     pub fn is_agent(&self, name: &str) -> bool {
         self.instances

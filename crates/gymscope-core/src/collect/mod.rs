@@ -9,6 +9,7 @@
 //! - [`resume`]: which rows still need to run, from both output files
 //! - [`environment`]: environment servers (v0.7.0): where a row's `/run` and aggregation go,
 //!   and the `_ng_environment_server` / `_ng_result_type` stamp
+//! - [`episode`]: a taskset row's episode request and the record of the server's reply
 //! - [`route`]: where a result goes (main file, failures sidecar, nowhere) and what is merged into it
 //! - [`latency`]: the per-task latency lines after a run (v0.7.0)
 //! - [`task_source`]: the agent a `task_source` row runs on, and unknown agents refused (v0.7.0)
@@ -23,6 +24,7 @@
 pub mod aggregate;
 pub mod claude_compaction;
 pub mod environment;
+pub mod episode;
 pub mod hydra;
 pub mod key;
 pub mod latency;
