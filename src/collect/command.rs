@@ -39,6 +39,8 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
     };
     let materialized = paths::materialized(&output);
     let failures = paths::failures(&output);
+    // v0.7.0's config model refuses bad routing keys before anything runs (exit 2).
+    let routing = fresh::routing(args)?;
     let client = Client::default();
     let config = fetch_config(
         &client,
@@ -89,7 +91,7 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
                 }],
             )?;
         }
-        fresh::materialize(args, &topology, &input, shard, &materialized)?;
+        fresh::materialize(args, routing, &topology, &input, shard, &materialized)?;
         fresh::remove_if_exists(&output)?;
         fresh::set_aside_old_failures(&failures)?;
         // As v0.7.0: an earlier run's metrics would describe rollouts that are gone.

@@ -26,21 +26,15 @@ fn hydra_value(flag: &str, v: Option<&String>) -> Result<Option<Value>> {
         .transpose()
 }
 
-pub(super) fn materialize(
-    args: &CollectOptions,
-    topology: &Topology,
-    input: &Path,
-    shard: Option<Shard>,
-    path: &Path,
-) -> Result<()> {
-    let limit = args.limit.filter(|n| *n > 0);
+/// The routing keys, checked as v0.7.0's config model checks them (before anything else runs).
+pub(super) fn routing(args: &CollectOptions) -> Result<Routing> {
     let agent_map = hydra_value("--agent-map", args.agent_map.as_ref())?;
     let fan_out = hydra_value("--fan-out", args.fan_out.as_ref())?;
     let routes = hydra_value(
         "--environment-server-routes",
         args.environment_server_routes.as_ref(),
     )?;
-    let routing = Routing::new(&RoutingKeys {
+    Ok(Routing::new(&RoutingKeys {
         agent_name: args.agent.as_deref().filter(|a| !a.is_empty()),
         agent_map: agent_map.as_ref(),
         fan_out: fan_out.as_ref(),
@@ -48,7 +42,18 @@ pub(super) fn materialize(
         environment_server_name: args.environment_server_name.as_deref(),
         environment_server_routes: routes.as_ref(),
     })
-    .map_err(UsageError)?;
+    .map_err(UsageError)?)
+}
+
+pub(super) fn materialize(
+    args: &CollectOptions,
+    routing: Routing,
+    topology: &Topology,
+    input: &Path,
+    shard: Option<Shard>,
+    path: &Path,
+) -> Result<()> {
+    let limit = args.limit.filter(|n| *n > 0);
     let opts = Options {
         add_seed: args.num_repeats_add_seed,
         routing,
@@ -62,6 +67,9 @@ pub(super) fn materialize(
     };
     if let Some(n) = limit {
         crate::say!("Limiting the number of rows to {n}");
+    }
+    if opts.add_seed {
+        crate::say!("Adding unique `seed` values to each input via metadata.extra_body (only honored by vLLM model servers)");
     }
     if let Some(map) = opts.routing.agent_map_repr() {
         crate::say!("Routing rows via agent_map {map}");

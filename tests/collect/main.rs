@@ -5,6 +5,7 @@
 use gymscope_testkit as common;
 
 mod aggregate_v07;
+mod collect_v07;
 mod end_to_end;
 mod environment;
 mod health;

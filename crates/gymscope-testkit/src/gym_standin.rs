@@ -101,9 +101,20 @@ impl StandIn {
         cfg.insert("policy_api_key".into(), json!(SECRET));
         cfg.insert("policy_base_url".into(), json!("http://127.0.0.1:1/v1"));
         for a in agents {
+            let mut agent = json!({"entrypoint": "app.py", "host": "127.0.0.1", "port": addr.port(), "api_key": SECRET});
+            if environment_servers {
+                // v0.7.0 stacks: each agent with its resources server (`task_source` rows
+                // resolve along this edge).
+                let rs = resources_server_name(a);
+                agent["resources_server"] = json!({"type": "resources_servers", "name": rs});
+                cfg.insert(
+                    rs,
+                    json!({"resources_servers": {"fake_resources": {"entrypoint": "app.py", "host": "127.0.0.1", "port": 9}}}),
+                );
+            }
             cfg.insert(
                 a.to_string(),
-                json!({"responses_api_agents": {"fake_agent": {"entrypoint": "app.py", "host": "127.0.0.1", "port": addr.port(), "api_key": SECRET}}}),
+                json!({"responses_api_agents": {"fake_agent": agent}}),
             );
         }
         if environment_servers {
@@ -182,6 +193,19 @@ pub fn environment_server_name(agent: &str) -> String {
         .or_else(|| agent.strip_suffix("_agent"))
         .unwrap_or(agent);
     format!("{base}_environment_server")
+}
+
+/// The resources server of a v0.7.0 stand-in agent: its name without `_simple_agent` or
+/// `_agent` (`example_single_tool_call_simple_agent` → `example_single_tool_call`), else
+/// `<agent>_resources`.
+pub fn resources_server_name(agent: &str) -> String {
+    match agent
+        .strip_suffix("_simple_agent")
+        .or_else(|| agent.strip_suffix("_agent"))
+    {
+        Some(base) => base.to_string(),
+        None => format!("{agent}_resources"),
+    }
 }
 
 /// Accepts connections for ever; `relay`: this is the environment servers' port.
