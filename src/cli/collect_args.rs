@@ -39,6 +39,17 @@ pub struct CollectArgs {
     /// Start the repeats round by round (abcabc) instead of each task's back to back (aabbcc).
     #[arg(long)]
     pub interleave_repeats: bool,
+    /// On --resume, retry rollouts whose last failure is a timeout or an environment fault even
+    /// when marked terminal; `skipped` stays terminal (v0.7.0 `retry_terminal_timeouts`).
+    #[arg(long)]
+    pub retry_terminal_timeouts: bool,
+    /// Exit 1 (`EVAL FAILED: …`) unless every materialized rollout is in --output (v0.7.0
+    /// `require_complete`; gymscope exits 3 for an incomplete run anyway).
+    #[arg(long)]
+    pub require_complete: bool,
+    /// Accepted for upstream command lines: gymscope does not check agent/resources pairings.
+    #[arg(long)]
+    pub allow_unsupported_pairing: bool,
     /// Take only the first N input lines (0 = all).
     #[arg(long, value_name = "N")]
     pub limit: Option<u64>,
@@ -73,6 +84,10 @@ pub struct CollectArgs {
     /// failures sidecar and retry it on --resume).
     #[arg(long)]
     pub fail_fast: bool,
+    /// v0.7.0's `route_failures_to_sidecar=true`, gymscope's way anyway: a failed `/run` becomes
+    /// a sidecar row (the line saying so is printed).
+    #[arg(long, conflicts_with = "fail_fast")]
+    pub route_failures_to_sidecar: bool,
     /// Give up on one rollout after this long (recorded as a failure, retried on --resume).
     #[arg(long, value_parser = finite, value_name = "SECONDS")]
     pub timeout: Option<f64>,

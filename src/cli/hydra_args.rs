@@ -155,6 +155,20 @@ fn collect_override(name: &str, value: &str, out: &mut Vec<String>) -> Result<()
         "environment_server_name" => flag(out, "--environment-server-name", value),
         "environment_server_routes" => flag(out, "--environment-server-routes", value),
         "interleave_repeats" => on(out, "--interleave-repeats")?,
+        "retry_terminal_timeouts" => on(out, "--retry-terminal-timeouts")?,
+        "require_complete" => on(out, "--require-complete")?,
+        "allow_unsupported_pairing" => on(out, "--allow-unsupported-pairing")?,
+        // v0.7.0's memory knobs: gymscope streams, its memory bounded by --concurrency, so they
+        // change nothing here (checked as upstream checks them, then dropped).
+        "max_resident_rollout_tasks" => {
+            if !value.parse::<u64>().is_ok_and(|n| n >= 1) {
+                return Err(format!("+{name}={value}: must be an integer >= 1"));
+            }
+        }
+        "retain_results_in_memory" => {
+            boolean(name, value)?;
+        }
+        "upload_rollouts" if !boolean(name, value)? => {}
         "limit" => flag(out, "--limit", value),
         "num_repeats" => flag(out, "--num-repeats", value),
         "num_samples_in_parallel" => flag(out, "--concurrency", value),
@@ -171,9 +185,14 @@ fn collect_override(name: &str, value: &str, out: &mut Vec<String>) -> Result<()
         // v0.7.0's switch for recording a failed `/run` in the sidecar: gymscope always does;
         // `false`, upstream's default, stops the run at the first one, as `--fail-fast` does.
         "route_failures_to_sidecar" => {
-            if !boolean(name, value)? {
-                out.push("--fail-fast".into());
-            }
+            out.push(
+                if boolean(name, value)? {
+                    "--route-failures-to-sidecar"
+                } else {
+                    "--fail-fast"
+                }
+                .into(),
+            );
         }
         "model_call_capture_dir" => flag(out, "--model-call-capture-dir", value),
         "responses_create_params" => flag(out, "--responses-create-params", &format!("={value}")),
@@ -348,6 +367,7 @@ mod tests {
                 panic!("not collect")
             };
             assert_eq!(c.fail_fast, fail_fast, "{value}");
+            assert_eq!(c.route_failures_to_sidecar, !fail_fast, "{value}");
         }
 
         let dotted = [

@@ -12,7 +12,7 @@ use super::head::{aggregate_metrics, fetch_config};
 use super::http::Client;
 use super::key::{parse_row, to_line, KeyPart};
 use super::merge::{index, LastLine, Span};
-use super::{discover, paths, CollectError};
+use super::{aggregate, discover, paths, CollectError};
 use crate::gym::keys::{FAILURE_CLASS, ROLLOUT_INDEX, TASK_INDEX};
 use crate::native::read::for_each_line;
 use crate::native::{check_input, check_output, AtomicFile, Input, UsageError};
@@ -177,7 +177,12 @@ pub async fn run(opts: &AggregateOptions) -> Result<()> {
             "<not merged>".into()
         },
         metrics.map_or("None".to_string(), |p| p.display().to_string()),
-        coverage_report(scored, &dropped, "the shards' _failures.jsonl sidecars")
+        aggregate::coverage_report(
+            scored + dropped.values().sum::<u64>(),
+            scored,
+            &dropped,
+            "the shards' _failures.jsonl sidecars"
+        )
     );
     if let Some(ignored) = &opts.health_check {
         let checked = if opts.merge_shards {
@@ -322,34 +327,9 @@ fn rewrite_spans(sources: &[PathBuf], spans: &[Span], to: &Path) -> Result<Atomi
     Ok(out)
 }
 
-/// What the score leaves out, in v0.7.0's words (`_coverage_report`): empty when it covers
-/// every rollout the sidecars know of.
-fn coverage_report(scored: u64, dropped: &BTreeMap<String, u64>, hint: &str) -> String {
-    let missing: u64 = dropped.values().sum();
-    if missing == 0 {
-        return String::new();
-    }
-    let expected = scored + missing;
-    let routed: Vec<String> = dropped.iter().map(|(k, n)| format!("{n} {k}")).collect();
-    format!(
-        "\nRollouts missing from the score: {missing} of {expected} materialized ({} routed this run; see {hint})\nMetrics cover: {scored} of {expected} rollouts",
-        routed.join(", ")
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn coverage_names_the_missing_by_class() {
-        assert_eq!(coverage_report(4, &BTreeMap::new(), "x"), "");
-        let dropped = BTreeMap::from([("b".to_string(), 1), ("a".to_string(), 2)]);
-        assert_eq!(
-            coverage_report(4, &dropped, "the shards' _failures.jsonl sidecars"),
-            "\nRollouts missing from the score: 3 of 7 materialized (2 a, 1 b routed this run; see the shards' _failures.jsonl sidecars)\nMetrics cover: 4 of 7 rollouts"
-        );
-    }
 
     #[test]
     fn globs_are_split_sorted_deduplicated_and_skip_sidecars() {

@@ -54,6 +54,7 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
     let topology = discover::topology(&config);
     let resuming = args.resume && materialized.exists() && output.exists();
     let mut history = History::default();
+    history.retry_terminal_timeouts = args.retry_terminal_timeouts;
     if resuming {
         history::read(&output, &failures, args.max_line_bytes, &mut history)?;
     } else {
@@ -113,6 +114,8 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
     let mut destinations: Vec<(Destination, u64)> = Vec::new();
     let mut seen: HashSet<Destination> = HashSet::new();
     let mut unknown: BTreeSet<String> = BTreeSet::new();
+    // Rows to run per stamped environment server, first seen first (v0.7.0 prints them).
+    let mut routes: Vec<(String, u64)> = Vec::new();
     let mat_name = materialized.display().to_string();
     for_each_line::<CollectError>(
         &materialized,
@@ -142,6 +145,15 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
                     .map_err(|e| CollectError::line(&mat_name, span.line, e))?;
                 if seen.insert(d.clone()) {
                     destinations.push((d, span.line));
+                }
+                if let Some(stamp) = row
+                    .get(crate::gym::keys::ENVIRONMENT_SERVER)
+                    .and_then(serde_json::Value::as_str)
+                {
+                    match routes.iter_mut().find(|(s, _)| s == stamp) {
+                        Some((_, n)) => *n += 1,
+                        None => routes.push((stamp.to_string(), 1)),
+                    }
                 }
             }
             Ok(true)
@@ -177,6 +189,16 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         if total > 0 {
             crate::say!("Clearing existing model-call captures for rollouts being dispatched");
         }
+    }
+    if !routes.is_empty() {
+        let items: Vec<String> = routes
+            .iter()
+            .map(|(s, n)| format!("{}: {n}", crate::gym::py::str_repr(s)))
+            .collect();
+        crate::say!("Environment server routes: {{{}}}", items.join(", "));
+    }
+    if args.route_failures_to_sidecar {
+        crate::say!("route_failures_to_sidecar is on: a failed agent /run becomes a sidecar row instead of ending the run, and its rollout leaves the score.");
     }
     let report = if total > 0 {
         run::run(
@@ -249,8 +271,15 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         )
         .await?
     };
+    // v0.7.0's coverage: the materialized rollouts the score misses, by this run's classes.
+    let coverage = super::aggregate::coverage_report(
+        plan.counts.input_rows,
+        plan.done_keys() + report.main,
+        &report.failure_classes,
+        &failures.display().to_string(),
+    );
     crate::say!(
-        "Finished rollout collection! View results at:\nFully materialized inputs: {}\nRollouts: {}\nAggregate metrics: {}",
+        "Finished rollout collection! View results at:\nFully materialized inputs: {}\nRollouts: {}\nAggregate metrics: {}{coverage}",
         materialized.display(),
         output.display(),
         metrics.map_or("None".to_string(), |p| p.display().to_string())
@@ -259,12 +288,24 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
     if let (Some(ignored), None, false) = (&args.health_check, shard, args.disable_aggregation) {
         super::evidence::print_reports(&output, ignored, args.max_line_bytes);
     }
+    if args.require_complete {
+        let (completed, expected) =
+            history::completion(&materialized, &output, args.max_line_bytes)?;
+        if completed < expected {
+            crate::note!(
+                "Error: EVAL FAILED: {completed}/{expected} samples completed. Partial artifacts retained at {}.",
+                output.display()
+            );
+            return Ok(Ending::Fatal);
+        }
+    }
     // 0 only when every rollout succeeded: `collect && profile` must not go on after failures.
     let outcome = history::outcome(
         &materialized,
         &output,
         &failures,
         max_attempts,
+        args.retry_terminal_timeouts,
         args.max_line_bytes,
     )?;
     if let Some(msg) = outcome.unfinished_report(&failures.display().to_string()) {

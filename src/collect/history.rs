@@ -51,9 +51,11 @@ pub fn outcome(
     output: &Path,
     failures: &Path,
     max_attempts: u32,
+    retry_terminal_timeouts: bool,
     max_line: u64,
 ) -> Result<Counts> {
     let mut history = History::default();
+    history.retry_terminal_timeouts = retry_terminal_timeouts;
     read(output, failures, max_line, &mut history)?;
     let mut plan = history.plan(max_attempts);
     let name = materialized.display().to_string();
@@ -65,4 +67,31 @@ pub fn outcome(
         Ok(true)
     })?;
     Ok(plan.counts)
+}
+
+/// `require_complete`'s count (v0.7.0 `check_completion`): distinct (stage, task, rollout) in the
+/// main file against the materialized rows.
+pub fn completion(materialized: &Path, output: &Path, max_line: u64) -> Result<(u64, u64)> {
+    use super::key::KeyPart;
+    let mut done: std::collections::HashSet<(Option<KeyPart>, RolloutKey)> =
+        std::collections::HashSet::new();
+    let name = output.display().to_string();
+    for_each_line::<CollectError>(output, &name, max_line, |span, line, _| {
+        let row = parse_row(line).map_err(|e| CollectError::line(&name, span.line, e))?;
+        if let Some(key) = RolloutKey::of(&row) {
+            let stage = row
+                .get(crate::gym::keys::STAGE_INDEX)
+                .filter(|v| !v.is_null())
+                .map(KeyPart::of);
+            done.insert((stage, key));
+        }
+        Ok(true)
+    })?;
+    let mut expected = 0u64;
+    let name = materialized.display().to_string();
+    for_each_line::<CollectError>(materialized, &name, max_line, |_, _, _| {
+        expected += 1;
+        Ok(true)
+    })?;
+    Ok((done.len() as u64, expected))
 }

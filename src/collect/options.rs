@@ -15,6 +15,10 @@ pub struct CollectOptions {
     pub environment_server_name: Option<String>,
     pub environment_server_routes: Option<String>,
     pub interleave_repeats: bool,
+    /// v0.7.0's `retry_terminal_timeouts` (resume's terminal rule).
+    pub retry_terminal_timeouts: bool,
+    /// v0.7.0's `require_complete`: exit 1 unless every materialized rollout succeeded.
+    pub require_complete: bool,
     pub limit: Option<u64>,
     pub num_repeats: Option<String>,
     pub num_repeats_add_seed: bool,
@@ -27,6 +31,8 @@ pub struct CollectOptions {
     pub disable_aggregation: bool,
     pub head_server: String,
     pub fail_fast: bool,
+    /// Given `route_failures_to_sidecar=true` (v0.7.0 prints a line saying so).
+    pub route_failures_to_sidecar: bool,
     pub timeout: Option<f64>,
     pub grace: f64,
     pub shard: Option<Shard>,

@@ -63,6 +63,8 @@ pub struct Report {
     pub status: String,
     /// Seconds each `/run` that answered with a result took (v0.7.0's latency lines).
     pub durations: Vec<f64>,
+    /// Rollouts routed to the sidecar this run, by failure class (v0.7.0's coverage lines).
+    pub failure_classes: std::collections::BTreeMap<String, u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -81,6 +83,8 @@ enum Outcome {
         collector_failure: bool,
         /// How long the `/run` took, when it answered with a result.
         seconds: Option<f64>,
+        /// A sidecar row's failure class.
+        class: Option<String>,
     },
     Fatal(String),
 }
@@ -421,6 +425,8 @@ impl Job {
                             }
                         }
                         let route = route::route(&result);
+                        let class =
+                            (route == Route::Sidecar).then(|| route::failure_class(&result));
                         if route == Route::Sidecar {
                             self.printer
                                 .out_line(&route::dropped_line(&self.row, &result));
@@ -432,6 +438,7 @@ impl Job {
                             agent: self.agent,
                             collector_failure: false,
                             seconds: Some(started.elapsed().as_secs_f64()),
+                            class,
                         });
                     }
                     Err(e) => CollectorFailure::BadResponse {
@@ -473,6 +480,7 @@ impl Job {
             agent: self.agent,
             collector_failure: true,
             seconds: None,
+            class: Some(route::failure_class(&row)),
         })
     }
 
@@ -582,10 +590,14 @@ fn write_loop(
                     numbers,
                     collector_failure,
                     seconds,
+                    class,
                     ..
                 } => {
                     report.completed += 1;
                     report.durations.extend(seconds);
+                    if let Some(class) = class {
+                        *report.failure_classes.entry(class).or_insert(0) += 1;
+                    }
                     match route {
                         Route::Main => report.main += 1,
                         Route::Sidecar => report.sidecar += 1,

@@ -210,3 +210,65 @@ fn taskset_rows_are_episodes_of_their_routed_server() {
         .collect();
     assert_eq!(ids, ["0-0", "0-1", "1-0", "1-1"]);
 }
+
+#[test]
+fn coverage_require_complete_and_retried_terminal_timeouts() {
+    let gym = StandIn::start_v07(&["alpha"]);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(
+        &input,
+        "{\"responses_create_params\":{\"input\":\"a\"}}\n\
+         {\"responses_create_params\":{\"input\":\"b\"},\"fake_behavior\":\"terminal\"}\n\
+         {\"responses_create_params\":{\"input\":\"c\"},\"fake_behavior\":\"http500\"}\n",
+    )
+    .unwrap();
+    let out = dir.path().join("r.jsonl");
+    let base = [
+        "collect",
+        "-i",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-a",
+        "alpha",
+        "--head-server",
+        &gym.head(),
+        "--concurrency",
+        "1",
+        "--no-health-check",
+    ];
+    let mut args = base.to_vec();
+    args.extend(["+route_failures_to_sidecar=true", "+require_complete=true"]);
+    let r = gymscope(&args);
+    assert_eq!(r.status.code(), Some(1), "{}", text(&r));
+    let stdout = String::from_utf8_lossy(&r.stdout);
+    assert!(stdout.contains("route_failures_to_sidecar is on: a failed agent /run becomes a sidecar row instead of ending the run, and its rollout leaves the score."), "{stdout}");
+    let side = dir.path().join("r_failures.jsonl");
+    assert!(
+        stdout.contains(&format!(
+            "\nRollouts missing from the score: 2 of 3 materialized (1 agent_run_error, 1 timeout_exceeded routed this run; see {})\nMetrics cover: 1 of 3 rollouts",
+            side.display()
+        )),
+        "{stdout}"
+    );
+    assert!(
+        text(&r).contains(&format!(
+            "Error: EVAL FAILED: 1/3 samples completed. Partial artifacts retained at {}.",
+            out.display()
+        )),
+        "{}",
+        text(&r)
+    );
+    // On resume the terminal timeout is retried only with --retry-terminal-timeouts.
+    let runs_of_task_1 = || gym.runs.lock().unwrap().iter().filter(|r| r.0 == 1).count();
+    let mut resume = base.to_vec();
+    resume.push("--resume");
+    let r = gymscope(&resume);
+    assert_eq!(r.status.code(), Some(3), "{}", text(&r));
+    assert_eq!(runs_of_task_1(), 1);
+    resume.push("+retry_terminal_timeouts=true");
+    let r = gymscope(&resume);
+    assert_eq!(r.status.code(), Some(3), "{}", text(&r));
+    assert_eq!(runs_of_task_1(), 2);
+}

@@ -193,6 +193,29 @@ pub fn write_file<W: io::Write>(w: W, entries: &[Entry]) -> io::Result<()> {
     crate::json::to_writer_orjson_pretty(w, entries)
 }
 
+/// What the score leaves out, in v0.7.0's words (`_coverage_report`): empty when it covers
+/// every expected rollout; the classes named are the failures routed this run (`hint` says
+/// where they are).
+pub fn coverage_report(
+    expected: u64,
+    scored: u64,
+    routed: &std::collections::BTreeMap<String, u64>,
+    hint: &str,
+) -> String {
+    let Some(missing) = expected.checked_sub(scored).filter(|m| *m > 0) else {
+        return String::new();
+    };
+    let routed: Vec<String> = routed.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    let routed = if routed.is_empty() {
+        String::new()
+    } else {
+        format!("{} routed this run; ", routed.join(", "))
+    };
+    format!(
+        "\nRollouts missing from the score: {missing} of {expected} materialized ({routed}see {hint})\nMetrics cover: {scored} of {expected} rollouts"
+    )
+}
+
 /// The metrics file in memory.
 #[cfg(test)]
 pub fn file_bytes(entries: &[Entry]) -> Vec<u8> {
@@ -264,6 +287,21 @@ mod tests {
         assert_eq!(got[0]["perf_summary"], json!({"turns": {"mean": 2.0}}));
         assert_eq!(got[0]["repeat_level_metrics"], json!([{"r": 0}]));
         assert!(entry("a", b"[1]").is_err());
+    }
+
+    #[test]
+    fn coverage_names_the_missing_by_class() {
+        use std::collections::BTreeMap;
+        assert_eq!(coverage_report(4, 4, &BTreeMap::new(), "x"), "");
+        let dropped = BTreeMap::from([("b".to_string(), 1), ("a".to_string(), 2)]);
+        assert_eq!(
+            coverage_report(7, 4, &dropped, "s.jsonl"),
+            "\nRollouts missing from the score: 3 of 7 materialized (2 a, 1 b routed this run; see s.jsonl)\nMetrics cover: 4 of 7 rollouts"
+        );
+        assert_eq!(
+            coverage_report(5, 4, &BTreeMap::new(), "s.jsonl"),
+            "\nRollouts missing from the score: 1 of 5 materialized (see s.jsonl)\nMetrics cover: 4 of 5 rollouts"
+        );
     }
 
     #[test]

@@ -36,6 +36,29 @@ pub struct History {
     terminal: HashSet<RolloutKey>,
     /// Keys whose last failure is an HTTP client error that will likely fail again.
     refused: HashSet<RolloutKey>,
+    /// v0.7.0's `retry_terminal_timeouts` ([`is_terminal`]).
+    pub retry_terminal_timeouts: bool,
+}
+
+/// Whether a sidecar row gates its rollout on resume (v0.7.0 `is_terminal_failure`): its
+/// `_ng_failure_terminal`, except that with `retry_terminal_timeouts` a timeout or an
+/// environment fault (`timeout_exceeded`, `reference_missing`, `eval_missing`,
+/// `transport_ineligible`) is retried and `skipped` never is.
+pub fn is_terminal(row: &Row, retry_terminal_timeouts: bool) -> bool {
+    let stamped = || row.get(FAILURE_TERMINAL).is_some_and(py::truthy);
+    if !retry_terminal_timeouts {
+        return stamped();
+    }
+    match row
+        .get(crate::gym::keys::FAILURE_CLASS)
+        .and_then(serde_json::Value::as_str)
+    {
+        Some(
+            "timeout_exceeded" | "reference_missing" | "eval_missing" | "transport_ineligible",
+        ) => false,
+        Some("skipped") => true,
+        _ => stamped(),
+    }
 }
 
 /// Which rows a run dispatches, and the counts upstream prints.
@@ -88,7 +111,7 @@ impl History {
             return;
         };
         self.attempt_rows += 1;
-        if row.get(FAILURE_TERMINAL).is_some_and(py::truthy) {
+        if is_terminal(row, self.retry_terminal_timeouts) {
             self.terminal.insert(key.clone());
         }
         // v0.7.0's key, or gymscope's before it (older sidecars).
@@ -138,6 +161,11 @@ impl History {
 }
 
 impl Plan {
+    /// Rollouts already in the main file before this run.
+    pub fn done_keys(&self) -> u64 {
+        self.done.len() as u64
+    }
+
     /// The attempt number for a materialized row that must run (0 = first attempt, sent
     /// unstamped), or `None` when it is done, terminal or out of attempts.
     pub fn attempt(&self, key: &RolloutKey) -> Option<u32> {
@@ -364,5 +392,16 @@ mod tests {
         assert_eq!(max_attempts(Some("5")).0, 5);
         assert!(max_attempts(Some("0")).1.is_some());
         assert_eq!(max_attempts(Some("x")).0, 3);
+    }
+
+    #[test]
+    fn retry_terminal_timeouts_retries_timeouts_and_never_skips() {
+        let timeout =
+            row(r#"{"_ng_failure_class":"timeout_exceeded","_ng_failure_terminal":true}"#);
+        let skipped = row(r#"{"_ng_failure_class":"skipped"}"#);
+        let other = row(r#"{"_ng_failure_class":"x","_ng_failure_terminal":1}"#);
+        assert!(is_terminal(&timeout, false) && !is_terminal(&timeout, true));
+        assert!(!is_terminal(&skipped, false) && is_terminal(&skipped, true));
+        assert!(is_terminal(&other, true));
     }
 }

@@ -31,6 +31,15 @@ pub fn route(result: &Row) -> Route {
     }
 }
 
+/// A sidecar row's `_ng_failure_class` as Python's `str()` shows it (v0.7.0 counts by it).
+pub fn failure_class(result: &Row) -> String {
+    match result.get(FAILURE_CLASS) {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => py::repr(other),
+        None => "None".into(),
+    }
+}
+
 /// Sets the row's keys on the result (overwriting in place, else appended), as v0.7.0 does
 /// (`rollout_collection.py`): the indices always, `agent_ref` and the rest only when the row
 /// has them (a taskset row names no agent); last, the environment server it went through.
