@@ -91,6 +91,13 @@ pub fn run(args: &CollectArgs) -> Result<ExitCode> {
         interleave_repeats: args.interleave_repeats,
         retry_terminal_timeouts: args.retry_terminal_timeouts,
         require_complete: args.require_complete,
+        count_failure_classes_as_zero: args
+            .count_failure_classes_as_zero
+            .iter()
+            .filter(|c| !c.is_empty())
+            .cloned()
+            .collect(),
+        count_missing_rollouts_as_zero: args.count_missing_rollouts_as_zero,
         limit: args.limit,
         num_repeats: args.num_repeats.clone(),
         num_repeats_add_seed: args.num_repeats_add_seed,

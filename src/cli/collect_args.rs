@@ -47,6 +47,15 @@ pub struct CollectArgs {
     /// `require_complete`; gymscope exits 3 for an incomplete run anyway).
     #[arg(long)]
     pub require_complete: bool,
+    /// Count the rollouts whose last failure has one of these classes as scored zeros, in the
+    /// aggregate metrics only (comma-separated, repeatable; v0.7.0
+    /// `count_failure_classes_as_zero`).
+    #[arg(long, value_name = "CLASS,...", value_delimiter = ',')]
+    pub count_failure_classes_as_zero: Vec<String>,
+    /// Count materialized rollouts that left no row at all as scored zeros, in the aggregate
+    /// metrics only (v0.7.0 `count_missing_rollouts_as_zero`).
+    #[arg(long)]
+    pub count_missing_rollouts_as_zero: bool,
     /// Accepted for upstream command lines: gymscope does not check agent/resources pairings.
     #[arg(long)]
     pub allow_unsupported_pairing: bool,

@@ -157,6 +157,10 @@ fn collect_override(name: &str, value: &str, out: &mut Vec<String>) -> Result<()
         "interleave_repeats" => on(out, "--interleave-repeats")?,
         "retry_terminal_timeouts" => on(out, "--retry-terminal-timeouts")?,
         "require_complete" => on(out, "--require-complete")?,
+        "count_failure_classes_as_zero" => {
+            flag(out, "--count-failure-classes-as-zero", &hydra_list(value));
+        }
+        "count_missing_rollouts_as_zero" => on(out, "--count-missing-rollouts-as-zero")?,
         "allow_unsupported_pairing" => on(out, "--allow-unsupported-pairing")?,
         // v0.7.0's memory knobs: gymscope streams, its memory bounded by --concurrency, so they
         // change nothing here (checked as upstream checks them, then dropped).

@@ -161,6 +161,7 @@ pub async fn run(opts: &AggregateOptions) -> Result<()> {
             config,
             topology,
             &sources,
+            &[],
             &opts.output,
             opts.max_line_bytes,
         )
@@ -180,7 +181,7 @@ pub async fn run(opts: &AggregateOptions) -> Result<()> {
         aggregate::coverage_report(
             scored + dropped.values().sum::<u64>(),
             scored,
-            &dropped,
+            &dropped.into_iter().collect::<Vec<_>>(),
             "the shards' _failures.jsonl sidecars"
         )
     );

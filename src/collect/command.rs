@@ -236,9 +236,6 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         Report::default()
     };
     print_summary(&report, &output, &failures);
-    if report.interrupted.is_none() && report.fatal.is_none() {
-        crate::say!("{}", super::latency::summary(&report.durations));
-    }
     if let Some(msg) = &report.fatal {
         crate::note!("Error: {msg}");
         crate::note!(
@@ -254,6 +251,39 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         );
         return Ok(Ending::Interrupted);
     }
+    // v0.7.0's counted zeros (the imputed ones only when this run aggregates).
+    let count_missing = args.count_missing_rollouts_as_zero && !args.disable_aggregation;
+    let zeros = if args.count_failure_classes_as_zero.is_empty() && !count_missing {
+        super::zeros::Zeros::default()
+    } else {
+        super::zeros::count(
+            &args.count_failure_classes_as_zero,
+            count_missing,
+            &materialized,
+            &output,
+            &failures,
+            args.max_line_bytes,
+        )?
+    };
+    let successes = plan.done_keys() + report.main;
+    if total > 0 && successes == 0 && zeros.rows.is_empty() {
+        // v0.7.0 stops here (exit 1): there is no score to report.
+        let classes: Vec<String> = report
+            .failure_classes
+            .iter()
+            .map(|(c, n)| format!("{}: {n}", crate::gym::py::str_repr(c)))
+            .collect();
+        crate::note!(
+            "Error: None of the {total} dispatched rollouts produced a result {{{}}}. Inspect {}; the run has no score to report.",
+            classes.join(", "),
+            failures.display()
+        );
+        if report.sidecar > 0 {
+            crate::note!("To retry them:\n  {}", args.resume_command);
+        }
+        return Ok(Ending::Fatal);
+    }
+    crate::say!("{}", super::latency::summary(&report.durations));
 
     crate::say!("Sorting results to ensure consistent ordering");
     let metrics = if args.disable_aggregation {
@@ -261,23 +291,48 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         None
     } else {
         crate::say!("Computing aggregate metrics");
+        if !args.count_failure_classes_as_zero.is_empty() {
+            let listed: Vec<String> = args
+                .count_failure_classes_as_zero
+                .iter()
+                .map(|c| crate::gym::py::str_repr(c))
+                .collect();
+            crate::say!(
+                "Counting {} failure row(s) as scored zeros: [{}]",
+                zeros.failures,
+                listed.join(", ")
+            );
+        }
+        if count_missing {
+            crate::say!(
+                "Counting {} materialized rollout(s) with no row as scored zeros",
+                zeros.imputed
+            );
+        }
         aggregate_metrics(
             &client,
             &config,
             &topology,
             std::slice::from_ref(&output),
+            &zeros.rows,
             &output,
             args.max_line_bytes,
         )
         .await?
     };
     // v0.7.0's coverage: the materialized rollouts the score misses, by this run's classes.
-    let coverage = super::aggregate::coverage_report(
+    let mut coverage = super::aggregate::coverage_report(
         plan.counts.input_rows,
-        plan.done_keys() + report.main,
+        successes + zeros.rows.len() as u64,
         &report.failure_classes,
         &failures.display().to_string(),
     );
+    if zeros.imputed > 0 {
+        coverage.push_str(&format!(
+            "\nScored as zero because they left no row: {} of {} rollouts",
+            zeros.imputed, plan.counts.input_rows
+        ));
+    }
     crate::say!(
         "Finished rollout collection! View results at:\nFully materialized inputs: {}\nRollouts: {}\nAggregate metrics: {}{coverage}",
         materialized.display(),

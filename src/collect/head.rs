@@ -5,7 +5,7 @@
 use super::environment::Topology;
 use super::http::{self, Client};
 use super::key::{parse_row, to_line, RolloutKey};
-use super::{aggregate, discover, discover::Address, paths, CollectError};
+use super::{aggregate, discover, discover::Address, paths, CollectError, Row};
 use crate::native::atomic::write_file;
 use crate::native::read::for_each_line;
 use anyhow::{bail, Result};
@@ -45,6 +45,55 @@ struct Group {
     rows: Vec<KeyedLine>,
 }
 
+#[derive(Default)]
+struct Groups {
+    groups: Vec<Group>,
+    slot: HashMap<String, usize>,
+}
+
+impl Groups {
+    /// Files a row under its environment server (its agent on older head servers); a row that
+    /// names neither is skipped, as upstream skips it.
+    fn add(&mut self, topology: &Topology, row: &Row) -> Result<(), String> {
+        let Some(key) = RolloutKey::of(row) else {
+            return Ok(());
+        };
+        let agent = aggregate::agent_of(row);
+        let (group_key, server) = if topology.is_legacy() {
+            let Some(agent) = agent else {
+                return Ok(());
+            };
+            (agent.to_string(), None)
+        } else {
+            match topology.aggregation_server(row)? {
+                None => return Ok(()),
+                Some(s) => (s.name.clone(), Some(s)),
+            }
+        };
+        let groups = &mut self.groups;
+        let i = *self.slot.entry(group_key.clone()).or_insert_with(|| {
+            // The first row's agent labels the server; a row naming none takes the server's own.
+            let agent = agent
+                .map(String::from)
+                .or_else(|| server.and_then(|s| s.attributed.clone()));
+            groups.push(Group {
+                server: server.map(|s| s.name.clone()),
+                agent: if server.is_some() {
+                    agent
+                } else {
+                    Some(group_key)
+                },
+                rows: Vec::new(),
+            });
+            groups.len() - 1
+        });
+        let mut stripped = to_line(&aggregate::strip(row));
+        stripped.pop();
+        groups[i].rows.push((key, stripped));
+        Ok(())
+    }
+}
+
 /// POSTs the rows of the rollouts files `sources`, stripped, to `/aggregate_metrics` (one
 /// request per environment server, v0.7.0; per agent on older head servers) and writes
 /// `<output stem>_aggregate_metrics.json`; `None` when there are no rows (as upstream).
@@ -53,55 +102,26 @@ pub async fn aggregate_metrics(
     config: &serde_yaml::Value,
     topology: &Topology,
     sources: &[PathBuf],
+    extra: &[Row],
     output: &Path,
     max_line_bytes: u64,
 ) -> Result<Option<PathBuf>> {
-    let mut groups: Vec<Group> = Vec::new();
-    let mut slot: HashMap<String, usize> = HashMap::new();
+    let mut groups = Groups::default();
     for main in sources {
         let name = main.display().to_string();
         for_each_line::<CollectError>(main, &name, max_line_bytes, |span, line, _| {
             let row = parse_row(line).map_err(|e| CollectError::line(&name, span.line, e))?;
-            let Some(key) = RolloutKey::of(&row) else {
-                return Ok(true);
-            };
-            let agent = aggregate::agent_of(&row);
-            let (group_key, server) = if topology.is_legacy() {
-                let Some(agent) = agent else {
-                    return Ok(true);
-                };
-                (agent.to_string(), None)
-            } else {
-                match topology
-                    .aggregation_server(&row)
-                    .map_err(|e| CollectError::line(&name, span.line, e))?
-                {
-                    None => return Ok(true),
-                    Some(s) => (s.name.clone(), Some(s)),
-                }
-            };
-            let i = *slot.entry(group_key.clone()).or_insert_with(|| {
-                // The first row's agent labels the server; a row naming none takes the server's own.
-                let agent = agent
-                    .map(String::from)
-                    .or_else(|| server.and_then(|s| s.attributed.clone()));
-                groups.push(Group {
-                    server: server.map(|s| s.name.clone()),
-                    agent: if server.is_some() {
-                        agent
-                    } else {
-                        Some(group_key)
-                    },
-                    rows: Vec::new(),
-                });
-                groups.len() - 1
-            });
-            let mut stripped = to_line(&aggregate::strip(&row));
-            stripped.pop();
-            groups[i].rows.push((key, stripped));
+            groups
+                .add(topology, &row)
+                .map_err(|e| CollectError::line(&name, span.line, e))?;
             Ok(true)
         })?;
     }
+    // Rows counted as scored zeros (`collect::counted`), scored with the rest.
+    for row in extra {
+        groups.add(topology, row).map_err(anyhow::Error::msg)?;
+    }
+    let mut groups = groups.groups;
     if groups.is_empty() {
         return Ok(None);
     }

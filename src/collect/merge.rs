@@ -166,6 +166,7 @@ pub async fn run(opts: &MergeOptions) -> Result<Ending> {
             &config,
             &discover::topology(&config),
             std::slice::from_ref(&opts.output),
+            &[],
             &opts.output,
             opts.max_line_bytes,
         )

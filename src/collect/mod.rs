@@ -8,7 +8,8 @@
 //! - [`history`]: the run's record on disk (exit 3)
 //! - [`options`]: what to collect; [`command`]: a fresh run or a resume, end to end;
 //!   [`fresh`]: its materialization step
-//! - [`run`]: the tokio driver, writer thread, signals
+//! - [`run`]: the tokio driver, writer thread, signals; [`zeros`]: the rows counted as scored
+//!   zeros (v0.7.0)
 //! - [`merge`]: `--merge`; [`aggregate_shards`]: `gymscope aggregate` (`gym eval aggregate`);
 //!   [`progress`]: indicatif
 //!
@@ -29,6 +30,7 @@ pub mod merge;
 pub mod options;
 pub mod progress;
 pub mod run;
+pub mod zeros;
 
 use crate::native::{atomic::WriteError, read::ReadError};
 

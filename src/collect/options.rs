@@ -19,6 +19,9 @@ pub struct CollectOptions {
     pub retry_terminal_timeouts: bool,
     /// v0.7.0's `require_complete`: exit 1 unless every materialized rollout succeeded.
     pub require_complete: bool,
+    /// v0.7.0's counted zeros: sidecar classes, and materialized rollouts without any row.
+    pub count_failure_classes_as_zero: Vec<String>,
+    pub count_missing_rollouts_as_zero: bool,
     pub limit: Option<u64>,
     pub num_repeats: Option<String>,
     pub num_repeats_add_seed: bool,

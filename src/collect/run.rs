@@ -63,8 +63,9 @@ pub struct Report {
     pub status: String,
     /// Seconds each `/run` that answered with a result took (v0.7.0's latency lines).
     pub durations: Vec<f64>,
-    /// Rollouts routed to the sidecar this run, by failure class (v0.7.0's coverage lines).
-    pub failure_classes: std::collections::BTreeMap<String, u64>,
+    /// Rollouts routed to the sidecar this run, by failure class in first-seen order (v0.7.0's
+    /// coverage lines and its no-result error).
+    pub failure_classes: Vec<(String, u64)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -596,7 +597,10 @@ fn write_loop(
                     report.completed += 1;
                     report.durations.extend(seconds);
                     if let Some(class) = class {
-                        *report.failure_classes.entry(class).or_insert(0) += 1;
+                        match report.failure_classes.iter_mut().find(|(c, _)| *c == class) {
+                            Some((_, n)) => *n += 1,
+                            None => report.failure_classes.push((class, 1)),
+                        }
                     }
                     match route {
                         Route::Main => report.main += 1,

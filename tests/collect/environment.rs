@@ -272,3 +272,94 @@ fn coverage_require_complete_and_retried_terminal_timeouts() {
     assert_eq!(r.status.code(), Some(3), "{}", text(&r));
     assert_eq!(runs_of_task_1(), 2);
 }
+
+#[test]
+fn counted_zeros_join_the_score_only() {
+    let gym = StandIn::start_v07(&["alpha"]);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(
+        &input,
+        "{\"responses_create_params\":{\"input\":\"a\"},\"subset\":\"s1\"}\n\
+         {\"responses_create_params\":{\"input\":\"b\"},\"subset\":\"s2\",\"fake_behavior\":\"http500\"}\n\
+         {\"responses_create_params\":{\"input\":\"c\"},\"subset\":\"s3\",\"fake_behavior\":\"kill\"}\n\
+         {\"responses_create_params\":{\"input\":\"d\"},\"subset\":\"s4\"}\n",
+    )
+    .unwrap();
+    let out = dir.path().join("r.jsonl");
+    let r = gymscope(&[
+        "collect",
+        "-i",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-a",
+        "alpha",
+        "--head-server",
+        &gym.head(),
+        "--no-health-check",
+        "+count_failure_classes_as_zero=[agent_run_error]",
+        "+count_missing_rollouts_as_zero=true",
+    ]);
+    assert_eq!(r.status.code(), Some(3), "{}", text(&r));
+    let stdout = String::from_utf8_lossy(&r.stdout);
+    for line in [
+        "Counting 1 failure row(s) as scored zeros: ['agent_run_error']",
+        "Counting 1 materialized rollout(s) with no row as scored zeros",
+        "Scored as zero because they left no row: 1 of 4 rollouts",
+    ] {
+        assert!(stdout.contains(line), "`{line}` not in {stdout}");
+    }
+    // Covered in full: no missing line.
+    assert!(
+        !stdout.contains("Rollouts missing from the score"),
+        "{stdout}"
+    );
+    // The files are unchanged: two rows in the main file, one in the sidecar.
+    assert_eq!(rows(&out).len(), 2);
+    assert_eq!(rows(&dir.path().join("r_failures.jsonl")).len(), 1);
+    // Scored over four: two successes (reward 1) and two zeros.
+    let metrics: Value = serde_json::from_slice(
+        &std::fs::read(dir.path().join("r_aggregate_metrics.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(metrics[0]["agent_metrics"]["mean/reward"], 0.5, "{metrics}");
+}
+
+#[test]
+fn a_run_where_nothing_succeeded_ends_as_v07s_with_exit_1() {
+    let gym = StandIn::start_v07(&["alpha"]);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(
+        &input,
+        "{\"responses_create_params\":{},\"fake_behavior\":\"http500\"}\n\
+         {\"responses_create_params\":{\"x\":1},\"fake_behavior\":\"transient\"}\n",
+    )
+    .unwrap();
+    let out = dir.path().join("r.jsonl");
+    let r = gymscope(&[
+        "collect",
+        "-i",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-a",
+        "alpha",
+        "--head-server",
+        &gym.head(),
+        "--concurrency",
+        "1",
+    ]);
+    assert_eq!(r.status.code(), Some(1), "{}", text(&r));
+    let side = dir.path().join("r_failures.jsonl");
+    assert!(
+        text(&r).contains(&format!(
+            "Error: None of the 2 dispatched rollouts produced a result {{'agent_run_error': 1, 'transient': 1}}. Inspect {}; the run has no score to report.",
+            side.display()
+        )),
+        "{}",
+        text(&r)
+    );
+    assert!(!dir.path().join("r_aggregate_metrics.json").exists());
+}

@@ -196,15 +196,12 @@ pub fn write_file<W: io::Write>(w: W, entries: &[Entry]) -> io::Result<()> {
 /// What the score leaves out, in v0.7.0's words (`_coverage_report`): empty when it covers
 /// every expected rollout; the classes named are the failures routed this run (`hint` says
 /// where they are).
-pub fn coverage_report(
-    expected: u64,
-    scored: u64,
-    routed: &std::collections::BTreeMap<String, u64>,
-    hint: &str,
-) -> String {
+pub fn coverage_report(expected: u64, scored: u64, routed: &[(String, u64)], hint: &str) -> String {
     let Some(missing) = expected.checked_sub(scored).filter(|m| *m > 0) else {
         return String::new();
     };
+    let mut routed: Vec<&(String, u64)> = routed.iter().collect();
+    routed.sort();
     let routed: Vec<String> = routed.iter().map(|(k, n)| format!("{n} {k}")).collect();
     let routed = if routed.is_empty() {
         String::new()
@@ -291,15 +288,14 @@ mod tests {
 
     #[test]
     fn coverage_names_the_missing_by_class() {
-        use std::collections::BTreeMap;
-        assert_eq!(coverage_report(4, 4, &BTreeMap::new(), "x"), "");
-        let dropped = BTreeMap::from([("b".to_string(), 1), ("a".to_string(), 2)]);
+        assert_eq!(coverage_report(4, 4, &[], "x"), "");
+        let dropped = [("b".to_string(), 1), ("a".to_string(), 2)];
         assert_eq!(
             coverage_report(7, 4, &dropped, "s.jsonl"),
             "\nRollouts missing from the score: 3 of 7 materialized (2 a, 1 b routed this run; see s.jsonl)\nMetrics cover: 4 of 7 rollouts"
         );
         assert_eq!(
-            coverage_report(5, 4, &BTreeMap::new(), "s.jsonl"),
+            coverage_report(5, 4, &[], "s.jsonl"),
             "\nRollouts missing from the score: 1 of 5 materialized (see s.jsonl)\nMetrics cover: 4 of 5 rollouts"
         );
     }

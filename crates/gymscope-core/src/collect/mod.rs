@@ -15,6 +15,7 @@
 //! - [`task_source`]: the agent a `task_source` row runs on, and unknown agents refused (v0.7.0)
 //! - [`shard`]: the deterministic `--shard i/n` slice
 //! - [`aggregate`]: the `/aggregate_metrics` request and the metrics file
+//! - [`counted`]: rollouts counted as scored zeros in the aggregate request (v0.7.0)
 //! - [`observe`]: model-call capture records (`observe::capture`), the `ng_trajectory` of a
 //!   result (`observe::projection`) and `ng_perf` (`observe::perf`)
 //! - [`observations`]: harness agents' `ng_agent_observations`: validated, joined with the
@@ -23,6 +24,7 @@
 
 pub mod aggregate;
 pub mod claude_compaction;
+pub mod counted;
 pub mod environment;
 pub mod episode;
 pub mod hydra;
