@@ -119,7 +119,8 @@ pub fn run(args: &CollectArgs) -> Result<ExitCode> {
         resume_command: resume_command(),
         health_check,
         capture_dir,
-        ng_perf: args.ng_perf,
+        dispatch_budget_s: args.dispatch_budget_s,
+        drain_margin_s: args.drain_margin_s,
     };
     Ok(ending_code(rt.block_on(command::collect(&opts))?))
 }

@@ -56,6 +56,14 @@ pub struct CollectArgs {
     /// metrics only (v0.7.0 `count_missing_rollouts_as_zero`).
     #[arg(long)]
     pub count_missing_rollouts_as_zero: bool,
+    /// Stop starting rollouts this many seconds after dispatch began, or earlier when less time
+    /// is left than --drain-margin-s (else the p75 of finished rollouts): the rest write no row
+    /// and run on --resume (v0.7.0 `dispatch_budget_s`; needs --concurrency).
+    #[arg(long, value_parser = non_negative, value_name = "SECONDS")]
+    pub dispatch_budget_s: Option<f64>,
+    /// The time a rollout needs left to be started under --dispatch-budget-s.
+    #[arg(long, value_parser = non_negative, value_name = "SECONDS", requires = "dispatch_budget_s")]
+    pub drain_margin_s: Option<f64>,
     /// Accepted for upstream command lines: gymscope does not check agent/resources pairings.
     #[arg(long)]
     pub allow_unsupported_pairing: bool,
@@ -149,7 +157,8 @@ pub struct CollectArgs {
     /// `<rollout id>.capture.jsonl` into.
     #[arg(long, value_name = "DIR")]
     pub model_call_capture_dir: Option<PathBuf>,
-    /// With observability: also write `ng_perf` (turns, tool calls, latency) into each row.
+    /// Accepted for older command lines: with observability, `ng_perf` (turns, tool calls,
+    /// latency) is written into each row anyway, as NeMo Gym v0.7.0 does.
     /// Off by default: the pinned upstream collector (07d6b0d) writes none.
     #[arg(long, requires = "observability")]
     pub ng_perf: bool,
@@ -211,6 +220,13 @@ pub struct HealthCheckArgs {
     /// Refuse lines longer than N bytes (default 1 GiB).
     #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
+}
+
+fn non_negative(s: &str) -> Result<f64, String> {
+    match finite(s)? {
+        v if v >= 0.0 => Ok(v),
+        v => Err(format!("must be >= 0, got {v}")),
+    }
 }
 
 fn parse_shard(s: &str) -> Result<Shard, String> {

@@ -161,6 +161,8 @@ fn collect_override(name: &str, value: &str, out: &mut Vec<String>) -> Result<()
             flag(out, "--count-failure-classes-as-zero", &hydra_list(value));
         }
         "count_missing_rollouts_as_zero" => on(out, "--count-missing-rollouts-as-zero")?,
+        "dispatch_budget_s" => flag(out, "--dispatch-budget-s", value),
+        "drain_margin_s" => flag(out, "--drain-margin-s", value),
         "allow_unsupported_pairing" => on(out, "--allow-unsupported-pairing")?,
         // v0.7.0's memory knobs: gymscope streams, its memory bounded by --concurrency, so they
         // change nothing here (checked as upstream checks them, then dropped).

@@ -11,7 +11,7 @@ use super::resume::{self, History};
 use super::run::{self, Report};
 use super::{discover, fresh, history, paths, CollectError};
 use crate::native::read::for_each_line;
-use crate::native::{check_output, Input};
+use crate::native::{check_output, Input, UsageError};
 use anyhow::{Context, Result};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
@@ -41,6 +41,9 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
     let failures = paths::failures(&output);
     // v0.7.0's config model refuses bad routing keys before anything runs (exit 2).
     let routing = fresh::routing(args)?;
+    if args.dispatch_budget_s.is_some() && !args.concurrency.is_some_and(|n| n > 0) {
+        return Err(UsageError("dispatch_budget_s requires a finite positive num_samples_in_parallel; unbounded dispatch can POST the entire queue before the budget is re-checked".into()).into());
+    }
     let client = Client::default();
     let config = fetch_config(
         &client,
@@ -200,6 +203,12 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
     if args.route_failures_to_sidecar {
         crate::say!("route_failures_to_sidecar is on: a failed agent /run becomes a sidecar row instead of ending the run, and its rollout leaves the score.");
     }
+    if let Some(budget) = args.dispatch_budget_s {
+        crate::say!(
+            "{}",
+            super::latency::budget_line(budget, args.drain_margin_s)
+        );
+    }
     let report = if total > 0 {
         run::run(
             run::Config {
@@ -218,7 +227,9 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
                 total,
                 progress: !args.no_progress,
                 capture_dir: args.capture_dir.clone(),
-                ng_perf: args.ng_perf,
+                budget: args
+                    .dispatch_budget_s
+                    .map(|b| (Duration::from_secs_f64(b), args.drain_margin_s)),
             },
             &plan,
             client.clone(),
@@ -273,8 +284,13 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
             .iter()
             .map(|(c, n)| format!("{}: {n}", crate::gym::py::str_repr(c)))
             .collect();
+        let drained = if report.drained > 0 {
+            format!(" {} of them were never started because dispatch_budget_s ran out; resume_from_cache dispatches them in the next run.", report.drained)
+        } else {
+            String::new()
+        };
         crate::note!(
-            "Error: None of the {total} dispatched rollouts produced a result {{{}}}. Inspect {}; the run has no score to report.",
+            "Error: None of the {total} dispatched rollouts produced a result {{{}}}.{drained} Inspect {}; the run has no score to report.",
             classes.join(", "),
             failures.display()
         );
@@ -284,6 +300,9 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         return Ok(Ending::Fatal);
     }
     crate::say!("{}", super::latency::summary(&report.durations));
+    if let Some(line) = super::latency::drained_line(report.drained) {
+        crate::say!("{line}");
+    }
 
     crate::say!("Sorting results to ensure consistent ordering");
     let metrics = if args.disable_aggregation {

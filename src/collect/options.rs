@@ -49,6 +49,7 @@ pub struct CollectOptions {
     /// `observability_enabled` with `model_call_capture_dir`: read the model servers' capture
     /// files into each row.
     pub capture_dir: Option<PathBuf>,
-    /// `--ng-perf`: write `ng_perf` into each observed row.
-    pub ng_perf: bool,
+    /// v0.7.0's `dispatch_budget_s` (seconds) and `drain_margin_s`.
+    pub dispatch_budget_s: Option<f64>,
+    pub drain_margin_s: Option<f64>,
 }

@@ -12,7 +12,7 @@ use super::key::{parse_row, to_line, RolloutKey};
 use super::progress::{Printer, Progress};
 use super::resume::Plan;
 use super::route::{self, failure_row, merge_row_keys, progress_numbers, CollectorFailure, Route};
-use super::{episode, files, observe, routing, CollectError, Row};
+use super::{episode, files, latency, observe, routing, CollectError, Row};
 use crate::gym::keys::ATTEMPT_INDEX;
 use bytes::Bytes;
 use hyper::{Method, Uri};
@@ -42,8 +42,9 @@ pub struct Config {
     pub progress: bool,
     /// Observability on: the model servers' capture directory.
     pub capture_dir: Option<PathBuf>,
-    /// Write `ng_perf` into each observed row (`--ng-perf`).
-    pub ng_perf: bool,
+    /// v0.7.0's `dispatch_budget_s` and `drain_margin_s`: rows are no longer started once the
+    /// time left is under the margin (given, else the p75 of finished rollouts).
+    pub budget: Option<(Duration, Option<f64>)>,
 }
 
 #[derive(Debug, Default)]
@@ -63,6 +64,8 @@ pub struct Report {
     pub status: String,
     /// Seconds each `/run` that answered with a result took (v0.7.0's latency lines).
     pub durations: Vec<f64>,
+    /// Rows not started because the dispatch budget ran out (written nowhere).
+    pub drained: u64,
     /// Rollouts routed to the sidecar this run, by failure class in first-seen order (v0.7.0's
     /// coverage lines and its no-result error).
     pub failure_classes: Vec<(String, u64)>,
@@ -130,6 +133,9 @@ pub async fn run(cfg: Config, plan: &Plan, client: Client) -> Result<Report, Col
     let mut line = Vec::new();
     let mut line_no = 0u64;
     let mut dispatch_error = None;
+    let mut drained = 0u64;
+    // Durations of finished rollouts, sorted: the budget's adaptive margin reads their p75.
+    let finished: Arc<std::sync::Mutex<Vec<f64>>> = Arc::default();
     loop {
         if *stop_rx.borrow() != Stop::Running {
             break;
@@ -234,6 +240,15 @@ pub async fn run(cfg: Config, plan: &Plan, client: Client) -> Result<Report, Col
             _ = stop_rx.wait_for(|s| *s != Stop::Running) => break,
             p = sem.clone().acquire_owned() => p.expect("semaphore is never closed"),
         };
+        // Checked once the row holds its slot: the time left when it would really start.
+        if let Some((budget, margin)) = cfg.budget {
+            let remaining = budget.as_secs_f64() - start.elapsed().as_secs_f64();
+            let margin = latency::drain_margin(margin, &finished.lock().expect("not poisoned"));
+            if remaining <= 0.0 || margin.is_some_and(|m| remaining < m) {
+                drained += 1;
+                continue;
+            }
+        }
         while tasks.try_join_next().is_some() {}
         let job = Job {
             client: client.clone(),
@@ -250,7 +265,7 @@ pub async fn run(cfg: Config, plan: &Plan, client: Client) -> Result<Report, Col
             printer: printer.clone(),
             stop: stop_rx.clone(),
             capture_dir: cfg.capture_dir.clone(),
-            ng_perf: cfg.ng_perf,
+            finished: finished.clone(),
         };
         let tx = tx.clone();
         tasks.spawn(async move {
@@ -267,6 +282,7 @@ pub async fn run(cfg: Config, plan: &Plan, client: Client) -> Result<Report, Col
         .await
         .map_err(|e| CollectError::Config(format!("writer thread failed: {e}")))?;
     report.connection_retries = retries.load(Ordering::Relaxed);
+    report.drained = drained;
     report.interrupted = *interrupted.lock().expect("not poisoned");
     report.elapsed = start.elapsed();
     if let Some(e) = dispatch_error {
@@ -384,7 +400,8 @@ struct Job {
     printer: Printer,
     stop: watch::Receiver<Stop>,
     capture_dir: Option<PathBuf>,
-    ng_perf: bool,
+    /// Where a rollout that answered records its duration (sorted).
+    finished: Arc<std::sync::Mutex<Vec<f64>>>,
 }
 
 impl Job {
@@ -419,7 +436,8 @@ impl Job {
                                 .map(|id| read_capture(dir, &id))
                         });
                         observe::attach_evidence(&self.row, &mut result, capture.as_ref());
-                        if self.capture_dir.is_some() && self.ng_perf {
+                        // v0.7.0 writes `ng_perf` on every observed result.
+                        if self.capture_dir.is_some() {
                             let ms = started.elapsed().as_secs_f64() * 1000.0;
                             if let Some(perf) = observe::ng_perf(&result, Some(ms)) {
                                 result.insert(crate::gym::keys::PERF.into(), perf);
@@ -432,13 +450,19 @@ impl Job {
                             self.printer
                                 .out_line(&route::dropped_line(&self.row, &result));
                         }
+                        let seconds = started.elapsed().as_secs_f64();
+                        {
+                            let mut f = self.finished.lock().expect("not poisoned");
+                            let at = f.partition_point(|d| *d <= seconds);
+                            f.insert(at, seconds);
+                        }
                         return Some(Outcome::Done {
                             route,
                             line: to_line(&result),
                             numbers: progress_numbers(&result),
                             agent: self.agent,
                             collector_failure: false,
-                            seconds: Some(started.elapsed().as_secs_f64()),
+                            seconds: Some(seconds),
                             class,
                         });
                     }

@@ -363,3 +363,48 @@ fn a_run_where_nothing_succeeded_ends_as_v07s_with_exit_1() {
     );
     assert!(!dir.path().join("r_aggregate_metrics.json").exists());
 }
+
+#[test]
+fn a_spent_dispatch_budget_starts_nothing_and_resume_runs_it() {
+    let gym = StandIn::start_v07(&["alpha"]);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(
+        &input,
+        "{\"responses_create_params\":{}}\n{\"responses_create_params\":{\"x\":1}}\n",
+    )
+    .unwrap();
+    let out = dir.path().join("r.jsonl");
+    let base = [
+        "collect",
+        "-i",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-a",
+        "alpha",
+        "--head-server",
+        &gym.head(),
+        "--no-health-check",
+    ];
+    let mut args = base.to_vec();
+    args.push("+dispatch_budget_s=0");
+    let r = gymscope(&args);
+    assert_eq!(r.status.code(), Some(2), "{}", text(&r));
+    assert!(
+        text(&r).contains("dispatch_budget_s requires a finite positive num_samples_in_parallel"),
+        "{}",
+        text(&r)
+    );
+    args.push("+num_samples_in_parallel=2");
+    let r = gymscope(&args);
+    assert_eq!(r.status.code(), Some(1), "{}", text(&r));
+    assert!(String::from_utf8_lossy(&r.stdout).contains("Dispatch budget: 0 min. New rollouts stop being dispatched once less time remains than this run's observed p75 task duration."), "{}", text(&r));
+    assert!(text(&r).contains("None of the 2 dispatched rollouts produced a result {}. 2 of them were never started because dispatch_budget_s ran out; resume_from_cache dispatches them in the next run."), "{}", text(&r));
+    assert!(gym.runs.lock().unwrap().is_empty());
+    let mut resume = base.to_vec();
+    resume.push("--resume");
+    let r = gymscope(&resume);
+    assert_eq!(r.status.code(), Some(0), "{}", text(&r));
+    assert_eq!(rows(&out).len(), 2);
+}

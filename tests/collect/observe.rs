@@ -125,12 +125,19 @@ fn run(cases: &[&str]) -> (tempfile::TempDir, Output, Vec<Value>) {
 }
 
 #[test]
-fn ng_perf_is_written_only_when_asked() {
-    // The pinned upstream collector (07d6b0d) writes no `ng_perf`: without --ng-perf the rows
-    // are upstream's.
+fn ng_perf_is_written_with_observability() {
+    // v0.7.0 writes `ng_perf` on every observed row (`--ng-perf` is no longer needed), and none
+    // with observability off.
     let (_dir, o, rows) = run_agent_with(responder(), &["ok"], true, false);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(rows[0].get("ng_trajectory").is_some());
+    assert!(
+        rows[0]["ng_perf"]["total_latency_ms"].as_f64().is_some(),
+        "{}",
+        rows[0]
+    );
+    let (_dir, o, rows) = run_agent_with(responder(), &["ok"], false, false);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(rows[0].get("ng_perf").is_none(), "{}", rows[0]);
 }
 

@@ -3,7 +3,7 @@
 //! with a result, so a run that looks fast in rollouts/s but makes every task slow shows it.
 
 /// `q`-quantile by linear interpolation between the sorted durations (upstream's rule).
-fn quantile(sorted: &[f64], q: f64) -> f64 {
+pub fn quantile(sorted: &[f64], q: f64) -> f64 {
     let pos = (sorted.len() - 1) as f64 * q;
     let low = pos as usize;
     let high = (low + 1).min(sorted.len() - 1);
@@ -31,9 +31,54 @@ pub fn summary(durations: &[f64]) -> String {
     )
 }
 
+/// The headroom a rollout needs before it is worth starting under `dispatch_budget_s` (v0.7.0
+/// `DispatchLatencyTracker.drain_margin`): `drain_margin_s` when given, else the p75 of the
+/// finished rollouts' durations (sorted) once five have finished.
+pub fn drain_margin(configured: Option<f64>, sorted: &[f64]) -> Option<f64> {
+    configured.or_else(|| (sorted.len() >= 5).then(|| quantile(sorted, 0.75)))
+}
+
+/// The line v0.7.0 prints when a budget is set.
+pub fn budget_line(budget_s: f64, margin_s: Option<f64>) -> String {
+    format!(
+        "Dispatch budget: {:.0} min. New rollouts stop being {}",
+        budget_s / 60.0,
+        match margin_s {
+            Some(m) => format!("dispatched with under {:.0} min left.", m / 60.0),
+            None => "dispatched once less time remains than this run's observed p75 task duration."
+                .into(),
+        }
+    )
+}
+
+/// The line after the latency summary when rows were drained.
+pub fn drained_line(drained: u64) -> Option<String> {
+    (drained > 0).then(|| {
+        format!(
+            "Drained (not dispatched, no time left in the budget): {drained}. These wrote no row and will be re-dispatched on resume."
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn budget_lines_and_margin() {
+        assert_eq!(
+            budget_line(5400.0, None),
+            "Dispatch budget: 90 min. New rollouts stop being dispatched once less time remains than this run's observed p75 task duration."
+        );
+        assert_eq!(
+            budget_line(90.0, Some(150.0)),
+            "Dispatch budget: 2 min. New rollouts stop being dispatched with under 2 min left."
+        );
+        assert_eq!(drain_margin(None, &[1.0, 2.0, 3.0, 4.0]), None);
+        assert_eq!(drain_margin(None, &[1.0, 2.0, 3.0, 4.0, 5.0]), Some(4.0));
+        assert_eq!(drain_margin(Some(9.0), &[]), Some(9.0));
+        assert_eq!(drained_line(0), None);
+    }
 
     #[test]
     fn percentiles_interpolate_as_upstream() {
