@@ -41,7 +41,7 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
     let failures = paths::failures(&output);
     // v0.7.0's config model refuses bad routing keys before anything runs (exit 2).
     let routing = fresh::routing(args)?;
-    if args.dispatch_budget_s.is_some() && !args.concurrency.is_some_and(|n| n > 0) {
+    if args.dispatch_budget_s.is_some() && args.concurrency.is_none_or(|n| n == 0) {
         return Err(UsageError("dispatch_budget_s requires a finite positive num_samples_in_parallel; unbounded dispatch can POST the entire queue before the budget is re-checked".into()).into());
     }
     let client = Client::default();
