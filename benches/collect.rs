@@ -1,10 +1,14 @@
 //! Benchmark of `gymscope collect` against the in-process Rust stand-in with zero think time:
 //! rollouts per second and the collector's peak RSS at concurrency 1, 64 and 1024, for 100,000
-//! rows and for a tenth of that (memory must stay flat as rows grow). Aggregation is measured
-//! separately since its request necessarily holds every stripped row.
+//! rows and for a tenth of that (memory must stay flat as rows grow), on a stack older than
+//! NeMo Gym v0.7.0 (rows go to the agent) and on a v0.7.0-shaped one (rows go through each
+//! agent's environment server and are stamped; the stand-in's relay is in-process, so this
+//! measures the collector's own cost of routing). Aggregation is measured separately since its
+//! request necessarily holds every stripped row.
 //!
 //!   cargo bench --bench collect
 //!   BENCH_ROWS=20000 cargo bench --bench collect     (a smaller run)
+//!   GYMSCOPE_BIN=old/gymscope cargo bench --bench collect   (another build, for before/after)
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
 use gymscope_testkit::gym_standin;
@@ -28,7 +32,9 @@ fn write_input(path: &Path, rows: usize) {
 /// memory at fork time.
 fn run(args: &[&str]) -> (f64, f64) {
     let start = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gymscope"))
+    let bin =
+        std::env::var("GYMSCOPE_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_gymscope").into());
+    let mut child = Command::new(bin)
         .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
@@ -60,7 +66,21 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(100_000);
-    let gym = gym_standin::StandIn::start(&["bench_agent"]);
+    for (stack, gym) in [
+        (
+            "pre-v0.7 stack",
+            gym_standin::StandIn::start(&["bench_agent"]),
+        ),
+        (
+            "v0.7 stack    ",
+            gym_standin::StandIn::start_v07(&["bench_agent"]),
+        ),
+    ] {
+        bench_stack(stack, &gym, rows);
+    }
+}
+
+fn bench_stack(stack: &str, gym: &gym_standin::StandIn, rows: usize) {
     let dir = tempfile::tempdir().unwrap();
     let head = gym.head();
     for n in [rows / 10, rows] {
@@ -85,7 +105,7 @@ fn main() {
             ]);
             gym.runs.lock().unwrap().clear();
             println!(
-                "gymscope collect: {n:>7} rows, concurrency {conc:>4}: {secs:6.2} s, {:8.0} rollouts/s, peak RSS {rss:6.1} MB",
+                "gymscope collect, {stack}: {n:>7} rows, concurrency {conc:>4}: {secs:6.2} s, {:8.0} rollouts/s, peak RSS {rss:6.1} MB",
                 n as f64 / secs
             );
         }
@@ -105,7 +125,7 @@ fn main() {
             "--no-progress",
         ]);
         println!(
-            "gymscope collect: {n:>7} rows, concurrency   64 with aggregation: {secs:6.2} s, peak RSS {rss:6.1} MB"
+            "gymscope collect, {stack}: {n:>7} rows, concurrency   64 with aggregation: {secs:6.2} s, peak RSS {rss:6.1} MB"
         );
     }
 }

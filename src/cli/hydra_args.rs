@@ -65,6 +65,48 @@ fn unsupported_flag(arg: &str) -> Option<String> {
     Some(format!("not supported by gymscope: {name} ({instead})"))
 }
 
+/// Every key taken (for a "did you mean" on a mistyped one).
+const KNOWN_KEYS: [&str; 38] = [
+    "materialized_inputs_jsonl_fpath",
+    "rollouts_jsonl_fpath",
+    "allow_partial_rollouts",
+    "head_server",
+    "input_jsonl_fpath",
+    "input_glob",
+    "merge_shards",
+    "output_jsonl_fpath",
+    "agent_name",
+    "agent_map",
+    "fan_out",
+    "environment_routing_mode",
+    "environment_server_name",
+    "environment_server_routes",
+    "interleave_repeats",
+    "retry_terminal_timeouts",
+    "require_complete",
+    "count_failure_classes_as_zero",
+    "count_missing_rollouts_as_zero",
+    "dispatch_budget_s",
+    "drain_margin_s",
+    "allow_unsupported_pairing",
+    "max_resident_rollout_tasks",
+    "retain_results_in_memory",
+    "limit",
+    "num_repeats",
+    "num_samples_in_parallel",
+    "resume_from_cache",
+    "disable_aggregation",
+    "num_repeats_add_seed",
+    "disable_health_check",
+    "health_check_ignored_checks",
+    "health_check_workers",
+    "observability_enabled",
+    "route_failures_to_sidecar",
+    "model_call_capture_dir",
+    "responses_create_params",
+    "upload_rollouts",
+];
+
 /// Rewrites the process arguments; `Err` is the usage error to print (exit 2).
 pub fn normalize_legacy_args(
     args: impl IntoIterator<Item = String>,
@@ -208,7 +250,10 @@ fn collect_override(name: &str, value: &str, out: &mut Vec<String>) -> Result<()
                 return Err(match NOT_SUPPORTED.iter().find(|(k, _)| *k == name) {
                     Some((_, instead)) => format!("not supported by gymscope: {name} ({instead})"),
                     None => format!(
-                        "unknown key `+{name}`: gymscope takes upstream's keys for `gym eval profile`, `gym eval run` and `gym eval aggregate` (see `gymscope profile --help`, `gymscope collect --help`, `gymscope aggregate --help`)"
+                        "unknown key `+{name}`{}: gymscope takes upstream's keys for `gym eval profile`, `gym eval run` and `gym eval aggregate` (see `gymscope profile --help`, `gymscope collect --help`, `gymscope aggregate --help`)",
+                        crate::gym::difflib::close_match(name, KNOWN_KEYS)
+                            .map(|k| format!(" (did you mean `+{k}`?)"))
+                            .unwrap_or_default()
                     ),
                 })
             }
@@ -301,6 +346,12 @@ mod tests {
     fn unknown_and_unsupported_keys_are_named() {
         let e = norm(&["collect", "+no_such_key=1"]).unwrap_err();
         assert!(e.contains("unknown key `+no_such_key`"), "{e}");
+        // A mistyped v0.7.0 key is named with the one meant.
+        let e = norm(&["gymscope", "collect", "-o", "o", "+interleave_repeat=true"]).unwrap_err();
+        assert!(
+            e.starts_with("unknown key `+interleave_repeat` (did you mean `+interleave_repeats`?)"),
+            "{e}"
+        );
         let e = norm(&["collect", "+prompt_config=p.yaml"]).unwrap_err();
         assert!(
             e.starts_with("not supported by gymscope: prompt_config"),
