@@ -60,7 +60,8 @@ pub struct HealthBuilder {
     agent_ids: HashMap<String, u32>,
     unnamed_agent: Option<u32>,
     pub(super) recs: Vec<Rec>,
-    seen: HashSet<(i64, i64)>,
+    /// (stage, task, rollout) of every row read (v0.7.0's rollout identity).
+    seen: HashSet<(Option<i64>, i64, i64)>,
     pub(super) duplicates: u64,
     /// From the materialized inputs: each expected rollout's agent.
     pub(super) expected: Option<HashMap<(i64, i64), u32>>,
@@ -209,7 +210,7 @@ impl HealthBuilder {
         };
         self.label_inputs();
         let (task, rollout) = read.key;
-        if !self.seen.insert((task, rollout)) {
+        if !self.seen.insert((read.stage, task, rollout)) {
             self.duplicates += 1;
         }
         // The agent its materialized input (fed first) is labelled by, as NeMo Gym v0.7.0 names
@@ -462,6 +463,8 @@ pub fn read_rollout_batch(batch: &LineBatch) -> Vec<(u64, Result<Option<RolloutR
 #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RolloutRead {
     key: (i64, i64),
+    /// `stage_index` when an integer: a multi-stage run's rows of one rollout are not duplicates.
+    stage: Option<i64>,
     agent: Option<String>,
     reward: Option<f64>,
     signals: Signals,
@@ -525,6 +528,7 @@ fn rollout_read(row: Row, reader: Reader) -> Result<RolloutRead, String> {
     });
     Ok(RolloutRead {
         key: (task, rollout),
+        stage: row::index(row.stage.as_ref()).ok().flatten(),
         agent: row
             .agent_ref
             .as_ref()

@@ -47,6 +47,7 @@ pub(crate) fn read_row_beside<'t>(
     let mut row = Row {
         task: None,
         rollout: None,
+        stage: None,
         reward: None,
         agent_ref: None,
         response: None,
@@ -81,6 +82,7 @@ pub(crate) fn read_row_beside<'t>(
             }
             "ng_trajectory" => row.ng_trajectory = seen.once(5, raw(value))?,
             "expected_action" => row.expected_action = seen.once(6, raw(value))?,
+            "stage_index" => row.stage = seen.once(7, small(value)?)?,
             _ => {}
         }
         Some(end)

@@ -24,6 +24,9 @@ pub(super) struct Row<'a> {
     pub task: Option<serde_json::Value>,
     #[serde(rename = "_ng_rollout_index", default)]
     pub rollout: Option<serde_json::Value>,
+    /// A multi-stage driver's stage (v0.7.0): rows of one rollout differ by it.
+    #[serde(rename = "stage_index", default)]
+    pub stage: Option<serde_json::Value>,
     #[serde(default)]
     pub reward: Option<serde_json::Value>,
     #[serde(borrow, default)]

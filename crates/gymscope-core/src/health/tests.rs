@@ -559,3 +559,18 @@ fn a_repeated_key_takes_its_last_value() {
     let e = read_rollout(bad.as_bytes()).unwrap_err();
     assert!(e.contains("response.output[0]"), "{e}");
 }
+
+#[test]
+fn a_multi_stage_runs_stages_are_not_duplicates() {
+    // v0.7.0's multi-stage drivers write one row per `stage_index` of a rollout.
+    let staged = |stage: i64| {
+        json!({"response": {"output": [msg("ok")]}, "reward": 1.0, "stage_index": stage,
+               "_ng_task_index": 0, "_ng_rollout_index": 0, "agent_ref": {"name": "a"}})
+        .to_string()
+    };
+    let lines = [staged(0), staged(1), staged(1)].join("\n");
+    let mut b = HealthBuilder::new("r.jsonl", 1.0);
+    b.push_rollouts(lines.as_bytes()).unwrap();
+    let h = b.finish().unwrap();
+    assert_eq!((h.rollouts.total, h.rollouts.duplicates), (3, 1));
+}
