@@ -90,6 +90,8 @@ pub fn run(args: &CollectArgs) -> Result<ExitCode> {
         environment_server_routes: args.environment_server_routes.clone(),
         interleave_repeats: args.interleave_repeats,
         retry_terminal_timeouts: args.retry_terminal_timeouts,
+        retry_invalid_judge_responses: args.retry_invalid_judge_responses,
+        dispatch_longest_first: args.dispatch_longest_first,
         require_complete: args.require_complete,
         count_failure_classes_as_zero: args
             .count_failure_classes_as_zero

@@ -43,6 +43,15 @@ pub struct CollectArgs {
     /// when marked terminal; `skipped` stays terminal (v0.7.0 `retry_terminal_timeouts`).
     #[arg(long)]
     pub retry_terminal_timeouts: bool,
+    /// On --resume, move main rows marked `invalid_judge_response` to the failures sidecar
+    /// (class `judge_invalid` unless they have one) and run them again (v0.7.0
+    /// `retry_invalid_judge_responses`).
+    #[arg(long)]
+    pub retry_invalid_judge_responses: bool,
+    /// On --resume, start the rows whose failed attempts recorded a duration first, longest
+    /// first (v0.7.0 `dispatch_longest_first`).
+    #[arg(long)]
+    pub dispatch_longest_first: bool,
     /// Exit 1 (`EVAL FAILED: …`) unless every materialized rollout is in --output (v0.7.0
     /// `require_complete`; gymscope exits 3 for an incomplete run anyway).
     #[arg(long)]

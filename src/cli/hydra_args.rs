@@ -66,7 +66,9 @@ fn unsupported_flag(arg: &str) -> Option<String> {
 }
 
 /// Every key taken (for a "did you mean" on a mistyped one).
-const KNOWN_KEYS: [&str; 38] = [
+const KNOWN_KEYS: [&str; 40] = [
+    "retry_invalid_judge_responses",
+    "dispatch_longest_first",
     "materialized_inputs_jsonl_fpath",
     "rollouts_jsonl_fpath",
     "allow_partial_rollouts",
@@ -198,6 +200,8 @@ fn collect_override(name: &str, value: &str, out: &mut Vec<String>) -> Result<()
         "environment_server_routes" => flag(out, "--environment-server-routes", value),
         "interleave_repeats" => on(out, "--interleave-repeats")?,
         "retry_terminal_timeouts" => on(out, "--retry-terminal-timeouts")?,
+        "retry_invalid_judge_responses" => on(out, "--retry-invalid-judge-responses")?,
+        "dispatch_longest_first" => on(out, "--dispatch-longest-first")?,
         "require_complete" => on(out, "--require-complete")?,
         "count_failure_classes_as_zero" => {
             flag(out, "--count-failure-classes-as-zero", &hydra_list(value));

@@ -59,6 +59,9 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
     let mut history = History::default();
     history.retry_terminal_timeouts = args.retry_terminal_timeouts;
     if resuming {
+        if args.retry_invalid_judge_responses {
+            history::migrate_invalid_judge_rows(&output, &failures, args.max_line_bytes)?;
+        }
         history::read(&output, &failures, args.max_line_bytes, &mut history)?;
     } else {
         if args.resume {
@@ -117,6 +120,8 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
     let mut destinations: Vec<(Destination, u64)> = Vec::new();
     let mut seen: HashSet<Destination> = HashSet::new();
     let mut unknown: BTreeSet<String> = BTreeSet::new();
+    // With `dispatch_longest_first`: rows whose earlier attempts recorded their duration.
+    let mut longest: Vec<(f64, crate::jsonl::LineSpan)> = Vec::new();
     // Rows to run per stamped environment server, first seen first (v0.7.0 prints them).
     let mut routes: Vec<(String, u64)> = Vec::new();
     let mat_name = materialized.display().to_string();
@@ -134,6 +139,9 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
                 )
             })?;
             if plan.count(&key).is_some() {
+                if let Some(seconds) = plan.elapsed(&key).filter(|_| args.dispatch_longest_first) {
+                    longest.push((seconds, span));
+                }
                 // v0.7.0 names every unknown agent at once, before any server is looked up.
                 if !row.contains_key(crate::gym::keys::ENVIRONMENT_SERVER) {
                     if let Ok(Some(agent)) = super::routing::agent_name(&row) {
@@ -164,6 +172,17 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
     )?;
     if let Some(e) = super::task_source::unknown_agents(&topology, &unknown) {
         anyhow::bail!("{e}");
+    }
+    // Known-long rows go first, longest first (a stable sort: ties keep file order), the rest in
+    // file order behind them.
+    longest.sort_by(|a, b| b.0.total_cmp(&a.0));
+    if let Some((seconds, _)) = longest.first() {
+        crate::say!(
+            "Dispatching longest-first: {} row(s) with known timings (longest {:.0} min) ahead of {} unseen row(s)",
+            longest.len(),
+            seconds / 60.0,
+            plan.counts.to_run - longest.len() as u64
+        );
     }
     if resuming {
         crate::say!("{}", plan.counts.report());
@@ -227,6 +246,7 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
                 total,
                 progress: !args.no_progress,
                 capture_dir: args.capture_dir.clone(),
+                first: longest.into_iter().map(|(_, span)| span).collect(),
                 budget: args
                     .dispatch_budget_s
                     .map(|b| (Duration::from_secs_f64(b), args.drain_margin_s)),

@@ -17,6 +17,11 @@ pub struct CollectOptions {
     pub interleave_repeats: bool,
     /// v0.7.0's `retry_terminal_timeouts` (resume's terminal rule).
     pub retry_terminal_timeouts: bool,
+    /// v0.7.0's `retry_invalid_judge_responses`: on resume, main rows with a truthy
+    /// `invalid_judge_response` move to the sidecar and run again.
+    pub retry_invalid_judge_responses: bool,
+    /// v0.7.0's `dispatch_longest_first`: on resume, rows with known durations start first.
+    pub dispatch_longest_first: bool,
     /// v0.7.0's `require_complete`: exit 1 unless every materialized rollout succeeded.
     pub require_complete: bool,
     /// v0.7.0's counted zeros: sidecar classes, and materialized rollouts without any row.

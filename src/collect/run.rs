@@ -42,6 +42,8 @@ pub struct Config {
     pub progress: bool,
     /// Observability on: the model servers' capture directory.
     pub capture_dir: Option<PathBuf>,
+    /// Materialized lines to start before the others, in this order (`dispatch_longest_first`).
+    pub first: Vec<crate::jsonl::LineSpan>,
     /// v0.7.0's `dispatch_budget_s` and `drain_margin_s`: rows are no longer started once the
     /// time left is under the margin (given, else the p75 of finished rollouts).
     pub budget: Option<(Duration, Option<f64>)>,
@@ -128,28 +130,54 @@ pub async fn run(cfg: Config, plan: &Plan, client: Client) -> Result<Report, Col
     let sem = Arc::new(Semaphore::new(cfg.concurrency.max(1)));
     let mut tasks = JoinSet::new();
     let file = File::open(&cfg.materialized).map_err(|e| files::io_err(&cfg.materialized, e))?;
+    let file_for_first = file
+        .try_clone()
+        .map_err(|e| files::io_err(&cfg.materialized, e))?;
     let mut reader = BufReader::with_capacity(1 << 20, file);
     let mat_name = cfg.materialized.display().to_string();
     let mut line = Vec::new();
-    let mut line_no = 0u64;
+    let mut line_no;
     let mut dispatch_error = None;
     let mut drained = 0u64;
     // Durations of finished rollouts, sorted: the budget's adaptive margin reads their p75.
     let finished: Arc<std::sync::Mutex<Vec<f64>>> = Arc::default();
+    // Rows started first (longest first): read up front, skipped when met in file order.
+    let mut first = std::collections::VecDeque::new();
+    let skip: std::collections::HashSet<u64> = cfg.first.iter().map(|s| s.line).collect();
+    for s in &cfg.first {
+        let mut bytes = vec![0; s.len as usize];
+        if let Err(e) =
+            std::os::unix::fs::FileExt::read_exact_at(&file_for_first, &mut bytes, s.offset)
+        {
+            return Err(files::io_err(&cfg.materialized, e));
+        }
+        bytes.push(b'\n');
+        first.push_back((s.line, bytes));
+    }
+    let mut sequential = 0u64;
     loop {
         if *stop_rx.borrow() != Stop::Running {
             break;
         }
         line.clear();
-        match reader.read_until(b'\n', &mut line) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) => {
-                dispatch_error = Some(files::io_err(&cfg.materialized, e));
-                break;
+        if let Some((no, bytes)) = first.pop_front() {
+            line = bytes;
+            line_no = no;
+        } else {
+            match reader.read_until(b'\n', &mut line) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) => {
+                    dispatch_error = Some(files::io_err(&cfg.materialized, e));
+                    break;
+                }
+            }
+            sequential += 1;
+            line_no = sequential;
+            if skip.contains(&line_no) {
+                continue;
             }
         }
-        line_no += 1;
         let text = line.strip_suffix(b"\n").unwrap_or(&line);
         let mut row = match parse_row(text) {
             Ok(r) => r,
@@ -182,6 +210,11 @@ pub async fn run(cfg: Config, plan: &Plan, client: Client) -> Result<Report, Col
         let mut changed = attempt > 0;
         if changed {
             row.insert(ATTEMPT_INDEX.into(), attempt.into());
+        }
+        // A retry of a rollout whose deliverable can be re-judged says so (v0.7.0).
+        if plan.reuse(&key) {
+            row.insert("reuse_cached_deliverable".into(), true.into());
+            changed = true;
         }
         if let Some(agent) = cfg.topology.bound_agent(&row).map(String::from) {
             let mut agent_ref = Row::new();

@@ -408,3 +408,78 @@ fn a_spent_dispatch_budget_starts_nothing_and_resume_runs_it() {
     assert_eq!(r.status.code(), Some(0), "{}", text(&r));
     assert_eq!(rows(&out).len(), 2);
 }
+
+#[test]
+fn resume_moves_invalid_judge_rows_reuses_deliverables_and_starts_the_longest_first() {
+    let gym = StandIn::start_v07(&["alpha"]);
+    let dir = tempfile::tempdir().unwrap();
+    let deliverables = dir.path().join("deliverables");
+    std::fs::create_dir(&deliverables).unwrap();
+    std::fs::write(deliverables.join("report.md"), "done").unwrap();
+    std::fs::write(deliverables.join("log.txt"), "not a deliverable").unwrap();
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(
+        &input,
+        format!(
+            "{{\"responses_create_params\":{{\"input\":\"a\"}},\"fake_behavior\":\"transient\"}}\n\
+             {{\"responses_create_params\":{{\"input\":\"b\"}},\"fake_behavior\":\"transient\",\"elapsed_seconds\":90}}\n\
+             {{\"responses_create_params\":{{\"input\":\"c\"}},\"fake_behavior\":\"transient\",\"elapsed_seconds\":30}}\n\
+             {{\"responses_create_params\":{{\"input\":\"d\"}},\"invalid_judge_response\":true,\"deliverables_dir\":\"{}\"}}\n",
+            deliverables.display()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("r.jsonl");
+    let base = [
+        "collect",
+        "-i",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-a",
+        "alpha",
+        "--head-server",
+        &gym.head(),
+        "--concurrency",
+        "1",
+        "--no-health-check",
+    ];
+    let r = gymscope(&base);
+    assert_eq!(r.status.code(), Some(3), "{}", text(&r));
+    assert_eq!(rows(&out).len(), 1);
+    gym.runs.lock().unwrap().clear();
+    let mut resume = base.to_vec();
+    resume.extend([
+        "--resume",
+        "+retry_invalid_judge_responses=true",
+        "+dispatch_longest_first=true",
+    ]);
+    let r = gymscope(&resume);
+    let stdout = String::from_utf8_lossy(&r.stdout);
+    assert!(
+        stdout.contains("Dispatching longest-first: 2 row(s) with known timings (longest 2 min) ahead of 2 unseen row(s)"),
+        "{stdout}"
+    );
+    // Longest first (task 1: 90 s, task 2: 30 s), then the rest in file order.
+    let order: Vec<i64> = gym
+        .runs
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|r| r.0.as_i64().unwrap())
+        .collect();
+    assert_eq!(order, [1, 2, 0, 3]);
+    // The invalid-judge row moved to the sidecar, marked, and its retry re-judges the deliverable.
+    let side = rows(&dir.path().join("r_failures.jsonl"));
+    let moved: Vec<&Value> = side
+        .iter()
+        .filter(|r| r.get("_ng_migrated_invalid_judge_response").is_some())
+        .collect();
+    assert_eq!(moved.len(), 1);
+    assert_eq!(moved[0]["_ng_failure_class"], "judge_invalid");
+    assert_eq!(moved[0]["reuse_cached_deliverable"], true);
+    let main = rows(&out);
+    assert_eq!(main.len(), 1, "{main:?}");
+    assert_eq!(main[0]["reuse_cached_deliverable"], true);
+    assert_eq!(main[0]["_ng_attempt_index"], 1);
+}

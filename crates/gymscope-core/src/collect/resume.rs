@@ -38,6 +38,31 @@ pub struct History {
     refused: HashSet<RolloutKey>,
     /// v0.7.0's `retry_terminal_timeouts` ([`is_terminal`]).
     pub retry_terminal_timeouts: bool,
+    /// Keys a sidecar row marks `reuse_cached_deliverable`: retried with that hint.
+    reuse: HashSet<RolloutKey>,
+    /// The longest duration a key's sidecar rows record (`dispatch_longest_first`).
+    elapsed: HashMap<RolloutKey, f64>,
+}
+
+/// A row's wall time when it records one (v0.7.0 `observed_elapsed`): `elapsed_seconds`, else
+/// `response.metadata.elapsed_seconds`, the first that reads as a positive number.
+pub fn observed_elapsed(row: &Row) -> Option<f64> {
+    let nested = row
+        .get("response")
+        .and_then(|r| r.get("metadata"))
+        .and_then(|m| m.get("elapsed_seconds"));
+    [row.get("elapsed_seconds"), nested]
+        .into_iter()
+        .flatten()
+        .find_map(|v| {
+            match v {
+                serde_json::Value::Number(n) => n.as_f64(),
+                serde_json::Value::Bool(b) => Some(f64::from(u8::from(*b))),
+                serde_json::Value::String(s) => s.trim().parse::<f64>().ok(),
+                _ => None,
+            }
+            .filter(|x| *x > 0.0)
+        })
 }
 
 /// Whether a sidecar row gates its rollout on resume (v0.7.0 `is_terminal_failure`): its
@@ -67,6 +92,8 @@ pub struct Plan {
     gated: HashSet<RolloutKey>,
     attempts: HashMap<RolloutKey, u32>,
     refused: HashSet<RolloutKey>,
+    reuse: HashSet<RolloutKey>,
+    elapsed: HashMap<RolloutKey, f64>,
     pub counts: Counts,
 }
 
@@ -114,6 +141,13 @@ impl History {
         if is_terminal(row, self.retry_terminal_timeouts) {
             self.terminal.insert(key.clone());
         }
+        if row.get("reuse_cached_deliverable").is_some_and(py::truthy) {
+            self.reuse.insert(key.clone());
+        }
+        if let Some(seconds) = observed_elapsed(row) {
+            let longest = self.elapsed.entry(key.clone()).or_insert(seconds);
+            *longest = longest.max(seconds);
+        }
         // v0.7.0's key, or gymscope's before it (older sidecars).
         if row
             .get("_ng_failure_http_status")
@@ -155,6 +189,8 @@ impl History {
             gated,
             attempts: self.attempts,
             refused: self.refused,
+            reuse: self.reuse,
+            elapsed: self.elapsed,
             counts,
         }
     }
@@ -164,6 +200,17 @@ impl Plan {
     /// Rollouts already in the main file before this run.
     pub fn done_keys(&self) -> u64 {
         self.done.len() as u64
+    }
+
+    /// A retry whose earlier attempt left a deliverable to re-judge (v0.7.0 re-sends it with
+    /// `reuse_cached_deliverable: true`).
+    pub fn reuse(&self, key: &RolloutKey) -> bool {
+        self.reuse.contains(key)
+    }
+
+    /// The longest wall time a key's failed attempts recorded (`dispatch_longest_first`).
+    pub fn elapsed(&self, key: &RolloutKey) -> Option<f64> {
+        self.elapsed.get(key).copied()
     }
 
     /// The attempt number for a materialized row that must run (0 = first attempt, sent
@@ -403,5 +450,25 @@ mod tests {
         assert!(is_terminal(&timeout, false) && !is_terminal(&timeout, true));
         assert!(!is_terminal(&skipped, false) && is_terminal(&skipped, true));
         assert!(is_terminal(&other, true));
+    }
+
+    #[test]
+    fn retries_carry_the_reuse_hint_and_known_durations() {
+        let mut h = History::default();
+        h.add_failure(&row(r#"{"_ng_task_index":0,"_ng_rollout_index":0,"_ng_failure_class":"judge_failed","reuse_cached_deliverable":true,"elapsed_seconds":"12.5"}"#));
+        h.add_failure(&row(r#"{"_ng_task_index":0,"_ng_rollout_index":0,"_ng_failure_class":"x","response":{"metadata":{"elapsed_seconds":40}}}"#));
+        h.add_failure(&row(r#"{"_ng_task_index":1,"_ng_rollout_index":0,"_ng_failure_class":"x","elapsed_seconds":0}"#));
+        let plan = h.plan(3);
+        let k = |t: i64| {
+            RolloutKey::of(&row(&format!(
+                r#"{{"_ng_task_index":{t},"_ng_rollout_index":0}}"#
+            )))
+            .unwrap()
+        };
+        assert!(plan.reuse(&k(0)) && !plan.reuse(&k(1)));
+        assert_eq!(
+            (plan.elapsed(&k(0)), plan.elapsed(&k(1))),
+            (Some(40.0), None)
+        );
     }
 }
