@@ -106,6 +106,14 @@ with open(f"{dst}/r-hand_failures.jsonl", "w") as f:
 PY
 OUT_SUB=out OUT_STEM=merged record hand_made_rows -i 'r-hand.jsonl' -o out/merged.jsonl
 
-# 4. Nothing matches: upstream's error, nothing written.
+# 4. Counted zeros: shard 1's failed rollouts (agent_run_error) and a rollout of shard 0 that left
+#    no row at all (its line removed) join the score as zeros.
+c=$out/counted_zeros; rm -rf "$c"; mkdir -p "$c/shards"
+cp "$out/two_shards_with_failures/shards/"* "$c/shards/"
+sed -i '$d' "$c/shards/r-shard0.jsonl"
+record counted_zeros -i 'r-shard*.jsonl' -o r.jsonl "+count_failure_classes_as_zero=[agent_run_error]" \
+  +count_missing_rollouts_as_zero=true
+
+# 5. Nothing matches: upstream's error, nothing written.
 c=$out/no_match; rm -rf "$c"; mkdir -p "$c/shards"
 record no_match -i 'nothing-*.jsonl' -o r.jsonl

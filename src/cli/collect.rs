@@ -32,6 +32,15 @@ pub fn aggregate(args: &AggregateArgs) -> Result<ExitCode> {
         head_server: args.head_server.clone(),
         max_line_bytes: args.max_line_bytes,
         health_check,
+        zeros: aggregate_shards::Zeros {
+            classes: args
+                .count_failure_classes_as_zero
+                .iter()
+                .filter(|c| !c.is_empty())
+                .cloned()
+                .collect(),
+            missing: args.count_missing_rollouts_as_zero,
+        },
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

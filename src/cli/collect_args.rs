@@ -200,6 +200,14 @@ pub struct AggregateArgs {
     /// one streaming read.
     #[arg(long, value_name = "N")]
     pub health_check_workers: Option<usize>,
+    /// Count the rollouts whose last failure (in their shard's sidecar) has one of these classes
+    /// as scored zeros, in the metrics only (v0.7.0 `count_failure_classes_as_zero`).
+    #[arg(long, value_name = "CLASS,...", value_delimiter = ',')]
+    pub count_failure_classes_as_zero: Vec<String>,
+    /// Count materialized rollouts that left no row in their shard as scored zeros, in the
+    /// metrics only (v0.7.0 `count_missing_rollouts_as_zero`).
+    #[arg(long)]
+    pub count_missing_rollouts_as_zero: bool,
     /// Refuse lines longer than N bytes (default 1 GiB).
     #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,

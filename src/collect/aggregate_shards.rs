@@ -7,18 +7,19 @@
 //! Rows are indexed by byte span (`merge::index`) and rewritten one at a time, so memory holds
 //! keys, not rows (upstream holds every row).
 
+use super::counted::{failure_row, routing_identity, zero_row, CarriedKeys};
 use super::environment::Topology;
 use super::head::{aggregate_metrics, fetch_config};
 use super::http::Client;
 use super::key::{parse_row, to_line, KeyPart};
 use super::merge::{index, LastLine, Span};
-use super::{aggregate, discover, paths, CollectError};
+use super::{aggregate, discover, paths, CollectError, Row};
 use crate::gym::keys::{FAILURE_CLASS, ROLLOUT_INDEX, TASK_INDEX};
 use crate::native::read::for_each_line;
 use crate::native::{check_input, check_output, AtomicFile, Input, UsageError};
 use anyhow::{Context, Result};
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::Write;
 use std::os::unix::fs::FileExt;
@@ -35,6 +36,16 @@ pub struct AggregateOptions {
     pub max_line_bytes: u64,
     /// The health reports with these ignored check ids; `None`: `--no-health-check`.
     pub health_check: Option<Vec<String>>,
+    /// v0.7.0's counted zeros.
+    pub zeros: Zeros,
+}
+
+/// `count_failure_classes_as_zero` and `count_missing_rollouts_as_zero`: rows added to the
+/// aggregate request only.
+#[derive(Default)]
+pub struct Zeros {
+    pub classes: Vec<String>,
+    pub missing: bool,
 }
 
 /// The files a glob list names, as v0.7.0's `_expand_input_glob`: patterns split on commas and
@@ -139,7 +150,7 @@ pub async fn run(opts: &AggregateOptions) -> Result<()> {
         Some((config, topology))
     };
     let topology = head.as_ref().map(|h| h.1.clone()).unwrap_or_default();
-    let dropped = dropped_failures(&shards, &rows, &topology, opts.max_line_bytes)?;
+    let accounting = account(&shards, &rows, &topology, &opts.zeros, opts.max_line_bytes)?;
 
     if let Some(dir) = opts.output.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating '{}'", dir.display()))?;
@@ -148,8 +159,27 @@ pub async fn run(opts: &AggregateOptions) -> Result<()> {
         crate::say!("Merging shards into {}", opts.output.display());
         rewrite_spans(&shards, &rows, &opts.output)?.commit()?;
     }
-    let scored = rows.len() as u64;
+    let scored = rows.len() as u64 + accounting.counted.len() as u64;
     drop(rows);
+    if !opts.zeros.classes.is_empty() {
+        let listed: Vec<String> = opts
+            .zeros
+            .classes
+            .iter()
+            .map(|c| crate::gym::py::str_repr(c))
+            .collect();
+        crate::say!(
+            "Counting {} failure row(s) as scored zeros: [{}]",
+            accounting.failures,
+            listed.join(", ")
+        );
+    }
+    if opts.zeros.missing {
+        crate::say!(
+            "Counting {} materialized rollout(s) with no row as scored zeros",
+            accounting.imputed
+        );
+    }
     let metrics = if let Some((config, topology)) = &head {
         let sources: Vec<PathBuf> = if opts.merge_shards {
             vec![opts.output.clone()]
@@ -161,7 +191,7 @@ pub async fn run(opts: &AggregateOptions) -> Result<()> {
             config,
             topology,
             &sources,
-            &[],
+            &accounting.counted,
             &opts.output,
             opts.max_line_bytes,
         )
@@ -178,12 +208,22 @@ pub async fn run(opts: &AggregateOptions) -> Result<()> {
             "<not merged>".into()
         },
         metrics.map_or("None".to_string(), |p| p.display().to_string()),
-        aggregate::coverage_report(
-            scored + dropped.values().sum::<u64>(),
-            scored,
-            &dropped.into_iter().collect::<Vec<_>>(),
-            "the shards' _failures.jsonl sidecars"
-        )
+        {
+            let mut c = aggregate::coverage_report(
+                scored + accounting.dropped.iter().map(|(_, n)| n).sum::<u64>(),
+                scored,
+                &accounting.dropped,
+                "the shards' _failures.jsonl sidecars",
+            );
+            if accounting.imputed > 0 {
+                c.push_str(&format!(
+                    "\nScored as zero because they left no row: {} of {} rollouts",
+                    accounting.imputed,
+                    scored + accounting.dropped.iter().map(|(_, n)| n).sum::<u64>()
+                ));
+            }
+            c
+        }
     );
     if let Some(ignored) = &opts.health_check {
         let checked = if opts.merge_shards {
@@ -223,62 +263,88 @@ fn identity(row: &serde_json::Map<String, Value>, topology: &Topology) -> Identi
     )
 }
 
-/// Failure classes of the rollouts the score misses: each shard's sidecar read against that
-/// shard's own rows (separate runs number their tasks from 0), the last attempt of a rollout
-/// standing, those whose rollout no shard landed counted by class ("unknown" without one).
-fn dropped_failures(
+/// What the shards' sidecars and materialized inputs say about the rollouts the merged rows
+/// lack: the zeros to count (v0.7.0's `count_*` keys) and the rest, by class.
+#[derive(Default)]
+struct Accounting {
+    /// Missing rollouts by failure class, first seen first ("unknown" without one).
+    dropped: Vec<(String, u64)>,
+    /// Rows added to the aggregate request: counted failures, then imputed zeros.
+    counted: Vec<Row>,
+    failures: usize,
+    imputed: usize,
+}
+
+/// Each shard's sidecar is read against that shard's own rows (separate runs number their tasks
+/// from 0), the last attempt of a rollout standing, rollouts keyed by the server that scores them
+/// (v0.7.0 `RolloutAggregationHelper.run_from_config`).
+fn account(
     shards: &[PathBuf],
     rows: &[Span],
     topology: &Topology,
+    zeros: &Zeros,
     max_line: u64,
-) -> Result<BTreeMap<String, u64>> {
-    let mut latest: HashMap<Identity, String> = HashMap::new();
-    let mut order: Vec<Identity> = Vec::new();
+) -> Result<Accounting> {
+    let each = |path: &Path, f: &mut dyn FnMut(Row)| -> Result<()> {
+        let name = path.display().to_string();
+        for_each_line::<CollectError>(path, &name, max_line, |span, line, _| {
+            if !line.iter().all(u8::is_ascii_whitespace) {
+                f(parse_row(line).map_err(|e| CollectError::line(&name, span.line, e))?);
+            }
+            Ok(true)
+        })?;
+        Ok(())
+    };
+    let own = |file: usize| -> HashSet<(KeyPart, KeyPart)> {
+        rows.iter()
+            .filter(|s| s.file == file)
+            .map(|s| (s.key.0.clone(), s.key.1.clone()))
+            .collect()
+    };
+    let mut latest: Vec<(Identity, Row)> = Vec::new();
+    let mut at: HashMap<Identity, usize> = HashMap::new();
+    let mut recorded: Vec<HashSet<(KeyPart, KeyPart)>> = vec![HashSet::new(); shards.len()];
     for (file, shard) in shards.iter().enumerate() {
         let sidecar = paths::failures(shard);
         if !sidecar.exists() {
             continue;
         }
-        let own: HashSet<&super::key::RolloutKey> = rows
-            .iter()
-            .filter(|s| s.file == file)
-            .map(|s| &s.key)
-            .collect();
-        // Per shard, the last row of each (task, rollout) stands.
-        let mut last: HashMap<(KeyPart, KeyPart), (Identity, String)> = HashMap::new();
-        let mut shard_order = Vec::new();
-        let name = sidecar.display().to_string();
-        for_each_line::<CollectError>(&sidecar, &name, max_line, |span, line, _| {
-            let row = parse_row(line).map_err(|e| CollectError::line(&name, span.line, e))?;
-            let part = |k: &str| KeyPart::of(row.get(k).unwrap_or(&Value::Null));
-            let key = (part(TASK_INDEX), part(ROLLOUT_INDEX));
-            let class = match row.get(FAILURE_CLASS) {
-                Some(Value::String(s)) if !s.is_empty() => s.clone(),
-                Some(v) if crate::gym::py::truthy(v) => crate::gym::py::repr(v),
-                _ => "unknown".to_string(),
-            };
-            if last
-                .insert(key.clone(), (identity(&row, topology), class))
-                .is_none()
-            {
-                shard_order.push(key);
+        let mut last: Vec<((KeyPart, KeyPart), Row)> = Vec::new();
+        let mut slot: HashMap<(KeyPart, KeyPart), usize> = HashMap::new();
+        each(&sidecar, &mut |row| {
+            let k = rollout_key(&row);
+            match slot.get(&k) {
+                Some(i) => last[*i].1 = row,
+                None => {
+                    slot.insert(k.clone(), last.len());
+                    last.push((k, row));
+                }
             }
-            Ok(true)
         })?;
-        for key in shard_order {
-            if own.contains(&super::key::RolloutKey(key.0.clone(), key.1.clone())) {
+        let mine = own(file);
+        for (k, row) in last {
+            recorded[file].insert(k.clone());
+            if mine.contains(&k) {
                 continue;
             }
-            let (id, class) = last.remove(&key).expect("recorded above");
-            if latest.insert(id.clone(), class).is_none() {
-                order.push(id);
+            let id = identity(&row, topology);
+            match at.get(&id) {
+                Some(i) => latest[*i].1 = row,
+                None => {
+                    at.insert(id.clone(), latest.len());
+                    latest.push((id, row));
+                }
             }
         }
     }
-    if latest.is_empty() {
-        return Ok(BTreeMap::new());
+    let mut out = Accounting::default();
+    let counting = !zeros.classes.is_empty() || zeros.missing;
+    if latest.is_empty() && !zeros.missing {
+        return Ok(out);
     }
+    // The merged rows' identities, and the keys each group's rows carry.
     let mut landed: HashSet<Identity> = HashSet::new();
+    let mut carried = CarriedKeys::default();
     let files: Vec<File> = shards
         .iter()
         .map(|p| File::open(p).with_context(|| format!("opening '{}'", p.display())))
@@ -287,14 +353,99 @@ fn dropped_failures(
     for s in rows {
         let row = read_span(&files, shards, s, &mut buf)?;
         landed.insert(identity(&row, topology));
-    }
-    let mut dropped = BTreeMap::new();
-    for id in order {
-        if !landed.contains(&id) {
-            *dropped.entry(latest[&id].clone()).or_insert(0) += 1;
+        if counting {
+            carried.add_in(topology.metrics_group(&row), &row);
         }
     }
-    Ok(dropped)
+    for (id, row) in &latest {
+        let class = row.get(FAILURE_CLASS).and_then(Value::as_str);
+        if !landed.contains(id)
+            && class.is_some_and(|c| zeros.classes.iter().any(|w| w == c))
+            && routing_identity(row).is_some()
+        {
+            out.counted.push(failure_row(row));
+        }
+    }
+    out.failures = out.counted.len();
+    if zeros.missing {
+        let mut accounted: HashSet<Identity> = landed.clone();
+        accounted.extend(latest.iter().map(|(id, _)| id.clone()));
+        for (file, shard) in shards.iter().enumerate() {
+            let materialized = paths::materialized(shard);
+            if !materialized.exists() {
+                crate::say!(
+                    "[WARNING] {} is missing; rollouts owed by that shard cannot be counted",
+                    materialized.display()
+                );
+                continue;
+            }
+            let mut scored = own(file);
+            let mut unroutable = 0u64;
+            each(&materialized, &mut |row| {
+                let k = rollout_key(&row);
+                if scored.contains(&k) || recorded[file].contains(&k) {
+                    return;
+                }
+                let Some(zero) = zero_row(&row) else {
+                    unroutable += 1;
+                    return;
+                };
+                scored.insert(k);
+                if accounted.insert(identity(&zero, topology)) {
+                    out.counted.push(zero);
+                }
+            })?;
+            if unroutable > 0 {
+                crate::say!("[WARNING] {unroutable} materialized rollout(s) name no agent or environment server and are not counted");
+            }
+        }
+        out.imputed = out.counted.len() - out.failures;
+    }
+    if !out.counted.is_empty() {
+        let wanted: HashMap<Identity, usize> = out
+            .counted
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (identity(r, topology), i))
+            .collect();
+        for shard in shards {
+            let materialized = paths::materialized(shard);
+            if !materialized.exists() {
+                continue;
+            }
+            each(&materialized, &mut |source| {
+                if let Some(i) = wanted.get(&identity(&source, topology)) {
+                    carried.fill_in(
+                        topology.metrics_group(&source),
+                        &mut out.counted[*i],
+                        &source,
+                    );
+                }
+            })?;
+        }
+    }
+    let counted_ids: HashSet<Identity> =
+        out.counted.iter().map(|r| identity(r, topology)).collect();
+    for (id, row) in &latest {
+        if landed.contains(id) || counted_ids.contains(id) {
+            continue;
+        }
+        let class = match row.get(FAILURE_CLASS) {
+            Some(Value::String(s)) if !s.is_empty() => s.clone(),
+            Some(v) if crate::gym::py::truthy(v) => crate::gym::py::repr(v),
+            _ => "unknown".to_string(),
+        };
+        match out.dropped.iter_mut().find(|(c, _)| *c == class) {
+            Some((_, n)) => *n += 1,
+            None => out.dropped.push((class, 1)),
+        }
+    }
+    Ok(out)
+}
+
+fn rollout_key(row: &Row) -> (KeyPart, KeyPart) {
+    let part = |k: &str| KeyPart::of(row.get(k).unwrap_or(&Value::Null));
+    (part(TASK_INDEX), part(ROLLOUT_INDEX))
 }
 
 fn read_span(

@@ -56,14 +56,19 @@ pub fn zero_row(materialized: &Row) -> Option<Row> {
     Some(out)
 }
 
-/// The keys real rows of each routing identity carry: only those are copied into added rows.
+/// The keys real rows of each group carry: only those are copied into added rows. A collection
+/// groups by [`routing_identity`]; `gymscope aggregate` by environment server (`*_in`).
 #[derive(Default)]
 pub struct CarriedKeys(HashMap<Option<String>, HashSet<String>>);
 
 impl CarriedKeys {
     pub fn add(&mut self, real_row: &Row) {
+        self.add_in(routing_identity(real_row).map(String::from), real_row);
+    }
+
+    pub fn add_in(&mut self, group: Option<String>, real_row: &Row) {
         self.0
-            .entry(routing_identity(real_row).map(String::from))
+            .entry(group)
             .or_default()
             .extend(real_row.keys().cloned());
     }
@@ -72,7 +77,11 @@ impl CarriedKeys {
     /// `_fill_task_fields`): fields real rows of its group carry, not `_`-prefixed, not
     /// `responses_create_params` or `response`, never overwriting.
     pub fn fill(&self, added: &mut Row, source: &Row) {
-        let Some(carried) = self.0.get(&routing_identity(source).map(String::from)) else {
+        self.fill_in(routing_identity(source).map(String::from), added, source);
+    }
+
+    pub fn fill_in(&self, group: Option<String>, added: &mut Row, source: &Row) {
+        let Some(carried) = self.0.get(&group) else {
             return;
         };
         for (k, v) in source {
