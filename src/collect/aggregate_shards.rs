@@ -313,12 +313,11 @@ fn account(
         let mut slot: HashMap<(KeyPart, KeyPart), usize> = HashMap::new();
         each(&sidecar, &mut |row| {
             let k = rollout_key(&row);
-            match slot.get(&k) {
-                Some(i) => last[*i].1 = row,
-                None => {
-                    slot.insert(k.clone(), last.len());
-                    last.push((k, row));
-                }
+            if let Some(i) = slot.get(&k) {
+                last[*i].1 = row;
+            } else {
+                slot.insert(k.clone(), last.len());
+                last.push((k, row));
             }
         })?;
         let mine = own(file);
@@ -328,12 +327,11 @@ fn account(
                 continue;
             }
             let id = identity(&row, topology);
-            match at.get(&id) {
-                Some(i) => latest[*i].1 = row,
-                None => {
-                    at.insert(id.clone(), latest.len());
-                    latest.push((id, row));
-                }
+            if let Some(i) = at.get(&id) {
+                latest[*i].1 = row;
+            } else {
+                at.insert(id.clone(), latest.len());
+                latest.push((id, row));
             }
         }
     }
