@@ -16,20 +16,26 @@ async fn shot(b: &Browser, name: &str) {
     std::fs::write(dir.join(name), png).unwrap();
 }
 
+/// The app at 1440×900 with a run loaded and its profile shown.
+async fn open_run(inputs: &std::path::Path, rollouts: &std::path::Path) -> (StaticServer, Browser) {
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    b.client.set_window_size(1440, 900).await.unwrap();
+    b.open_app(&server.url(), "").await;
+    b.choose_files("files", &[inputs.to_path_buf(), rollouts.to_path_buf()])
+        .await;
+    b.wait_text("[data-testid=status]", "Profile ready").await;
+    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    (server, b)
+}
+
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "writes pictures to look at; run by hand"]
 async fn screenshots_of_a_three_agent_run() {
     let tmp = tempfile::tempdir().unwrap();
     let (inputs, rollouts) =
         common::gen_run::generate_agentic(tmp.path(), "rollouts", 120, 4, 6_000);
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.client.set_window_size(1440, 900).await.unwrap();
-    b.open_app(&server.url(), "").await;
-    b.choose_files("files", &[inputs.clone(), rollouts.clone()])
-        .await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
-    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    let (_server, b) = open_run(&inputs, &rollouts).await;
     shot(&b, "profile.png").await;
     b.eval("document.querySelector('[data-testid=repeat-metrics]').scrollIntoView()")
         .await;
@@ -142,5 +148,48 @@ async fn screenshots_of_the_selections() {
         .await;
     tokio::time::sleep(std::time::Duration::from_millis(800)).await;
     shot(&b, "lambda.png").await;
+    b.close().await;
+}
+
+/// A v0.7.0 run whose first agent ran behind two environment servers (so its runs are labelled
+/// by server, as v0.7.0 labels them) and whose others ran behind one each: the Profile and
+/// Health pages, into `target/screenshots/env-profile.png` and `env-health.png`.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "writes pictures to look at; run by hand"]
+async fn screenshots_of_an_environment_server_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (inputs, rollouts) =
+        common::gen_run::generate_agentic(tmp.path(), "rollouts", 60, 4, 3_000);
+    // Stamp each row with the server it ran through: the first agent's even tasks through
+    // `<agent>_env_a`, odd ones through `<agent>_env_b`; every other agent through its own.
+    let first = {
+        let line = std::fs::read_to_string(&inputs).unwrap();
+        let row: serde_json::Value = serde_json::from_str(line.lines().next().unwrap()).unwrap();
+        row["agent_ref"]["name"].as_str().unwrap().to_string()
+    };
+    for path in [&inputs, &rollouts] {
+        let text = std::fs::read_to_string(path).unwrap();
+        let stamped: String = text
+            .lines()
+            .map(|l| {
+                let mut row: serde_json::Value = serde_json::from_str(l).unwrap();
+                let agent = row["agent_ref"]["name"].as_str().unwrap().to_string();
+                let task = row["_ng_task_index"].as_i64().unwrap();
+                let server = if agent == first {
+                    format!("{agent}_env_{}", if task % 2 == 0 { "a" } else { "b" })
+                } else {
+                    format!("{agent}_env")
+                };
+                row["_ng_environment_server"] = server.into();
+                format!("{row}\n")
+            })
+            .collect();
+        std::fs::write(path, stamped).unwrap();
+    }
+    let (_server, b) = open_run(&inputs, &rollouts).await;
+    shot(&b, "env-profile.png").await;
+    b.click_testid("tab-health").await;
+    tokio::time::sleep(std::time::Duration::from_millis(1000)).await;
+    shot(&b, "env-health.png").await;
     b.close().await;
 }
