@@ -189,7 +189,7 @@ async fn screenshots_of_an_environment_server_run() {
     let (_server, b) = open_run(&inputs, &rollouts).await;
     shot(&b, "env-profile.png").await;
     b.click_testid("tab-health").await;
-    tokio::time::sleep(std::time::Duration::from_millis(1000)).await;
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
     shot(&b, "env-health.png").await;
     b.close().await;
 }
