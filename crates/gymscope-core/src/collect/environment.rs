@@ -247,8 +247,8 @@ mod tests {
         EnvironmentServer {
             name: name.into(),
             kind: "legacy_agent".into(),
-            agents: agents.iter().map(|a| a.to_string()).collect(),
-            attributed: agents.first().map(|a| a.to_string()),
+            agents: agents.iter().map(ToString::to_string).collect(),
+            attributed: agents.first().map(ToString::to_string),
         }
     }
 

@@ -132,7 +132,7 @@ mod tests {
             name: name.into(),
             kind,
             resources_server: rs.map(String::from),
-            pins: pins.iter().map(|p| p.to_string()).collect(),
+            pins: pins.iter().map(ToString::to_string).collect(),
         }
     }
 
@@ -184,7 +184,7 @@ mod tests {
     #[test]
     fn unknown_agents_are_named_with_a_hint() {
         let t = stack();
-        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
+        let names = |v: &[&str]| v.iter().map(ToString::to_string).collect::<BTreeSet<_>>();
         assert_eq!(unknown_agents(&t, &names(&["math_agent"])), None);
         assert_eq!(
             unknown_agents(&t, &names(&["math", "math_agnt", "zz"])).unwrap(),
