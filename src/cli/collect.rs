@@ -109,6 +109,7 @@ pub fn run(args: &CollectArgs) -> Result<ExitCode> {
             .cloned()
             .collect(),
         count_missing_rollouts_as_zero: args.count_missing_rollouts_as_zero,
+        allow_unsupported_pairing: args.allow_unsupported_pairing,
         limit: args.limit,
         num_repeats: args.num_repeats.clone(),
         num_repeats_add_seed: args.num_repeats_add_seed,

@@ -73,7 +73,9 @@ pub struct CollectArgs {
     /// The time a rollout needs left to be started under --dispatch-budget-s.
     #[arg(long, value_parser = non_negative, value_name = "SECONDS", requires = "dispatch_budget_s")]
     pub drain_margin_s: Option<f64>,
-    /// Accepted for upstream command lines: gymscope does not check agent/resources pairings.
+    /// Skip the check that each resources server declaring `allowed_agents` accepts the type of
+    /// the agent its rows run on (also the head config's `allow_unsupported_pairing` and
+    /// `NEMO_GYM_ALLOW_UNSUPPORTED_PAIRING=1`, as v0.7.0 reads them).
     #[arg(long)]
     pub allow_unsupported_pairing: bool,
     /// Take only the first N input lines (0 = all).

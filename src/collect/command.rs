@@ -54,7 +54,8 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         std::fs::create_dir_all(dir).with_context(|| format!("creating '{}'", dir.display()))?;
     }
 
-    let topology = discover::topology(&config);
+    let mut topology = discover::topology(&config);
+    topology.allow_unsupported_pairing |= args.allow_unsupported_pairing;
     let resuming = args.resume && materialized.exists() && output.exists();
     let mut history = History::default();
     history.retry_terminal_timeouts = args.retry_terminal_timeouts;
@@ -120,6 +121,8 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
     let mut destinations: Vec<(Destination, u64)> = Vec::new();
     let mut seen: HashSet<Destination> = HashSet::new();
     let mut unknown: BTreeSet<String> = BTreeSet::new();
+    // (agent, task_source) of the rows routed by agent: v0.7.0's pairing check.
+    let mut pairings: BTreeSet<(String, Option<String>)> = BTreeSet::new();
     // With `dispatch_longest_first`: rows whose earlier attempts recorded their duration.
     let mut longest: Vec<(f64, crate::jsonl::LineSpan)> = Vec::new();
     // Rows to run per stamped environment server, first seen first (v0.7.0 prints them).
@@ -149,6 +152,11 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
                             unknown.insert(agent.to_string());
                             return Ok(true);
                         }
+                        let source = row
+                            .get(crate::gym::keys::TASK_SOURCE)
+                            .and_then(serde_json::Value::as_str)
+                            .map(String::from);
+                        pairings.insert((agent.to_string(), source));
                     }
                 }
                 let d = topology
@@ -171,6 +179,9 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         },
     )?;
     if let Some(e) = super::task_source::unknown_agents(&topology, &unknown) {
+        anyhow::bail!("{e}");
+    }
+    if let Some(e) = topology.pairing_error(&pairings) {
         anyhow::bail!("{e}");
     }
     // Known-long rows go first, longest first (a stable sort: ties keep file order), the rest in

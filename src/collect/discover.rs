@@ -144,7 +144,17 @@ pub fn topology(cfg: &Value) -> Topology {
             attributed,
         });
     }
-    Topology { servers, instances }
+    // v0.7.0 `pairing_override_enabled`: the head config's key, or the environment variable.
+    let allow_unsupported_pairing = cfg
+        .get("allow_unsupported_pairing")
+        .is_some_and(yaml_truthy)
+        || std::env::var("NEMO_GYM_ALLOW_UNSUPPORTED_PAIRING")
+            .is_ok_and(|v| !matches!(v.to_lowercase().as_str(), "" | "0" | "false"));
+    Topology {
+        servers,
+        instances,
+        allow_unsupported_pairing,
+    }
 }
 
 /// One top-level instance: its kind, an agent's resources server, its datasets' agent pins.
@@ -177,11 +187,65 @@ fn instance(name: &str, block: &Value) -> Instance {
             }
         }
     }
+    let agent_type = (kind == InstanceKind::Agent)
+        .then(|| {
+            block
+                .as_mapping()?
+                .iter()
+                .next()?
+                .1
+                .as_mapping()?
+                .iter()
+                .next()?
+                .0
+                .as_str()
+                .map(String::from)
+        })
+        .flatten();
+    let allowed_agents = (kind == InstanceKind::Resources)
+        .then(|| {
+            let servers = block.get("resources_servers")?.as_mapping()?;
+            if servers.len() != 1 {
+                return None;
+            }
+            let (implementation, server) = servers.iter().next()?;
+            match server.get("allowed_agents")? {
+                v if !yaml_truthy(v) => None,
+                Value::String(s) => Some(Ok(vec![s.clone()])),
+                Value::Sequence(items) => Some(Ok(items.iter().filter_map(yaml_text).collect())),
+                other => Some(Err(format!(
+                    "'{name}.resources_servers.{}.allowed_agents' must be a list of agent types, got {}.",
+                    yaml_text(implementation).unwrap_or_default(),
+                    match other {
+                        Value::Mapping(_) => "DictConfig",
+                        Value::Number(_) => "int",
+                        Value::Bool(_) => "bool",
+                        _ => "value",
+                    }
+                ))),
+            }
+        })
+        .flatten();
     Instance {
         name: name.to_string(),
         kind,
         resources_server,
         pins,
+        agent_type,
+        allowed_agents,
+    }
+}
+
+/// Python's truthiness of a YAML value.
+fn yaml_truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|x| x != 0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Sequence(s) => !s.is_empty(),
+        Value::Mapping(m) => !m.is_empty(),
+        Value::Tagged(_) => true,
     }
 }
 

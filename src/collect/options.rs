@@ -27,6 +27,8 @@ pub struct CollectOptions {
     /// v0.7.0's counted zeros: sidecar classes, and materialized rollouts without any row.
     pub count_failure_classes_as_zero: Vec<String>,
     pub count_missing_rollouts_as_zero: bool,
+    /// Skip v0.7.0's agent/verifier pairing check.
+    pub allow_unsupported_pairing: bool,
     pub limit: Option<u64>,
     pub num_repeats: Option<String>,
     pub num_repeats_add_seed: bool,

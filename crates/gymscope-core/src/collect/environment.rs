@@ -52,6 +52,11 @@ pub struct Instance {
     pub resources_server: Option<String>,
     /// Distinct `agent:` pins of its `datasets`, in declaration order.
     pub pins: Vec<String>,
+    /// An agent's type (the key under `responses_api_agents`, e.g. `simple_agent`).
+    pub agent_type: Option<String>,
+    /// A resources server's `allowed_agents` (agent types it accepts), when it declares any;
+    /// `Err` when the declaration is neither a list nor a string.
+    pub allowed_agents: Option<Result<Vec<String>, String>>,
 }
 
 /// The parts of a running config that route rows: every environment server and every
@@ -60,6 +65,9 @@ pub struct Instance {
 pub struct Topology {
     pub servers: Vec<EnvironmentServer>,
     pub instances: Vec<Instance>,
+    /// The head config's `allow_unsupported_pairing` (or gymscope's flag, or
+    /// `NEMO_GYM_ALLOW_UNSUPPORTED_PAIRING`): no pairing check.
+    pub allow_unsupported_pairing: bool,
 }
 
 /// Where a row goes and what its result is stamped with.
@@ -198,6 +206,64 @@ impl Topology {
 }
 
 impl Topology {
+    /// v0.7.0's pairing check (`_validate_agent_pairings`): for each (agent, `task_source`) the
+    /// rows route to, the task source and the agent's own resources server must accept the
+    /// agent's type when they declare `allowed_agents`. `None` when every pairing is accepted.
+    pub fn pairing_error(
+        &self,
+        routes: &std::collections::BTreeSet<(String, Option<String>)>,
+    ) -> Option<String> {
+        if self.allow_unsupported_pairing {
+            return None;
+        }
+        let find = |name: &str| self.instances.iter().find(|i| i.name == name);
+        let mut rejected: std::collections::BTreeMap<(String, String), String> =
+            std::collections::BTreeMap::new();
+        for (agent, task_source) in routes {
+            let Some(instance) = find(agent) else {
+                continue;
+            };
+            let Some(agent_type) = &instance.agent_type else {
+                continue;
+            };
+            for (verifier, relation) in [
+                (task_source.as_deref(), "their task_source"),
+                (
+                    instance.resources_server.as_deref(),
+                    "the resources server it runs against",
+                ),
+            ] {
+                let allowed = match verifier
+                    .and_then(find)
+                    .and_then(|v| v.allowed_agents.as_ref())
+                {
+                    None => continue,
+                    Some(Err(e)) => return Some(e.clone()),
+                    Some(Ok(allowed)) => allowed,
+                };
+                if allowed.iter().any(|a| a == agent_type) {
+                    continue;
+                }
+                let verifier = verifier.unwrap_or_default();
+                rejected.insert(
+                    (agent.clone(), verifier.to_string()),
+                    format!(
+                        "  - rows routed to '{agent}' run '{agent_type}', but {relation} '{verifier}' accepts only: {}",
+                        allowed.join(", ")
+                    ),
+                );
+            }
+        }
+        if rejected.is_empty() {
+            return None;
+        }
+        let lines: Vec<&str> = rejected.values().map(String::as_str).collect();
+        Some(format!(
+            "Rows would be scored by a verifier that does not accept the agent running them:\n{}\n\nRoute these rows to an agent running one of the accepted types, or pass --allow-unsupported-pairing (or set NEMO_GYM_ALLOW_UNSUPPORTED_PAIRING=1) to bypass the check.",
+            lines.join("\n")
+        ))
+    }
+
     /// The group a rollout is counted under across shards (v0.7.0 `_metrics_group`): its
     /// stamp, else the one server fronting its agent, else the agent's name.
     pub fn metrics_group(&self, row: &Row) -> Option<String> {
@@ -261,6 +327,7 @@ mod tests {
         let t = Topology {
             servers: vec![server("a_env", &["a"]), server("b_env", &["b"])],
             instances: Vec::new(),
+            allow_unsupported_pairing: false,
         };
         let d = t
             .destination(&row(r#"{"agent_ref":{"name":"b"}}"#))
@@ -307,6 +374,7 @@ mod tests {
         let t = Topology {
             servers: vec![server("z_env", &["a"]), server("y_env", &["a"])],
             instances: Vec::new(),
+            allow_unsupported_pairing: false,
         };
         let e = t.server_for_agent("a").unwrap_err();
         assert!(
@@ -331,6 +399,7 @@ mod tests {
         let t = Topology {
             servers: vec![server("a_env", &["a"])],
             instances: Vec::new(),
+            allow_unsupported_pairing: false,
         };
         let by = |json: &str| {
             t.aggregation_server(&row(json))

@@ -563,6 +563,8 @@ mod tests {
             kind,
             resources_server: rs.map(String::from),
             pins: Vec::new(),
+            agent_type: None,
+            allowed_agents: None,
         };
         Options {
             add_seed: false,
@@ -579,6 +581,7 @@ mod tests {
                     inst("rs", InstanceKind::Resources, None),
                     inst("rs_agent", InstanceKind::Agent, Some("rs")),
                 ],
+                allow_unsupported_pairing: false,
             },
             overrides: Row::new(),
             num_repeats: NumRepeats::from_value(&hydra::parse(repeats).unwrap()).unwrap(),

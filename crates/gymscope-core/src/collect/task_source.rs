@@ -133,6 +133,8 @@ mod tests {
             kind,
             resources_server: rs.map(String::from),
             pins: pins.iter().map(ToString::to_string).collect(),
+            agent_type: (kind == InstanceKind::Agent).then(|| "simple_agent".to_string()),
+            allowed_agents: None,
         }
     }
 
@@ -150,6 +152,7 @@ mod tests {
                 inst("policy_model", InstanceKind::OtherServer, None, &[]),
                 inst("policy_base_url", InstanceKind::Setting, None, &[]),
             ],
+            allow_unsupported_pairing: false,
         }
     }
 
@@ -190,5 +193,25 @@ mod tests {
             unknown_agents(&t, &names(&["math", "math_agnt", "zz"])).unwrap(),
             "Rows reference agents not present in the running config: 'math' (exists but is not an agent instance), 'math_agnt' (did you mean 'math_agent'?), 'zz'. Include the agent's config in the run, or re-route with +agent_map/+agent_name."
         );
+    }
+
+    #[test]
+    fn pairings_a_verifier_refuses_are_named() {
+        let mut t = stack();
+        t.instances[0].allowed_agents = Some(Ok(vec!["math_agent_type".into()]));
+        let routes = [("math_agent".to_string(), Some("math".to_string()))]
+            .into_iter()
+            .collect();
+        // The task source is the agent's own resources server: one line (v0.7.0 keys the
+        // rejections by agent and verifier, the later check's words kept).
+        assert_eq!(
+            t.pairing_error(&routes).unwrap(),
+            "Rows would be scored by a verifier that does not accept the agent running them:\n  - rows routed to 'math_agent' run 'simple_agent', but the resources server it runs against 'math' accepts only: math_agent_type\n\nRoute these rows to an agent running one of the accepted types, or pass --allow-unsupported-pairing (or set NEMO_GYM_ALLOW_UNSUPPORTED_PAIRING=1) to bypass the check."
+        );
+        t.instances[0].allowed_agents = Some(Ok(vec!["simple_agent".into()]));
+        assert_eq!(t.pairing_error(&routes), None);
+        t.instances[0].allowed_agents = Some(Ok(vec!["x".into()]));
+        t.allow_unsupported_pairing = true;
+        assert_eq!(t.pairing_error(&routes), None);
     }
 }
