@@ -113,7 +113,8 @@ pub async fn run(opts: &AggregateOptions) -> Result<()> {
         })
         .collect();
     for input in &inputs {
-        check_input(*input, false)?;
+        // Rows are read again by offset (merge, coverage): a pipe cannot be.
+        check_input(*input, true)?;
     }
     let metrics_path = paths::aggregate_metrics(&opts.output);
     if opts.merge_shards {

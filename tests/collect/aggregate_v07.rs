@@ -152,3 +152,22 @@ fn aggregate_replays_v07s_recorded_cases() {
     }
     assert!(cases >= 4, "{cases} cases");
 }
+
+#[test]
+fn a_pipe_among_the_shards_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("r-shard0.jsonl");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let r = Command::new(env!("CARGO_BIN_EXE_gymscope"))
+        .args(["aggregate", "-i", "r-shard*.jsonl", "-o", "out/r.jsonl"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(r.status.code(), Some(2), "{}", text(&r));
+    assert!(text(&r).contains("is a pipe"), "{}", text(&r));
+    assert!(!dir.path().join("out").exists());
+}
