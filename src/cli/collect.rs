@@ -12,19 +12,11 @@ use std::process::ExitCode;
 
 /// `gymscope aggregate`: exit 0 once the files are written, as upstream.
 pub fn aggregate(args: &AggregateArgs) -> Result<ExitCode> {
-    let health_check = if args.no_health_check {
-        None
-    } else {
-        Some(
-            crate::health::checks::normalize_ignored(&args.health_check_ignore)
-                .map_err(crate::native::UsageError)?,
-        )
-    };
-    if args.health_check_workers == Some(0) {
-        return Err(
-            crate::native::UsageError("health_check_workers must be at least 1".into()).into(),
-        );
-    }
+    let health_check = health_check(
+        args.no_health_check,
+        &args.health_check_ignore,
+        args.health_check_workers,
+    )?;
     let opts = AggregateOptions {
         input_glob: args.input_glob.clone(),
         output: args.output.clone(),
@@ -33,12 +25,7 @@ pub fn aggregate(args: &AggregateArgs) -> Result<ExitCode> {
         max_line_bytes: args.max_line_bytes,
         health_check,
         zeros: aggregate_shards::Zeros {
-            classes: args
-                .count_failure_classes_as_zero
-                .iter()
-                .filter(|c| !c.is_empty())
-                .cloned()
-                .collect(),
+            classes: failure_classes(&args.count_failure_classes_as_zero),
             missing: args.count_missing_rollouts_as_zero,
         },
     };
@@ -51,20 +38,12 @@ pub fn aggregate(args: &AggregateArgs) -> Result<ExitCode> {
 }
 
 pub fn run(args: &CollectArgs) -> Result<ExitCode> {
-    let health_check = if args.no_health_check {
-        None
-    } else {
-        Some(
-            crate::health::checks::normalize_ignored(&args.health_check_ignore)
-                .map_err(crate::native::UsageError)?,
-        )
-    };
+    let health_check = health_check(
+        args.no_health_check,
+        &args.health_check_ignore,
+        args.health_check_workers,
+    )?;
     let capture_dir = capture_dir(args)?;
-    if args.health_check_workers == Some(0) {
-        return Err(
-            crate::native::UsageError("health_check_workers must be at least 1".into()).into(),
-        );
-    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -102,12 +81,7 @@ pub fn run(args: &CollectArgs) -> Result<ExitCode> {
         retry_invalid_judge_responses: args.retry_invalid_judge_responses,
         dispatch_longest_first: args.dispatch_longest_first,
         require_complete: args.require_complete,
-        count_failure_classes_as_zero: args
-            .count_failure_classes_as_zero
-            .iter()
-            .filter(|c| !c.is_empty())
-            .cloned()
-            .collect(),
+        count_failure_classes_as_zero: failure_classes(&args.count_failure_classes_as_zero),
         count_missing_rollouts_as_zero: args.count_missing_rollouts_as_zero,
         allow_unsupported_pairing: args.allow_unsupported_pairing,
         limit: args.limit,
@@ -135,6 +109,31 @@ pub fn run(args: &CollectArgs) -> Result<ExitCode> {
         drain_margin_s: args.drain_margin_s,
     };
     Ok(ending_code(rt.block_on(command::collect(&opts))?))
+}
+
+/// The end-of-run health reports' ignored check ids (`None`: `--no-health-check`), shared by
+/// `collect` and `aggregate`; a worker count of 0 is a usage error, as upstream's model says.
+fn health_check(
+    off: bool,
+    ignore: &[String],
+    workers: Option<usize>,
+) -> Result<Option<Vec<String>>> {
+    if workers == Some(0) {
+        return Err(
+            crate::native::UsageError("health_check_workers must be at least 1".into()).into(),
+        );
+    }
+    if off {
+        return Ok(None);
+    }
+    Ok(Some(
+        crate::health::checks::normalize_ignored(ignore).map_err(crate::native::UsageError)?,
+    ))
+}
+
+/// `--count-failure-classes-as-zero`'s classes (an empty value, as `[]` gives, is none).
+fn failure_classes(given: &[String]) -> Vec<String> {
+    given.iter().filter(|c| !c.is_empty()).cloned().collect()
 }
 
 /// The exit code of a collection or merge: 3 when rollouts are still missing.

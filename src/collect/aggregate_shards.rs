@@ -12,7 +12,7 @@ use super::environment::Topology;
 use super::head::{aggregate_metrics, fetch_config};
 use super::http::Client;
 use super::key::{parse_row, to_line, KeyPart};
-use super::merge::{index, LastLine, Span};
+use super::merge::{index, open_all, LastLine, Span};
 use super::{aggregate, discover, paths, CollectError, Row};
 use crate::gym::keys::{FAILURE_CLASS, ROLLOUT_INDEX, TASK_INDEX};
 use crate::native::read::for_each_line;
@@ -162,24 +162,13 @@ pub async fn run(opts: &AggregateOptions) -> Result<()> {
     }
     let scored = rows.len() as u64 + accounting.counted.len() as u64;
     drop(rows);
-    if !opts.zeros.classes.is_empty() {
-        let listed: Vec<String> = opts
-            .zeros
-            .classes
-            .iter()
-            .map(|c| crate::gym::py::str_repr(c))
-            .collect();
-        crate::say!(
-            "Counting {} failure row(s) as scored zeros: [{}]",
-            accounting.failures,
-            listed.join(", ")
-        );
-    }
-    if opts.zeros.missing {
-        crate::say!(
-            "Counting {} materialized rollout(s) with no row as scored zeros",
-            accounting.imputed
-        );
+    for line in aggregate::counted_zero_lines(
+        &opts.zeros.classes,
+        accounting.failures,
+        opts.zeros.missing,
+        accounting.imputed,
+    ) {
+        crate::say!("{line}");
     }
     let metrics = if let Some((config, topology)) = &head {
         let sources: Vec<PathBuf> = if opts.merge_shards {
@@ -216,13 +205,10 @@ pub async fn run(opts: &AggregateOptions) -> Result<()> {
                 &accounting.dropped,
                 "the shards' _failures.jsonl sidecars",
             );
-            if accounting.imputed > 0 {
-                c.push_str(&format!(
-                    "\nScored as zero because they left no row: {} of {} rollouts",
-                    accounting.imputed,
-                    scored + accounting.dropped.iter().map(|(_, n)| n).sum::<u64>()
-                ));
-            }
+            c.push_str(&aggregate::imputed_line(
+                accounting.imputed,
+                scored + accounting.dropped.iter().map(|(_, n)| n).sum::<u64>(),
+            ));
             c
         }
     );
@@ -344,10 +330,7 @@ fn account(
     // The merged rows' identities, and the keys each group's rows carry.
     let mut landed: HashSet<Identity> = HashSet::new();
     let mut carried = CarriedKeys::default();
-    let files: Vec<File> = shards
-        .iter()
-        .map(|p| File::open(p).with_context(|| format!("opening '{}'", p.display())))
-        .collect::<Result<_>>()?;
+    let files = open_all(shards)?;
     let mut buf = Vec::new();
     for s in rows {
         let row = read_span(&files, shards, s, &mut buf)?;
@@ -464,10 +447,7 @@ fn read_span(
 /// Writes the rows at `spans`, in order, each as orjson writes it (upstream re-serializes every
 /// row), into a temporary file for `to`, committed by the caller.
 fn rewrite_spans(sources: &[PathBuf], spans: &[Span], to: &Path) -> Result<AtomicFile> {
-    let files: Vec<File> = sources
-        .iter()
-        .map(|p| File::open(p).with_context(|| format!("opening '{}'", p.display())))
-        .collect::<Result<_>>()?;
+    let files = open_all(sources)?;
     let mut out = AtomicFile::create(to)?;
     let mut buf = Vec::new();
     for s in spans {

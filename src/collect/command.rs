@@ -341,23 +341,13 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         None
     } else {
         crate::say!("Computing aggregate metrics");
-        if !args.count_failure_classes_as_zero.is_empty() {
-            let listed: Vec<String> = args
-                .count_failure_classes_as_zero
-                .iter()
-                .map(|c| crate::gym::py::str_repr(c))
-                .collect();
-            crate::say!(
-                "Counting {} failure row(s) as scored zeros: [{}]",
-                zeros.failures,
-                listed.join(", ")
-            );
-        }
-        if count_missing {
-            crate::say!(
-                "Counting {} materialized rollout(s) with no row as scored zeros",
-                zeros.imputed
-            );
+        for line in super::aggregate::counted_zero_lines(
+            &args.count_failure_classes_as_zero,
+            zeros.failures,
+            count_missing,
+            zeros.imputed,
+        ) {
+            crate::say!("{line}");
         }
         aggregate_metrics(
             &client,
@@ -377,12 +367,10 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         &report.failure_classes,
         &failures.display().to_string(),
     );
-    if zeros.imputed > 0 {
-        coverage.push_str(&format!(
-            "\nScored as zero because they left no row: {} of {} rollouts",
-            zeros.imputed, plan.counts.input_rows
-        ));
-    }
+    coverage.push_str(&super::aggregate::imputed_line(
+        zeros.imputed,
+        plan.counts.input_rows,
+    ));
     crate::say!(
         "Finished rollout collection! View results at:\nFully materialized inputs: {}\nRollouts: {}\nAggregate metrics: {}{coverage}",
         materialized.display(),

@@ -346,12 +346,17 @@ pub(super) fn index(paths: &[PathBuf], last: LastLine, max_line: u64) -> Result<
     Ok(out)
 }
 
-/// Writes the rows at `spans`, in order, into a temporary file for `to` (committed by the caller).
-fn copy_spans(sources: &[PathBuf], spans: &[Span], to: &Path) -> Result<AtomicFile> {
-    let files: Vec<File> = sources
+/// Opens every shard for reads by offset.
+pub(super) fn open_all(paths: &[PathBuf]) -> Result<Vec<File>> {
+    paths
         .iter()
         .map(|p| File::open(p).with_context(|| format!("opening '{}'", p.display())))
-        .collect::<Result<_>>()?;
+        .collect()
+}
+
+/// Writes the rows at `spans`, in order, into a temporary file for `to` (committed by the caller).
+fn copy_spans(sources: &[PathBuf], spans: &[Span], to: &Path) -> Result<AtomicFile> {
+    let files = open_all(sources)?;
     let mut out = AtomicFile::create(to)?;
     let mut buf = Vec::new();
     for s in spans {

@@ -213,6 +213,41 @@ pub fn coverage_report(expected: u64, scored: u64, routed: &[(String, u64)], hin
     )
 }
 
+/// The lines v0.7.0 prints before scoring with counted zeros: failures of the listed classes
+/// (when some are listed) and materialized rollouts without a row (when asked for).
+pub fn counted_zero_lines(
+    classes: &[String],
+    failures: usize,
+    missing: bool,
+    imputed: usize,
+) -> Vec<String> {
+    let mut lines = Vec::new();
+    if !classes.is_empty() {
+        let listed: Vec<String> = classes
+            .iter()
+            .map(|c| crate::gym::py::str_repr(c))
+            .collect();
+        lines.push(format!(
+            "Counting {failures} failure row(s) as scored zeros: [{}]",
+            listed.join(", ")
+        ));
+    }
+    if missing {
+        lines.push(format!(
+            "Counting {imputed} materialized rollout(s) with no row as scored zeros"
+        ));
+    }
+    lines
+}
+
+/// The coverage line for imputed zeros, after [`coverage_report`]'s.
+pub fn imputed_line(imputed: usize, expected: u64) -> String {
+    if imputed == 0 {
+        return String::new();
+    }
+    format!("\nScored as zero because they left no row: {imputed} of {expected} rollouts")
+}
+
 /// The metrics file in memory.
 #[cfg(test)]
 pub fn file_bytes(entries: &[Entry]) -> Vec<u8> {
