@@ -50,6 +50,13 @@ pub enum Command {
     /// servers behind --head-server) and the health reports; says which rollouts the score
     /// misses, from the shards' `_failures.jsonl`.
     Aggregate(AggregateArgs),
+    /// Export rollouts' trajectories (`ng_trajectory`) as ATIF v1.7: a drop-in for NeMo Gym
+    /// v0.7.0's `gym eval export --format atif`, byte for byte.
+    ///
+    /// Writes a new folder --output-dir with `<task>-<rollout>.json` per rollout and
+    /// `manifest.jsonl` (each file's indices and SHA-256). All or nothing: any row that ATIF
+    /// cannot carry completely is listed with its line and reason, and nothing is written.
+    Export(ExportArgs),
     /// A shareable report: one self-contained HTML file (opens offline, from file://, mail or
     /// any static host) with the summary, agent and task tables, plots and some conversations.
     ///
@@ -282,6 +289,35 @@ pub struct ProfileArgs {
     /// with its name and line instead of filling memory.
     #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// Output trajectory format (ATIF is the one there is).
+    #[arg(long, value_enum, default_value_t = ExportFormat::Atif)]
+    pub format: ExportFormat,
+    /// Gym rollouts JSONL to export.
+    #[arg(long, value_name = "FILE")]
+    pub rollouts: PathBuf,
+    /// New folder for the exported trajectories (an existing path is refused).
+    #[arg(long, value_name = "DIR")]
+    pub output_dir: PathBuf,
+    /// Stable identifier for the source evaluation run (`session_id`, and the first part of
+    /// each `trajectory_id`). Default: the rollouts file's name without `.jsonl`.
+    #[arg(long, value_name = "S")]
+    pub session_id: Option<String>,
+    /// Version of the agent that produced the rollouts (`agent.version`). Default: "unknown".
+    #[arg(long, value_name = "V")]
+    pub agent_version: Option<String>,
+    /// Refuse lines longer than N bytes (default 1 GiB).
+    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    pub max_line_bytes: u64,
+}
+
+/// `--format` of `export`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExportFormat {
+    Atif,
 }
 
 #[derive(Args, Debug)]

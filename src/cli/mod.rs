@@ -7,6 +7,7 @@ mod collect_args;
 mod compare;
 mod compare_entries;
 mod compare_gym;
+mod export;
 mod health;
 mod health_check;
 mod hydra_args;
@@ -72,6 +73,7 @@ pub fn run() -> ExitCode {
         Command::ValidatePivot(args) => validate_pivot::run(&args),
         Command::Collect(args) => collect::run(&args),
         Command::Aggregate(args) => collect::aggregate(&args),
+        Command::Export(args) => export::run(&args),
         Command::Report(args) => report::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Compare(args) => compare::run(&args),
         Command::BuildPivot(args) => build_pivot::run(&args),

@@ -11,7 +11,7 @@
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, Ordering};
 use std::sync::Once;
 
 const SLOTS: usize = 64;
@@ -21,6 +21,9 @@ static TEMPS: [AtomicPtr<libc::c_char>; SLOTS] =
     [const { AtomicPtr::new(std::ptr::null_mut()) }; SLOTS];
 /// Set while a command handles SIGINT/SIGTERM itself: the handler then only removes temp files.
 static HANDLED_ELSEWHERE: AtomicBool = AtomicBool::new(false);
+/// The last signal caught (0: none), for a command that handles it itself and checks between
+/// steps (`export`, which removes its staging folder and stops).
+static CAUGHT: AtomicI32 = AtomicI32::new(0);
 static INSTALL: Once = Once::new();
 
 /// A registered temporary path; dropping it unregisters it (the file itself is not touched).
@@ -75,6 +78,12 @@ pub fn handled_elsewhere() -> HandledElsewhere {
 
 pub struct HandledElsewhere(());
 
+/// The signal caught since the process started, if any (while [`handled_elsewhere`] is held,
+/// the process goes on after SIGINT and SIGTERM; the command checks this to stop).
+pub fn caught() -> Option<i32> {
+    Some(CAUGHT.load(Ordering::SeqCst)).filter(|s| *s != 0)
+}
+
 impl Drop for HandledElsewhere {
     fn drop(&mut self) {
         HANDLED_ELSEWHERE.store(false, Ordering::SeqCst);
@@ -91,6 +100,7 @@ fn install() {
 }
 
 fn on_signal(sig: libc::c_int) {
+    CAUGHT.store(sig, Ordering::SeqCst);
     for slot in &TEMPS {
         let ptr = slot.load(Ordering::Acquire);
         if !ptr.is_null() {

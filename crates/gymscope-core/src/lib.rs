@@ -13,6 +13,7 @@
 //! - shared: [`names`] (every derived file name), [`error`], [`figures`] (how numbers read),
 //!   [`html`] and [`markdown`] (escaping), [`python_math`] (CPython's and scipy's numbers v0.7.0's intervals use)
 
+pub mod atif;
 pub mod chunks;
 pub mod collect;
 pub mod compare;

@@ -1,0 +1,130 @@
+//! A rollouts file exported as NeMo Gym v0.7.0's `export_rollouts_to_atif` exports it
+//! (`nemo_gym/atif_export.py`): every line is converted or refused with its line number, keys
+//! must be unique, one agent per file (the agent version is the batch's), and the manifest
+//! lists each file with its SHA-256. The face writes the files; this keeps the rules and the
+//! bytes, one row at a time, so a file of any size needs the memory of one row.
+
+use super::export::{agent_label, convert, encode, index};
+use super::strict_json::{self, StrictError};
+use crate::gym::keys;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeSet, HashSet};
+
+/// One exported trajectory: its file name in the output folder and its bytes.
+pub struct Exported {
+    pub file_name: String,
+    pub bytes: Vec<u8>,
+}
+
+/// The export of one file, fed line by line.
+pub struct Batch {
+    session_id: String,
+    agent_version: String,
+    keys: HashSet<(u64, u64)>,
+    agent_names: BTreeSet<String>,
+    manifest: Vec<String>,
+    /// Upstream's reasons, `line N: ...`, in line order.
+    pub errors: Vec<String>,
+}
+
+impl Batch {
+    pub fn new(session_id: &str, agent_version: &str) -> Batch {
+        Batch {
+            session_id: session_id.to_string(),
+            agent_version: agent_version.to_string(),
+            keys: HashSet::new(),
+            agent_names: BTreeSet::new(),
+            manifest: Vec::new(),
+            errors: Vec::new(),
+        }
+    }
+
+    /// Converts line `line_no` (1-based; without its newline). `None` when it was refused (the
+    /// reason is in `errors`).
+    pub fn line(&mut self, line_no: usize, line: &[u8]) -> Option<Exported> {
+        match self.convert_line(line_no, line) {
+            Ok(exported) => Some(exported),
+            Err(message) => {
+                let prefix = format!("line {line_no}");
+                self.errors.push(if message.starts_with(&prefix) {
+                    message
+                } else {
+                    format!("{prefix}: {message}")
+                });
+                None
+            }
+        }
+    }
+
+    fn convert_line(&mut self, line_no: usize, line: &[u8]) -> Result<Exported, String> {
+        if line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)) {
+            return Err(format!("line {line_no}: blank JSONL records are not supported"));
+        }
+        let text = std::str::from_utf8(line)
+            .map_err(|_| format!("line {line_no}: invalid JSON (gymscope: not UTF-8)"))?;
+        let row = match strict_json::parse(text) {
+            Ok(Value::Object(row)) => row,
+            Ok(_) => return Err(format!("line {line_no}: expected a JSON object")),
+            Err(StrictError::Invalid(why)) => {
+                return Err(format!("line {line_no}: invalid JSON (gymscope: {why})"))
+            }
+            Err(wide @ StrictError::WideInteger(_)) => return Err(format!("line {line_no}: {wide}")),
+        };
+        let task = index(&row, keys::TASK_INDEX).ok_or_else(|| {
+            format!("line {line_no}.{}: expected a non-negative integer", keys::TASK_INDEX)
+        })?;
+        let rollout = index(&row, keys::ROLLOUT_INDEX).ok_or_else(|| {
+            format!("line {line_no}.{}: expected a non-negative integer", keys::ROLLOUT_INDEX)
+        })?;
+        if !self.keys.insert((task, rollout)) {
+            return Err(format!("line {line_no}: duplicate Gym rollout key ({task}, {rollout})"));
+        }
+        if let Some(Value::String(label)) = agent_label(&row) {
+            self.agent_names.insert(label.clone());
+        }
+        let trajectory = convert(&row, &self.session_id, &self.agent_version)?;
+        let bytes = encode(&trajectory);
+        let file_name = format!("{task}-{rollout}.json");
+        let digest = hex(&Sha256::digest(&bytes));
+        // Compact and key-sorted, as `json.dumps(sort_keys=True, separators=(",", ":"))`.
+        self.manifest.push(format!(
+            "{{\"{}\":{rollout},\"{}\":{task},\"expected_sha256\":\"{digest}\",\"trajectory_path\":\"{file_name}\"}}",
+            keys::ROLLOUT_INDEX,
+            keys::TASK_INDEX
+        ));
+        Ok(Exported { file_name, bytes })
+    }
+
+    /// The manifest's bytes once every line is in, or upstream's error for the whole batch.
+    pub fn finish(&self) -> Result<Vec<u8>, String> {
+        if !self.errors.is_empty() {
+            let details: Vec<String> = self.errors.iter().map(|e| format!("- {e}")).collect();
+            return Err(format!(
+                "ATIF export rejected {} row(s):\n{}",
+                self.errors.len(),
+                details.join("\n")
+            ));
+        }
+        if self.manifest.is_empty() {
+            return Err("Rollouts file contains no records".into());
+        }
+        if self.agent_names.len() != 1 {
+            return Err(
+                "Strict ATIF export requires one agent_ref.name per file because --agent-version is batch-scoped"
+                    .into(),
+            );
+        }
+        let mut out = self.manifest.join("\n").into_bytes();
+        out.push(b'\n');
+        Ok(out)
+    }
+
+    pub fn count(&self) -> usize {
+        self.manifest.len()
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

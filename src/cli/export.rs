@@ -1,0 +1,123 @@
+//! `gymscope export --format atif`: the core's batch export ([`crate::atif::export_batch`])
+//! written as NeMo Gym v0.7.0 writes it: into a hidden staging folder beside the output, renamed
+//! into place only when every row converted, so a refusal, an error or Ctrl-C leaves nothing.
+
+use super::args::ExportArgs;
+use crate::atif::export_batch::Batch;
+use crate::native::read::for_each_line;
+use crate::native::{check_input, signals, Input, UsageError};
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Removes the staging folder unless it was renamed into place.
+struct Staging {
+    dir: PathBuf,
+    kept: bool,
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if !self.kept {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+fn default_session_id(rollouts: &Path) -> String {
+    let name = rollouts.file_name().unwrap_or_default().to_string_lossy();
+    name.strip_suffix(".jsonl").unwrap_or(&name).to_string()
+}
+
+pub fn run(args: &ExportArgs) -> Result<ExitCode> {
+    let session_id = args
+        .session_id
+        .clone()
+        .unwrap_or_else(|| default_session_id(&args.rollouts));
+    let agent_version = args.agent_version.clone().unwrap_or_else(|| "unknown".into());
+    for (flag, value) in [("--session-id", &session_id), ("--agent-version", &agent_version)] {
+        if crate::atif::strict_model::is_blank(value) {
+            return Err(UsageError(format!("{flag} must contain a non-whitespace character")).into());
+        }
+    }
+    let input = Input {
+        path: &args.rollouts,
+        flag: "--rollouts",
+    };
+    check_input(input, false)?;
+    let output = std::path::absolute(&args.output_dir)
+        .with_context(|| format!("could not resolve '{}'", args.output_dir.display()))?;
+    if output.symlink_metadata().is_ok() {
+        bail!("Output path already exists: {}", output.display());
+    }
+    let parent = output.parent().unwrap_or(Path::new("/"));
+    std::fs::create_dir_all(parent)
+        .with_context(|| format!("could not create the folder '{}'", parent.display()))?;
+    let name = output.file_name().unwrap_or_default().to_string_lossy().into_owned();
+    let staging_dir = parent.join(format!(".{name}.tmp-{}", std::process::id()));
+    std::fs::create_dir(&staging_dir)
+        .with_context(|| format!("could not create '{}'", staging_dir.display()))?;
+    let mut staging = Staging {
+        dir: staging_dir,
+        kept: false,
+    };
+    // Ctrl-C is checked between rows, so the staging folder goes with the process.
+    let _handled = signals::handled_elsewhere();
+
+    let file_name = args.rollouts.display().to_string();
+    let mut batch = Batch::new(&session_id, &agent_version);
+    let mut line_no = 0usize;
+    for_each_line::<anyhow::Error>(&args.rollouts, &file_name, args.max_line_bytes, |_, line, _| {
+        line_no += 1;
+        if signals::caught().is_some() {
+            return Ok(false);
+        }
+        if let Some(exported) = batch.line(line_no, line) {
+            // After a refusal nothing more is written: the folder will not be kept.
+            if batch.errors.is_empty() {
+                let path = staging.dir.join(&exported.file_name);
+                std::fs::write(&path, &exported.bytes)
+                    .with_context(|| format!("could not write '{}'", path.display()))?;
+            }
+        }
+        Ok(true)
+    })?;
+    if let Some(code) = interrupted() {
+        return Ok(code);
+    }
+    let manifest = batch.finish().map_err(anyhow::Error::msg)?;
+    let manifest_path = staging.dir.join("manifest.jsonl");
+    std::fs::write(&manifest_path, manifest)
+        .with_context(|| format!("could not write '{}'", manifest_path.display()))?;
+    if let Some(code) = interrupted() {
+        return Ok(code);
+    }
+    if output.symlink_metadata().is_ok() {
+        bail!("Output path was created during export: {}", output.display());
+    }
+    set_mode_755(&staging.dir)?;
+    std::fs::rename(&staging.dir, &output)
+        .with_context(|| format!("could not move the export into '{}'", output.display()))?;
+    staging.kept = true;
+    crate::say!(
+        "Exported {} ATIF trajectory file(s) to {}",
+        batch.count(),
+        output.display()
+    );
+    crate::say!("Manifest: {}", output.join("manifest.jsonl").display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// After Ctrl-C or SIGTERM: the exit status a shell expects (128 + the signal); the staging
+/// folder goes when `run` returns.
+fn interrupted() -> Option<ExitCode> {
+    let sig = signals::caught()?;
+    crate::note!("Interrupted: nothing was written.");
+    Some(ExitCode::from(128u8.saturating_add(u8::try_from(sig).unwrap_or(0))))
+}
+
+fn set_mode_755(dir: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755))
+        .with_context(|| format!("could not set the permissions of '{}'", dir.display()))
+}
