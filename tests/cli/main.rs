@@ -6,6 +6,7 @@
 use gymscope_testkit as common;
 
 mod architecture;
+mod atif_export;
 mod compare;
 mod compare_aggregate;
 mod compare_gym;
