@@ -322,7 +322,7 @@ def mutate(rng: random.Random, row):
         parent = parent[p]
     key = path[-1]
     choice = rng.randrange(8)
-    values = [None, True, 0, -1, 1.5, "", " ", "completed", "stop", "tool_calls", [], {}, "x", 10**20, 2**40]
+    values = [None, True, 0, -1, 1.5, "", " ", "completed", "stop", "tool_calls", [], {}, "x", 2**62, 2**40, -0.0, 1e16]
     if choice == 0 and isinstance(parent, dict):
         del parent[key]
     elif choice == 1 and isinstance(parent, list):

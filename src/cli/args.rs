@@ -14,6 +14,10 @@ pub use super::collect_args::{AggregateArgs, CollectArgs, HealthCheckArgs};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Rewards for a run given as ATIF (a folder or file of ATIF trajectories): a Gym rollouts
+    /// file, or JSONL rows of `trajectory_id` and `reward`. Any command that reads a run.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub rewards: Option<PathBuf>,
 }
 
 // Parsed once per process: the size difference between variants does not matter.
@@ -273,10 +277,12 @@ pub enum Format {
 
 #[derive(Args, Debug)]
 pub struct ProfileArgs {
-    /// The `*_materialized_inputs.jsonl` written by `gym eval run`.
+    /// The `*_materialized_inputs.jsonl` written by `gym eval run` (not needed when --rollouts
+    /// is ATIF).
     #[arg(long, value_name = "FILE")]
-    pub inputs: PathBuf,
-    /// The rollouts JSONL written by `gym eval run`.
+    pub inputs: Option<PathBuf>,
+    /// The rollouts JSONL written by `gym eval run`, or ATIF trajectories (a folder Gym's
+    /// export or Harbor wrote, a folder of ATIF files, one ATIF file).
     #[arg(long, value_name = "FILE")]
     pub rollouts: PathBuf,
     /// Profile the completed rollouts of a partial collection (tasks without rollouts are dropped).

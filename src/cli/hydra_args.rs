@@ -328,7 +328,7 @@ mod tests {
         let Command::Profile(p) = cli.command else {
             panic!("parsed as profile")
         };
-        assert_eq!(p.inputs, PathBuf::from("m.jsonl"));
+        assert_eq!(p.inputs, Some(PathBuf::from("m.jsonl")));
         assert_eq!(p.rollouts, PathBuf::from("r.jsonl"));
         assert!(p.allow_partial_rollouts);
         assert!(norm(&["++allow_partial_rollouts=False"])

@@ -68,6 +68,18 @@ pub fn run() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // A run given as ATIF: converted to a Gym run on disk for the command's length.
+    let (command, _atif) = match with_atif(command, cli.rewards.as_deref()) {
+        Ok(c) => c,
+        Err(e) => {
+            crate::note!("Error: {e:#}");
+            return if e.downcast_ref::<crate::native::UsageError>().is_some() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            };
+        }
+    };
     let result = match command {
         Command::Profile(args) => profile::run(&args).map(|()| ExitCode::SUCCESS),
         Command::ValidatePivot(args) => validate_pivot::run(&args),
@@ -100,6 +112,101 @@ pub fn run() -> ExitCode {
             }
         }
     }
+}
+
+/// A command whose run is ATIF (a folder or an ATIF file where the rollouts go) as if it named
+/// the Gym run it converts to ([`crate::native::atif_input`]); `--rewards` only goes with one.
+fn with_atif(
+    mut command: Command,
+    rewards: Option<&std::path::Path>,
+) -> anyhow::Result<(Command, Vec<crate::native::atif_input::AtifRunFiles>)> {
+    use crate::native::atif_input::{is_atif_path, load};
+    use std::path::PathBuf;
+    let mut kept = Vec::new();
+    let mut convert = |path: &PathBuf| -> anyhow::Result<Option<(PathBuf, PathBuf)>> {
+        if !is_atif_path(path) {
+            return Ok(None);
+        }
+        let (files, note) = load(path, rewards)?;
+        crate::note!("{note}");
+        let paths = (files.inputs.clone(), files.rollouts.clone());
+        kept.push(files);
+        Ok(Some(paths))
+    };
+    match &mut command {
+        Command::Profile(a) => {
+            if let Some((i, r)) = convert(&a.rollouts)? {
+                if a.out_dir.is_none() {
+                    a.out_dir = Some(atif_output_dir(&a.rollouts));
+                }
+                (a.inputs, a.rollouts) = (Some(i), r);
+            }
+        }
+        Command::Health(a) => {
+            for slot in [&mut a.rollouts, &mut a.rollouts_flag].into_iter().flatten() {
+                if let Some((i, r)) = convert(slot)? {
+                    a.inputs.get_or_insert(i);
+                    *slot = r;
+                }
+            }
+        }
+        Command::Query(a) => {
+            if let Some(slot) = a.rollouts.as_mut() {
+                if let Some((i, r)) = convert(slot)? {
+                    a.inputs.get_or_insert(i);
+                    *slot = r;
+                }
+            } else if a.positional.len() == 2 {
+                if let Some((i, r)) = convert(&PathBuf::from(&a.positional[0]))? {
+                    a.inputs.get_or_insert(i);
+                    a.positional[0] = r.display().to_string();
+                }
+            }
+        }
+        Command::Report(a) => {
+            if let Some(slot) = a.rollouts.as_mut() {
+                let source = slot.clone();
+                if let Some((i, r)) = convert(slot)? {
+                    a.inputs.get_or_insert(i);
+                    *slot = r;
+                    a.output.get_or_insert_with(|| atif_output_dir(&source).join(format!("{}_report.html", atif_stem(&source))));
+                }
+            }
+        }
+        Command::Compare(a) => {
+            for run in &mut a.runs {
+                if let Some((_, r)) = convert(&PathBuf::from(&*run))? {
+                    *run = r.display().to_string();
+                }
+            }
+        }
+        Command::BuildPivot(a) => {
+            if let Some((_, r)) = convert(&a.input)? {
+                a.input = r;
+            }
+        }
+        _ => {}
+    }
+    if rewards.is_some() && kept.is_empty() {
+        return Err(crate::native::UsageError(
+            "--rewards goes with a run given as ATIF (a folder or an ATIF file); Gym rollouts carry their rewards".into(),
+        )
+        .into());
+    }
+    Ok((command, kept))
+}
+
+/// Where outputs named after an ATIF run go by default: beside it.
+fn atif_output_dir(source: &std::path::Path) -> std::path::PathBuf {
+    std::path::absolute(source)
+        .ok()
+        .and_then(|p| p.parent().map(std::path::Path::to_path_buf))
+        .unwrap_or_default()
+}
+
+fn atif_stem(source: &std::path::Path) -> String {
+    let name = source.file_name().unwrap_or_default().to_string_lossy();
+    name.strip_suffix(".json").unwrap_or(&name).to_string()
 }
 
 /// A command given `--example` as if it named the embedded example's files, with the example

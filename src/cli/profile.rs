@@ -16,10 +16,15 @@ use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
 pub fn run(args: &ProfileArgs) -> Result<()> {
-    check_run_files(&args.inputs, &args.rollouts)?;
+    let inputs_path = args.inputs.as_ref().ok_or_else(|| {
+        crate::native::UsageError(
+            "give --inputs (the run's *_materialized_inputs.jsonl), unless --rollouts is ATIF".into(),
+        )
+    })?;
+    check_run_files(inputs_path, &args.rollouts)?;
     let inputs = [
         Input {
-            path: &args.inputs,
+            path: inputs_path,
             flag: "--inputs",
         },
         Input {
@@ -44,7 +49,7 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
     }
 
     let profile = profile_run(
-        &args.inputs,
+        inputs_path,
         &args.rollouts,
         args.allow_partial_rollouts,
         args.max_line_bytes,
@@ -53,9 +58,9 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("creating --out-dir '{}'", dir.display()))?;
     }
-    let inputs_name = args.inputs.display().to_string();
+    let inputs_name = inputs_path.display().to_string();
     let mut out = AtomicFile::create(&profiling_path)?;
-    write_reward_profiling(&profile, &args.inputs, &inputs_name, &mut out)?;
+    write_reward_profiling(&profile, inputs_path, &inputs_name, &mut out)?;
     // Every file is complete before any is renamed into place.
     let mut metrics = AtomicFile::create(&metrics_path)?;
     render::write_agent_metrics(&mut metrics, &profile)?;

@@ -4,6 +4,7 @@
 //! [`run_files`]), and printing that a closed pipe ends quietly ([`out`]).
 
 pub mod allocator;
+pub mod atif_input;
 pub mod atomic;
 pub mod example;
 pub mod inputs;

@@ -125,6 +125,11 @@ impl Batch {
     }
 }
 
+/// Lowercase hex SHA-256, as the manifest's `expected_sha256`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -1,0 +1,183 @@
+//! Many ATIF trajectories as one Gym run: each file placed at a (task, rollout) key and given its
+//! reward, then written as a rollout row and a materialized-inputs row ([`super::to_gym`]).
+//!
+//! Where a trajectory sits, first that applies: Gym's `manifest.jsonl` (its indices), a
+//! `trajectory_id` of the form `session:task:rollout` (what Gym's export writes), Harbor's trial
+//! (trials of one task are its rollouts), else the file's order (one task each). Its reward:
+//! Harbor's verifier result, else `--rewards` by trajectory id, else `--rewards` by key (a Gym
+//! rollouts file is such a file); else none, and the run says how many have none.
+
+use super::to_gym::{to_gym, Placement};
+use super::trajectory::{self, Trajectory};
+use crate::gym::keys;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+
+/// What the folder around a file says of it.
+#[derive(Clone, Debug, Default)]
+pub struct Hint {
+    /// `(task, rollout)` from Gym's manifest.
+    pub manifest_key: Option<(u64, u64)>,
+    /// Harbor's trial: its task's name and the verifier's reward.
+    pub harbor_task: Option<String>,
+    pub harbor_reward: Option<f64>,
+}
+
+/// Rewards from a `--rewards` file.
+#[derive(Clone, Debug, Default)]
+pub struct Rewards {
+    pub by_id: HashMap<String, f64>,
+    pub by_key: HashMap<(u64, u64), f64>,
+}
+
+fn number(v: Option<&Value>) -> Option<f64> {
+    match v? {
+        Value::Number(n) => n.as_f64(),
+        Value::Bool(b) => Some(f64::from(u8::from(*b))),
+        _ => None,
+    }
+}
+
+/// Reads a rewards JSONL: each line `{"trajectory_id": ..., "reward": ...}` or a Gym row
+/// (`_ng_task_index`, `_ng_rollout_index`, `reward`). `name` is how errors name the file.
+pub fn parse_rewards(bytes: &[u8], name: &str) -> Result<Rewards, String> {
+    let mut out = Rewards::default();
+    for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let at = format!("'{name}' line {}", i + 1);
+        let row: Value = serde_json::from_slice(line).map_err(|e| format!("{at}: not JSON ({e})"))?;
+        let reward = number(row.get("reward"))
+            .ok_or_else(|| format!("{at}: field 'reward': expected a number"))?;
+        if let Some(id) = row.get("trajectory_id").and_then(Value::as_str) {
+            out.by_id.insert(id.to_string(), reward);
+        } else {
+            let index = |k: &str| row.get(k).and_then(Value::as_u64);
+            match (index(keys::TASK_INDEX), index(keys::ROLLOUT_INDEX)) {
+                (Some(t), Some(r)) => {
+                    out.by_key.insert((t, r), reward);
+                }
+                _ => {
+                    return Err(format!(
+                        "{at}: expected 'trajectory_id' or '{}' and '{}' beside 'reward'",
+                        keys::TASK_INDEX,
+                        keys::ROLLOUT_INDEX
+                    ))
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// One trajectory read and placed, before the run is written.
+struct Placed {
+    name: String,
+    trajectory: Trajectory,
+    key: Option<(u64, u64)>,
+    harbor_task: Option<String>,
+    reward: Option<f64>,
+}
+
+/// The run being assembled, a file at a time.
+#[derive(Default)]
+pub struct RunBuilder {
+    placed: Vec<Placed>,
+}
+
+/// The run: JSONL bytes of both files, and what a reader should know.
+pub struct AtifRun {
+    pub rollouts: Vec<u8>,
+    pub inputs: Vec<u8>,
+    pub count: usize,
+    pub without_reward: usize,
+}
+
+impl RunBuilder {
+    /// Reads one file (`name` names it in errors).
+    pub fn add(&mut self, name: &str, bytes: &[u8], hint: Hint) -> Result<(), String> {
+        let value: Value = serde_json::from_slice(bytes).map_err(|e| format!("'{name}': not JSON ({e})"))?;
+        let trajectory = trajectory::read(&value).map_err(|e| format!("'{name}': {e}"))?;
+        let key = hint.manifest_key.or_else(|| {
+            if hint.harbor_task.is_some() {
+                None
+            } else {
+                trajectory.gym_indices()
+            }
+        });
+        self.placed.push(Placed {
+            name: name.to_string(),
+            trajectory,
+            key,
+            harbor_task: hint.harbor_task,
+            reward: hint.harbor_reward,
+        });
+        Ok(())
+    }
+
+    /// Places every trajectory, gives each its reward and writes the run.
+    pub fn finish(self, rewards: Option<&Rewards>) -> Result<AtifRun, String> {
+        if self.placed.is_empty() {
+            return Err("no ATIF trajectory found".into());
+        }
+        // Harbor's tasks in name order; files without any key after every keyed one.
+        let tasks: BTreeMap<&str, u64> = {
+            let names: std::collections::BTreeSet<&str> =
+                self.placed.iter().filter_map(|p| p.harbor_task.as_deref()).collect();
+            names.into_iter().zip(0..).collect()
+        };
+        let mut next_rollout: HashMap<u64, u64> = HashMap::new();
+        let next_free_task = self
+            .placed
+            .iter()
+            .filter_map(|p| p.key.map(|k| k.0))
+            .max()
+            .map_or(tasks.len() as u64, |m| (m + 1).max(tasks.len() as u64));
+        let mut free_task = next_free_task;
+        let mut seen: HashMap<(u64, u64), String> = HashMap::new();
+        let (mut rollouts, mut inputs) = (Vec::new(), Vec::new());
+        let mut without_reward = 0;
+        for p in &self.placed {
+            let key = match (p.key, p.harbor_task.as_deref()) {
+                (Some(k), _) => k,
+                (None, Some(task)) => {
+                    let t = tasks[task];
+                    let r = next_rollout.entry(t).or_insert(0);
+                    *r += 1;
+                    (t, *r - 1)
+                }
+                (None, None) => {
+                    free_task += 1;
+                    (free_task - 1, 0)
+                }
+            };
+            if let Some(other) = seen.insert(key, p.name.clone()) {
+                return Err(format!(
+                    "'{}' and '{other}' are both task {} rollout {}: each trajectory needs its own key",
+                    p.name, key.0, key.1
+                ));
+            }
+            let reward = p.reward.or_else(|| {
+                let r = rewards?;
+                p.trajectory
+                    .trajectory_id
+                    .as_ref()
+                    .and_then(|id| r.by_id.get(id).copied())
+                    .or_else(|| r.by_key.get(&key).copied())
+            });
+            without_reward += usize::from(reward.is_none());
+            let (row, input) = to_gym(&p.trajectory, &Placement { task: key.0, rollout: key.1, reward });
+            serde_json::to_writer(&mut rollouts, &row).map_err(|e| e.to_string())?;
+            rollouts.push(b'\n');
+            serde_json::to_writer(&mut inputs, &input).map_err(|e| e.to_string())?;
+            inputs.push(b'\n');
+        }
+        Ok(AtifRun {
+            rollouts,
+            inputs,
+            count: self.placed.len(),
+            without_reward,
+        })
+    }
+}

@@ -1,0 +1,240 @@
+//! ATIF trajectories given where a command takes a Gym run: a folder Gym's `export --format
+//! atif` wrote (its `manifest.jsonl` checked: paths stay in the folder, each file's SHA-256
+//! matches), a Harbor job folder (each trial's `agent/trajectory.json` beside the `result.json`
+//! that holds the verifier's reward), a folder of ATIF files, or one ATIF file. The core turns
+//! them into a Gym run ([`crate::atif::run`]), written to a temporary folder for the command's
+//! length, like the embedded example ([`super::example`]).
+//!
+//! Nothing outside the given folder is read: manifest paths that are absolute or climb out are
+//! refused, and so is any file (or link) that resolves outside it.
+
+use super::signals::TempGuard;
+use crate::atif::run::{parse_rewards, Hint, RunBuilder};
+use anyhow::{anyhow, bail, Context, Result};
+use serde_json::Value;
+use std::path::{Component, Path, PathBuf};
+
+/// One trajectory file larger than this is refused (real ones are kilobytes to a few MB).
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// The converted run on disk; the folder goes when this is dropped.
+pub struct AtifRunFiles {
+    pub rollouts: PathBuf,
+    pub inputs: PathBuf,
+    dir: PathBuf,
+    _guards: Vec<TempGuard>,
+}
+
+impl Drop for AtifRunFiles {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Whether `path` holds ATIF rather than a Gym rollouts file: a folder, or a `.json` file whose
+/// `schema_version` says ATIF.
+pub fn is_atif_path(path: &Path) -> bool {
+    if path.is_dir() {
+        return true;
+    }
+    if path.extension().is_some_and(|e| e == "json") {
+        let mut head = vec![0u8; 4096];
+        if let Ok(mut f) = std::fs::File::open(path) {
+            use std::io::Read;
+            let n = f.read(&mut head).unwrap_or(0);
+            let text = String::from_utf8_lossy(&head[..n]);
+            return text.contains("\"schema_version\"") && text.contains("ATIF-v");
+        }
+    }
+    false
+}
+
+fn read_capped(path: &Path, shown: &str) -> Result<Vec<u8>> {
+    let meta = std::fs::metadata(path).with_context(|| format!("could not read '{shown}'"))?;
+    if !meta.is_file() {
+        bail!("'{shown}' is not a regular file");
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        bail!(
+            "'{shown}' is {} bytes: over the {} MiB limit for one ATIF trajectory",
+            meta.len(),
+            MAX_FILE_BYTES >> 20
+        );
+    }
+    std::fs::read(path).with_context(|| format!("could not read '{shown}'"))
+}
+
+/// `rel` inside `root`, or an error when it is absolute, climbs out, or resolves outside.
+fn inside(root: &Path, rel: &str, what: &str) -> Result<PathBuf> {
+    let p = Path::new(rel);
+    if rel.is_empty() || p.components().any(|c| !matches!(c, Component::Normal(_))) {
+        bail!("{what}: the path {rel:?} leaves the folder (only plain relative paths are read)");
+    }
+    let full = root.join(p);
+    let real_root = root.canonicalize().with_context(|| format!("could not read '{}'", root.display()))?;
+    let real = full
+        .canonicalize()
+        .with_context(|| format!("{what}: '{}' cannot be read", full.display()))?;
+    if !real.starts_with(&real_root) {
+        bail!("{what}: '{}' resolves outside the folder", full.display());
+    }
+    Ok(full)
+}
+
+/// Gym's export folder: each manifest line's file, hash checked.
+fn from_manifest(dir: &Path, builder: &mut RunBuilder) -> Result<String> {
+    let manifest = dir.join("manifest.jsonl");
+    let text = String::from_utf8(read_capped(&manifest, &manifest.display().to_string())?)
+        .map_err(|_| anyhow!("'{}' is not UTF-8", manifest.display()))?;
+    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let at = format!("'{}' line {}", manifest.display(), i + 1);
+        let row: Value = serde_json::from_str(line).map_err(|e| anyhow!("{at}: not JSON ({e})"))?;
+        let field = |k: &str| row.get(k).ok_or_else(|| anyhow!("{at}: field '{k}' is missing"));
+        let rel = field("trajectory_path")?
+            .as_str()
+            .ok_or_else(|| anyhow!("{at}: field 'trajectory_path': expected a string"))?;
+        let index = |k: &str| -> Result<u64> {
+            field(k)?.as_u64().ok_or_else(|| anyhow!("{at}: field '{k}': expected a non-negative integer"))
+        };
+        let key = (index("_ng_task_index")?, index("_ng_rollout_index")?);
+        let want = field("expected_sha256")?
+            .as_str()
+            .ok_or_else(|| anyhow!("{at}: field 'expected_sha256': expected a string"))?;
+        let path = inside(dir, rel, &at)?;
+        let bytes = read_capped(&path, &path.display().to_string())?;
+        let got = crate::atif::export_batch::sha256_hex(&bytes);
+        if !got.eq_ignore_ascii_case(want) {
+            bail!("{at}: '{rel}' hashes to {got}, not the manifest's expected_sha256 {want}: the file changed since the export");
+        }
+        let hint = Hint {
+            manifest_key: Some(key),
+            ..Hint::default()
+        };
+        builder.add(&path.display().to_string(), &bytes, hint).map_err(anyhow::Error::msg)?;
+    }
+    Ok("manifest checked".into())
+}
+
+fn harbor_reward(result: &Value) -> Option<f64> {
+    let rewards = result.get("verifier_result")?.get("rewards")?;
+    rewards
+        .get("reward")
+        .and_then(Value::as_f64)
+        .or_else(|| rewards.as_object()?.values().find_map(Value::as_f64))
+}
+
+/// Harbor's job folder: one trial per sub-folder with `agent/trajectory.json` and `result.json`.
+fn from_harbor(dir: &Path, trials: &[PathBuf], builder: &mut RunBuilder) -> Result<String> {
+    for trial in trials {
+        let rel_trial = trial.file_name().unwrap_or_default().to_string_lossy().to_string();
+        let traj = inside(dir, &format!("{rel_trial}/agent/trajectory.json"), "Harbor trial")?;
+        let result_path = inside(dir, &format!("{rel_trial}/result.json"), "Harbor trial")?;
+        let result: Value = serde_json::from_slice(&read_capped(&result_path, &result_path.display().to_string())?)
+            .map_err(|e| anyhow!("'{}': not JSON ({e})", result_path.display()))?;
+        let task = result
+            .get("task_name")
+            .and_then(Value::as_str)
+            .map_or_else(|| rel_trial.split("__").next().unwrap_or(&rel_trial).to_string(), str::to_string);
+        let bytes = read_capped(&traj, &traj.display().to_string())?;
+        let hint = Hint {
+            harbor_task: Some(task),
+            harbor_reward: harbor_reward(&result),
+            ..Hint::default()
+        };
+        builder.add(&traj.display().to_string(), &bytes, hint).map_err(anyhow::Error::msg)?;
+    }
+    Ok(format!("Harbor job, {} trials", trials.len()))
+}
+
+fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut all: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("could not read the folder '{}'", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    all.sort();
+    Ok(all)
+}
+
+/// Reads ATIF at `path` (see the module's note) and writes it as a Gym run. `rewards` is the
+/// `--rewards` file. The note says what was read and what is missing.
+pub fn load(path: &Path, rewards: Option<&Path>) -> Result<(AtifRunFiles, String)> {
+    let mut builder = RunBuilder::default();
+    let shown = path.display().to_string();
+    let how = if path.is_dir() {
+        if path.join("manifest.jsonl").exists() {
+            from_manifest(path, &mut builder)?
+        } else {
+            let entries = sorted_entries(path)?;
+            let trials: Vec<PathBuf> = entries
+                .iter()
+                .filter(|p| p.join("agent/trajectory.json").is_file() && p.join("result.json").is_file())
+                .cloned()
+                .collect();
+            if trials.is_empty() {
+                let mut n = 0;
+                for p in entries.iter().filter(|p| p.extension().is_some_and(|e| e == "json")) {
+                    let rel = p.file_name().unwrap_or_default().to_string_lossy().to_string();
+                    let file = inside(path, &rel, &shown)?;
+                    let bytes = read_capped(&file, &file.display().to_string())?;
+                    builder
+                        .add(&file.display().to_string(), &bytes, Hint::default())
+                        .map_err(anyhow::Error::msg)?;
+                    n += 1;
+                }
+                if n == 0 {
+                    bail!("'{shown}' holds no ATIF trajectory: no manifest.jsonl, no Harbor trials (TRIAL/agent/trajectory.json), no .json files");
+                }
+                "a folder of ATIF files".to_string()
+            } else {
+                from_harbor(path, &trials, &mut builder)?
+            }
+        }
+    } else {
+        let bytes = read_capped(path, &shown)?;
+        builder.add(&shown, &bytes, Hint::default()).map_err(anyhow::Error::msg)?;
+        "one ATIF file".to_string()
+    };
+    let rewards = match rewards {
+        Some(r) => {
+            let name = r.display().to_string();
+            let bytes = std::fs::read(r).with_context(|| format!("could not read '{name}'"))?;
+            Some(parse_rewards(&bytes, &name).map_err(anyhow::Error::msg)?)
+        }
+        None => None,
+    };
+    let run = builder.finish(rewards.as_ref()).map_err(|e| anyhow!("'{shown}': {e}"))?;
+    let dir = std::env::temp_dir().join(format!("gymscope-atif-{}-{}", std::process::id(), unique()));
+    std::fs::create_dir_all(&dir).with_context(|| format!("could not create '{}'", dir.display()))?;
+    // Named after the source, so outputs named after the rollouts file (`profile`'s) say which run.
+    let name = path
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "atif".into());
+    let stem = name.strip_suffix(".json").unwrap_or(&name);
+    let rollouts = dir.join(format!("{stem}.jsonl"));
+    let inputs = dir.join(format!("{stem}_materialized_inputs.jsonl"));
+    let guards = vec![TempGuard::register(&rollouts), TempGuard::register(&inputs)];
+    let files = AtifRunFiles {
+        rollouts: rollouts.clone(),
+        inputs: inputs.clone(),
+        dir,
+        _guards: guards,
+    };
+    std::fs::write(&rollouts, &run.rollouts).with_context(|| format!("could not write '{}'", rollouts.display()))?;
+    std::fs::write(&inputs, &run.inputs).with_context(|| format!("could not write '{}'", inputs.display()))?;
+    let mut note = format!("Read {} ATIF trajectories from '{shown}' ({how}).", run.count);
+    if run.without_reward > 0 {
+        note.push_str(&format!(
+            " {} of them have no reward: rewards come from Harbor's results, or from --rewards FILE (a Gym rollouts file, or JSONL rows of trajectory_id and reward).",
+            run.without_reward
+        ));
+    }
+    Ok((files, note))
+}
+
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}
