@@ -61,6 +61,12 @@ pub enum Command {
     /// `manifest.jsonl` (each file's indices and SHA-256). All or nothing: any row that ATIF
     /// cannot carry completely is listed with its line and reason, and nothing is written.
     Export(ExportArgs),
+    /// Check ATIF trajectory files against the ATIF v1.7 schema as Harbor's validator does
+    /// (versions 1.0 to 1.7), listing every error with its file, step and field.
+    ///
+    /// PATH is a file or a folder (every ATIF `.json` below it, Harbor's trials included).
+    /// Exit code 0 when every file is valid, 1 when any error is found, 2 on a usage error.
+    ValidateAtif(ValidateAtifArgs),
     /// A shareable report: one self-contained HTML file (opens offline, from file://, mail or
     /// any static host) with the summary, agent and task tables, plots and some conversations.
     ///
@@ -318,6 +324,16 @@ pub struct ExportArgs {
     /// Refuse lines longer than N bytes (default 1 GiB).
     #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
+}
+
+#[derive(Args, Debug)]
+pub struct ValidateAtifArgs {
+    /// ATIF files or folders.
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Do not check that local images the trajectories reference exist.
+    #[arg(long)]
+    pub no_validate_images: bool,
 }
 
 /// `--format` of `export`.

@@ -8,6 +8,7 @@ mod compare;
 mod compare_entries;
 mod compare_gym;
 mod export;
+mod validate_atif;
 mod health;
 mod health_check;
 mod hydra_args;
@@ -86,6 +87,7 @@ pub fn run() -> ExitCode {
         Command::Collect(args) => collect::run(&args),
         Command::Aggregate(args) => collect::aggregate(&args),
         Command::Export(args) => export::run(&args),
+        Command::ValidateAtif(args) => validate_atif::run(&args),
         Command::Report(args) => report::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Compare(args) => compare::run(&args),
         Command::BuildPivot(args) => build_pivot::run(&args),

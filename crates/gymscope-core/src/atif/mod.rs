@@ -5,6 +5,9 @@
 //!   [`gym_items`] through [`strict_model`] and [`strict_json`]; [`iso_time`] (Python's
 //!   timestamps).
 //!
+//! - in: [`trajectory`] (a file read, v1.0 to v1.7), [`to_gym`] (as a Gym rollout), [`run`]
+//!   (many files as one run: keys, rewards); [`validate`] (Harbor's schema checks, every error).
+//!
 //! docs/atif.md says what maps to what, and what is lost.
 
 pub mod export;
@@ -15,6 +18,7 @@ pub mod iso_time;
 pub mod run;
 pub mod to_gym;
 pub mod trajectory;
+pub mod validate;
 pub mod ng_record;
 pub mod strict_json;
 pub mod strict_model;
