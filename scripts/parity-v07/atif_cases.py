@@ -34,6 +34,7 @@ from pathlib import Path
 GYM = os.environ.get("GYM", str(Path.home() / ".cache/gym07/bin/gym"))
 REF = {"type": "responses_api_models", "name": "policy_model"}
 TOOL = "get_weather"
+TOOLS = [{"name": TOOL, "type": "function", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}]
 
 
 def call_item(n, args='{"city": "San Francisco"}', name=TOOL):
@@ -59,7 +60,7 @@ def model_call(n, *, finish=None, dialect="responses", tokens=(27, 7, 0, 34, 0),
     return {
         "model_call_id": f"mc_{n}", "started_at": started + len(str(n)), "completed_at": started + len(str(n)) + 0.047,
         "duration_ms": 47.0,
-        "request": {"input": [{"role": "user", "content": "what's it like in sf?"}], "tools": [{"name": TOOL}]},
+        "request": {"input": [{"role": "user", "content": "what's it like in sf?"}], "tools": copy.deepcopy(TOOLS)},
         "response": {"id": f"resp_{n}", "created_at": 1767225600.0, "error": None, "model": "standin-model",
                      "output": [], "usage": {"input_tokens": p, "output_tokens": c}},
         "response_metadata": {"response_id": f"resp_{n}", "model_ref": dict(REF), "model": "standin-model",
@@ -105,8 +106,13 @@ def build(prefix, groups, *, task=0, rollout=0, agent="simple_agent", turn_extra
                          "model_calls": [t["model_calls"][0] for t in turns], "conversation": conversation}],
         "turns": turns, "model_calls": calls, "tool_calls": tools, "gaps": [],
     }
-    return {"responses_create_params": {"input": [{"role": "user", "content": "what's it like in sf?"}]},
-            "response": {"output": []}, "reward": 1.0, "ng_trajectory": trajectory, "_ng_task_index": task,
+    # The row as Gym's simple_agent writes it: the prompt, then every item the agent produced.
+    create = {"input": copy.deepcopy(list(prefix)), "tools": copy.deepcopy(TOOLS)}
+    output = copy.deepcopy(conversation[len(prefix):])
+    usage = {"input_tokens": sum(c["token_stats"].get("prompt_tokens") or 0 for c in calls),
+             "output_tokens": sum(c["token_stats"].get("completion_tokens") or 0 for c in calls)}
+    return {"responses_create_params": create, "response": {"output": output, "usage": usage},
+            "reward": float((task + rollout) % 2 == 0), "ng_trajectory": trajectory, "_ng_task_index": task,
             "_ng_rollout_index": rollout, "agent_ref": {"name": agent},
             "_ng_environment_server": f"{agent}_environment_server"}
 
@@ -266,7 +272,37 @@ SPECIAL = {
 }
 
 
+def finalize(row):
+    """The Gym row's prompt and output recomputed from its (possibly edited) trajectory, as the
+    agent would have written them: the leading system and user messages, then the rest."""
+    try:
+        conversation = row["ng_trajectory"]["invocations"][0]["conversation"]
+        n = 0
+        while n < len(conversation) and isinstance(conversation[n], dict) and conversation[n].get("type") == "message" \
+                and conversation[n].get("role") in ("system", "user", "developer"):
+            n += 1
+        row["responses_create_params"]["input"] = copy.deepcopy(conversation[:n])
+        row["response"]["output"] = copy.deepcopy(conversation[n:])
+        calls = row["ng_trajectory"]["model_calls"]
+        # Each model call's response holds what the model answered in its turn, as Gym records it.
+        for turn in row["ng_trajectory"]["turns"]:
+            ref = (turn.get("model_calls") or [{}])[0]
+            for c in calls:
+                meta = c.get("response_metadata") or {}
+                if (ref.get("response_id") and ref.get("response_id") == meta.get("response_id")) or \
+                        (ref.get("model_call_id") and ref.get("model_call_id") == c.get("model_call_id")):
+                    if isinstance(c.get("response"), dict) and isinstance(turn.get("answer"), list):
+                        c["response"]["output"] = copy.deepcopy(turn["answer"])
+        row["response"]["usage"] = {
+            key: sum(c.get("token_stats", {}).get(stat) or 0 for c in calls)
+            for key, stat in (("input_tokens", "prompt_tokens"), ("output_tokens", "completion_tokens"))}
+    except (KeyError, IndexError, TypeError, AttributeError):
+        pass
+    return row
+
+
 def write_rows(path: Path, rows):
+    rows = [finalize(copy.deepcopy(r)) if isinstance(r, dict) else r for r in rows]
     with path.open("w", encoding="utf-8") as f:
         for r in rows:
             f.write((SPECIAL[r] if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n")

@@ -7,6 +7,7 @@ use gymscope_testkit as common;
 
 mod architecture;
 mod atif_export;
+mod atif_read;
 mod compare;
 mod compare_aggregate;
 mod compare_gym;
