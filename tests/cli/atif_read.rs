@@ -233,3 +233,36 @@ fn hostile_atif_ends_in_a_named_error_and_nothing_outside_is_read() {
         .collect();
     assert!(leftovers.is_empty());
 }
+
+#[test]
+fn an_exported_folder_gets_the_health_flags_of_the_rollouts_it_came_from() {
+    // The ATIF run knows its inputs (coverage); the bare rollouts file does not: those aside. So is
+    // the summary of `ng_trajectory` evidence, which ATIF does not carry (docs/atif.md).
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(m) => {
+                for k in ["rollouts_file", "expected", "missing", "partial", "coverage", "trajectory"] {
+                    m.remove(k);
+                }
+                m.values_mut().for_each(strip);
+            }
+            Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    // Not `stamp_only`: ATIF's `agent.name` holds the environment server's stamp there, which
+    // the row read back carries as its agent (the Gym row has none).
+    for case in exported_cases().into_iter().filter(|c| !c.ends_with("stamp_only")) {
+        let rollouts = s(&case.join("rollouts.jsonl"));
+        let health = |args: &[&str]| -> Value {
+            let out = run_gymscope(args);
+            let mut v: Value = serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", output_text(&out)));
+            strip(&mut v);
+            v
+        };
+        let want = health(&["health", &rollouts, "--format", "json"]);
+        let got = health(&["health", &s(&case.join("expected/out")), "--rewards", &rollouts, "--format", "json"]);
+        assert_eq!(got, want, "{}", case.display());
+    }
+}

@@ -7,7 +7,8 @@
 //! - showing it: [`inspect`], [`plot`], [`conversation`], [`report`]
 //! - datasets and runs: [`pivot`], [`reward_group`], [`compare`] (two runs paired by task, and
 //!   v0.7.0's `gym eval compare` report),
-//!   [`collect`] (the collection's data; its driver is the native face's)
+//!   [`collect`] (the collection's data; its driver is the native face's), [`atif`] (ATIF
+//!   trajectories: v0.7.0's export byte for byte, any agent's trajectories read as a run, checked)
 //! - upstream's semantics: [`gym`] (row keys, Python's truthiness and `repr`, Pydantic's
 //!   coercions, the trajectory record)
 //! - shared: [`names`] (every derived file name), [`error`], [`figures`] (how numbers read),
