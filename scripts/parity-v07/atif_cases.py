@@ -293,8 +293,13 @@ def finalize(row):
                         (ref.get("model_call_id") and ref.get("model_call_id") == c.get("model_call_id")):
                     if isinstance(c.get("response"), dict) and isinstance(turn.get("answer"), list):
                         c["response"]["output"] = copy.deepcopy(turn["answer"])
+        # The agent's usage covers the calls of its turns (a surplus call is not one of them).
+        used = [c for c in calls if any(
+            ((t.get("model_calls") or [{}])[0].get("response_id") or "~") == (c.get("response_metadata") or {}).get("response_id")
+            or ((t.get("model_calls") or [{}])[0].get("model_call_id") or "~") == c.get("model_call_id")
+            for t in row["ng_trajectory"]["turns"])]
         row["response"]["usage"] = {
-            key: sum(c.get("token_stats", {}).get(stat) or 0 for c in calls)
+            key: sum(c.get("token_stats", {}).get(stat) or 0 for c in used)
             for key, stat in (("input_tokens", "prompt_tokens"), ("output_tokens", "completion_tokens"))}
     except (KeyError, IndexError, TypeError, AttributeError):
         pass
