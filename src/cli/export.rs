@@ -34,10 +34,18 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
         .session_id
         .clone()
         .unwrap_or_else(|| default_session_id(&args.rollouts));
-    let agent_version = args.agent_version.clone().unwrap_or_else(|| "unknown".into());
-    for (flag, value) in [("--session-id", &session_id), ("--agent-version", &agent_version)] {
+    let agent_version = args
+        .agent_version
+        .clone()
+        .unwrap_or_else(|| "unknown".into());
+    for (flag, value) in [
+        ("--session-id", &session_id),
+        ("--agent-version", &agent_version),
+    ] {
         if crate::atif::strict_model::is_blank(value) {
-            return Err(UsageError(format!("{flag} must contain a non-whitespace character")).into());
+            return Err(
+                UsageError(format!("{flag} must contain a non-whitespace character")).into(),
+            );
         }
     }
     let input = Input {
@@ -53,7 +61,11 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
     let parent = output.parent().unwrap_or(Path::new("/"));
     std::fs::create_dir_all(parent)
         .with_context(|| format!("could not create the folder '{}'", parent.display()))?;
-    let name = output.file_name().unwrap_or_default().to_string_lossy().into_owned();
+    let name = output
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
     let staging_dir = parent.join(format!(".{name}.tmp-{}", std::process::id()));
     std::fs::create_dir(&staging_dir)
         .with_context(|| format!("could not create '{}'", staging_dir.display()))?;
@@ -67,21 +79,26 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
     let file_name = args.rollouts.display().to_string();
     let mut batch = Batch::new(&session_id, &agent_version);
     let mut line_no = 0usize;
-    for_each_line::<anyhow::Error>(&args.rollouts, &file_name, args.max_line_bytes, |_, line, _| {
-        line_no += 1;
-        if signals::caught().is_some() {
-            return Ok(false);
-        }
-        if let Some(exported) = batch.line(line_no, line) {
-            // After a refusal nothing more is written: the folder will not be kept.
-            if batch.errors.is_empty() {
-                let path = staging.dir.join(&exported.file_name);
-                std::fs::write(&path, &exported.bytes)
-                    .with_context(|| format!("could not write '{}'", path.display()))?;
+    for_each_line::<anyhow::Error>(
+        &args.rollouts,
+        &file_name,
+        args.max_line_bytes,
+        |_, line, _| {
+            line_no += 1;
+            if signals::caught().is_some() {
+                return Ok(false);
             }
-        }
-        Ok(true)
-    })?;
+            if let Some(exported) = batch.line(line_no, line) {
+                // After a refusal nothing more is written: the folder will not be kept.
+                if batch.errors.is_empty() {
+                    let path = staging.dir.join(&exported.file_name);
+                    std::fs::write(&path, &exported.bytes)
+                        .with_context(|| format!("could not write '{}'", path.display()))?;
+                }
+            }
+            Ok(true)
+        },
+    )?;
     if let Some(code) = interrupted() {
         return Ok(code);
     }
@@ -93,7 +110,10 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
         return Ok(code);
     }
     if output.symlink_metadata().is_ok() {
-        bail!("Output path was created during export: {}", output.display());
+        bail!(
+            "Output path was created during export: {}",
+            output.display()
+        );
     }
     set_mode_755(&staging.dir)?;
     std::fs::rename(&staging.dir, &output)
@@ -113,7 +133,9 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
 fn interrupted() -> Option<ExitCode> {
     let sig = signals::caught()?;
     crate::note!("Interrupted: nothing was written.");
-    Some(ExitCode::from(128u8.saturating_add(u8::try_from(sig).unwrap_or(0))))
+    Some(ExitCode::from(
+        128u8.saturating_add(u8::try_from(sig).unwrap_or(0)),
+    ))
 }
 
 fn set_mode_755(dir: &Path) -> Result<()> {

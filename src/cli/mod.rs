@@ -8,7 +8,6 @@ mod compare;
 mod compare_entries;
 mod compare_gym;
 mod export;
-mod validate_atif;
 mod health;
 mod health_check;
 mod hydra_args;
@@ -18,6 +17,7 @@ mod query;
 mod report;
 mod select_pivot;
 mod select_tasks;
+mod validate_atif;
 mod validate_pivot;
 
 use clap::Parser;
@@ -145,7 +145,10 @@ fn with_atif(
             }
         }
         Command::Health(a) => {
-            for slot in [&mut a.rollouts, &mut a.rollouts_flag].into_iter().flatten() {
+            for slot in [&mut a.rollouts, &mut a.rollouts_flag]
+                .into_iter()
+                .flatten()
+            {
                 if let Some((i, r)) = convert(slot)? {
                     a.inputs.get_or_insert(i);
                     *slot = r;
@@ -171,7 +174,9 @@ fn with_atif(
                 if let Some((i, r)) = convert(slot)? {
                     a.inputs.get_or_insert(i);
                     *slot = r;
-                    a.output.get_or_insert_with(|| atif_output_dir(&source).join(format!("{}_report.html", atif_stem(&source))));
+                    a.output.get_or_insert_with(|| {
+                        atif_output_dir(&source).join(format!("{}_report.html", atif_stem(&source)))
+                    });
                 }
             }
         }

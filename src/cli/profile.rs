@@ -18,7 +18,8 @@ use std::path::{Component, Path, PathBuf};
 pub fn run(args: &ProfileArgs) -> Result<()> {
     let inputs_path = args.inputs.as_ref().ok_or_else(|| {
         crate::native::UsageError(
-            "give --inputs (the run's *_materialized_inputs.jsonl), unless --rollouts is ATIF".into(),
+            "give --inputs (the run's *_materialized_inputs.jsonl), unless --rollouts is ATIF"
+                .into(),
         )
     })?;
     check_run_files(inputs_path, &args.rollouts)?;

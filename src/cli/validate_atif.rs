@@ -14,11 +14,15 @@ use std::process::ExitCode;
 const MAX_DEPTH: usize = 4;
 
 fn collect(path: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(path) else { return };
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return;
+    };
     let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     entries.sort();
     for p in entries {
-        let Ok(meta) = std::fs::symlink_metadata(&p) else { continue };
+        let Ok(meta) = std::fs::symlink_metadata(&p) else {
+            continue;
+        };
         if meta.is_dir() && depth < MAX_DEPTH {
             collect(&p, depth + 1, out);
         } else if meta.is_file() && p.extension().is_some_and(|e| e == "json") {
@@ -42,7 +46,9 @@ pub fn run(args: &ValidateAtifArgs) -> Result<ExitCode> {
         } else if p.exists() {
             given.push(p.clone());
         } else {
-            return Err(crate::native::UsageError(format!("'{}' does not exist", p.display())).into());
+            return Err(
+                crate::native::UsageError(format!("'{}' does not exist", p.display())).into(),
+            );
         }
     }
     let from_folders = files.len();
@@ -56,13 +62,23 @@ pub fn run(args: &ValidateAtifArgs) -> Result<ExitCode> {
             Ok(v) if !explicit && !looks_atif(&v) => continue,
             Ok(v) => {
                 let (problems, images) = validate(&v);
-                let mut out: Vec<String> = problems.iter().map(|p| {
-                    if p.at.is_empty() { p.what.clone() } else { format!("{}: {}", p.at, p.what) }
-                }).collect();
+                let mut out: Vec<String> = problems
+                    .iter()
+                    .map(|p| {
+                        if p.at.is_empty() {
+                            p.what.clone()
+                        } else {
+                            format!("{}: {}", p.at, p.what)
+                        }
+                    })
+                    .collect();
                 if !args.no_validate_images {
                     let base = file.parent().unwrap_or(Path::new("."));
                     for (at, rel) in images {
-                        if Path::new(&rel).components().any(|c| !matches!(c, Component::Normal(_) | Component::CurDir)) {
+                        if Path::new(&rel)
+                            .components()
+                            .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
+                        {
                             out.push(format!("{at}: the image path {rel:?} leaves the trajectory's folder (not checked)"));
                         } else if !base.join(&rel).is_file() {
                             out.push(format!("{at}: referenced image file does not exist: {rel}"));
@@ -101,7 +117,11 @@ pub fn run(args: &ValidateAtifArgs) -> Result<ExitCode> {
 fn read(file: &Path) -> Result<Value, String> {
     let meta = std::fs::metadata(file).map_err(|e| format!("could not read it: {e}"))?;
     if meta.len() > MAX_FILE_BYTES {
-        return Err(format!("{} bytes: over the {} MiB limit for one ATIF trajectory", meta.len(), MAX_FILE_BYTES >> 20));
+        return Err(format!(
+            "{} bytes: over the {} MiB limit for one ATIF trajectory",
+            meta.len(),
+            MAX_FILE_BYTES >> 20
+        ));
     }
     let bytes = std::fs::read(file).map_err(|e| format!("could not read it: {e}"))?;
     serde_json::from_slice(&bytes).map_err(|e| format!("invalid JSON: {e}"))

@@ -14,8 +14,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use serde_json::Value;
 use std::path::{Component, Path, PathBuf};
 
-/// One trajectory file larger than this is refused (real ones are kilobytes to a few MB).
-pub const MAX_FILE_BYTES: u64 = 64 << 20;
+pub use crate::atif::trajectory::MAX_FILE_BYTES;
 
 /// The converted run on disk; the folder goes when this is dropped.
 pub struct AtifRunFiles {
@@ -71,7 +70,9 @@ fn inside(root: &Path, rel: &str, what: &str) -> Result<PathBuf> {
         bail!("{what}: the path {rel:?} leaves the folder (only plain relative paths are read)");
     }
     let full = root.join(p);
-    let real_root = root.canonicalize().with_context(|| format!("could not read '{}'", root.display()))?;
+    let real_root = root
+        .canonicalize()
+        .with_context(|| format!("could not read '{}'", root.display()))?;
     let real = full
         .canonicalize()
         .with_context(|| format!("{what}: '{}' cannot be read", full.display()))?;
@@ -86,15 +87,24 @@ fn from_manifest(dir: &Path, builder: &mut RunBuilder) -> Result<String> {
     let manifest = dir.join("manifest.jsonl");
     let text = String::from_utf8(read_capped(&manifest, &manifest.display().to_string())?)
         .map_err(|_| anyhow!("'{}' is not UTF-8", manifest.display()))?;
-    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+    for (i, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
         let at = format!("'{}' line {}", manifest.display(), i + 1);
         let row: Value = serde_json::from_str(line).map_err(|e| anyhow!("{at}: not JSON ({e})"))?;
-        let field = |k: &str| row.get(k).ok_or_else(|| anyhow!("{at}: field '{k}' is missing"));
+        let field = |k: &str| {
+            row.get(k)
+                .ok_or_else(|| anyhow!("{at}: field '{k}' is missing"))
+        };
         let rel = field("trajectory_path")?
             .as_str()
             .ok_or_else(|| anyhow!("{at}: field 'trajectory_path': expected a string"))?;
         let index = |k: &str| -> Result<u64> {
-            field(k)?.as_u64().ok_or_else(|| anyhow!("{at}: field '{k}': expected a non-negative integer"))
+            field(k)?
+                .as_u64()
+                .ok_or_else(|| anyhow!("{at}: field '{k}': expected a non-negative integer"))
         };
         let key = (index("_ng_task_index")?, index("_ng_rollout_index")?);
         let want = field("expected_sha256")?
@@ -110,7 +120,9 @@ fn from_manifest(dir: &Path, builder: &mut RunBuilder) -> Result<String> {
             manifest_key: Some(key),
             ..Hint::default()
         };
-        builder.add(&path.display().to_string(), &bytes, hint).map_err(anyhow::Error::msg)?;
+        builder
+            .add(&path.display().to_string(), &bytes, hint)
+            .map_err(anyhow::Error::msg)?;
     }
     Ok("manifest checked".into())
 }
@@ -126,22 +138,41 @@ fn harbor_reward(result: &Value) -> Option<f64> {
 /// Harbor's job folder: one trial per sub-folder with `agent/trajectory.json` and `result.json`.
 fn from_harbor(dir: &Path, trials: &[PathBuf], builder: &mut RunBuilder) -> Result<String> {
     for trial in trials {
-        let rel_trial = trial.file_name().unwrap_or_default().to_string_lossy().to_string();
-        let traj = inside(dir, &format!("{rel_trial}/agent/trajectory.json"), "Harbor trial")?;
+        let rel_trial = trial
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        let traj = inside(
+            dir,
+            &format!("{rel_trial}/agent/trajectory.json"),
+            "Harbor trial",
+        )?;
         let result_path = inside(dir, &format!("{rel_trial}/result.json"), "Harbor trial")?;
-        let result: Value = serde_json::from_slice(&read_capped(&result_path, &result_path.display().to_string())?)
-            .map_err(|e| anyhow!("'{}': not JSON ({e})", result_path.display()))?;
-        let task = result
-            .get("task_name")
-            .and_then(Value::as_str)
-            .map_or_else(|| rel_trial.split("__").next().unwrap_or(&rel_trial).to_string(), str::to_string);
+        let result: Value = serde_json::from_slice(&read_capped(
+            &result_path,
+            &result_path.display().to_string(),
+        )?)
+        .map_err(|e| anyhow!("'{}': not JSON ({e})", result_path.display()))?;
+        let task = result.get("task_name").and_then(Value::as_str).map_or_else(
+            || {
+                rel_trial
+                    .split("__")
+                    .next()
+                    .unwrap_or(&rel_trial)
+                    .to_string()
+            },
+            str::to_string,
+        );
         let bytes = read_capped(&traj, &traj.display().to_string())?;
         let hint = Hint {
             harbor_task: Some(task),
             harbor_reward: harbor_reward(&result),
             ..Hint::default()
         };
-        builder.add(&traj.display().to_string(), &bytes, hint).map_err(anyhow::Error::msg)?;
+        builder
+            .add(&traj.display().to_string(), &bytes, hint)
+            .map_err(anyhow::Error::msg)?;
     }
     Ok(format!("Harbor job, {} trials", trials.len()))
 }
@@ -167,13 +198,22 @@ pub fn load(path: &Path, rewards: Option<&Path>) -> Result<(AtifRunFiles, String
             let entries = sorted_entries(path)?;
             let trials: Vec<PathBuf> = entries
                 .iter()
-                .filter(|p| p.join("agent/trajectory.json").is_file() && p.join("result.json").is_file())
+                .filter(|p| {
+                    p.join("agent/trajectory.json").is_file() && p.join("result.json").is_file()
+                })
                 .cloned()
                 .collect();
             if trials.is_empty() {
                 let mut n = 0;
-                for p in entries.iter().filter(|p| p.extension().is_some_and(|e| e == "json")) {
-                    let rel = p.file_name().unwrap_or_default().to_string_lossy().to_string();
+                for p in entries
+                    .iter()
+                    .filter(|p| p.extension().is_some_and(|e| e == "json"))
+                {
+                    let rel = p
+                        .file_name()
+                        .unwrap_or_default()
+                        .to_string_lossy()
+                        .to_string();
                     let file = inside(path, &rel, &shown)?;
                     let bytes = read_capped(&file, &file.display().to_string())?;
                     builder
@@ -191,7 +231,9 @@ pub fn load(path: &Path, rewards: Option<&Path>) -> Result<(AtifRunFiles, String
         }
     } else {
         let bytes = read_capped(path, &shown)?;
-        builder.add(&shown, &bytes, Hint::default()).map_err(anyhow::Error::msg)?;
+        builder
+            .add(&shown, &bytes, Hint::default())
+            .map_err(anyhow::Error::msg)?;
         "one ATIF file".to_string()
     };
     let rewards = match rewards {
@@ -202,9 +244,13 @@ pub fn load(path: &Path, rewards: Option<&Path>) -> Result<(AtifRunFiles, String
         }
         None => None,
     };
-    let run = builder.finish(rewards.as_ref()).map_err(|e| anyhow!("'{shown}': {e}"))?;
-    let dir = std::env::temp_dir().join(format!("gymscope-atif-{}-{}", std::process::id(), unique()));
-    std::fs::create_dir_all(&dir).with_context(|| format!("could not create '{}'", dir.display()))?;
+    let run = builder
+        .finish(rewards.as_ref())
+        .map_err(|e| anyhow!("'{shown}': {e}"))?;
+    let dir =
+        std::env::temp_dir().join(format!("gymscope-atif-{}-{}", std::process::id(), unique()));
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("could not create '{}'", dir.display()))?;
     // Named after the source, so outputs named after the rollouts file (`profile`'s) say which run.
     let name = path
         .canonicalize()
@@ -221,9 +267,14 @@ pub fn load(path: &Path, rewards: Option<&Path>) -> Result<(AtifRunFiles, String
         dir,
         _guards: guards,
     };
-    std::fs::write(&rollouts, &run.rollouts).with_context(|| format!("could not write '{}'", rollouts.display()))?;
-    std::fs::write(&inputs, &run.inputs).with_context(|| format!("could not write '{}'", inputs.display()))?;
-    let mut note = format!("Read {} ATIF trajectories from '{shown}' ({how}).", run.count);
+    std::fs::write(&rollouts, &run.rollouts)
+        .with_context(|| format!("could not write '{}'", rollouts.display()))?;
+    std::fs::write(&inputs, &run.inputs)
+        .with_context(|| format!("could not write '{}'", inputs.display()))?;
+    let mut note = format!(
+        "Read {} ATIF trajectories from '{shown}' ({how}).",
+        run.count
+    );
     if run.without_reward > 0 {
         note.push_str(&format!(
             " {} of them have no reward: rewards come from Harbor's results, or from --rewards FILE (a Gym rollouts file, or JSONL rows of trajectory_id and reward).",

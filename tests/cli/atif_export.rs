@@ -21,7 +21,10 @@ fn reasons(text: &str) -> String {
         .lines()
         .map(|l| l.split(" (gymscope:").next().unwrap_or(l))
         .collect();
-    cut.join(" ").split_whitespace().collect::<Vec<_>>().join(" ")
+    cut.join(" ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
@@ -29,7 +32,10 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
         .unwrap()
         .map(|e| {
             let p = e.unwrap().path();
-            (p.file_name().unwrap().to_string_lossy().to_string(), fs::read(&p).unwrap())
+            (
+                p.file_name().unwrap().to_string_lossy().to_string(),
+                fs::read(&p).unwrap(),
+            )
         })
         .collect();
     all.sort();
@@ -54,17 +60,30 @@ fn every_recorded_export_gives_v07s_files_or_reasons() {
         let rollouts = tmp.path().join("rollouts.jsonl");
         fs::copy(case.join("rollouts.jsonl"), &rollouts).unwrap();
         let out_dir = tmp.path().join("out");
-        let extra: Vec<String> = read_text(&case.join("args")).lines().map(str::to_string).collect();
+        let extra: Vec<String> = read_text(&case.join("args"))
+            .lines()
+            .map(str::to_string)
+            .collect();
         let mut args = vec!["export", "--format", "atif", "--rollouts"];
-        let (r, o) = (rollouts.display().to_string(), out_dir.display().to_string());
+        let (r, o) = (
+            rollouts.display().to_string(),
+            out_dir.display().to_string(),
+        );
         args.extend([r.as_str(), "--output-dir", o.as_str()]);
         args.extend(extra.iter().map(String::as_str));
         let out = run_gymscope(&args);
         let expected = case.join("expected");
-        let want_code: i32 = read_text(&expected.join("exit_code")).trim().parse().unwrap();
+        let want_code: i32 = read_text(&expected.join("exit_code"))
+            .trim()
+            .parse()
+            .unwrap();
         let mut problems = Vec::new();
         if out.status.code() != Some(want_code) {
-            problems.push(format!("exit {:?}, want {want_code}: {}", out.status.code(), output_text(&out)));
+            problems.push(format!(
+                "exit {:?}, want {want_code}: {}",
+                out.status.code(),
+                output_text(&out)
+            ));
         }
         let at = tmp.path().display().to_string();
         if want_code == 0 {
@@ -100,7 +119,10 @@ fn every_recorded_export_gives_v07s_files_or_reasons() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    assert!(ok >= 20 && refused >= 25, "{ok} exported and {refused} refused cases: fixtures missing?");
+    assert!(
+        ok >= 20 && refused >= 25,
+        "{ok} exported and {refused} refused cases: fixtures missing?"
+    );
 }
 
 #[test]
@@ -112,12 +134,31 @@ fn an_existing_output_folder_is_refused_and_left_as_it_was() {
     fs::write(out_dir.join("keep.txt"), "mine").unwrap();
     let r = case.join("rollouts.jsonl").display().to_string();
     let o = out_dir.display().to_string();
-    let out = run_gymscope(&["export", "--format", "atif", "--rollouts", &r, "--output-dir", &o]);
+    let out = run_gymscope(&[
+        "export",
+        "--format",
+        "atif",
+        "--rollouts",
+        &r,
+        "--output-dir",
+        &o,
+    ]);
     assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
-    assert!(output_text(&out).contains("Output path already exists"), "{}", output_text(&out));
-    assert_eq!(fs::read_to_string(out_dir.join("keep.txt")).unwrap(), "mine");
+    assert!(
+        output_text(&out).contains("Output path already exists"),
+        "{}",
+        output_text(&out)
+    );
+    assert_eq!(
+        fs::read_to_string(out_dir.join("keep.txt")).unwrap(),
+        "mine"
+    );
     assert_eq!(fs::read_dir(&out_dir).unwrap().count(), 1);
-    assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 1, "a staging folder was left");
+    assert_eq!(
+        fs::read_dir(tmp.path()).unwrap().count(),
+        1,
+        "a staging folder was left"
+    );
 }
 
 #[test]
@@ -127,7 +168,10 @@ fn the_output_folders_parent_is_created_and_defaults_name_the_session() {
     let rollouts = tmp.path().join("my_eval.jsonl");
     fs::copy(case.join("rollouts.jsonl"), &rollouts).unwrap();
     let out_dir = tmp.path().join("a/b/out");
-    let (r, o) = (rollouts.display().to_string(), out_dir.display().to_string());
+    let (r, o) = (
+        rollouts.display().to_string(),
+        out_dir.display().to_string(),
+    );
     let out = run_gymscope(&["export", "--rollouts", &r, "--output-dir", &o]);
     assert!(out.status.success(), "{}", output_text(&out));
     let first: serde_json::Value =
@@ -135,6 +179,14 @@ fn the_output_folders_parent_is_created_and_defaults_name_the_session() {
     assert_eq!(first["session_id"], "my_eval");
     assert_eq!(first["trajectory_id"], "my_eval:0:0");
     assert_eq!(first["agent"]["version"], "unknown");
-    let blank = run_gymscope(&["export", "--rollouts", &r, "--output-dir", &format!("{o}2"), "--session-id", " "]);
+    let blank = run_gymscope(&[
+        "export",
+        "--rollouts",
+        &r,
+        "--output-dir",
+        &format!("{o}2"),
+        "--session-id",
+        " ",
+    ]);
     assert_eq!(blank.status.code(), Some(2), "{}", output_text(&blank));
 }

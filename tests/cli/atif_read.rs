@@ -48,7 +48,14 @@ fn an_exported_folder_counts_as_the_rollouts_it_came_from() {
         let out = case.join("expected/out");
         for expr in exprs {
             let want = count(&["query", &s(&rollouts), "--count", expr]);
-            let got = count(&["query", &s(&out), "--count", expr, "--rewards", &s(&rollouts)]);
+            let got = count(&[
+                "query",
+                &s(&out),
+                "--count",
+                expr,
+                "--rewards",
+                &s(&rollouts),
+            ]);
             assert_eq!(got, want, "{}: {expr}", case.display());
             compared += 1;
         }
@@ -59,20 +66,45 @@ fn an_exported_folder_counts_as_the_rollouts_it_came_from() {
 #[test]
 fn an_exported_folder_gives_the_pivots_of_the_rollouts_it_came_from() {
     // Not `multipart_user`: ATIF has no place for a source message's `status` (docs/atif.md).
-    for name in ["tool_then_answer", "parallel_calls", "reasoning_summary", "arguments_rich", "unicode_text"] {
+    for name in [
+        "tool_then_answer",
+        "parallel_calls",
+        "reasoning_summary",
+        "arguments_rich",
+        "unicode_text",
+    ] {
         let case = repo_root().join("tests/fixtures/atif-v07").join(name);
         let tmp = tempfile::tempdir().unwrap();
         let (a, b) = (tmp.path().join("a.jsonl"), tmp.path().join("b.jsonl"));
         let rollouts = s(&case.join("rollouts.jsonl"));
-        let from_gym = run_gymscope(&["build-pivot", "--input", &rollouts, "--output", &s(&a), "--agent-ref", "x"]);
+        let from_gym = run_gymscope(&[
+            "build-pivot",
+            "--input",
+            &rollouts,
+            "--output",
+            &s(&a),
+            "--agent-ref",
+            "x",
+        ]);
         let from_atif = run_gymscope(&[
-            "build-pivot", "--input", &s(&case.join("expected/out")), "--rewards", &rollouts,
-            "--output", &s(&b), "--agent-ref", "x",
+            "build-pivot",
+            "--input",
+            &s(&case.join("expected/out")),
+            "--rewards",
+            &rollouts,
+            "--output",
+            &s(&b),
+            "--agent-ref",
+            "x",
         ]);
         assert!(from_gym.status.success(), "{}", output_text(&from_gym));
         assert!(from_atif.status.success(), "{}", output_text(&from_atif));
         let rows = |p: &Path| -> Vec<Value> {
-            fs::read_to_string(p).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+            fs::read_to_string(p)
+                .unwrap()
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect()
         };
         let (want, got) = (rows(&a), rows(&b));
         assert!(!want.is_empty(), "{name}: no pivots");
@@ -86,9 +118,18 @@ fn an_exported_folder_gives_the_pivots_of_the_rollouts_it_came_from() {
 #[test]
 fn without_rewards_the_run_says_so_and_profile_reads_it_with_them() {
     let case = repo_root().join("tests/fixtures/atif-v07/tool_then_answer");
-    let out = run_gymscope(&["query", &s(&case.join("expected/out")), "--count", "reward >= 1"]);
+    let out = run_gymscope(&[
+        "query",
+        &s(&case.join("expected/out")),
+        "--count",
+        "reward >= 1",
+    ]);
     assert!(out.status.success(), "{}", output_text(&out));
-    assert!(output_text(&out).contains("3 of them have no reward"), "{}", output_text(&out));
+    assert!(
+        output_text(&out).contains("3 of them have no reward"),
+        "{}",
+        output_text(&out)
+    );
 
     let tmp = tempfile::tempdir().unwrap();
     let copy = tmp.path().join("eval_atif");
@@ -97,12 +138,25 @@ fn without_rewards_the_run_says_so_and_profile_reads_it_with_them() {
         let p = e.unwrap().path();
         fs::copy(&p, copy.join(p.file_name().unwrap())).unwrap();
     }
-    let profile = run_gymscope(&["profile", "--rollouts", &s(&copy), "--rewards", &s(&case.join("rollouts.jsonl"))]);
+    let profile = run_gymscope(&[
+        "profile",
+        "--rollouts",
+        &s(&copy),
+        "--rewards",
+        &s(&case.join("rollouts.jsonl")),
+    ]);
     assert!(profile.status.success(), "{}", output_text(&profile));
     let rows = fs::read_to_string(tmp.path().join("eval_atif_reward_profiling.jsonl")).unwrap();
     assert_eq!(rows.lines().count(), 2, "two tasks: {rows}");
 
-    let stray = run_gymscope(&["query", &s(&case.join("rollouts.jsonl")), "--count", "reward > 0", "--rewards", "x.jsonl"]);
+    let stray = run_gymscope(&[
+        "query",
+        &s(&case.join("rollouts.jsonl")),
+        "--count",
+        "reward > 0",
+        "--rewards",
+        "x.jsonl",
+    ]);
     assert_eq!(stray.status.code(), Some(2), "{}", output_text(&stray));
 }
 
@@ -119,7 +173,11 @@ fn write_json(p: &Path, v: &Value) {
 fn harbor_job_folders_read_their_trials_rewards() {
     let tmp = tempfile::tempdir().unwrap();
     let job = tmp.path().join("2026-12-04__10-00-00");
-    for (trial, task, reward) in [("fix-bug__a1", "fix-bug", 1.0), ("fix-bug__b2", "fix-bug", 0.0), ("hello__c3", "hello", 1.0)] {
+    for (trial, task, reward) in [
+        ("fix-bug__a1", "fix-bug", 1.0),
+        ("fix-bug__b2", "fix-bug", 0.0),
+        ("hello__c3", "hello", 1.0),
+    ] {
         let steps = json!([
             {"step_id": 1, "source": "user", "message": format!("do {task}")},
             {"step_id": 2, "source": "agent", "message": "", "tool_calls": [
@@ -128,9 +186,15 @@ fn harbor_job_folders_read_their_trials_rewards() {
              "metrics": {"prompt_tokens": 10, "completion_tokens": 5}},
             {"step_id": 3, "source": "agent", "message": "done"}
         ]);
-        write_json(&job.join(trial).join("agent/trajectory.json"), &trajectory(steps));
-        write_json(&job.join(trial).join("result.json"), &json!({"trial_name": trial, "task_name": task,
-            "verifier_result": {"rewards": {"reward": reward}}}));
+        write_json(
+            &job.join(trial).join("agent/trajectory.json"),
+            &trajectory(steps),
+        );
+        write_json(
+            &job.join(trial).join("result.json"),
+            &json!({"trial_name": trial, "task_name": task,
+            "verifier_result": {"rewards": {"reward": reward}}}),
+        );
     }
     write_json(&job.join("result.json"), &json!({"id": "job"}));
     let j = s(&job);
@@ -138,34 +202,53 @@ fn harbor_job_folders_read_their_trials_rewards() {
     assert_eq!(count(&["query", &j, "--count", "text ~ /file.txt/"]), "3");
     assert_eq!(count(&["query", &j, "--count", "tool_calls == 1"]), "3");
     let out = run_gymscope(&["health", &j]);
-    assert!(out.status.success() || out.status.code() == Some(1), "{}", output_text(&out));
-    assert!(output_text(&out).contains("Harbor job, 3 trials"), "{}", output_text(&out));
+    assert!(
+        out.status.success() || out.status.code() == Some(1),
+        "{}",
+        output_text(&out)
+    );
+    assert!(
+        output_text(&out).contains("Harbor job, 3 trials"),
+        "{}",
+        output_text(&out)
+    );
 }
 
 #[test]
 fn single_files_multimodal_subagents_and_zero_call_steps_are_read() {
     let tmp = tempfile::tempdir().unwrap();
     let f = tmp.path().join("one.json");
-    write_json(&f, &trajectory(json!([
-        {"step_id": 1, "source": "user", "message": [{"type": "text", "text": "what is in"},
-            {"type": "image", "source": {"media_type": "image/png", "path": "img.png"}}]},
-        {"step_id": 2, "source": "agent", "message": "", "llm_call_count": 0,
-         "tool_calls": [{"tool_call_id": "t", "function_name": "delegate", "arguments": {}}],
-         "observation": {"results": [{"source_call_id": "t", "subagent_trajectory_ref": [{"trajectory_path": "sub.json"}]}]}},
-        {"step_id": 3, "source": "agent", "message": "a cat"}
-    ])));
+    write_json(
+        &f,
+        &trajectory(json!([
+            {"step_id": 1, "source": "user", "message": [{"type": "text", "text": "what is in"},
+                {"type": "image", "source": {"media_type": "image/png", "path": "img.png"}}]},
+            {"step_id": 2, "source": "agent", "message": "", "llm_call_count": 0,
+             "tool_calls": [{"tool_call_id": "t", "function_name": "delegate", "arguments": {}}],
+             "observation": {"results": [{"source_call_id": "t", "subagent_trajectory_ref": [{"trajectory_path": "sub.json"}]}]}},
+            {"step_id": 3, "source": "agent", "message": "a cat"}
+        ])),
+    );
     assert_eq!(count(&["query", &s(&f), "--count", "text ~ /cat/"]), "1");
     let v = run_gymscope(&["validate-atif", &s(&f), "--no-validate-images"]);
     assert!(v.status.success(), "{}", output_text(&v));
     let v = run_gymscope(&["validate-atif", &s(&f)]);
     assert_eq!(v.status.code(), Some(1));
-    assert!(output_text(&v).contains("referenced image file does not exist: img.png"), "{}", output_text(&v));
+    assert!(
+        output_text(&v).contains("referenced image file does not exist: img.png"),
+        "{}",
+        output_text(&v)
+    );
 }
 
 fn refused(path: &Path, want: &str) {
     let out = run_gymscope(&["query", &s(path), "--count", "reward > 0"]);
     assert_eq!(out.status.code(), Some(1), "{want}: {}", output_text(&out));
-    assert!(output_text(&out).contains(want), "want {want:?} in: {}", output_text(&out));
+    assert!(
+        output_text(&out).contains(want),
+        "want {want:?} in: {}",
+        output_text(&out)
+    );
 }
 
 #[test]
@@ -190,9 +273,14 @@ fn hostile_atif_ends_in_a_named_error_and_nothing_outside_is_read() {
     // Manifest paths that leave the folder, directly or through a link.
     let secret = tmp.path().join("secret.json");
     fs::write(&secret, "{}").unwrap();
-    for (name, path) in [("climb", "../secret.json"), ("absolute", secret.to_str().unwrap())] {
+    for (name, path) in [
+        ("climb", "../secret.json"),
+        ("absolute", secret.to_str().unwrap()),
+    ] {
         let d = copy(name);
-        let m = fs::read_to_string(d.join("manifest.jsonl")).unwrap().replacen("0-0.json", path, 1);
+        let m = fs::read_to_string(d.join("manifest.jsonl"))
+            .unwrap()
+            .replacen("0-0.json", path, 1);
         fs::write(d.join("manifest.jsonl"), m).unwrap();
         refused(&d, "leaves the folder");
     }
@@ -203,16 +291,22 @@ fn hostile_atif_ends_in_a_named_error_and_nothing_outside_is_read() {
     // Wrong types, deep nesting, an oversized file, not JSON.
     let plain = tmp.path().join("plain");
     fs::create_dir(&plain).unwrap();
-    write_json(&plain.join("a.json"), &json!({"schema_version": "ATIF-v1.7", "agent": {"name": 5},
-        "steps": [{"step_id": 1, "source": "user", "message": "hi"}]}));
+    write_json(
+        &plain.join("a.json"),
+        &json!({"schema_version": "ATIF-v1.7", "agent": {"name": 5},
+        "steps": [{"step_id": 1, "source": "user", "message": "hi"}]}),
+    );
     refused(&plain, "agent.name: expected a string");
     let deep = tmp.path().join("deep.json");
     let mut nested = json!("x");
     for _ in 0..100 {
         nested = json!([nested]);
     }
-    write_json(&deep, &trajectory(json!([{"step_id": 1, "source": "user", "message": "hi",
-        "extra": {"n": nested}}])));
+    write_json(
+        &deep,
+        &trajectory(json!([{"step_id": 1, "source": "user", "message": "hi",
+        "extra": {"n": nested}}])),
+    );
     refused(&deep, "nested deeper than 64 levels");
     let big = tmp.path().join("big");
     fs::create_dir(&big).unwrap();
@@ -224,12 +318,20 @@ fn hostile_atif_ends_in_a_named_error_and_nothing_outside_is_read() {
     refused(&bad, "not JSON");
     let v = run_gymscope(&["validate-atif", &s(&bad), &s(&deep)]);
     assert_eq!(v.status.code(), Some(1), "{}", output_text(&v));
-    assert!(output_text(&v).contains("invalid JSON"), "{}", output_text(&v));
+    assert!(
+        output_text(&v).contains("invalid JSON"),
+        "{}",
+        output_text(&v)
+    );
     // Nothing is left in the temporary folder's place.
     let leftovers: Vec<_> = fs::read_dir(std::env::temp_dir())
         .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().starts_with(&format!("gymscope-atif-{}", std::process::id())))
+        .filter_map(Result::ok)
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(&format!("gymscope-atif-{}", std::process::id()))
+        })
         .collect();
     assert!(leftovers.is_empty());
 }
@@ -241,7 +343,14 @@ fn an_exported_folder_gets_the_health_flags_of_the_rollouts_it_came_from() {
     fn strip(v: &mut Value) {
         match v {
             Value::Object(m) => {
-                for k in ["rollouts_file", "expected", "missing", "partial", "coverage", "trajectory"] {
+                for k in [
+                    "rollouts_file",
+                    "expected",
+                    "missing",
+                    "partial",
+                    "coverage",
+                    "trajectory",
+                ] {
                     m.remove(k);
                 }
                 m.values_mut().for_each(strip);
@@ -252,7 +361,10 @@ fn an_exported_folder_gets_the_health_flags_of_the_rollouts_it_came_from() {
     }
     // Not `stamp_only`: ATIF's `agent.name` holds the environment server's stamp there, which
     // the row read back carries as its agent (the Gym row has none).
-    for case in exported_cases().into_iter().filter(|c| !c.ends_with("stamp_only")) {
+    for case in exported_cases()
+        .into_iter()
+        .filter(|c| !c.ends_with("stamp_only"))
+    {
         let rollouts = s(&case.join("rollouts.jsonl"));
         let health = |args: &[&str]| -> Value {
             let out = run_gymscope(args);
@@ -262,7 +374,14 @@ fn an_exported_folder_gets_the_health_flags_of_the_rollouts_it_came_from() {
             v
         };
         let want = health(&["health", &rollouts, "--format", "json"]);
-        let got = health(&["health", &s(&case.join("expected/out")), "--rewards", &rollouts, "--format", "json"]);
+        let got = health(&[
+            "health",
+            &s(&case.join("expected/out")),
+            "--rewards",
+            &rollouts,
+            "--format",
+            "json",
+        ]);
         assert_eq!(got, want, "{}", case.display());
     }
 }

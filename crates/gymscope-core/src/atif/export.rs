@@ -5,7 +5,8 @@
 //! (`model_dump_json(indent=2, exclude_none=True)` and a newline). The step building is
 //! [`super::export_steps`]; the batch (manifest, one agent) is [`super::export_batch`].
 
-use super::export_steps::{build_groups, apply_turns};
+use super::export_steps::build_groups;
+use super::export_turns::apply_turns;
 use super::gym_items::reject_unknown;
 use super::ng_record::{self, Record};
 use super::strict_model::{dump, is_blank};
@@ -49,10 +50,13 @@ pub fn convert(
     }
     let raw = row.get("ng_trajectory").unwrap_or(&Value::Null);
     ng_record::preflight(raw)?;
-    let record: Record = ng_record::read(raw)
-        .map_err(|why| format!("ng_trajectory: missing or invalid v1.0 trajectory (gymscope: {why})"))?;
+    let record: Record = ng_record::read(raw).map_err(|why| {
+        format!("ng_trajectory: missing or invalid v1.0 trajectory (gymscope: {why})")
+    })?;
     if record.has_gaps {
-        return Err("ng_trajectory.gaps: source coverage gaps are not supported by strict export".into());
+        return Err(
+            "ng_trajectory.gaps: source coverage gaps are not supported by strict export".into(),
+        );
     }
     if is_blank(&record.task_id) || is_blank(&record.rollout_id) {
         return Err("ng_trajectory: task_id and rollout_id cannot be blank".into());
@@ -74,7 +78,10 @@ pub fn convert(
         ));
     }
     if invocation.error_type.is_some() {
-        return Err("ng_trajectory.invocations[0].error_type: completed invocation contains an error".into());
+        return Err(
+            "ng_trajectory.invocations[0].error_type: completed invocation contains an error"
+                .into(),
+        );
     }
 
     if let Some(Value::Object(map)) = row.get(keys::AGENT_REF) {
@@ -82,7 +89,9 @@ pub fn convert(
         match map.get("type") {
             None | Some(Value::Null) => {}
             Some(Value::String(s)) if s == "responses_api_agents" => {}
-            Some(_) => return Err("agent_ref.type: expected responses_api_agents when present".into()),
+            Some(_) => {
+                return Err("agent_ref.type: expected responses_api_agents when present".into())
+            }
         }
     }
     let agent_name = match agent_label(row) {
@@ -118,7 +127,11 @@ pub fn convert(
     let total = |field: &str| -> Value {
         let mut sum: i64 = 0;
         for step in &agent_steps {
-            match step.get("metrics").and_then(|m| m.get(field)).and_then(Value::as_i64) {
+            match step
+                .get("metrics")
+                .and_then(|m| m.get(field))
+                .and_then(Value::as_i64)
+            {
                 Some(v) => sum += v,
                 None => return Value::Null,
             }
@@ -144,27 +157,43 @@ pub fn convert(
         ("rollout_index", rollout_index.into()),
         ("invocation_id", invocation.invocation_id.clone().into()),
         ("invocation_status", invocation.status.clone().into()),
-        ("invocation_duration_ms", super::strict_model::float_value(invocation.duration_ms)),
+        (
+            "invocation_duration_ms",
+            super::strict_model::float_value(invocation.duration_ms),
+        ),
     ]);
     let nemo_gym = dump(vec![
         (
             "exporter",
-            dump(vec![("name", EXPORTER_NAME.into()), ("version", EXPORTER_VERSION.into())]),
+            dump(vec![
+                ("name", EXPORTER_NAME.into()),
+                ("version", EXPORTER_VERSION.into()),
+            ]),
         ),
         ("source", source),
         (
             "conversion",
-            dump(vec![("profile", "ng-trajectory-to-atif-v1".into()), ("status", "complete".into())]),
+            dump(vec![
+                ("profile", "ng-trajectory-to-atif-v1".into()),
+                ("status", "complete".into()),
+            ]),
         ),
         (
             "surplus_model_calls",
-            if surplus.is_empty() { Value::Null } else { Value::Array(surplus) },
+            if surplus.is_empty() {
+                Value::Null
+            } else {
+                Value::Array(surplus)
+            },
         ),
     ]);
     Ok(dump(vec![
         ("schema_version", SCHEMA_VERSION.into()),
         ("session_id", session_id.into()),
-        ("trajectory_id", format!("{session_id}:{task_index}:{rollout_index}").into()),
+        (
+            "trajectory_id",
+            format!("{session_id}:{task_index}:{rollout_index}").into(),
+        ),
         (
             "agent",
             dump(vec![

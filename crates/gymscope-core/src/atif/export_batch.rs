@@ -58,8 +58,13 @@ impl Batch {
     }
 
     fn convert_line(&mut self, line_no: usize, line: &[u8]) -> Result<Exported, String> {
-        if line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)) {
-            return Err(format!("line {line_no}: blank JSONL records are not supported"));
+        if line
+            .iter()
+            .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c))
+        {
+            return Err(format!(
+                "line {line_no}: blank JSONL records are not supported"
+            ));
         }
         let text = std::str::from_utf8(line)
             .map_err(|_| format!("line {line_no}: invalid JSON (gymscope: not UTF-8)"))?;
@@ -69,16 +74,26 @@ impl Batch {
             Err(StrictError::Invalid(why)) => {
                 return Err(format!("line {line_no}: invalid JSON (gymscope: {why})"))
             }
-            Err(wide @ StrictError::WideInteger(_)) => return Err(format!("line {line_no}: {wide}")),
+            Err(wide @ StrictError::WideInteger(_)) => {
+                return Err(format!("line {line_no}: {wide}"))
+            }
         };
         let task = index(&row, keys::TASK_INDEX).ok_or_else(|| {
-            format!("line {line_no}.{}: expected a non-negative integer", keys::TASK_INDEX)
+            format!(
+                "line {line_no}.{}: expected a non-negative integer",
+                keys::TASK_INDEX
+            )
         })?;
         let rollout = index(&row, keys::ROLLOUT_INDEX).ok_or_else(|| {
-            format!("line {line_no}.{}: expected a non-negative integer", keys::ROLLOUT_INDEX)
+            format!(
+                "line {line_no}.{}: expected a non-negative integer",
+                keys::ROLLOUT_INDEX
+            )
         })?;
         if !self.keys.insert((task, rollout)) {
-            return Err(format!("line {line_no}: duplicate Gym rollout key ({task}, {rollout})"));
+            return Err(format!(
+                "line {line_no}: duplicate Gym rollout key ({task}, {rollout})"
+            ));
         }
         if let Some(Value::String(label)) = agent_label(&row) {
             self.agent_names.insert(label.clone());

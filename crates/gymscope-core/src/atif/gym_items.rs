@@ -21,7 +21,11 @@ pub const TRAINING_FIELDS: [&str; 4] = [
 const STATUSES: [&str; 3] = ["in_progress", "completed", "incomplete"];
 
 /// `_reject_unknown_fields`: the unknown keys as Python's sorted `repr`s.
-pub fn reject_unknown(map: &Map<String, Value>, allowed: &[&str], path: &str) -> Result<(), Refusal> {
+pub fn reject_unknown(
+    map: &Map<String, Value>,
+    allowed: &[&str],
+    path: &str,
+) -> Result<(), Refusal> {
     let mut unknown: Vec<String> = map
         .keys()
         .filter(|k| !allowed.contains(&k.as_str()))
@@ -31,7 +35,10 @@ pub fn reject_unknown(map: &Map<String, Value>, allowed: &[&str], path: &str) ->
         return Ok(());
     }
     unknown.sort();
-    Err(format!("{path}: unsupported fields would be dropped: {}", unknown.join(", ")))
+    Err(format!(
+        "{path}: unsupported fields would be dropped: {}",
+        unknown.join(", ")
+    ))
 }
 
 fn with_training<'a>(fields: &[&'a str]) -> Vec<&'a str> {
@@ -40,7 +47,11 @@ fn with_training<'a>(fields: &[&'a str]) -> Vec<&'a str> {
     all
 }
 
-fn preflight_parts(value: Option<&Value>, path: &str, supported: &[(&str, &[&str])]) -> Result<(), Refusal> {
+fn preflight_parts(
+    value: Option<&Value>,
+    path: &str,
+    supported: &[(&str, &[&str])],
+) -> Result<(), Refusal> {
     let Some(Value::Array(parts)) = value else {
         return Ok(());
     };
@@ -96,7 +107,14 @@ pub fn preflight(conversation: Option<&Value>, path: &str) -> Result<(), Refusal
                 ))
             }
         };
-        if !["message", "reasoning", "function_call", "function_call_output"].contains(&kind) {
+        if ![
+            "message",
+            "reasoning",
+            "function_call",
+            "function_call_output",
+        ]
+        .contains(&kind)
+        {
             return Err(format!(
                 "{at}.type: unsupported conversation item type {}",
                 str_repr(kind)
@@ -106,16 +124,28 @@ pub fn preflight(conversation: Option<&Value>, path: &str) -> Result<(), Refusal
         let phase_set = map.get("phase").is_some_and(|p| !p.is_null());
         match kind {
             "message" if role == Some("assistant") => {
-                reject_unknown(map, &with_training(&["id", "content", "role", "status", "type", "phase"]), &at)?;
+                reject_unknown(
+                    map,
+                    &with_training(&["id", "content", "role", "status", "type", "phase"]),
+                    &at,
+                )?;
                 if phase_set {
-                    return Err(format!("{at}.phase: Responses message phase is not representable in ATIF v1.7"));
+                    return Err(format!(
+                        "{at}.phase: Responses message phase is not representable in ATIF v1.7"
+                    ));
                 }
                 preflight_parts(map.get("content"), &format!("{at}.content"), output_parts)?;
             }
             "message" if matches!(role, Some("system" | "user" | "developer")) => {
-                reject_unknown(map, &with_training(&["content", "role", "status", "type", "phase"]), &at)?;
+                reject_unknown(
+                    map,
+                    &with_training(&["content", "role", "status", "type", "phase"]),
+                    &at,
+                )?;
                 if phase_set {
-                    return Err(format!("{at}.phase: Responses message phase is not representable in ATIF v1.7"));
+                    return Err(format!(
+                        "{at}.phase: Responses message phase is not representable in ATIF v1.7"
+                    ));
                 }
                 if map.contains_key("status") && !map.get("content").is_some_and(Value::is_array) {
                     return Err(format!(
@@ -125,14 +155,34 @@ pub fn preflight(conversation: Option<&Value>, path: &str) -> Result<(), Refusal
                 preflight_parts(map.get("content"), &format!("{at}.content"), input_parts)?;
             }
             "reasoning" => {
-                reject_unknown(map, &with_training(&["id", "summary", "type", "encrypted_content", "content"]), &at)?;
-                preflight_parts(map.get("summary"), &format!("{at}.summary"), reasoning_parts)?;
-                preflight_parts(map.get("content"), &format!("{at}.content"), reasoning_parts)?;
+                reject_unknown(
+                    map,
+                    &with_training(&["id", "summary", "type", "encrypted_content", "content"]),
+                    &at,
+                )?;
+                preflight_parts(
+                    map.get("summary"),
+                    &format!("{at}.summary"),
+                    reasoning_parts,
+                )?;
+                preflight_parts(
+                    map.get("content"),
+                    &format!("{at}.content"),
+                    reasoning_parts,
+                )?;
             }
             "function_call" => {
                 reject_unknown(
                     map,
-                    &with_training(&["arguments", "call_id", "name", "type", "id", "status", "namespace"]),
+                    &with_training(&[
+                        "arguments",
+                        "call_id",
+                        "name",
+                        "type",
+                        "id",
+                        "status",
+                        "namespace",
+                    ]),
                     &at,
                 )?;
                 if map.get("namespace").is_some_and(|n| !n.is_null()) {
@@ -266,10 +316,16 @@ fn output_part(part: &Value, path: &str) -> Result<Value, Invalid> {
     let kind = f.map.get("type").and_then(Value::as_str);
     if kind == Some("refusal") || (kind.is_none() && f.map.contains_key("refusal")) {
         let refusal = f.req_str("refusal")?;
-        return Ok(dump(vec![("refusal", refusal.into()), ("type", "refusal".into())]));
+        return Ok(dump(vec![
+            ("refusal", refusal.into()),
+            ("type", "refusal".into()),
+        ]));
     }
     f.literal("type", &["output_text"], Some("output_text"))?;
-    let annotations = list(f.map.get("annotations").unwrap_or(&Value::Null), &f.at("annotations"))?;
+    let annotations = list(
+        f.map.get("annotations").unwrap_or(&Value::Null),
+        &f.at("annotations"),
+    )?;
     let text = f.req_str("text")?;
     let logprobs = match f.get("logprobs") {
         None => Value::Null,
@@ -283,8 +339,14 @@ fn output_part(part: &Value, path: &str) -> Result<Value, Invalid> {
     ]))
 }
 
-fn text_parts(value: Option<&Value>, path: &str, kind: &'static str) -> Result<Vec<Value>, Invalid> {
-    let Some(value) = value else { return Ok(Vec::new()) };
+fn text_parts(
+    value: Option<&Value>,
+    path: &str,
+    kind: &'static str,
+) -> Result<Vec<Value>, Invalid> {
+    let Some(value) = value else {
+        return Ok(Vec::new());
+    };
     list(value, path)?
         .iter()
         .enumerate()
@@ -315,7 +377,11 @@ pub fn read(value: &Value, path: &str) -> Result<Item, Invalid> {
         }
         "reasoning" => {
             let id = f.req_str("id")?;
-            let summary = text_parts(Some(f.map.get("summary").unwrap_or(&Value::Null)), &f.at("summary"), "summary_text")?;
+            let summary = text_parts(
+                Some(f.map.get("summary").unwrap_or(&Value::Null)),
+                &f.at("summary"),
+                "summary_text",
+            )?;
             let encrypted = f.opt_str("encrypted_content")?;
             let content = text_parts(f.get("content"), &f.at("content"), "reasoning_text")?;
             let content_given = f.get("content").is_some();
@@ -324,7 +390,14 @@ pub fn read(value: &Value, path: &str) -> Result<Item, Invalid> {
                 ("summary", Value::Array(summary.clone())),
                 ("type", "reasoning".into()),
                 ("encrypted_content", opt_string(encrypted)),
-                ("content", if content_given { Value::Array(content.clone()) } else { Value::Null }),
+                (
+                    "content",
+                    if content_given {
+                        Value::Array(content.clone())
+                    } else {
+                        Value::Null
+                    },
+                ),
             ]);
             Ok(Item {
                 kind: ItemKind::Reasoning {
@@ -365,7 +438,11 @@ pub fn read(value: &Value, path: &str) -> Result<Item, Invalid> {
         }
         "function_call_output" => {
             let call_id = f.req_str("call_id")?;
-            let output = input_content(f.map.get("output").unwrap_or(&Value::Null), &f.at("output"), true)?;
+            let output = input_content(
+                f.map.get("output").unwrap_or(&Value::Null),
+                &f.at("output"),
+                true,
+            )?;
             let id = f.opt_str("id")?;
             let status = f.literal("status", &STATUSES, None)?;
             let item_dump = dump(vec![
@@ -393,7 +470,8 @@ fn read_message(f: &Fields, model: MessageModel) -> Result<Item, Invalid> {
     let content_raw = f.map.get("content").unwrap_or(&Value::Null);
     let (role, status, id, content, item_dump) = match model {
         MessageModel::Easy => {
-            let role = f.literal("role", &["user", "assistant", "system", "developer"], None)?
+            let role = f
+                .literal("role", &["user", "assistant", "system", "developer"], None)?
                 .ok_or_else(|| format!("{}: field required", f.at("role")))?;
             f.literal("type", &["message"], Some("message"))?;
             let phase = f.literal("phase", &["commentary", "final_answer"], None)?;
@@ -407,7 +485,8 @@ fn read_message(f: &Fields, model: MessageModel) -> Result<Item, Invalid> {
             (role, None, None, content, d)
         }
         MessageModel::Input => {
-            let role = f.literal("role", &["user", "system", "developer"], None)?
+            let role = f
+                .literal("role", &["user", "system", "developer"], None)?
                 .ok_or_else(|| format!("{}: field required", f.at("role")))?;
             let status = f.literal("status", &STATUSES, Some("completed"))?;
             f.literal("type", &["message"], Some("message"))?;
@@ -442,7 +521,13 @@ fn read_message(f: &Fields, model: MessageModel) -> Result<Item, Invalid> {
                 ("type", "message".into()),
                 ("phase", opt_string(phase.as_deref())),
             ]);
-            ("assistant".to_string(), status, Some(id.to_string()), content, d)
+            (
+                "assistant".to_string(),
+                status,
+                Some(id.to_string()),
+                content,
+                d,
+            )
         }
     };
     Ok(Item {

@@ -1,7 +1,7 @@
 //! ATIF, the Agent Trajectory Interchange Format (Harbor's RFC 0001, v1.7), in and out.
 //! - out: a Gym rollout's `ng_trajectory` to an ATIF file, byte for byte as NeMo Gym v0.7.0's
 //!   `gym eval export --format atif` writes it: [`export_batch`] (the file and its manifest),
-//!   [`export`] (one row), [`export_steps`] (its steps), read strictly by [`ng_record`] and
+//!   [`export`] (one row), [`export_steps`] (its steps), [`export_turns`] (matched with their turns), read strictly by [`ng_record`] and
 //!   [`gym_items`] through [`strict_model`] and [`strict_json`]; [`iso_time`] (Python's
 //!   timestamps).
 //!
@@ -13,12 +13,13 @@
 pub mod export;
 pub mod export_batch;
 pub mod export_steps;
+pub mod export_turns;
 pub mod gym_items;
 pub mod iso_time;
+pub mod ng_record;
 pub mod run;
+pub mod strict_json;
+pub mod strict_model;
 pub mod to_gym;
 pub mod trajectory;
 pub mod validate;
-pub mod ng_record;
-pub mod strict_json;
-pub mod strict_model;

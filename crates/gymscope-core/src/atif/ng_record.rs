@@ -17,7 +17,10 @@ pub struct ModelRef {
 
 impl ModelRef {
     pub fn dump(&self) -> Value {
-        dump(vec![("type", self.kind.clone().into()), ("name", self.name.clone().into())])
+        dump(vec![
+            ("type", self.kind.clone().into()),
+            ("name", self.name.clone().into()),
+        ])
     }
 }
 
@@ -110,7 +113,9 @@ fn preflight_model_ref(value: Option<&Value>, path: &str) -> Result<(), Refusal>
 }
 
 fn preflight_call_refs(value: Option<&Value>, path: &str) -> Result<(), Refusal> {
-    let Some(Value::Array(refs)) = value else { return Ok(()) };
+    let Some(Value::Array(refs)) = value else {
+        return Ok(());
+    };
     for (i, r) in refs.iter().enumerate() {
         if let Value::Object(map) = r {
             preflight_model_ref(map.get("model_ref"), &format!("{path}[{i}].model_ref"))?;
@@ -121,7 +126,9 @@ fn preflight_call_refs(value: Option<&Value>, path: &str) -> Result<(), Refusal>
 
 /// `_preflight_raw_trajectory`: the refusals that come before the models see the record.
 pub fn preflight(raw: &Value) -> Result<(), Refusal> {
-    let Value::Object(map) = raw else { return Ok(()) };
+    let Value::Object(map) = raw else {
+        return Ok(());
+    };
     if let Some(Value::Array(invocations)) = map.get("invocations") {
         for (i, inv) in invocations.iter().enumerate() {
             if let Value::Object(inv) = inv {
@@ -183,8 +190,8 @@ fn call_refs(f: &Fields, key: &str) -> Result<Vec<CallRef>, Invalid> {
                 response_id: r.opt_str("response_id")?.map(str::to_string),
             };
             let has_id = call.model_call_id.as_deref().is_some_and(|s| !s.is_empty());
-            let has_pair =
-                call.model_ref.is_some() && call.response_id.as_deref().is_some_and(|s| !s.is_empty());
+            let has_pair = call.model_ref.is_some()
+                && call.response_id.as_deref().is_some_and(|s| !s.is_empty());
             if !has_id && !has_pair {
                 return Err(format!(
                     "{}: model_call_id or both model_ref and response_id are required",
@@ -199,8 +206,15 @@ fn call_refs(f: &Fields, key: &str) -> Result<Vec<CallRef>, Invalid> {
 fn invocation(v: &Value, path: &str) -> Result<Invocation, Invalid> {
     let f = object(v, path)?;
     f.forbid_extra(&[
-        "kind", "invocation_id", "parent_invocation_id", "spawned_by_tool_call_id", "status",
-        "duration_ms", "error_type", "model_calls", "conversation",
+        "kind",
+        "invocation_id",
+        "parent_invocation_id",
+        "spawned_by_tool_call_id",
+        "status",
+        "duration_ms",
+        "error_type",
+        "model_calls",
+        "conversation",
     ])?;
     f.literal("kind", &["agent_invocation"], Some("agent_invocation"))?;
     Ok(Invocation {
@@ -208,7 +222,11 @@ fn invocation(v: &Value, path: &str) -> Result<Invocation, Invalid> {
         parent_invocation_id: f.opt_str("parent_invocation_id")?.map(str::to_string),
         spawned_by_tool_call_id: f.opt_str("spawned_by_tool_call_id")?.map(str::to_string),
         status: f
-            .literal("status", &["completed", "failed", "incomplete", "unknown"], Some("unknown"))?
+            .literal(
+                "status",
+                &["completed", "failed", "incomplete", "unknown"],
+                Some("unknown"),
+            )?
             .unwrap_or_default(),
         duration_ms: f.opt_float("duration_ms", true)?,
         error_type: f.opt_str("error_type")?.map(str::to_string),
@@ -223,8 +241,17 @@ fn invocation(v: &Value, path: &str) -> Result<Invocation, Invalid> {
 fn turn(v: &Value, path: &str) -> Result<(Turn, String, String), Invalid> {
     let f = object(v, path)?;
     f.forbid_extra(&[
-        "invocation_id", "task_id", "rollout_id", "turn_no", "timestamp", "question", "answer",
-        "reasoning_content", "resolved", "step_count", "model_calls",
+        "invocation_id",
+        "task_id",
+        "rollout_id",
+        "turn_no",
+        "timestamp",
+        "question",
+        "answer",
+        "reasoning_content",
+        "resolved",
+        "step_count",
+        "model_calls",
     ])?;
     let t = Turn {
         invocation_id: f.req_str("invocation_id")?.to_string(),
@@ -237,14 +264,24 @@ fn turn(v: &Value, path: &str) -> Result<(Turn, String, String), Invalid> {
         step_count: f.req_int("step_count", 0)?,
         model_calls: call_refs(&f, "model_calls")?,
     };
-    Ok((t, f.req_str("task_id")?.to_string(), f.req_str("rollout_id")?.to_string()))
+    Ok((
+        t,
+        f.req_str("task_id")?.to_string(),
+        f.req_str("rollout_id")?.to_string(),
+    ))
 }
 
 fn model_call(v: &Value, path: &str) -> Result<ModelCall, Invalid> {
     let f = object(v, path)?;
     f.forbid_extra(&[
-        "model_call_id", "started_at", "completed_at", "duration_ms", "request", "response",
-        "response_metadata", "token_stats",
+        "model_call_id",
+        "started_at",
+        "completed_at",
+        "duration_ms",
+        "request",
+        "response",
+        "response_metadata",
+        "token_stats",
     ])?;
     let model_call_id = f.opt_str("model_call_id")?;
     let started_at = f.opt_float("started_at", false)?;
@@ -252,32 +289,69 @@ fn model_call(v: &Value, path: &str) -> Result<ModelCall, Invalid> {
     let duration_ms = f.opt_float("duration_ms", true)?;
 
     let empty = Value::Object(Default::default());
-    let m = object(f.get("response_metadata").unwrap_or(&empty), &f.at("response_metadata"))?;
+    let m = object(
+        f.get("response_metadata").unwrap_or(&empty),
+        &f.at("response_metadata"),
+    )?;
     m.forbid_extra(&[
-        "response_id", "model_ref", "model", "dialect", "status_code", "response_status",
-        "finish_reason", "upstream_attempted", "response_source", "upstream_status_code",
-        "local_response_reason", "error_category", "latency_ttft_ms",
+        "response_id",
+        "model_ref",
+        "model",
+        "dialect",
+        "status_code",
+        "response_status",
+        "finish_reason",
+        "upstream_attempted",
+        "response_source",
+        "upstream_status_code",
+        "local_response_reason",
+        "error_category",
+        "latency_ttft_ms",
     ])?;
     let mref = model_ref(m.map.get("model_ref"), &m.at("model_ref"))?;
     let s = |k| m.opt_str(k).map(|o| o.map(str::to_string));
     let meta_dump = dump(vec![
         ("response_id", m.any("response_id")),
-        ("model_ref", mref.as_ref().map_or(Value::Null, ModelRef::dump)),
+        (
+            "model_ref",
+            mref.as_ref().map_or(Value::Null, ModelRef::dump),
+        ),
         ("model", m.any("model")),
         ("dialect", m.any("dialect")),
         ("status_code", m.any("status_code")),
         ("response_status", m.any("response_status")),
         ("finish_reason", m.any("finish_reason")),
-        ("upstream_attempted", m.opt_bool("upstream_attempted")?.map_or(Value::Null, Value::Bool)),
-        ("response_source", m.literal("response_source", &["upstream", "local"], None)?.map_or(Value::Null, Value::from)),
-        ("upstream_status_code", m.opt_int("upstream_status_code", false)?.map_or(Value::Null, Value::from)),
+        (
+            "upstream_attempted",
+            m.opt_bool("upstream_attempted")?
+                .map_or(Value::Null, Value::Bool),
+        ),
+        (
+            "response_source",
+            m.literal("response_source", &["upstream", "local"], None)?
+                .map_or(Value::Null, Value::from),
+        ),
+        (
+            "upstream_status_code",
+            m.opt_int("upstream_status_code", false)?
+                .map_or(Value::Null, Value::from),
+        ),
         ("local_response_reason", m.any("local_response_reason")),
         ("error_category", m.any("error_category")),
-        ("latency_ttft_ms", float_value(m.opt_float("latency_ttft_ms", true)?)),
+        (
+            "latency_ttft_ms",
+            float_value(m.opt_float("latency_ttft_ms", true)?),
+        ),
     ]);
 
     let t = object(f.get("token_stats").unwrap_or(&empty), &f.at("token_stats"))?;
-    t.forbid_extra(&["prompt_tokens", "completion_tokens", "reasoning_tokens", "total_tokens", "cached_tokens"])?;
+    t.forbid_extra(&[
+        "prompt_tokens",
+        "completion_tokens",
+        "reasoning_tokens",
+        "total_tokens",
+        "cached_tokens",
+    ])?;
     let tokens = TokenStats {
         prompt_tokens: t.opt_int("prompt_tokens", true)?,
         completion_tokens: t.opt_int("completion_tokens", true)?,
@@ -305,7 +379,10 @@ fn model_call(v: &Value, path: &str) -> Result<ModelCall, Invalid> {
         error_category: s("error_category")?,
         tokens,
         dump: dump(vec![
-            ("model_call_id", model_call_id.map_or(Value::Null, Value::from)),
+            (
+                "model_call_id",
+                model_call_id.map_or(Value::Null, Value::from),
+            ),
             ("started_at", float_value(started_at)),
             ("completed_at", float_value(completed_at)),
             ("duration_ms", float_value(duration_ms)),
@@ -322,8 +399,18 @@ fn model_call(v: &Value, path: &str) -> Result<ModelCall, Invalid> {
 fn tool_record(v: &Value, path: &str) -> Result<ToolRecord, Invalid> {
     let f = object(v, path)?;
     f.forbid_extra(&[
-        "kind", "invocation_id", "tool_call_id", "sandbox_id", "tool_name", "started_at",
-        "completed_at", "duration_ms", "timing_source", "status", "error_type", "output",
+        "kind",
+        "invocation_id",
+        "tool_call_id",
+        "sandbox_id",
+        "tool_name",
+        "started_at",
+        "completed_at",
+        "duration_ms",
+        "timing_source",
+        "status",
+        "error_type",
+        "output",
     ])?;
     f.literal("kind", &["tool_call"], Some("tool_call"))?;
     let started_at = f.opt_float("started_at", false)?;
@@ -342,7 +429,14 @@ fn tool_record(v: &Value, path: &str) -> Result<ToolRecord, Invalid> {
         status: f
             .literal(
                 "status",
-                &["completed", "failed", "timeout", "cancelled", "incomplete", "unknown"],
+                &[
+                    "completed",
+                    "failed",
+                    "timeout",
+                    "cancelled",
+                    "incomplete",
+                    "unknown",
+                ],
                 Some("unknown"),
             )?
             .unwrap_or_default(),
@@ -352,8 +446,14 @@ fn tool_record(v: &Value, path: &str) -> Result<ToolRecord, Invalid> {
             ("sandbox_id", sandbox_id.map_or(Value::Null, Value::from)),
             ("started_at", float_value(started_at)),
             ("completed_at", float_value(completed_at)),
-            ("duration_ms", float_value(f.opt_float("duration_ms", true)?)),
-            ("timing_source", timing_source.map_or(Value::Null, Value::from)),
+            (
+                "duration_ms",
+                float_value(f.opt_float("duration_ms", true)?),
+            ),
+            (
+                "timing_source",
+                timing_source.map_or(Value::Null, Value::from),
+            ),
         ],
     })
 }
@@ -367,7 +467,11 @@ fn gap(v: &Value, path: &str) -> Result<(), Invalid> {
     Ok(())
 }
 
-fn each<T>(f: &Fields, key: &str, read: impl Fn(&Value, &str) -> Result<T, Invalid>) -> Result<Vec<T>, Invalid> {
+fn each<T>(
+    f: &Fields,
+    key: &str,
+    read: impl Fn(&Value, &str) -> Result<T, Invalid>,
+) -> Result<Vec<T>, Invalid> {
     f.opt_list(key)?
         .iter()
         .enumerate()
@@ -379,10 +483,18 @@ fn each<T>(f: &Fields, key: &str, read: impl Fn(&Value, &str) -> Result<T, Inval
 pub fn read(raw: &Value) -> Result<Record, Invalid> {
     let f = object(raw, "ng_trajectory")?;
     f.forbid_extra(&[
-        "schema_version", "task_id", "rollout_id", "invocations", "turns", "model_calls",
-        "tool_calls", "gaps",
+        "schema_version",
+        "task_id",
+        "rollout_id",
+        "invocations",
+        "turns",
+        "model_calls",
+        "tool_calls",
+        "gaps",
     ])?;
-    let schema_version = f.literal("schema_version", &["1.0"], Some("1.0"))?.unwrap_or_default();
+    let schema_version = f
+        .literal("schema_version", &["1.0"], Some("1.0"))?
+        .unwrap_or_default();
     let task_id = f.req_str("task_id")?.to_string();
     let rollout_id = f.req_str("rollout_id")?.to_string();
     let invocations = each(&f, "invocations", invocation)?;
@@ -392,7 +504,10 @@ pub fn read(raw: &Value) -> Result<Record, Invalid> {
     let gaps = each(&f, "gaps", gap)?;
 
     let mut ids = HashSet::new();
-    if !invocations.iter().all(|i| ids.insert(i.invocation_id.as_str())) {
+    if !invocations
+        .iter()
+        .all(|i| ids.insert(i.invocation_id.as_str()))
+    {
         return Err("ng_trajectory: invocation_id must be unique within a trajectory".into());
     }
     let mut call_ids = HashSet::new();

@@ -47,7 +47,8 @@ pub fn parse_rewards(bytes: &[u8], name: &str) -> Result<Rewards, String> {
             continue;
         }
         let at = format!("'{name}' line {}", i + 1);
-        let row: Value = serde_json::from_slice(line).map_err(|e| format!("{at}: not JSON ({e})"))?;
+        let row: Value =
+            serde_json::from_slice(line).map_err(|e| format!("{at}: not JSON ({e})"))?;
         let reward = number(row.get("reward"))
             .ok_or_else(|| format!("{at}: field 'reward': expected a number"))?;
         if let Some(id) = row.get("trajectory_id").and_then(Value::as_str) {
@@ -97,7 +98,8 @@ pub struct AtifRun {
 impl RunBuilder {
     /// Reads one file (`name` names it in errors).
     pub fn add(&mut self, name: &str, bytes: &[u8], hint: Hint) -> Result<(), String> {
-        let value: Value = serde_json::from_slice(bytes).map_err(|e| format!("'{name}': not JSON ({e})"))?;
+        let value: Value =
+            serde_json::from_slice(bytes).map_err(|e| format!("'{name}': not JSON ({e})"))?;
         let trajectory = trajectory::read(&value).map_err(|e| format!("'{name}': {e}"))?;
         let key = hint.manifest_key.or_else(|| {
             if hint.harbor_task.is_some() {
@@ -123,8 +125,11 @@ impl RunBuilder {
         }
         // Harbor's tasks in name order; files without any key after every keyed one.
         let tasks: BTreeMap<&str, u64> = {
-            let names: std::collections::BTreeSet<&str> =
-                self.placed.iter().filter_map(|p| p.harbor_task.as_deref()).collect();
+            let names: std::collections::BTreeSet<&str> = self
+                .placed
+                .iter()
+                .filter_map(|p| p.harbor_task.as_deref())
+                .collect();
             names.into_iter().zip(0..).collect()
         };
         let mut next_rollout: HashMap<u64, u64> = HashMap::new();
@@ -167,7 +172,14 @@ impl RunBuilder {
                     .or_else(|| r.by_key.get(&key).copied())
             });
             without_reward += usize::from(reward.is_none());
-            let (row, input) = to_gym(&p.trajectory, &Placement { task: key.0, rollout: key.1, reward });
+            let (row, input) = to_gym(
+                &p.trajectory,
+                &Placement {
+                    task: key.0,
+                    rollout: key.1,
+                    reward,
+                },
+            );
             serde_json::to_writer(&mut rollouts, &row).map_err(|e| e.to_string())?;
             rollouts.push(b'\n');
             serde_json::to_writer(&mut inputs, &input).map_err(|e| e.to_string())?;
@@ -180,4 +192,71 @@ impl RunBuilder {
             without_reward,
         })
     }
+}
+
+/// A run from files as the app gets them (dropped or picked, by name): ATIF trajectories, Gym's
+/// `manifest.jsonl` if it came along (its indices, each file's SHA-256 checked), and a Gym
+/// rollouts file for the rewards if one came too. The names are the files' own (a manifest
+/// path is matched by its last part).
+pub fn from_files(
+    trajectories: &[(String, Vec<u8>)],
+    manifest: Option<&[u8]>,
+    rewards: Option<(&str, &[u8])>,
+) -> Result<AtifRun, String> {
+    let mut hints: HashMap<&str, Hint> = HashMap::new();
+    if let Some(m) = manifest {
+        let text = std::str::from_utf8(m).map_err(|_| "manifest.jsonl: not UTF-8".to_string())?;
+        for (i, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let at = format!("manifest.jsonl line {}", i + 1);
+            let row: Value =
+                serde_json::from_str(line).map_err(|e| format!("{at}: not JSON ({e})"))?;
+            let field = |k: &str| {
+                row.get(k)
+                    .ok_or_else(|| format!("{at}: field '{k}' is missing"))
+            };
+            let path = field("trajectory_path")?
+                .as_str()
+                .ok_or_else(|| format!("{at}: trajectory_path: expected a string"))?;
+            let index = |k: &str| {
+                field(k)?
+                    .as_u64()
+                    .ok_or_else(|| format!("{at}: {k}: expected a non-negative integer"))
+            };
+            let key = (index(keys::TASK_INDEX)?, index(keys::ROLLOUT_INDEX)?);
+            let want = field("expected_sha256")?
+                .as_str()
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            let name = path.rsplit('/').next().unwrap_or(path);
+            let (file, bytes) = trajectories
+                .iter()
+                .find(|(n, _)| n == name)
+                .ok_or_else(|| format!("{at}: '{path}' is not among the files given"))?;
+            let got = super::export_batch::sha256_hex(bytes);
+            if got != want {
+                return Err(format!(
+                    "{at}: '{file}' hashes to {got}, not the manifest's expected_sha256 {want}: the file changed since the export"
+                ));
+            }
+            hints.insert(
+                file.as_str(),
+                Hint {
+                    manifest_key: Some(key),
+                    ..Hint::default()
+                },
+            );
+        }
+    }
+    let mut builder = RunBuilder::default();
+    for (name, bytes) in trajectories {
+        builder.add(name, bytes, hints.remove(name.as_str()).unwrap_or_default())?;
+    }
+    let rewards = rewards
+        .map(|(name, bytes)| parse_rewards(bytes, name))
+        .transpose()?;
+    builder.finish(rewards.as_ref())
 }

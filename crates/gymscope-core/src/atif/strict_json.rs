@@ -21,7 +21,10 @@ impl fmt::Display for StrictError {
         match self {
             StrictError::Invalid(why) => write!(f, "invalid JSON ({why})"),
             StrictError::WideInteger(n) => {
-                write!(f, "the integer {n} does not fit in 64 bits (gymscope keeps integers to 64 bits)")
+                write!(
+                    f,
+                    "the integer {n} does not fit in 64 bits (gymscope keeps integers to 64 bits)"
+                )
             }
         }
     }
@@ -53,7 +56,8 @@ fn check_numbers(text: &str) -> Result<(), StrictError> {
             }
             b'-' | b'0'..=b'9' => {
                 let start = i;
-                while i < b.len() && matches!(b[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
+                while i < b.len() && matches!(b[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                {
                     i += 1;
                 }
                 check_number(&text[start..i])?;
@@ -78,12 +82,16 @@ fn check_number(token: &str) -> Result<(), StrictError> {
         return Ok(());
     };
     if !parsed.is_finite() {
-        return Err(StrictError::Invalid(format!("JSON number {token} exceeds the finite float range")));
+        return Err(StrictError::Invalid(format!(
+            "JSON number {token} exceeds the finite float range"
+        )));
     }
     let significand = token.split(['e', 'E']).next().unwrap_or("");
     if parsed == 0.0 {
         return if significand.bytes().any(|c| (b'1'..=b'9').contains(&c)) {
-            Err(StrictError::Invalid(format!("JSON number {token} underflows the finite float range")))
+            Err(StrictError::Invalid(format!(
+                "JSON number {token} underflows the finite float range"
+            )))
         } else {
             Ok(())
         };
@@ -201,7 +209,11 @@ pub fn values_equal(a: &Value, b: &Value) -> bool {
 }
 
 fn numbers_equal(x: &Number, y: &Number) -> bool {
-    let int = |n: &Number| n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from));
+    let int = |n: &Number| {
+        n.as_i64()
+            .map(i128::from)
+            .or_else(|| n.as_u64().map(i128::from))
+    };
     match (int(x), int(y)) {
         (Some(p), Some(q)) => p == q,
         // Python compares an int with a float exactly.
@@ -234,19 +246,35 @@ mod tests {
 
     #[test]
     fn keeps_what_upstream_keeps() {
-        for ok in ["0.0", "-0.0", "0e5", "1.50", "1.5e0", "1e16", "0.1", "1796417685.0597594",
-            "18446744073709551615", "-9223372036854775808", r#""1e400 \" 0.10000000000000000001""#]
-        {
+        for ok in [
+            "0.0",
+            "-0.0",
+            "0e5",
+            "1.50",
+            "1.5e0",
+            "1e16",
+            "0.1",
+            "1796417685.0597594",
+            "18446744073709551615",
+            "-9223372036854775808",
+            r#""1e400 \" 0.10000000000000000001""#,
+        ] {
             assert!(parse(ok).is_ok(), "{ok}");
         }
-        assert_eq!(parse(r#"{"b": 1, "a": [true]}"#).unwrap(), json!({"b": 1, "a": [true]}));
+        assert_eq!(
+            parse(r#"{"b": 1, "a": [true]}"#).unwrap(),
+            json!({"b": 1, "a": [true]})
+        );
     }
 
     #[test]
     fn equality_is_pythons() {
         assert!(values_equal(&json!(1), &json!(1.0)));
         assert!(!values_equal(&json!(true), &json!(1)));
-        assert!(values_equal(&json!({"a": 1, "b": 2}), &json!({"b": 2, "a": 1})));
+        assert!(values_equal(
+            &json!({"a": 1, "b": 2}),
+            &json!({"b": 2, "a": 1})
+        ));
         assert!(!values_equal(&json!({"a": 1}), &json!({"a": 1, "b": null})));
         assert!(!values_equal(&json!(null), &json!(0)));
     }

@@ -125,7 +125,9 @@ impl<'a> Fields<'a> {
     pub fn req_float(&self, key: &str) -> Result<f64, Invalid> {
         match self.opt_float(key, false)? {
             Some(f) => Ok(f),
-            None if self.map.contains_key(key) => Err(format!("{}: expected a number", self.at(key))),
+            None if self.map.contains_key(key) => {
+                Err(format!("{}: expected a number", self.at(key)))
+            }
             None => Err(format!("{}: field required", self.at(key))),
         }
     }

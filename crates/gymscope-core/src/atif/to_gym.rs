@@ -32,7 +32,9 @@ fn input_content(c: &Content) -> Value {
                 .iter()
                 .map(|p| match p {
                     Part::Text(t) => json!({"type": "input_text", "text": t}),
-                    Part::Image { path, .. } => json!({"type": "input_image", "image_url": path, "detail": "auto"}),
+                    Part::Image { path, .. } => {
+                        json!({"type": "input_image", "image_url": path, "detail": "auto"})
+                    }
                 })
                 .collect(),
         ),
@@ -45,12 +47,17 @@ fn gym_extra(extra: Option<&Value>) -> Option<&Map<String, Value>> {
 }
 
 fn source_item_id(extra: Option<&Value>) -> Option<Value> {
-    gym_extra(extra)?.get("source_item_id").filter(|v| v.is_string()).cloned()
+    gym_extra(extra)?
+        .get("source_item_id")
+        .filter(|v| v.is_string())
+        .cloned()
 }
 
 /// The model call Gym recorded for a step.
 fn model_call(step: &Step) -> Option<&Map<String, Value>> {
-    gym_extra(step.extra.as_ref())?.get("model_call")?.as_object()
+    gym_extra(step.extra.as_ref())?
+        .get("model_call")?
+        .as_object()
 }
 
 /// The arguments string the model wrote for `call_id` (from the recorded response), else the
@@ -84,7 +91,10 @@ fn agent_items(s: &Step, n: usize, output: &mut Vec<Value>) {
     }
     for call in &s.tool_calls {
         let mut item = Map::new();
-        item.insert("arguments".into(), arguments_text(s, &call.id, &call.arguments).into());
+        item.insert(
+            "arguments".into(),
+            arguments_text(s, &call.id, &call.arguments).into(),
+        );
         item.insert("call_id".into(), call.id.clone().into());
         item.insert("name".into(), call.name.clone().into());
         item.insert("type".into(), "function_call".into());
@@ -94,11 +104,16 @@ fn agent_items(s: &Step, n: usize, output: &mut Vec<Value>) {
     }
     for (j, o) in s.observations.iter().enumerate() {
         let mut item = Map::new();
-        let call_id = o.source_call_id.clone().unwrap_or_else(|| format!("obs_{n}_{j}"));
+        let call_id = o
+            .source_call_id
+            .clone()
+            .unwrap_or_else(|| format!("obs_{n}_{j}"));
         item.insert("call_id".into(), call_id.into());
         item.insert(
             "output".into(),
-            o.content.as_ref().map_or(Value::String(String::new()), input_content),
+            o.content
+                .as_ref()
+                .map_or(Value::String(String::new()), input_content),
         );
         item.insert("type".into(), "function_call_output".into());
         push(&mut item, "id", source_item_id(o.extra.as_ref()));
@@ -120,7 +135,11 @@ fn agent_items(s: &Step, n: usize, output: &mut Vec<Value>) {
 fn create_params(t: &Trajectory, input: Vec<Value>) -> Value {
     let mut create = Map::new();
     create.insert("input".into(), Value::Array(input));
-    let call = t.steps.iter().find(|s| s.source == "agent").and_then(model_call);
+    let call = t
+        .steps
+        .iter()
+        .find(|s| s.source == "agent")
+        .and_then(model_call);
     let tools = t
         .tool_definitions
         .clone()
@@ -128,7 +147,11 @@ fn create_params(t: &Trajectory, input: Vec<Value>) -> Value {
     push(&mut create, "tools", tools);
     if let Some(response) = call.and_then(|c| c.get("response")) {
         for key in ["parallel_tool_calls", "tool_choice"] {
-            push(&mut create, key, response.get(key).filter(|v| !v.is_null()).cloned());
+            push(
+                &mut create,
+                key,
+                response.get(key).filter(|v| !v.is_null()).cloned(),
+            );
         }
     }
     Value::Object(create)
@@ -136,7 +159,11 @@ fn create_params(t: &Trajectory, input: Vec<Value>) -> Value {
 
 /// The rollout row and its materialized-inputs row.
 pub fn to_gym(t: &Trajectory, place: &Placement) -> (Value, Value) {
-    let first_agent = t.steps.iter().position(|s| s.source == "agent").unwrap_or(t.steps.len());
+    let first_agent = t
+        .steps
+        .iter()
+        .position(|s| s.source == "agent")
+        .unwrap_or(t.steps.len());
     let input: Vec<Value> = t.steps[..first_agent]
         .iter()
         .map(|s| json!({"content": input_content(&s.message), "role": s.source, "type": "message"}))
@@ -146,7 +173,9 @@ pub fn to_gym(t: &Trajectory, place: &Placement) -> (Value, Value) {
         if s.source == "agent" {
             agent_items(s, first_agent + i + 1, &mut output);
         } else {
-            output.push(json!({"content": input_content(&s.message), "role": s.source, "type": "message"}));
+            output.push(
+                json!({"content": input_content(&s.message), "role": s.source, "type": "message"}),
+            );
         }
     }
     let create = create_params(t, input);
@@ -173,7 +202,11 @@ pub fn to_gym(t: &Trajectory, place: &Placement) -> (Value, Value) {
     row.insert(keys::TASK_INDEX.into(), place.task.into());
     row.insert(keys::ROLLOUT_INDEX.into(), place.rollout.into());
     row.insert(keys::AGENT_REF.into(), agent_ref.clone());
-    push(&mut row, "atif_trajectory_id", t.trajectory_id.clone().map(Value::from));
+    push(
+        &mut row,
+        "atif_trajectory_id",
+        t.trajectory_id.clone().map(Value::from),
+    );
     let mut inputs = Map::new();
     inputs.insert(keys::RESPONSES_CREATE_PARAMS.into(), create);
     inputs.insert(keys::AGENT_REF.into(), agent_ref);

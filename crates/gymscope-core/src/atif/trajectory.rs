@@ -10,11 +10,18 @@ use serde_json::{Map, Value};
 /// arguments are the deep parts).
 pub const MAX_DEPTH: usize = 64;
 
+/// One trajectory file larger than this is refused (real ones are kilobytes to a few MB), by
+/// the command line and the app alike.
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Part {
     Text(String),
     /// An image part: its media type and where the file is (kept as a reference, never read).
-    Image { media_type: String, path: String },
+    Image {
+        media_type: String,
+        path: String,
+    },
 }
 
 /// A message or an observation: text, or parts (text and images).
@@ -112,7 +119,14 @@ pub fn is_atif(value: &Value) -> bool {
 pub fn supported_version(v: &str) -> bool {
     matches!(
         v,
-        "ATIF-v1.0" | "ATIF-v1.1" | "ATIF-v1.2" | "ATIF-v1.3" | "ATIF-v1.4" | "ATIF-v1.5" | "ATIF-v1.6" | "ATIF-v1.7"
+        "ATIF-v1.0"
+            | "ATIF-v1.1"
+            | "ATIF-v1.2"
+            | "ATIF-v1.3"
+            | "ATIF-v1.4"
+            | "ATIF-v1.5"
+            | "ATIF-v1.6"
+            | "ATIF-v1.7"
     )
 }
 
@@ -123,8 +137,16 @@ pub fn depth(value: &Value, limit: usize) -> usize {
             return at;
         }
         match v {
-            Value::Array(items) => items.iter().map(|x| walk(x, at + 1, limit)).max().unwrap_or(at),
-            Value::Object(m) => m.values().map(|x| walk(x, at + 1, limit)).max().unwrap_or(at),
+            Value::Array(items) => items
+                .iter()
+                .map(|x| walk(x, at + 1, limit))
+                .max()
+                .unwrap_or(at),
+            Value::Object(m) => m
+                .values()
+                .map(|x| walk(x, at + 1, limit))
+                .max()
+                .unwrap_or(at),
             _ => at,
         }
     }
@@ -134,14 +156,22 @@ pub fn depth(value: &Value, limit: usize) -> usize {
 type R<T> = Result<T, String>;
 
 fn obj<'a>(v: &'a Value, at: &str) -> R<&'a Map<String, Value>> {
-    v.as_object().ok_or_else(|| format!("{at}: expected an object, found {}", crate::json::describe(v)))
+    v.as_object().ok_or_else(|| {
+        format!(
+            "{at}: expected an object, found {}",
+            crate::json::describe(v)
+        )
+    })
 }
 
 fn opt_str(m: &Map<String, Value>, key: &str, at: &str) -> R<Option<String>> {
     match m.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(v) => Err(format!("{at}.{key}: expected a string, found {}", crate::json::describe(v))),
+        Some(v) => Err(format!(
+            "{at}.{key}: expected a string, found {}",
+            crate::json::describe(v)
+        )),
     }
 }
 
@@ -153,7 +183,10 @@ fn opt_count(m: &Map<String, Value>, key: &str, at: &str) -> R<Option<u64>> {
     match m.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) if n.as_u64().is_some() => Ok(n.as_u64()),
-        Some(v) => Err(format!("{at}.{key}: expected a non-negative integer, found {}", crate::json::describe(v))),
+        Some(v) => Err(format!(
+            "{at}.{key}: expected a non-negative integer, found {}",
+            crate::json::describe(v)
+        )),
     }
 }
 
@@ -169,7 +202,10 @@ fn content(v: &Value, at: &str) -> R<Content> {
                 match m.get("type").and_then(Value::as_str) {
                     Some("text") => Ok(Part::Text(req_str(m, "text", &at)?)),
                     Some("image") => {
-                        let source = obj(m.get("source").unwrap_or(&Value::Null), &format!("{at}.source"))?;
+                        let source = obj(
+                            m.get("source").unwrap_or(&Value::Null),
+                            &format!("{at}.source"),
+                        )?;
                         Ok(Part::Image {
                             media_type: req_str(source, "media_type", &format!("{at}.source"))?,
                             path: req_str(source, "path", &format!("{at}.source"))?,
@@ -180,7 +216,10 @@ fn content(v: &Value, at: &str) -> R<Content> {
             })
             .collect::<R<Vec<Part>>>()
             .map(Content::Parts),
-        _ => Err(format!("{at}: expected a string or a list of content parts, found {}", crate::json::describe(v))),
+        _ => Err(format!(
+            "{at}: expected a string or a list of content parts, found {}",
+            crate::json::describe(v)
+        )),
     }
 }
 
@@ -189,7 +228,12 @@ fn metrics(v: &Value, at: &str, prefix: &str) -> R<Metrics> {
     let cost = match m.get(&format!("{prefix}cost_usd")) {
         None | Some(Value::Null) => None,
         Some(Value::Number(n)) => n.as_f64(),
-        Some(v) => return Err(format!("{at}.{prefix}cost_usd: expected a number, found {}", crate::json::describe(v))),
+        Some(v) => {
+            return Err(format!(
+                "{at}.{prefix}cost_usd: expected a number, found {}",
+                crate::json::describe(v)
+            ))
+        }
     };
     Ok(Metrics {
         prompt_tokens: opt_count(m, &format!("{prefix}prompt_tokens"), at)?,
@@ -204,7 +248,9 @@ fn step(v: &Value, at: &str) -> R<Step> {
     let step_id = opt_count(m, "step_id", at)?.ok_or_else(|| format!("{at}.step_id: required"))?;
     let source = req_str(m, "source", at)?;
     if !matches!(source.as_str(), "system" | "user" | "agent") {
-        return Err(format!("{at}.source: expected \"system\", \"user\" or \"agent\", found {source:?}"));
+        return Err(format!(
+            "{at}.source: expected \"system\", \"user\" or \"agent\", found {source:?}"
+        ));
     }
     let message = match m.get("message") {
         None | Some(Value::Null) => Content::Text(String::new()),
@@ -221,7 +267,12 @@ fn step(v: &Value, at: &str) -> R<Step> {
                 let arguments = match c.get("arguments") {
                     None | Some(Value::Null) => Value::Object(Map::new()),
                     Some(a @ Value::Object(_)) => a.clone(),
-                    Some(v) => return Err(format!("{at}.arguments: expected an object, found {}", crate::json::describe(v))),
+                    Some(v) => {
+                        return Err(format!(
+                            "{at}.arguments: expected an object, found {}",
+                            crate::json::describe(v)
+                        ))
+                    }
                 };
                 Ok(ToolCall {
                     id: req_str(c, "tool_call_id", &at)?,
@@ -231,7 +282,12 @@ fn step(v: &Value, at: &str) -> R<Step> {
                 })
             })
             .collect::<R<_>>()?,
-        Some(v) => return Err(format!("{at}.tool_calls: expected a list, found {}", crate::json::describe(v))),
+        Some(v) => {
+            return Err(format!(
+                "{at}.tool_calls: expected a list, found {}",
+                crate::json::describe(v)
+            ))
+        }
     };
     let observations = match m.get("observation") {
         None | Some(Value::Null) => Vec::new(),
@@ -250,7 +306,9 @@ fn step(v: &Value, at: &str) -> R<Step> {
                                 None | Some(Value::Null) => None,
                                 Some(c) => Some(content(c, &format!("{at}.content"))?),
                             },
-                            subagent: r.get("subagent_trajectory_ref").is_some_and(|s| !s.is_null()),
+                            subagent: r
+                                .get("subagent_trajectory_ref")
+                                .is_some_and(|s| !s.is_null()),
                             extra: r.get("extra").filter(|e| !e.is_null()).cloned(),
                         })
                     })
@@ -297,7 +355,9 @@ pub fn read(v: &Value) -> R<Trajectory> {
             .enumerate()
             .map(|(i, s)| step(s, &format!("steps[{i}]")))
             .collect::<R<Vec<Step>>>()?,
-        Some(Value::Array(_)) => return Err("steps: empty (a trajectory has at least one step)".into()),
+        Some(Value::Array(_)) => {
+            return Err("steps: empty (a trajectory has at least one step)".into())
+        }
         _ => return Err("steps: required (a list of steps)".into()),
     };
     Ok(Trajectory {
@@ -307,7 +367,10 @@ pub fn read(v: &Value) -> R<Trajectory> {
         agent_name: req_str(agent, "name", "agent")?,
         agent_version: opt_str(agent, "version", "agent")?,
         model_name: opt_str(agent, "model_name", "agent")?,
-        tool_definitions: agent.get("tool_definitions").filter(|t| !t.is_null()).cloned(),
+        tool_definitions: agent
+            .get("tool_definitions")
+            .filter(|t| !t.is_null())
+            .cloned(),
         steps,
         final_metrics: match m.get("final_metrics") {
             None | Some(Value::Null) => None,
@@ -322,13 +385,21 @@ impl Trajectory {
     /// says).
     pub fn tokens(&self) -> (Option<u64>, Option<u64>) {
         let sum = |f: fn(&Metrics) -> Option<u64>| {
-            let values: Vec<u64> = self.steps.iter().filter_map(|s| s.metrics.as_ref().and_then(f)).collect();
+            let values: Vec<u64> = self
+                .steps
+                .iter()
+                .filter_map(|s| s.metrics.as_ref().and_then(f))
+                .collect();
             (!values.is_empty()).then(|| values.iter().sum())
         };
         let total = self.final_metrics.as_ref();
         (
-            total.and_then(|t| t.prompt_tokens).or_else(|| sum(|m| m.prompt_tokens)),
-            total.and_then(|t| t.completion_tokens).or_else(|| sum(|m| m.completion_tokens)),
+            total
+                .and_then(|t| t.prompt_tokens)
+                .or_else(|| sum(|m| m.prompt_tokens)),
+            total
+                .and_then(|t| t.completion_tokens)
+                .or_else(|| sum(|m| m.completion_tokens)),
         )
     }
 

@@ -16,6 +16,10 @@ pub enum FileKind {
     QualitySummary,
     /// NeMo Gym v0.6's `rollout_verdicts.jsonl` (rows with `verdict`, `findings`, `unobserved`).
     RolloutVerdicts,
+    /// An ATIF trajectory (any agent's; Gym's export writes one per rollout).
+    Atif,
+    /// The `manifest.jsonl` of Gym's ATIF export (each file's indices and SHA-256).
+    AtifManifest,
     Unknown,
 }
 
@@ -29,6 +33,8 @@ impl FileKind {
             FileKind::Pivot => "pivot dataset",
             FileKind::QualitySummary => "NeMo Gym health summary (quality_summary.json)",
             FileKind::RolloutVerdicts => "NeMo Gym rollout verdicts (rollout_verdicts.jsonl)",
+            FileKind::Atif => "ATIF trajectory",
+            FileKind::AtifManifest => "ATIF export manifest (manifest.jsonl)",
             FileKind::Unknown => "not recognized",
         }
     }
@@ -50,6 +56,9 @@ pub fn classify(head: &[u8], file_name: &str) -> FileKind {
         };
     }
     let first = text.lines().next().unwrap_or_default();
+    if text.starts_with('{') && is_atif_head(text) {
+        return FileKind::Atif;
+    }
     if first.trim_end() == "{" {
         // A pretty-printed object: upstream's `quality_summary.json` is the one such run file.
         return if is_quality_summary(text) {
@@ -63,6 +72,9 @@ pub fn classify(head: &[u8], file_name: &str) -> FileKind {
         return by_keys_in_text(first).unwrap_or_else(|| by_name(file_name));
     };
     let has = |k: &str| row.contains_key(k);
+    if has("trajectory_path") && has("expected_sha256") {
+        return FileKind::AtifManifest;
+    }
     if row.get("verdict").is_some_and(Value::is_string) && has("findings") && has("unobserved") {
         // Before the index keys' rule: verdict rows carry `_ng_rollout_index` too.
         FileKind::RolloutVerdicts
@@ -107,6 +119,23 @@ fn by_keys_in_text(text: &str) -> Option<FileKind> {
     } else {
         None
     }
+}
+
+/// An object whose `schema_version` names ATIF (`"ATIF-v1.7"`), near its start as every
+/// writer puts it.
+fn is_atif_head(text: &str) -> bool {
+    let end = (0..=text.len().min(4096))
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    let head = &text[..end];
+    head.find("\"schema_version\"").is_some_and(|at| {
+        let rest = head[at + 16..]
+            .trim_start()
+            .trim_start_matches(':')
+            .trim_start();
+        rest.starts_with("\"ATIF-v")
+    })
 }
 
 /// A pretty-printed object whose `run` holds `verdicts` (and `issues`): parsed when the head

@@ -85,7 +85,8 @@ impl<F: Clone> Slots<F> {
                     run_changed = true;
                 }
                 FileKind::Pivot => pivot = Some(file),
-                FileKind::Unknown => {}
+                // Turned into rollouts and inputs before they get here (`atif::run::from_files`).
+                FileKind::Atif | FileKind::AtifManifest | FileKind::Unknown => {}
             }
         }
         let next = if run_changed && self.has_run() {
@@ -114,6 +115,7 @@ impl<F: Clone> Slots<F> {
 pub fn role_note(kind: FileKind) -> &'static str {
     match kind {
         FileKind::Pivot => " (opened in the pivot validator)",
+        FileKind::Atif | FileKind::AtifManifest => " (read as a run: its rollouts and inputs below)",
         FileKind::RewardProfiling | FileKind::AgentMetrics => {
             " (an existing profile: shown directly; add the run's inputs and rollouts to read its rollouts)"
         }

@@ -106,7 +106,7 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
         let total = profiling.size();
         start(Request::ProfileFiles { profiling, metrics }, total);
     };
-    let take = move |files: Vec<(web_sys::File, FileKind)>| {
+    let take_files = move |files: Vec<(web_sys::File, FileKind)>| {
         roles.update(|r| {
             for (file, kind) in &files {
                 r.retain(|(n, _)| *n != file.name());
@@ -123,6 +123,20 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
             Next::ShowProfileFiles => start_files(),
             Next::Wait => {}
         }
+    };
+    // ATIF trajectories become the run's two files first (read in the page: each is small).
+    let take = move |files: Vec<(web_sys::File, FileKind)>| {
+        if !files.iter().any(|(_, k)| *k == FileKind::Atif) {
+            take_files(files);
+            return;
+        }
+        roles.update(|r| r.extend(files.iter().map(|(f, k)| (f.name(), *k))));
+        leptos::task::spawn_local(async move {
+            match crate::web::widgets::file_pick::atif_as_run(files).await {
+                Ok(run) => take_files(run),
+                Err(e) => phase.set(Phase::Failed(Failure::from(format!("ATIF: {e}")))),
+            }
+        });
     };
     let cancel = move |_| {
         worker.with_value(crate::web::worker_client::WorkerHandle::cancel);
