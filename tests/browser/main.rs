@@ -6,6 +6,7 @@
 use gymscope_testkit as common;
 
 mod app;
+mod atif;
 mod compare_page;
 mod compare_report;
 mod health_page;

@@ -1,0 +1,131 @@
+//! ATIF in the app, in real headless Chromium: a folder NeMo Gym v0.7.0's export wrote
+//! (`tests/fixtures/atif-v07/*/expected/out`, its manifest checked), with the Gym rollouts for
+//! the rewards, opens as a run by the file picker, the folder picker and a drop, and the rollout
+//! view shows a trajectory's steps: its tool call, the observation and the final message. A file
+//! changed after the export is refused by name. Needs `dist/` and chromium: scripts/test.sh.
+
+use crate::common;
+
+use common::browser::{dist, Browser};
+use common::static_server::StaticServer;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+
+fn case(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/atif-v07")
+        .join(name)
+}
+
+fn export_files(name: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(case(name).join("expected/out"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files
+}
+
+/// Opens the first task's first rollout and checks what the trajectory's steps became.
+async fn shows_the_trajectory(b: &Browser) {
+    b.wait_text("[data-testid=status]", "Profile ready").await;
+    assert_eq!(
+        b.eval("return document.querySelectorAll('[data-testid=task-row]').length").await,
+        json!(2)
+    );
+    b.click("[data-testid=task-row]").await;
+    b.click("[data-testid=open-rollout]").await;
+    b.wait_text("[data-testid=rollout-view]", "get_weather").await;
+    let view = b.wait_text("[data-testid=rollout-view]", "It is cold in SF").await;
+    assert!(view.contains("San Francisco"), "{view}");
+    let kinds = b
+        .eval("return Array.from(document.querySelectorAll('[data-testid=rollout-view] [data-testid=rollout-item]')).map(i => i.dataset.kind)")
+        .await;
+    let kinds: Vec<String> = serde_json::from_value(kinds).unwrap();
+    for want in ["function_call", "function_call_output", "message"] {
+        assert!(kinds.iter().any(|k| k == want), "{want} in {kinds:?}");
+    }
+    let reward = b.wait_text("[data-testid=rollout-reward]", "1").await;
+    assert!(reward.starts_with('1'), "{reward}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_exported_folder_opens_by_picker_and_shows_its_steps() {
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    b.open_app(&server.url(), "").await;
+    let mut files = export_files("tool_then_answer");
+    files.push(case("tool_then_answer").join("rollouts.jsonl"));
+    b.choose_files("files", &files).await;
+    shows_the_trajectory(&b).await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_exported_folder_opens_by_the_folder_picker() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("eval_atif");
+    std::fs::create_dir(&dir).unwrap();
+    for f in export_files("tool_then_answer") {
+        std::fs::copy(&f, dir.join(f.file_name().unwrap())).unwrap();
+    }
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    b.open_app(&server.url(), "").await;
+    b.choose_file("atif-folder", &dir).await;
+    // No rewards came with the folder: the run opens, its rollouts without a reward.
+    b.wait_text("[data-testid=status]", "Profile ready").await;
+    b.click("[data-testid=task-row]").await;
+    b.click("[data-testid=open-rollout]").await;
+    b.wait_text("[data-testid=rollout-view]", "get_weather").await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_exported_folder_opens_by_drop_and_a_changed_file_is_refused() {
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    b.open_app(&server.url(), "").await;
+    let drop_files = |files: Vec<(String, String)>| {
+        format!(
+            "const files = {};
+             const dt = new DataTransfer();
+             for (const [name, text] of files) dt.items.add(new File([text], name));
+             document.querySelector('[data-testid=drop-zone]').dispatchEvent(
+                 new DragEvent('drop', {{dataTransfer: dt, bubbles: true, cancelable: true}}));
+             return dt.files.length;",
+            serde_json::to_string(&files).unwrap()
+        )
+    };
+    let mut files: Vec<(String, String)> = export_files("tool_then_answer")
+        .into_iter()
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read_to_string(&p).unwrap(),
+            )
+        })
+        .collect();
+    files.push((
+        "rollouts.jsonl".into(),
+        std::fs::read_to_string(case("tool_then_answer").join("rollouts.jsonl")).unwrap(),
+    ));
+    assert_eq!(b.eval(&drop_files(files.clone())).await, json!(files.len()));
+    shows_the_trajectory(&b).await;
+
+    // The same folder with one file changed after the export: named, not opened.
+    let b2 = Browser::start().await;
+    b2.open_app(&server.url(), "").await;
+    for f in &mut files {
+        if f.0 == "0-1.json" {
+            f.1 = f.1.replace("It is cold", "It is warm");
+        }
+    }
+    b2.eval(&drop_files(files)).await;
+    let status = b2
+        .wait_text("[data-testid=status]", "expected_sha256")
+        .await;
+    assert!(status.contains("0-1.json"), "{status}");
+    b2.close().await;
+    b.close().await;
+}
