@@ -47,6 +47,10 @@ async fn shows_the_trajectory(b: &Browser) {
     }
     let reward = b.wait_text("[data-testid=rollout-reward]", "1").await;
     assert!(reward.starts_with('1'), "{reward}");
+    if let Ok(path) = std::env::var("GYMSCOPE_ATIF_SCREENSHOT") {
+        b.client.set_window_size(1200, 2200).await.unwrap();
+        std::fs::write(path, b.client.screenshot().await.unwrap()).unwrap();
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
