@@ -30,13 +30,17 @@ fn export_files(name: &str) -> Vec<PathBuf> {
 async fn shows_the_trajectory(b: &Browser) {
     b.wait_text("[data-testid=status]", "Profile ready").await;
     assert_eq!(
-        b.eval("return document.querySelectorAll('[data-testid=task-row]').length").await,
+        b.eval("return document.querySelectorAll('[data-testid=task-row]').length")
+            .await,
         json!(2)
     );
     b.click("[data-testid=task-row]").await;
     b.click("[data-testid=open-rollout]").await;
-    b.wait_text("[data-testid=rollout-view]", "get_weather").await;
-    let view = b.wait_text("[data-testid=rollout-view]", "It is cold in SF").await;
+    b.wait_text("[data-testid=rollout-view]", "get_weather")
+        .await;
+    let view = b
+        .wait_text("[data-testid=rollout-view]", "It is cold in SF")
+        .await;
     assert!(view.contains("San Francisco"), "{view}");
     let kinds = b
         .eval("return Array.from(document.querySelectorAll('[data-testid=rollout-view] [data-testid=rollout-item]')).map(i => i.dataset.kind)")
@@ -81,7 +85,8 @@ async fn an_exported_folder_opens_by_the_folder_picker() {
     b.wait_text("[data-testid=status]", "Profile ready").await;
     b.click("[data-testid=task-row]").await;
     b.click("[data-testid=open-rollout]").await;
-    b.wait_text("[data-testid=rollout-view]", "get_weather").await;
+    b.wait_text("[data-testid=rollout-view]", "get_weather")
+        .await;
     b.close().await;
 }
 
