@@ -138,3 +138,36 @@ async fn an_exported_folder_opens_by_drop_and_a_changed_file_is_refused() {
     b2.close().await;
     b.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_app_lists_what_the_schema_check_finds_and_still_opens_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("agent_run.json");
+    let trajectory = json!({"schema_version": "ATIF-v1.7", "bogus": 1,
+        "agent": {"name": "any-agent"},
+        "steps": [{"step_id": 1, "source": "user", "message": "list the files"},
+                  {"step_id": 2, "source": "agent", "message": "",
+                   "tool_calls": [{"tool_call_id": "c1", "function_name": "bash", "arguments": {"cmd": "ls"}}],
+                   "observation": {"results": [{"source_call_id": "c1", "content": "notes.txt"}]}},
+                  {"step_id": 3, "source": "agent", "message": "There is notes.txt."}]});
+    std::fs::write(&file, serde_json::to_vec_pretty(&trajectory).unwrap()).unwrap();
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    b.open_app(&server.url(), "").await;
+    b.choose_files("files", &[file]).await;
+    b.wait_text("[data-testid=status]", "Profile ready").await;
+    let problems = b
+        .eval("return document.querySelector('[data-testid=atif-problems]').textContent")
+        .await;
+    let problems = problems.as_str().unwrap();
+    assert!(problems.contains("2 problem(s)"), "{problems}");
+    assert!(problems.contains("bogus: unexpected field"), "{problems}");
+    assert!(
+        problems.contains("agent.version: required field is missing"),
+        "{problems}"
+    );
+    b.click("[data-testid=task-row]").await;
+    b.click("[data-testid=open-rollout]").await;
+    b.wait_text("[data-testid=rollout-view]", "notes.txt").await;
+    b.close().await;
+}

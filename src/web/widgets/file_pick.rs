@@ -35,9 +35,11 @@ async fn kind_of(file: &web_sys::File) -> FileKind {
 /// ATIF among the files (dropped, picked, or a folder's): the trajectories, with Gym's manifest
 /// and a Gym rollouts file for the rewards if they came along, turned into a run's two files by
 /// the core ([`crate::atif::run::from_files`]); the other files are handed on as they are.
+/// With the run, what the schema check ([`crate::atif::validate`], as `validate-atif`) found in
+/// the trajectories: one line per problem, with its file and place.
 pub async fn atif_as_run(
     files: Vec<(web_sys::File, FileKind)>,
-) -> Result<Vec<(web_sys::File, FileKind)>, String> {
+) -> Result<(Vec<(web_sys::File, FileKind)>, Vec<String>), String> {
     async fn bytes(f: &web_sys::File) -> Result<Vec<u8>, String> {
         let blob = gloo_file::Blob::from(f.clone());
         gloo_file::futures::read_as_bytes(&blob)
@@ -66,6 +68,17 @@ pub async fn atif_as_run(
             _ => rest.push((file, kind)),
         }
     }
+    let mut problems = Vec::new();
+    for (name, bytes) in &trajectories {
+        if let Ok(v) = serde_json::from_slice::<serde_json::Value>(bytes) {
+            let (found, _) = crate::atif::validate::validate(&v);
+            problems.extend(
+                found
+                    .into_iter()
+                    .map(|p| format!("{name}: {}: {}", p.at, p.what)),
+            );
+        }
+    }
     let run = crate::atif::run::from_files(
         &trajectories,
         manifest.as_deref(),
@@ -87,7 +100,7 @@ pub async fn atif_as_run(
         bytes_file(&format!("{stem}.jsonl"), &run.rollouts),
         FileKind::Rollouts,
     ));
-    Ok(rest)
+    Ok((rest, problems))
 }
 
 pub fn bytes_file(name: &str, bytes: &[u8]) -> web_sys::File {

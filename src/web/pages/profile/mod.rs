@@ -36,6 +36,7 @@ fn now() -> f64 {
 pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) -> impl IntoView {
     let slots = RwSignal::new_local(Slots::<web_sys::File>::default());
     let roles = RwSignal::new(Vec::<(String, FileKind)>::new());
+    let atif_problems = RwSignal::new(Vec::<String>::new());
     let allow_partial = RwSignal::new(false);
     let phase = RwSignal::new_local(Phase::Idle);
     let files = RwSignal::new_local(OutputFiles::None);
@@ -133,7 +134,10 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
         roles.update(|r| r.extend(files.iter().map(|(f, k)| (f.name(), *k))));
         leptos::task::spawn_local(async move {
             match crate::web::widgets::file_pick::atif_as_run(files).await {
-                Ok(run) => take_files(run),
+                Ok((run, problems)) => {
+                    atif_problems.set(problems);
+                    take_files(run);
+                }
                 Err(e) => phase.set(Phase::Failed(Failure::from(format!("ATIF: {e}")))),
             }
         });
@@ -148,8 +152,19 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
     };
     let missing = move || {
         let missing = slots.with(|s| s.missing().join(", "));
-        (!missing.is_empty() && !roles.with(Vec::is_empty))
-            .then(|| view! { <li class="missing">"Still missing: "{missing}</li> })
+        let missing = (!missing.is_empty() && !roles.with(Vec::is_empty))
+            .then(|| view! { <li class="missing">"Still missing: "{missing}</li> });
+        // The ATIF schema check's findings (as `gymscope validate-atif`), folded.
+        let problems = atif_problems.get();
+        let check = (!problems.is_empty()).then(|| view! {
+            <li class="missing" data-testid="atif-problems">
+                <details>
+                    <summary>{format!("ATIF schema check: {} problem(s)", problems.len())}</summary>
+                    <ul>{problems.into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}</ul>
+                </details>
+            </li>
+        });
+        (missing, check)
     };
     let name_of = move |pick: fn(&Slots<web_sys::File>) -> &Option<web_sys::File>| {
         move || {
