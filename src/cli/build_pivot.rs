@@ -60,6 +60,14 @@ fn options(args: &BuildPivotArgs) -> Result<BuildOptions> {
     o.word_count_similarity_threshold = args.word_count_similarity_threshold;
     o.selfcheck_skip = args.on_selfcheck_fail == SelfcheckArg::Skip;
     if let Some(path) = &args.tools {
+        // A pipe without a writer is refused, not waited on for ever.
+        check_input(
+            Input {
+                path,
+                flag: "--tools",
+            },
+            false,
+        )?;
         // Bounded: `/dev/urandom` as --tools must not be read forever.
         let mut bytes = Vec::new();
         std::fs::File::open(path)

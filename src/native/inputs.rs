@@ -53,7 +53,43 @@ pub fn check_input(input: Input, reads_twice: bool) -> anyhow::Result<()> {
             input.flag
         ))
         .into()),
+        Some("a pipe") => wait_for_writer(input, WRITER_WAIT),
         _ => Ok(()),
+    }
+}
+
+/// How long a command read once waits for a writer to open a named pipe it is given.
+pub const WRITER_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Pipes opened by [`wait_for_writer`], kept open until the process ends: while one is open the
+/// writer always has a reader, so it never meets a closed pipe between this check and the read.
+static HELD_PIPES: std::sync::Mutex<Vec<std::fs::File>> = std::sync::Mutex::new(Vec::new());
+
+/// A pipe read once: opening it waits for a writer, for ever when none comes (a `mkfifo` pipe
+/// nobody writes to). The open is tried on a thread for `wait`; without a writer by then the
+/// input is refused by name instead of hanging. A pipe with its writer (`<(…)`, `cat x |`)
+/// opens at once.
+fn wait_for_writer(input: Input, wait: std::time::Duration) -> anyhow::Result<()> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let path = input.path.to_path_buf();
+    std::thread::spawn(move || {
+        let _ = tx.send(std::fs::File::open(path));
+    });
+    match rx.recv_timeout(wait) {
+        Ok(Ok(file)) => {
+            if let Ok(mut held) = HELD_PIPES.lock() {
+                held.push(file);
+            }
+            Ok(())
+        }
+        Ok(Err(e)) => anyhow::bail!("Could not read '{}': {e}", input.path.display()),
+        Err(_) => Err(UsageError(format!(
+            "'{}' ({}) is a named pipe and no writer opened it within {} s: start the writer first, or give a file",
+            input.path.display(),
+            input.flag,
+            wait.as_secs()
+        ))
+        .into()),
     }
 }
 

@@ -211,6 +211,75 @@ fn pipes_as_inputs_are_refused_at_once() {
     assert!(start.elapsed() < Duration::from_secs(20), "no hang");
 }
 
+/// A named pipe nobody writes to, given where a command reads once (#42 item 6): refused by name
+/// after the wait for a writer (exit 2), at every such entry point; with a writer it is read.
+#[test]
+fn a_pipe_without_a_writer_is_refused_after_a_short_wait() {
+    let dir = tempfile::tempdir().unwrap();
+    let (m, r) = example_run(dir.path());
+    let fifo = dir.path().join("nowriter.jsonl");
+    let c = std::ffi::CString::new(s(&fifo)).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let out = dir.path().join("o.jsonl").display().to_string();
+    let html = dir.path().join("o.html").display().to_string();
+    let f = s(&fifo);
+    for args in [
+        vec!["health", f],
+        vec!["query", f, "reward > 0"],
+        vec!["query", s(&r), "reward > 0", "--inputs", f],
+        vec!["validate-pivot", "--path", f],
+        vec!["report", "--profile", f, "-o", &html],
+        vec![
+            "select-pivot",
+            "--pivots",
+            s(&r),
+            "--profile",
+            f,
+            "--output",
+            &out,
+        ],
+        vec![
+            "build-pivot",
+            "--input",
+            s(&r),
+            "--output",
+            &out,
+            "--agent-ref",
+            "a",
+            "--tools",
+            f,
+        ],
+        vec![
+            "health-check",
+            s(dir.path()),
+            "--rollouts-file",
+            "nowriter.jsonl",
+        ],
+    ] {
+        let start = Instant::now();
+        let o = gymscope(&args);
+        assert!(
+            start.elapsed() < Duration::from_secs(15),
+            "{args:?}: waited too long"
+        );
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert!(
+            e.contains("named pipe") && e.contains("no writer"),
+            "{args:?}: {e}"
+        );
+    }
+    // With a writer, the pipe is read as the file it carries.
+    let writer = {
+        let (fifo, r) = (fifo.clone(), r.clone());
+        std::thread::spawn(move || std::fs::write(&fifo, std::fs::read(&r).unwrap()))
+    };
+    let o = gymscope(&["query", s(&fifo), "--count", "reward >= 0"]);
+    writer.join().unwrap().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let _ = m;
+}
+
 #[test]
 fn no_command_writes_over_one_of_its_inputs() {
     let dir = tempfile::tempdir().unwrap();
