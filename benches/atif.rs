@@ -1,0 +1,87 @@
+//! Benchmark of ATIF: `export --format atif` of N rollouts shaped as v0.7.0's simple_agent writes
+//! them (the `tool_then_answer` fixture's first row, re-keyed), then the exported folder read
+//! back as a run (`query --count` with `--rewards`) and checked (`validate-atif`). Prints wall
+//! time, rollouts per second and the child's own peak RSS for each.
+//!
+//!   cargo bench --bench atif
+//!   ATIF_ROLLOUTS=20000 cargo bench --bench atif
+//!
+//! For comparison, NeMo Gym v0.7.0's `gym eval export` on 5,000 live-stack rows (75 MB) took
+//! 33 s and 270 MB where gymscope took 3.5 s and 16 MB (docs/atif.md).
+#![allow(unsafe_code)] // libc::wait4 reads the peak RSS measured
+#![allow(clippy::unwrap_used)] // a benchmark stops at what must hold
+
+use serde_json::Value;
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+fn run(args: &[&str]) -> (f64, i32, f64) {
+    let t = Instant::now();
+    // Reaped by wait4 below, which also gives this child's own peak RSS.
+    #[allow(clippy::zombie_processes)]
+    let child = Command::new(env!("CARGO_BIN_EXE_gymscope"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::wait4(child.id() as i32, &raw mut status, 0, &raw mut usage) };
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        128 + libc::WTERMSIG(status)
+    };
+    (
+        t.elapsed().as_secs_f64(),
+        code,
+        usage.ru_maxrss as f64 / 1024.0,
+    )
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let n: usize = std::env::var("ATIF_ROLLOUTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5000);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = root.join("target/bench-data/atif");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fixture = root.join("tests/fixtures/atif-v07/tool_then_answer/rollouts.jsonl");
+    let first = std::fs::read_to_string(fixture).unwrap();
+    let row: Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
+    let rollouts = dir.join("rollouts.jsonl");
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&rollouts).unwrap());
+    for i in 0..n {
+        let mut r = row.clone();
+        r["_ng_task_index"] = Value::from(i / 4);
+        r["_ng_rollout_index"] = Value::from(i % 4);
+        serde_json::to_writer(&mut out, &r).unwrap();
+        out.write_all(b"\n").unwrap();
+    }
+    drop(out);
+    let mb = std::fs::metadata(&rollouts).unwrap().len() as f64 / 1e6;
+    let (r, o) = (rollouts.to_str().unwrap(), dir.join("out"));
+    let o = o.to_str().unwrap();
+    let (secs, code, rss) = run(&[
+        "export",
+        "--rollouts",
+        r,
+        "--output-dir",
+        o,
+        "--session-id",
+        "s",
+    ]);
+    println!("export: {n} rollouts ({mb:.1} MB): {secs:.2} s ({:.0} rollouts/s), exit {code}, peak RSS {rss:.1} MB", n as f64 / secs);
+    let (secs, code, rss) = run(&["query", o, "--count", "text ~ /cold/", "--rewards", r]);
+    println!("query on the folder: {secs:.2} s ({:.0} trajectories/s), exit {code}, peak RSS {rss:.1} MB", n as f64 / secs);
+    let (secs, code, rss) = run(&["validate-atif", o]);
+    println!("validate-atif on the folder: {secs:.2} s ({:.0} files/s), exit {code}, peak RSS {rss:.1} MB", n as f64 / secs);
+}
