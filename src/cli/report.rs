@@ -4,7 +4,6 @@
 use super::args::ReportArgs;
 use super::profile::profile_run_with;
 use crate::health::HealthBuilder;
-use crate::jsonl::{LineSplitter, SplitError};
 use crate::names;
 use crate::native::read::{for_each_chunk, ReadError};
 use crate::native::run_files::check_run_files;
@@ -58,37 +57,54 @@ fn output_path(args: &ReportArgs, default: PathBuf, inputs: &[Input]) -> Result<
 }
 
 /// A file read whole (`--profile`, `--agent-metrics`), with the line limit and UTF-8 checked as
-/// `profile` checks them, so the messages are the same.
+/// `profile` checks them, so the messages are the same. Lines are checked where they lie in the
+/// file's bytes (no second copy of a line), and the buffer is sized from the file's length, so
+/// an endless line costs about `--max-line-bytes`, not three times it.
 fn read_capped(path: &Path, max_line: u64) -> Result<Vec<u8>> {
     let name = path.display().to_string();
-    let mut splitter = LineSplitter::with_max_line_bytes(max_line);
-    let mut bytes = Vec::new();
-    let check = |span: crate::jsonl::LineSpan, line: &[u8]| match simdutf8::compat::from_utf8(line)
-    {
-        Ok(_) => Ok(()),
-        Err(e) => Err(format!(
-            "'{name}' line {}, column {}: invalid UTF-8 (the file must be UTF-8 text)",
-            span.line,
-            String::from_utf8_lossy(&line[..e.valid_up_to()])
-                .chars()
-                .count()
-                + 1
-        )),
+    let limit = usize::try_from(max_line.saturating_add(1)).unwrap_or(usize::MAX);
+    let size = std::fs::metadata(path).map_or(0, |m| m.len());
+    let mut bytes = Vec::with_capacity(
+        usize::try_from(size)
+            .unwrap_or(usize::MAX)
+            .min(limit.saturating_add(crate::native::read::CHUNK)),
+    );
+    let (mut line_start, mut line_no) = (0usize, 1u64);
+    let check = |line: &[u8], line_no: u64| -> Result<()> {
+        if line.len() > limit {
+            return Err(ReadError::TooLong {
+                file: name.clone(),
+                line: line_no,
+                limit: max_line,
+            }
+            .into());
+        }
+        match simdutf8::compat::from_utf8(line) {
+            Ok(_) => Ok(()),
+            Err(e) => anyhow::bail!(
+                "'{name}' line {line_no}, column {}: invalid UTF-8 (the file must be UTF-8 text)",
+                String::from_utf8_lossy(&line[..e.valid_up_to()])
+                    .chars()
+                    .count()
+                    + 1
+            ),
+        }
     };
     for_each_chunk::<anyhow::Error>(path, &name, |chunk| {
-        splitter.push(chunk, check).map_err(|e| match e {
-            SplitError::Line(m) => anyhow::anyhow!(m),
-            SplitError::TooLong(t) => ReadError::TooLong {
-                file: name.clone(),
-                line: t.line,
-                limit: t.limit,
-            }
-            .into(),
-        })?;
+        let base = bytes.len();
         bytes.extend_from_slice(chunk);
+        for nl in memchr::memchr_iter(b'\n', chunk) {
+            check(&bytes[line_start..base + nl], line_no)?;
+            line_start = base + nl + 1;
+            line_no += 1;
+        }
+        // The open line may already be too long: stop before reading on.
+        if bytes.len() - line_start > limit {
+            check(&bytes[line_start..], line_no)?;
+        }
         Ok(true)
     })?;
-    splitter.finish(check).map_err(anyhow::Error::msg)?;
+    check(&bytes[line_start..], line_no)?;
     Ok(bytes)
 }
 

@@ -63,6 +63,9 @@ impl<E> SplitError<E> {
     }
 }
 
+/// A held line longer than this reserves the whole limit at once (64-bit targets; see `hold`).
+pub const DIRECT_RESERVE: usize = 16 << 20;
+
 /// Incremental line splitter. Feed chunks with [`LineSplitter::push`], then call
 /// [`LineSplitter::finish`] for a last line without a terminating newline.
 pub struct LineSplitter {
@@ -163,14 +166,22 @@ impl LineSplitter {
     }
 
     /// Appends to the held line, growing its buffer by doubling but never past the limit (a
-    /// `Vec`'s own doubling held up to twice `--max-line-bytes` of a line with no end).
+    /// `Vec`'s own doubling held up to twice `--max-line-bytes` of a line with no end). On 64-bit
+    /// targets a line past [`DIRECT_RESERVE`] reserves the limit at once: address space only,
+    /// its pages resident as the line fills them, and no earlier buffer left behind (the native
+    /// allocator keeps freed pages), so an endless line costs about the limit, not twice it.
+    /// In wasm32 memory grows for real when reserved, so there the buffer keeps doubling.
     fn hold(&mut self, bytes: &[u8]) {
         let needed = self.carry.len() + bytes.len();
         if needed > self.carry.capacity() {
             let cap_limit = usize::try_from(self.max_line.saturating_add(2)).unwrap_or(usize::MAX);
-            let grown = (self.carry.capacity() * 2)
-                .max(needed)
-                .min(cap_limit.max(needed));
+            let grown = if cfg!(target_pointer_width = "64") && needed > DIRECT_RESERVE {
+                cap_limit.max(needed)
+            } else {
+                (self.carry.capacity() * 2)
+                    .max(needed)
+                    .min(cap_limit.max(needed))
+            };
             self.carry.reserve_exact(grown - self.carry.len());
         }
         self.carry.extend_from_slice(bytes);
