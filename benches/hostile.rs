@@ -3,6 +3,8 @@
 //! - `own-field`: `profile` on N tasks, one rollout each, every task with its own numeric field
 //!   (1 MB of input for 4,000 tasks): memory must follow the data, not tasks × fields;
 //! - `wide-row`: `profile` on one rollout row with K numeric fields (2.4 MB at 128,000): linear;
+//! - `endless-file`: `health`, `query` and `report --profile` on a 300 MB file without a newline
+//!   under a 256 MiB limit: about the limit (before: 2x, and 3.4x for `report --profile`);
 //! - `endless-line`: `/dev/zero` as the rollouts file with `--max-line-bytes 64 MiB`: fails with
 //!   exit 1 holding no more than the limit;
 //! - `dense-answer`: `report` of a run whose one answer is N MB of `<` (pulldown-cmark's
@@ -221,6 +223,29 @@ fn main() {
         "67108864",
     ]);
     println!("endless-line: /dev/zero with a 64 MiB limit: {secs:.2} s, exit {code}, peak RSS {rss:.1} MB");
+    // A regular file of one 300 MB line under a 256 MiB limit, through the commands that read
+    // once and `report --profile` (which keeps the file): each near the limit, not 2-3x it.
+    let endless = dir.join("endless.jsonl");
+    {
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&endless).unwrap());
+        let block = vec![b'a'; 1 << 20];
+        for _ in 0..300 {
+            f.write_all(&block).unwrap();
+        }
+    }
+    let e = endless.to_str().unwrap();
+    let html = dir.join("endless.html");
+    for args in [
+        vec!["health", e],
+        vec!["query", e, "--count", "reward > 0"],
+        vec!["report", "--profile", e, "-o", html.to_str().unwrap()],
+    ] {
+        let mut args = args.clone();
+        args.extend(["--max-line-bytes", "268435456"]);
+        let (secs, code, rss) = run(&args);
+        println!("endless-file: {} on 300 MB without a newline, 256 MiB limit: {secs:.2} s, exit {code}, peak RSS {rss:.1} MB", args[..2].join(" "));
+    }
+    let _ = std::fs::remove_file(&endless);
 
     let scale = env_or("HOSTILE_SCALE", 1);
     let s = |p: &Path| p.to_str().unwrap().to_string();
