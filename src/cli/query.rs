@@ -25,10 +25,14 @@ struct Found {
     matched: Matched,
 }
 
-/// What a worker makes of a batch: the matches, or the first row that could not be read.
-type BatchResult = Result<Vec<Found>, (u64, String)>;
+/// What a worker makes of a batch: the matches and the batch's last line, or the first row that
+/// could not be read.
+type BatchResult = Result<(Vec<Found>, u64), (u64, String)>;
 
 pub fn run(args: &QueryArgs) -> Result<ExitCode> {
+    // Ctrl-C stops the reads between batches (a slow regex over a large file can take minutes);
+    // the main read then says how far it got.
+    let _handled = crate::native::signals::handled_elsewhere();
     let (rollouts, source) = positionals(args)?;
     let query = parse_query(&source)?;
     let extra: Vec<Field> = args
@@ -109,11 +113,28 @@ pub fn run(args: &QueryArgs) -> Result<ExitCode> {
         &name,
         args.max_line_bytes,
         |batch| eval_batch(&query, &facts, &wanted, batch, keep_bytes),
-        |found| printer.add(found, &name),
+        |found| {
+            // What a batch found before the signal counts; then the read stops.
+            printer.add(found, &name)?;
+            match crate::native::signals::caught() {
+                Some(sig) => Err(Halt::Interrupted(sig)),
+                None => Ok(()),
+            }
+        },
     );
     match read {
         Ok(()) | Err(Halt::Limit) => {}
         Err(Halt::Error(e)) => return Err(e),
+        Err(Halt::Interrupted(sig)) => {
+            crate::note!(
+                "Interrupted: read '{name}' up to line {}; {} matching rollout(s) so far.",
+                printer.lines_done,
+                printer.count
+            );
+            return Ok(ExitCode::from(
+                128u8.saturating_add(u8::try_from(sig).unwrap_or(0)),
+            ));
+        }
     }
     printer.finish();
     Ok(ExitCode::SUCCESS)
@@ -150,13 +171,14 @@ pub(super) fn matching_keys(
         |batch| eval_batch(query, &facts, &[], batch, false),
         |result| {
             let found = result.map_err(|(line, e)| row_error(&name, line, &e))?;
-            keys.extend(found.into_iter().map(|f| f.matched.key));
+            keys.extend(found.0.into_iter().map(|f| f.matched.key));
             Ok(())
         },
     );
     match read {
         Ok(()) | Err(Halt::Limit) => Ok(keys),
         Err(Halt::Error(e)) => Err(e),
+        Err(Halt::Interrupted(sig)) => Err(anyhow!("interrupted by signal {sig}")),
     }
 }
 
@@ -193,6 +215,8 @@ fn positionals(args: &QueryArgs) -> Result<(PathBuf, String), UsageError> {
 enum Halt {
     Limit,
     Error(anyhow::Error),
+    /// Ctrl-C or SIGTERM: the read stops between batches (the signal's number).
+    Interrupted(i32),
 }
 
 impl From<ReadError> for Halt {
@@ -266,7 +290,13 @@ fn eval_batch(
 ) -> BatchResult {
     let mut out = Vec::new();
     let mut keys = crate::record::KeyTable::default();
+    let mut last = 0;
     for (span, line) in batch.lines() {
+        // After Ctrl-C a batch stops where it is: its results so far, up to `last`.
+        if crate::native::signals::caught().is_some() {
+            break;
+        }
+        last = span.line;
         let Some(row) = read_keyed_with(line, &mut keys).map_err(|e| (span.line, e))? else {
             continue;
         };
@@ -282,7 +312,7 @@ fn eval_batch(
             });
         }
     }
-    Ok(out)
+    Ok((out, last))
 }
 
 /// The agents of the materialized inputs, for rows without `agent_ref`.
@@ -361,12 +391,16 @@ fn first_pass(
                 facts.add_rollout(key.0, reward);
                 present.extend(keys);
             }
-            Ok(())
+            match crate::native::signals::caught() {
+                Some(sig) => Err(Halt::Interrupted(sig)),
+                None => Ok(()),
+            }
         },
     );
     match read {
         Ok(()) | Err(Halt::Limit) => Ok(present),
         Err(Halt::Error(e)) => Err(e),
+        Err(Halt::Interrupted(sig)) => Err(anyhow!("interrupted by signal {sig}")),
     }
 }
 
@@ -409,6 +443,8 @@ struct Printer<'a> {
     fields: &'a [String],
     query: &'a Query,
     count: u64,
+    /// The last line read (for the message after an interrupt).
+    lines_done: u64,
     per_agent: BTreeMap<String, u64>,
     keys: Vec<(i64, i64)>,
     color: bool,
@@ -423,6 +459,7 @@ impl<'a> Printer<'a> {
             fields: &args.fields,
             query,
             count: 0,
+            lines_done: 0,
             per_agent: BTreeMap::new(),
             keys: Vec::new(),
             color: std::io::stdout().is_terminal(),
@@ -442,7 +479,8 @@ impl<'a> Printer<'a> {
     }
 
     fn add(&mut self, result: BatchResult, name: &str) -> Result<(), Halt> {
-        let found = result.map_err(|(line, e)| row_error(name, line, &e))?;
+        let (found, last) = result.map_err(|(line, e)| row_error(name, line, &e))?;
+        self.lines_done = self.lines_done.max(last);
         for f in found {
             if self.limit.is_some_and(|l| self.count >= l) || crate::native::out::stdout_gone() {
                 return Err(Halt::Limit);

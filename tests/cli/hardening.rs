@@ -579,3 +579,50 @@ fn sparse_columns_give_the_dense_statistics() {
         "{row}"
     );
 }
+
+/// Ctrl-C during a long query (a slow regex over a large file) stops it between lines and says
+/// how far it got and what it found so far (#42), with the shell's exit status for SIGINT.
+#[test]
+fn an_interrupted_query_says_how_far_it_got() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("slow.jsonl");
+    let mut text = String::new();
+    for i in 0..20_000 {
+        let answer = "a".repeat(900);
+        text.push_str(&format!(
+            r#"{{"_ng_task_index":{i},"_ng_rollout_index":0,"reward":1.0,"response":{{"output":[{{"type":"message","role":"assistant","content":[{{"type":"output_text","text":"{answer} b"}}]}}]}}}}"#
+        ));
+        text.push('\n');
+    }
+    std::fs::write(&path, text).unwrap();
+    let child = Command::new(common::gymscope_bin())
+        .args(["query", s(&path), "--count", r"output ~ /(?i)\w{60}c/"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The signal once the read is under way (its first line to stderr would be too late to
+    // wait for: the count goes to stdout at the end).
+    std::thread::sleep(Duration::from_millis(3000));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let start = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(
+        out.status.signal(),
+        None,
+        "ended by the signal itself: {}",
+        stderr(&out)
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "stopped soon after the signal"
+    );
+    let e = stderr(&out);
+    assert_eq!(out.status.code(), Some(130), "{e}");
+    assert!(
+        e.contains("Interrupted: read") && e.contains("up to line") && e.contains("so far"),
+        "{e}"
+    );
+    assert!(out.stdout.is_empty(), "no partial count on stdout");
+}
