@@ -30,22 +30,37 @@ impl Drop for AtifRunFiles {
     }
 }
 
-/// Whether `path` holds ATIF rather than a Gym rollouts file: a folder, or a `.json` file whose
-/// `schema_version` says ATIF.
+/// Whether `path` holds ATIF rather than a Gym rollouts file: a folder with Gym's
+/// `manifest.jsonl`, Harbor's trials or an ATIF `.json` file, or such a `.json` file itself. Any
+/// other folder is left to the command (which says it is a folder).
 pub fn is_atif_path(path: &Path) -> bool {
     if path.is_dir() {
-        return true;
-    }
-    if path.extension().is_some_and(|e| e == "json") {
-        let mut head = vec![0u8; 4096];
-        if let Ok(mut f) = std::fs::File::open(path) {
-            use std::io::Read;
-            let n = f.read(&mut head).unwrap_or(0);
-            let text = String::from_utf8_lossy(&head[..n]);
-            return text.contains("\"schema_version\"") && text.contains("ATIF-v");
+        if path.join("manifest.jsonl").is_file() {
+            return true;
         }
+        let Ok(entries) = std::fs::read_dir(path) else {
+            return false;
+        };
+        return entries.filter_map(Result::ok).map(|e| e.path()).any(|p| {
+            p.join("agent/trajectory.json").is_file() || (p.is_file() && is_atif_file(&p))
+        });
     }
-    false
+    is_atif_file(path)
+}
+
+/// A `.json` file whose start names an ATIF `schema_version`.
+fn is_atif_file(path: &Path) -> bool {
+    if path.extension().is_none_or(|e| e != "json") {
+        return false;
+    }
+    let mut head = vec![0u8; 4096];
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return false;
+    };
+    use std::io::Read;
+    let n = f.read(&mut head).unwrap_or(0);
+    let text = String::from_utf8_lossy(&head[..n]);
+    text.contains("\"schema_version\"") && text.contains("ATIF-v")
 }
 
 fn read_capped(path: &Path, shown: &str) -> Result<Vec<u8>> {

@@ -310,7 +310,16 @@ fn hostile_atif_ends_in_a_named_error_and_nothing_outside_is_read() {
     refused(&deep, "nested deeper than 64 levels");
     let big = tmp.path().join("big");
     fs::create_dir(&big).unwrap();
-    let f = fs::File::create(big.join("huge.json")).unwrap();
+    // An ATIF start, then 65 MiB.
+    fs::write(
+        big.join("huge.json"),
+        b"{\"schema_version\": \"ATIF-v1.7\", \"notes\": \"",
+    )
+    .unwrap();
+    let f = fs::OpenOptions::new()
+        .write(true)
+        .open(big.join("huge.json"))
+        .unwrap();
     f.set_len(65 << 20).unwrap();
     refused(&big, "over the 64 MiB limit");
     let bad = tmp.path().join("bad.json");

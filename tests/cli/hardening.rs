@@ -603,7 +603,7 @@ fn an_interrupted_query_says_how_far_it_got() {
         .unwrap();
     // The signal once the read is under way (its first line to stderr would be too late to
     // wait for: the count goes to stdout at the end).
-    std::thread::sleep(Duration::from_millis(3000));
+    std::thread::sleep(Duration::from_secs(3));
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let start = Instant::now();
     let out = child.wait_with_output().unwrap();
