@@ -191,7 +191,7 @@ mod tests {
 
     #[test]
     #[allow(unsafe_code)] // libc::mkfifo makes the FIFO under test
-    fn pipes_are_refused_only_when_read_twice() {
+    fn pipes_are_refused_when_read_twice_and_waited_on_when_read_once() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("p");
         let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
@@ -204,7 +204,17 @@ mod tests {
         assert!(e.downcast_ref::<UsageError>().is_some());
         assert!(e.to_string().contains("is a pipe"), "{e}");
         assert!(e.to_string().contains("twice"), "{e}");
+        // Read once: taken when a writer opens it (within the wait), refused by name when none
+        // does.
+        let e = wait_for_writer(input, std::time::Duration::from_millis(200)).unwrap_err();
+        assert!(e.downcast_ref::<UsageError>().is_some());
+        assert!(e.to_string().contains("no writer"), "{e}");
+        let writer = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::write(&fifo, b"{}\n"))
+        };
         assert!(check_input(input, false).is_ok());
+        writer.join().unwrap().unwrap();
         let e = check_input(
             Input {
                 path: dir.path(),
