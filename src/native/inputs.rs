@@ -209,9 +209,17 @@ mod tests {
         let e = wait_for_writer(input, std::time::Duration::from_millis(200)).unwrap_err();
         assert!(e.downcast_ref::<UsageError>().is_some());
         assert!(e.to_string().contains("no writer"), "{e}");
+        // A second pipe (the first one's open is still waiting on its thread).
+        let fed = dir.path().join("fed");
+        let c = std::ffi::CString::new(fed.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
         let writer = {
-            let fifo = fifo.clone();
-            std::thread::spawn(move || std::fs::write(&fifo, b"{}\n"))
+            let fed = fed.clone();
+            std::thread::spawn(move || std::fs::write(&fed, b"{}\n"))
+        };
+        let input = Input {
+            path: &fed,
+            flag: "--rollouts",
         };
         assert!(check_input(input, false).is_ok());
         writer.join().unwrap().unwrap();
