@@ -162,3 +162,43 @@ async fn a_malformed_or_hostile_query_is_said_and_stays_text() {
     assert!(err.contains("expected a value after `>`"), "{err}");
     b.close().await;
 }
+
+/// A slow regex over a large run (#42: `(?i)\w{60}c` reads about 1 MB a second) can be
+/// cancelled: the bar says so at once, and the run stays loaded for the next query.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_slow_text_query_can_be_cancelled_and_the_run_stays() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (inputs, rollouts) = (
+        tmp.path().join("slow_materialized_inputs.jsonl"),
+        tmp.path().join("slow.jsonl"),
+    );
+    let (mut i, mut r) = (String::new(), String::new());
+    let answer = "a".repeat(900);
+    for t in 0..20_000 {
+        i.push_str(&format!(
+            r#"{{"_ng_task_index":{t},"_ng_rollout_index":0,"agent_ref":{{"name":"a"}}}}"#
+        ));
+        i.push('\n');
+        r.push_str(&format!(
+            r#"{{"_ng_task_index":{t},"_ng_rollout_index":0,"agent_ref":{{"name":"a"}},"reward":1.0,"response":{{"output":[{{"type":"message","role":"assistant","content":[{{"type":"output_text","text":"{answer} b"}}]}}]}}}}"#
+        ));
+        r.push('\n');
+    }
+    std::fs::write(&inputs, i).unwrap();
+    std::fs::write(&rollouts, r).unwrap();
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    b.open_app(&server.url(), "").await;
+    b.choose_files("files", &[inputs, rollouts]).await;
+    b.wait_text("[data-testid=status]", "Profile ready").await;
+    query(&b, r"output ~ /(?i)\w{60}c/").await;
+    b.wait_text("[data-testid=query-status]", "Cancel").await;
+    b.click("[data-testid=query-cancel]").await;
+    b.wait_text("[data-testid=query-status]", "Cancelled.")
+        .await;
+    // The run is still there: a field query answers from the loaded columns.
+    query(&b, "task < 10").await;
+    b.wait_text("[data-testid=query-count]", "10 of 20000 rollouts match")
+        .await;
+    b.close().await;
+}
