@@ -70,7 +70,7 @@ fn options(args: &BuildPivotArgs) -> Result<BuildOptions> {
         )?;
         // Bounded: `/dev/urandom` as --tools must not be read forever.
         let mut bytes = Vec::new();
-        std::fs::File::open(path)
+        crate::native::inputs::open_input(path)
             .and_then(|f| f.take(TOOLS_MAX_BYTES + 1).read_to_end(&mut bytes))
             .with_context(|| format!("cannot read '{}'", path.display()))?;
         if bytes.len() as u64 > TOOLS_MAX_BYTES {

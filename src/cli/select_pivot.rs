@@ -123,7 +123,11 @@ pub fn run(args: &SelectPivotArgs) -> Result<ExitCode> {
     for input in [&args.pivots, &args.profile, &config_in] {
         refuse_overwrite(input, &outputs)?;
     }
-    let config_text = std::fs::read_to_string(&config_in)
+    let config_text = crate::native::inputs::open_input(&config_in)
+        .and_then(|mut f| {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut f, &mut text).map(|_| text)
+        })
         .with_context(|| format!("cannot read '{}'", config_in.display()))?;
 
     let mut index = ProfileIndex::new(args.profile.display().to_string());

@@ -61,9 +61,21 @@ pub fn check_input(input: Input, reads_twice: bool) -> anyhow::Result<()> {
 /// How long a command read once waits for a writer to open a named pipe it is given.
 pub const WRITER_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// Pipes opened by [`wait_for_writer`], kept open until the process ends: while one is open the
-/// writer always has a reader, so it never meets a closed pipe between this check and the read.
-static HELD_PIPES: std::sync::Mutex<Vec<std::fs::File>> = std::sync::Mutex::new(Vec::new());
+/// Pipes opened by [`wait_for_writer`], by path, until the read takes them ([`open_input`]):
+/// opening a pipe again could wait for ever once its writer has written everything and closed.
+static HELD_PIPES: std::sync::Mutex<Vec<(std::path::PathBuf, std::fs::File)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Opens an input for its one read: the pipe [`check_input`] already opened for `path` if there
+/// is one, else the file.
+pub fn open_input(path: &Path) -> std::io::Result<std::fs::File> {
+    if let Ok(mut held) = HELD_PIPES.lock() {
+        if let Some(i) = held.iter().position(|(p, _)| p == path) {
+            return Ok(held.swap_remove(i).1);
+        }
+    }
+    std::fs::File::open(path)
+}
 
 /// A pipe read once: opening it waits for a writer, for ever when none comes (a `mkfifo` pipe
 /// nobody writes to). The open is tried on a thread for `wait`; without a writer by then the
@@ -78,7 +90,7 @@ fn wait_for_writer(input: Input, wait: std::time::Duration) -> anyhow::Result<()
     match rx.recv_timeout(wait) {
         Ok(Ok(file)) => {
             if let Ok(mut held) = HELD_PIPES.lock() {
-                held.push(file);
+                held.push((input.path.to_path_buf(), file));
             }
             Ok(())
         }

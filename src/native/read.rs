@@ -2,7 +2,6 @@
 //! (for collection), with the line limit and the file's name in every error.
 
 use crate::jsonl::{LineSpan, LineSplitter, SplitError};
-use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
@@ -47,7 +46,7 @@ pub fn for_each_chunk<E: From<ReadError>>(
     name: &str,
     mut push: impl FnMut(&[u8]) -> Result<bool, E>,
 ) -> Result<(), E> {
-    let mut file = File::open(path).map_err(|e| io_error(name, e))?;
+    let mut file = super::inputs::open_input(path).map_err(|e| io_error(name, e))?;
     let mut buf = vec![0u8; CHUNK];
     loop {
         let n = match file.read(&mut buf) {
