@@ -148,8 +148,10 @@ async fn the_app_lists_what_the_schema_check_finds_and_still_opens_the_run() {
         "steps": [{"step_id": 1, "source": "user", "message": "list the files"},
                   {"step_id": 2, "source": "agent", "message": "",
                    "tool_calls": [{"tool_call_id": "c1", "function_name": "bash", "arguments": {"cmd": "ls"}}],
-                   "observation": {"results": [{"source_call_id": "c1", "content": "notes.txt"}]}},
-                  {"step_id": 3, "source": "agent", "message": "There is notes.txt."}]});
+                   "observation": {"results": [{"source_call_id": "c1", "content": "notes.txt"}]},
+                   "metrics": {"prompt_tokens": 12, "completion_tokens": 5}},
+                  {"step_id": 3, "source": "agent", "message": "There is notes.txt.",
+                   "metrics": {"prompt_tokens": 20, "completion_tokens": 6}}]});
     std::fs::write(&file, serde_json::to_vec_pretty(&trajectory).unwrap()).unwrap();
     let server = StaticServer::start(&dist());
     let b = Browser::start().await;
