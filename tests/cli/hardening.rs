@@ -216,7 +216,7 @@ fn pipes_as_inputs_are_refused_at_once() {
 #[test]
 fn a_pipe_without_a_writer_is_refused_after_a_short_wait() {
     let dir = tempfile::tempdir().unwrap();
-    let (m, r) = example_run(dir.path());
+    let (_, r) = example_run(dir.path());
     let fifo = dir.path().join("nowriter.jsonl");
     let c = std::ffi::CString::new(s(&fifo)).unwrap();
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
@@ -277,7 +277,6 @@ fn a_pipe_without_a_writer_is_refused_after_a_short_wait() {
     let o = gymscope(&["query", s(&fifo), "--count", "reward >= 0"]);
     writer.join().unwrap().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
-    let _ = m;
 }
 
 #[test]

@@ -5,7 +5,7 @@
 //! [`crate::gym::trajectory`]; this one is for a conversion that must lose nothing.
 
 use super::gym_items::{self, reject_unknown, Item, Refusal};
-use super::strict_model::{dump, float_value, list, object, Fields, Invalid};
+use super::strict_model::{dump, float_value, object, Fields, Invalid};
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -529,7 +529,6 @@ pub fn read(raw: &Value) -> Result<Record, Invalid> {
         }
         turns.push(t);
     }
-    let _ = list;
     Ok(Record {
         schema_version,
         task_id,

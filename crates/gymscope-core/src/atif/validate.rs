@@ -588,7 +588,7 @@ fn trajectory(c: &mut Check, v: &Value, at: &str) {
             c.object(&am, &aat, "extra");
         }
     }
-    let n_steps = match c.required(&m, at, "steps") {
+    match c.required(&m, at, "steps") {
         Some(Value::Array(steps)) => {
             if steps.is_empty() {
                 c.add(&join(at, "steps"), "a trajectory has at least one step");
@@ -603,17 +603,15 @@ fn trajectory(c: &mut Check, v: &Value, at: &str) {
                     p.at = format!("{at}.{}", p.at);
                 }
             }
-            Some(steps.len())
         }
         Some(v) => {
             c.add(
                 &join(at, "steps"),
                 format!("expected a list, got {}", crate::json::describe(v)),
             );
-            None
         }
-        None => None,
-    };
+        None => {}
+    }
     if let Some(fm) = m.get("final_metrics").filter(|v| !v.is_null()) {
         let fat = join(at, "final_metrics");
         if let Some(fm) = c.fields(
@@ -640,7 +638,6 @@ fn trajectory(c: &mut Check, v: &Value, at: &str) {
             c.object(&fm, &fat, "extra");
         }
     }
-    let _ = n_steps;
     match m.get("subagent_trajectories") {
         None | Some(Value::Null) => {}
         Some(Value::Array(subs)) => {
