@@ -102,7 +102,9 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
     if let Some(code) = interrupted() {
         return Ok(code);
     }
-    let manifest = batch.finish().map_err(anyhow::Error::msg)?;
+    let manifest = batch
+        .finish()
+        .map_err(|e| anyhow::Error::msg(naming_the_file(&e, &file_name)))?;
     let manifest_path = staging.dir.join("manifest.jsonl");
     std::fs::write(&manifest_path, manifest)
         .with_context(|| format!("could not write '{}'", manifest_path.display()))?;
@@ -142,4 +144,17 @@ fn set_mode_755(dir: &Path) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755))
         .with_context(|| format!("could not set the permissions of '{}'", dir.display()))
+}
+
+/// Upstream's batch error with the file named on its first line, as gymscope's own detail
+/// (`(gymscope: …)`, the form every export reason's extra takes): v0.7.0 names only lines.
+fn naming_the_file(error: &str, file: &str) -> String {
+    let (first, rest) = error
+        .split_once('\n')
+        .map_or((error, None), |(a, b)| (a, Some(b)));
+    let named = format!("{first} (gymscope: '{file}')");
+    match rest {
+        Some(rest) => format!("{named}\n{rest}"),
+        None => named,
+    }
 }

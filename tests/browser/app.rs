@@ -298,3 +298,50 @@ async fn the_page_shows_the_reward_per_repeat_and_across_repeats() {
     );
     b.close().await;
 }
+
+/// A run whose only rollout carries no number at all (no reward, no usage): the CLI profiles it
+/// (the task row has no columns) and so must the page, not stall on its first line.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_without_any_number_still_profiles() {
+    let tmp = tempfile::tempdir().unwrap();
+    let inputs = tmp.path().join("bare_materialized_inputs.jsonl");
+    let rollouts = tmp.path().join("bare.jsonl");
+    std::fs::write(
+        &inputs,
+        "{\"_ng_task_index\":0,\"_ng_rollout_index\":0,\"agent_ref\":{\"name\":\"a\"},\"responses_create_params\":{\"input\":[]}}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &rollouts,
+        "{\"_ng_task_index\":0,\"_ng_rollout_index\":0,\"response\":{\"output\":[]}}\n",
+    )
+    .unwrap();
+    let out = run_gymscope(&[
+        "profile",
+        "--inputs",
+        inputs.to_str().unwrap(),
+        "--rollouts",
+        rollouts.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (_server, b, _) = open_app().await;
+    b.choose_files("files", &[inputs, rollouts]).await;
+    b.wait_text("[data-testid=status]", "Profile ready").await;
+    b.wait_text(
+        "[data-testid=summary]",
+        "Reward profile completion: 1/1 rollout rows (100.00%)",
+    )
+    .await;
+    assert_eq!(table(&b, "task-table").await.len(), 1);
+    b.wait_text("[data-testid=no-plot]", "Nothing to plot")
+        .await;
+    // The rollout opens from its task.
+    b.click("[data-testid=task-row]").await;
+    b.click("[data-testid=open-rollout]").await;
+    b.wait_text("[data-testid=rollout-view]", "").await;
+    b.close().await;
+}

@@ -23,6 +23,7 @@ mod health_check_v07;
 mod health_skim;
 mod joint_read;
 mod mutation;
+mod mutation_commands;
 mod pivot_gym_repo;
 mod pivot_parity;
 mod plot_model;

@@ -13,21 +13,21 @@ use std::process::Output;
 use std::time::{Duration, Instant};
 
 /// xorshift64*: the same seed gives the same mutations everywhere.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
-    fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
     }
 }
 
 /// Text that parsers find hard, spliced in at random places.
-const NASTY: &[&str] = &[
+pub(crate) const NASTY: &[&str] = &[
     "\u{0}",
     "\r",
     "\r\n",
@@ -56,7 +56,7 @@ const NASTY: &[&str] = &[
     "😀",
 ];
 
-fn mutate(rng: &mut Rng, data: &[u8]) -> Vec<u8> {
+pub(crate) fn mutate(rng: &mut Rng, data: &[u8]) -> Vec<u8> {
     let mut out = data.to_vec();
     for _ in 0..=rng.below(3) {
         let at = rng.below(out.len() + 1);
@@ -115,7 +115,7 @@ fn mutate(rng: &mut Rng, data: &[u8]) -> Vec<u8> {
     out
 }
 
-fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+pub(crate) fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut files: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -129,15 +129,15 @@ fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     files
 }
 
-struct Case<'a> {
-    what: &'a str,
-    args: Vec<String>,
+pub(crate) struct Case<'a> {
+    pub(crate) what: &'a str,
+    pub(crate) args: Vec<String>,
     /// The files it reads: they must not change.
-    inputs: Vec<PathBuf>,
-    codes: &'a [i32],
+    pub(crate) inputs: Vec<PathBuf>,
+    pub(crate) codes: &'a [i32],
 }
 
-fn check(case: &Case, out: &Output, dir: &Path, seed: u64, round: usize) {
+pub(crate) fn check(case: &Case, out: &Output, dir: &Path, seed: u64, round: usize) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     let ctx = format!(
         "seed {seed} round {round} {}: {:?}\n{stderr}",

@@ -512,3 +512,29 @@ mod tests {
         assert_eq!(files_cols.point_rollout, cols.point_rollout);
     }
 }
+
+#[cfg(test)]
+mod bare_run {
+    use super::*;
+
+    /// One rollout with no reward and no usage: the view is built, and its health attached.
+    #[test]
+    fn a_run_without_any_number_builds_its_view() {
+        let inputs = br#"{"_ng_task_index":0,"_ng_rollout_index":0,"agent_ref":{"name":"a"},"responses_create_params":{"input":[]}}
+"#;
+        let rollouts = br#"{"_ng_task_index":0,"_ng_rollout_index":0,"response":{"output":[]}}
+"#;
+        let p =
+            crate::output::profile_bytes(inputs, "i", rollouts, "r", Default::default()).unwrap();
+        let (mut view, mut cols) = build(&p, "i", "r", &HashMap::new());
+        let mut h = crate::health::HealthBuilder::new("r", 0.5);
+        h.expect_inputs();
+        h.push_inputs("i", inputs).unwrap();
+        h.push_rollouts(rollouts).unwrap();
+        h.end_rollouts().unwrap();
+        let points = crate::inspect::health::PointSignals::of(&h);
+        let report = h.finish().unwrap();
+        crate::inspect::health::attach(&mut view, &mut cols, &report, &points);
+        assert_eq!(view.totals.rollouts, 1);
+    }
+}

@@ -85,7 +85,7 @@ impl RunView {
 
     /// The task table's column of `mean/<metric m>`.
     fn mean_column(&self, m: usize) -> Option<usize> {
-        let header = format!("mean/{}", self.view.metrics[m]);
+        let header = format!("mean/{}", self.view.metrics.get(m)?);
         self.view.task_headers.iter().position(|h| *h == header)
     }
 

@@ -108,7 +108,17 @@ pub fn Inspector(
                 <Summary run=run.clone() />
                 <QueryBar run=run.clone() sel=sel inputs=inputs rollouts=rollouts />
                 <PassBand worker=worker sel=sel />
-                <Plots run=run.clone() sel=sel />
+                {if run.view.metrics.is_empty() {
+                    // Nothing numeric to put on an axis: say so rather than draw empty axes.
+                    view! {
+                        <section>
+                            <h2>"Plots"</h2>
+                            <p class="muted" data-testid="no-plot">"Nothing to plot: no rollout carries a reward, a token count or any other number."</p>
+                        </section>
+                    }.into_any()
+                } else {
+                    view! { <Plots run=run.clone() sel=sel /> }.into_any()
+                }}
                 <section>
                     <h2>"Per task"</h2>
                     <TaskTable run=run.clone() sel=sel />
