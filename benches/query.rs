@@ -4,8 +4,11 @@
 //! expression, the core's evaluation on one thread over the file in memory (every line read by
 //! the profile's reader, then matched), then `gymscope query --count` end to end (every core,
 //! from the file) with its wall time and peak RSS; then the app's answer of field queries from
-//! the loaded run's columns (`inspect::run_query`, as the page computes it). Targets (issue 26):
-//! a text query that matches nothing ≥ 1 GB/s natively, a field query in the app < 100 ms.
+//! the loaded run's columns (`inspect::run_query`, as the page computes it); and `grep -c` /
+//! `grep -ciE` on the same file, with the ratios. Targets (issue 43): a substring search that
+//! matches nothing within 4× `grep -c`, a case-insensitive regex over `output` within 6×
+//! `grep -ciE`, a search matching 1 % of rows within 2× one matching nothing; (issue 26) a field
+//! query in the app < 100 ms.
 //!
 //!   cargo bench --bench query                   (data generated once into target/bench-data/)
 //!   BENCH_TASKS=5000 cargo bench --bench query  (a smaller run)
@@ -14,7 +17,7 @@
 
 use gymscope::inspect::run::RunView;
 use gymscope::inspect::run_query::{answer, Answer};
-use gymscope::query::{read_keyed_with, Query, RunFacts};
+use gymscope::query::{Query, RunFacts};
 use gymscope::record::KeyTable;
 use gymscope_testkit::gen_run;
 use std::path::Path;
@@ -24,19 +27,39 @@ use std::time::Instant;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-const EXPRESSIONS: [(&str, &str); 5] = [
-    ("text, matches nothing", r#"output ~ "zebra crossing""#),
+const EXPRESSIONS: [(&str, &str); 7] = [
+    ("substring, matches nothing", r#"text ~ "zq9zq9zq9""#),
     (
-        "text in any part, matches nothing",
-        r#"text ~ "no such phrase here""#,
+        "output substring, matches nothing",
+        r#"output ~ "zebra crossing""#,
     ),
-    ("regex, matches nothing", r"reasoning ~ /zebra\s+crossing/i"),
+    ("regex /i over output, nothing", r"output ~ /\bdeadline\b/i"),
+    (
+        "regex /i, matches nothing",
+        r"reasoning ~ /zebra\s+crossing/i",
+    ),
+    ("substring, matches 1 %", r#"output ~ "proof proof proof""#),
     ("field", r#"reward == 0 and agent == "library_tool_agent""#),
     (
-        "text, matches some",
+        "text and field, matches 9 %",
         r#"reward == 0 and output ~ "proof proof""#,
     ),
 ];
+
+/// The best of three wall times of `command` (its stdout discarded), and its stdout.
+fn best_of_three(command: &mut Command) -> Option<(f64, String)> {
+    let mut best: Option<(f64, String)> = None;
+    for _ in 0..3 {
+        let t = Instant::now();
+        let out = command.output().ok()?;
+        let secs = t.elapsed().as_secs_f64();
+        let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        if best.as_ref().is_none_or(|b| secs < b.0) {
+            best = Some((secs, text));
+        }
+    }
+    best
+}
 
 fn children_peak_rss_mb() -> f64 {
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -61,24 +84,22 @@ fn main() {
     // process would count that memory in its peak RSS.
     let mut cli = Vec::new();
     for (_, expr) in EXPRESSIONS {
-        let mut best = (f64::INFINITY, String::new());
-        for _ in 0..2 {
-            let t = Instant::now();
-            let out = Command::new(exe)
-                .args(["query", rollouts.to_str().unwrap(), expr, "--count"])
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let count = String::from_utf8_lossy(&out.stdout).trim().to_string();
-            best = (best.0.min(t.elapsed().as_secs_f64()), count);
-        }
+        let (wall, count) = best_of_three(Command::new(exe).args([
+            "query",
+            rollouts.to_str().unwrap(),
+            expr,
+            "--count",
+        ]))
+        .unwrap();
         // The largest peak of any run so far (getrusage keeps the maximum over children).
-        cli.push((best.0, best.1, children_peak_rss_mb()));
+        cli.push((wall, count, children_peak_rss_mb()));
     }
+    // grep on the same file in the same run: what a text search is compared with.
+    let grep = |flags: &str, pattern: &str| {
+        best_of_three(Command::new("grep").args([flags, pattern]).arg(&rollouts)).map(|b| b.0)
+    };
+    let grep_c = grep("-c", "zq9zq9zq9");
+    let grep_cie = grep("-ciE", r"\bdeadline\b");
     let bytes = std::fs::read(&rollouts).unwrap();
     let lines: Vec<&[u8]> = bytes
         .split(|&b| b == b'\n')
@@ -89,7 +110,7 @@ fn main() {
         pass_threshold: 1.0,
         ..RunFacts::default()
     };
-    for ((what, expr), (wall, count, rss)) in EXPRESSIONS.into_iter().zip(cli) {
+    for ((what, expr), (wall, count, rss)) in EXPRESSIONS.into_iter().zip(cli.clone()) {
         let q = Query::parse(expr).unwrap();
         let best = (0..3)
             .map(|_| {
@@ -97,10 +118,7 @@ fn main() {
                 let mut keys = KeyTable::default();
                 let n = lines
                     .iter()
-                    .filter(|l| {
-                        let row = read_keyed_with(l, &mut keys).unwrap().unwrap();
-                        q.matches(l, row, &facts, &[]).is_some()
-                    })
+                    .filter(|l| q.match_line(l, &mut keys, &facts, &[]).unwrap().is_some())
                     .count();
                 (t.elapsed().as_secs_f64(), n)
             })
@@ -115,6 +133,38 @@ fn main() {
             rss
         );
     }
+    let wall = |what: &str| {
+        EXPRESSIONS
+            .iter()
+            .zip(&cli)
+            .find(|((w, _), _)| *w == what)
+            .map(|(_, c)| c.0)
+            .unwrap()
+    };
+    let nothing = wall("substring, matches nothing");
+    let regex = wall("regex /i over output, nothing");
+    let some = wall("substring, matches 1 %");
+    let locale = std::env::var("LC_ALL")
+        .or_else(|_| std::env::var("LANG"))
+        .unwrap_or_else(|_| "unset".into());
+    match (grep_c, grep_cie) {
+        (Some(c), Some(cie)) => {
+            println!("grep on the same file (best of 3, locale {locale}): `grep -c zq9zq9zq9` {c:.2} s, `grep -ciE '\\bdeadline\\b'` {cie:.2} s");
+            println!(
+                "  substring, matches nothing / grep -c:    {:.1}x  (target <= 4x)",
+                nothing / c
+            );
+            println!(
+                "  regex /i over output / grep -ciE:        {:.1}x  (target <= 6x)",
+                regex / cie
+            );
+        }
+        _ => println!("grep: not found, no ratio printed"),
+    }
+    println!(
+        "  matches 1 % / matches nothing:           {:.1}x  (target <= 2x)",
+        some / nothing
+    );
     columns(&inputs, &rollouts);
 }
 

@@ -297,10 +297,10 @@ fn eval_batch(
             break;
         }
         last = span.line;
-        let Some(row) = read_keyed_with(line, &mut keys).map_err(|e| (span.line, e))? else {
-            continue;
-        };
-        if let Some(matched) = query.matches(line, row, facts, extra) {
+        let found = query
+            .match_line(line, &mut keys, facts, extra)
+            .map_err(|e| (span.line, e))?;
+        if let Some(matched) = found {
             out.push(Found {
                 line: span.line,
                 bytes: if keep_bytes {

@@ -155,27 +155,38 @@ async fn first_text(b: &Browser, script: &str, what: &str) -> String {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_text_query_read_by_two_workers_matches_one_worker_and_the_cli() {
     let dir = tempfile::tempdir().unwrap();
-    // About 12 MB in ranges of 1.5 MB; the expression needs all three reads (the inputs, the
-    // tasks' pass rates, the text). The query's errors are those the profile's read would meet
-    // first (the same reader): their order in ranges is tested in `query::ranges`.
+    // About 12 MB in ranges of 1.5 MB; the first expression needs all three reads (the inputs
+    // for `agent`, the tasks' pass rates, the text), the second skips the inputs. The query's
+    // errors are those the profile's read would meet first (the same reader): their order in
+    // ranges is tested in `query::ranges`.
     let (inputs, rollouts) = gen_run::generate_agentic(dir.path(), "rollouts", 600, 4, 4500);
     let files = [inputs.clone(), rollouts.clone()];
-    let expr = r#"output ~ "answer reason step" and task.pass_rate >= 0.5"#;
-    let cli = Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(["query", "--format", "keys", "--inputs"])
-        .arg(&inputs)
-        .arg("--rollouts")
-        .arg(&rollouts)
-        .arg(expr)
-        .output()
-        .unwrap();
-    assert!(cli.status.success());
-    let keys = String::from_utf8(cli.stdout).unwrap();
-    let tasks: std::collections::BTreeSet<&str> =
-        keys.lines().filter_map(|l| l.split(' ').next()).collect();
-    let matched = keys.lines().count();
-    assert!(matched > 0, "the expression matches nothing");
-    let want = format!("{matched} of 2400 rollouts match · {} tasks", tasks.len());
+    let exprs = [
+        r#"output ~ "answer reason step" and task.pass_rate >= 0.5 and agent != "math_with_judge""#,
+        r#"output ~ "answer reason step" and task.pass_rate >= 0.5"#,
+    ];
+    let mut wants = Vec::new();
+    for expr in exprs {
+        let cli = Command::new(env!("CARGO_BIN_EXE_gymscope"))
+            .args(["query", "--format", "keys", "--inputs"])
+            .arg(&inputs)
+            .arg("--rollouts")
+            .arg(&rollouts)
+            .arg(expr)
+            .output()
+            .unwrap();
+        assert!(cli.status.success());
+        let keys = String::from_utf8(cli.stdout).unwrap();
+        let tasks: std::collections::BTreeSet<&str> =
+            keys.lines().filter_map(|l| l.split(' ').next()).collect();
+        let matched = keys.lines().count();
+        assert!(matched > 0, "{expr} matches nothing");
+        wants.push(format!(
+            "{matched} of 2400 rollouts match · {} tasks",
+            tasks.len()
+        ));
+    }
+    assert_ne!(wants[0], wants[1], "the agent narrows the first");
 
     let server = StaticServer::start(&dist());
     let b = Browser::start().await;
@@ -185,11 +196,17 @@ async fn a_text_query_read_by_two_workers_matches_one_worker_and_the_cli() {
             status.contains("Profile ready"),
             "{workers} workers: {status}"
         );
-        assert_eq!(query_in_app(&b, expr).await, want, "{workers} workers");
-        let read_by = b
-            .eval("return Number(document.body.dataset.queryWorkers || 0)")
-            .await;
-        assert_eq!(read_by.as_u64(), Some(u64::from(workers)));
+        for (expr, want) in exprs.iter().zip(&wants) {
+            assert_eq!(
+                &query_in_app(&b, expr).await,
+                want,
+                "{workers} workers, {expr}"
+            );
+            let read_by = b
+                .eval("return Number(document.body.dataset.queryWorkers || 0)")
+                .await;
+            assert_eq!(read_by.as_u64(), Some(u64::from(workers)));
+        }
     }
 
     b.close().await;

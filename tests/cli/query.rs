@@ -186,12 +186,16 @@ fn a_row_that_cannot_be_read_names_the_file_line_and_field() {
     );
     std::fs::write(
         &p,
-        "{\"_ng_task_index\": 0, \"_ng_rollout_index\": 0, \"reward\": 1}\n{nope\n",
+        "{\"_ng_task_index\": 0, \"_ng_rollout_index\": 0, \"reward\": 1}\n{nope x\n",
     )
     .unwrap();
     let o = run_gymscope(&["query", s(&p), "output ~ \"x\""]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("line 2: column 2"), "{}", stderr(&o));
+    // A row without the text a predicate needs cannot match: it is not read (docs/query.md).
+    let o = run_gymscope(&["query", s(&p), "output ~ \"zebra\"", "--count"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "0");
 }
 
 #[test]

@@ -1,5 +1,6 @@
-//! The worker's query: a run's files read with the core's [`QueryRun`] (the inputs for agents,
-//! a first read for task aggregates when asked, then the matching read), with progress; the
+//! The worker's query: a run's files read with the core's [`QueryRun`] (the inputs when the
+//! expression names `agent`, a first read for task aggregates when asked, then the matching
+//! read), with progress; the
 //! page maps the keys back to its points. Read by this worker alone ([`run`]) or by its pool
 //! ([`pooled`]: the same three reads in ranges, `query::ranges`).
 
@@ -30,7 +31,9 @@ fn matched(keys: &[(i64, i64)], workers: u32) -> Reply {
 
 pub fn run(inputs: &File, rollouts: &File, expr: &str) -> Result<Reply, Failure> {
     let mut run = start(expr)?;
-    lines(inputs, None, |line| run.input_line(line))?;
+    if run.needs_agents() {
+        lines(inputs, None, |line| run.input_line(line))?;
+    }
     let size = rollouts.size() as u64;
     let reads = if run.needs_first_read() { 2 } else { 1 };
     let total = size * reads;
@@ -79,19 +82,26 @@ fn lines(
 pub fn pooled(inputs: &File, rollouts: &File, expr: &str, workers: u32) -> Result<(), Failure> {
     let run = start(expr)?;
     let reads = if run.needs_first_read() { 2 } else { 1 };
+    let agents = run.needs_agents();
     let job = Job {
         inputs: inputs.clone(),
         rollouts: rollouts.clone(),
         expr: expr.to_string(),
         workers,
-        total: (inputs.size() + rollouts.size() * f64::from(reads)) as u64,
+        total: (if agents { inputs.size() } else { 0.0 } + rollouts.size() * f64::from(reads))
+            as u64,
     };
     let recorded = Recorded {
         run,
         matches: Vec::new(),
         file: inputs.name(),
     };
-    job.read(QueryRead::Agents, recorded, 0, None)
+    if agents {
+        job.read(QueryRead::Agents, recorded, 0, None)
+    } else {
+        // The page wants keys alone: the inputs are read only for `agent`.
+        job.next(QueryRead::Agents, recorded, 0)
+    }
 }
 
 /// A pooled query's files and figures, carried from one read to the next.

@@ -45,8 +45,8 @@ pub struct ParseError {
 pub struct Query {
     pub source: String,
     expr: Expr,
-    /// What a row must hold to be worth evaluating (`prefilter`).
-    needles: Option<regex::bytes::Regex>,
+    /// What a row must hold to be worth reading (`prefilter`).
+    prefilter: Option<prefilter::Prefilter>,
 }
 
 /// What a query knows of the run beyond one row: task aggregates, each rollout's agent from the
@@ -166,11 +166,11 @@ impl Query {
     /// Parses `source`; the error names the column.
     pub fn parse(source: &str) -> Result<Query, ParseError> {
         let expr = parse::parse(source)?;
-        let needles = prefilter::needles(&expr).and_then(|n| prefilter::searcher(&n));
+        let prefilter = prefilter::Prefilter::of(&expr);
         Ok(Query {
             source: source.to_string(),
             expr,
-            needles,
+            prefilter,
         })
     }
 
@@ -207,6 +207,28 @@ impl Query {
         })
     }
 
+    /// Whether `line` may match: `false` only when its raw bytes lack the text the expression
+    /// needs (`prefilter`), and then the line need not be read at all.
+    pub fn may_match(&self, line: &[u8]) -> bool {
+        self.prefilter.as_ref().is_none_or(|p| p.may_hold(line))
+    }
+
+    /// A rollout line's match: read (by the profile's reader, `keys` kept from line to line)
+    /// only when it [may match](Self::may_match), so a row that cannot match costs a search of
+    /// its bytes and its errors go unseen; the error names the column or field.
+    pub fn match_line(
+        &self,
+        line: &[u8],
+        keys: &mut KeyTable,
+        facts: &RunFacts,
+        extra: &[Field],
+    ) -> Result<Option<Matched>, String> {
+        if !self.may_match(line) {
+            return Ok(None);
+        }
+        Ok(read_keyed_with(line, keys)?.and_then(|row| self.evaluate(line, row, facts, extra)))
+    }
+
     /// Whether `line` (read as `row`) matches; `extra` are the fields whose values the caller
     /// wants of a match.
     pub fn matches(
@@ -216,11 +238,19 @@ impl Query {
         facts: &RunFacts,
         extra: &[Field],
     ) -> Option<Matched> {
-        if let Some(needles) = &self.needles {
-            if !prefilter::may_hold(line, needles) {
-                return None;
-            }
+        if !self.may_match(line) {
+            return None;
         }
+        self.evaluate(line, row, facts, extra)
+    }
+
+    fn evaluate(
+        &self,
+        line: &[u8],
+        row: KeyedRow,
+        facts: &RunFacts,
+        extra: &[Field],
+    ) -> Option<Matched> {
         let agent = facts.agent_of(&row);
         let view = eval::RowView::new(line, row.key, agent, row.reward, facts);
         let mut hit = None;
@@ -273,5 +303,7 @@ pub fn top_level_keys(line: &[u8]) -> Vec<String> {
     serde_json::from_slice::<Keys>(line).map_or_else(|_| Vec::new(), |k| k.0)
 }
 
+#[cfg(test)]
+mod prefilter_props;
 #[cfg(test)]
 mod tests;

@@ -320,6 +320,13 @@ mod tests {
             (
                 "malformed late",
                 inputs.clone(),
+                with(late, r#"{"reward": 1, "t": "timeout boxed","#),
+                1 << 20,
+            ),
+            // Without the text the first two need: not read by them, so no error from them.
+            (
+                "malformed, cannot match",
+                inputs.clone(),
                 with(late, r#"{"reward": 1,"#),
                 1 << 20,
             ),
@@ -352,7 +359,8 @@ mod tests {
                 }
             }
         }
-        // Every malformed case failed, each query: the errors were compared, not only matches.
-        assert_eq!(errors, 3 * exprs.len());
+        // Every malformed case failed, each query that reads the bad line: the errors were
+        // compared, not only matches.
+        assert_eq!(errors, 3 * exprs.len() + 2);
     }
 }

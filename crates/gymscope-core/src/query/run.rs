@@ -25,6 +25,16 @@ impl QueryRun {
         }
     }
 
+    /// Whether the materialized inputs must be read first: only `agent` takes them (v0.7.0
+    /// names a rollout's agent from its materialized row), so a reader that wants the matches'
+    /// keys alone (the page) skips them for any other expression.
+    pub fn needs_agents(&self) -> bool {
+        self.query
+            .fields()
+            .iter()
+            .any(|f| matches!(f, Field::Agent))
+    }
+
     /// Whether [`first_read_line`](Self::first_read_line) must see every rollout first.
     pub fn needs_first_read(&self) -> bool {
         self.query.needs_tasks()
@@ -54,10 +64,8 @@ impl QueryRun {
     /// A rollout line of the matching read: the match, if it is one.
     pub fn line(&mut self, line: &[u8], extra: &[Field]) -> Result<Option<Matched>, String> {
         self.inputs_done();
-        Ok(match read_keyed_with(line, &mut self.keys)? {
-            Some(row) => self.query.matches(line, row, &self.facts, extra),
-            None => None,
-        })
+        self.query
+            .match_line(line, &mut self.keys, &self.facts, extra)
     }
 }
 
