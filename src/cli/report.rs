@@ -203,7 +203,7 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
         title: args
             .title
             .clone()
-            .unwrap_or_else(|| names::report_title(&names::file_name_of(rollouts)).to_string()),
+            .unwrap_or_else(|| names::run_title(rollouts)),
         sources: vec![source(inputs)?, source(rollouts)?],
         date: args.date.clone(),
     };
@@ -289,7 +289,7 @@ fn from_files(args: &ReportArgs, profile: &Path) -> Result<(ReportInput, PathBuf
         title: args
             .title
             .clone()
-            .unwrap_or_else(|| names::report_title(&profile_file).to_string()),
+            .unwrap_or_else(|| names::run_title(profile)),
         sources,
         date: args.date.clone(),
     };

@@ -186,7 +186,7 @@ async fn the_example_run_shows_its_rates_coloured_and_says_it_has_no_flags() {
     b.click_testid("tab-health").await;
     b.wait_text(
         "[data-testid=health-headline]",
-        "5 rollouts · 0 with a flag",
+        "5 rollouts · 0 with a health flag",
     )
     .await;
     b.wait_text("[data-testid=health-verdict]", "No flags in this run")
@@ -223,9 +223,20 @@ async fn rates_past_their_thresholds_are_coloured_warn_and_bad() {
     b.click_testid("tab-health").await;
     b.wait_text(
         "[data-testid=health-headline]",
-        "8 rollouts · 5 with a flag",
+        "8 rollouts · 5 with a health flag",
     )
     .await;
+    // The verdict names rates as the table does (issue 44, item 11).
+    let verdict = b
+        .wait_text(
+            "[data-testid=health-verdict]",
+            "above their warning threshold",
+        )
+        .await;
+    assert!(
+        verdict.contains("tool errors") && !verdict.contains("tool_error_calls"),
+        "{verdict}"
+    );
     let evil = levels(&b, EVIL_AGENT).await;
     assert_eq!(evil["tool_error_calls"], "bad", "{evil:?}");
     assert_eq!(evil["loops"], "bad", "{evil:?}");

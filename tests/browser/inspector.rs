@@ -325,7 +325,14 @@ async fn exported_report_is_the_clis_report() {
     );
     let tmp = tempfile::tempdir().unwrap();
     let cli_report = tmp.path().join("cli.html");
-    common::write_report(&inputs, &rollouts, &cli_report, &["--date", "2026-11-29"]);
+    // The CLI titles a report by the run's folder; a page sees file names only, so the app
+    // offers the file's base name as the title: the same title given to both.
+    common::write_report(
+        &inputs,
+        &rollouts,
+        &cli_report,
+        &["--date", "2026-11-29", "--title", "example_rollouts"],
+    );
 
     let server = StaticServer::start(&dist());
     let b = Browser::start().await;
@@ -348,7 +355,14 @@ async fn exported_report_is_the_clis_report() {
     // With a query applied (text: the page's worker reads the file for it), the export is
     // `gymscope report --query`'s page, opening on the same matches.
     let expr = "reward > 0 and output ~ \"stand\"";
-    let flags = ["--date", "2026-11-29", "--query", expr];
+    let flags = [
+        "--date",
+        "2026-11-29",
+        "--title",
+        "example_rollouts",
+        "--query",
+        expr,
+    ];
     common::write_report(&inputs, &rollouts, &cli_report, &flags);
     b.eval(&format!(
         "const i = document.querySelector('[data-testid=query-input]'); i.value = {}; \

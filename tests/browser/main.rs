@@ -9,6 +9,7 @@ mod app;
 mod atif;
 mod compare_page;
 mod compare_report;
+mod first_screen;
 mod health_page;
 mod inspector;
 mod pivot_build_page;

@@ -368,3 +368,49 @@ fn a_query_stores_the_clis_matches_in_the_page() {
         common::output_text(&files)
     );
 }
+
+/// The report opens on its key figures and its plot (issue 44), titled by the run's folder.
+#[test]
+fn a_report_opens_on_its_key_figures_and_is_titled_by_its_run_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("math_eval_run");
+    std::fs::create_dir(&dir).unwrap();
+    let (inputs, rollouts) = gen_run::generate_agentic(&dir, "rollouts", 30, 4, 1500);
+    let out = dir.join("r.html");
+    let o = common::run_gymscope(&[
+        "report",
+        "--inputs",
+        inputs.to_str().unwrap(),
+        "--rollouts",
+        rollouts.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        html.contains("<h1>math_eval_run</h1>"),
+        "titled by the folder"
+    );
+    let at = |needle: &str| {
+        html.find(needle)
+            .unwrap_or_else(|| panic!("{needle} is not in the report"))
+    };
+    assert!(at("id=\"figures\"") < at("id=\"plots\""));
+    assert!(at("id=\"plots\"") < at("id=\"summary\""));
+    assert!(at("id=\"plots\"") < at("id=\"tasks\""));
+    for key in [
+        "tasks",
+        "rollouts",
+        "agents",
+        "mean-reward",
+        "pass-at-1",
+        "pass-at-k",
+    ] {
+        assert!(html.contains(&format!("data-key=\"{key}\"")), "{key} card");
+    }
+    assert!(
+        html.contains("<div class=\"figure-value\">120</div>"),
+        "120 rollouts"
+    );
+}

@@ -1,6 +1,8 @@
 //! Numbers as gymscope's texts, tables and plots show them, one rule each: a rate as a
 //! percentage, a mean with two decimals, a share of a count, a plotted value at 6 significant
-//! digits. A leaf: it imports nothing of the crate.
+//! digits; for people (the app's and the report's key figures): counts and tokens with thousands
+//! separators, rewards at 4 significant digits. Full precision stays in tooltips and downloads.
+//! A leaf: it imports nothing of the crate.
 
 /// A rate in [0, 1] as a percentage with one decimal (`12.5 %`), `-` when there is none.
 pub fn percent(v: Option<f64>) -> String {
@@ -29,6 +31,77 @@ pub fn round6(v: f64) -> f64 {
     format!("{v:.5e}").parse().unwrap_or(v)
 }
 
+/// A count with thousands separators (`12,345`).
+pub fn count(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A mean of token counts as a whole number with separators (`3,908`), `–` when there is none.
+pub fn tokens(v: Option<f64>) -> String {
+    match v {
+        Some(v) if v.is_finite() => {
+            let rounded = v.round();
+            let sign = if rounded < 0.0 { "-" } else { "" };
+            format!("{sign}{}", count(rounded.abs() as usize))
+        }
+        _ => "–".into(),
+    }
+}
+
+/// A reward (or any score) at 4 significant digits, no trailing zeros (`0.4667`, `12.35`,
+/// `1`); from 10,000 on, a whole number with separators; `–` when there is none.
+pub fn reward(v: Option<f64>) -> String {
+    let Some(v) = v.filter(|v| v.is_finite()) else {
+        return "–".into();
+    };
+    if v.abs() >= 10_000.0 {
+        return tokens(Some(v));
+    }
+    if v == 0.0 {
+        return "0".into();
+    }
+    let magnitude = v.abs().log10().floor() as i32;
+    let decimals = (3 - magnitude).clamp(0, 12) as usize;
+    let s = format!("{v:.decimals$}");
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        &s
+    };
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.to_string()
+    }
+}
+
+/// A table cell for people, by its column's header (`mean/output_tokens`, `num_rollouts`,
+/// `mean/reward`): counts and token statistics as whole numbers with separators, anything else
+/// at 4 significant digits. The exact value stays in the cell's tooltip and the downloads.
+pub fn for_column(header: &str, v: f64) -> String {
+    let field = header.rsplit_once('/').map_or(header, |(_, f)| f);
+    let whole = field.contains("tokens")
+        || matches!(
+            header,
+            "num_rollouts" | "expected_num_rollouts" | "missing_num_rollouts" | "rollouts"
+        );
+    if !v.is_finite() {
+        "–".into()
+    } else if whole && v.abs() >= 10.0 {
+        tokens(Some(v))
+    } else {
+        reward(Some(v))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -40,6 +113,31 @@ mod tests {
         assert_eq!(percent_of(3, 5), "60.00%");
         assert_eq!(percent_of(0, 0), "0.00%");
         assert_eq!(format!("{:.2}", 19.0 / 8.0), "2.38");
+    }
+
+    #[test]
+    fn numbers_for_people() {
+        assert_eq!(count(0), "0");
+        assert_eq!(count(999), "999");
+        assert_eq!(count(1000), "1,000");
+        assert_eq!(count(1_234_567), "1,234,567");
+        assert_eq!(tokens(Some(509.6189)), "510");
+        assert_eq!(tokens(Some(2157.7708)), "2,158");
+        assert_eq!(tokens(None), "–");
+        assert_eq!(reward(Some(0.466_666_666_666_666_7)), "0.4667");
+        assert_eq!(reward(Some(0.5)), "0.5");
+        assert_eq!(reward(Some(1.0)), "1");
+        assert_eq!(reward(Some(12.3456)), "12.35");
+        assert_eq!(reward(Some(0.000_123_456)), "0.0001235");
+        assert_eq!(reward(Some(-0.25)), "-0.25");
+        assert_eq!(reward(Some(123_456.7)), "123,457");
+        assert_eq!(reward(Some(f64::NAN)), "–");
+        assert_eq!(for_column("mean/output_tokens", 509.6189), "510");
+        assert_eq!(for_column("std/total_tokens", 2157.7708), "2,158");
+        assert_eq!(for_column("mean/reward", 0.666_666_7), "0.6667");
+        assert_eq!(for_column("num_rollouts", 12_000.0), "12,000");
+        assert_eq!(for_column("mean/judge_score", 0.123_456), "0.1235");
+        assert_eq!(for_column("mean/reward", f64::NAN), "–");
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //!   trajectories: v0.7.0's export byte for byte, any agent's trajectories read as a run, checked)
 //! - upstream's semantics: [`gym`] (row keys, Python's truthiness and `repr`, Pydantic's
 //!   coercions, the trajectory record)
-//! - shared: [`names`] (every derived file name), [`error`], [`figures`] (how numbers read),
+//! - shared: [`names`] (every derived file name), [`error`], [`figures`] (how numbers read, for people too),
 //!   [`html`] and [`markdown`] (escaping), [`python_math`] (CPython's and scipy's numbers v0.7.0's intervals use)
 
 pub mod atif;

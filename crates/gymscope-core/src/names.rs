@@ -142,6 +142,16 @@ pub fn health(rollouts: &str) -> String {
     format!("{}_gymscope_health.json", stem(rollouts))
 }
 
+/// The CLI report's default title: the run folder's name (`results/my_run/rollouts.jsonl` →
+/// `my_run`: the stem is often just `rollouts`), else the run's base name.
+pub fn run_title(path: &Path) -> String {
+    path.parent()
+        .and_then(Path::file_name)
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| report_title(&file_name_of(path)).to_string())
+}
+
 /// The report's default title: the run's base name.
 pub fn report_title(source: &str) -> &str {
     run_stem_of_profile(source)
@@ -209,6 +219,21 @@ pub fn validation_split(selected: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_report_is_titled_by_its_run_folder() {
+        assert_eq!(
+            run_title(Path::new("results/my_run/rollouts.jsonl")),
+            "my_run"
+        );
+        assert_eq!(run_title(Path::new("rollouts.jsonl")), "rollouts");
+        assert_eq!(run_title(Path::new("./eval.jsonl")), "eval");
+        assert_eq!(
+            run_title(Path::new("r/b_reward_profiling.jsonl")),
+            "r",
+            "a profile file too"
+        );
+    }
 
     #[test]
     fn a_shard_name_tells_its_slice_whatever_the_output() {

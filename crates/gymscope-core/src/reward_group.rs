@@ -49,6 +49,18 @@ impl RewardGroup {
         }
     }
 
+    /// The group in words for the app's reader, against the pass threshold (a pass is
+    /// `reward ≥ 1` by default): a task whose rewards are all fractional "never passes", which
+    /// `all-0` would misread.
+    pub fn plain(self) -> &'static str {
+        match self {
+            RewardGroup::AllFailure => "never passes",
+            RewardGroup::Mixed => "sometimes",
+            RewardGroup::AllSuccess => "always passes",
+            RewardGroup::NoReward => "no reward",
+        }
+    }
+
     pub fn parse(name: &str) -> Option<RewardGroup> {
         RewardGroup::ALL
             .into_iter()

@@ -310,19 +310,19 @@ pub fn repeat_table(p: &Profile) -> Option<Table> {
     Some(Table { headers, rows })
 }
 
-/// What v0.7.0 adds to the run's summary, in words: how many rollouts were masked, and each
-/// agent's mean reward across its repeats with the 95 % interval of that mean.
-pub fn repeat_notes(p: &Profile) -> Vec<String> {
-    let mut notes = Vec::new();
-    if !p.masked.is_empty() {
-        notes.push(format!(
-            "Masked from quality metrics: {} rollout rows (kept in completion accounting above).",
-            p.masked.len()
-        ));
-    }
-    // One line for every agent: the summary stays short above the plot.
-    let across: Vec<String> = p
-        .agents
+/// An agent's mean reward across its repeats (v0.7.0's `mean/reward_across_repeats`), with its
+/// 95 % interval and how many repeats it ran.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RewardAcross {
+    pub agent: String,
+    pub mean: f64,
+    pub ci: Option<(f64, f64)>,
+    pub repeats: usize,
+}
+
+/// Every agent's [`RewardAcross`], in the profile's agent order.
+pub fn reward_across(p: &Profile) -> Vec<RewardAcross> {
+    p.agents
         .iter()
         .filter_map(|a| {
             let x = a
@@ -334,14 +334,39 @@ pub fn repeat_notes(p: &Profile) -> Vec<String> {
                 .iter()
                 .filter(|e| p.agents[e.agent].agent == a.agent)
                 .count();
-            let interval = x.spread.ci.map_or(String::new(), |(low, high)| {
+            Some(RewardAcross {
+                agent: a.agent.name.to_string(),
+                mean: x.spread.mean,
+                ci: x.spread.ci,
+                repeats,
+            })
+        })
+        .collect()
+}
+
+/// What v0.7.0 adds to the run's summary, in words: how many rollouts were masked, and each
+/// agent's mean reward across its repeats with the 95 % interval of that mean.
+pub fn repeat_notes(p: &Profile) -> Vec<String> {
+    let mut notes = Vec::new();
+    if !p.masked.is_empty() {
+        notes.push(format!(
+            "Masked from quality metrics: {} rollout rows (kept in completion accounting above).",
+            p.masked.len()
+        ));
+    }
+    // One line for every agent: the summary stays short above the plot.
+    let across: Vec<String> = reward_across(p)
+        .into_iter()
+        .map(|a| {
+            let interval = a.ci.map_or(String::new(), |(low, high)| {
                 format!("{} – {}, ", short_number(low), short_number(high))
             });
-            Some(format!(
-                "{} {} ({interval}{repeats} repeats)",
-                a.agent.name,
-                short_number(x.spread.mean)
-            ))
+            format!(
+                "{} {} ({interval}{} repeats)",
+                a.agent,
+                short_number(a.mean),
+                a.repeats
+            )
         })
         .collect();
     if !across.is_empty() {

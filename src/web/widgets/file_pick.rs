@@ -177,7 +177,11 @@ pub fn FilePick(
         <section class=class data-testid="drop-zone" on:dragover=|e: ev::DragEvent| e.prevent_default() on:drop=on_drop>
             <p class="loaded-line" data-testid="loaded-files">
                 {move || loaded.get().map(|names| format!("Loaded: {names}"))}
-                " "<button type="button" class="small" data-testid="change-files" on:click=move |_| expanded.set(true)>"Change files"</button>
+                " "<button type="button" class="small" data-testid="change-files" on:click=move |_| {
+                    // The roles were the shown run's: the files chosen next get their own.
+                    roles.set(Vec::new());
+                    expanded.set(true);
+                }>"Change files"</button>
             </p>
             <p>"Drop a run's files here — materialized inputs, rollouts, a pivot dataset, or ATIF trajectories (with Gym's manifest and rollouts for the rewards); each is recognized by its content — or pick them:"</p>
             <div class="file-buttons">

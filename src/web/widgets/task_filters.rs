@@ -5,13 +5,16 @@ use crate::inspect::query::TaskQuery;
 use crate::reward_group::RewardGroup;
 use leptos::prelude::*;
 
-/// What each group means, in the filter's options.
-fn describe(g: RewardGroup) -> &'static str {
+/// What each group means, in the filter's options, with the pass threshold it is judged at.
+fn describe(g: RewardGroup) -> String {
+    let threshold = crate::figures::reward(Some(crate::reward_group::DEFAULT_THRESHOLD));
     match g {
-        RewardGroup::AllFailure => "all-0 (every rollout failed)",
-        RewardGroup::AllSuccess => "all-1 (every rollout succeeded)",
-        RewardGroup::Mixed => "mixed (PivotRL's signal)",
-        RewardGroup::NoReward => "no reward",
+        RewardGroup::AllFailure => format!("never passes (no rollout has reward ≥ {threshold})"),
+        RewardGroup::AllSuccess => {
+            format!("always passes (every rollout has reward ≥ {threshold})")
+        }
+        RewardGroup::Mixed => "sometimes passes (mixed: PivotRL's signal)".into(),
+        RewardGroup::NoReward => "no reward".into(),
     }
 }
 
@@ -27,7 +30,7 @@ pub fn TaskFilters(
         .collect_view();
     view! {
         <div class="filters">
-            <label>"Reward group "
+            <label title="a pass is reward ≥ 1 (NeMo Gym's default pass threshold)">"Passes "
                 <select data-testid="filter-group" on:change=move |e| {
                     let g = RewardGroup::parse(&event_target_value(&e));
                     query.update(|q| q.group = g);

@@ -5,7 +5,6 @@
 use crate::inspect::query::{select, TaskQuery};
 use crate::inspect::run::RunView;
 use crate::inspect::table_nav::{key_action, KeyAction, Viewport};
-use crate::table::short_number;
 use crate::web::state::Selection;
 use crate::web::widgets::health_badges::task_flags_view;
 use crate::web::widgets::task_filters::TaskFilters;
@@ -120,8 +119,8 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
                     let cells = (0..width)
                     .map(|c| {
                         let v = r.cols.task_stats[i * width + c];
-                        let text = if v.is_nan() { "–".to_string() } else { short_number(v) };
-                        view! { <td data-key=headers[c].clone() data-value=exact(v)>{text}</td> }
+                        let text = crate::figures::for_column(&headers[c], v);
+                        view! { <td data-key=headers[c].clone() data-value=exact(v) title=exact(v)>{text}</td> }
                     })
                     .collect_view();
                     let class = if selected == Some(i) { "selected" } else { "" };
@@ -129,7 +128,7 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
                         <tr data-testid="task-row" data-key=meta.task.to_string() class=class
                             on:click=move |_| sel.task.set(Some(i))>
                             <th scope="row">{meta.task}</th>
-                            <td class="group">{meta.group.label()}</td>
+                            <td class="group">{meta.group.plain()}</td>
                             <td class="agents">{meta.agents.join(", ")}</td>
                             {has_flags.then(|| view! { <td class="flags" data-testid="task-flags">{task_flags_view(r.task_flags(i))}</td> })}
                             {cells}
@@ -154,7 +153,7 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
             }
             on:keydown=on_key>
             <table data-testid="task-table">
-                <thead><tr><th>"task"</th><th>"group"</th><th>"agents"</th>{has_flags.then(|| view! { <th>"flags"</th> })}{head}</tr></thead>
+                <thead><tr><th>"task"</th><th title="a pass is reward ≥ 1">"passes"</th><th>"agents"</th>{has_flags.then(|| view! { <th>"flags"</th> })}{head}</tr></thead>
                 <tbody>{body}</tbody>
             </table>
         </div>

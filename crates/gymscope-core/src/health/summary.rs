@@ -247,6 +247,12 @@ impl TrajectoryEvidence {
 impl HealthReport {
     /// Every rate at `level` or worse, as `agent: rate value > threshold` lines.
     pub fn findings(&self, level: Level) -> Vec<String> {
+        self.findings_named(level, str::to_string)
+    }
+
+    /// [`findings`](Self::findings) with each rate named by `name` (the app says "tool errors"
+    /// where the CLI says `tool_error_calls`).
+    pub fn findings_named(&self, level: Level, name: impl Fn(&str) -> String) -> Vec<String> {
         let worse = |l: Level| match level {
             Level::Ok => true,
             Level::Warn => l != Level::Ok,
@@ -263,7 +269,7 @@ impl HealthReport {
             };
             format!(
                 "{who}{} {:.1} % ({} of {} {}) {op} {:.0} %",
-                r.rate,
+                name(r.rate),
                 r.value.unwrap_or(0.0) * 100.0,
                 r.count,
                 r.of,

@@ -209,7 +209,7 @@ pub fn attach(
         run_rates: report.rates.iter().map(RateCell::of).collect(),
         agents,
         tasks: Buckets::of(&report.tasks),
-        findings: report.findings(Level::Warn),
+        findings: report.findings_named(Level::Warn, |r| rate_label(r).to_string()),
         unhealthy_tasks: report.consistently_unhealthy_tasks,
         worst: report
             .worst
@@ -394,6 +394,8 @@ mod tests {
             },
             repeats: None,
             repeat_notes: vec![],
+            figures: vec![],
+            agent_lines: vec![],
             metrics: vec![],
             task_headers: vec![],
             tasks: vec![task(0, 0, 1), task(1, 1, 2), task(2, 3, 2)],
@@ -448,10 +450,8 @@ mod tests {
             (1, 1, 0)
         );
         assert_eq!((a.rollouts, a.flagged), (3, 1));
-        assert!(h
-            .findings
-            .iter()
-            .any(|f| f.starts_with("a: tool_error_calls")));
+        // Named as the page's table names the rate.
+        assert!(h.findings.iter().any(|f| f.starts_with("a: tool errors")));
     }
 
     #[test]

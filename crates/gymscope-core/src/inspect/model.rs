@@ -4,6 +4,7 @@
 
 use crate::conversation::{conversation, Item};
 use crate::profile::Profile;
+use crate::report::key_figures::{key_figures, TaskSpan};
 use crate::report::ReportInput;
 use crate::table::{self, Table};
 use serde::{Deserialize, Serialize};
@@ -24,33 +25,7 @@ pub struct TaskMeta {
     pub num_rollouts: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Totals {
-    pub tasks: usize,
-    pub rollouts: usize,
-    pub expected_rollouts: usize,
-    pub agents: usize,
-    pub mean_reward: Option<f64>,
-    pub mean_output_tokens: Option<f64>,
-    pub mean_total_tokens: Option<f64>,
-}
-
-impl Totals {
-    /// The run in one line, as the inspector heads it.
-    pub fn line(&self) -> String {
-        let mean = |v: Option<f64>| v.map_or("–".to_string(), table::short_number);
-        format!(
-            "{} · {} of {} rollouts · {} · mean reward {} · mean output tokens {} · mean total tokens {}",
-            crate::table::plural(self.tasks, "task"),
-            self.rollouts,
-            self.expected_rollouts,
-            crate::table::plural(self.agents, "agent"),
-            mean(self.mean_reward),
-            mean(self.mean_output_tokens),
-            mean(self.mean_total_tokens)
-        )
-    }
-}
+pub use crate::report::key_figures::Totals;
 
 /// The inspector's view of a run (the small part; the big arrays travel in [`Columns`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -67,6 +42,12 @@ pub struct InspectView {
     /// Masked rollouts and the reward across repeats, in words (`table::repeat_notes`).
     #[serde(default)]
     pub repeat_notes: Vec<String>,
+    /// The run's key figures, the page's first cards (`key_figures`).
+    #[serde(default)]
+    pub figures: Vec<crate::report::key_figures::KeyFigure>,
+    /// One line per agent beside the plot (`key_figures::agent_lines`).
+    #[serde(default)]
+    pub agent_lines: Vec<crate::report::key_figures::AgentLine>,
     /// Numeric fields of the rollouts (reward, tokens, verifier fields): the plot's axes.
     pub metrics: Vec<String>,
     /// Headers of the task table (`mean/reward`, …, `reward_profile_completion_pct`).
@@ -138,7 +119,7 @@ pub fn build(
     let task_headers = table::task_headers(profile);
     cols.task_stats = table::task_stat_values(profile);
     let reward_col = metrics.iter().position(|m| m == "reward");
-    let tasks = profile
+    let tasks: Vec<TaskMeta> = profile
         .tasks
         .iter()
         .map(|t| {
@@ -178,20 +159,31 @@ pub fn build(
             .collect();
         (!vals.is_empty()).then(|| crate::stats::np_sum(&vals) / vals.len() as f64)
     };
+    let totals = Totals {
+        tasks: profile.tasks.len(),
+        rollouts: profile.rollouts.len(),
+        expected_rollouts: profile.summary.expected_rollout_rows,
+        agents: profile.agents.len(),
+        mean_reward: mean("reward"),
+        mean_output_tokens: mean("output_tokens"),
+        mean_total_tokens: mean("total_tokens"),
+    };
+    let across = table::reward_across(profile);
+    let figures = key_figures(&totals, &spans(&tasks), reward_of(&metrics, &cols), &across);
+    let names: Vec<String> = profile
+        .agents
+        .iter()
+        .map(|a| a.agent.name.to_string())
+        .collect();
+    let agent_lines = lines_of(&names, &spans(&tasks), &metrics, &cols, &across);
     let view = InspectView {
         inputs_name: inputs_name.into(),
         rollouts_name: rollouts_name.into(),
         summary: table::summary_lines(profile),
         warnings: profile.warnings.clone(),
-        totals: Totals {
-            tasks: profile.tasks.len(),
-            rollouts: profile.rollouts.len(),
-            expected_rollouts: profile.summary.expected_rollout_rows,
-            agents: profile.agents.len(),
-            mean_reward: mean("reward"),
-            mean_output_tokens: mean("output_tokens"),
-            mean_total_tokens: mean("total_tokens"),
-        },
+        totals,
+        figures,
+        agent_lines,
         agents: table::agent_table(profile),
         repeats: table::repeat_table(profile),
         repeat_notes: table::repeat_notes(profile),
@@ -266,6 +258,15 @@ pub fn from_report_input(input: &ReportInput) -> (InspectView, Columns) {
         headers: Vec::new(),
         rows: Vec::new(),
     });
+    let totals = Totals {
+        tasks: tasks.len(),
+        rollouts: points.len(),
+        expected_rollouts: input.summary.expected_rollout_rows,
+        agents: agents.rows.len(),
+        mean_reward: mean("reward"),
+        mean_output_tokens: mean("output_tokens"),
+        mean_total_tokens: mean("total_tokens"),
+    };
     let view = InspectView {
         inputs_name: String::new(),
         rollouts_name: input
@@ -276,15 +277,9 @@ pub fn from_report_input(input: &ReportInput) -> (InspectView, Columns) {
             .unwrap_or_default(),
         summary: table::summary_lines_of(&input.summary),
         warnings: input.summary_note.iter().cloned().collect(),
-        totals: Totals {
-            tasks: tasks.len(),
-            rollouts: points.len(),
-            expected_rollouts: input.summary.expected_rollout_rows,
-            agents: agents.rows.len(),
-            mean_reward: mean("reward"),
-            mean_output_tokens: mean("output_tokens"),
-            mean_total_tokens: mean("total_tokens"),
-        },
+        figures: key_figures(&totals, &spans(&tasks), reward_of(&metrics, &cols), &[]),
+        agent_lines: Vec::new(),
+        totals,
         agents,
         repeats: input.repeats.clone(),
         repeat_notes: input.repeat_notes.clone(),
@@ -294,6 +289,61 @@ pub fn from_report_input(input: &ReportInput) -> (InspectView, Columns) {
         health: super::health_view::HealthState::NotComputed,
     };
     (view, cols)
+}
+
+/// Each task's points, for the key figures.
+fn spans(tasks: &[TaskMeta]) -> Vec<TaskSpan> {
+    tasks
+        .iter()
+        .map(|t| TaskSpan {
+            first: t.first_point as usize,
+            n: t.num_rollouts as usize,
+        })
+        .collect()
+}
+
+/// A point's numeric reward from the columns (`None` without one).
+fn reward_of<'a>(metrics: &[String], cols: &'a Columns) -> impl Fn(usize) -> Option<f64> + 'a {
+    let width = metrics.len();
+    let column = metrics.iter().position(|m| m == "reward");
+    move |p| {
+        let v = cols.point_values.get(p * width + column?)?;
+        (!v.is_nan()).then_some(*v)
+    }
+}
+
+/// The agent lines from the columns: a point's agent is its row in the agent table.
+fn lines_of(
+    names: &[String],
+    tasks: &[TaskSpan],
+    metrics: &[String],
+    cols: &Columns,
+    across: &[table::RewardAcross],
+) -> Vec<crate::report::key_figures::AgentLine> {
+    let width = metrics.len();
+    // Found once, not per point: a run may have thousands of numeric fields.
+    let column = |name: &str| metrics.iter().position(|m| m == name);
+    let (reward, output_tokens) = (column("reward"), column("output_tokens"));
+    let value = |p: usize, c: Option<usize>| {
+        cols.point_values
+            .get(p * width + c?)
+            .copied()
+            .filter(|v| !v.is_nan())
+    };
+    crate::report::key_figures::agent_lines(
+        names,
+        tasks,
+        |p| crate::report::key_figures::PointFacts {
+            agent: cols
+                .point_agent
+                .get(p)
+                .filter(|a| a.is_finite())
+                .map(|a| *a as usize),
+            reward: value(p, reward),
+            output_tokens: value(p, output_tokens),
+        },
+        across,
+    )
 }
 
 fn group(rewards: &[f64]) -> RewardGroup {

@@ -104,6 +104,8 @@ mod tests {
             },
             repeats: None,
             repeat_notes: vec![],
+            figures: vec![],
+            agent_lines: vec![],
             metrics: vec!["reward".into()],
             task_headers: vec!["mean/reward".into()],
             tasks: vec![

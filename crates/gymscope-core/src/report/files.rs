@@ -152,9 +152,16 @@ impl ReportInput {
             Some((file, bytes)) => Some(agent_table(file, bytes, &mut columns)?),
             None => None,
         };
+        let figures = super::key_figures::of_points(
+            &points,
+            summary.expected_rollout_rows,
+            agents.as_ref().map_or(0, |a| a.rows.len()),
+            &[],
+        );
         Ok(ReportInput {
             meta,
             summary,
+            figures,
             summary_note: Some(
                 "Read from a profiling file: tasks without any rollout are not recorded there, \
                  so they are not counted."

@@ -36,6 +36,9 @@ pub fn render(r: &ReportInput) -> String {
     };
     page_head(&mut out, title, "gymscope report", SCRIPT, STYLE);
     header(&mut out, &r.meta, title);
+    // What a reader looks at first: the key figures and the plot; the details below.
+    figures(&mut out, r);
+    plots(&mut out, r);
     summary(&mut out, r);
     if let Some(agents) = &r.agents {
         out.push_str("<section id=\"agents\"><h2>Agent metrics</h2><div class=\"scroll\">");
@@ -60,7 +63,6 @@ pub fn render(r: &ReportInput) -> String {
     if let Some(h) = &r.health {
         super::health::section(&mut out, h);
     }
-    plots(&mut out, r);
     tasks(&mut out, r);
     out.push_str("<section id=\"details\"><h2>Tasks in detail</h2>");
     if r.conversations.is_empty() && r.prompts.is_empty() {
@@ -125,6 +127,27 @@ fn bytes(n: u64) -> String {
         n if n >= 1 << 10 => format!("{:.1} KB", n as f64 / (1u64 << 10) as f64),
         n => format!("{n} bytes"),
     }
+}
+
+/// The key figures as cards, first on the page (each card's exact value in its tooltip).
+fn figures(out: &mut String, r: &ReportInput) {
+    if r.figures.is_empty() {
+        return;
+    }
+    out.push_str("<section id=\"figures\" class=\"figures\">");
+    for f in &r.figures {
+        let _ = write!(
+            out,
+            "<div class=\"figure\" data-key=\"{}\" title=\"{}\"><div class=\"figure-value\">{}</div>\
+             <div class=\"figure-label\">{}</div><div class=\"figure-detail\">{}</div></div>",
+            escape(&f.key),
+            escape(&f.exact),
+            escape(&f.value),
+            escape(&f.label),
+            escape(&f.detail)
+        );
+    }
+    out.push_str("</section>\n");
 }
 
 fn summary(out: &mut String, r: &ReportInput) {

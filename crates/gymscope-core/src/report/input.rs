@@ -34,16 +34,24 @@ impl ReportInput {
         mut conversations: Vec<(RolloutKey, Conversation)>,
     ) -> ReportInput {
         conversations.sort_by_key(|(k, _)| *k);
+        let points = points(p);
+        let figures = super::key_figures::of_points(
+            &points,
+            p.summary.expected_rollout_rows,
+            p.agents.len(),
+            &table::reward_across(p),
+        );
         ReportInput {
             meta,
             summary: p.summary,
             summary_note: None,
             warnings: p.warnings.clone(),
+            figures,
             agents: Some(table::agent_table(p)),
             repeats: table::repeat_table(p),
             repeat_notes: table::repeat_notes(p),
             tasks: table::task_table(p),
-            points: points(p),
+            points,
             conversations,
             prompts: Vec::new(),
             health: None,

@@ -1,12 +1,15 @@
 //! The shareable report: one self-contained HTML file (no request of any kind, a strict
-//! Content-Security-Policy, every data string escaped) with the completion summary, the agent and
-//! task tables, a reward × tokens scatter, a reward histogram and some tasks' conversations.
+//! Content-Security-Policy, every data string escaped) with the run's key figures, a reward ×
+//! tokens scatter, a reward histogram, the completion summary, the agent and task tables and some
+//! tasks' conversations.
 //!
 //! Target-independent on purpose: the CLI (`gymscope report`) and the web app's "Export report"
 //! call the same [`render`], so the two can never drift apart.
 //!
 //! - [`ReportInput`]: the report as plain data, built by [`ReportInput::from_profile`] (a fresh
 //!   profile) or [`ReportInput::from_profile_files`] (upstream's or gymscope's output files);
+//! - [`key_figures`]: the run's key figures as cards and one line per agent (the app's Profile
+//!   page shows the same);
 //! - `data`: the compact columnar JSON the page's script reads;
 //! - `svg`: the static plots, shown without JavaScript;
 //! - `html`: the page itself and the CSP hashes (escaping is [`crate::html`]).
@@ -17,6 +20,7 @@ mod files;
 mod health;
 mod html;
 mod input;
+pub mod key_figures;
 mod svg;
 
 pub use files::FilesError;
@@ -120,6 +124,8 @@ pub struct ReportInput {
     /// `*_reward_profiling.jsonl`).
     pub summary_note: Option<String>,
     pub warnings: Vec<String>,
+    /// The run's key figures, the report's first cards (`key_figures`).
+    pub figures: Vec<key_figures::KeyFigure>,
     /// `None` when there is no agent metrics file.
     pub agents: Option<Table>,
     /// v0.7.0's per-repeat reward (`table::repeat_table`), when computed from the rollouts.

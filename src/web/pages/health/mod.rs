@@ -6,8 +6,9 @@
 //! unhealthy rollouts) and `ng_trajectory` evidence. All text (agent names, reasons, check ids,
 //! gap codes) is laid out as text nodes, never HTML.
 
+use crate::figures::count;
 use crate::inspect::health::{rate_label, HealthState, HealthView};
-use crate::table::short_number;
+use crate::table::{plural, short_number};
 use crate::web::state::HealthLink;
 use leptos::prelude::*;
 use rates::{nonzero, rate_cell, worst_view};
@@ -52,11 +53,11 @@ fn health_view(h: &HealthView, link: HealthLink, to_profile: Callback<()>) -> im
         }
     };
     let headline = format!(
-        "{} rollouts · {} with a flag ({}) · {} tasks · a rollout passes at reward ≥ {}",
-        h.rollouts,
-        h.flagged,
+        "{} · {} with a health flag ({}) · {} · a rollout passes at reward ≥ {}",
+        plural(h.rollouts as usize, "rollout"),
+        count(h.flagged as usize),
         pct(h.flagged, h.rollouts),
-        h.tasks.tasks,
+        plural(h.tasks.tasks as usize, "task"),
         short_number(h.pass_threshold)
     );
     let counts = format!(
@@ -73,7 +74,7 @@ fn health_view(h: &HealthView, link: HealthLink, to_profile: Callback<()>) -> im
         .into_any()
     } else if h.findings.is_empty() {
         view! {
-            <p class="health-verdict" data-testid="health-verdict">{format!("{} rollouts carry a flag; every rate is within its warning threshold.", h.flagged)}</p>
+            <p class="health-verdict" data-testid="health-verdict">{format!("{} a flag; every rate is within its warning threshold.", if h.flagged == 1 { "1 rollout carries".to_string() } else { format!("{} rollouts carry", count(h.flagged as usize)) })}</p>
         }
         .into_any()
     } else {
@@ -84,7 +85,7 @@ fn health_view(h: &HealthView, link: HealthLink, to_profile: Callback<()>) -> im
             .collect_view();
         view! {
             <div class="health-verdict warn" data-testid="health-verdict">
-                <p>{format!("{} rates above their warning threshold:", h.findings.len())}</p>
+                <p>{format!("{} above {} warning threshold:", plural(h.findings.len(), "rate"), if h.findings.len() == 1 { "its" } else { "their" })}</p>
                 <ul data-testid="health-findings">{items}</ul>
             </div>
         }

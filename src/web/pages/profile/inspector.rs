@@ -1,11 +1,13 @@
-//! A profiled run laid out: summary, output files, export, agent metrics, plots and the task table
-//! in one pane, the opened rollout in the other (side by side on wide screens), sharing one selection that the URL hash mirrors.
+//! A profiled run laid out: key figures, the query bar, the plot beside one line per agent, the
+//! task table, agent metrics, output files and export in one pane; an opened rollout in a second
+//! pane beside it on wide screens (none before one is opened); one selection that the URL hash
+//! mirrors.
 
 use crate::inspect::hash::{self, Route, ViewState};
 use crate::inspect::run::RunView;
 use crate::web::download::OutputFiles;
 use crate::web::pages::profile::export::ExportReport;
-use crate::web::pages::profile::summary::{AgentTable, RepeatTable, Summary};
+use crate::web::pages::profile::summary::{AgentLines, AgentTable, RepeatTable, Summary};
 use crate::web::state::{current_hash, replace_hash, HealthLink, Selection};
 use crate::web::widgets::pass_band::PassBand;
 use crate::web::widgets::plots::Plots;
@@ -98,27 +100,34 @@ pub fn Inspector(
             Some(view! { <p class="status error" data-testid="files-failed">{why}</p> }.into_any())
         }
     };
-    // Two panes from 1,200 px (style/main.css): the run on the left, the opened rollout on the
-    // right, so opening one never scrolls away from the row or point that led to it.
+    // One column until a rollout is opened; then, from 1,200 px (style/main.css), the run on the
+    // left and the rollout on the right, so opening one never scrolls away from the row or
+    // point that led to it. Nothing is reserved for a rollout before one is chosen.
+    let has_rollout = move || sel.rollout.get().is_some();
+    let lines =
+        (!run.view.agent_lines.is_empty()).then(|| view! { <AgentLines run=run.clone() /> });
     view! {
-        <div class="inspector" data-testid="inspector">
+        <div class="inspector" class:has-rollout=has_rollout data-testid="inspector">
             <div class="pane-run" data-testid="pane-run">
-                // What a user looks at first (the summary, the query bar, the plots) on the first
-                // screen; the tables, the files and sharing below.
+                // What a user looks at first (the key figures, the query bar, the plot and the
+                // agents) on the first screen; the tables, the files and sharing below.
                 <Summary run=run.clone() />
                 <QueryBar run=run.clone() sel=sel inputs=inputs rollouts=rollouts />
+                <div class="overview" data-testid="overview">
+                    {if run.view.metrics.is_empty() {
+                        // Nothing numeric to put on an axis: say so rather than draw empty axes.
+                        view! {
+                            <section>
+                                <h2>"Plots"</h2>
+                                <p class="muted" data-testid="no-plot">"Nothing to plot: no rollout carries a reward, a token count or any other number."</p>
+                            </section>
+                        }.into_any()
+                    } else {
+                        view! { <Plots run=run.clone() sel=sel /> }.into_any()
+                    }}
+                    {lines}
+                </div>
                 <PassBand worker=worker sel=sel />
-                {if run.view.metrics.is_empty() {
-                    // Nothing numeric to put on an axis: say so rather than draw empty axes.
-                    view! {
-                        <section>
-                            <h2>"Plots"</h2>
-                            <p class="muted" data-testid="no-plot">"Nothing to plot: no rollout carries a reward, a token count or any other number."</p>
-                        </section>
-                    }.into_any()
-                } else {
-                    view! { <Plots run=run.clone() sel=sel /> }.into_any()
-                }}
                 <section>
                     <h2>"Per task"</h2>
                     <TaskTable run=run.clone() sel=sel />
@@ -138,6 +147,10 @@ pub fn Inspector(
                 <ExportReport worker=worker run=run.clone() sel=sel />
             </div>
             <div class="pane-rollout" data-testid="pane-rollout">
+                {move || has_rollout().then(|| view! {
+                    <button class="small close" data-testid="rollout-close" title="close the rollout (Esc)"
+                        on:click=move |_| sel.rollout.set(None)>"Close ×"</button>
+                })}
                 <RolloutView run=run rollouts=rollouts sel=sel />
             </div>
         </div>

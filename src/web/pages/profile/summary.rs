@@ -1,4 +1,5 @@
-//! The run's headline: totals, upstream's completion lines, warnings; and the agent metrics.
+//! The run's headline: key figures as cards, totals and upstream's completion lines, warnings;
+//! one line per agent beside the plot; and the agent metrics.
 
 use crate::inspect::run::RunView;
 use crate::table::Table;
@@ -21,13 +22,67 @@ pub fn Summary(run: Arc<RunView>) -> impl IntoView {
         .iter()
         .map(|n| view! { <p data-testid="repeat-note">{n.clone()}</p> })
         .collect_view();
+    // The key figures first, as cards (each card's exact value in its tooltip); the run's
+    // lines in words below them, smaller.
+    let cards = run
+        .view
+        .figures
+        .iter()
+        .map(|f| {
+            view! {
+                <div class="figure" data-testid="figure" data-key=f.key.clone() title=f.exact.clone()>
+                    <div class="figure-value">{f.value.clone()}</div>
+                    <div class="figure-label">{f.label.clone()}</div>
+                    <div class="figure-detail">{f.detail.clone()}</div>
+                </div>
+            }
+        })
+        .collect_view();
     view! {
         <section data-testid="summary" class="summary">
-            <p data-testid="totals"><strong>{run.view.totals.line()}</strong></p>
-            <p>{line1}</p>
-            <p>{line2}</p>
-            {notes}
+            <div class="figures" data-testid="key-figures">{cards}</div>
+            <div class="summary-lines">
+                <p data-testid="totals">{run.view.totals.line()}</p>
+                <p>{line1}</p>
+                <p>{line2}</p>
+                {notes}
+            </div>
             {warnings}
+        </section>
+    }
+}
+
+/// One line per agent beside the plot: rollouts, mean reward with its interval across repeats,
+/// pass@1 and mean output tokens (the full agent metrics are further down).
+#[component]
+pub fn AgentLines(run: Arc<RunView>) -> impl IntoView {
+    let rows = run
+        .view
+        .agent_lines
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let colour = crate::plot::hex(crate::plot::agent_colour(i));
+            view! {
+                <tr data-testid="agent-line" data-key=a.agent.clone()>
+                    <th scope="row"><span class="swatch" style:background=colour></span>" "{a.agent.clone()}</th>
+                    <td>{a.rollouts.clone()}</td>
+                    <td>{a.mean_reward.clone()}<span class="muted interval">{a.interval.clone()}</span></td>
+                    <td>{a.pass_at_1.clone()}</td>
+                    <td>{a.output_tokens.clone()}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="agent-lines">
+            <h2>"Per agent"</h2>
+            <div class="table-wrap">
+                <table data-testid="agent-lines">
+                    <thead><tr><th>"agent"</th><th>"rollouts"</th><th title="95 % interval across repeats">"mean reward"</th><th title="a pass is reward ≥ 1">"pass@1"</th><th>"output tokens"</th></tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
         </section>
     }
 }
@@ -59,7 +114,10 @@ fn KeyedTable(table: Table, testid: &'static str, row_testid: &'static str) -> i
                 .cells
                 .into_iter()
                 .zip(headers.iter().cloned())
-                .map(|(cell, header)| view! { <td data-key=header data-value=cell.exact()>{cell.text()}</td> })
+                .map(|(cell, header)| {
+                    let text = cell.value.map_or("–".into(), |v| crate::figures::for_column(&header, v.as_f64()));
+                    view! { <td data-key=header data-value=cell.exact() title=cell.exact()>{text}</td> }
+                })
                 .collect_view();
             let (key, key_attr) = (row.key.clone(), row.key);
             view! { <tr data-testid=row_testid data-key=key_attr><th scope="row">{key}</th>{cells}</tr> }

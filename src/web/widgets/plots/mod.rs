@@ -176,7 +176,7 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
     let interval = move || {
         overlay.with(|o| {
             o.first()
-                .map(|(_, _, i)| format!(" (10 quantile bins, {})", i.label()))
+                .map(|(_, _, i)| format!("10 quantile bins, {}", i.label()))
         })
     };
     let r = run.clone();
@@ -207,7 +207,7 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
                         x_metric.set(i);
                     }
                 }>{options}</select>
-                <span class="muted">{format!(" — {n} rollouts; hover a point, click to open it, drag to brush")}</span>
+                <span class="muted">{format!(" · {n} rollouts · hover a point, click to open it, drag to brush")}</span>
             </h2>
             <div class="plot-controls">
                 {legend}
@@ -215,10 +215,9 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
                     <input type="checkbox" data-testid="plot-jitter" prop:checked=jitter_on
                         on:change=move |e| jitter_on.set(event_target_checked(&e)) />" jitter"
                 </label>
-                <label>
+                <label title=interval>
                     <input type="checkbox" data-testid="plot-overlay" prop:checked=overlay_on
                         on:change=move |e| overlay_on.set(event_target_checked(&e)) />" binned mean"
-                    <span class="muted">{interval}</span>
                 </label>
                 {brush_status}
             </div>

@@ -15,7 +15,7 @@ use std::sync::Arc;
 mod draw;
 
 pub const W: u32 = 720;
-pub const H: u32 = 360;
+pub const H: u32 = 320;
 
 /// One agent's binned means (`None`: all points), as the overlay draws them.
 pub type OverlayLines = Arc<Vec<(Option<usize>, Vec<BinMean>, Interval)>>;
