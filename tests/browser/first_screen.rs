@@ -30,6 +30,14 @@ async fn viewport(b: &Browser) -> (f64, f64) {
     (v[0], v[1])
 }
 
+/// The rollouts the reward histogram counts.
+async fn histogram_total(b: &Browser) -> u64 {
+    b.eval("return Array.from(document.querySelectorAll('[data-testid=histogram-bar]')).reduce((s, e) => s + Number(e.dataset.count), 0)")
+        .await
+        .as_u64()
+        .unwrap()
+}
+
 /// The page's width past the viewport (0: no sideways scrolling).
 async fn overflow(b: &Browser) -> f64 {
     b.eval("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
@@ -158,6 +166,25 @@ async fn the_first_screen_shows_the_figures_the_plot_and_the_agents() {
     );
     assert_eq!(apply[0], clear[0], "Apply {apply:?}, Clear {clear:?}");
 
+    // Item 1: with a query applied, the heading and the histogram count its rollouts only.
+    assert_eq!(histogram_total(&b).await, 480);
+    b.eval("const i = document.querySelector('[data-testid=query-input]'); i.value = 'reward == 0'; i.dispatchEvent(new Event('input')); document.querySelector('[data-testid=query-apply]').click(); return 0")
+        .await;
+    let count = b
+        .wait_text("[data-testid=query-count]", "rollouts match")
+        .await;
+    let matched: u64 = count.split(' ').next().unwrap().parse().unwrap();
+    assert!(matched > 0 && matched < 480, "{count}");
+    b.wait_text(
+        "[data-testid=plot-count]",
+        &format!("{matched} of 480 rollouts (the query's)"),
+    )
+    .await;
+    assert_eq!(histogram_total(&b).await, matched);
+    b.click("[data-testid=query-clear]").await;
+    b.wait_text("[data-testid=plot-count]", "480 rollouts")
+        .await;
+
     // No pane waits for a rollout; one opens beside the run when chosen, and closes.
     let pane = rect(&b, "[data-testid=pane-rollout]").await;
     assert_eq!(
@@ -169,9 +196,16 @@ async fn the_first_screen_shows_the_figures_the_plot_and_the_agents() {
         0.0,
         "the page scrolls sideways at {width}"
     );
+    // Item 2: a task row opens its first rollout in the panel, no second click.
     b.click("[data-testid=task-row]").await;
-    b.click("[data-testid=open-rollout]").await;
-    b.wait_text("[data-testid=rollout-view]", "reward").await;
+    let title = b.wait_text("[data-testid=rollout-title]", "rollout").await;
+    let first = b
+        .eval("return document.querySelector('[data-testid=task-row]').dataset.key")
+        .await;
+    assert!(
+        title.starts_with(&format!("task {} ", first.as_str().unwrap())),
+        "{title}"
+    );
     let pane = rect(&b, "[data-testid=pane-rollout]").await;
     assert!(
         pane[4] > 400.0 && pane[2] > width / 3.0,

@@ -124,9 +124,19 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
                     })
                     .collect_view();
                     let class = if selected == Some(i) { "selected" } else { "" };
+                    // A row opens its task's first rollout in the panel (when the run's file
+                    // holds it: a run read from profile files has no lines to open).
+                    let first = meta.first_point as usize;
+                    let openable = meta.num_rollouts > 0
+                        && r.cols.point_offset.get(first).is_some_and(|o| o.is_finite());
                     view! {
                         <tr data-testid="task-row" data-key=meta.task.to_string() class=class
-                            on:click=move |_| sel.task.set(Some(i))>
+                            on:click=move |_| {
+                                sel.task.set(Some(i));
+                                if openable {
+                                    sel.rollout.set(Some(first));
+                                }
+                            }>
                             <th scope="row">{meta.task}</th>
                             <td class="group">{meta.group.plain()}</td>
                             <td class="agents">{meta.agents.join(", ")}</td>

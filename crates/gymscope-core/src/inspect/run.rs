@@ -209,8 +209,32 @@ impl RunView {
 
     /// The reward histogram (the report's bars).
     pub fn reward_histogram(&self) -> Histogram {
-        plot::histogram(self.metric_values(self.metric("reward")))
+        self.reward_histogram_of(None)
     }
+
+    /// The reward histogram of the shown points only (`None`: every point).
+    pub fn reward_histogram_of(&self, shown: Option<&[bool]>) -> Histogram {
+        let rewards = self.metric_values(self.metric("reward"));
+        match shown {
+            None => plot::histogram(rewards),
+            Some(keep) => plot::histogram(only(&rewards, keep)),
+        }
+    }
+}
+
+/// `values` with the points not kept as NaN (what the plots skip).
+fn only(values: &[f64], keep: &[bool]) -> Vec<f64> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            if keep.get(i).copied().unwrap_or(false) {
+                *v
+            } else {
+                f64::NAN
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -231,6 +255,17 @@ mod tests {
         let p = profile_bytes(inputs, "i", rollouts, "r", Default::default()).unwrap();
         let (view, cols) = model::build(&p, "i", "r", &Default::default());
         RunView::new(view, cols)
+    }
+
+    #[test]
+    fn the_query_s_points_alone_make_the_histogram() {
+        let r = run();
+        let rewards = r.metric_values(r.metric("reward"));
+        let all = r.reward_histogram();
+        let keep: Vec<bool> = rewards.iter().map(|v| *v == 0.0).collect();
+        let some = r.reward_histogram_of(Some(&keep));
+        assert_ne!(all, some);
+        assert_eq!(some.bars.iter().map(|b| b.count).sum::<u64>(), 2);
     }
 
     #[test]

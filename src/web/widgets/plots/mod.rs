@@ -13,14 +13,15 @@ use crate::plot::jitter::PointMode;
 use crate::plot::raster::Frame;
 use crate::table::short_number;
 use crate::web::state::Selection;
-use crate::web::widgets::histogram::Histogram;
 use crate::web::widgets::plot_download::PlotDownloads;
 use crate::web::widgets::scatter_canvas::{OverlayLines, ScatterCanvas, ScatterData};
+use counts::{PlotCount, QueryHistogram};
 use legend::Legend;
 use leptos::prelude::*;
 use point_hook::install_point_hook;
 use std::sync::Arc;
 
+mod counts;
 mod downloads;
 mod legend;
 mod point_hook;
@@ -207,7 +208,7 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
                         x_metric.set(i);
                     }
                 }>{options}</select>
-                <span class="muted">{format!(" · {n} rollouts · hover a point, click to open it, drag to brush")}</span>
+                <PlotCount total=n sel=sel />
             </h2>
             <div class="plot-controls">
                 {legend}
@@ -232,7 +233,7 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
                 </div>
                 <div>
                     <h3>"Reward histogram"</h3>
-                    <Histogram histogram=run.reward_histogram() />
+                    <QueryHistogram run=run.clone() sel=sel />
                     <PlotDownloads name="reward-histogram" svg=histogram_svg />
                 </div>
             </div>
