@@ -172,6 +172,35 @@ pub(crate) fn check(case: &Case, out: &Output, dir: &Path, seed: u64, round: usi
     assert!(temps.is_empty(), "temporary files left {temps:?}: {ctx}");
 }
 
+/// Stdout for a replay: `/dev/full` (`full`) or a pipe whose reader is gone.
+pub(crate) fn stdout_to(full: bool) -> std::process::Stdio {
+    if full {
+        std::fs::File::options()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+            .into()
+    } else {
+        crate::edges::closed_pipe()
+    }
+}
+
+/// A replay of `out`'s run with stdout on [`stdout_to`]: quiet on a closed pipe, and the same
+/// exit, or 1 naming the full device.
+pub(crate) fn check_replay(out: &Output, again: &Output, full: bool, ctx: &str) {
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        !err.contains("panicked") && !err.contains("Broken pipe"),
+        "{ctx} (stdout full: {full}): {err}"
+    );
+    let (code, normal) = (again.status.code(), out.status.code());
+    let full_error = full && code == Some(1) && err.contains("No space left on device");
+    assert!(
+        code == normal || full_error,
+        "{ctx} (stdout full: {full}): exit {code:?}, not {normal:?}: {err}"
+    );
+}
+
 #[test]
 fn mutated_inputs_never_panic_or_break_the_rules() {
     let seed: u64 = std::env::var("MUTATION_SEED")
@@ -357,37 +386,14 @@ fn mutated_inputs_never_panic_or_break_the_rules() {
             // Not `collect`: a second run over its output is a different run.
             if rounds % 3 == 1 && !case.what.starts_with("collect") {
                 for full in [false, true] {
-                    let stdout = if full {
-                        std::fs::File::options()
-                            .write(true)
-                            .open("/dev/full")
-                            .unwrap()
-                            .into()
-                    } else {
-                        crate::edges::closed_pipe()
-                    };
                     let again = std::process::Command::new(common::gymscope_bin())
                         .args(&args)
-                        .stdout(stdout)
+                        .stdout(stdout_to(full))
                         .stderr(std::process::Stdio::piped())
                         .output()
                         .unwrap();
-                    let err = String::from_utf8_lossy(&again.stderr);
-                    let ctx = format!(
-                        "seed {seed} round {rounds} {} (stdout full: {full}): {err}",
-                        case.what
-                    );
-                    assert!(
-                        !err.contains("panicked") && !err.contains("Broken pipe"),
-                        "{ctx}"
-                    );
-                    let (code, normal) = (again.status.code(), out.status.code());
-                    let full_error =
-                        full && code == Some(1) && err.contains("No space left on device");
-                    assert!(
-                        code == normal || full_error,
-                        "exit {code:?}, not {normal:?}: {ctx}"
-                    );
+                    let ctx = format!("seed {seed} round {rounds} {}", case.what);
+                    check_replay(&out, &again, full, &ctx);
                 }
             }
             *seen

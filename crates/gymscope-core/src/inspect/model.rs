@@ -169,13 +169,19 @@ pub fn build(
         mean_total_tokens: mean("total_tokens"),
     };
     let across = table::reward_across(profile);
-    let figures = key_figures(&totals, &spans(&tasks), reward_of(&metrics, &cols), &across);
+    let task_spans = spans(&tasks);
+    let figures = key_figures(
+        &totals,
+        &task_spans,
+        field_of(&metrics, &cols, "reward"),
+        &across,
+    );
     let names: Vec<String> = profile
         .agents
         .iter()
         .map(|a| a.agent.name.to_string())
         .collect();
-    let agent_lines = lines_of(&names, &spans(&tasks), &metrics, &cols, &across);
+    let agent_lines = lines_of(&names, &task_spans, &metrics, &cols, &across);
     let view = InspectView {
         inputs_name: inputs_name.into(),
         rollouts_name: rollouts_name.into(),
@@ -277,7 +283,12 @@ pub fn from_report_input(input: &ReportInput) -> (InspectView, Columns) {
             .unwrap_or_default(),
         summary: table::summary_lines_of(&input.summary),
         warnings: input.summary_note.iter().cloned().collect(),
-        figures: key_figures(&totals, &spans(&tasks), reward_of(&metrics, &cols), &[]),
+        figures: key_figures(
+            &totals,
+            &spans(&tasks),
+            field_of(&metrics, &cols, "reward"),
+            &[],
+        ),
         agent_lines: Vec::new(),
         totals,
         agents,
@@ -302,10 +313,15 @@ fn spans(tasks: &[TaskMeta]) -> Vec<TaskSpan> {
         .collect()
 }
 
-/// A point's numeric reward from the columns (`None` without one).
-fn reward_of<'a>(metrics: &[String], cols: &'a Columns) -> impl Fn(usize) -> Option<f64> + 'a {
+/// A point's value of the numeric field `name` from the columns (`None` without one); the
+/// field's column found once, not per point (a run may have thousands of numeric fields).
+fn field_of<'a>(
+    metrics: &[String],
+    cols: &'a Columns,
+    name: &str,
+) -> impl Fn(usize) -> Option<f64> + 'a {
     let width = metrics.len();
-    let column = metrics.iter().position(|m| m == "reward");
+    let column = metrics.iter().position(|m| m == name);
     move |p| {
         let v = cols.point_values.get(p * width + column?)?;
         (!v.is_nan()).then_some(*v)
@@ -320,16 +336,10 @@ fn lines_of(
     cols: &Columns,
     across: &[table::RewardAcross],
 ) -> Vec<crate::report::key_figures::AgentLine> {
-    let width = metrics.len();
-    // Found once, not per point: a run may have thousands of numeric fields.
-    let column = |name: &str| metrics.iter().position(|m| m == name);
-    let (reward, output_tokens) = (column("reward"), column("output_tokens"));
-    let value = |p: usize, c: Option<usize>| {
-        cols.point_values
-            .get(p * width + c?)
-            .copied()
-            .filter(|v| !v.is_nan())
-    };
+    let (reward, output_tokens) = (
+        field_of(metrics, cols, "reward"),
+        field_of(metrics, cols, "output_tokens"),
+    );
     crate::report::key_figures::agent_lines(
         names,
         tasks,
@@ -339,8 +349,8 @@ fn lines_of(
                 .get(p)
                 .filter(|a| a.is_finite())
                 .map(|a| *a as usize),
-            reward: value(p, reward),
-            output_tokens: value(p, output_tokens),
+            reward: reward(p),
+            output_tokens: output_tokens(p),
         },
         across,
     )
