@@ -140,7 +140,7 @@ pub struct QueryArgs {
     /// `ROLLOUTS EXPR`, or `EXPR` alone with --rollouts.
     #[arg(value_name = "ROLLOUTS EXPR", num_args = 1..=2, required = true)]
     pub positional: Vec<String>,
-    /// Query the embedded example run (NeMo Gym's ether0 example): give only the expression.
+    /// Query the embedded example run (three agents, 30 tasks × 4 repeats): give only the expression.
     #[arg(long, conflicts_with_all = ["rollouts", "inputs"])]
     pub example: bool,
     /// The rollouts JSONL (instead of the first positional), as for `profile`.
@@ -194,7 +194,7 @@ pub struct HealthArgs {
     /// The rollouts JSONL written by `gym eval run` (or `gymscope collect`).
     #[arg(value_name = "ROLLOUTS", required_unless_present_any = ["rollouts_flag", "example"])]
     pub rollouts: Option<PathBuf>,
-    /// The embedded example run (NeMo Gym's ether0 example, with its materialized inputs).
+    /// The embedded example run (three agents, 30 tasks × 4 repeats, with its materialized inputs).
     #[arg(long, conflicts_with_all = ["rollouts", "rollouts_flag", "inputs", "write"])]
     pub example: bool,
     /// The rollouts JSONL, as a flag (as for `profile` and `query`).
@@ -358,7 +358,7 @@ pub struct ReportArgs {
     /// An existing `*_reward_profiling.jsonl` (upstream's or gymscope's) instead of a run.
     #[arg(long, value_name = "FILE", required_unless_present_any = ["inputs", "example"])]
     pub profile: Option<PathBuf>,
-    /// The embedded example run (NeMo Gym's ether0 example) instead of files of your own; the
+    /// The embedded example run (three agents, 30 tasks × 4 repeats) instead of files of your own; the
     /// page is written to `example_report.html` here unless `-o` says where.
     #[arg(long, conflicts_with_all = ["inputs", "rollouts", "profile"])]
     pub example: bool,

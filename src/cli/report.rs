@@ -207,32 +207,39 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
         sources: vec![source(inputs)?, source(rollouts)?],
         date: args.date.clone(),
     };
-    let input = ReportInput::from_run(
-        &profile,
-        meta,
-        &mut lines,
-        &rollouts_name,
-        args.conversations,
-    )?;
-    let input = match health {
-        Some(health) => input.with_health(health),
-        None => input,
-    };
-    // The matches, by `gymscope query`'s own read of the run (the page stores their keys).
-    let input = match query {
+    // The matches, by `gymscope query`'s own read of the run (the page stores their keys),
+    // found first: the conversations shown are theirs.
+    let query = match query {
         Some(q) => {
-            let keys = super::query::matching_keys(
+            let mut keys = super::query::matching_keys(
                 rollouts,
                 inputs,
                 &q,
                 args.single_step,
                 args.max_line_bytes,
             )?;
-            input.with_query(ReportQuery {
+            keys.sort_unstable();
+            Some(ReportQuery {
                 source: q.source,
                 keys,
             })
         }
+        None => None,
+    };
+    let input = ReportInput::from_run(
+        &profile,
+        meta,
+        &mut lines,
+        &rollouts_name,
+        args.conversations,
+        query.as_ref().map(|q| q.keys.as_slice()),
+    )?;
+    let input = match health {
+        Some(health) => input.with_health(health),
+        None => input,
+    };
+    let input = match query {
+        Some(q) => input.with_query(q),
         None => input,
     };
     Ok((input, output))

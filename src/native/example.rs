@@ -1,4 +1,4 @@
-//! The embedded example run (NeMo Gym's ether0 example, the one the app loads with "Load the
+//! The embedded example run (`assets/example-run/`: three agents, 30 tasks × 4 repeats; the one the app loads with "Load the
 //! example run") and example comparison, so `gymscope report --example`, `health --example`,
 //! `query --example` and `compare --example` show real output to someone with no run of their
 //! own yet.
@@ -14,13 +14,11 @@ use std::path::PathBuf;
 const FILES: [(&str, &[u8]); 2] = [
     (
         "example_rollouts_materialized_inputs.jsonl",
-        include_bytes!(
-            "../../tests/fixtures/gym-examples/ether0/example_rollouts_materialized_inputs.jsonl"
-        ),
+        include_bytes!("../../assets/example-run/example_rollouts_materialized_inputs.jsonl"),
     ),
     (
         "example_rollouts.jsonl",
-        include_bytes!("../../tests/fixtures/gym-examples/ether0/example_rollouts.jsonl"),
+        include_bytes!("../../assets/example-run/example_rollouts.jsonl"),
     ),
 ];
 
@@ -46,7 +44,7 @@ const COMPARISON: [(&str, &[u8]); 4] = [
 ];
 
 /// The title the example's pages and messages give it.
-pub const TITLE: &str = "NeMo Gym example run (ether0)";
+pub const TITLE: &str = "Example run: three agents, four repeats";
 
 /// The example on disk while this lives.
 pub struct ExampleRun {

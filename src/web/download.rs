@@ -35,6 +35,21 @@ impl From<Download> for DownloadLink {
 
 impl DownloadLink {
     /// `<a download>` with `label` as its text.
+    /// Saves the file now, as a click on its link would (the browser's download), so one
+    /// press of "Export report" gives the file (issue 44, item 8); the link stays to save again.
+    pub fn save(&self) {
+        use wasm_bindgen::JsCast;
+        let Ok(a) = gloo_utils::document().create_element("a") else {
+            return;
+        };
+        let Ok(a) = a.dyn_into::<web_sys::HtmlAnchorElement>() else {
+            return;
+        };
+        a.set_href(&self.url);
+        a.set_download(&self.name);
+        a.click();
+    }
+
     pub fn anchor(&self, testid: &'static str, label: String) -> impl IntoView {
         view! { <a href=self.url.to_string() download=self.name.clone() data-testid=testid>{label}</a> }
     }

@@ -174,10 +174,17 @@ async fn the_embedded_example_is_one_click_away() {
     b.wait_text("[data-testid=status]", "Profile ready").await;
     b.wait_text(
         "[data-testid=summary]",
-        "Reward profile completion: 5/5 rollout rows (100.00%)",
+        "Reward profile completion: 120/120 rollout rows (100.00%)",
     )
     .await;
-    assert_eq!(table(&b, "task-table").await.len(), 5);
+    b.wait_text("[data-testid=task-count]", "30 of 30 tasks")
+        .await;
+    // A run worth a first look (issue 44, item 14): three agents on the plot's legend and in
+    // the agent lines, and a binned mean drawn across the repeats.
+    let agents = b
+        .eval("return document.querySelectorAll('[data-testid=agent-line]').length")
+        .await;
+    assert_eq!(agents, 3);
     if let Ok(path) = std::env::var("GYMSCOPE_SCREENSHOT") {
         std::fs::write(path, b.client.screenshot().await.unwrap()).unwrap();
     }

@@ -263,6 +263,8 @@ async fn three_runs_dropped_at_once_get_a_verdict_row_each() {
     );
     std::fs::copy(example("base_materialized_inputs.jsonl"), &again_inputs).unwrap();
     std::fs::copy(example("base.jsonl"), &again).unwrap();
+    // No baseline dropdown before there are runs to choose from (issue 44, item 6).
+    assert_eq!(count(&b, "[data-testid=compare-baseline]").await, 0);
     b.choose_files(
         "compare-runs",
         &[
@@ -284,6 +286,42 @@ async fn three_runs_dropped_at_once_get_a_verdict_row_each() {
     )
     .await;
     b.wait_text("[data-testid=compare-summary]", "Baseline base.jsonl")
+        .await;
+    // The runs chosen are listed by name.
+    b.wait_text(
+        "[data-testid=compare-runs-names]",
+        "3 runs: again.jsonl, base.jsonl, step200.jsonl",
+    )
+    .await;
+    // The details follow the candidate picked (issue 44, item 4): the headline's B, and the
+    // paired tasks' means.
+    let headline = || async {
+        b.eval("return document.querySelector('#headline .runs').textContent")
+            .await
+    };
+    assert!(
+        headline().await.as_str().unwrap().contains("B again.jsonl"),
+        "{}",
+        headline().await
+    );
+    let means_b = || async {
+        b.eval("return Array.from(document.querySelectorAll('[data-testid=compare-task-row]')).map(r => r.cells[4].textContent).join(' ')")
+            .await
+    };
+    let before = means_b().await;
+    b.eval(
+        "const s = document.querySelector('[data-testid=compare-candidate]');
+         s.value = '1'; s.dispatchEvent(new Event('change'));",
+    )
+    .await;
+    b.wait_text("#headline .runs", "B step200.jsonl").await;
+    assert_ne!(
+        means_b().await,
+        before,
+        "the paired tasks are step200's now"
+    );
+    b.click("[data-testid=compare-task-row]").await;
+    b.wait_text("[data-testid=compare-side-b] h3", "B · task")
         .await;
     let rows = b
         .eval(
@@ -338,5 +376,44 @@ async fn three_runs_dropped_at_once_get_a_verdict_row_each() {
     b.wait_text("[data-testid=compare-side-a]", "rollout 0")
         .await;
     assert_eq!(b.eval("return location.hash").await, json!("#compare"));
+    b.close().await;
+}
+
+/// Only the reward has a good direction: a verifier field's or the tokens' change is drawn
+/// neutral, not green or red (issue 44, item 5); the agents' swatches are whole squares, not
+/// circles clipped into teardrops (item 13).
+#[tokio::test(flavor = "multi_thread")]
+async fn only_the_reward_is_coloured_better_or_worse() {
+    let (_server, b) = open_compare_page().await;
+    b.click_testid("compare-example").await;
+    b.wait_text("[data-testid=compare-status]", "Compared")
+        .await;
+    let coloured: Vec<(String, String)> = serde_json::from_value(
+        b.eval(
+            "return Array.from(document.querySelectorAll('#verdict-table tbody tr')).map(r => [r.cells[1].textContent, r.cells[4].querySelector('.delta').className])",
+        )
+        .await,
+    )
+    .unwrap();
+    assert!(
+        coloured.iter().any(|(m, _)| m == "judge_score"),
+        "{coloured:?}"
+    );
+    for (metric, class) in &coloured {
+        let judged = class.contains("better") || class.contains("worse");
+        assert_eq!(judged, metric == "reward", "{metric}: {class}");
+    }
+    assert_eq!(
+        count(&b, "[data-testid=compare-summary] .delta.up.worse, [data-testid=compare-summary] .delta.down.better").await,
+        0
+    );
+    let swatch: Vec<String> = serde_json::from_value(
+        b.eval(
+            "const s = getComputedStyle(document.querySelector('[data-testid=compare-summary] svg.swatch')); return [s.borderRadius, s.width, s.height]",
+        )
+        .await,
+    )
+    .unwrap();
+    assert_eq!(swatch, ["2px", "10px", "10px"]);
     b.close().await;
 }

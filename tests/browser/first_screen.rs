@@ -38,6 +38,14 @@ async fn histogram_total(b: &Browser) -> u64 {
         .unwrap()
 }
 
+/// The screen as it is, into `$GYMSCOPE_FIRST_SCREEN/NAME.png` when that is set (to look at).
+async fn keep_screenshot(b: &Browser, name: &str) {
+    if let Ok(dir) = std::env::var("GYMSCOPE_FIRST_SCREEN") {
+        let png = b.client.screenshot().await.unwrap();
+        std::fs::write(format!("{dir}/{name}.png"), png).unwrap();
+    }
+}
+
 /// The page's width past the viewport (0: no sideways scrolling).
 async fn overflow(b: &Browser) -> f64 {
     b.eval("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
@@ -57,13 +65,7 @@ async fn the_first_screen_shows_the_figures_the_plot_and_the_agents() {
     b.choose_files("files", &[inputs, rollouts]).await;
     b.wait_text("[data-testid=status]", "Profile ready").await;
     let (width, height) = viewport(&b).await;
-    if let Ok(dir) = std::env::var("GYMSCOPE_FIRST_SCREEN") {
-        std::fs::write(
-            format!("{dir}/first-screen-1440.png"),
-            b.client.screenshot().await.unwrap(),
-        )
-        .unwrap();
-    }
+    keep_screenshot(&b, "first-screen-1440").await;
 
     // The cards: tasks, rollouts, agents, mean reward with its interval, pass@1, pass@k, tokens.
     let cards: Vec<(String, String, String)> = serde_json::from_value(
@@ -166,8 +168,20 @@ async fn the_first_screen_shows_the_figures_the_plot_and_the_agents() {
     );
     assert_eq!(apply[0], clear[0], "Apply {apply:?}, Clear {clear:?}");
 
-    // Item 1: with a query applied, the heading and the histogram count its rollouts only.
+    // Item 1: with a query applied, the heading, the histogram and the binned-mean curves
+    // count its rollouts only.
     assert_eq!(histogram_total(&b).await, 480);
+    let binned = || async {
+        b.eval("return Number(document.querySelector('[data-testid=scatter]').dataset.binned)")
+            .await
+            .as_u64()
+            .unwrap()
+    };
+    let binned_all = binned().await;
+    assert!(
+        binned_all > 400,
+        "the curves hold {binned_all} of 480 points"
+    );
     b.eval("const i = document.querySelector('[data-testid=query-input]'); i.value = 'reward == 0'; i.dispatchEvent(new Event('input')); document.querySelector('[data-testid=query-apply]').click(); return 0")
         .await;
     let count = b
@@ -181,9 +195,19 @@ async fn the_first_screen_shows_the_figures_the_plot_and_the_agents() {
     )
     .await;
     assert_eq!(histogram_total(&b).await, matched);
+    let binned_query = binned().await;
+    assert!(
+        binned_query <= matched && binned_query < binned_all,
+        "the curves hold {binned_query} points; the query matched {matched}"
+    );
     b.click("[data-testid=query-clear]").await;
     b.wait_text("[data-testid=plot-count]", "480 rollouts")
         .await;
+    assert_eq!(
+        binned().await,
+        binned_all,
+        "cleared: the whole run's curves"
+    );
 
     // No pane waits for a rollout; one opens beside the run when chosen, and closes.
     let pane = rect(&b, "[data-testid=pane-rollout]").await;
@@ -211,14 +235,13 @@ async fn the_first_screen_shows_the_figures_the_plot_and_the_agents() {
         pane[4] > 400.0 && pane[2] > width / 3.0,
         "beside the run: {pane:?}"
     );
+    // Item 13: long tool output wraps inside the pane; nothing in it scrolls sideways.
+    let wide = b
+        .eval("const p = document.querySelector('[data-testid=pane-rollout]'); return Array.from(p.querySelectorAll('*')).filter(e => e.getBoundingClientRect().right > p.getBoundingClientRect().right + 1).map(e => e.tagName + '.' + e.className).slice(0, 5)")
+        .await;
+    assert_eq!(wide, serde_json::json!([]), "wider than the pane");
     assert_eq!(overflow(&b).await, 0.0);
-    if let Ok(dir) = std::env::var("GYMSCOPE_FIRST_SCREEN") {
-        std::fs::write(
-            format!("{dir}/rollout-open-1440.png"),
-            b.client.screenshot().await.unwrap(),
-        )
-        .unwrap();
-    }
+    keep_screenshot(&b, "rollout-open-1440").await;
     b.click("[data-testid=rollout-close]").await;
     let pane = rect(&b, "[data-testid=pane-rollout]").await;
     assert_eq!(pane[4], 0.0, "closed: {pane:?}");
@@ -243,12 +266,130 @@ async fn the_first_screen_shows_the_figures_the_plot_and_the_agents() {
         0.0,
         "the page scrolls sideways at {narrow}"
     );
-    if let Ok(dir) = std::env::var("GYMSCOPE_FIRST_SCREEN") {
-        std::fs::write(
-            format!("{dir}/first-screen-390.png"),
-            b.client.screenshot().await.unwrap(),
-        )
-        .unwrap();
+    keep_screenshot(&b, "first-screen-390").await;
+    b.close().await;
+}
+
+/// At phone width (issue 44, item 12): every tab is on screen, a tap on a task row shows its
+/// rollout (brought into view below the run), and the Health page's tables stay within the
+/// screen (they scroll inside their box). The page never scrolls sideways.
+#[tokio::test(flavor = "multi_thread")]
+async fn at_phone_width_the_tabs_a_rollout_and_health_fit_the_screen() {
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    b.client.set_window_size(390, 844).await.unwrap();
+    b.open_app(&server.url(), "").await;
+    b.click_testid("load-example").await;
+    b.wait_text("[data-testid=status]", "Profile ready").await;
+    let (width, height) = viewport(&b).await;
+    let tabs: Vec<Vec<f64>> = serde_json::from_value(
+        b.eval("return Array.from(document.querySelectorAll('header nav .tab')).map(t => { const r = t.getBoundingClientRect(); return [r.left, r.right, r.width]; })")
+            .await,
+    )
+    .unwrap();
+    assert_eq!(tabs.len(), 5, "{tabs:?}");
+    for t in &tabs {
+        assert!(
+            t[0] >= 0.0 && t[1] <= width && t[2] > 30.0,
+            "a tab off the screen: {t:?} of {width}"
+        );
     }
+    assert_eq!(overflow(&b).await, 0.0);
+    b.click("[data-testid=task-row]").await;
+    b.wait_text("[data-testid=rollout-title]", "rollout").await;
+    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    let pane = rect(&b, "[data-testid=pane-rollout]").await;
+    assert!(
+        pane[0] > -40.0 && pane[0] < height / 2.0,
+        "the rollout is not in view: {pane:?} of {height}"
+    );
+    assert_eq!(overflow(&b).await, 0.0);
+    keep_screenshot(&b, "rollout-open-390").await;
+    b.click_testid("tab-health").await;
+    b.wait_text("[data-testid=health-headline]", "120 rollouts")
+        .await;
+    for table in ["health-rates", "health-buckets", "health-worst"] {
+        let wrap = rect(&b, &format!("div.table-wrap:has(> [data-testid={table}])")).await;
+        assert!(
+            wrap[2] >= 0.0 && wrap[3] <= width,
+            "{table} is clipped: {wrap:?} of {width}"
+        );
+    }
+    // The rate names stay in view while the agents' columns scroll.
+    let sticky = b
+        .eval("return getComputedStyle(document.querySelector('[data-testid=health-rates] tbody th')).position")
+        .await;
+    assert_eq!(sticky, Value::from("sticky"));
+    assert_eq!(overflow(&b).await, 0.0);
+    b.close().await;
+}
+
+/// Tables for wide data (issue 44): the task table's columns grouped by field under a header
+/// row (reward first, then tokens, then verifier fields), a default few shown and the rest in the
+/// column picker, the task column kept in view while the table scrolls inside its box.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_task_table_groups_its_columns_and_picks_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (inputs, rollouts) = gen_run::generate_agentic(tmp.path(), "rollouts", 30, 4, 1500);
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    b.client.set_window_size(1440, 900).await.unwrap();
+    b.open_app(&server.url(), "").await;
+    b.choose_files("files", &[inputs, rollouts]).await;
+    b.wait_text("[data-testid=status]", "Profile ready").await;
+    let groups: Vec<String> = serde_json::from_value(
+        b.eval("return Array.from(document.querySelectorAll('[data-testid=task-table] thead th.group')).map(t => t.textContent)")
+            .await,
+    )
+    .unwrap();
+    assert_eq!(groups[0], "reward", "{groups:?}");
+    assert!(groups[1].ends_with("tokens"), "{groups:?}");
+    assert!(groups.iter().any(|g| g == "judge_score"), "{groups:?}");
+    let summary = b
+        .wait_text("[data-testid=column-picker] summary", "Columns (")
+        .await;
+    let (shown, total) = summary
+        .trim_start_matches("Columns (")
+        .trim_end_matches(')')
+        .split_once(" of ")
+        .map(|(a, b)| (a.parse::<u32>().unwrap(), b.parse::<u32>().unwrap()))
+        .unwrap();
+    assert!(shown < total && total > 40, "{summary}");
+    let display = |key: &'static str| {
+        let b = &b;
+        async move {
+            b.eval(&format!(
+                "return getComputedStyle(document.querySelector('[data-testid=task-row] td[data-key=\"{key}\"]')).display"
+            ))
+            .await
+        }
+    };
+    assert_eq!(display("mean/reward").await, Value::from("table-cell"));
+    assert_eq!(display("max/output_tokens").await, Value::from("none"));
+    b.eval("document.querySelector('[data-testid=column-picker]').open = true")
+        .await;
+    b.click("[data-testid=column-toggle][data-key='max/output_tokens']")
+        .await;
+    assert_eq!(
+        display("max/output_tokens").await,
+        Value::from("table-cell")
+    );
+    b.wait_text(
+        "[data-testid=column-picker] summary",
+        &format!("Columns ({} of {total})", shown + 1),
+    )
+    .await;
+    // Every statistic is still in the page to read (the parity checks read hidden cells too).
+    let cells = b
+        .eval("return document.querySelector('[data-testid=task-row]').querySelectorAll('td[data-key]').length")
+        .await;
+    assert_eq!(cells, Value::from(total));
+    let sticky = b
+        .eval(
+            "return getComputedStyle(document.querySelector('[data-testid=task-row] th')).position",
+        )
+        .await;
+    assert_eq!(sticky, Value::from("sticky"));
+    assert_eq!(overflow(&b).await, 0.0);
     b.close().await;
 }

@@ -177,7 +177,7 @@ async fn row_keys(b: &Browser) -> Vec<String> {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn the_example_run_shows_its_rates_coloured_and_says_it_has_no_flags() {
+async fn the_example_run_shows_its_rates_coloured_and_its_flags() {
     let server = StaticServer::start(&dist());
     let b = Browser::start().await;
     b.open_app(&server.url(), "").await;
@@ -186,30 +186,46 @@ async fn the_example_run_shows_its_rates_coloured_and_says_it_has_no_flags() {
     b.click_testid("tab-health").await;
     b.wait_text(
         "[data-testid=health-headline]",
-        "5 rollouts · 0 with a health flag",
+        "120 rollouts · 9 with a health flag",
     )
     .await;
-    b.wait_text("[data-testid=health-verdict]", "No flags in this run")
-        .await;
-    let l = levels(&b, "ether0_simple_agent").await;
-    assert_eq!(l.len(), 7, "{l:?}");
-    assert!(l.values().all(|v| v == "ok"), "{l:?}");
-    let (cell, ok) = colours(&b, "ether0_simple_agent", "truncated", "--ok").await;
+    // The math agent is clean; the tool agent's folded city names come back as tool errors;
+    // the code agent runs out of tokens on hard tasks.
+    let math = levels(&b, "math_with_judge_simple_agent").await;
+    assert_eq!(math.len(), 7, "{math:?}");
+    assert!(math.values().all(|v| v == "ok"), "{math:?}");
+    let (cell, ok) = colours(&b, "math_with_judge_simple_agent", "truncated", "--ok").await;
     assert_eq!(cell, ok, "an ok rate is in the ok colour");
+    let tool = levels(&b, "example_single_tool_call_simple_agent").await;
+    assert_eq!(tool["tool_error_calls"], "warn", "{tool:?}");
+    let code = levels(&b, "code_gen_simple_agent").await;
+    assert_eq!(
+        (code["truncated"].as_str(), code["empty_answer"].as_str()),
+        (Some("warn"), Some("bad")),
+        "{code:?}"
+    );
     let text = b
-        .wait_text("[data-testid=health-rates]", "0 of 5 rollouts")
+        .wait_text("[data-testid=health-rates]", "3 of 40 rollouts")
         .await;
     assert!(text.contains("warn > 2 %, bad > 10 %"), "{text}");
-    // The buckets: ether0's 1 never-pass and 4 always-pass tasks.
+    // The buckets per agent (code, tool, math): 7 never-pass, 12 sometimes, 11 always in all.
     let buckets = b
         .eval("return Array.from(document.querySelectorAll('[data-testid=health-bucket-row] td[data-bucket]')).map(c => c.dataset.bucket + '=' + c.textContent)")
         .await;
     assert_eq!(
         buckets,
         json!([
+            "never_pass=6",
+            "sometimes_pass=2",
+            "always_pass=2",
+            "no_reward=0",
+            "never_pass=0",
+            "sometimes_pass=4",
+            "always_pass=6",
+            "no_reward=0",
             "never_pass=1",
-            "sometimes_pass=0",
-            "always_pass=4",
+            "sometimes_pass=6",
+            "always_pass=3",
             "no_reward=0"
         ])
     );

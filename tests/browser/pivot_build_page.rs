@@ -31,6 +31,11 @@ fn gymscope_in(dir: &Path, args: &[&str]) -> Output {
 
 /// A copy of `source` in a fresh folder, and `build-pivot` run on it with `flags`.
 fn cli_build(source: &Path, flags: &[&str]) -> (tempfile::TempDir, String, Output) {
+    cli_build_as(source, AGENT, flags)
+}
+
+/// [`cli_build`] for the pivot agent `agent`.
+fn cli_build_as(source: &Path, agent: &str, flags: &[&str]) -> (tempfile::TempDir, String, Output) {
     let dir = tempfile::tempdir().unwrap();
     let name = source.file_name().unwrap().to_str().unwrap().to_string();
     std::fs::copy(source, dir.path().join(&name)).unwrap();
@@ -42,7 +47,7 @@ fn cli_build(source: &Path, flags: &[&str]) -> (tempfile::TempDir, String, Outpu
         "--output",
         &out,
         "--agent-ref",
-        AGENT,
+        agent,
         "--relative-paths",
     ];
     args.extend_from_slice(flags);
@@ -380,12 +385,15 @@ async fn the_selection_from_pivots_and_profile_is_select_pivots() {
 /// rollouts (the embedded example): the same pivots as the CLI on the same file.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_run_loaded_on_the_profile_page_is_the_source() {
-    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/gym-examples/ether0/example_rollouts.jsonl");
-    let (dir, out, cli) = cli_build(&source, &[]);
+    // No agent typed: the name suggested from the source's file (issue 44, item 7).
+    const SUGGESTED: &str = "example_single_step_tool_use_with_argument_comparison_agent";
+    let source =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/example-run/example_rollouts.jsonl");
+    let (dir, out, cli) = cli_build_as(&source, SUGGESTED, &[]);
     assert!(cli.status.success(), "{cli:?}");
     let server = StaticServer::start(&dist());
     let b = Browser::start().await;
+    b.client.set_window_size(1440, 900).await.unwrap();
     b.open_app(&server.url(), "#profile").await;
     b.click_testid("load-example").await;
     b.wait_text("[data-testid=task-count]", "task").await;
@@ -394,16 +402,38 @@ async fn the_run_loaded_on_the_profile_page_is_the_source() {
         .wait_text("[data-testid=pb-source-name]", "example_rollouts.jsonl")
         .await;
     assert!(said.contains("loaded on the Profile page"), "{said}");
-    set_text(&b, "pb-agent-ref", AGENT).await;
+    let field = b
+        .eval("const i = document.querySelector('[data-testid=pb-agent-ref]'); return [i.value, i.placeholder]")
+        .await;
+    assert_eq!(field, serde_json::json!(["", SUGGESTED]));
     b.click_testid("pb-build").await;
     let headline = b.wait_text("[data-testid=pb-headline]", "pivots: ").await;
     let stdout = String::from_utf8(cli.stdout).unwrap();
     assert_eq!(headline, stdout.lines().next().unwrap());
+    // Both skip counts are named, so neither reads as the other.
+    assert!(
+        headline.contains("source rows skipped;") && headline.contains("of them skipped"),
+        "{headline}"
+    );
     let rows = std::fs::read_to_string(dir.path().join(&out)).unwrap();
     assert!(!rows.is_empty());
     assert!(
         download(&b, "pb-download-rows").await == rows,
         "rows differ from the CLI's"
     );
+    // A pivot opened from the list is brought into view, and the page never widens.
+    b.click("[data-testid=pb-pivot]").await;
+    b.wait_text("[data-testid=pb-pair-title]", "Pivot").await;
+    tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+    let (top, overflow) = serde_json::from_value::<(f64, f64)>(
+        b.eval(
+            "return [document.querySelector('[data-testid=pb-pair]').getBoundingClientRect().top,
+                     document.documentElement.scrollWidth - document.documentElement.clientWidth]",
+        )
+        .await,
+    )
+    .unwrap();
+    assert!((0.0..450.0).contains(&top), "the pivot starts at {top} px");
+    assert_eq!(overflow, 0.0, "the page scrolls sideways");
     b.close().await;
 }

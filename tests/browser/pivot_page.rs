@@ -56,6 +56,15 @@ async fn errors_are_grouped_by_check_and_a_click_marks_the_value() {
     .await;
     let groups = b.eval("return Array.from(document.querySelectorAll('[data-testid=pivot-group]')).map(g => g.dataset.check)").await;
     assert_eq!(groups, serde_json::json!(["R2", "P2"]));
+    // A group says what its check asks in words, with its name set apart (issue 44, item 10).
+    let first = b
+        .eval("return document.querySelector('[data-testid=pivot-group] summary').textContent")
+        .await;
+    let first = first.as_str().unwrap();
+    assert!(
+        first.contains(" — 5 errors") && first.ends_with("R2") && !first.contains('['),
+        "{first}"
+    );
     let findings = b
         .client
         .find_all(Locator::Css("[data-testid=pivot-finding]"))
@@ -109,6 +118,33 @@ async fn the_fixed_copy_is_valid_and_its_summary_is_the_clis() {
     assert_eq!(summary.trim(), cli.trim());
     b.wait_text("[data-testid=pivot-verdict]", "Valid: 5 rows")
         .await;
+    b.close().await;
+}
+
+/// One error is "1 error", and a fixed copy with nothing in it says why instead of offering an
+/// empty download (issue 44, item 10).
+#[tokio::test(flavor = "multi_thread")]
+async fn an_empty_fixed_copy_says_why() {
+    let (_server, b, _) = open_pivot_page().await;
+    click(&b, "pivot-fix").await;
+    let tmp = tempfile::tempdir().unwrap();
+    let broken = tmp.path().join("broken.jsonl");
+    std::fs::write(&broken, "{\"responses_create_params\": \n").unwrap();
+    b.choose_file("pivot-file", &broken).await;
+    b.wait_text(
+        "[data-testid=pivot-verdict]",
+        "Invalid: 1 error in 1 of 1 row.",
+    )
+    .await;
+    b.wait_text(
+        "[data-testid=pivot-fix-note]",
+        "The fixed copy is empty: the one row has an error a fix cannot repair",
+    )
+    .await;
+    let links = b
+        .eval("return document.querySelectorAll('[data-testid=pivot-fix-download]').length")
+        .await;
+    assert_eq!(links, 0, "no download of an empty file");
     b.close().await;
 }
 

@@ -32,7 +32,7 @@ fn write_report(dir: &Path, name: &str, inputs: &str, rollouts: &str) -> (PathBu
     )
     .unwrap();
     let mut src: &[u8] = rollouts.as_bytes();
-    let conversations = report::conversation_spans(&p, 20)
+    let conversations = report::conversation_spans(&p, 20, None)
         .into_iter()
         .map(|(key, span)| {
             let row: Value = serde_json::from_slice(&src.read_span(span).unwrap()).unwrap();

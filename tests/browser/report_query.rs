@@ -267,15 +267,34 @@ async fn a_report_made_with_a_query_opens_on_its_matches() {
             .contains(&format!("{want_rollouts} of 120 rollouts match")),
         "{note}"
     );
+    // The key figures are the query's (issue 44: every section follows the query).
+    let figures = || async {
+        b.eval(
+            "const q = document.getElementById('figures-query'), r = document.getElementById('figures');
+             const v = (s, k) => s.querySelector('[data-key=' + k + '] .figure-value').textContent;
+             return [q.hidden, r.hidden, v(q, 'rollouts'), v(r, 'rollouts')]",
+        )
+        .await
+    };
+    assert_eq!(
+        figures().await,
+        json!([false, true, want_rollouts.to_string(), "120"])
+    );
     // Another query is answered from the columns; the stored one comes back by its text.
     set_filter(&b, "reward == 0").await;
     let (t, r) = cli_answer(&inputs, &rollouts, "reward == 0");
     assert_eq!(shown(&b).await, (t, Some(r), String::new()));
+    assert_eq!(
+        figures().await,
+        json!([true, false, want_rollouts.to_string(), "120"]),
+        "the run's figures for a query the page was not made with"
+    );
     set_filter(&b, expr).await;
     assert_eq!(
         shown(&b).await,
         (want_tasks, Some(want_rollouts), String::new())
     );
+    assert_eq!(figures().await[0], json!(false));
     b.close().await;
 }
 

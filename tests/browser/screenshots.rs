@@ -1,7 +1,5 @@
-//! Screenshots of what a user sees, to look at (not a check): the app's profile page with a
-//! generated three-agent run loaded, after a query, its Health page, the Compare page's pickers
-//! and the run's report made with a query, at 1440×900, into
-//! `target/screenshots/`. `docs/app.png` is the first of them.
+//! Screenshots of what a user sees, to look at (not a check): every page of the app and the
+//! report at 1440×900 and 390×844 (`docs/screenshots/`), the selections' widgets.
 //!
 //!   cargo test --test browser screenshots -- --ignored
 
@@ -29,50 +27,100 @@ async fn open_run(inputs: &std::path::Path, rollouts: &std::path::Path) -> (Stat
     (server, b)
 }
 
+/// Every page at 1440×900 and at 390×844 (issue 44), on the embedded example (three agents,
+/// four repeats) and its comparison: Profile (first screen, a rollout open), Health, Compare,
+/// the pivot builder with a pivot open, the pivot validator on the built pivots, and the
+/// exported report. Into `docs/screenshots/` with `GYMSCOPE_DOCS_SHOTS=1`, else
+/// `target/screenshots/pages/`.
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "writes pictures to look at; run by hand"]
-async fn screenshots_of_a_three_agent_run() {
+async fn every_page_at_desktop_and_phone_width() {
+    let dir = if std::env::var_os("GYMSCOPE_DOCS_SHOTS").is_some() {
+        common::repo_root().join("docs/screenshots")
+    } else {
+        common::repo_root().join("target/screenshots/pages")
+    };
+    std::fs::create_dir_all(&dir).unwrap();
     let tmp = tempfile::tempdir().unwrap();
-    let (inputs, rollouts) =
-        common::gen_run::generate_agentic(tmp.path(), "rollouts", 120, 4, 6_000);
-    let (_server, b) = open_run(&inputs, &rollouts).await;
-    shot(&b, "profile.png").await;
-    b.eval("document.querySelector('[data-testid=repeat-metrics]').scrollIntoView()")
-        .await;
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    shot(&b, "repeats.png").await;
-    b.eval("window.scrollTo(0, 0)").await;
-    b.eval(
-        "const i = document.querySelector('[data-testid=query-input]'); \
-         i.value = 'reward == 0 and tool_calls > 2'; i.dispatchEvent(new Event('input')); \
-         document.querySelector('[data-testid=query-apply]').click()",
-    )
-    .await;
-    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
-    shot(&b, "profile-query.png").await;
-    b.click("[data-testid=task-table] [data-testid=task-row]")
-        .await;
-    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
-    b.click("[data-testid=open-rollout]").await;
-    tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
-    shot(&b, "rollout.png").await;
-    b.click_testid("tab-health").await;
-    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
-    shot(&b, "health.png").await;
-    b.click_testid("tab-compare").await;
-    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
-    shot(&b, "compare-pick.png").await;
-
-    // The shared report of the same run, made with a query, from file://.
+    // The pivots the validator page shows: the example run's, built by the CLI.
+    let example = common::repo_root().join("assets/example-run");
+    let pivots = tmp.path().join("example_pivots.jsonl");
+    let built = common::run_gymscope(&[
+        "build-pivot",
+        "--input",
+        example.join("example_rollouts.jsonl").to_str().unwrap(),
+        "--output",
+        pivots.to_str().unwrap(),
+        "--agent-ref",
+        "example_single_step_tool_use_with_argument_comparison_agent",
+    ]);
+    assert!(built.status.success(), "{built:?}");
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    let pause = |ms| tokio::time::sleep(std::time::Duration::from_millis(ms));
+    for (width, height) in [(1440, 900), (390, 844)] {
+        let save = |name: &str| {
+            let (b, dir) = (&b, &dir);
+            let name = format!("{name}-{width}.png");
+            async move {
+                let png = b.client.screenshot().await.unwrap();
+                std::fs::write(dir.join(name), png).unwrap();
+            }
+        };
+        b.client.set_window_size(width, height).await.unwrap();
+        b.open_app(&server.url(), "").await;
+        b.click_testid("load-example").await;
+        b.wait_text("[data-testid=status]", "Profile ready").await;
+        pause(800).await;
+        save("profile").await;
+        b.click("[data-testid=task-row]").await;
+        b.wait_text("[data-testid=rollout-title]", "rollout").await;
+        pause(800).await;
+        save("profile-rollout").await;
+        b.eval("window.scrollTo(0, 0)").await;
+        b.click_testid("tab-health").await;
+        b.wait_text("[data-testid=health-headline]", "rollouts")
+            .await;
+        pause(500).await;
+        save("health").await;
+        b.click_testid("tab-compare").await;
+        b.click_testid("compare-example").await;
+        b.wait_text("[data-testid=compare-status]", "Compared")
+            .await;
+        pause(800).await;
+        save("compare").await;
+        b.click_testid("tab-pivot-build").await;
+        b.click_testid("pb-build").await;
+        b.wait_text("[data-testid=pb-headline]", "pivots: ").await;
+        b.click("[data-testid=pb-pivot]").await;
+        b.wait_text("[data-testid=pb-pair-title]", "Pivot").await;
+        pause(800).await;
+        save("pivot-build").await;
+        b.eval("window.scrollTo(0, 0)").await;
+        b.click_testid("tab-pivot").await;
+        b.choose_file("pivot-file", &pivots).await;
+        b.wait_text("[data-testid=pivot-verdict]", "").await;
+        pause(500).await;
+        save("pivot-validate").await;
+    }
+    // The exported report of the example, from file://, at both widths.
     let page = tmp.path().join("report.html");
-    let query = ["--query", "reward == 0 and tool_calls > 2"];
-    common::write_report(&inputs, &rollouts, &page, &query);
-    b.client
-        .goto(&format!("file://{}#tasks", page.display()))
-        .await
-        .unwrap();
-    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
-    shot(&b, "report-query.png").await;
+    common::write_report(
+        &example.join("example_rollouts_materialized_inputs.jsonl"),
+        &example.join("example_rollouts.jsonl"),
+        &page,
+        &["--title", "Example run: three agents, four repeats"],
+    );
+    for (width, height) in [(1440, 900), (390, 844)] {
+        b.client.set_window_size(width, height).await.unwrap();
+        b.client
+            .goto(&format!("file://{}", page.display()))
+            .await
+            .unwrap();
+        pause(1200).await;
+        let png = b.client.screenshot().await.unwrap();
+        std::fs::write(dir.join(format!("report-{width}.png")), png).unwrap();
+    }
     b.close().await;
 }
 

@@ -57,7 +57,7 @@ async fn wait_for(b: &Browser, script: &str, what: &str) {
 /// The example run profiled by the CLI in a fresh folder (the page's example is the same run).
 fn example_profile() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gym-examples/ether0");
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/example-run");
     for name in [
         "example_rollouts_materialized_inputs.jsonl",
         "example_rollouts.jsonl",
@@ -89,12 +89,16 @@ async fn the_pass_band_is_select_tasks_on_the_example_run() {
     b.eval("document.querySelector('[data-testid=pass-band] summary').click()")
         .await;
     // Opening shows the whole band: every task, and the histogram of their pass rates.
-    b.wait_text("[data-testid=band-status]", "of 5 tasks kept")
+    b.wait_text("[data-testid=band-status]", "of 30 tasks kept")
         .await;
     let bars = b
         .eval("return Array.from(document.querySelectorAll('[data-testid=band-bar]')).map(e => Number(e.dataset.count))")
         .await;
-    assert_eq!(bars, json!([1, 4]), "pass rates 0 (one task) and 1 (four)");
+    assert_eq!(
+        bars,
+        json!([7, 6, 5, 1, 11]),
+        "pass rates 0, 0.25, 0.5, 0.75 and 1 of the 30 tasks"
+    );
     for (n, (lo, hi)) in [(0.5, 1.0), (0.0, 0.5), (0.25, 0.75), (1.0, 1.0)]
         .into_iter()
         .enumerate()
@@ -139,7 +143,7 @@ async fn the_pass_band_is_select_tasks_on_the_example_run() {
             .await;
             b.wait_text(
                 "[data-testid=band-status]",
-                &format!("{kept} of 5 tasks kept"),
+                &format!("{kept} of 30 tasks kept"),
             )
             .await;
             let counts = b.wait_text("[data-testid=band-counts]", "tasks read").await;
@@ -159,7 +163,7 @@ async fn the_pass_band_is_select_tasks_on_the_example_run() {
             let status = b
                 .wait_text("[data-testid=band-status]", "Nothing to write")
                 .await;
-            assert!(status.starts_with("0 of 5 tasks kept"), "{status}");
+            assert!(status.starts_with("0 of 30 tasks kept"), "{status}");
             let stderr = String::from_utf8(cli.stderr).unwrap();
             let why = stderr.split(": ").last().unwrap().trim();
             assert!(status.contains(why), "{status} / {stderr}");

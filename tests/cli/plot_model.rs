@@ -33,9 +33,10 @@ fn app_and_report_share_axes_ticks_and_bars() {
         let (view, cols) = model::build(&profile, "i", "r", &Default::default());
         let app = RunView::new(view, cols);
         let mut lines = SeekSource(std::fs::File::open(&rollouts_path).unwrap());
-        let report = ReportInput::from_run(&profile, ReportMeta::default(), &mut lines, "r", 0)
-            .unwrap()
-            .points;
+        let report =
+            ReportInput::from_run(&profile, ReportMeta::default(), &mut lines, "r", 0, None)
+                .unwrap()
+                .points;
 
         let app_x = app.default_x().map(|m| app.view.metrics[m].clone());
         let report_x = gymscope::plot::default_x(&report.fields).map(|f| report.fields[f].clone());

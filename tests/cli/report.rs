@@ -33,7 +33,7 @@ fn meta(title: &str) -> ReportMeta {
 fn report_of(inputs: &[u8], rollouts: &[u8], tasks: usize, title: &str) -> (Profile, ReportInput) {
     let p = profile_bytes(inputs, "in.jsonl", rollouts, "out.jsonl", PARTIAL).unwrap();
     let mut src: &[u8] = rollouts;
-    let conversations = report::conversation_spans(&p, tasks)
+    let conversations = report::conversation_spans(&p, tasks, None)
         .into_iter()
         .map(|(key, span)| {
             let row = serde_json::from_slice(&src.read_span(span).unwrap()).unwrap();
@@ -335,6 +335,20 @@ fn a_query_stores_the_clis_matches_in_the_page() {
             (t.parse::<i64>().unwrap(), r.parse::<i64>().unwrap())
         });
         assert_eq!(stored, sorted, "{expr}");
+        // "Tasks in detail" follows the query (issue 44): the matching rollouts only.
+        let shown: Vec<String> = html
+            .split("<details class=\"rollout\" id=\"task-")
+            .skip(1)
+            .map(|s| {
+                let id = s.split('"').next().unwrap();
+                id.replace("-rollout-", ",")
+            })
+            .collect();
+        assert!(
+            shown.iter().all(|k| sorted.contains(k)),
+            "{expr}: {shown:?} are not all matches"
+        );
+        assert_eq!(shown.is_empty(), !any, "{expr}: {shown:?}");
         let said = common::output_text(&run);
         assert!(
             said.contains(&format!("Query: {} of", keys.len())),

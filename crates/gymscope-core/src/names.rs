@@ -166,6 +166,35 @@ pub fn compare_report(a: &str, b: &str) -> String {
     )
 }
 
+/// The pivot agent a build from `source` suggests, in the shape of every shipped pivot config
+/// (`<dataset>_single_step_tool_use_with_argument_comparison_agent`, docs/pivots.md): the
+/// dataset is the file's stem without its `rollouts` part (`finance_v2.example_rollouts.jsonl`
+/// → `finance_v2_…`), lower case, anything but letters, digits and `_` made `_`.
+pub fn pivot_agent_ref(source: &str) -> String {
+    let stem = stem(source);
+    let stem = stem.strip_suffix(".jsonl").unwrap_or(stem);
+    let dataset = [".example_rollouts", "_rollouts", ".rollouts", "rollouts"]
+        .iter()
+        .find_map(|s| stem.strip_suffix(s))
+        .unwrap_or(stem);
+    let dataset: String = dataset
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let dataset = if dataset.is_empty() {
+        "pivot"
+    } else {
+        &dataset
+    };
+    format!("{dataset}_single_step_tool_use_with_argument_comparison_agent")
+}
+
 /// `validate-pivot --fix` in the app: `pivots.jsonl` → `pivots.fixed.jsonl`.
 pub fn fixed_pivots(pivots: &str) -> String {
     let s = stem(pivots);
@@ -244,6 +273,21 @@ mod tests {
         assert_eq!(shard_of("rollouts.jsonl"), None);
     }
     use super::*;
+
+    #[test]
+    fn a_pivot_agent_is_named_after_the_dataset() {
+        let agent = |s| {
+            pivot_agent_ref(s).replace("_single_step_tool_use_with_argument_comparison_agent", " …")
+        };
+        assert_eq!(
+            agent("finance_agent_v2.example_rollouts.jsonl"),
+            "finance_agent_v2 …"
+        );
+        assert_eq!(agent("example_rollouts.jsonl"), "example …");
+        assert_eq!(agent("rollouts.jsonl"), "pivot …");
+        assert_eq!(agent("My Run-3.jsonl"), "my_run_3 …");
+        assert_eq!(agent("dir/workplace_rollouts.jsonl"), "workplace …");
+    }
 
     #[test]
     fn stem_follows_python_path_stem() {

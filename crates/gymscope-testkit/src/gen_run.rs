@@ -7,7 +7,9 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 mod dense;
+mod showcase;
 pub use dense::generate_dense;
+pub use showcase::generate_showcase;
 
 struct Rng(u64);
 impl Rng {

@@ -123,6 +123,8 @@ pub enum Request {
         /// How many workers read a run's two files (as for [`Request::Profile`]).
         workers: u32,
     },
+    /// The last comparison's candidate `index` shown in detail instead.
+    CompareCandidate { index: usize },
     /// Both runs' rollouts of paired task `index` of the last comparison.
     CompareTask { index: usize },
     /// The comparison report of the last comparison (the bytes `gymscope compare --report`
@@ -225,6 +227,9 @@ pub struct Compared {
     pub summary_html: String,
     /// How many workers read the runs' files.
     pub workers: u32,
+    /// Every candidate's label (one: a plain A/B comparison), and the one shown.
+    pub candidates: Vec<String>,
+    pub candidate: usize,
 }
 
 /// A message as a JS value (objects, not `Map`s, for maps; JS objects passed through).

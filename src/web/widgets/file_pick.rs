@@ -7,17 +7,16 @@ use leptos::ev;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-/// The embedded example run (NeMo Gym's ether0 example), so a first visit shows a real profile.
+/// The embedded example run (`assets/example-run/`: three agents, 30 tasks, four repeats), so a
+/// first visit shows what the pages are for: binned means, spread across repeats, agent lines.
 const EXAMPLE: [(&str, &[u8]); 2] = [
     (
         "example_rollouts_materialized_inputs.jsonl",
-        include_bytes!(
-            "../../../tests/fixtures/gym-examples/ether0/example_rollouts_materialized_inputs.jsonl"
-        ),
+        include_bytes!("../../../assets/example-run/example_rollouts_materialized_inputs.jsonl"),
     ),
     (
         "example_rollouts.jsonl",
-        include_bytes!("../../../tests/fixtures/gym-examples/ether0/example_rollouts.jsonl"),
+        include_bytes!("../../../assets/example-run/example_rollouts.jsonl"),
     ),
 ];
 

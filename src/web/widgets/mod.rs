@@ -3,6 +3,7 @@
 //! `task_rollouts`), the query bar (`query_bar`) and the pass-rate band that writes into it (`pass_band`), a rollout (`rollout_view`, `conversation_view`), `file_pick` and
 //! `health_badges`.
 
+pub mod column_picker;
 pub mod conversation_view;
 pub mod file_pick;
 pub mod health_badges;

@@ -126,8 +126,18 @@ pub fn RolloutView(
                 } else {
                     view! { <h3>"Response"</h3><div class="conversation">{output}</div> }.into_any()
                 };
+                // In one column (below 1,200 px: a phone) the rollout is below the run: brought
+                // into view once its content is there, so a tap visibly answers (issue 44,
+                // item 12). Not before: the loading line it replaces would move the page.
+                let node = NodeRef::<leptos::html::Section>::new();
+                Effect::new(move |_| {
+                    let narrow = window().inner_width().ok().and_then(|w| w.as_f64()).is_some_and(|w| w < 1200.0);
+                    if let (true, Some(el)) = (narrow, node.get()) {
+                        el.scroll_into_view();
+                    }
+                });
                 view! {
-                    <section class="rollout" data-testid="rollout-view">
+                    <section class="rollout" data-testid="rollout-view" node_ref=node>
                         <h2 data-testid="rollout-title">{s.title}</h2>
                         {flags}
                         <p class="reward">"reward: "<code data-testid="rollout-reward">{c.reward.clone().unwrap_or_else(|| "(none)".into())}</code></p>

@@ -4,8 +4,10 @@
 
 use crate::inspect::query::{select, TaskQuery};
 use crate::inspect::run::RunView;
+use crate::inspect::table_columns;
 use crate::inspect::table_nav::{key_action, KeyAction, Viewport};
 use crate::web::state::Selection;
+use crate::web::widgets::column_picker::ColumnPicker;
 use crate::web::widgets::health_badges::task_flags_view;
 use crate::web::widgets::task_filters::TaskFilters;
 use crate::web::widgets::task_rollouts::TaskRollouts;
@@ -91,21 +93,41 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
     };
 
     let agents: Vec<String> = run.view.agents.rows.iter().map(|r| r.key.clone()).collect();
-    let headers = run.view.task_headers.clone();
-    let head = headers
+    let headers = Arc::new(run.view.task_headers.clone());
+    // Columns by field (reward, tokens, each verifier field), some shown by default; hidden ones
+    // stay in the page (display: none), so the cells are there to read and the picker is instant.
+    let groups = Arc::new(table_columns::groups(&headers));
+    let columns: Arc<Vec<usize>> =
+        Arc::new(groups.iter().flat_map(|g| g.columns.clone()).collect());
+    let shown = RwSignal::new(table_columns::shown_by_default(&headers));
+    let is_shown = move |c: usize| shown.with(|s| s.get(c).copied().unwrap_or(true));
+    let group_head = groups
         .iter()
-        .enumerate()
-        .map(|(c, h)| {
+        .map(|g| {
+            let cols = Arc::new(g.columns.clone());
+            let span = move || cols.iter().filter(|&&c| is_shown(c)).count();
+            let (span, span2) = (span.clone(), span);
+            let name = if g.field.is_empty() { "counts".to_string() } else { g.field.clone() };
+            view! { <th class="group" colspan=move || span().max(1).to_string() class:off=move || span2() == 0>{name}</th> }
+        })
+        .collect_view();
+    let head = columns
+        .iter()
+        .map(|&c| {
+            let h = headers[c].clone();
             let arrow = move || match query.with(|q| (q.sort, q.descending)) {
                 (Some(s), true) if s == c => " ▼",
                 (Some(s), false) if s == c => " ▲",
                 _ => "",
             };
-            view! { <th class="sortable" data-testid="sort" data-key=h.clone() on:click=move |_| sort_by(c)>{h.clone()}{arrow}</th> }
+            view! { <th class="sortable" data-testid="sort" data-key=h.clone() title=h.clone() class:off=move || !is_shown(c)
+                on:click=move |_| sort_by(c)>{table_columns::label(&h).to_string()}{arrow}</th> }
         })
         .collect_view();
     let r = run.clone();
+    let (headers_b, columns_b) = (headers.clone(), columns.clone());
     let body = move || {
+        let (headers, columns) = (&headers_b, &columns_b);
         let rows = order.get();
         let window = VIEWPORT.window(scroll_top.get(), rows.len());
         let (top_pad, bottom_pad) = VIEWPORT.padding(&window, rows.len());
@@ -116,11 +138,12 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
                 .map(|&i| {
                     let i = i as usize;
                     let meta = &r.view.tasks[i];
-                    let cells = (0..width)
-                    .map(|c| {
+                    let cells = columns
+                    .iter()
+                    .map(|&c| {
                         let v = r.cols.task_stats[i * width + c];
                         let text = crate::figures::for_column(&headers[c], v);
-                        view! { <td data-key=headers[c].clone() data-value=exact(v) title=exact(v)>{text}</td> }
+                        view! { <td data-key=headers[c].clone() data-value=exact(v) title=exact(v) class:off=move || !is_shown(c)>{text}</td> }
                     })
                     .collect_view();
                     let class = if selected == Some(i) { "selected" } else { "" };
@@ -155,6 +178,7 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
     let count = Signal::derive(move || order.with(Vec::len));
     view! {
         <TaskFilters query=query agents=agents count=count total=total />
+        <ColumnPicker headers=headers groups=groups shown=shown />
         <div class="table-wrap virtual" node_ref=wrap tabindex="0" data-testid="task-table-wrap"
             style:max-height=format!("{}px", VIEWPORT.view_px)
             on:scroll=move |e| {
@@ -163,7 +187,11 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
             }
             on:keydown=on_key>
             <table data-testid="task-table">
-                <thead><tr><th>"task"</th><th title="a pass is reward ≥ 1">"passes"</th><th>"agents"</th>{has_flags.then(|| view! { <th>"flags"</th> })}{head}</tr></thead>
+                <thead>
+                    <tr><th rowspan="2">"task"</th><th rowspan="2" title="a pass is reward ≥ 1">"passes"</th><th rowspan="2">"agents"</th>
+                        {has_flags.then(|| view! { <th rowspan="2">"flags"</th> })}{group_head}</tr>
+                    <tr class="stats">{head}</tr>
+                </thead>
                 <tbody>{body}</tbody>
             </table>
         </div>

@@ -1,8 +1,8 @@
 //! The worker's comparison: each run reduced to the core's `RunTasks` (a run profiled from its
 //! two files, or a profiling file read), every candidate compared with the baseline and judged,
-//! the first kept for the side-by-side view of a task and for "Export report" (the bytes
-//! `gymscope compare --report` writes). A run's files are read by this worker ([`run`]) or by its
-//! pool (`compare_read`).
+//! one candidate shown in detail at a time (the page switches), and "Export report" (the bytes
+//! `gymscope compare --report` writes). A run's files are read by this worker ([`run`]) or by
+//! its pool (`compare_read`).
 
 use super::super::protocol::{CompareInput, Compared, Download, Failure, Reply, ReportRequest};
 use super::io::{feed, post_progress, BlobWriter, SpanReader, WINDOW};
@@ -26,11 +26,36 @@ pub struct Side {
 }
 
 struct Shown {
-    a: Side,
-    b: Side,
-    comparison: Comparison,
+    /// The baseline, then each candidate.
+    sides: Vec<Side>,
     /// The comparison judged (verdicts, power, flips) as `gymscope compare A B` does by default.
     judged: MultiComparison,
+    /// The candidate whose details the page shows (its place among the candidates).
+    candidate: usize,
+    /// How many workers read the runs' files.
+    workers: u32,
+}
+
+impl Shown {
+    fn comparison(&self) -> &Comparison {
+        &self.judged.candidates[self.candidate].comparison
+    }
+    /// The page's view of the candidate shown.
+    fn reply(&self) -> Reply {
+        let comparison = self.comparison().clone();
+        Reply::Compared(Box::new(Compared {
+            summary_html: compare::report::summary_html_with(&comparison, Some(&self.judged)),
+            comparison,
+            workers: self.workers,
+            candidates: self
+                .judged
+                .candidates
+                .iter()
+                .map(|c| c.run.label.clone())
+                .collect(),
+            candidate: self.candidate,
+        }))
+    }
 }
 
 thread_local! {
@@ -138,39 +163,43 @@ pub fn compared(sides: Vec<Side>, options: CompareOptions, workers: u32) -> Resu
         judged.push(candidate);
     }
     let judged = multi::judge(label(0), judged, DEFAULT_ALPHA, None);
-    let comparison = judged.candidates[0].comparison.clone();
-    let reply = Reply::Compared(Box::new(Compared {
-        summary_html: compare::report::summary_html_with(&comparison, Some(&judged)),
-        comparison: comparison.clone(),
+    let shown = Shown {
+        sides,
+        judged,
+        candidate: 0,
         workers,
-    }));
-    // The first candidate's files are kept (its tasks are the ones shown); the others go.
-    let mut sides = sides.into_iter();
-    let (Some(a), Some(b)) = (sides.next(), sides.next()) else {
-        return Err("two runs are needed".into());
     };
-    SHOWN.with(|s| {
-        *s.borrow_mut() = Some(Shown {
-            a,
-            b,
-            comparison,
-            judged,
-        });
-    });
+    let reply = shown.reply();
+    SHOWN.with(|s| *s.borrow_mut() = Some(shown));
     Ok(reply)
+}
+
+/// The last comparison with candidate `index`'s details (headline, agents, plots, paired
+/// tasks) in place of the one shown; the verdicts stay those of every candidate.
+pub fn candidate(index: usize) -> Result<Reply, Failure> {
+    SHOWN.with(|s| {
+        let mut s = s.borrow_mut();
+        let s = s.as_mut().ok_or("compare two runs first")?;
+        if index >= s.judged.candidates.len() {
+            return Err(format!("no candidate {index}").into());
+        }
+        s.candidate = index;
+        Ok(s.reply())
+    })
 }
 
 pub fn task(index: usize) -> Result<Reply, Failure> {
     SHOWN.with(|s| {
         let s = s.borrow();
         let s = s.as_ref().ok_or("compare two runs first")?;
-        let mut src_a = SpanReader::new(&s.a.lines, 0, |_, _| {})?;
-        let mut src_b = SpanReader::new(&s.b.lines, 0, |_, _| {})?;
+        let (a, b) = (&s.sides[0], &s.sides[s.candidate + 1]);
+        let mut src_a = SpanReader::new(&a.lines, 0, |_, _| {})?;
+        let mut src_b = SpanReader::new(&b.lines, 0, |_, _| {})?;
         let pair = compare::conversations::task_conversations(
-            &s.comparison,
+            s.comparison(),
             index,
-            (&s.a.tasks, &s.a.lines.name(), &mut src_a),
-            (&s.b.tasks, &s.b.lines.name(), &mut src_b),
+            (&a.tasks, &a.lines.name(), &mut src_a),
+            (&b.tasks, &b.lines.name(), &mut src_b),
         )
         .map_err(failure)?;
         Ok(Reply::ComparedTask(Box::new(pair)))
@@ -181,20 +210,23 @@ pub fn report(request: ReportRequest) -> Result<Reply, Failure> {
     SHOWN.with(|s| {
         let s = s.borrow();
         let s = s.as_ref().ok_or("compare two runs first")?;
-        let c = &s.comparison;
+        // The report is `gymscope compare A B …`'s: its conversations are the first
+        // candidate's, whichever the page shows.
+        let (a, b) = (&s.sides[0], &s.sides[1]);
+        let c = &s.judged.candidates[0].comparison;
         let meta = ReportMeta {
             title: Some(request.title)
                 .filter(|t| !t.is_empty())
                 .unwrap_or_else(|| compare::report::default_title(c)),
-            sources: s.a.files.iter().chain(&s.b.files).map(source).collect(),
+            sources: a.files.iter().chain(&b.files).map(source).collect(),
             date: request.date.filter(|d| !d.is_empty()),
         };
-        let mut src_a = SpanReader::new(&s.a.lines, 0, |_, _| {})?;
-        let mut src_b = SpanReader::new(&s.b.lines, 0, |_, _| {})?;
+        let mut src_a = SpanReader::new(&a.lines, 0, |_, _| {})?;
+        let mut src_b = SpanReader::new(&b.lines, 0, |_, _| {})?;
         let conversations = compare::conversations::read(
             c,
-            (&s.a.tasks, &s.a.lines.name(), &mut src_a),
-            (&s.b.tasks, &s.b.lines.name(), &mut src_b),
+            (&a.tasks, &a.lines.name(), &mut src_a),
+            (&b.tasks, &b.lines.name(), &mut src_b),
             request.conversations,
         )
         .map_err(failure)?;

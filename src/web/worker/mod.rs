@@ -142,6 +142,7 @@ fn handle(request: Request) -> Result<Reply, Failure> {
             options,
             workers: _,
         } => compare_job::run(a, b, more, options),
+        Request::CompareCandidate { index } => compare_job::candidate(index),
         Request::CompareTask { index } => compare_job::task(index),
         Request::CompareReport(request) => compare_job::report(request),
         Request::Query {

@@ -26,12 +26,20 @@ pub fn run(request: ReportRequest) -> Result<Reply, Failure> {
                     sources: vec![source(inputs), source(rollouts)],
                     date,
                 };
+                let mut only: Option<Vec<(i64, i64)>> = request
+                    .query
+                    .as_ref()
+                    .map(|q| q.keys.iter().map(|&(t, r)| (t as i64, r as i64)).collect());
+                if let Some(keys) = &mut only {
+                    keys.sort_unstable();
+                }
                 let input = ReportInput::from_run(
                     profile,
                     meta,
                     &mut lines,
                     &rollouts.name(),
                     request.conversations,
+                    only.as_deref(),
                 )
                 .map_err(|e| Failure::from(e.to_string()))?;
                 // The Health section, as `gymscope report` computes it from the same two files:

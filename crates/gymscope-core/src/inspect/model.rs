@@ -457,6 +457,13 @@ mod tests {
             "{}",
             t.line()
         );
+        // Numbers for people (issue 44): separators, whole tokens, rewards at 4 digits.
+        (t.tasks, t.rollouts, t.expected_rollouts) = (12_000, 48_000, 48_000);
+        (t.mean_reward, t.mean_output_tokens) = (Some(0.433_912_5), Some(4058.6979));
+        assert_eq!(
+            t.line(),
+            "12,000 tasks · 48,000 of 48,000 rollouts · 3 agents · mean reward 0.4339 · mean output tokens 4,059 · mean total tokens –"
+        );
     }
 
     use super::*;

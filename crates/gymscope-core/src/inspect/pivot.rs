@@ -5,6 +5,7 @@
 use crate::pivot::checks::{Check, Finding};
 use crate::pivot::summary::ranked;
 use crate::pivot::Report;
+use crate::table::plural;
 use serde::{Deserialize, Serialize};
 
 /// A validation report as plain data.
@@ -51,10 +52,38 @@ impl PivotView {
             format!("Valid: {} rows pass every check.", self.rows)
         } else {
             format!(
-                "Invalid: {} errors in {} of {} rows.",
-                self.errors_total, self.invalid_rows, self.rows
+                "Invalid: {} in {} of {}.",
+                plural(self.errors_total as usize, "error"),
+                self.invalid_rows,
+                plural(self.rows as usize, "row")
             )
         }
+    }
+
+    /// What the fixed copy holds, in a sentence that says why when it holds nothing.
+    pub fn fix_note(&self) -> Option<String> {
+        let f = self.fix.as_ref()?;
+        Some(if f.written == 0 {
+            format!(
+                "The fixed copy is empty: {} a fix cannot repair (listed below).",
+                if f.unfixable.len() == 1 && self.rows == 1 {
+                    "the one row has an error".to_string()
+                } else {
+                    format!(
+                        "{} of {} have errors",
+                        f.unfixable.len(),
+                        plural(self.rows as usize, "row")
+                    )
+                }
+            )
+        } else {
+            format!(
+                "{} written: {} changed by a fix, {} left out because a fix cannot repair them.",
+                plural(f.written as usize, "row"),
+                f.changed,
+                f.unfixable.len()
+            )
+        })
     }
 
     pub fn new(report: &Report) -> PivotView {

@@ -199,6 +199,25 @@ impl RunView {
     /// The binned mean of `ys` against `xs` (the plot's columns) for each agent (all points when
     /// no agent is known): the overlay's bins, per agent index (`None`: all).
     pub fn binned_rewards(&self, xs: &[f64], ys: &[f64]) -> Vec<AgentBins> {
+        self.binned_rewards_of(xs, ys, None)
+    }
+
+    /// [`RunView::binned_rewards`] of the shown points only (a query's matches; `None`: every
+    /// point), so the curves say what the plotted points say.
+    pub fn binned_rewards_of(
+        &self,
+        xs: &[f64],
+        ys: &[f64],
+        shown: Option<&[bool]>,
+    ) -> Vec<AgentBins> {
+        let kept;
+        let ys = match shown {
+            None => ys,
+            Some(keep) => {
+                kept = only(ys, keep);
+                &kept
+            }
+        };
         per_agent(
             xs,
             ys,
@@ -266,6 +285,33 @@ mod tests {
         let some = r.reward_histogram_of(Some(&keep));
         assert_ne!(all, some);
         assert_eq!(some.bars.iter().map(|b| b.count).sum::<u64>(), 2);
+    }
+
+    #[test]
+    fn the_query_s_points_alone_make_the_curves() {
+        // 40 points of one agent: rewards 1 above x = 20, 0 below; the "query" keeps x < 20.
+        let n = 40;
+        let xs: Vec<f64> = (0..n).map(f64::from).collect();
+        let ys: Vec<f64> = xs.iter().map(|&x| f64::from(u8::from(x >= 20.0))).collect();
+        let agent = vec![0.0; n as usize];
+        let all = per_agent(&xs, &ys, Some(&agent), 1);
+        let keep: Vec<bool> = xs.iter().map(|&x| x < 20.0).collect();
+        let kept = only(&ys, &keep);
+        let some = per_agent(&xs, &kept, Some(&agent), 1);
+        assert!(all[0].1.iter().any(|b| b.mean == 1.0));
+        assert!(!some[0].1.is_empty() && some[0].1.iter().all(|b| b.mean == 0.0));
+        // Nothing kept: no curve, no panic.
+        let none = only(&ys, &vec![false; n as usize]);
+        assert!(per_agent(&xs, &none, Some(&agent), 1)[0].1.is_empty());
+        let r = run();
+        let (xs, ys) = (
+            r.metric_values(r.metric("output_tokens")),
+            r.metric_values(r.metric("reward")),
+        );
+        assert_eq!(
+            r.binned_rewards_of(&xs, &ys, Some(&[])),
+            r.binned_rewards(&xs, &[f64::NAN; 3])
+        );
     }
 
     #[test]

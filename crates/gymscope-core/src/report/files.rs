@@ -177,6 +177,7 @@ impl ReportInput {
             prompts,
             health: None,
             query: None,
+            query_figures: Vec::new(),
         })
     }
 }

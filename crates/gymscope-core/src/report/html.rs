@@ -67,6 +67,13 @@ pub fn render(r: &ReportInput) -> String {
     out.push_str("<section id=\"details\"><h2>Tasks in detail</h2>");
     if r.conversations.is_empty() && r.prompts.is_empty() {
         out.push_str("<p class=\"note\">No conversations are included in this report.</p>");
+    } else if let Some(q) = &r.query {
+        let _ = write!(
+            out,
+            "<p class=\"note\">The rollouts matching <code>{}</code>, for the tasks listed here; \
+             other tasks show their rollouts' numbers when opened from the table or the plot.</p>",
+            escape(&q.source)
+        );
     } else {
         out.push_str(
             "<p class=\"note\">Conversations are included for the tasks listed here; \
@@ -129,13 +136,32 @@ fn bytes(n: u64) -> String {
     }
 }
 
-/// The key figures as cards, first on the page (each card's exact value in its tooltip).
+/// The key figures as cards, first on the page (each card's exact value in its tooltip). A
+/// report made with a query opens on its matches' figures, named as such; the script shows the
+/// run's again when the filter box no longer holds that query.
 fn figures(out: &mut String, r: &ReportInput) {
-    if r.figures.is_empty() {
+    if let (Some(q), false) = (&r.query, r.query_figures.is_empty()) {
+        let _ = write!(
+            out,
+            "<section id=\"figures-query\"><p class=\"note\">Figures of the {} rollouts matching \
+             <code>{}</code>:</p><div class=\"figures\">",
+            crate::figures::count(q.keys.len()),
+            escape(&q.source)
+        );
+        cards(out, &r.query_figures);
+        out.push_str("</div></section>\n");
+        out.push_str("<section id=\"figures\" class=\"figures\" hidden>");
+    } else if r.figures.is_empty() {
         return;
+    } else {
+        out.push_str("<section id=\"figures\" class=\"figures\">");
     }
-    out.push_str("<section id=\"figures\" class=\"figures\">");
-    for f in &r.figures {
+    cards(out, &r.figures);
+    out.push_str("</section>\n");
+}
+
+fn cards(out: &mut String, figures: &[super::key_figures::KeyFigure]) {
+    for f in figures {
         let _ = write!(
             out,
             "<div class=\"figure\" data-key=\"{}\" title=\"{}\"><div class=\"figure-value\">{}</div>\
@@ -147,7 +173,6 @@ fn figures(out: &mut String, r: &ReportInput) {
             escape(&f.detail)
         );
     }
-    out.push_str("</section>\n");
 }
 
 fn summary(out: &mut String, r: &ReportInput) {

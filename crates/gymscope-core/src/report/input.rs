@@ -12,16 +12,29 @@ use crate::record::Reward;
 use crate::table;
 
 /// The rollouts of the first `max_tasks` tasks, with the span of each one's line in the
-/// rollouts file, ascending key.
-pub fn conversation_spans(p: &Profile, max_tasks: usize) -> Vec<(RolloutKey, LineSpan)> {
+/// rollouts file, ascending key. With `only` (a query's matches, ascending `(task, rollout)`),
+/// only those rollouts, of the first `max_tasks` tasks that have one: the report's details
+/// follow the query it was made with.
+pub fn conversation_spans(
+    p: &Profile,
+    max_tasks: usize,
+    only: Option<&[(i64, i64)]>,
+) -> Vec<(RolloutKey, LineSpan)> {
+    let kept = |r: &&crate::profile::RolloutRecord| {
+        only.is_none_or(|keys| keys.binary_search(&(r.key.task, r.key.rollout)).is_ok())
+    };
     p.tasks
         .iter()
-        .take(max_tasks)
-        .flat_map(|t| {
+        .map(|t| {
             p.rollouts[t.rollouts.clone()]
                 .iter()
-                .map(|r| (r.key, r.span))
+                .filter(kept)
+                .peekable()
         })
+        .filter_map(|mut rollouts| rollouts.peek().is_some().then_some(rollouts))
+        .take(max_tasks)
+        .flatten()
+        .map(|r| (r.key, r.span))
         .collect()
 }
 
@@ -56,6 +69,7 @@ impl ReportInput {
             prompts: Vec::new(),
             health: None,
             query: None,
+            query_figures: Vec::new(),
         }
     }
 }
@@ -128,17 +142,19 @@ impl FieldColumns {
 }
 
 impl ReportInput {
-    /// The report of a profiled run: the conversations of its first `max_tasks` tasks are read
-    /// back from the rollouts file by span. The CLI and the web app both make reports this way.
+    /// The report of a profiled run: the conversations of its first `max_tasks` tasks (with
+    /// `only`, of the query's matches: [`conversation_spans`]) are read back from the rollouts
+    /// file by span. The CLI and the web app both make reports this way.
     pub fn from_run(
         p: &Profile,
         meta: ReportMeta,
         rollouts: &mut dyn crate::render::LineSource,
         rollouts_name: &str,
         max_tasks: usize,
+        only: Option<&[(i64, i64)]>,
     ) -> Result<ReportInput, crate::render::RenderError> {
         let mut conversations = Vec::new();
-        for (key, span) in conversation_spans(p, max_tasks) {
+        for (key, span) in conversation_spans(p, max_tasks, only) {
             let line = rollouts.read_span(span)?;
             let row: serde_json::Value = serde_json::from_slice(&line).map_err(|e| {
                 crate::render::RenderError::InputChanged {

@@ -23,16 +23,17 @@ pub struct Totals {
 impl Totals {
     /// The run in one line, as the inspector heads it.
     pub fn line(&self) -> String {
-        let mean = |v: Option<f64>| v.map_or("–".to_string(), crate::table::short_number);
+        use crate::figures::{count, reward, tokens};
         format!(
-            "{} · {} of {} rollouts · {} · mean reward {} · mean output tokens {} · mean total tokens {}",
-            crate::table::plural(self.tasks, "task"),
-            self.rollouts,
-            self.expected_rollouts,
+            "{} {} · {} of {} rollouts · {} · mean reward {} · mean output tokens {} · mean total tokens {}",
+            count(self.tasks),
+            if self.tasks == 1 { "task" } else { "tasks" },
+            count(self.rollouts),
+            count(self.expected_rollouts),
             crate::table::plural(self.agents, "agent"),
-            mean(self.mean_reward),
-            mean(self.mean_output_tokens),
-            mean(self.mean_total_tokens)
+            reward(self.mean_reward),
+            tokens(self.mean_output_tokens),
+            tokens(self.mean_total_tokens)
         )
     }
 }

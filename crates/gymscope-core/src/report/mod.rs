@@ -91,6 +91,22 @@ impl Points {
             .map(|v| v.unwrap_or(f64::NAN))
             .collect()
     }
+    /// The points `keep` says, in order (a query's matches).
+    pub fn only(&self, keep: impl Fn(usize) -> bool) -> Points {
+        let kept: Vec<usize> = (0..self.len()).filter(|&i| keep(i)).collect();
+        let pick = |v: &Vec<Option<f64>>| kept.iter().map(|&i| v[i]).collect();
+        Points {
+            task: kept.iter().map(|&i| self.task[i]).collect(),
+            rollout: kept.iter().map(|&i| self.rollout[i]).collect(),
+            reward: pick(&self.reward),
+            fields: self.fields.clone(),
+            values: self.values.iter().map(pick).collect(),
+            agent: kept
+                .iter()
+                .filter_map(|&i| self.agent.get(i).copied())
+                .collect(),
+        }
+    }
     /// The agents as plot values (NaN unknown), when any is known.
     pub fn agent_values(&self) -> Option<Vec<f64>> {
         self.agent.iter().any(Option::is_some).then(|| {
@@ -145,6 +161,9 @@ pub struct ReportInput {
     /// The query the report was made with and the rollouts it matched; set with
     /// [`ReportInput::with_query`].
     pub query: Option<ReportQuery>,
+    /// The key figures of the query's matches (the page opens on them; the run's come back
+    /// when the filter box no longer holds the query).
+    pub query_figures: Vec<key_figures::KeyFigure>,
 }
 
 /// A query of the query language (docs/query.md) and the rollouts it matched in the run: the
@@ -169,6 +188,18 @@ impl ReportInput {
     pub fn with_query(mut self, mut query: ReportQuery) -> ReportInput {
         query.keys.sort_unstable();
         query.keys.dedup();
+        let pts = &self.points;
+        let matched = pts.only(|i| {
+            query
+                .keys
+                .binary_search(&(pts.task[i], pts.rollout[i]))
+                .is_ok()
+        });
+        let mut agents: Vec<usize> = matched.agent.iter().flatten().copied().collect();
+        agents.sort_unstable();
+        agents.dedup();
+        // The interval across repeats is the whole run's: none for a part of it.
+        self.query_figures = key_figures::of_points(&matched, matched.len(), agents.len(), &[]);
         self.query = Some(query);
         self
     }

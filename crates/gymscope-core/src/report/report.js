@@ -116,6 +116,13 @@ document.addEventListener('DOMContentLoaded', function () {
     }
     state.mask = mask;
     state.matched = 0;
+    // The figures of the query the page was made with while the box holds it; else the run's.
+    const byQuery = $('figures-query');
+    if (byQuery) {
+      const made = !!Q && $('task-filter').value.trim() === Q.source.trim();
+      byQuery.hidden = !made;
+      $('figures').hidden = made;
+    }
     let rows = [];
     for (let i = 0; i < nTasks; i++) {
       if (!mask) { rows.push(i); continue; }

@@ -3,34 +3,20 @@
 //! or the embedded example pair, compared in the worker by the core (`compare`), then the
 //! report's summary (a verdict row per candidate), the paired tasks and any task's rollouts.
 
+mod inputs;
 pub mod result;
 
 use crate::compare::{CompareOptions, PairBy};
 use crate::inspect::detect::FileKind;
 use crate::inspect::intake::{group_runs, RunFiles, Slots, MAX_RUNS};
 use crate::web::pages::compare::result::CompareResult;
-use crate::web::protocol::{CompareInput, Compared, Failure, Progress, Reply, Request};
+use crate::web::protocol::{Compared, Failure, Progress, Reply, Request};
 use crate::web::widgets::file_pick::kinds_of;
 use crate::web::worker_client::start_page_worker;
+use inputs::{input_of, input_of_run};
 use leptos::ev;
 use leptos::prelude::*;
 use std::sync::Arc;
-
-/// The embedded example: two generated checkpoints of the same tasks (assets/example-compare).
-macro_rules! example {
-    ($name:literal) => {
-        (
-            $name,
-            include_bytes!(concat!("../../../../assets/example-compare/", $name)),
-        )
-    };
-}
-const EXAMPLE: [(&str, &[u8]); 4] = [
-    example!("base_materialized_inputs.jsonl"),
-    example!("base.jsonl"),
-    example!("step200_materialized_inputs.jsonl"),
-    example!("step200.jsonl"),
-];
 
 #[derive(Clone)]
 enum Phase {
@@ -40,23 +26,35 @@ enum Phase {
     Failed(String),
 }
 
-/// A side's input once its files are known: a run, or a profiling file alone.
-fn input_of(s: &Slots<web_sys::File>) -> Option<CompareInput> {
-    match (&s.inputs, &s.rollouts, &s.profiling) {
-        (Some(i), Some(r), _) => Some(CompareInput::Run {
-            inputs: i.clone(),
-            rollouts: r.clone(),
-        }),
-        (_, _, Some(p)) => Some(CompareInput::Profiling { file: p.clone() }),
-        _ => None,
-    }
-}
-
-fn input_of_run(r: RunFiles<web_sys::File>) -> CompareInput {
-    match r {
-        RunFiles::Run { inputs, rollouts } => CompareInput::Run { inputs, rollouts },
-        RunFiles::Profiling(file) => CompareInput::Profiling { file },
-    }
+/// With several candidates, which one the sections below detail (the verdicts above list all).
+fn candidate_picker(
+    c: &Compared,
+    worker: crate::web::worker_client::SharedWorker,
+    phase: RwSignal<Phase, LocalStorage>,
+) -> Option<impl IntoView> {
+    (c.candidates.len() > 1).then(|| {
+        let options = c
+            .candidates
+            .iter()
+            .enumerate()
+            .map(|(i, name)| view! { <option value=i.to_string() selected=i == c.candidate>{name.clone()}</option> })
+            .collect_view();
+        let pick = move |e: ev::Event| {
+            let index = event_target_value(&e).parse().unwrap_or(0);
+            worker.with_value(|w| {
+                w.request(&Request::CompareCandidate { index }, move |reply| match reply {
+                    Reply::Compared(c) => phase.set(Phase::Done(Arc::from(c))),
+                    Reply::Failed(Failure { message, .. }) => phase.set(Phase::Failed(message)),
+                    _ => {}
+                });
+            });
+        };
+        view! {
+            <label class="candidate-pick">"Details below for "
+                <select data-testid="compare-candidate" on:change=pick>{options}</select>
+                <span class="muted">" (the verdicts table lists every candidate)"</span></label>
+        }
+    })
 }
 
 #[component]
@@ -189,20 +187,7 @@ pub fn ComparePage() -> impl IntoView {
         })
     };
     let load_example = move |_| {
-        let files: Vec<(web_sys::File, FileKind)> = EXAMPLE
-            .iter()
-            .map(|(name, bytes)| {
-                let kind = if name.contains("materialized") {
-                    FileKind::MaterializedInputs
-                } else {
-                    FileKind::Rollouts
-                };
-                (
-                    crate::web::widgets::file_pick::bytes_file(name, bytes),
-                    kind,
-                )
-            })
-            .collect();
+        let files = inputs::example_files();
         let (a, b) = files.split_at(2);
         sides[0].set(Slots::default());
         sides[1].set(Slots::default());
@@ -221,9 +206,13 @@ pub fn ComparePage() -> impl IntoView {
                 {format!("Or several runs at once (up to {MAX_RUNS}): drop all their files here, or choose them ")}
                 <label class="file-button">"Choose runs…"<input class="file-input" type="file" multiple accept=".jsonl,.json" data-testid="compare-runs" on:change=on_runs /></label>
             </div>
-            <label hidden=move || runs.with(Vec::is_empty)>" baseline: "
-                <select data-testid="compare-baseline" on:change=move |e| { baseline.set(event_target_value(&e).parse().unwrap_or(0)); start(); }>{baseline_options}</select>
-            </label>
+            // Shown only once runs are chosen: an empty dropdown says nothing (issue 44, item 6).
+            {move || (!runs.with(Vec::is_empty)).then(|| view! {
+                <p class="chosen" data-testid="compare-runs-names">{move || runs.with(|r| format!("{} runs: {}", r.len(), r.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")))}</p>
+                <label>" baseline: "
+                    <select data-testid="compare-baseline" on:change=move |e| { baseline.set(event_target_value(&e).parse().unwrap_or(0)); start(); }>{baseline_options}</select>
+                </label>
+            })}
             <label><input type="checkbox" data-testid="compare-pair-by-index" prop:checked=move || pair_by_index.get()
                 on:change=move |e| { pair_by_index.set(event_target_checked(&e)); start(); } />" pair by task index (for a prompt change)"</label>
             <button data-testid="compare-example" on:click=load_example>"Load the example comparison"</button>
@@ -240,6 +229,7 @@ pub fn ComparePage() -> impl IntoView {
             Phase::Failed(e) => view! { <pre class="status error" data-testid="compare-status">{e}</pre> }.into_any(),
             Phase::Done(c) => view! {
                 <p class="status done" data-testid="compare-status">{format!("Compared: {} paired tasks.", c.comparison.tasks.len())}</p>
+                {candidate_picker(&c, worker, phase)}
                 <CompareResult compared=c worker=worker />
             }.into_any(),
         }}

@@ -139,7 +139,11 @@ fn ExportComparison(worker: SharedWorker, title: String) -> impl IntoView {
         });
         worker.with_value(|w| {
             w.request(&request, move |reply| match reply {
-                Reply::Report(d) => result.set(Some(Ok(DownloadLink::from(d)))),
+                Reply::Report(d) => {
+                    let link = DownloadLink::from(d);
+                    link.save();
+                    result.set(Some(Ok(link)));
+                }
                 Reply::Failed(f) => result.set(Some(Err(f.message))),
                 _ => {}
             });
@@ -153,7 +157,7 @@ fn ExportComparison(worker: SharedWorker, title: String) -> impl IntoView {
             <button data-testid="compare-export" on:click=export>"Export report"</button>
             {move || result.get().map(|r| match r {
                 Ok(link) => {
-                    let label = format!("{} ({:.1} MB) — one HTML file, opens offline anywhere", link.name, link.bytes as f64 / 1e6);
+                    let label = format!("Saved {} ({:.1} MB): one HTML file, opens offline anywhere. Save again", link.name, link.bytes as f64 / 1e6);
                     link.anchor("compare-report-download", label).into_any()
                 }
                 Err(e) => view! { <span class="error">{e}</span> }.into_any(),

@@ -35,24 +35,28 @@ pub fn PivotResult(
                 .then(|| view! { <li class="more">{format!("… and {} more", g.count as usize - g.findings.len())}</li> });
             view! {
                 <details open data-testid="pivot-group" data-check=g.id.clone()>
-                    <summary>{format!("[{}] {} — {}", g.id, g.title, g.count)}</summary>
+                    <summary>{g.title.clone()}" — "{crate::table::plural(g.count as usize, "error")}
+                        " "<span class="check-id" title="The check's name in docs/pivot.md and in validate-pivot's output">{g.id.clone()}</span></summary>
                     <ul>{findings}{more}</ul>
                 </details>
             }
         })
         .collect_view();
+    let note = view.fix_note().unwrap_or_default();
     let fix_view = view.fix.clone().map(|f| {
         let link = fixed.as_ref().map(|u| {
             u.anchor("pivot-fix-download", format!("Download {} ({} rows, {} changed)", u.name, f.written, f.changed))
         });
         let unfixable = f.unfixable.iter().map(|(_, why)| view! { <li>{why.clone()}</li> }).collect_view();
-        view! { <section><h2>"Fixed copy"</h2>{link}<ul data-testid="pivot-unfixable">{unfixable}</ul></section> }
+        view! { <section><h2>"Fixed copy"</h2><p data-testid="pivot-fix-note">{note.clone()}</p>
+            {(f.written > 0).then_some(link)}<ul data-testid="pivot-unfixable">{unfixable}</ul></section> }
     });
     view! {
         <p data-testid="pivot-status" class=if view.valid { "status done" } else { "status error" }>
             <span data-testid="pivot-verdict">{verdict}</span></p>
         {view.upstream_error.clone().map(|u| view! { <p><code data-testid="pivot-upstream">{u}</code></p> })}
         {view.valid.then(|| view! { <pre data-testid="pivot-summary">{view.summary_text.clone()}</pre> })}
+        {(!view.groups.is_empty()).then(|| view! { <p class="muted">"Each group below is one check the rows must pass, with its name (as in validate-pivot's output); click a line to see its row."</p> })}
         <section data-testid="pivot-errors">{groups}</section>
         {view.stats_text.clone().map(|s| view! { <pre data-testid="pivot-stats">{s}</pre> })}
         {fix_view}

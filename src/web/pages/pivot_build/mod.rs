@@ -41,8 +41,10 @@ pub fn PivotBuildPage() -> impl IntoView {
     let loaded = use_context::<crate::web::state::LoadedRollouts>()
         .map_or_else(|| RwSignal::new_local(None), |l| l.0);
     let chosen = move || source.get().or_else(|| loaded.get());
-    let agent_ref =
-        RwSignal::new("single_step_tool_use_with_argument_comparison_agent".to_string());
+    // Empty: the name suggested from the source's file name (shown as the placeholder).
+    let agent_ref = RwSignal::new(String::new());
+    let suggested =
+        move || chosen().map_or_else(String::new, |f| crate::names::pivot_agent_ref(&f.name()));
     let min_reward = RwSignal::new("1.0".to_string());
     let groups = [true, true, false].map(RwSignal::new);
     let limit = RwSignal::new(String::new());
@@ -57,8 +59,14 @@ pub fn PivotBuildPage() -> impl IntoView {
             ));
             return;
         };
+        let typed = agent_ref.get_untracked();
+        let name = if typed.trim().is_empty() {
+            crate::names::pivot_agent_ref(&file.name())
+        } else {
+            typed
+        };
         let options = match PageBuild::parse(
-            &agent_ref.get_untracked(),
+            &name,
             &min_reward.get_untracked(),
             groups.map(|g| g.get_untracked()),
             &limit.get_untracked(),
@@ -138,7 +146,8 @@ pub fn PivotBuildPage() -> impl IntoView {
                 (None, Some(f)) => format!("Source: {} (the run loaded on the Profile page; choose a file to use another)", f.name()),
                 (None, None) => "Source: none yet (choose a file, or load a run on the Profile page)".to_string(),
             }}</p>
-            {text(agent_ref, "pb-agent-ref", "agent_ref name ")}
+            <label>"agent_ref name "<input type="text" class="wide" data-testid="pb-agent-ref" prop:value=move || agent_ref.get()
+                placeholder=suggested on:input=move |e| agent_ref.set(event_target_value(&e)) /></label>
             {text(min_reward, "pb-min-reward", "Minimum reward of a success ")}
             <div class="options">"Source reward groups: "
                 {group_box(0, "mixed", " mixed (preferred: the policy sometimes fails)")}

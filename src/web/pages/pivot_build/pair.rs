@@ -31,8 +31,15 @@ pub fn PairView(pair: PivotPair) -> impl IntoView {
             {items_view(std::slice::from_ref(&m.item), as_written)}</div> }
         })
         .collect_view();
+    // Opened from a list far above: brought into view, so a click always shows something.
+    let node = NodeRef::<leptos::html::Section>::new();
+    Effect::new(move |_| {
+        if let Some(el) = node.get() {
+            el.scroll_into_view();
+        }
+    });
     view! {
-        <section class="pair" data-testid="pb-pair">
+        <section class="pair" data-testid="pb-pair" node_ref=node>
             <h2 data-testid="pb-pair-title">{format!("Pivot {} from source row {} ({})", pair.pivot_id, pair.trajectory_id, pair.place)}</h2>
             <label><input type="checkbox" data-testid="pb-as-written" prop:checked=move || as_written.get()
                 on:change=move |e| as_written_set.set(event_target_checked(&e)) />" as written"</label>

@@ -113,7 +113,7 @@ pub fn BuildResult(
         {empty}
         {verdict}
         <p>"Kept: "<strong data-testid="pb-kept">{s.kept}</strong>
-            {format!(" pivots from {} source rows ({}); skipped: {} source rows, {} of {} decision points.",
+            {format!(" pivots from {} source rows ({}). Skipped: {} source rows, and {} of the {} decision points in the rows used (by reason below).",
                 s.source_rows, s.source_format, s.skipped_rows, s.skipped_decision_points, s.decision_points)}</p>
         <ul class="downloads">{links}</ul>
         <p>"The same build on the command line: "<code data-testid="pb-command">{built.command.clone()}</code></p>
@@ -126,7 +126,7 @@ pub fn BuildResult(
             <label>"Open the pivot on line " <input type="text" data-testid="pb-open-line" prop:value=move || line.get()
                 on:input=move |e| line.set(event_target_value(&e)) /></label>
             <button data-testid="pb-open" on:click=open_line>"Open"</button>
-            <ul data-testid="pb-pivots">{listed}{more}</ul>
+            <ul class="pivot-list" data-testid="pb-pivots">{listed}{more}</ul>
         </section>
     }
 }

@@ -25,7 +25,20 @@ fn applied_query(run: &RunView, sel: Selection) -> Option<ExportQuery> {
 
 #[component]
 pub fn ExportReport(worker: SharedWorker, run: Arc<RunView>, sel: Selection) -> impl IntoView {
-    let title = RwSignal::new(crate::names::report_title(&run.view.rollouts_name).to_string());
+    // The run's folder when the browser knows it (a folder chosen or dropped), as the CLI
+    // titles a report; else the rollouts file's stem.
+    let folder = use_context::<crate::web::state::LoadedRollouts>()
+        .and_then(|l| l.0.get_untracked())
+        .and_then(|f| js_sys::Reflect::get(&f, &"webkitRelativePath".into()).ok())
+        .and_then(|p| p.as_string())
+        .unwrap_or_default();
+    let title = RwSignal::new(crate::names::run_title(std::path::Path::new(
+        if folder.is_empty() {
+            &run.view.rollouts_name
+        } else {
+            &folder
+        },
+    )));
     let today = js_sys::Date::new_0()
         .to_iso_string()
         .as_string()
@@ -43,7 +56,11 @@ pub fn ExportReport(worker: SharedWorker, run: Arc<RunView>, sel: Selection) -> 
         result.set(None);
         worker.with_value(|w| {
             w.request(&request, move |reply| match reply {
-                Reply::Report(d) => result.set(Some(Ok(DownloadLink::from(d)))),
+                Reply::Report(d) => {
+                    let link = DownloadLink::from(d);
+                    link.save();
+                    result.set(Some(Ok(link)));
+                }
                 Reply::Progress(_) => {}
                 Reply::Failed(f) => result.set(Some(Err(f.message))),
                 _ => result.set(Some(Err("unexpected reply from the worker".into()))),
@@ -68,7 +85,7 @@ pub fn ExportReport(worker: SharedWorker, run: Arc<RunView>, sel: Selection) -> 
             })}
             {move || result.get().map(|r| match r {
                 Ok(link) => {
-                    let label = format!("{} ({:.1} MB) — one HTML file, opens offline anywhere", link.name, link.bytes as f64 / 1e6);
+                    let label = format!("Saved {} ({:.1} MB): one HTML file, opens offline anywhere. Save again", link.name, link.bytes as f64 / 1e6);
                     link.anchor("report-download", label).into_any()
                 }
                 Err(e) => view! { <span class="error">{e}</span> }.into_any(),

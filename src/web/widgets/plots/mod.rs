@@ -65,6 +65,17 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
     let (ys_r, keys_r, agents_r) = (ys.clone(), keys.clone(), agent_col.clone());
     let rollouts = Memo::new(move |_| {
         let x = x_metric.get();
+        let shown = sel.matched.get();
+        // Under a query, the curves of its rollouts only, as the points drawn (issue 44, item
+        // 1). Computed here, where the query's mask is read anyway: a separate memo or effect
+        // reading the mask left the scatter undrawn after a later change (tests/browser/plots.rs
+        // `the_legend_toggles_agents`, cause not found).
+        let overlay = match &shown {
+            Some(mask) if overlay_on.get() => {
+                Arc::new(xs.with(|xs| r.binned_rewards_of(xs, &ys_r, Some(mask))))
+            }
+            _ => overlay.get(),
+        };
         ScatterData {
             xs: xs.get(),
             ys: ys_r.clone(),
@@ -75,9 +86,9 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
             hidden: hidden.get(),
             jitter: jitter_on.get().then(|| keys_r.clone()),
             brush: sel.brush.get(),
-            overlay: overlay.get(),
+            overlay,
             // The query bar's rollouts: the others are not drawn.
-            shown: sel.matched.get(),
+            shown,
         }
     });
     let r = run.clone();

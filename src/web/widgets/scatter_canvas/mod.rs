@@ -233,6 +233,7 @@ pub fn ScatterCanvas(
     view! {
         <div class="plot">
             <canvas node_ref=canvas width=W height=H data-testid=testid data-points=shown
+                data-binned=move || data.with(|d| d.overlay.iter().flat_map(|(_, bins, _)| bins).map(|b| b.n).sum::<usize>())
                 on:mousemove=on_move on:mousedown=on_down on:mouseup=on_up on:click=on_click
                 on:mouseleave=move |_| { tip.set(None); let _ = finish(None); }></canvas>
             {rect}

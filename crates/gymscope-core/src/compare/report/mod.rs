@@ -113,15 +113,15 @@ pub(super) fn n(v: Option<f64>) -> String {
     v.map_or_else(|| "–".into(), short_number)
 }
 
-/// A delta coloured by its direction (`up`/`down`), with the word for it in the title, so
-/// colour is never the only signal.
+/// A delta marked by its direction (`up`/`down`, an arrow), coloured better/worse only when
+/// the metric has a known good direction: the reward's. Tokens and verifier fields (a judge
+/// score, a count) may be better either way, so they stay neutral (issue 44, item 5).
 fn delta_html(d: Option<f64>, higher_is_better: bool) -> String {
-    // Arrow by sign, colour by whether that direction is better (fewer tokens is better).
     let class = match d {
         Some(d) if d > 0.0 && higher_is_better => "delta up better",
-        Some(d) if d > 0.0 => "delta up worse",
+        Some(d) if d > 0.0 => "delta up",
         Some(d) if d < 0.0 && higher_is_better => "delta down worse",
-        Some(d) if d < 0.0 => "delta down better",
+        Some(d) if d < 0.0 => "delta down",
         _ => "delta",
     };
     format!("<span class=\"{class}\">{}</span>", escape(&signed(d)))

@@ -156,13 +156,23 @@ impl Metrics {
         self.skips.get(&r).copied().unwrap_or(0)
     }
 
-    /// The one-line outcome `build-pivot` prints and the app shows.
+    pub fn skipped_rows(&self) -> u64 {
+        self.skips
+            .iter()
+            .filter(|(r, _)| r.is_row_level())
+            .map(|(_, c)| c)
+            .sum()
+    }
+
+    /// The one-line outcome `build-pivot` prints and the app shows. Both skip counts are
+    /// named: "0 skipped" beside thousands of skipped source rows read as a contradiction.
     pub fn headline(&self) -> String {
         format!(
-            "pivots: {} rows from {} of {} source rows ({} decision points, {} skipped); selfcheck: {} / {} passed",
+            "pivots: {} rows from {} of {} source rows ({} source rows skipped; {} decision points, {} of them skipped); selfcheck: {} / {} passed",
             self.pivot_rows_written,
             self.trajectories_with_pivots,
             self.source_rows_seen,
+            self.skipped_rows(),
             self.decision_points,
             self.skipped_decision_points(),
             self.selfcheck_passed,
