@@ -65,7 +65,7 @@ pub fn CompareResult(compared: Arc<Compared>, worker: SharedWorker) -> impl Into
                     <td>{t.task_a}</td><td>{t.task_b}</td><td>{t.agent.clone().unwrap_or_default()}</td>
                     <td>{num(t.mean_a)}</td><td>{num(t.mean_b)}</td><td data-testid="compare-delta">{num(t.delta)}</td>
                     <td>{format!("{} → {}", t.group_a.as_str(), t.group_b.as_str())}</td>
-                    <td>{num(t.tokens_a)}</td><td>{num(t.tokens_b)}</td>
+                    <td>{crate::figures::tokens(t.tokens_a)}</td><td>{crate::figures::tokens(t.tokens_b)}</td>
                 </tr>
             }
         })

@@ -2,9 +2,9 @@
 //! by task and rollout (hover names it, click opens it, the selected task's rollouts and mean
 //! stand out), coloured by agent with a legend that toggles agents (shift-click: only that one),
 //! jittered when rewards are discrete, with the binned mean reward per agent as an overlay and a
-//! brush (drag a rectangle; Esc clears it) that filters the task table; per-task means from the
-//! profile; the reward histogram. Axes, ticks, titles, bars, colours and overlay come from the core plot
-//! model, as in the exported report; every plot downloads as SVG and PNG.
+//! brush (drag a rectangle; Esc clears it) that filters the task table; per-task means; the reward
+//! histogram. Axes, ticks, bars, colours and overlay come from the core plot model, as in the
+//! report; every plot downloads as SVG and PNG.
 //! `window.__gymscope.pointPixel(task, rollout)` lets tests aim at a point.
 
 use crate::inspect::run::RunView;
@@ -66,13 +66,10 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
     let rollouts = Memo::new(move |_| {
         let x = x_metric.get();
         let shown = sel.matched.get();
-        // Under a query, the curves of its rollouts only, as the points drawn (issue 44, item
-        // 1). Computed here, where the query's mask is read anyway: a separate memo or effect
-        // reading the mask left the scatter undrawn after a later change (tests/browser/plots.rs
-        // `the_legend_toggles_agents`, cause not found).
+        // A query's curves (issue 44, item 1) here: their own memo froze the scatter (cause unknown).
         let overlay = match &shown {
-            Some(mask) if overlay_on.get() => {
-                Arc::new(xs.with(|xs| r.binned_rewards_of(xs, &ys_r, Some(mask))))
+            Some(m) if overlay_on.get() => {
+                Arc::new(xs.with(|x| r.binned_rewards_of(x, &ys_r, Some(m))))
             }
             _ => overlay.get(),
         };

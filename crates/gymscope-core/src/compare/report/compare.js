@@ -24,6 +24,8 @@ document.addEventListener('DOMContentLoaded', function () {
     return s === '-0' ? '0' : s;
   }
   const signed = (v) => (v === null ? '–' : v > 0 ? '+' + shortNumber(v) : shortNumber(v));
+  // Token means as people read them: whole, with separators (crate::figures::tokens).
+  const tokens = (v) => (v === null ? '–' : Math.round(v).toLocaleString('en-US'));
   const agentName = (i) => data.agents[i] || '(no agent)';
   const cols = [
     (i) => T.task_a[i], (i) => T.task_b[i], (i) => agentName(T.agent[i]), (i) => T.mean_a[i], (i) => T.mean_b[i],
@@ -32,7 +34,7 @@ document.addEventListener('DOMContentLoaded', function () {
   const show = [
     (i) => String(T.task_a[i]), (i) => String(T.task_b[i]), (i) => agentName(T.agent[i]), (i) => shortNumber(T.mean_a[i]),
     (i) => shortNumber(T.mean_b[i]), (i) => signed(T.delta[i]), (i) => data.groups[T.group_a[i]],
-    (i) => data.groups[T.group_b[i]], (i) => shortNumber(T.tokens_a[i]), (i) => shortNumber(T.tokens_b[i]),
+    (i) => data.groups[T.group_b[i]], (i) => tokens(T.tokens_a[i]), (i) => tokens(T.tokens_b[i]),
   ];
   const PAGE = 100;
   const state = { filter: null, agent: '', search: '', col: null, dir: 1, page: 0, rows: [] };

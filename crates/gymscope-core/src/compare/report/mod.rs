@@ -127,6 +127,32 @@ fn delta_html(d: Option<f64>, higher_is_better: bool) -> String {
     format!("<span class=\"{class}\">{}</span>", escape(&signed(d)))
 }
 
+/// A token mean as people read it (whole, with separators), the exact value in its tooltip.
+fn tokens_html(v: Option<f64>) -> String {
+    format!(
+        "<span title=\"{}\">{}</span>",
+        v.map_or(String::new(), |v| v.to_string()),
+        crate::figures::tokens(v)
+    )
+}
+
+/// A change of token means: whole, signed, neutral (fewer tokens is not always better).
+fn tokens_delta_html(d: Option<f64>) -> String {
+    let class = match d {
+        Some(d) if d > 0.0 => "delta up",
+        Some(d) if d < 0.0 => "delta down",
+        _ => "delta",
+    };
+    let text = match d {
+        Some(d) if d > 0.0 => format!("+{}", crate::figures::tokens(Some(d))),
+        _ => crate::figures::tokens(d),
+    };
+    format!(
+        "<span class=\"{class}\" title=\"{}\">{text}</span>",
+        d.map_or(String::new(), |d| d.to_string())
+    )
+}
+
 fn ci(m: &MeanDelta) -> String {
     m.ci95.map_or_else(String::new, |(lo, hi)| {
         format!("{} … {}", signed(Some(lo)), signed(Some(hi)))
@@ -176,9 +202,9 @@ fn headline(out: &mut String, c: &Comparison) {
         out,
         "<div class=\"card\"><div class=\"label\">mean output tokens</div><div class=\"value\">{} → {} {}</div>\
          <div class=\"sub\">per rollout, over {}</div></div></div>",
-        n(o.tokens.a),
-        n(o.tokens.b),
-        delta_html(o.tokens.delta, false),
+        tokens_html(o.tokens.a),
+        tokens_html(o.tokens.b),
+        tokens_delta_html(o.tokens.delta),
         tasks(o.tokens.tasks)
     );
     if !c.fields.is_empty() {
@@ -223,9 +249,9 @@ fn agents(out: &mut String, c: &Comparison) {
             s.improved,
             s.regressed,
             s.unchanged,
-            n(s.tokens.a),
-            n(s.tokens.b),
-            delta_html(s.tokens.delta, false)
+            tokens_html(s.tokens.a),
+            tokens_html(s.tokens.b),
+            tokens_delta_html(s.tokens.delta)
         );
     }
     out.push_str("</tbody></table></div></section>\n");

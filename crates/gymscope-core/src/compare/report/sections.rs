@@ -129,8 +129,8 @@ pub(super) fn tasks(out: &mut String, c: &Comparison, m: &Model) {
             delta_html(t.delta, true),
             t.group_a.as_str(),
             t.group_b.as_str(),
-            n(t.tokens_a),
-            n(t.tokens_b)
+            crate::figures::tokens(t.tokens_a),
+            crate::figures::tokens(t.tokens_b)
         );
     }
     out.push_str("</tbody></table></div>");
