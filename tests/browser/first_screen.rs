@@ -54,16 +54,23 @@ async fn overflow(b: &Browser) -> f64 {
         .unwrap()
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn the_first_screen_shows_the_figures_the_plot_and_the_agents() {
+/// The app at 1440×900 with a generated three-agent run of `tasks` × 4 rollouts profiled (the
+/// server and the folder kept while the page uses them).
+async fn open_generated_run(tasks: usize) -> (tempfile::TempDir, StaticServer, Browser) {
     let tmp = tempfile::tempdir().unwrap();
-    let (inputs, rollouts) = gen_run::generate_agentic(tmp.path(), "rollouts", 120, 4, 1500);
+    let (inputs, rollouts) = gen_run::generate_agentic(tmp.path(), "rollouts", tasks, 4, 1500);
     let server = StaticServer::start(&dist());
     let b = Browser::start().await;
     b.client.set_window_size(1440, 900).await.unwrap();
     b.open_app(&server.url(), "").await;
     b.choose_files("files", &[inputs, rollouts]).await;
     b.wait_text("[data-testid=status]", "Profile ready").await;
+    (tmp, server, b)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_first_screen_shows_the_figures_the_plot_and_the_agents() {
+    let (_tmp, _server, b) = open_generated_run(120).await;
     let (width, height) = viewport(&b).await;
     keep_screenshot(&b, "first-screen-1440").await;
 
@@ -329,14 +336,7 @@ async fn at_phone_width_the_tabs_a_rollout_and_health_fit_the_screen() {
 /// column picker, the task column kept in view while the table scrolls inside its box.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_task_table_groups_its_columns_and_picks_them() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (inputs, rollouts) = gen_run::generate_agentic(tmp.path(), "rollouts", 30, 4, 1500);
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.client.set_window_size(1440, 900).await.unwrap();
-    b.open_app(&server.url(), "").await;
-    b.choose_files("files", &[inputs, rollouts]).await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
+    let (_tmp, _server, b) = open_generated_run(30).await;
     let groups: Vec<String> = serde_json::from_value(
         b.eval("return Array.from(document.querySelectorAll('[data-testid=task-table] thead th.group')).map(t => t.textContent)")
             .await,
