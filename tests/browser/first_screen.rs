@@ -279,7 +279,8 @@ async fn the_first_screen_shows_the_figures_the_plot_and_the_agents() {
 
 /// At phone width (issue 44, item 12): every tab is on screen, a tap on a task row shows its
 /// rollout (brought into view below the run), and the Health page's tables stay within the
-/// screen (they scroll inside their box). The page never scrolls sideways.
+/// screen (they scroll inside their box). No page scrolls sideways: Profile, Health, Compare,
+/// the pivot builder with a pivot open, the pivot validator with its findings.
 #[tokio::test(flavor = "multi_thread")]
 async fn at_phone_width_the_tabs_a_rollout_and_health_fit_the_screen() {
     let server = StaticServer::start(&dist());
@@ -328,7 +329,50 @@ async fn at_phone_width_the_tabs_a_rollout_and_health_fit_the_screen() {
         .await;
     assert_eq!(sticky, Value::from("sticky"));
     assert_eq!(overflow(&b).await, 0.0);
+    // Compare (the example comparison) and the pivot builder (a pivot open) keep to the
+    // screen too.
+    b.click_testid("tab-compare").await;
+    b.click_testid("compare-example").await;
+    b.wait_text("[data-testid=compare-status]", "Compared")
+        .await;
+    assert_eq!(
+        wider_than_the_page(&b).await,
+        Value::from(vec![0]),
+        "Compare"
+    );
+    b.click_testid("tab-pivot-build").await;
+    b.click_testid("pb-build").await;
+    b.wait_text("[data-testid=pb-headline]", "pivots: ").await;
+    b.click("[data-testid=pb-pivot]").await;
+    b.wait_text("[data-testid=pb-pair-title]", "Pivot").await;
+    assert_eq!(
+        wider_than_the_page(&b).await,
+        Value::from(vec![0]),
+        "Build pivots"
+    );
+    b.click_testid("tab-pivot").await;
+    let pivots = common::repo_root().join("tests/fixtures/pivot/upstream/example.jsonl");
+    b.choose_file("pivot-file", &pivots).await;
+    b.wait_text("[data-testid=pivot-verdict]", "Invalid").await;
+    assert_eq!(
+        wider_than_the_page(&b).await,
+        Value::from(vec![0]),
+        "Pivot validator"
+    );
     b.close().await;
+}
+
+/// How far the page scrolls sideways, then the first elements past its width not inside a box
+/// that scrolls or clips on its own: `[0]` when it fits.
+async fn wider_than_the_page(b: &Browser) -> Value {
+    b.eval(
+        "const w = document.documentElement.clientWidth;
+         const clipped = (e) => { for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) if (getComputedStyle(a).overflowX !== 'visible') return true; return false; };
+         return [document.documentElement.scrollWidth - w].concat(Array.from(document.querySelectorAll('body *'))
+           .filter(e => e.offsetParent !== null && e.getBoundingClientRect().right > w + 0.5 && !clipped(e))
+           .map(e => e.tagName + '#' + e.id + '.' + e.className).slice(0, 6))",
+    )
+    .await
 }
 
 /// Tables for wide data (issue 44): the task table's columns grouped by field under a header

@@ -118,9 +118,9 @@ pub fn BuildResult(
         <ul class="downloads">{links}</ul>
         <p>"The same build on the command line: "<code data-testid="pb-command">{built.command.clone()}</code></p>
         <details><summary>"Skipped, by reason"</summary>
-            <table data-testid="pb-skips"><tr><th>"reason"</th><th>"skips a"</th><th>"count"</th></tr>{skips}</table></details>
+            <div class="table-wrap"><table data-testid="pb-skips"><tr><th>"reason"</th><th>"skips a"</th><th>"count"</th></tr>{skips}</table></div></details>
         <details><summary>"Source reward groups"</summary>
-            <table><tr><th>"group"</th><th>"tasks"</th><th>"rows"</th></tr>{groups}</table></details>
+            <div class="table-wrap"><table><tr><th>"group"</th><th>"tasks"</th><th>"rows"</th></tr>{groups}</table></div></details>
         <section>
             <h2>"Pivots"</h2>
             <label>"Open the pivot on line " <input type="text" data-testid="pb-open-line" prop:value=move || line.get()

@@ -208,7 +208,7 @@ fn headline(out: &mut String, c: &Comparison) {
         tasks(o.tokens.tasks)
     );
     if !c.fields.is_empty() {
-        out.push_str("<table class=\"fields\"><thead><tr><th>field (task means)</th><th>A</th><th>B</th><th>Δ</th></tr></thead><tbody>");
+        out.push_str("<div class=\"scroll\"><table class=\"fields\"><thead><tr><th>field (task means)</th><th>A</th><th>B</th><th>Δ</th></tr></thead><tbody>");
         for (name, m) in c.fields.iter().zip(&o.fields) {
             let _ = write!(
                 out,
@@ -219,7 +219,7 @@ fn headline(out: &mut String, c: &Comparison) {
                 escape(&signed(m.delta))
             );
         }
-        out.push_str("</tbody></table>");
+        out.push_str("</tbody></table></div>");
     }
     for w in &c.warnings {
         let _ = write!(out, "<p class=\"warning\">Warning: {}</p>", escape(w));
@@ -263,7 +263,7 @@ fn transitions(out: &mut String, c: &Comparison) {
         out,
         "<section id=\"transitions\"><h2>Reward groups, A → B</h2><p class=\"note\">A task is all-0, mixed or \
          all-1 by its rollouts (success: reward ≥ {}). Rows: A's group; columns: B's. Click a count to list those tasks.</p>\
-         <table id=\"transition-table\"><thead><tr><th>A \\ B</th>",
+         <div class=\"scroll\"><table id=\"transition-table\"><thead><tr><th>A \\ B</th>",
         escape(&c.options.pass_threshold.to_string())
     );
     for g in RewardGroup::ALL {
@@ -287,5 +287,5 @@ fn transitions(out: &mut String, c: &Comparison) {
         }
         out.push_str("</tr>");
     }
-    out.push_str("</tbody></table></section>\n");
+    out.push_str("</tbody></table></div></section>\n");
 }
