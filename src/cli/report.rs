@@ -211,18 +211,14 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
     // found first: the conversations shown are theirs.
     let query = match query {
         Some(q) => {
-            let mut keys = super::query::matching_keys(
+            let keys = super::query::matching_keys(
                 rollouts,
                 inputs,
                 &q,
                 args.single_step,
                 args.max_line_bytes,
             )?;
-            keys.sort_unstable();
-            Some(ReportQuery {
-                source: q.source,
-                keys,
-            })
+            Some(ReportQuery::new(q.source, keys))
         }
         None => None,
     };
@@ -232,7 +228,7 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
         &mut lines,
         &rollouts_name,
         args.conversations,
-        query.as_ref().map(|q| q.keys.as_slice()),
+        query.as_ref(),
     )?;
     let input = match health {
         Some(health) => input.with_health(health),

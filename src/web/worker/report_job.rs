@@ -12,6 +12,11 @@ pub fn run(request: ReportRequest) -> Result<Reply, Failure> {
     SHOWN.with(|shown| {
         let shown = shown.borrow();
         let date = request.date.filter(|d| !d.is_empty());
+        // The query's matches, in the page's (task, rollout) keys, sorted once for every part.
+        let query = request.query.map(|q| {
+            let keys = q.keys.iter().map(|&(t, r)| (t as i64, r as i64)).collect();
+            ReportQuery::new(q.source, keys)
+        });
         let (input, name) = match shown.as_ref().ok_or("profile a run first")? {
             Shown::Run {
                 profile,
@@ -26,20 +31,13 @@ pub fn run(request: ReportRequest) -> Result<Reply, Failure> {
                     sources: vec![source(inputs), source(rollouts)],
                     date,
                 };
-                let mut only: Option<Vec<(i64, i64)>> = request
-                    .query
-                    .as_ref()
-                    .map(|q| q.keys.iter().map(|&(t, r)| (t as i64, r as i64)).collect());
-                if let Some(keys) = &mut only {
-                    keys.sort_unstable();
-                }
                 let input = ReportInput::from_run(
                     profile,
                     meta,
                     &mut lines,
                     &rollouts.name(),
                     request.conversations,
-                    only.as_deref(),
+                    query.as_ref(),
                 )
                 .map_err(|e| Failure::from(e.to_string()))?;
                 // The Health section, as `gymscope report` computes it from the same two files:
@@ -65,11 +63,8 @@ pub fn run(request: ReportRequest) -> Result<Reply, Failure> {
                 (input, name)
             }
         };
-        let input = match request.query {
-            Some(q) => input.with_query(ReportQuery {
-                source: q.source,
-                keys: q.keys.iter().map(|&(t, r)| (t as i64, r as i64)).collect(),
-            }),
+        let input = match query {
+            Some(q) => input.with_query(q),
             None => input,
         };
         let html = report::render(&input);

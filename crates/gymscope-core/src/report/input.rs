@@ -143,7 +143,7 @@ impl FieldColumns {
 
 impl ReportInput {
     /// The report of a profiled run: the conversations of its first `max_tasks` tasks (with
-    /// `only`, of the query's matches: [`conversation_spans`]) are read back from the rollouts
+    /// a query, of its matches: [`conversation_spans`]) are read back from the rollouts
     /// file by span. The CLI and the web app both make reports this way.
     pub fn from_run(
         p: &Profile,
@@ -151,8 +151,9 @@ impl ReportInput {
         rollouts: &mut dyn crate::render::LineSource,
         rollouts_name: &str,
         max_tasks: usize,
-        only: Option<&[(i64, i64)]>,
+        query: Option<&super::ReportQuery>,
     ) -> Result<ReportInput, crate::render::RenderError> {
+        let only = query.map(|q| q.keys.as_slice());
         let mut conversations = Vec::new();
         for (key, span) in conversation_spans(p, max_tasks, only) {
             let line = rollouts.read_span(span)?;

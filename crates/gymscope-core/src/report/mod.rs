@@ -176,6 +176,16 @@ pub struct ReportQuery {
     pub keys: Vec<(i64, i64)>,
 }
 
+impl ReportQuery {
+    /// The query and its matches in any order: kept ascending, each once (so any order gives
+    /// the same page, and the report's parts can search them).
+    pub fn new(source: String, mut keys: Vec<(i64, i64)>) -> ReportQuery {
+        keys.sort_unstable();
+        keys.dedup();
+        ReportQuery { source, keys }
+    }
+}
+
 impl ReportInput {
     /// The report with a Health section (computed in the same read as the profile).
     pub fn with_health(mut self, health: crate::health::HealthReport) -> ReportInput {
@@ -183,11 +193,8 @@ impl ReportInput {
         self
     }
 
-    /// The report opened filtered to `query`'s matches (sorted here, so any order gives the
-    /// same page).
-    pub fn with_query(mut self, mut query: ReportQuery) -> ReportInput {
-        query.keys.sort_unstable();
-        query.keys.dedup();
+    /// The report opened filtered to `query`'s matches ([`ReportQuery::new`]).
+    pub fn with_query(mut self, query: ReportQuery) -> ReportInput {
         let pts = &self.points;
         let matched = pts.only(|i| {
             query
