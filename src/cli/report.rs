@@ -235,6 +235,22 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
         None => input,
     };
     let input = match query {
+        // The Health section of the matches, judged as the run's was, from their rows.
+        Some(q) if input.health.is_some() => {
+            let builder =
+                HealthBuilder::new(&rollouts_name, crate::reward_group::DEFAULT_THRESHOLD)
+                    .with_max_line_bytes(args.max_line_bytes)
+                    .single_step(args.single_step);
+            let health = report::health_of_matches(&profile, &q.keys, &mut lines, builder);
+            let input = input.with_query(q);
+            match health {
+                Ok(h) => input.with_query_health(h),
+                Err(e) => {
+                    crate::note!("Warning: no Health section of the query's matches: {e}");
+                    input
+                }
+            }
+        }
         Some(q) => input.with_query(q),
         None => input,
     };

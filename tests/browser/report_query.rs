@@ -280,6 +280,23 @@ async fn a_report_made_with_a_query_opens_on_its_matches() {
         figures().await,
         json!([false, true, want_rollouts.to_string(), "120"])
     );
+    // So are the histogram, the agent and repeat tables and the Health section: the matches'
+    // versions are the ones on screen, the run's laid out nowhere.
+    let visible_parts = || async {
+        b.eval(
+            "return [...document.querySelectorAll('[data-of]')]
+               .filter(e => e.getClientRects().length > 0).map(e => e.id).sort()",
+        )
+        .await
+    };
+    let of_query = json!([
+        "agents-query",
+        "figures-query",
+        "health-query",
+        "histogram-query",
+        "repeats-query"
+    ]);
+    assert_eq!(visible_parts().await, of_query);
     // Another query is answered from the columns; the stored one comes back by its text.
     set_filter(&b, "reward == 0").await;
     let (t, r) = cli_answer(&inputs, &rollouts, "reward == 0");
@@ -289,12 +306,17 @@ async fn a_report_made_with_a_query_opens_on_its_matches() {
         json!([true, false, want_rollouts.to_string(), "120"]),
         "the run's figures for a query the page was not made with"
     );
+    assert_eq!(
+        visible_parts().await,
+        json!(["agents", "figures", "health", "histogram", "repeats"])
+    );
     set_filter(&b, expr).await;
     assert_eq!(
         shown(&b).await,
         (want_tasks, Some(want_rollouts), String::new())
     );
     assert_eq!(figures().await[0], json!(false));
+    assert_eq!(visible_parts().await, of_query);
     b.close().await;
 }
 

@@ -428,3 +428,80 @@ fn a_report_opens_on_its_key_figures_and_is_titled_by_its_run_folder() {
         "120 rollouts"
     );
 }
+
+/// Every section of a report made with a query is the matches' (issue 44): the agent and
+/// repeat tables count exactly the matches, the histogram and the Health section too; the
+/// run's versions are on the page, hidden, for when the filter box no longer holds the query.
+#[test]
+fn every_section_of_a_query_report_is_the_matches() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/generated/multi_agent");
+    let inputs = root.join("rollouts_materialized_inputs.jsonl");
+    let rollouts = root.join("rollouts.jsonl");
+    let tmp = tempfile::tempdir().unwrap();
+    let page = tmp.path().join("q.html");
+    let expr = "reward == 0";
+    let run = common::write_report(&inputs, &rollouts, &page, &["--query", expr]);
+    assert!(run.status.success(), "{}", common::output_text(&run));
+    let keys = common::run_gymscope(&[
+        "query",
+        "--inputs",
+        inputs.to_str().unwrap(),
+        rollouts.to_str().unwrap(),
+        expr,
+    ]);
+    let n = String::from_utf8(keys.stdout).unwrap().lines().count();
+    assert!(n > 0);
+    let html = std::fs::read_to_string(&page).unwrap();
+    // A table's column, as the numbers shown.
+    let column = |id: &str, header: &str| -> Vec<f64> {
+        let t = html.split(&format!("<table id=\"{id}\">")).nth(1).unwrap();
+        let t = t.split("</table>").next().unwrap();
+        let heads: Vec<&str> = t
+            .split("</thead>")
+            .next()
+            .unwrap()
+            .split("<th>")
+            .skip(1)
+            .map(|h| h.split("</th>").next().unwrap())
+            .collect();
+        let c = heads.iter().position(|h| *h == header).unwrap();
+        let body = t.split("<tbody>").nth(1).unwrap();
+        body.split("<tr><th>")
+            .skip(1)
+            .map(|row| {
+                let cell = row.split("<td>").nth(c).unwrap();
+                cell.split("</td>")
+                    .next()
+                    .unwrap()
+                    .replace(',', "")
+                    .parse()
+                    .unwrap()
+            })
+            .collect()
+    };
+    let sum = |v: Vec<f64>| v.iter().sum::<f64>() as usize;
+    assert_eq!(sum(column("agent-table-query", "rollouts")), n);
+    assert!(column("agent-table-query", "mean/reward")
+        .iter()
+        .all(|&m| m == 0.0));
+    assert!(
+        sum(column("agent-table", "rollouts")) > n,
+        "the run's table is kept"
+    );
+    assert_eq!(sum(column("repeat-table-query", "rollouts")), n);
+    assert_eq!(sum(column("health-table-query", "rollouts")), n);
+    // The histogram of the matches: one bar, at 0, of n rollouts.
+    let hist = html.split("id=\"histogram-query\"").nth(1).unwrap();
+    let hist = hist.split("</figure>").next().unwrap();
+    assert!(
+        hist.contains(&format!("of the {n} matching rollouts")),
+        "{hist}"
+    );
+    for id in ["agents", "repeats", "health", "histogram", "figures"] {
+        let open = html.split(&format!("id=\"{id}\"")).nth(1).unwrap();
+        let open = open.split('>').next().unwrap();
+        assert!(open.contains("data-of=\"run\" hidden"), "{id}: {open}");
+        let query = html.split(&format!("id=\"{id}-query\"")).nth(1).unwrap();
+        assert!(query.starts_with(" data-of=\"query\""), "{id}");
+    }
+}

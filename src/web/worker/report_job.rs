@@ -4,9 +4,10 @@
 use super::super::protocol::{Download, Failure, Reply, ReportRequest};
 use super::io::{BlobWriter, SpanReader};
 use super::profile_job::{source, Shown, SHOWN};
-use crate::health::HealthReport;
+use crate::health::{HealthBuilder, HealthReport};
 use crate::names;
 use crate::report::{self, ReportInput, ReportMeta, ReportQuery};
+use crate::reward_group::DEFAULT_THRESHOLD;
 
 pub fn run(request: ReportRequest) -> Result<Reply, Failure> {
     SHOWN.with(|shown| {
@@ -46,6 +47,17 @@ pub fn run(request: ReportRequest) -> Result<Reply, Failure> {
                 let input = match health {
                     Some(h) => input.with_health(HealthReport::clone(h)),
                     None => input,
+                };
+                // The Health section of the matches, from their rows, as the CLI's.
+                let input = match &query {
+                    Some(q) if input.health.is_some() => {
+                        let builder = HealthBuilder::new(&rollouts.name(), DEFAULT_THRESHOLD);
+                        match report::health_of_matches(profile, &q.keys, &mut lines, builder) {
+                            Ok(h) => input.with_query_health(h),
+                            Err(_) => input,
+                        }
+                    }
+                    _ => input,
                 };
                 (input, rollouts.name())
             }

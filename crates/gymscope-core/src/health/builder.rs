@@ -445,7 +445,7 @@ impl HealthBuilder {
     }
 
     /// The rollouts file's name.
-    pub(super) fn rollouts_name(&self) -> &str {
+    pub fn rollouts_name(&self) -> &str {
         &self.rollouts.name
     }
 }

@@ -177,7 +177,7 @@ impl ReportInput {
             prompts,
             health: None,
             query: None,
-            query_figures: Vec::new(),
+            query_parts: super::QueryParts::default(),
         })
     }
 }

@@ -3,6 +3,7 @@
 //! unhealthy tasks, the worst rollouts and upstream's verdicts. Every string is escaped; no
 //! style attribute (the page's CSP allows only its hashed style element).
 
+use super::html::Part;
 use crate::figures::{percent, two_decimals};
 use crate::health::{agent_label, HealthReport, Level, Rate};
 use crate::html::escape;
@@ -20,8 +21,13 @@ fn rate_cell(out: &mut String, r: &Rate) {
     };
 }
 
-pub(super) fn section(out: &mut String, h: &HealthReport) {
-    out.push_str("<section id=\"health\"><h2>Health</h2>");
+pub(super) fn section(out: &mut String, h: &HealthReport, part: Part) {
+    let _ = write!(
+        out,
+        "<section {}><h2>{}</h2>",
+        part.attrs("health"),
+        escape(&part.heading("Health"))
+    );
     let _ = write!(
         out,
         "<p class=\"note\">What went wrong, from what every rollout carries: {} rollouts, {} duplicate keys{}; a rollout passes at reward ≥ {}. \
@@ -46,7 +52,11 @@ pub(super) fn section(out: &mut String, h: &HealthReport) {
             );
         }
     }
-    out.push_str("<div class=\"scroll\"><table id=\"health-table\"><thead><tr><th>agent</th><th>rollouts</th>");
+    let _ = write!(
+        out,
+        "<div class=\"scroll\"><table id=\"{}\"><thead><tr><th>agent</th><th>rollouts</th>",
+        part.id("health-table")
+    );
     if let Some(a) = h.agents.first() {
         for r in &a.rates {
             let strict = if r.rate == "usage_missing" {
@@ -100,7 +110,7 @@ pub(super) fn section(out: &mut String, h: &HealthReport) {
         .filter(|w| !bad.contains(w))
         .collect();
     if !bad.is_empty() || !warn.is_empty() {
-        out.push_str("<ul id=\"health-findings\">");
+        let _ = write!(out, "<ul id=\"{}\">", part.id("health-findings"));
         for b in &bad {
             let _ = write!(out, "<li class=\"warning\">bad: {}</li>", escape(b));
         }
@@ -115,7 +125,7 @@ pub(super) fn section(out: &mut String, h: &HealthReport) {
         h.consistently_unhealthy_tasks
     );
     if !h.consistently_unhealthy.is_empty() {
-        out.push_str("<ul id=\"health-unhealthy\">");
+        let _ = write!(out, "<ul id=\"{}\">", part.id("health-unhealthy"));
         for t in &h.consistently_unhealthy {
             let flags: Vec<String> = t.flags.iter().map(|(f, n)| format!("{f} {n}")).collect();
             let _ = write!(
@@ -131,7 +141,11 @@ pub(super) fn section(out: &mut String, h: &HealthReport) {
         out.push_str("</ul>");
     }
     if !h.worst.is_empty() {
-        out.push_str("<h4>Worst rollouts</h4><ul id=\"health-worst\">");
+        let _ = write!(
+            out,
+            "<h4>Worst rollouts</h4><ul id=\"{}\">",
+            part.id("health-worst")
+        );
         for w in &h.worst {
             let _ = write!(
                 out,
@@ -145,12 +159,12 @@ pub(super) fn section(out: &mut String, h: &HealthReport) {
         out.push_str("</ul>");
     }
     if let Some(u) = &h.upstream {
-        upstream(out, u);
+        upstream(out, u, part);
     }
     out.push_str("</section>\n");
 }
 
-fn upstream(out: &mut String, u: &crate::health::upstream::Upstream) {
+fn upstream(out: &mut String, u: &crate::health::upstream::Upstream, part: Part) {
     let pairs = |m: &std::collections::BTreeMap<String, u64>| -> String {
         let v: Vec<String> = m
             .iter()
@@ -163,7 +177,11 @@ fn upstream(out: &mut String, u: &crate::health::upstream::Upstream) {
             v.join(", ")
         })
     };
-    out.push_str("<h4>NeMo Gym's verdicts</h4><ul id=\"health-upstream\">");
+    let _ = write!(
+        out,
+        "<h4>NeMo Gym's verdicts</h4><ul id=\"{}\">",
+        part.id("health-upstream")
+    );
     if let Some(q) = &u.quality_summary {
         let _ = write!(
             out,

@@ -40,28 +40,36 @@ pub fn render(r: &ReportInput) -> String {
     figures(&mut out, r);
     plots(&mut out, r);
     summary(&mut out, r);
-    if let Some(agents) = &r.agents {
-        out.push_str("<section id=\"agents\"><h2>Agent metrics</h2><div class=\"scroll\">");
-        table(&mut out, agents, "agent", agents.rows.len(), "agent-table");
-        out.push_str("</div></section>\n");
+    let parts = &r.query_parts;
+    let matching = r.query.as_ref().map(|q| {
+        format!(
+            "the {} matching rollouts",
+            crate::figures::count(q.keys.len())
+        )
+    });
+    let query_part = matching.as_deref().map(Part::Query);
+    // The run's version of a section is hidden while the matches' is shown.
+    let run_part = |has_query: bool| match (has_query, query_part) {
+        (true, Some(_)) => Part::Run,
+        _ => Part::Only,
+    };
+    if let (Some(part), Some(t)) = (query_part, &parts.agents) {
+        agent_section(&mut out, t, part);
     }
-    if let Some(repeats) = &r.repeats {
-        out.push_str(
-            "<section id=\"repeats\"><h2>Reward per repeat</h2><p class=\"note\">Each repeat's \
-             mean reward over the agent's tasks, with its 95 % t interval (NeMo Gym's \
-             repeat-level metrics).</p><div class=\"scroll\">",
-        );
-        table(
-            &mut out,
-            repeats,
-            "agent",
-            repeats.rows.len(),
-            "repeat-table",
-        );
-        out.push_str("</div></section>\n");
+    if let Some(t) = &r.agents {
+        agent_section(&mut out, t, run_part(parts.agents.is_some()));
+    }
+    if let (Some(part), Some(t)) = (query_part, &parts.repeats) {
+        repeat_section(&mut out, t, part);
+    }
+    if let Some(t) = &r.repeats {
+        repeat_section(&mut out, t, run_part(parts.repeats.is_some()));
+    }
+    if let (Some(part), Some(h)) = (query_part, &parts.health) {
+        super::health::section(&mut out, h, part);
     }
     if let Some(h) = &r.health {
-        super::health::section(&mut out, h);
+        super::health::section(&mut out, h, run_part(parts.health.is_some()));
     }
     tasks(&mut out, r);
     out.push_str("<section id=\"details\"><h2>Tasks in detail</h2>");
@@ -140,17 +148,17 @@ fn bytes(n: u64) -> String {
 /// report made with a query opens on its matches' figures, named as such; the script shows the
 /// run's again when the filter box no longer holds that query.
 fn figures(out: &mut String, r: &ReportInput) {
-    if let (Some(q), false) = (&r.query, r.query_figures.is_empty()) {
+    if let (Some(q), false) = (&r.query, r.query_parts.figures.is_empty()) {
         let _ = write!(
             out,
-            "<section id=\"figures-query\"><p class=\"note\">Figures of the {} rollouts matching \
+            "<section id=\"figures-query\" data-of=\"query\"><p class=\"note\">Figures of the {} rollouts matching \
              <code>{}</code>:</p><div class=\"figures\">",
             crate::figures::count(q.keys.len()),
             escape(&q.source)
         );
-        cards(out, &r.query_figures);
+        cards(out, &r.query_parts.figures);
         out.push_str("</div></section>\n");
-        out.push_str("<section id=\"figures\" class=\"figures\" hidden>");
+        out.push_str("<section id=\"figures\" class=\"figures\" data-of=\"run\" hidden>");
     } else if r.figures.is_empty() {
         return;
     } else {
@@ -221,10 +229,28 @@ fn plots(out: &mut String, r: &ReportInput) {
             }
         );
     }
-    let _ = writeln!(
+    let run = match &r.query {
+        Some(q) => {
+            let matching = format!(
+                "the {} matching rollouts",
+                crate::figures::count(q.keys.len())
+            );
+            histogram(out, &r.query_parts.rewards, Part::Query(&matching));
+            Part::Run
+        }
+        None => Part::Only,
+    };
+    histogram(out, &p.reward, run);
+    out.push_str("</div></section>\n");
+}
+
+fn histogram(out: &mut String, rewards: &[Option<f64>], part: Part) {
+    let _ = write!(
         out,
-        "<figure id=\"histogram\"><figcaption>Reward histogram</figcaption>{}</figure></div></section>",
-        svg::histogram(&p.reward)
+        "<figure {}><figcaption>{}</figcaption>{}</figure>",
+        part.attrs("histogram"),
+        escape(&part.heading("Reward histogram")),
+        svg::histogram(rewards)
     );
 }
 
@@ -285,6 +311,81 @@ fn query_note(out: &mut String, q: &super::ReportQuery, points: &super::Points) 
         out.push_str("</p>");
     }
     out.push_str("</div>");
+}
+
+/// Which version of a section this is, when the report was made with a query: the matches'
+/// (shown, its ids suffixed `-query`) or the run's (hidden); the script swaps them when the
+/// filter box no longer holds the query (`data-of`).
+#[derive(Clone, Copy)]
+pub(super) enum Part<'a> {
+    /// No query: the run's, alone.
+    Only,
+    /// The matches', named in words (`the 42 matching rollouts`).
+    Query(&'a str),
+    Run,
+}
+
+impl Part<'_> {
+    /// The section's attributes: its id, and which version it is.
+    pub(super) fn attrs(self, id: &str) -> String {
+        match self {
+            Part::Only => format!("id=\"{id}\""),
+            Part::Query(_) => format!("id=\"{id}-query\" data-of=\"query\""),
+            Part::Run => format!("id=\"{id}\" data-of=\"run\" hidden"),
+        }
+    }
+    /// An id inside the section (unique on the page).
+    pub(super) fn id(self, id: &str) -> String {
+        match self {
+            Part::Query(_) => format!("{id}-query"),
+            _ => id.to_string(),
+        }
+    }
+    /// A heading, of the matches when this is their version.
+    pub(super) fn heading(self, of_run: &str) -> String {
+        match self {
+            Part::Query(matching) => format!("{of_run} of {matching}"),
+            _ => of_run.to_string(),
+        }
+    }
+}
+
+fn agent_section(out: &mut String, agents: &Table, part: Part) {
+    let _ = write!(
+        out,
+        "<section {}><h2>{}</h2><div class=\"scroll\">",
+        part.attrs("agents"),
+        escape(&part.heading("Agent metrics"))
+    );
+    table(
+        out,
+        agents,
+        "agent",
+        agents.rows.len(),
+        &part.id("agent-table"),
+    );
+    out.push_str("</div></section>\n");
+}
+
+fn repeat_section(out: &mut String, repeats: &Table, part: Part) {
+    let note = match part {
+        Part::Query(_) => "Each repeat's mean reward over its matching rollouts, with its 95 % t interval.",
+        _ => "Each repeat's mean reward over the agent's tasks, with its 95 % t interval (NeMo Gym's repeat-level metrics).",
+    };
+    let _ = write!(
+        out,
+        "<section {}><h2>{}</h2><p class=\"note\">{note}</p><div class=\"scroll\">",
+        part.attrs("repeats"),
+        escape(&part.heading("Reward per repeat"))
+    );
+    table(
+        out,
+        repeats,
+        "agent",
+        repeats.rows.len(),
+        &part.id("repeat-table"),
+    );
+    out.push_str("</div></section>\n");
 }
 
 fn table(out: &mut String, t: &Table, key: &str, max_rows: usize, id: &str) {

@@ -69,7 +69,7 @@ impl ReportInput {
             prompts: Vec::new(),
             health: None,
             query: None,
-            query_figures: Vec::new(),
+            query_parts: super::QueryParts::default(),
         }
     }
 }

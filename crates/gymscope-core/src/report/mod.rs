@@ -10,6 +10,7 @@
 //!   profile) or [`ReportInput::from_profile_files`] (upstream's or gymscope's output files);
 //! - [`key_figures`]: the run's key figures as cards and one line per agent (the app's Profile
 //!   page shows the same);
+//! - [`QueryParts`] (`matches`): the sections of a query's matches, which the page opens on;
 //! - `data`: the compact columnar JSON the page's script reads;
 //! - `svg`: the static plots, shown without JavaScript;
 //! - `html`: the page itself and the CSP hashes (escaping is [`crate::html`]).
@@ -21,6 +22,7 @@ mod health;
 mod html;
 mod input;
 pub mod key_figures;
+mod matches;
 mod svg;
 
 pub use files::FilesError;
@@ -30,6 +32,7 @@ pub(crate) use conv::{conversation as write_conversation, items as write_items};
 pub(crate) use data::string as json_string;
 pub(crate) use html::{header as page_header, page_head, STYLE as BASE_STYLE};
 pub use input::conversation_spans;
+pub use matches::{health_of_matches, QueryParts};
 
 /// The reward histogram as a standalone SVG file (the report's plot; the app's download).
 pub fn histogram_svg(rewards: &[Option<f64>]) -> String {
@@ -161,9 +164,9 @@ pub struct ReportInput {
     /// The query the report was made with and the rollouts it matched; set with
     /// [`ReportInput::with_query`].
     pub query: Option<ReportQuery>,
-    /// The key figures of the query's matches (the page opens on them; the run's come back
-    /// when the filter box no longer holds the query).
-    pub query_figures: Vec<key_figures::KeyFigure>,
+    /// The sections of the query's matches (the page opens on them; the run's come back when
+    /// the filter box no longer holds the query).
+    pub query_parts: QueryParts,
 }
 
 /// A query of the query language (docs/query.md) and the rollouts it matched in the run: the
@@ -193,7 +196,8 @@ impl ReportInput {
         self
     }
 
-    /// The report opened filtered to `query`'s matches ([`ReportQuery::new`]).
+    /// The report opened filtered to `query`'s matches ([`ReportQuery::new`]): its figures,
+    /// histogram, agent and repeat tables are the matches'.
     pub fn with_query(mut self, query: ReportQuery) -> ReportInput {
         let pts = &self.points;
         let matched = pts.only(|i| {
@@ -202,12 +206,36 @@ impl ReportInput {
                 .binary_search(&(pts.task[i], pts.rollout[i]))
                 .is_ok()
         });
+        let names: Vec<String> = self
+            .agents
+            .as_ref()
+            .map(|t| t.rows.iter().map(|r| r.key.clone()).collect())
+            .unwrap_or_default();
         let mut agents: Vec<usize> = matched.agent.iter().flatten().copied().collect();
         agents.sort_unstable();
         agents.dedup();
-        // The interval across repeats is the whole run's: none for a part of it.
-        self.query_figures = key_figures::of_points(&matched, matched.len(), agents.len(), &[]);
+        self.query_parts = QueryParts {
+            // The interval across repeats is the whole run's: none for a part of it.
+            figures: key_figures::of_points(&matched, matched.len(), agents.len(), &[]),
+            agents: self
+                .agents
+                .is_some()
+                .then(|| matches::agent_table(&matched, &names)),
+            repeats: self
+                .repeats
+                .is_some()
+                .then(|| matches::repeat_table(&matched, &names)),
+            rewards: matched.reward,
+            health: self.query_parts.health.take(),
+        };
         self.query = Some(query);
+        self
+    }
+
+    /// The Health section of the query's matches ([`health_of_matches`]), shown while the page
+    /// holds the query.
+    pub fn with_query_health(mut self, health: crate::health::HealthReport) -> ReportInput {
+        self.query_parts.health = Some(Box::new(health));
         self
     }
 }

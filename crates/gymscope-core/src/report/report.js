@@ -116,12 +116,12 @@ document.addEventListener('DOMContentLoaded', function () {
     }
     state.mask = mask;
     state.matched = 0;
-    // The figures of the query the page was made with while the box holds it; else the run's.
-    const byQuery = $('figures-query');
-    if (byQuery) {
-      const made = !!Q && $('task-filter').value.trim() === Q.source.trim();
-      byQuery.hidden = !made;
-      $('figures').hidden = made;
+    // The sections of the query the page was made with while the box holds it; else the run's.
+    if (Q) {
+      const made = $('task-filter').value.trim() === Q.source.trim();
+      for (const el of document.querySelectorAll('[data-of]')) {
+        el.hidden = (el.getAttribute('data-of') === 'query') !== made;
+      }
     }
     let rows = [];
     for (let i = 0; i < nTasks; i++) {
