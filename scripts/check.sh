@@ -42,7 +42,7 @@ if [[ $what == all || $what == wasm ]]; then
     libdir=$(rustc --print target-libdir --target wasm32-unknown-unknown 2>/dev/null) || return 1
     compgen -G "$libdir/libstd-*.rlib" >/dev/null
   }
-  wasm=(--locked --target wasm32-unknown-unknown --target-dir target-wasm --workspace --exclude gymscope-testkit --lib --bins --features gymscope/web-worker)
+  wasm=(--locked --target wasm32-unknown-unknown --target-dir target-wasm --workspace --exclude gymscope-testkit --exclude gymscope-py --lib --bins --features gymscope/web-worker)
   if [[ "${WEB_ROUTE:-auto}" != debian ]] && has_wasm_std; then
     cargo clippy "${wasm[@]}" -- -D warnings
   else

@@ -133,6 +133,9 @@ pub enum QueryFormat {
     Jsonl,
     /// One document: count, expression, keys, per-agent counts.
     Json,
+    /// A JSON object per matching rollout: task, rollout, agent, reward, token counts, tool
+    /// calls, turns, health flags, then its numeric fields (`gymscope.rollouts()`'s columns).
+    Rows,
 }
 
 #[derive(Args, Debug)]

@@ -168,7 +168,7 @@ fn capture_dir(args: &CollectArgs) -> Result<Option<std::path::PathBuf>> {
 
 /// The command line that continues this run: the same arguments plus `--resume`.
 fn resume_command() -> String {
-    let mut args: Vec<String> = std::env::args().collect();
+    let mut args: Vec<String> = super::invocation();
     if !args
         .iter()
         .any(|a| a == "--resume" || a.contains("resume_from_cache="))

@@ -173,7 +173,7 @@ fn shell_quote(s: &str) -> String {
 /// The invocation, for the report's provenance (upstream's `invoked_command`).
 fn invoked_command() -> String {
     let mut parts = vec!["gymscope".to_string()];
-    parts.extend(std::env::args().skip(1));
+    parts.extend(super::invocation().into_iter().skip(1));
     parts
         .iter()
         .map(|p| shell_quote(p))

@@ -11,9 +11,10 @@ mod export;
 mod health;
 mod health_check;
 mod hydra_args;
-mod profile;
+pub mod profile;
 mod progress;
 mod query;
+pub mod query_rows;
 mod report;
 mod select_pivot;
 mod select_tasks;
@@ -29,7 +30,33 @@ pub use hydra_args::normalize_legacy_args;
 /// Runs the CLI with the process arguments; errors are printed as `Error: …` with exit code 1, or
 /// 2 for a usage error (a bad flag, a pipe as an input, an output that is an input).
 pub fn run() -> ExitCode {
-    let args = match normalize_legacy_args(std::env::args()) {
+    run_args(std::env::args())
+}
+
+/// Runs a command in this process with what it prints captured (the Python module's commands):
+/// its exit code (as [`run`]'s) and its output as a pipe would have had it. `args` start with
+/// the program's name.
+pub fn run_captured(args: Vec<String>) -> (u8, crate::native::out::Captured) {
+    let (code, captured) = crate::native::out::capture(|| run_args(args));
+    let code = (0..=u8::MAX).find(|&c| ExitCode::from(c) == code);
+    (code.unwrap_or(1), captured)
+}
+
+/// The command line being run, as given ([`run_args`]): what a report records as its command.
+/// In a host's process (the Python module) the process's own arguments are the host's.
+static INVOCATION: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// The arguments of the command being run, the program's name first.
+pub(crate) fn invocation() -> Vec<String> {
+    INVOCATION.lock().map(|a| a.clone()).unwrap_or_default()
+}
+
+fn run_args(args: impl IntoIterator<Item = String>) -> ExitCode {
+    let args: Vec<String> = args.into_iter().collect();
+    if let Ok(mut given) = INVOCATION.lock() {
+        given.clone_from(&args);
+    }
+    let args = match normalize_legacy_args(args) {
         Ok(args) => args,
         Err(e) => {
             crate::note!("error: {e}");
@@ -39,14 +66,18 @@ pub fn run() -> ExitCode {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) if e.use_stderr() => {
-            let _ = e.print();
+            // A host capturing the output (the Python module) gets the message as text.
+            if crate::native::out::capturing() {
+                crate::note!("{}", e.render().to_string().trim_end());
+            } else {
+                let _ = e.print();
+            }
             return ExitCode::from(2);
         }
         // `--help`, `--version`: printed as every command prints, so that a stdout that fails
         // (`> /dev/full`) is an error (exit 1) and a closed pipe is quiet.
         Err(e) => {
-            use std::io::IsTerminal;
-            let text = if std::io::stdout().is_terminal() {
+            let text = if crate::native::out::stdout_is_terminal() {
                 e.render().ansi().to_string()
             } else {
                 e.render().to_string()

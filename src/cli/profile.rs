@@ -23,67 +23,108 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
         )
     })?;
     check_run_files(inputs_path, &args.rollouts)?;
-    let inputs = [
-        Input {
-            path: inputs_path,
-            flag: "--inputs",
-        },
-        Input {
-            path: &args.rollouts,
-            flag: "--rollouts",
-        },
-    ];
-    let rollouts_file = names::file_name_of(&args.rollouts);
-    let dir = match &args.out_dir {
-        Some(dir) => dir.clone(),
-        None => args
-            .rollouts
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_default(),
-    };
-    let profiling_path = tidy(&dir.join(names::reward_profiling(&rollouts_file)));
-    let metrics_path = tidy(&dir.join(names::agent_metrics(&rollouts_file)));
-    let repeats_path = tidy(&dir.join(names::repeat_level_metrics(&rollouts_file)));
-    for out in [&profiling_path, &metrics_path, &repeats_path] {
-        check_output(out, &inputs)?;
-    }
-
+    // Outputs are checked before the read, so a refusal costs nothing.
+    output_paths(inputs_path, &args.rollouts, args.out_dir.as_deref())?;
     let profile = profile_run(
         inputs_path,
         &args.rollouts,
         args.allow_partial_rollouts,
         args.max_line_bytes,
     )?;
-    if let Some(dir) = &args.out_dir {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("creating --out-dir '{}'", dir.display()))?;
-    }
-    let inputs_name = inputs_path.display().to_string();
-    let mut out = AtomicFile::create(&profiling_path)?;
-    write_reward_profiling(&profile, inputs_path, &inputs_name, &mut out)?;
-    // Every file is complete before any is renamed into place.
-    let mut metrics = AtomicFile::create(&metrics_path)?;
-    render::write_agent_metrics(&mut metrics, &profile)?;
-    let mut repeats = AtomicFile::create(&repeats_path)?;
-    render::write_repeat_level_metrics(&mut repeats, &profile)?;
-    out.commit()?;
-    metrics.commit()?;
-    repeats.commit()?;
-
+    let [profiling, metrics, repeats] = write_outputs(
+        &profile,
+        inputs_path,
+        &args.rollouts,
+        args.out_dir.as_deref(),
+    )?;
     crate::say_part!(
         "{}",
         render::summary_text(
             &profile,
-            &profiling_path.display().to_string(),
-            &metrics_path.display().to_string(),
-            &repeats_path.display().to_string()
+            &profiling.display().to_string(),
+            &metrics.display().to_string(),
+            &repeats.display().to_string()
         )
     );
     // The command ends here: the exit returns the profile's memory at once, where freeing its
-    // rows one by one was the run's last 50 ms, on one thread (perf, the dense bench).
-    std::mem::forget(profile);
+    // rows one by one was the run's last 50 ms, on one thread (perf, the dense bench). In a
+    // host's process (the Python module) it is freed: the process goes on.
+    if !crate::native::out::capturing() {
+        std::mem::forget(profile);
+    }
     Ok(())
+}
+
+/// The three output files' paths: beside the rollouts, or in `out_dir`; refused when one is
+/// an input.
+fn output_paths(inputs: &Path, rollouts: &Path, out_dir: Option<&Path>) -> Result<[PathBuf; 3]> {
+    let rollouts_file = names::file_name_of(rollouts);
+    let dir = match out_dir {
+        Some(dir) => dir.to_path_buf(),
+        None => rollouts.parent().map(Path::to_path_buf).unwrap_or_default(),
+    };
+    let paths = [
+        names::reward_profiling(&rollouts_file),
+        names::agent_metrics(&rollouts_file),
+        names::repeat_level_metrics(&rollouts_file),
+    ]
+    .map(|name| tidy(&dir.join(name)));
+    let inputs = [
+        Input {
+            path: inputs,
+            flag: "--inputs",
+        },
+        Input {
+            path: rollouts,
+            flag: "--rollouts",
+        },
+    ];
+    for out in &paths {
+        check_output(out, &inputs)?;
+    }
+    Ok(paths)
+}
+
+/// Writes a run's profile as `gymscope profile` does: `*_reward_profiling.jsonl`,
+/// `*_agent_metrics.json` and `*_repeat_level_metrics.json` beside the rollouts or in
+/// `out_dir` (created), each complete before any is renamed into place. Returns their paths.
+pub fn write_outputs(
+    profile: &Profile,
+    inputs: &Path,
+    rollouts: &Path,
+    out_dir: Option<&Path>,
+) -> Result<[PathBuf; 3]> {
+    let [profiling_path, metrics_path, repeats_path] = output_paths(inputs, rollouts, out_dir)?;
+    if let Some(dir) = out_dir {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("creating --out-dir '{}'", dir.display()))?;
+    }
+    let inputs_name = inputs.display().to_string();
+    let mut out = AtomicFile::create(&profiling_path)?;
+    write_reward_profiling(profile, inputs, &inputs_name, &mut out)?;
+    let mut metrics = AtomicFile::create(&metrics_path)?;
+    render::write_agent_metrics(&mut metrics, profile)?;
+    let mut repeats = AtomicFile::create(&repeats_path)?;
+    render::write_repeat_level_metrics(&mut repeats, profile)?;
+    out.commit()?;
+    metrics.commit()?;
+    repeats.commit()?;
+    Ok([profiling_path, metrics_path, repeats_path])
+}
+
+/// A run's profile, read as `gymscope profile` reads it (the Python module's `profile()`).
+pub fn read_profile(
+    inputs: &Path,
+    rollouts: &Path,
+    allow_partial_rollouts: bool,
+) -> Result<Profile> {
+    check_run_files(inputs, rollouts)?;
+    profile_run(
+        inputs,
+        rollouts,
+        allow_partial_rollouts,
+        crate::jsonl::DEFAULT_MAX_LINE_BYTES,
+    )
 }
 
 /// Tasks per job when the reward profiling rows are written on every core.

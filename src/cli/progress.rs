@@ -2,7 +2,6 @@
 //! only when the files are big enough for a wait to be noticed; it never prints to a pipe or log.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::IsTerminal;
 use std::path::Path;
 
 /// Below this many bytes in total the read takes well under a second: no bar.
@@ -28,7 +27,7 @@ impl FileProgress {
             .filter_map(|p| std::fs::metadata(p).ok())
             .map(|m| m.len())
             .sum();
-        let show = total >= min_bytes() && std::io::stderr().is_terminal();
+        let show = total >= min_bytes() && crate::native::out::stderr_is_terminal();
         let bar = show.then(|| {
             let bar =
                 ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(4));

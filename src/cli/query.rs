@@ -13,7 +13,6 @@ use crate::query::{read_keyed_with, Field, Matched, Query, RunFacts, BUILT_IN};
 use crate::record::RowKind;
 use anyhow::{anyhow, Result};
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -66,40 +65,34 @@ pub fn run(args: &QueryArgs) -> Result<ExitCode> {
         )?;
     }
     let name = rollouts.display().to_string();
-    let mut facts = RunFacts {
-        pass_threshold: args.pass_threshold,
-        single_step: args.single_step,
-        ..RunFacts::default()
-    };
-    if let Some(path) = &args.inputs {
-        read_inputs(path, args.max_line_bytes, &mut facts)?;
-    }
-    let fields = query.fields();
-    if fields
-        .iter()
-        .copied()
+    let wants_verdicts = query
+        .fields()
+        .into_iter()
         .chain(&extra)
-        .any(|f| *f == Field::Verdict)
-    {
-        facts.verdicts = verdicts_beside(&rollouts, args.max_line_bytes)?;
-    }
-    if needs_tasks || args.strict {
-        let present = first_pass(
-            &rollouts,
-            &name,
-            args.max_line_bytes,
-            &mut facts,
-            args.strict,
-        )?;
-        if args.strict {
-            strict_check(&query, &extra, &present, &facts)?;
-        }
+        .any(|f| *f == Field::Verdict);
+    let (facts, present) = run_facts(
+        &rollouts,
+        args.inputs.as_deref(),
+        FactsWanted {
+            verdicts: wants_verdicts,
+            tasks: needs_tasks,
+            strict: args.strict,
+        },
+        args.pass_threshold,
+        args.single_step,
+        args.max_line_bytes,
+    )?;
+    if args.strict {
+        strict_check(&query, &extra, &present, &facts)?;
     }
     let format = match args.format {
         Some(f) => f,
-        None if std::io::stdout().is_terminal() => QueryFormat::Table,
+        None if crate::native::out::stdout_is_terminal() => QueryFormat::Table,
         None => QueryFormat::Keys,
     };
+    if format == QueryFormat::Rows && !args.count {
+        return super::query_rows::print_rows(&rollouts, &query, &facts, args);
+    }
     let mut printer = Printer::new(format, args, &query);
     let keep_bytes = format == QueryFormat::Jsonl && !args.count;
     // The table's columns: output tokens, then --fields (values read only for a table).
@@ -140,6 +133,44 @@ pub fn run(args: &QueryArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// What a query needs read of the run before its matches: upstream's verdicts, the task
+/// aggregates, the run's field names (`--strict`).
+pub(super) struct FactsWanted {
+    pub verdicts: bool,
+    pub tasks: bool,
+    pub strict: bool,
+}
+
+/// What a query knows of the run beyond a row ([`RunFacts`]), and with `strict` the run's
+/// top-level field names: the inputs' agents, the verdicts beside the rollouts, a first read
+/// for the task aggregates, as `wanted` asks.
+pub(super) fn run_facts(
+    rollouts: &Path,
+    inputs: Option<&Path>,
+    wanted: FactsWanted,
+    pass_threshold: f64,
+    single_step: bool,
+    max_line: u64,
+) -> Result<(RunFacts, BTreeSet<String>)> {
+    let name = rollouts.display().to_string();
+    let mut facts = RunFacts {
+        pass_threshold,
+        single_step,
+        ..RunFacts::default()
+    };
+    if let Some(path) = inputs {
+        read_inputs(path, max_line, &mut facts)?;
+    }
+    if wanted.verdicts {
+        facts.verdicts = verdicts_beside(rollouts, max_line)?;
+    }
+    let mut present = BTreeSet::new();
+    if wanted.tasks || wanted.strict {
+        present = first_pass(rollouts, &name, max_line, &mut facts, wanted.strict)?;
+    }
+    Ok((facts, present))
+}
+
 /// The keys of the rollouts where `query` holds, in file order (`report --query`): the same
 /// reads as `gymscope query` (the inputs' agents, upstream's verdicts, a first read for task
 /// aggregates when asked), with its defaults.
@@ -151,18 +182,20 @@ pub(super) fn matching_keys(
     max_line: u64,
 ) -> Result<Vec<(i64, i64)>> {
     let name = rollouts.display().to_string();
-    let mut facts = RunFacts {
-        pass_threshold: crate::reward_group::DEFAULT_THRESHOLD,
-        single_step,
-        ..RunFacts::default()
+    let wanted = FactsWanted {
+        verdicts: query.fields().iter().any(|f| **f == Field::Verdict),
+        tasks: query.needs_tasks(),
+        strict: false,
     };
-    read_inputs(inputs, max_line, &mut facts)?;
-    if query.fields().iter().any(|f| **f == Field::Verdict) {
-        facts.verdicts = verdicts_beside(rollouts, max_line)?;
-    }
-    if query.needs_tasks() {
-        first_pass(rollouts, &name, max_line, &mut facts, false)?;
-    }
+    let threshold = crate::reward_group::DEFAULT_THRESHOLD;
+    let (facts, _) = run_facts(
+        rollouts,
+        Some(inputs),
+        wanted,
+        threshold,
+        single_step,
+        max_line,
+    )?;
     let mut keys = Vec::new();
     let read = for_each_batch(
         rollouts,
@@ -212,7 +245,7 @@ fn positionals(args: &QueryArgs) -> Result<(PathBuf, String), UsageError> {
 }
 
 /// Why a read stopped before the end: enough matches, or an error.
-enum Halt {
+pub(super) enum Halt {
     Limit,
     Error(anyhow::Error),
     /// Ctrl-C or SIGTERM: the read stops between batches (the signal's number).
@@ -228,7 +261,7 @@ impl From<ReadError> for Halt {
 /// Reads `path` in line batches on every core, `work` on each batch in a worker thread, `done`
 /// with each result in file order. A line over the limit stops the read after the lines before
 /// it are done (the first error in file order is the one reported).
-fn for_each_batch<Out: Send>(
+pub(super) fn for_each_batch<Out: Send>(
     path: &Path,
     name: &str,
     max_line: u64,
@@ -404,7 +437,7 @@ fn first_pass(
     }
 }
 
-fn row_error(name: &str, line: u64, message: &str) -> Halt {
+pub(super) fn row_error(name: &str, line: u64, message: &str) -> Halt {
     Halt::Error(anyhow!("'{name}' line {line}: {message}"))
 }
 
@@ -462,7 +495,7 @@ impl<'a> Printer<'a> {
             lines_done: 0,
             per_agent: BTreeMap::new(),
             keys: Vec::new(),
-            color: std::io::stdout().is_terminal(),
+            color: crate::native::out::stdout_is_terminal(),
         };
         if format == QueryFormat::Table && !p.count_only {
             let mut head = format!(
@@ -500,6 +533,8 @@ impl<'a> Printer<'a> {
                     crate::native::out::stdout_bytes(&row);
                 }
                 QueryFormat::Json => self.keys.push(m.key),
+                // Printed by `query_rows` (here only with --count, which prints the count).
+                QueryFormat::Rows => {}
                 QueryFormat::Table => {
                     crate::native::out::stdout_styled_line(&self.table_row(&f, &agent));
                 }

@@ -3,7 +3,6 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use std::collections::BTreeMap;
-use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
 /// Prints lines without tearing the bar; cheap to clone into tasks.
@@ -41,7 +40,7 @@ pub struct Progress {
 
 impl Progress {
     pub fn new(total: u64, enabled: bool) -> Progress {
-        let tty = enabled && std::io::stderr().is_terminal();
+        let tty = enabled && crate::native::out::stderr_is_terminal();
         let bar = ProgressBar::with_draw_target(
             Some(total),
             if tty {

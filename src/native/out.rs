@@ -15,6 +15,61 @@ use std::fmt;
 use std::io::{self, Write};
 use std::sync::Mutex;
 
+/// What commands print while a host captures it ([`capture`]): the Python module runs the
+/// commands in its own process, where stdout and stderr are the host's.
+static CAPTURED: Mutex<Option<Captured>> = Mutex::new(None);
+
+/// A command's output, as it would have reached a pipe.
+#[derive(Clone, Debug, Default)]
+pub struct Captured {
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+}
+
+/// Runs `f` with what it prints captured instead of written (one capture at a time: the
+/// caller serializes the commands it runs). Nothing is a terminal meanwhile.
+pub fn capture<T>(f: impl FnOnce() -> T) -> (T, Captured) {
+    if let Ok(mut c) = CAPTURED.lock() {
+        *c = Some(Captured::default());
+    }
+    STDOUT_CLOSED.store(false, std::sync::atomic::Ordering::Relaxed);
+    let out = f();
+    let captured = CAPTURED.lock().ok().and_then(|mut c| c.take());
+    (out, captured.unwrap_or_default())
+}
+
+/// Whether a host is capturing the output ([`capture`]): the process is the host's.
+pub fn capturing() -> bool {
+    CAPTURED.lock().is_ok_and(|c| c.is_some())
+}
+
+/// `bytes` appended to the captured stdout or stderr; `false` when nothing captures.
+fn to_capture(bytes: &[u8], stdout: bool) -> bool {
+    match CAPTURED.lock() {
+        Ok(mut c) => match c.as_mut() {
+            Some(c) => {
+                let to = if stdout { &mut c.stdout } else { &mut c.stderr };
+                to.extend_from_slice(bytes);
+                true
+            }
+            None => false,
+        },
+        Err(_) => false,
+    }
+}
+
+/// Whether stdout is a terminal (never while captured).
+pub fn stdout_is_terminal() -> bool {
+    use std::io::IsTerminal;
+    !capturing() && io::stdout().is_terminal()
+}
+
+/// Whether stderr is a terminal (never while captured): progress bars are drawn only there.
+pub fn stderr_is_terminal() -> bool {
+    use std::io::IsTerminal;
+    !capturing() && io::stderr().is_terminal()
+}
+
 /// The first stdout write error that was not a closed pipe.
 static STDOUT_ERROR: Mutex<Option<io::Error>> = Mutex::new(None);
 
@@ -34,6 +89,9 @@ pub fn stdout(args: fmt::Arguments, newline: bool) {
     if newline {
         text.push('\n');
     }
+    if to_capture(&terminal_safe(text.as_bytes()), true) {
+        return;
+    }
     if let Err(e) = io::stdout()
         .lock()
         .write_all(&terminal_safe(text.as_bytes()))
@@ -47,6 +105,9 @@ pub fn stdout(args: fmt::Arguments, newline: bool) {
 pub fn stdout_styled_line(text: &str) {
     let mut line = text.as_bytes().to_vec();
     line.push(b'\n');
+    if to_capture(&line, true) {
+        return;
+    }
     if let Err(e) = io::stdout().lock().write_all(&line) {
         remember(e);
     }
@@ -64,6 +125,9 @@ pub fn terminal_safe_str(text: &str) -> Cow<'_, str> {
 /// rows.jsonl` copies rows byte for byte), through [`terminal_safe`] when it is.
 pub fn stdout_bytes(bytes: &[u8]) {
     use std::io::IsTerminal;
+    if to_capture(bytes, true) {
+        return;
+    }
     let out = io::stdout();
     let shown = if out.is_terminal() {
         terminal_safe(bytes)
@@ -79,6 +143,9 @@ pub fn stdout_bytes(bytes: &[u8]) {
 pub fn stderr(args: fmt::Arguments) {
     let mut text = args.to_string();
     text.push('\n');
+    if to_capture(&terminal_safe(text.as_bytes()), false) {
+        return;
+    }
     let _ = io::stderr()
         .lock()
         .write_all(&terminal_safe(text.as_bytes()));
@@ -118,6 +185,9 @@ pub struct Stdout;
 
 impl Write for Stdout {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if to_capture(&terminal_safe(buf), true) {
+            return Ok(buf.len());
+        }
         if let Err(e) = io::stdout().lock().write_all(&terminal_safe(buf)) {
             remember(e);
         }
@@ -136,6 +206,9 @@ pub struct Stderr;
 
 impl Write for Stderr {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if to_capture(&terminal_safe(buf), false) {
+            return Ok(buf.len());
+        }
         let _ = io::stderr().lock().write_all(&terminal_safe(buf));
         Ok(buf.len())
     }

@@ -91,6 +91,10 @@ impl Drop for HandledElsewhere {
 }
 
 fn install() {
+    // In a host's process (the Python module) its own handlers stay: Ctrl-C is the host's.
+    if super::out::capturing() {
+        return;
+    }
     INSTALL.call_once(|| {
         for sig in SIGNALS {
             // SAFETY: `on_signal` only loads atomics and calls async-signal-safe libc functions.

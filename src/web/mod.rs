@@ -7,10 +7,13 @@
 //! - `protocol`: the typed page ↔ worker messages; `worker_client`: the page's side
 //!   (`follower`: requests from a moving control); `worker`: the worker's side (jobs over the
 //!   core, and the pool of workers that reads a large run); `readers`: how many workers read;
-//! - `state`: the selection and the URL hash; `download`: blob URLs to save files.
+//! - `state`: the selection and the URL hash; `download`: blob URLs to save files;
+//! - `embed`: what a notebook widget hosting the app gives it (worker URL, files) and takes
+//!   back (the brushed rollouts).
 
 mod app;
 mod download;
+mod embed;
 mod follower;
 mod pages;
 mod protocol;

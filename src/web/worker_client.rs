@@ -4,7 +4,7 @@
 //! (terminating a busy worker is the only way to stop a synchronous job; gloo's worker crate
 //! has no such thing, so this is web-sys).
 
-use crate::web::protocol::{decode, encode, Failure, Reply, Request, WORKER_URL};
+use crate::web::protocol::{decode, encode, Failure, Reply, Request};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -97,7 +97,7 @@ impl BackgroundWorker {
     fn spawn(&self) -> Result<(), String> {
         let options = WorkerOptions::new();
         options.set_type(WorkerType::Classic);
-        let worker = Worker::new_with_options(WORKER_URL, &options)
+        let worker = Worker::new_with_options(&crate::web::embed::worker_url(), &options)
             .map_err(|e| format!("cannot start the worker: {e:?}"))?;
         worker.set_onmessage(Some(self.handler.as_ref().as_ref().unchecked_ref()));
         *self.worker.borrow_mut() = Some(worker);

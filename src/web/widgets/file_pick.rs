@@ -168,6 +168,9 @@ pub fn FilePick(
         e.prevent_default();
         kinds_of(e.data_transfer().and_then(|d| d.files()), on_files);
     };
+    if let Some(files) = crate::web::embed::take_files() {
+        classify_all(files, on_files); // a notebook widget's run, as if chosen (`embed`)
+    }
     let load_example = move |_| {
         let files = EXAMPLE.iter().map(|(n, b)| bytes_file(n, b)).collect();
         classify_all(files, on_files);

@@ -196,6 +196,26 @@ impl RunView {
         )
     }
 
+    /// The `(task, rollout)` keys of the shown points inside the brush, in point order (a
+    /// notebook widget's `selection`).
+    pub fn keys_in_brush(
+        &self,
+        xs: &[f64],
+        ys: &[f64],
+        b: &Brush,
+        hidden: &[bool],
+    ) -> Vec<(i64, i64)> {
+        (0..self.points().min(xs.len()).min(ys.len()))
+            .filter(|&i| self.shown(i, hidden) && b.contains(xs[i], ys[i]))
+            .map(|i| {
+                (
+                    self.cols.point_task[i] as i64,
+                    self.cols.point_rollout[i] as i64,
+                )
+            })
+            .collect()
+    }
+
     /// The binned mean of `ys` against `xs` (the plot's columns) for each agent (all points when
     /// no agent is known): the overlay's bins, per agent index (`None`: all).
     pub fn binned_rewards(&self, xs: &[f64], ys: &[f64]) -> Vec<AgentBins> {

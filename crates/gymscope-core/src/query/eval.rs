@@ -80,7 +80,7 @@ impl<'a> RowView<'a> {
             .as_ref()
     }
 
-    fn signals(&self) -> Option<&Signals> {
+    pub fn signals(&self) -> Option<&Signals> {
         self.signals
             .get_or_init(|| crate::health::row_signals(self.line, self.facts.single_step).ok())
             .as_ref()

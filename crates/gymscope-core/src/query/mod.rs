@@ -9,7 +9,9 @@
 //! - `run`: a whole run fed line by line (inputs, a first read for task aggregates, the match);
 //! - `ranges`: the same three reads in the app's pool of workers, in byte ranges;
 //! - `prefilter`: the substrings a row must hold for a text predicate to match, so that a row
-//!   without them is answered without parsing it.
+//!   without them is answered without parsing it;
+//! - `rows`: a run as one row per rollout, its columns the language's fields (`gymscope.rollouts`,
+//!   `query --format rows`).
 
 mod eval;
 mod field;
@@ -18,6 +20,7 @@ mod lex;
 mod parse;
 mod prefilter;
 pub mod ranges;
+pub mod rows;
 mod run;
 
 pub use eval::Hit;

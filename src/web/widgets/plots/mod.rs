@@ -15,12 +15,14 @@ use crate::table::short_number;
 use crate::web::state::Selection;
 use crate::web::widgets::plot_download::PlotDownloads;
 use crate::web::widgets::scatter_canvas::{OverlayLines, ScatterCanvas, ScatterData};
+use brush::follow_brush;
 use counts::{PlotCount, QueryHistogram};
 use legend::Legend;
 use leptos::prelude::*;
 use point_hook::install_point_hook;
 use std::sync::Arc;
 
+mod brush;
 mod counts;
 mod downloads;
 mod legend;
@@ -130,15 +132,7 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
             ..ScatterData::default()
         }
     });
-    // The brush selects tasks through their shown rollouts.
-    let (r, ys_b) = (run.clone(), ys.clone());
-    Effect::new(move |_| {
-        let mask = sel.brush.get().map(|b| {
-            let xs = xs.get();
-            Arc::new(hidden.with(|h| r.tasks_in_brush(&xs, &ys_b, &b, h)))
-        });
-        sel.brushed.set(mask);
-    });
+    follow_brush(run.clone(), sel, xs, ys.clone(), hidden);
     let r = run.clone();
     let rollout_tip =
         Callback::new(move |p: usize| tooltips::rollout(&r, p, x_metric.get_untracked()));

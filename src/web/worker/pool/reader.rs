@@ -1,7 +1,7 @@
 //! A pool worker as the pool sees it: started from the app's worker bin, each reply handed to the
 //! pool's `step`, with the ranges it holds.
 
-use super::super::super::protocol::{decode, Failure, Reply, WORKER_URL};
+use super::super::super::protocol::{decode, Failure, Reply};
 use super::step;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -24,7 +24,7 @@ pub fn unreachable(e: JsValue) -> Failure {
 pub fn spawn(index: usize) -> Result<Reader, Failure> {
     let options = WorkerOptions::new();
     options.set_type(WorkerType::Classic);
-    let worker = Worker::new_with_options(WORKER_URL, &options)
+    let worker = Worker::new_with_options(&crate::web::embed::worker_url(), &options)
         .map_err(|e| Failure::from(format!("cannot start a reading worker: {e:?}")))?;
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let reply = decode::<Reply>(e.data()).unwrap_or_else(|e| Reply::Failed(e.into()));

@@ -1,0 +1,213 @@
+"""`gymscope.Inspector` in a real notebook: JupyterLab (from PyPI) headless on 127.0.0.1, a
+notebook showing the inspector on the example run (three agents, four repeats) in real
+Chromium. The plot, its legend and the task table render from the package's own wasm (no
+network: the server and the page only talk on loopback), and a brush on the plot comes back
+to the kernel as `inspector.selection`. Run by scripts/wheel.sh; needs Chromium and
+ChromeDriver (scripts/setup.sh --browser) and the notebook's packages (requirements.txt).
+
+`GYMSCOPE_DOCS_SHOTS=1` also writes docs/screenshots/notebook.png."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+webdriver = pytest.importorskip("selenium.webdriver")
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+
+import gymscope  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+RUN = ROOT / "assets" / "example-run"
+ROLLOUTS = RUN / "example_rollouts.jsonl"
+INPUTS = RUN / "example_rollouts_materialized_inputs.jsonl"
+TOKEN = "gymscope-test"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(what: str, check, timeout: float = 120.0, every: float = 0.25):
+    end = time.time() + timeout
+    last = None
+    while time.time() < end:
+        try:
+            last = check()
+            if last:
+                return last
+        except Exception as e:  # noqa: BLE001 - retried until the deadline
+            last = e
+        time.sleep(every)
+    raise AssertionError(f"timed out waiting for {what} (last: {last!r})")
+
+
+def notebook(out: Path) -> dict:
+    cells = [
+        "import gymscope\n"
+        f"inspector = gymscope.Inspector(rollouts={str(ROLLOUTS)!r}, inputs={str(INPUTS)!r})\n"
+        "inspector",
+        f"import json\nopen({str(out)!r}, 'w').write(json.dumps(inspector.selection))",
+    ]
+    return {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        "cells": [
+            {"cell_type": "code", "id": f"c{i}", "metadata": {}, "execution_count": None, "outputs": [], "source": src}
+            for i, src in enumerate(cells)
+        ],
+    }
+
+
+@pytest.fixture()
+def lab(tmp_path: Path):
+    port = free_port()
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+        "JUPYTER_DATA_DIR": str(Path(sys.prefix) / "share" / "jupyter"),
+        "IPYTHONDIR": str(tmp_path / "ipython"),
+        "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "settings"),
+    }
+    # No news prompt over the notebook (nothing would be fetched anyway: loopback only).
+    notification = tmp_path / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    notification.parent.mkdir(parents=True)
+    notification.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    root = tmp_path / "notebooks"
+    root.mkdir()
+    log = open(tmp_path / "lab.log", "wb")
+    server = subprocess.Popen(
+        [
+            sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
+            "--ip=127.0.0.1", f"--port={port}", f"--IdentityProvider.token={TOKEN}",
+            f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",
+            "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        ],
+        env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for("JupyterLab", lambda: urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2).status == 200)
+        yield url, root
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+
+
+def chromium():
+    options = webdriver.ChromeOptions()
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1440,1000"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    binary = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if binary:
+        options.binary_location = binary
+    driver = os.environ.get("CHROMEDRIVER") or shutil.which("chromedriver")
+    assert driver, "ChromeDriver is needed (scripts/setup.sh --browser)"
+    return webdriver.Chrome(service=Service(executable_path=driver), options=options)
+
+
+# Drags a brush over the scatter, in fractions of its canvas (as tests/browser/plots.rs does).
+DRAG = """
+const c = document.querySelector('[data-testid=scatter]');
+const r = c.getBoundingClientRect();
+const at = (fx, fy) => ({clientX: r.left + fx * r.width, clientY: r.top + fy * r.height, bubbles: true});
+const [x0, y0, x1, y1] = arguments;
+c.dispatchEvent(new MouseEvent('mousedown', at(x0, y0)));
+c.dispatchEvent(new MouseEvent('mousemove', at((x0 + x1) / 2, (y0 + y1) / 2)));
+c.dispatchEvent(new MouseEvent('mousemove', at(x1, y1)));
+c.dispatchEvent(new MouseEvent('mouseup', at(x1, y1)));
+"""
+
+
+def test_the_inspector_renders_in_jupyterlab_and_a_brush_reaches_the_kernel(lab, tmp_path: Path) -> None:
+    url, root = lab
+    out = tmp_path / "selection.json"
+    (root / "inspect.ipynb").write_text(json.dumps(notebook(out)))
+    browser = chromium()
+    try:
+        browser.get(f"{url}/lab/tree/inspect.ipynb?token={TOKEN}")
+        wait_for("the notebook", lambda: browser.execute_script(
+            "const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+            "return !!(w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel"
+            " && w.sessionContext.session.kernel.status === 'idle');"))
+        browser.execute_script("return window.jupyterapp.commands.execute('notebook:run-all-cells')")
+        wait_for("the selection file", out.exists)
+        frame = wait_for("the inspector's frame", lambda: browser.find_element(By.CSS_SELECTOR, "iframe.gymscope-inspector"))
+        browser.execute_script("arguments[0].scrollIntoView()", frame)
+        browser.switch_to.frame(frame)
+        status = lambda: browser.find_element(By.CSS_SELECTOR, "[data-testid=status]").text  # noqa: E731
+        wait_for("the profile", lambda: "Profile ready" in status() or status(), timeout=120)
+        assert "Profile ready" in wait_for("the profile", lambda: "Profile ready" in status() and status()), status()
+        # The plot, drawn; its legend with the three agents; the task table's 30 tasks.
+        drawn = wait_for("the plot's pixels", lambda: browser.execute_script(
+            "const c = document.querySelector('[data-testid=scatter]'); if (!c || !c.width) return 0;"
+            "const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; let n = 0;"
+            "for (let i = 3; i < d.length; i += 4) if (d[i]) n++; return n;"))
+        assert drawn > 1000, drawn
+        agents = browser.execute_script(
+            "return Array.from(document.querySelectorAll('[data-testid=plot-legend-item]')).map(e => e.dataset.agent)")
+        assert agents == ["code_gen_simple_agent", "example_single_tool_call_simple_agent", "math_with_judge_simple_agent"]
+        count = browser.find_element(By.CSS_SELECTOR, "[data-testid=task-count]").text
+        assert count == "30 of 30 tasks", count
+        assert browser.execute_script("return document.querySelectorAll('[data-testid=task-table] tbody tr').length") > 0
+        # A brush over the successes with short answers.
+        browser.execute_script(DRAG, 0.05, 0.02, 0.5, 0.3)
+        said = wait_for("the brush", lambda: browser.find_element(By.CSS_SELECTOR, "[data-testid=brush-status]").text)
+        # "brushed output tokens 310.5–1822, reward 0.6571–1.05: 17 tasks" (4 decimals at most).
+        found = re.search(r"brushed .* (\S+)–(\S+), reward (\S+)–(\S+): (\d+) tasks", said)
+        assert found, said
+        x0, x1, y0, y1 = map(float, found.groups()[:4])
+        brushed_tasks = int(found.group(5))
+        if os.environ.get("GYMSCOPE_DOCS_SHOTS") == "1":
+            browser.switch_to.default_content()
+            browser.save_screenshot(str(ROOT / "docs" / "screenshots" / "notebook.png"))
+        browser.switch_to.default_content()
+        out.unlink()
+        browser.execute_script(
+            "const nb = window.jupyterapp.shell.currentWidget.content; nb.activeCellIndex = 1;"
+            "return window.jupyterapp.commands.execute('notebook:run-cell');")
+        selection = wait_for("the kernel's selection", lambda: out.exists() and json.loads(out.read_text()))
+    except BaseException:
+        # What the page said, for the failure's report.
+        for entry in browser.get_log("browser"):
+            print("console:", entry.get("level"), entry.get("message"))
+        browser.switch_to.default_content()
+        browser.save_screenshot(str(tmp_path / "failure.png"))
+        print("screenshot:", tmp_path / "failure.png")
+        raise
+    finally:
+        browser.quit()
+    # The rollouts in the brush, computed here from the rows (output tokens × reward): every
+    # row well inside the shown rectangle is selected, and no row outside it.
+    tol = 1e-3
+    rows = {(r["task"], r["rollout"]): r for r in gymscope.rollouts(ROLLOUTS).to_pylist()}
+
+    def inside(r, margin):
+        x, y = r["output_tokens"], r["reward"]
+        return x is not None and x0 + margin <= x <= x1 - margin and y0 + margin <= y <= y1 - margin
+
+    chosen = {tuple(k) for k in selection}
+    assert chosen, said
+    assert all(inside(rows[k], -tol) for k in chosen), said
+    assert {k for k, r in rows.items() if inside(r, tol)} <= chosen, said
+    assert len({t for t, _ in chosen}) == brushed_tasks, said
