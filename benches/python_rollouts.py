@@ -23,9 +23,22 @@ def text(rng: random.Random, n: int) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(n))
 
 
+class Texts:
+    """Texts of a few lengths, made once and picked from (a GB of fresh random words would
+    take minutes to make)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.pools = {n: [text(rng, n) for _ in range(64)] for n in (8, 150, 200, 900)}
+
+    def __call__(self, _rng: random.Random, n: int) -> str:
+        return self.rng.choice(self.pools[n])
+
+
 def generate(path: Path, gb: float, seed: int = 7) -> int:
     """A three-agent, four-repeat run in Gym's rollout shape, rows of about 10 KB."""
     rng = random.Random(seed)
+    text = Texts(rng)  # noqa: F811 - the pooled texts
     target = int(gb * (1 << 30))
     agents = ["math_agent", "tool_agent", "code_agent"]
     written = rows = 0

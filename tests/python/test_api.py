@@ -121,8 +121,9 @@ def test_errors_name_the_file_the_line_and_the_field(tmp_path: Path) -> None:
 
 
 def test_tables_go_to_pyarrow_polars_and_pandas_without_a_copy() -> None:
-    pa = pytest.importorskip("pyarrow")
-    pl = pytest.importorskip("polars")
+    import polars as pl
+    import pyarrow as pa
+
     t = gymscope.rollouts(RUNS[0])
     arrow = pa.table(t)
     assert arrow.num_rows == t.num_rows == 120
@@ -146,9 +147,10 @@ def test_compare_is_the_clis_json(tmp_path: Path) -> None:
     out = ["--output-dir", tmp_path / "cli"]
     want = json.loads(cli("compare", "--baseline", base, "--candidates", cand, "--format", "json", *out).stdout)
     assert gymscope.compare(base, cand, output_dir=tmp_path / "py") == want
-    # The report files the command writes, the same.
+    # The report files the command writes, the same (each records its own --output-dir).
     for f in (tmp_path / "cli").iterdir():
-        assert (tmp_path / "py" / f.name).read_bytes() == f.read_bytes(), f.name
+        mine = (tmp_path / "py" / f.name).read_bytes().replace(bytes(tmp_path / "py"), b"OUT")
+        assert mine == f.read_bytes().replace(bytes(tmp_path / "cli"), b"OUT"), f.name
     with pytest.raises(gymscope.GymscopeError, match="--no-such-flag"):
         gymscope.compare(base, cand, no_such_flag=1)
 
@@ -172,3 +174,20 @@ def test_validate_pivot_and_select_tasks_are_the_clis(tmp_path: Path) -> None:
     assert (tmp_path / "py.jsonl").read_bytes() == (tmp_path / "cli.jsonl").read_bytes()
     assert chosen == json.loads((tmp_path / "cli.selection.json").read_text())
     assert chosen["kept"] == 19 and chosen["options"]["max_pass"] == 0.9
+
+
+def test_the_inspector_takes_a_profile_or_the_files_and_ships_its_app() -> None:
+    p = gymscope.profile(inputs_of(RUNS[0]), RUNS[0])
+    from_profile = gymscope.Inspector(p)
+    from_files = gymscope.Inspector(rollouts=RUNS[0], inputs=inputs_of(RUNS[0]))
+    for w in (from_profile, from_files):
+        assert [f["name"] for f in w._files] == [inputs_of(RUNS[0]).name, RUNS[0].name]
+        assert w._files[1]["data"] == RUNS[0].read_bytes()
+        # The app's own build, from the package (offline): wasm starts with its magic number.
+        assert w._app_wasm[:4] == w._worker_wasm[:4] == b"\0asm"
+        assert b"module_or_path" in w._app_js and "wasm_bindgen" in w._worker_js.decode()
+        assert w.selection == [] and w.selected == []
+    with pytest.raises(TypeError):
+        gymscope.Inspector()
+    with pytest.raises(TypeError):
+        gymscope.Inspector(p, rollouts=RUNS[0])

@@ -22,11 +22,11 @@ from pathlib import Path
 
 import pytest
 
-webdriver = pytest.importorskip("selenium.webdriver")
-from selenium.webdriver.chrome.service import Service  # noqa: E402
-from selenium.webdriver.common.by import By  # noqa: E402
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
 
-import gymscope  # noqa: E402
+import gymscope
 
 ROOT = Path(__file__).resolve().parents[2]
 RUN = ROOT / "assets" / "example-run"
