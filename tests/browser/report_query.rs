@@ -297,6 +297,16 @@ async fn a_report_made_with_a_query_opens_on_its_matches() {
         "repeats-query"
     ]);
     assert_eq!(visible_parts().await, of_query);
+    // The binned means drawn are the matches' own (the app's item 1, in the report).
+    let label = || async {
+        b.eval("return document.getElementById('scatter-overlay-label').textContent")
+            .await
+    };
+    assert!(
+        label().await.as_str().unwrap().contains("of the matches"),
+        "{}",
+        label().await
+    );
     // Another query is answered from the columns; the stored one comes back by its text.
     set_filter(&b, "reward == 0").await;
     let (t, r) = cli_answer(&inputs, &rollouts, "reward == 0");
@@ -309,6 +319,15 @@ async fn a_report_made_with_a_query_opens_on_its_matches() {
     assert_eq!(
         visible_parts().await,
         json!(["agents", "figures", "health", "histogram", "repeats"])
+    );
+    assert!(
+        label()
+            .await
+            .as_str()
+            .unwrap()
+            .contains("not drawn for this filter"),
+        "{}",
+        label().await
     );
     set_filter(&b, expr).await;
     assert_eq!(

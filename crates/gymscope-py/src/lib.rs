@@ -15,7 +15,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use table::Table;
 
@@ -127,12 +127,6 @@ impl Profile {
         })
         .map(Vec::from)
         .map_err(error)
-    }
-
-    /// The summary `gymscope profile` prints.
-    fn summary(&self) -> String {
-        let name = |p: &Path| p.display().to_string();
-        gymscope::render::summary_text(&self.profile, &name(&self.rollouts), "", "")
     }
 }
 

@@ -105,39 +105,16 @@ pub(super) fn data_json(r: &ReportInput) -> String {
         }
         out.push(']');
     }
-    out.push_str(",\"overlay\":[");
-    for f in 0..p.fields.len() {
-        if f > 0 {
-            out.push(',');
-        }
-        out.push('[');
-        for (k, (agent, bins, interval)) in p.binned_rewards(f, agents.len()).iter().enumerate() {
-            if k > 0 {
-                out.push(',');
-            }
-            match agent {
-                Some(a) => {
-                    let _ = write!(out, "{{\"agent\":{a},");
-                }
-                None => out.push_str("{\"agent\":null,"),
-            }
-            out.push_str("\"interval\":");
-            string(&mut out, interval.label());
-            out.push_str(",\"bins\":[");
-            for (b, bin) in bins.iter().enumerate() {
-                if b > 0 {
-                    out.push(',');
-                }
-                numbers(
-                    &mut out,
-                    &[bin.x, bin.mean, bin.lo, bin.hi, bin.n as f64].map(Some),
-                );
-            }
-            out.push_str("]}");
-        }
-        out.push(']');
+    overlay(&mut out, "overlay", p, agents.len());
+    // The query's matches' own curves, drawn while the filter box holds that query.
+    if r.query.is_some() {
+        overlay(
+            &mut out,
+            "overlay_query",
+            &r.query_parts.points,
+            agents.len(),
+        );
     }
-    out.push(']');
     out.push_str("},\"detail\":");
     let mut detail: Vec<i64> = r.conversations.iter().map(|(k, _)| k.task).collect();
     detail.extend(r.prompts.iter().map(|(t, _)| *t));
@@ -389,4 +366,42 @@ mod tests {
         }
         assert_eq!(out, "0.6667 1.7e-17 null \"∞\" 165 ");
     }
+}
+
+/// Per field, the binned mean reward per agent of `p` (the plot model's overlay: the script
+/// only draws it), as member `name`.
+fn overlay(out: &mut String, name: &str, p: &super::Points, agents: usize) {
+    let _ = write!(out, ",\"{name}\":[");
+    for f in 0..p.fields.len() {
+        if f > 0 {
+            out.push(',');
+        }
+        out.push('[');
+        for (k, (agent, bins, interval)) in p.binned_rewards(f, agents).iter().enumerate() {
+            if k > 0 {
+                out.push(',');
+            }
+            match agent {
+                Some(a) => {
+                    let _ = write!(out, "{{\"agent\":{a},");
+                }
+                None => out.push_str("{\"agent\":null,"),
+            }
+            out.push_str("\"interval\":");
+            string(out, interval.label());
+            out.push_str(",\"bins\":[");
+            for (b, bin) in bins.iter().enumerate() {
+                if b > 0 {
+                    out.push(',');
+                }
+                numbers(
+                    out,
+                    &[bin.x, bin.mean, bin.lo, bin.hi, bin.n as f64].map(Some),
+                );
+            }
+            out.push_str("]}");
+        }
+        out.push(']');
+    }
+    out.push(']');
 }

@@ -235,7 +235,7 @@ fn plots(out: &mut String, r: &ReportInput) {
                 "the {} matching rollouts",
                 crate::figures::count(q.keys.len())
             );
-            histogram(out, &r.query_parts.rewards, Part::Query(&matching));
+            histogram(out, &r.query_parts.points.reward, Part::Query(&matching));
             Part::Run
         }
         None => Part::Only,

@@ -20,8 +20,8 @@ use crate::table::{Cell, Row, Table};
 pub struct QueryParts {
     /// The matches' key figures (the page's first cards).
     pub figures: Vec<KeyFigure>,
-    /// The matches' rewards (their histogram).
-    pub rewards: Vec<Option<f64>>,
+    /// The matches' points (their histogram, their binned means).
+    pub points: Points,
     /// Per agent, the statistics of the matches (`None` when the run has no agent table).
     pub agents: Option<Table>,
     /// Per agent and repeat, the matches' mean reward (`None` when the run has no such table).

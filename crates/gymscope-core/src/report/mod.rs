@@ -225,7 +225,7 @@ impl ReportInput {
                 .repeats
                 .is_some()
                 .then(|| matches::repeat_table(&matched, &names)),
-            rewards: matched.reward,
+            points: matched,
             health: self.query_parts.health.take(),
         };
         self.query = Some(query);

@@ -49,7 +49,7 @@ document.addEventListener('DOMContentLoaded', function () {
   const nTasks = T.key.length;
   const rowOf = new Map(T.key.map((k, i) => [k, i]));
   const PAGE = 100;
-  const state = { rows: [...Array(nTasks).keys()], col: null, dir: 1, page: 0, selected: null, mask: null, matched: 0 };
+  const state = { rows: [...Array(nTasks).keys()], col: null, dir: 1, page: 0, selected: null, mask: null, matched: 0, made: false };
   const value = (c, i) => (c < 0 ? T.key[i] : T.cols[c][i]);
 
   // ---- the filter box: an expression of the query language (query.js) over this report's
@@ -105,6 +105,12 @@ document.addEventListener('DOMContentLoaded', function () {
     return mask;
   }
 
+  function overlayLabel(curves) {
+    if (!curves) return ' (not drawn for this filter: the page holds the curves of the run and of its own query)';
+    const o = curves[plot.x] && curves[plot.x][0];
+    return o ? ' (10 quantile bins, ' + o.interval + (state.mask ? ', of the matches' : '') + ')' : '';
+  }
+
   function applyView() {
     const error = $('task-filter-error');
     let mask = null;
@@ -117,8 +123,10 @@ document.addEventListener('DOMContentLoaded', function () {
     state.mask = mask;
     state.matched = 0;
     // The sections of the query the page was made with while the box holds it; else the run's.
+    state.made = false;
     if (Q) {
       const made = $('task-filter').value.trim() === Q.source.trim();
+      state.made = made;
       for (const el of document.querySelectorAll('[data-of]')) {
         el.hidden = (el.getAttribute('data-of') === 'query') !== made;
       }
@@ -256,9 +264,13 @@ document.addEventListener('DOMContentLoaded', function () {
       const cell = plot.grid.get(key);
       if (cell) cell.push(i); else plot.grid.set(key, [i]);
     }
-    // The binned mean reward per agent with its 95% interval (computed by the plot model).
-    if ($('scatter-overlay').checked) {
-      for (const o of P.overlay[plot.x] || []) {
+    // The binned mean reward per agent with its 95% interval (computed by the plot model), of
+    // the points shown: the run's, or the matches of the query the page was made with. Another
+    // filter's would need the model: none is drawn then, and the label says so.
+    const curves = !state.mask ? P.overlay : state.made ? P.overlay_query : null;
+    $('scatter-overlay-label').textContent = overlayLabel(curves);
+    if ($('scatter-overlay').checked && curves) {
+      for (const o of curves[plot.x] || []) {
         if (!o.bins.length || (o.agent !== null && plot.hidden.has(o.agent))) continue;
         const c = o.agent === null || !P.colours ? '#6e6e6e' : P.colours[o.agent % P.colours.length];
         const at = (b, k) => [sx(b[0]), sy(Math.min(y1, Math.max(y0, b[k])))];
@@ -335,8 +347,6 @@ document.addEventListener('DOMContentLoaded', function () {
       if (i >= 0) location.hash = 'task=' + taskOf[i] + '&rollout=' + P.rollout[i];
     });
     setupLegend();
-    const overlay = P.overlay[plot.x] && P.overlay[plot.x][0];
-    if (overlay) $('scatter-overlay-label').textContent = ' (10 quantile bins, ' + overlay.interval + ')';
     $('scatter-overlay').addEventListener('change', drawScatter);
     $('scatter-static').hidden = true;
     $('scatter-live').hidden = false;
