@@ -28,7 +28,7 @@ pub enum Shown {
         inputs: File,
         rollouts: File,
     },
-    Files(ReportInput),
+    Files(Box<ReportInput>),
 }
 
 thread_local! {
@@ -138,7 +138,7 @@ pub fn run_files(profiling: &File, metrics: Option<&File>) -> Result<Reply, Fail
     .map_err(|e| Failure::from(e.to_string()))?;
     drop(profiling_bytes);
     let (view, cols) = model::from_report_input(&input);
-    SHOWN.with(|s| *s.borrow_mut() = Some(Shown::Files(input)));
+    SHOWN.with(|s| *s.borrow_mut() = Some(Shown::Files(Box::new(input))));
     super::curate_job::remember(profiling, &name)?;
     Ok(profiled(
         view,

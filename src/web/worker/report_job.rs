@@ -62,7 +62,7 @@ pub fn run(request: ReportRequest) -> Result<Reply, Failure> {
                 (input, rollouts.name())
             }
             Shown::Files(input) => {
-                let mut input: ReportInput = input.clone();
+                let mut input: ReportInput = ReportInput::clone(input);
                 input.meta.title = request.title;
                 input.meta.date = date;
                 input.prompts.truncate(request.conversations);

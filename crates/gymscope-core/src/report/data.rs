@@ -331,43 +331,6 @@ pub(crate) fn string(out: &mut String, s: &str) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn strings_cannot_close_the_script_element() {
-        let mut out = String::new();
-        string(&mut out, "</script><b>&\u{2028}\"");
-        assert_eq!(out, r#""\u003c/script\u003e\u003cb\u003e\u0026\u2028\"""#);
-        let back: String = serde_json::from_str(&out).unwrap();
-        assert_eq!(back, "</script><b>&\u{2028}\"");
-    }
-
-    #[test]
-    fn numbers_are_short() {
-        let mut out = String::new();
-        numbers(
-            &mut out,
-            &[
-                Some(3.0),
-                Some(0.123456789),
-                Some(-0.0),
-                None,
-                Some(1.5e-9),
-                Some(f64::NAN),
-            ],
-        );
-        assert_eq!(out, "[3,0.123457,0,null,1.5e-9,null]");
-        let mut out = String::new();
-        for t in ["0.6667", "1.700e-17", "–", "∞", "165"] {
-            cell(&mut out, t);
-            out.push(' ');
-        }
-        assert_eq!(out, "0.6667 1.7e-17 null \"∞\" 165 ");
-    }
-}
-
 /// Per field, the binned mean reward per agent of `p` (the plot model's overlay: the script
 /// only draws it), as member `name`.
 fn overlay(out: &mut String, name: &str, p: &super::Points, agents: usize) {
@@ -404,4 +367,41 @@ fn overlay(out: &mut String, name: &str, p: &super::Points, agents: usize) {
         out.push(']');
     }
     out.push(']');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_cannot_close_the_script_element() {
+        let mut out = String::new();
+        string(&mut out, "</script><b>&\u{2028}\"");
+        assert_eq!(out, r#""\u003c/script\u003e\u003cb\u003e\u0026\u2028\"""#);
+        let back: String = serde_json::from_str(&out).unwrap();
+        assert_eq!(back, "</script><b>&\u{2028}\"");
+    }
+
+    #[test]
+    fn numbers_are_short() {
+        let mut out = String::new();
+        numbers(
+            &mut out,
+            &[
+                Some(3.0),
+                Some(0.123456789),
+                Some(-0.0),
+                None,
+                Some(1.5e-9),
+                Some(f64::NAN),
+            ],
+        );
+        assert_eq!(out, "[3,0.123457,0,null,1.5e-9,null]");
+        let mut out = String::new();
+        for t in ["0.6667", "1.700e-17", "–", "∞", "165"] {
+            cell(&mut out, t);
+            out.push(' ');
+        }
+        assert_eq!(out, "0.6667 1.7e-17 null \"∞\" 165 ");
+    }
 }
