@@ -191,3 +191,17 @@ def test_the_inspector_takes_a_profile_or_the_files_and_ships_its_app() -> None:
         gymscope.Inspector()
     with pytest.raises(TypeError):
         gymscope.Inspector(p, rollouts=RUNS[0])
+
+
+def test_a_table_shows_its_first_rows_escaped_in_a_notebook(tmp_path: Path) -> None:
+    t = gymscope.rollouts(RUNS[0])
+    assert t.head(3).to_pylist() == t.to_pylist()[:3]
+    assert t.head(1000).num_rows == 120 and t.head(0).num_rows == 0
+    page = t._repr_html_()
+    assert page.count("<tr>") == 11 and "110 more rows" in page
+    # An agent's name is model-controlled text: shown as text.
+    rows = RUNS[0].read_text().replace('"name":"math_with_judge_simple_agent"', '"name":"<img src=x onerror=alert(1)>"')
+    hostile = tmp_path / "hostile.jsonl"
+    hostile.write_text(rows)
+    page = gymscope.rollouts(hostile, query='agent ~ "onerror"')._repr_html_()
+    assert "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page

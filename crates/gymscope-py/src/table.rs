@@ -69,6 +69,13 @@ impl Table {
         PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
     }
 
+    /// Rows `offset..offset + length` (fewer at the end), sharing this table's buffers.
+    fn slice(&self, offset: usize, length: usize) -> Table {
+        let offset = offset.min(self.batch.num_rows());
+        let length = length.min(self.batch.num_rows() - offset);
+        Table::new(self.batch.slice(offset, length))
+    }
+
     /// The rows as dictionaries, column name to value (`None` where missing): no pyarrow needed.
     fn to_pylist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let names = self.column_names();

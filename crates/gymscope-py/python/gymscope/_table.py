@@ -3,6 +3,7 @@ the Arrow PyCapsule interface (``__arrow_c_stream__``), without a copy."""
 
 from __future__ import annotations
 
+import html
 from typing import Any, Dict, List, Optional
 
 from . import _native
@@ -36,6 +37,21 @@ class Table:
 
     def __arrow_c_stream__(self, requested_schema: Optional[Any] = None) -> Any:
         return self._native.__arrow_c_stream__(requested_schema)
+
+    def head(self, n: int = 5) -> "Table":
+        """The first ``n`` rows (the same buffers, no copy)."""
+        return Table(self._native.slice(0, max(0, n)))
+
+    def _repr_html_(self) -> str:
+        # A notebook's view: the first rows, every value escaped (model text is untrusted).
+        shown = 10
+        rows = self._native.slice(0, shown).to_pylist()
+        cell = lambda v: "" if v is None else html.escape(str(v))  # noqa: E731
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in self.column_names)
+        body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in r.values()) + "</tr>" for r in rows)
+        more = f"<p>{self.num_rows - shown:,} more rows</p>" if self.num_rows > shown else ""
+        return (f"<p>gymscope.Table: {self.num_rows:,} rows × {len(self.column_names)} columns</p>"
+                f"<div style=\"overflow-x:auto\"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>{more}")
 
     def to_pylist(self) -> List[Dict[str, Any]]:
         """The rows as dicts, column name to value (``None`` where missing)."""
