@@ -205,3 +205,13 @@ def test_a_table_shows_its_first_rows_escaped_in_a_notebook(tmp_path: Path) -> N
     hostile.write_text(rows)
     page = gymscope.rollouts(hostile, query='agent ~ "onerror"')._repr_html_()
     assert "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+
+
+def test_the_profiles_warnings_are_the_clis(tmp_path: Path) -> None:
+    rollouts = RUNS[1]  # repeats that miss rollouts for some tasks
+    said = cli("profile", "--inputs", inputs_of(rollouts), "--rollouts", rollouts, "--out-dir", tmp_path)
+    with pytest.warns(UserWarning) as caught:
+        p = gymscope.profile(inputs_of(rollouts), rollouts)
+    assert p.warnings and [str(w.message) for w in caught] == p.warnings
+    for w in p.warnings:
+        assert f"Warning: {w}" in said.stderr.decode()

@@ -90,6 +90,13 @@ impl Profile {
         self.rollouts.clone()
     }
 
+    /// What the read handled that upstream would have failed on (`gymscope profile` prints
+    /// them as warnings).
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.profile.warnings.clone()
+    }
+
     /// The task table (one row per task with a rollout) as Arrow columns.
     fn tasks(&self) -> PyResult<Table> {
         let batch = columns::task_table(&self.profile)

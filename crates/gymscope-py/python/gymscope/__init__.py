@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings as _warnings
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Union
 
@@ -83,6 +84,12 @@ class Profile:
         self._native = native
 
     @property
+    def warnings(self) -> List[str]:
+        """What the read handled that NeMo Gym would have failed on (also issued as
+        ``UserWarning``s by ``profile()``, as ``gymscope profile`` prints them)."""
+        return list(self._native.warnings)
+
+    @property
     def tasks(self) -> Table:
         """One row per task with a rollout: the task, its agent, every statistic and count of
         ``*_reward_profiling.jsonl``."""
@@ -112,7 +119,10 @@ def profile(inputs: PathLike, rollouts: PathLike, *, partial: bool = False) -> P
 
     ``partial`` allows tasks with fewer rollouts than expected (``--allow-partial-rollouts``).
     """
-    return Profile(_native.Profile(os.fspath(inputs), os.fspath(rollouts), partial))
+    p = Profile(_native.Profile(os.fspath(inputs), os.fspath(rollouts), partial))
+    for warning in p.warnings:
+        _warnings.warn(warning, UserWarning, stacklevel=2)
+    return p
 
 
 def rollouts(
