@@ -350,21 +350,37 @@ impl Part<'_> {
     }
 }
 
-fn agent_section(out: &mut String, agents: &Table, part: Part) {
+/// A section holding one per-agent table: `id` and `table_id` (suffixed in the matches'
+/// version), its heading and an optional note.
+fn table_section(
+    out: &mut String,
+    t: &Table,
+    part: Part,
+    [id, table_id, heading]: [&str; 3],
+    note: Option<&str>,
+) {
     let _ = write!(
         out,
-        "<section {}><h2>{}</h2><div class=\"scroll\">",
-        part.attrs("agents"),
-        escape(&part.heading("Agent metrics"))
+        "<section {}><h2>{}</h2>",
+        part.attrs(id),
+        escape(&part.heading(heading))
     );
-    table(
+    if let Some(note) = note {
+        let _ = write!(out, "<p class=\"note\">{note}</p>");
+    }
+    out.push_str("<div class=\"scroll\">");
+    table(out, t, "agent", t.rows.len(), &part.id(table_id));
+    out.push_str("</div></section>\n");
+}
+
+fn agent_section(out: &mut String, agents: &Table, part: Part) {
+    table_section(
         out,
         agents,
-        "agent",
-        agents.rows.len(),
-        &part.id("agent-table"),
+        part,
+        ["agents", "agent-table", "Agent metrics"],
+        None,
     );
-    out.push_str("</div></section>\n");
 }
 
 fn repeat_section(out: &mut String, repeats: &Table, part: Part) {
@@ -372,20 +388,13 @@ fn repeat_section(out: &mut String, repeats: &Table, part: Part) {
         Part::Query(_) => "Each repeat's mean reward over its matching rollouts, with its 95 % t interval.",
         _ => "Each repeat's mean reward over the agent's tasks, with its 95 % t interval (NeMo Gym's repeat-level metrics).",
     };
-    let _ = write!(
-        out,
-        "<section {}><h2>{}</h2><p class=\"note\">{note}</p><div class=\"scroll\">",
-        part.attrs("repeats"),
-        escape(&part.heading("Reward per repeat"))
-    );
-    table(
+    table_section(
         out,
         repeats,
-        "agent",
-        repeats.rows.len(),
-        &part.id("repeat-table"),
+        part,
+        ["repeats", "repeat-table", "Reward per repeat"],
+        Some(note),
     );
-    out.push_str("</div></section>\n");
 }
 
 fn table(out: &mut String, t: &Table, key: &str, max_rows: usize, id: &str) {
