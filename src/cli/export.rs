@@ -10,18 +10,39 @@ use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// Removes the staging folder unless it was renamed into place.
+/// Removes the staging folder unless it was renamed into place, and the folders made for the
+/// output (deepest first, each only if still empty), so a refusal leaves the disk as it was.
 struct Staging {
-    dir: PathBuf,
+    dir: Option<PathBuf>,
+    made: Vec<PathBuf>,
     kept: bool,
 }
 
 impl Drop for Staging {
     fn drop(&mut self) {
         if !self.kept {
-            let _ = std::fs::remove_dir_all(&self.dir);
+            if let Some(dir) = &self.dir {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            for dir in &self.made {
+                if std::fs::remove_dir(dir).is_err() {
+                    break;
+                }
+            }
         }
     }
+}
+
+/// Creates `dir` and its missing ancestors; returns those it made, deepest first.
+fn create_folders(dir: &Path) -> Result<Vec<PathBuf>> {
+    let made: Vec<PathBuf> = dir
+        .ancestors()
+        .take_while(|a| a.symlink_metadata().is_err())
+        .map(Path::to_path_buf)
+        .collect();
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("could not create the folder '{}'", dir.display()))?;
+    Ok(made)
 }
 
 fn default_session_id(rollouts: &Path) -> String {
@@ -59,22 +80,25 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
         bail!("Output path already exists: {}", output.display());
     }
     let parent = output.parent().unwrap_or(Path::new("/"));
-    std::fs::create_dir_all(parent)
-        .with_context(|| format!("could not create the folder '{}'", parent.display()))?;
+    let made = create_folders(parent)?;
     let name = output
         .file_name()
         .unwrap_or_default()
         .to_string_lossy()
         .into_owned();
     let staging_dir = parent.join(format!(".{name}.tmp-{}", std::process::id()));
-    std::fs::create_dir(&staging_dir)
-        .with_context(|| format!("could not create '{}'", staging_dir.display()))?;
+    // Made before the staging folder, so a failure to create that one still removes them.
     let mut staging = Staging {
-        dir: staging_dir,
+        dir: None,
+        made,
         kept: false,
     };
-    // Ctrl-C is checked between rows, so the staging folder goes with the process.
-    let _handled = signals::handled_elsewhere();
+    std::fs::create_dir(&staging_dir)
+        .with_context(|| format!("could not create '{}'", staging_dir.display()))?;
+    let staging_dir = staging.dir.insert(staging_dir).clone();
+    // Ctrl-C, SIGTERM and a closed terminal are checked between rows, so the staging folder
+    // goes with the process.
+    let _handled = signals::handled_elsewhere_with_hangup();
 
     let file_name = args.rollouts.display().to_string();
     let mut batch = Batch::new(&session_id, &agent_version);
@@ -91,7 +115,7 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
             if let Some(exported) = batch.line(line_no, line) {
                 // After a refusal nothing more is written: the folder will not be kept.
                 if batch.errors.is_empty() {
-                    let path = staging.dir.join(&exported.file_name);
+                    let path = staging_dir.join(&exported.file_name);
                     std::fs::write(&path, &exported.bytes)
                         .with_context(|| format!("could not write '{}'", path.display()))?;
                 }
@@ -105,7 +129,7 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
     let manifest = batch
         .finish()
         .map_err(|e| anyhow::Error::msg(naming_the_file(&e, &file_name)))?;
-    let manifest_path = staging.dir.join("manifest.jsonl");
+    let manifest_path = staging_dir.join("manifest.jsonl");
     std::fs::write(&manifest_path, manifest)
         .with_context(|| format!("could not write '{}'", manifest_path.display()))?;
     if let Some(code) = interrupted() {
@@ -117,8 +141,8 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
             output.display()
         );
     }
-    set_mode_755(&staging.dir)?;
-    std::fs::rename(&staging.dir, &output)
+    set_mode_755(&staging_dir)?;
+    std::fs::rename(&staging_dir, &output)
         .with_context(|| format!("could not move the export into '{}'", output.display()))?;
     staging.kept = true;
     crate::say!(
@@ -130,7 +154,7 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// After Ctrl-C or SIGTERM: the exit status a shell expects (128 + the signal); the staging
+/// After Ctrl-C, SIGTERM or SIGHUP: the exit status a shell expects (128 + the signal); the staging
 /// folder goes when `run` returns.
 fn interrupted() -> Option<ExitCode> {
     let sig = signals::caught()?;

@@ -21,6 +21,9 @@ static TEMPS: [AtomicPtr<libc::c_char>; SLOTS] =
     [const { AtomicPtr::new(std::ptr::null_mut()) }; SLOTS];
 /// Set while a command handles SIGINT/SIGTERM itself: the handler then only removes temp files.
 static HANDLED_ELSEWHERE: AtomicBool = AtomicBool::new(false);
+/// The same for SIGHUP (a closed terminal), for a command that stops between steps and cleans up
+/// what it has made (`export`'s staging folder, not a single temp file the handler can unlink).
+static HANGUP_HANDLED_ELSEWHERE: AtomicBool = AtomicBool::new(false);
 /// The last signal caught (0: none), for a command that handles it itself and checks between
 /// steps (`export`, which removes its staging folder and stops).
 static CAUGHT: AtomicI32 = AtomicI32::new(0);
@@ -76,6 +79,14 @@ pub fn handled_elsewhere() -> HandledElsewhere {
     HandledElsewhere(())
 }
 
+/// [`handled_elsewhere`], and SIGHUP too: for a command that checks [`caught`] between steps
+/// (`collect`'s tokio streams do not listen for SIGHUP, so it keeps the default there).
+pub fn handled_elsewhere_with_hangup() -> HandledElsewhere {
+    let guard = handled_elsewhere();
+    HANGUP_HANDLED_ELSEWHERE.store(true, Ordering::SeqCst);
+    guard
+}
+
 pub struct HandledElsewhere(());
 
 /// The signal caught since the process started, if any (while [`handled_elsewhere`] is held,
@@ -87,6 +98,7 @@ pub fn caught() -> Option<i32> {
 impl Drop for HandledElsewhere {
     fn drop(&mut self) {
         HANDLED_ELSEWHERE.store(false, Ordering::SeqCst);
+        HANGUP_HANDLED_ELSEWHERE.store(false, Ordering::SeqCst);
     }
 }
 
@@ -112,7 +124,12 @@ fn on_signal(sig: libc::c_int) {
             unsafe { libc::unlink(ptr) };
         }
     }
-    if sig == libc::SIGHUP || !HANDLED_ELSEWHERE.load(Ordering::SeqCst) {
+    let handled = if sig == libc::SIGHUP {
+        &HANGUP_HANDLED_ELSEWHERE
+    } else {
+        &HANDLED_ELSEWHERE
+    };
+    if !handled.load(Ordering::SeqCst) {
         // SAFETY: signal and raise are async-signal-safe; the raised signal is delivered with
         // the default action once this handler returns.
         unsafe {

@@ -190,3 +190,88 @@ fn the_output_folders_parent_is_created_and_defaults_name_the_session() {
     ]);
     assert_eq!(blank.status.code(), Some(2), "{}", output_text(&blank));
 }
+
+/// A refused file leaves the disk as it was: no staging folder and none of the output's missing
+/// parent folders (made for an export that did not happen).
+#[test]
+fn a_refused_export_leaves_no_folder_it_made() {
+    let case = repo_root().join("tests/fixtures/atif-v07/bad_lines");
+    let tmp = tempfile::tempdir().unwrap();
+    fs::create_dir(tmp.path().join("a")).unwrap();
+    let r = case.join("rollouts.jsonl").display().to_string();
+    let o = tmp.path().join("a/b/c/out").display().to_string();
+    let out = run_gymscope(&["export", "--rollouts", &r, "--output-dir", &o]);
+    assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
+    assert!(output_text(&out).contains("rejected 8 row(s)"));
+    let left: Vec<_> = fs::read_dir(tmp.path().join("a")).unwrap().collect();
+    assert!(left.is_empty(), "left {left:?}");
+}
+
+/// Ctrl-C, SIGTERM or a closed terminal (SIGHUP) during a long export: the command stops between
+/// rows, removes its staging folder and the folders it made, and exits as a shell expects.
+#[test]
+fn a_signal_during_an_export_leaves_nothing() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let case = repo_root().join("tests/fixtures/atif-v07/tool_then_answer");
+    let line = read_text(&case.join("rollouts.jsonl"))
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    let tmp = tempfile::tempdir().unwrap();
+    let rollouts = tmp.path().join("big.jsonl");
+    let mut text = String::new();
+    for t in 0..40_000 {
+        let row = line.replace("\"_ng_task_index\": 0", &format!("\"_ng_task_index\": {t}"));
+        assert!(t == 0 || row != line, "the task index was not replaced");
+        text.push_str(&row);
+        text.push('\n');
+    }
+    fs::write(&rollouts, text).unwrap();
+    for sig in [libc::SIGHUP, libc::SIGINT] {
+        let made = tmp.path().join(format!("made{sig}"));
+        let out_dir = made.join("out");
+        let mut child = Command::new(gymscope_bin())
+            .args(["export", "--rollouts"])
+            .arg(&rollouts)
+            .arg("--output-dir")
+            .arg(&out_dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        let mut signalled = false;
+        while start.elapsed() < Duration::from_secs(120) {
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            let staged = fs::read_dir(&made)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .any(|e| fs::read_dir(e.path()).is_ok_and(|mut d| d.next().is_some()));
+            if staged {
+                #[allow(unsafe_code)] // the signal under test
+                // SAFETY: kill(2) on our own child's pid.
+                unsafe {
+                    libc::kill(child.id() as i32, sig)
+                };
+                signalled = true;
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            signalled,
+            "signal {sig}: the export was not caught in progress"
+        );
+        assert_eq!(out.status.signal(), None, "signal {sig}: ended by it");
+        assert_eq!(out.status.code(), Some(128 + sig), "{}", output_text(&out));
+        assert!(output_text(&out).contains("Interrupted"));
+        assert!(!made.exists(), "signal {sig}: left {made:?}");
+    }
+}
