@@ -9,7 +9,7 @@
 //! refused, and so is any file (or link) that resolves outside it.
 
 use super::signals::TempGuard;
-use crate::atif::run::{parse_rewards, Hint, RunBuilder};
+use crate::atif::run::{parse_rewards, write_rows, Hint, RunBuilder};
 use anyhow::{anyhow, bail, Context, Result};
 use serde_json::Value;
 use std::path::{Component, Path, PathBuf};
@@ -27,6 +27,24 @@ pub struct AtifRunFiles {
 impl Drop for AtifRunFiles {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The files read so far, in order: placing them needs every one (their keys), so each is read
+/// here for its key and read again when its rows are written; only one is in memory at a time.
+#[derive(Default)]
+struct Sources {
+    builder: RunBuilder,
+    paths: Vec<PathBuf>,
+}
+
+impl Sources {
+    fn add(&mut self, path: &Path, bytes: &[u8], hint: Hint) -> Result<()> {
+        self.builder
+            .add(&path.display().to_string(), bytes, hint)
+            .map_err(anyhow::Error::msg)?;
+        self.paths.push(path.to_path_buf());
+        Ok(())
     }
 }
 
@@ -98,7 +116,7 @@ fn inside(root: &Path, rel: &str, what: &str) -> Result<PathBuf> {
 }
 
 /// Gym's export folder: each manifest line's file, hash checked.
-fn from_manifest(dir: &Path, builder: &mut RunBuilder) -> Result<String> {
+fn from_manifest(dir: &Path, sources: &mut Sources) -> Result<String> {
     let manifest = dir.join("manifest.jsonl");
     let text = String::from_utf8(read_capped(&manifest, &manifest.display().to_string())?)
         .map_err(|_| anyhow!("'{}' is not UTF-8", manifest.display()))?;
@@ -135,9 +153,7 @@ fn from_manifest(dir: &Path, builder: &mut RunBuilder) -> Result<String> {
             manifest_key: Some(key),
             ..Hint::default()
         };
-        builder
-            .add(&path.display().to_string(), &bytes, hint)
-            .map_err(anyhow::Error::msg)?;
+        sources.add(&path, &bytes, hint)?;
     }
     Ok("manifest checked".into())
 }
@@ -151,7 +167,7 @@ fn harbor_reward(result: &Value) -> Option<f64> {
 }
 
 /// Harbor's job folder: one trial per sub-folder with `agent/trajectory.json` and `result.json`.
-fn from_harbor(dir: &Path, trials: &[PathBuf], builder: &mut RunBuilder) -> Result<String> {
+fn from_harbor(dir: &Path, trials: &[PathBuf], sources: &mut Sources) -> Result<String> {
     for trial in trials {
         let rel_trial = trial
             .file_name()
@@ -185,9 +201,7 @@ fn from_harbor(dir: &Path, trials: &[PathBuf], builder: &mut RunBuilder) -> Resu
             harbor_reward: harbor_reward(&result),
             ..Hint::default()
         };
-        builder
-            .add(&traj.display().to_string(), &bytes, hint)
-            .map_err(anyhow::Error::msg)?;
+        sources.add(&traj, &bytes, hint)?;
     }
     Ok(format!("Harbor job, {} trials", trials.len()))
 }
@@ -204,11 +218,11 @@ fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>> {
 /// Reads ATIF at `path` (see the module's note) and writes it as a Gym run. `rewards` is the
 /// `--rewards` file. The note says what was read and what is missing.
 pub fn load(path: &Path, rewards: Option<&Path>) -> Result<(AtifRunFiles, String)> {
-    let mut builder = RunBuilder::default();
+    let mut sources = Sources::default();
     let shown = path.display().to_string();
     let how = if path.is_dir() {
         if path.join("manifest.jsonl").exists() {
-            from_manifest(path, &mut builder)?
+            from_manifest(path, &mut sources)?
         } else {
             let entries = sorted_entries(path)?;
             let trials: Vec<PathBuf> = entries
@@ -231,9 +245,7 @@ pub fn load(path: &Path, rewards: Option<&Path>) -> Result<(AtifRunFiles, String
                         .to_string();
                     let file = inside(path, &rel, &shown)?;
                     let bytes = read_capped(&file, &file.display().to_string())?;
-                    builder
-                        .add(&file.display().to_string(), &bytes, Hint::default())
-                        .map_err(anyhow::Error::msg)?;
+                    sources.add(&file, &bytes, Hint::default())?;
                     n += 1;
                 }
                 if n == 0 {
@@ -241,14 +253,12 @@ pub fn load(path: &Path, rewards: Option<&Path>) -> Result<(AtifRunFiles, String
                 }
                 "a folder of ATIF files".to_string()
             } else {
-                from_harbor(path, &trials, &mut builder)?
+                from_harbor(path, &trials, &mut sources)?
             }
         }
     } else {
         let bytes = read_capped(path, &shown)?;
-        builder
-            .add(&shown, &bytes, Hint::default())
-            .map_err(anyhow::Error::msg)?;
+        sources.add(path, &bytes, Hint::default())?;
         "one ATIF file".to_string()
     };
     let rewards = match rewards {
@@ -259,8 +269,9 @@ pub fn load(path: &Path, rewards: Option<&Path>) -> Result<(AtifRunFiles, String
         }
         None => None,
     };
-    let run = builder
-        .finish(rewards.as_ref())
+    let plan = sources
+        .builder
+        .place(rewards.as_ref())
         .map_err(|e| anyhow!("'{shown}': {e}"))?;
     let dir =
         std::env::temp_dir().join(format!("gymscope-atif-{}-{}", std::process::id(), unique()));
@@ -282,21 +293,52 @@ pub fn load(path: &Path, rewards: Option<&Path>) -> Result<(AtifRunFiles, String
         dir,
         _guards: guards,
     };
-    std::fs::write(&rollouts, &run.rollouts)
-        .with_context(|| format!("could not write '{}'", rollouts.display()))?;
-    std::fs::write(&inputs, &run.inputs)
-        .with_context(|| format!("could not write '{}'", inputs.display()))?;
+    write_run(&sources.paths, &plan.placements, &files)?;
     let mut note = format!(
         "Read {} ATIF trajectories from '{shown}' ({how}).",
-        run.count
+        sources.paths.len()
     );
-    if run.without_reward > 0 {
+    if plan.without_reward > 0 {
         note.push_str(&format!(
             " {} of them have no reward: rewards come from Harbor's results, or from --rewards FILE (a Gym rollouts file, or JSONL rows of trajectory_id and reward).",
-            run.without_reward
+            plan.without_reward
         ));
     }
     Ok((files, note))
+}
+
+/// The run's two files, a trajectory at a time (each file read again: see [`Sources`]).
+fn write_run(
+    paths: &[PathBuf],
+    placements: &[crate::atif::run::Placement],
+    files: &AtifRunFiles,
+) -> Result<()> {
+    use std::io::Write;
+    let create = |p: &Path| {
+        std::fs::File::create(p)
+            .map(std::io::BufWriter::new)
+            .with_context(|| format!("could not write '{}'", p.display()))
+    };
+    let (mut rollouts, mut inputs) = (create(&files.rollouts)?, create(&files.inputs)?);
+    let (mut row, mut input) = (Vec::new(), Vec::new());
+    for (path, placement) in paths.iter().zip(placements) {
+        let name = path.display().to_string();
+        let bytes = read_capped(path, &name)?;
+        row.clear();
+        input.clear();
+        write_rows(&name, &bytes, placement, &mut row, &mut input).map_err(anyhow::Error::msg)?;
+        rollouts
+            .write_all(&row)
+            .with_context(|| format!("could not write '{}'", files.rollouts.display()))?;
+        inputs
+            .write_all(&input)
+            .with_context(|| format!("could not write '{}'", files.inputs.display()))?;
+    }
+    for (mut w, p) in [(rollouts, &files.rollouts), (inputs, &files.inputs)] {
+        w.flush()
+            .with_context(|| format!("could not write '{}'", p.display()))?;
+    }
+    Ok(())
 }
 
 fn unique() -> u64 {

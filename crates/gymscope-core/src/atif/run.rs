@@ -7,7 +7,8 @@
 //! Harbor's verifier result, else `--rewards` by trajectory id, else `--rewards` by key (a Gym
 //! rollouts file is such a file); else none, and the run says how many have none.
 
-use super::to_gym::{to_gym, Placement};
+use super::to_gym::to_gym;
+pub use super::to_gym::Placement;
 use super::trajectory::{self, Trajectory};
 use crate::gym::keys;
 use serde_json::Value;
@@ -72,19 +73,27 @@ pub fn parse_rewards(bytes: &[u8], name: &str) -> Result<Rewards, String> {
     Ok(out)
 }
 
-/// One trajectory read and placed, before the run is written.
+/// What placing a trajectory needs of it: its file's name, key, Harbor task and reward, and its
+/// id (the trajectory itself is not kept, so a folder of any size is read in bounded memory).
 struct Placed {
     name: String,
-    trajectory: Trajectory,
     key: Option<(u64, u64)>,
     harbor_task: Option<String>,
     reward: Option<f64>,
+    trajectory_id: Option<String>,
 }
 
-/// The run being assembled, a file at a time.
+/// The run being assembled, a file at a time: [`RunBuilder::add`] each file, [`RunBuilder::place`]
+/// them all, then [`write_rows`] each file again with its placement.
 #[derive(Default)]
 pub struct RunBuilder {
     placed: Vec<Placed>,
+}
+
+/// Where each added file goes, in the order added, and how many have no reward.
+pub struct Plan {
+    pub placements: Vec<Placement>,
+    pub without_reward: usize,
 }
 
 /// The run: JSONL bytes of both files, and what a reader should know.
@@ -95,12 +104,16 @@ pub struct AtifRun {
     pub without_reward: usize,
 }
 
+fn read(name: &str, bytes: &[u8]) -> Result<Trajectory, String> {
+    let value: Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("'{name}': not JSON ({e})"))?;
+    trajectory::read(&value).map_err(|e| format!("'{name}': {e}"))
+}
+
 impl RunBuilder {
-    /// Reads one file (`name` names it in errors).
+    /// Reads one file (`name` names it in errors) and keeps what placing it needs.
     pub fn add(&mut self, name: &str, bytes: &[u8], hint: Hint) -> Result<(), String> {
-        let value: Value =
-            serde_json::from_slice(bytes).map_err(|e| format!("'{name}': not JSON ({e})"))?;
-        let trajectory = trajectory::read(&value).map_err(|e| format!("'{name}': {e}"))?;
+        let trajectory = read(name, bytes)?;
         let key = hint.manifest_key.or_else(|| {
             if hint.harbor_task.is_some() {
                 None
@@ -110,16 +123,16 @@ impl RunBuilder {
         });
         self.placed.push(Placed {
             name: name.to_string(),
-            trajectory,
             key,
             harbor_task: hint.harbor_task,
             reward: hint.harbor_reward,
+            trajectory_id: trajectory.trajectory_id,
         });
         Ok(())
     }
 
-    /// Places every trajectory, gives each its reward and writes the run.
-    pub fn finish(self, rewards: Option<&Rewards>) -> Result<AtifRun, String> {
+    /// Places every trajectory and gives each its reward.
+    pub fn place(&self, rewards: Option<&Rewards>) -> Result<Plan, String> {
         if self.placed.is_empty() {
             return Err("no ATIF trajectory found".into());
         }
@@ -133,15 +146,14 @@ impl RunBuilder {
             names.into_iter().zip(0..).collect()
         };
         let mut next_rollout: HashMap<u64, u64> = HashMap::new();
-        let next_free_task = self
+        let mut free_task = self
             .placed
             .iter()
             .filter_map(|p| p.key.map(|k| k.0))
             .max()
             .map_or(tasks.len() as u64, |m| (m + 1).max(tasks.len() as u64));
-        let mut free_task = next_free_task;
-        let mut seen: HashMap<(u64, u64), String> = HashMap::new();
-        let (mut rollouts, mut inputs) = (Vec::new(), Vec::new());
+        let mut seen: HashMap<(u64, u64), &str> = HashMap::new();
+        let mut placements = Vec::with_capacity(self.placed.len());
         let mut without_reward = 0;
         for p in &self.placed {
             let key = match (p.key, p.harbor_task.as_deref()) {
@@ -157,7 +169,7 @@ impl RunBuilder {
                     (free_task - 1, 0)
                 }
             };
-            if let Some(other) = seen.insert(key, p.name.clone()) {
+            if let Some(other) = seen.insert(key, &p.name) {
                 return Err(format!(
                     "'{}' and '{other}' are both task {} rollout {}: each trajectory needs its own key",
                     p.name, key.0, key.1
@@ -165,33 +177,40 @@ impl RunBuilder {
             }
             let reward = p.reward.or_else(|| {
                 let r = rewards?;
-                p.trajectory
-                    .trajectory_id
+                p.trajectory_id
                     .as_ref()
                     .and_then(|id| r.by_id.get(id).copied())
                     .or_else(|| r.by_key.get(&key).copied())
             });
             without_reward += usize::from(reward.is_none());
-            let (row, input) = to_gym(
-                &p.trajectory,
-                &Placement {
-                    task: key.0,
-                    rollout: key.1,
-                    reward,
-                },
-            );
-            serde_json::to_writer(&mut rollouts, &row).map_err(|e| e.to_string())?;
-            rollouts.push(b'\n');
-            serde_json::to_writer(&mut inputs, &input).map_err(|e| e.to_string())?;
-            inputs.push(b'\n');
+            placements.push(Placement {
+                task: key.0,
+                rollout: key.1,
+                reward,
+            });
         }
-        Ok(AtifRun {
-            rollouts,
-            inputs,
-            count: self.placed.len(),
+        Ok(Plan {
+            placements,
             without_reward,
         })
     }
+}
+
+/// One file's rollout row and materialized-inputs row, each a JSONL line, appended to the two
+/// buffers (the same bytes [`RunBuilder::add`] read, now with its placement).
+pub fn write_rows(
+    name: &str,
+    bytes: &[u8],
+    placement: &Placement,
+    rollouts: &mut Vec<u8>,
+    inputs: &mut Vec<u8>,
+) -> Result<(), String> {
+    let (row, input) = to_gym(&read(name, bytes)?, placement);
+    serde_json::to_writer(&mut *rollouts, &row).map_err(|e| e.to_string())?;
+    rollouts.push(b'\n');
+    serde_json::to_writer(&mut *inputs, &input).map_err(|e| e.to_string())?;
+    inputs.push(b'\n');
+    Ok(())
 }
 
 /// A run from files as the app gets them (dropped or picked, by name): ATIF trajectories, Gym's
@@ -258,5 +277,15 @@ pub fn from_files(
     let rewards = rewards
         .map(|(name, bytes)| parse_rewards(bytes, name))
         .transpose()?;
-    builder.finish(rewards.as_ref())
+    let plan = builder.place(rewards.as_ref())?;
+    let mut run = AtifRun {
+        rollouts: Vec::new(),
+        inputs: Vec::new(),
+        count: trajectories.len(),
+        without_reward: plan.without_reward,
+    };
+    for ((name, bytes), placement) in trajectories.iter().zip(&plan.placements) {
+        write_rows(name, bytes, placement, &mut run.rollouts, &mut run.inputs)?;
+    }
+    Ok(run)
 }
