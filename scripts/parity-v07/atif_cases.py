@@ -260,6 +260,11 @@ def cases():
     c["model_names_differ"] = [edit(base, lambda r: traj(r)["model_calls"][1]["response_metadata"].update(model="other-model"))]
     c["model_name_missing"] = [edit(base, lambda r: traj(r)["model_calls"][1]["response_metadata"].pop("model"))]
     c["empty_file"] = []
+    # Not Optional in v0.7.0's models (a default factory): null is refused, absent is the default.
+    c["metadata_null"] = [edit(base, lambda r: traj(r)["model_calls"][1].update(response_metadata=None)),
+                          edit(tool_then_answer(0, 1), lambda r: traj(r)["model_calls"][0].update(token_stats=None)),
+                          edit(tool_then_answer(1, 0), lambda r: [traj(r)["model_calls"][0].pop("token_stats"),
+                                                traj(r)["model_calls"][0].pop("response_metadata")])]
     return c
 
 

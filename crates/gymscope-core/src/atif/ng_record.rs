@@ -288,9 +288,11 @@ fn model_call(v: &Value, path: &str) -> Result<ModelCall, Invalid> {
     let completed_at = f.opt_float("completed_at", false)?;
     let duration_ms = f.opt_float("duration_ms", true)?;
 
+    // Not `Optional` in v0.7.0's models (a default factory): absent is the default, null is
+    // refused (rollout_observability.py `TrajectoryModelCall`).
     let empty = Value::Object(Default::default());
     let m = object(
-        f.get("response_metadata").unwrap_or(&empty),
+        f.map.get("response_metadata").unwrap_or(&empty),
         &f.at("response_metadata"),
     )?;
     m.forbid_extra(&[
@@ -344,7 +346,10 @@ fn model_call(v: &Value, path: &str) -> Result<ModelCall, Invalid> {
         ),
     ]);
 
-    let t = object(f.get("token_stats").unwrap_or(&empty), &f.at("token_stats"))?;
+    let t = object(
+        f.map.get("token_stats").unwrap_or(&empty),
+        &f.at("token_stats"),
+    )?;
     t.forbid_extra(&[
         "prompt_tokens",
         "completion_tokens",
