@@ -9,6 +9,7 @@
 //! refused, and so is any file (or link) that resolves outside it.
 
 use super::signals::TempGuard;
+use crate::atif::harbor;
 use crate::atif::run::{parse_rewards, write_rows, Hint, RunBuilder};
 use anyhow::{anyhow, bail, Context, Result};
 use serde_json::Value;
@@ -59,9 +60,10 @@ pub fn is_atif_path(path: &Path) -> bool {
         let Ok(entries) = std::fs::read_dir(path) else {
             return false;
         };
-        return entries.filter_map(Result::ok).map(|e| e.path()).any(|p| {
-            p.join("agent/trajectory.json").is_file() || (p.is_file() && is_atif_file(&p))
-        });
+        return entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .any(|p| p.join(harbor::TRAJECTORY).is_file() || (p.is_file() && is_atif_file(&p)));
     }
     is_atif_file(path)
 }
@@ -158,14 +160,6 @@ fn from_manifest(dir: &Path, sources: &mut Sources) -> Result<String> {
     Ok("manifest checked".into())
 }
 
-fn harbor_reward(result: &Value) -> Option<f64> {
-    let rewards = result.get("verifier_result")?.get("rewards")?;
-    rewards
-        .get("reward")
-        .and_then(Value::as_f64)
-        .or_else(|| rewards.as_object()?.values().find_map(Value::as_f64))
-}
-
 /// Harbor's job folder: one trial per sub-folder with `agent/trajectory.json` and `result.json`.
 fn from_harbor(dir: &Path, trials: &[PathBuf], sources: &mut Sources) -> Result<String> {
     for trial in trials {
@@ -176,31 +170,22 @@ fn from_harbor(dir: &Path, trials: &[PathBuf], sources: &mut Sources) -> Result<
             .to_string();
         let traj = inside(
             dir,
-            &format!("{rel_trial}/agent/trajectory.json"),
+            &format!("{rel_trial}/{}", harbor::TRAJECTORY),
             "Harbor trial",
         )?;
-        let result_path = inside(dir, &format!("{rel_trial}/result.json"), "Harbor trial")?;
-        let result: Value = serde_json::from_slice(&read_capped(
-            &result_path,
-            &result_path.display().to_string(),
-        )?)
-        .map_err(|e| anyhow!("'{}': not JSON ({e})", result_path.display()))?;
-        let task = result.get("task_name").and_then(Value::as_str).map_or_else(
-            || {
-                rel_trial
-                    .split("__")
-                    .next()
-                    .unwrap_or(&rel_trial)
-                    .to_string()
-            },
-            str::to_string,
-        );
+        let result_path = inside(
+            dir,
+            &format!("{rel_trial}/{}", harbor::RESULT),
+            "Harbor trial",
+        )?;
+        let result_name = result_path.display().to_string();
+        let hint = harbor::trial_hint(
+            &rel_trial,
+            &read_capped(&result_path, &result_name)?,
+            &result_name,
+        )
+        .map_err(anyhow::Error::msg)?;
         let bytes = read_capped(&traj, &traj.display().to_string())?;
-        let hint = Hint {
-            harbor_task: Some(task),
-            harbor_reward: harbor_reward(&result),
-            ..Hint::default()
-        };
         sources.add(&traj, &bytes, hint)?;
     }
     Ok(format!("Harbor job, {} trials", trials.len()))
@@ -228,7 +213,7 @@ pub fn load(path: &Path, rewards: Option<&Path>) -> Result<(AtifRunFiles, String
             let trials: Vec<PathBuf> = entries
                 .iter()
                 .filter(|p| {
-                    p.join("agent/trajectory.json").is_file() && p.join("result.json").is_file()
+                    p.join(harbor::TRAJECTORY).is_file() && p.join(harbor::RESULT).is_file()
                 })
                 .cloned()
                 .collect();

@@ -173,3 +173,41 @@ async fn the_app_lists_what_the_schema_check_finds_and_still_opens_the_run() {
     b.wait_text("[data-testid=rollout-view]", "notes.txt").await;
     b.close().await;
 }
+
+/// A Harbor job folder picked whole: each trial's trajectory is placed by its `result.json`
+/// (trials of one task are its rollouts) and rewarded by its verifier; the job's logs and its
+/// own `result.json` are left aside.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_harbor_job_folder_opens_with_its_tasks_and_rewards() {
+    let tmp = tempfile::tempdir().unwrap();
+    let job = common::harbor_job::write(tmp.path());
+    let server = StaticServer::start(&dist());
+    let b = Browser::start().await;
+    b.open_app(&server.url(), "").await;
+    b.choose_file("atif-folder", &job).await;
+    b.wait_text("[data-testid=status]", "Profile ready").await;
+    let tasks = b
+        .eval("return Array.from(document.querySelectorAll('[data-testid=task-row]')).map(r => r.innerText)")
+        .await;
+    let tasks: Vec<String> = serde_json::from_value(tasks).unwrap();
+    assert_eq!(tasks.len(), 2, "two tasks (fix-bug, hello): {tasks:?}");
+    let figure = |key: &str| {
+        format!("return document.querySelector('[data-testid=figure][data-key=\"{key}\"] .figure-value').textContent")
+    };
+    assert_eq!(b.eval(&figure("rollouts")).await, json!("3"));
+    // Two of the three trials passed: the verifier's rewards, from each trial's result.json.
+    let mean = b.eval(&figure("mean-reward")).await;
+    assert!(
+        mean.as_str().is_some_and(|m| m.starts_with("0.66")),
+        "mean reward 2/3: {mean}"
+    );
+    b.click("[data-testid=task-row]").await;
+    b.click("[data-testid=open-rollout]").await;
+    b.wait_text("[data-testid=rollout-view]", "file.txt").await;
+    let reward = b.wait_text("[data-testid=rollout-reward]", "").await;
+    assert!(
+        reward.starts_with('1') || reward.starts_with('0'),
+        "a reward: {reward}"
+    );
+    b.close().await;
+}

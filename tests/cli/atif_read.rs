@@ -6,6 +6,7 @@
 
 use crate::common;
 
+use common::harbor_job::trajectory;
 use common::*;
 use serde_json::{json, Value};
 use std::fs;
@@ -160,10 +161,6 @@ fn without_rewards_the_run_says_so_and_profile_reads_it_with_them() {
     assert_eq!(stray.status.code(), Some(2), "{}", output_text(&stray));
 }
 
-fn trajectory(steps: Value) -> Value {
-    json!({"schema_version": "ATIF-v1.7", "agent": {"name": "harbor-agent", "version": "1"}, "steps": steps})
-}
-
 fn write_json(p: &Path, v: &Value) {
     fs::create_dir_all(p.parent().unwrap()).unwrap();
     fs::write(p, serde_json::to_vec_pretty(v).unwrap()).unwrap();
@@ -172,31 +169,7 @@ fn write_json(p: &Path, v: &Value) {
 #[test]
 fn harbor_job_folders_read_their_trials_rewards() {
     let tmp = tempfile::tempdir().unwrap();
-    let job = tmp.path().join("2026-12-04__10-00-00");
-    for (trial, task, reward) in [
-        ("fix-bug__a1", "fix-bug", 1.0),
-        ("fix-bug__b2", "fix-bug", 0.0),
-        ("hello__c3", "hello", 1.0),
-    ] {
-        let steps = json!([
-            {"step_id": 1, "source": "user", "message": format!("do {task}")},
-            {"step_id": 2, "source": "agent", "message": "", "tool_calls": [
-                {"tool_call_id": "c1", "function_name": "bash", "arguments": {"cmd": "ls"}}],
-             "observation": {"results": [{"source_call_id": "c1", "content": "file.txt"}]},
-             "metrics": {"prompt_tokens": 10, "completion_tokens": 5}},
-            {"step_id": 3, "source": "agent", "message": "done"}
-        ]);
-        write_json(
-            &job.join(trial).join("agent/trajectory.json"),
-            &trajectory(steps),
-        );
-        write_json(
-            &job.join(trial).join("result.json"),
-            &json!({"trial_name": trial, "task_name": task,
-            "verifier_result": {"rewards": {"reward": reward}}}),
-        );
-    }
-    write_json(&job.join("result.json"), &json!({"id": "job"}));
+    let job = common::harbor_job::write(tmp.path());
     let j = s(&job);
     assert_eq!(count(&["query", &j, "--count", "reward >= 1"]), "2");
     assert_eq!(count(&["query", &j, "--count", "text ~ /file.txt/"]), "3");

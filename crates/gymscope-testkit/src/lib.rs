@@ -12,6 +12,7 @@ pub mod compare_runs;
 pub mod fixture_files;
 pub mod gen_run;
 pub mod gym_standin;
+pub mod harbor_job;
 pub mod static_server;
 
 /// The workspace's root (this crate is `crates/gymscope-testkit`).

@@ -31,77 +31,6 @@ async fn kind_of(file: &web_sys::File) -> FileKind {
     classify(&head, &file.name())
 }
 
-/// ATIF among the files (dropped, picked, or a folder's): the trajectories, with Gym's manifest
-/// and a Gym rollouts file for the rewards if they came along, turned into a run's two files by
-/// the core ([`crate::atif::run::from_files`]); the other files are handed on as they are.
-/// With the run, what the schema check ([`crate::atif::validate`], as `validate-atif`) found in
-/// the trajectories: one line per problem, with its file and place.
-pub async fn atif_as_run(
-    files: Vec<(web_sys::File, FileKind)>,
-) -> Result<(Vec<(web_sys::File, FileKind)>, Vec<String>), String> {
-    async fn bytes(f: &web_sys::File) -> Result<Vec<u8>, String> {
-        let blob = gloo_file::Blob::from(f.clone());
-        gloo_file::futures::read_as_bytes(&blob)
-            .await
-            .map_err(|e| format!("could not read '{}': {e}", f.name()))
-    }
-    let (mut trajectories, mut manifest, mut rewards, mut rest) =
-        (Vec::new(), None, None, Vec::new());
-    let mut first_name = None;
-    for (file, kind) in files {
-        match kind {
-            FileKind::Atif => {
-                if file.size() > crate::atif::trajectory::MAX_FILE_BYTES as f64 {
-                    return Err(format!(
-                        "'{}' is over the {} MiB limit for one ATIF trajectory",
-                        file.name(),
-                        crate::atif::trajectory::MAX_FILE_BYTES >> 20
-                    ));
-                }
-                first_name.get_or_insert_with(|| file.name());
-                trajectories.push((file.name(), bytes(&file).await?));
-            }
-            FileKind::AtifManifest => manifest = Some(bytes(&file).await?),
-            // A Gym rollouts file dropped with ATIF gives the rewards (by the manifest's keys).
-            FileKind::Rollouts => rewards = Some((file.name(), bytes(&file).await?)),
-            _ => rest.push((file, kind)),
-        }
-    }
-    let mut problems = Vec::new();
-    for (name, bytes) in &trajectories {
-        if let Ok(v) = serde_json::from_slice::<serde_json::Value>(bytes) {
-            let (found, _) = crate::atif::validate::validate(&v);
-            problems.extend(
-                found
-                    .into_iter()
-                    .map(|p| format!("{name}: {}: {}", p.at, p.what)),
-            );
-        }
-    }
-    let run = crate::atif::run::from_files(
-        &trajectories,
-        manifest.as_deref(),
-        rewards.as_ref().map(|(n, b)| (n.as_str(), b.as_slice())),
-    )?;
-    let stem = if manifest.is_some() {
-        "atif_export".to_string()
-    } else {
-        first_name
-            .unwrap_or_default()
-            .trim_end_matches(".json")
-            .to_string()
-    };
-    rest.push((
-        bytes_file(&format!("{stem}_materialized_inputs.jsonl"), &run.inputs),
-        FileKind::MaterializedInputs,
-    ));
-    rest.push((
-        bytes_file(&format!("{stem}.jsonl"), &run.rollouts),
-        FileKind::Rollouts,
-    ));
-    Ok((rest, problems))
-}
-
 pub fn bytes_file(name: &str, bytes: &[u8]) -> web_sys::File {
     let file = gloo_file::File::new(name, bytes);
     AsRef::<web_sys::File>::as_ref(&file).clone()
@@ -188,7 +117,7 @@ pub fn FilePick(
             <p>"Drop a run's files here — materialized inputs, rollouts, a pivot dataset, or ATIF trajectories (with Gym's manifest and rollouts for the rewards); each is recognized by its content — or pick them:"</p>
             <div class="file-buttons">
                 <label class="file-button">"Choose files…"<input class="file-input" type="file" multiple accept=".jsonl,.json" data-testid="files" on:change=from_input /></label>
-                <label class="file-button" title="A folder of ATIF trajectories (Gym's export with its manifest, or any agent's)">"ATIF folder…"<input class="file-input" type="file" multiple prop:webkitdirectory=true data-testid="atif-folder" on:change=from_input /></label>
+                <label class="file-button" title="A folder of ATIF trajectories: Gym's export with its manifest, a Harbor job (each trial's reward from its result.json), or any agent's">"ATIF folder…"<input class="file-input" type="file" multiple prop:webkitdirectory=true data-testid="atif-folder" on:change=from_input /></label>
                 <label class="file-button">"Materialized inputs…"
                     <input class="file-input" type="file" accept=".jsonl,.json" data-testid="inputs-file" on:change=from_input />
                 </label>

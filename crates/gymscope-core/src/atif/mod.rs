@@ -6,7 +6,8 @@
 //!   timestamps).
 //!
 //! - in: [`trajectory`] (a file read, v1.0 to v1.7), [`to_gym`] (as a Gym rollout), [`run`]
-//!   (many files as one run: keys, rewards); [`validate`] (Harbor's schema checks, every error).
+//!   (many files as one run: keys, rewards), [`harbor`] (a Harbor job's trials: task and
+//!   reward); [`validate`] (Harbor's schema checks, every error).
 //!
 //! docs/atif.md says what maps to what, and what is lost.
 
@@ -15,6 +16,7 @@ pub mod export_batch;
 pub mod export_steps;
 pub mod export_turns;
 pub mod gym_items;
+pub mod harbor;
 pub mod iso_time;
 pub mod ng_record;
 pub mod run;

@@ -213,14 +213,29 @@ pub fn write_rows(
     Ok(())
 }
 
-/// A run from files as the app gets them (dropped or picked, by name): ATIF trajectories, Gym's
-/// `manifest.jsonl` if it came along (its indices, each file's SHA-256 checked), and a Gym
-/// rollouts file for the rewards if one came too. The names are the files' own (a manifest
-/// path is matched by its last part).
+/// A Harbor trial's hint for the trajectory at `name`, if its `result.json` came along.
+fn harbor_hint(name: &str, results: &[(String, Vec<u8>)]) -> Result<Option<Hint>, String> {
+    let Some(trial) = super::harbor::trial_of(name) else {
+        return Ok(None);
+    };
+    let want = format!("{trial}/{}", super::harbor::RESULT);
+    results
+        .iter()
+        .find(|(n, _)| *n == want)
+        .map(|(n, bytes)| super::harbor::trial_hint(trial, bytes, n))
+        .transpose()
+}
+
+/// A run from files as the app gets them (dropped or picked): ATIF trajectories, Gym's
+/// `manifest.jsonl` if it came along (its indices, each file's SHA-256 checked), a Gym rollouts
+/// file for the rewards if one came too, and the `result.json` of Harbor's trials when a job
+/// folder was picked ([`super::harbor`]). A file is named by its path in the folder picked, else
+/// by its own name (a manifest path is matched by its last part).
 pub fn from_files(
     trajectories: &[(String, Vec<u8>)],
     manifest: Option<&[u8]>,
     rewards: Option<(&str, &[u8])>,
+    harbor_results: &[(String, Vec<u8>)],
 ) -> Result<AtifRun, String> {
     let mut hints: HashMap<&str, Hint> = HashMap::new();
     if let Some(m) = manifest {
@@ -250,10 +265,11 @@ pub fn from_files(
                 .as_str()
                 .unwrap_or_default()
                 .to_ascii_lowercase();
-            let name = path.rsplit('/').next().unwrap_or(path);
+            let last = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
+            let name = last(path);
             let (file, bytes) = trajectories
                 .iter()
-                .find(|(n, _)| n == name)
+                .find(|(n, _)| last(n) == name)
                 .ok_or_else(|| format!("{at}: '{path}' is not among the files given"))?;
             let got = super::export_batch::sha256_hex(bytes);
             if got != want {
@@ -272,7 +288,11 @@ pub fn from_files(
     }
     let mut builder = RunBuilder::default();
     for (name, bytes) in trajectories {
-        builder.add(name, bytes, hints.remove(name.as_str()).unwrap_or_default())?;
+        let hint = match hints.remove(name.as_str()) {
+            Some(hint) => hint,
+            None => harbor_hint(name, harbor_results)?.unwrap_or_default(),
+        };
+        builder.add(name, bytes, hint)?;
     }
     let rewards = rewards
         .map(|(name, bytes)| parse_rewards(bytes, name))

@@ -133,7 +133,7 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
         }
         roles.update(|r| r.extend(files.iter().map(|(f, k)| (f.name(), *k))));
         leptos::task::spawn_local(async move {
-            match crate::web::widgets::file_pick::atif_as_run(files).await {
+            match crate::web::widgets::atif_files::atif_as_run(files).await {
                 Ok((run, problems)) => {
                     atif_problems.set(problems);
                     take_files(run);
