@@ -20,6 +20,14 @@ layout() {
     if ((n > limit)); then echo "$file: $n lines (at most $limit, tests apart)" >&2; bad=1; fi
   done < <(find src crates -name '*.rs' ! -name 'tests.rs' ! -name '*_tests.rs' ! -path '*/tests/*' |
     sort | awk '{print ($0 ~ /^src\/web\// ? 250 : 800), $0}')
+  # Nothing a tool left behind: no tracked path that .gitignore names, no Hydra outputs/ or logs at
+  # the root (upstream's `gym` runs only in temporary folders: scripts/parity-v07/).
+  local ignored
+  ignored=$(git ls-files -ci --exclude-standard 2>/dev/null || true)
+  if [[ -n $ignored ]]; then echo "tracked but ignored by .gitignore: $(head -3 <<<"$ignored")" >&2; bad=1; fi
+  if [[ -e outputs ]] || compgen -G '*.log' >/dev/null; then
+    echo "outputs/ or *.log at the root (run upstream's gym in a temporary folder)" >&2; bad=1
+  fi
   local banned
   banned=$(cargo tree --locked -p gymscope-core -e normal --target all --prefix none 2>/dev/null |
     awk '{print $1}' | grep -xE 'tokio|hyper|hyper-util|web-sys|js-sys|wasm-bindgen|leptos|clap|indicatif' | sort -u || true)

@@ -39,7 +39,8 @@ def record(case: Path) -> str:
         argv = [GYM, "eval", "profile", "--inputs", f"{tmp}/{inputs.name}", "--rollouts", f"{tmp}/{rollouts.name}"]
         if partial:
             argv.append("++allow_partial_rollouts=True")
-        run = subprocess.run(argv, capture_output=True, text=True)
+        # cwd: Hydra writes outputs/ into its working folder; keep it in the temporary one.
+        run = subprocess.run(argv, capture_output=True, text=True, cwd=tmp)
         if run.returncode != 0:
             lines = [l for l in run.stderr.splitlines() if l.strip()]
             (expected / "error.txt").write_text(lines[-1] if lines else f"exit {run.returncode}")
