@@ -298,7 +298,7 @@ pub struct ProfileArgs {
     #[arg(long)]
     pub allow_partial_rollouts: bool,
     /// Write the two output files here instead of next to the rollouts file.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "OUT_DIR")]
     pub out_dir: Option<PathBuf>,
     /// Refuse lines longer than N bytes (default 1 GiB): a file that never ends a line fails
     /// with its name and line instead of filling memory.
@@ -315,7 +315,7 @@ pub struct ExportArgs {
     #[arg(long, value_name = "FILE")]
     pub rollouts: PathBuf,
     /// New folder for the exported trajectories (an existing path is refused).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "OUT_DIR")]
     pub output_dir: PathBuf,
     /// Stable identifier for the source evaluation run (`session_id`, and the first part of
     /// each `trajectory_id`). Default: the rollouts file's name without `.jsonl`.
@@ -355,11 +355,12 @@ pub struct ReportArgs {
         conflicts_with = "profile"
     )]
     pub inputs: Option<PathBuf>,
-    /// The rollouts JSONL written by `gym eval run` (with --inputs).
-    #[arg(long, value_name = "FILE", requires = "inputs")]
+    /// The rollouts JSONL written by `gym eval run` (with --inputs), or an ATIF run (a folder or
+    /// file, which brings its own inputs).
+    #[arg(long, value_name = "FILE", conflicts_with = "profile")]
     pub rollouts: Option<PathBuf>,
     /// An existing `*_reward_profiling.jsonl` (upstream's or gymscope's) instead of a run.
-    #[arg(long, value_name = "FILE", required_unless_present_any = ["inputs", "example"])]
+    #[arg(long, value_name = "FILE", required_unless_present_any = ["inputs", "rollouts", "example"])]
     pub profile: Option<PathBuf>,
     /// The embedded example run (three agents, 30 tasks × 4 repeats) instead of files of your own; the
     /// page is written to `example_report.html` here unless `-o` says where.
@@ -369,7 +370,7 @@ pub struct ReportArgs {
     #[arg(long, value_name = "FILE", requires = "profile")]
     pub agent_metrics: Option<PathBuf>,
     /// Output HTML file (default: `<stem>_report.html` next to the rollouts or profile file).
-    #[arg(short = 'o', long, value_name = "FILE")]
+    #[arg(short = 'o', long, value_name = "OUT.html")]
     pub output: Option<PathBuf>,
     /// Title shown on the page (default: the rollouts file's stem).
     #[arg(long)]
@@ -420,7 +421,7 @@ pub struct CompareArgs {
     /// The baseline, then one or more candidates: each a rollouts file, `INPUTS:ROLLOUTS`, a
     /// `*_reward_profiling.jsonl` or a `*_aggregate_metrics.json`. With --baseline, all of these
     /// are candidates.
-    #[arg(value_name = "RUN")]
+    #[arg(value_name = "RUN", value_hint = clap::ValueHint::AnyPath)]
     pub runs: Vec<String>,
     /// The embedded example comparison (two generated checkpoints of the same 24 tasks, the
     /// app's "Load the example comparison") instead of runs of your own.
@@ -429,10 +430,10 @@ pub struct CompareArgs {
     /// The baseline run's rollouts (NeMo Gym v0.7.0's `gym eval compare` spelling): also writes
     /// upstream's `compare_report.json` and `compare_report.md` from each run's
     /// `<stem>_aggregate_metrics.json` (computed from the rollouts when there is none).
-    #[arg(long, value_name = "ROLLOUTS")]
+    #[arg(long, value_name = "ROLLOUTS", value_hint = clap::ValueHint::FilePath)]
     pub baseline: Option<String>,
     /// The candidate runs, each paired with the baseline (commas or several values).
-    #[arg(long, value_name = "RUN", num_args = 1.., value_delimiter = ',')]
+    #[arg(long, value_name = "RUN", num_args = 1.., value_delimiter = ',', value_hint = clap::ValueHint::FilePath)]
     pub candidates: Vec<String>,
     /// With --baseline: the baseline's aggregate metrics, when not `<stem>_aggregate_metrics.json`.
     #[arg(long, value_name = "FILE", requires = "baseline")]
@@ -450,7 +451,7 @@ pub struct CompareArgs {
     #[arg(long, value_name = "NAME", requires = "baseline", num_args = 1.., value_delimiter = ',')]
     pub candidate_agents: Vec<String>,
     /// With --baseline: where `compare_report.*` go (default: the candidate's directory).
-    #[arg(long, short = 'o', value_name = "DIR", requires = "baseline")]
+    #[arg(long, short = 'o', value_name = "OUT_DIR", requires = "baseline")]
     pub output_dir: Option<PathBuf>,
     /// With --baseline: which of `compare_report.md` and `.json` to write.
     #[arg(long, value_enum, default_value_t = ReportFormatArg::Both)]
@@ -591,7 +592,7 @@ pub struct BuildPivotArgs {
     #[arg(long)]
     pub stamp_task_index: bool,
     /// Write the Gym config here instead of `<out stem>.gym.yaml`.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "OUT.yaml")]
     pub config_out: Option<PathBuf>,
     /// License of the dataset entries (one Gym accepts).
     #[arg(long, default_value = "TBD")]
@@ -629,7 +630,7 @@ pub struct SelectPivotArgs {
     #[arg(long, value_name = "FILE")]
     pub profile: PathBuf,
     /// The selected pivots; `<stem>.selection.json` is written next to it.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "OUT.jsonl")]
     pub output: PathBuf,
     /// Pivots with fewer rollouts are `insufficient_rollouts`.
     #[arg(long, value_name = "N", default_value_t = 8)]
@@ -675,7 +676,7 @@ pub struct SelectTasksArgs {
     #[arg(long, value_name = "FILE")]
     pub profile: PathBuf,
     /// The curated tasks, one JSON row each (an input dataset for `gym eval run`).
-    #[arg(long, short = 'o', value_name = "FILE")]
+    #[arg(long, short = 'o', value_name = "OUT.jsonl")]
     pub output: PathBuf,
     /// A rollout passes when its reward is at least this.
     #[arg(long, alias = "success-threshold", value_parser = finite, value_name = "X", default_value_t = crate::reward_group::DEFAULT_THRESHOLD)]

@@ -4,7 +4,8 @@
 use super::args::{BuildPivotArgs, MultiCallArg, ReasoningArg, SelfcheckArg, SourceFormatArg};
 use crate::names;
 use crate::native::atomic::AtomicFile;
-use crate::native::inputs::{check_input, check_output, Input};
+use crate::native::files::{clear_outputs, Cleared};
+use crate::native::inputs::{check_input, Input};
 use crate::native::parallel::{self, OrderedPool};
 use crate::native::read::for_each_chunk;
 use crate::native::UsageError;
@@ -14,7 +15,6 @@ use crate::pivot_build::{
 };
 use crate::reward_group::RewardGroup;
 use anyhow::{bail, Context, Result};
-use std::io::Read as _;
 
 /// The largest `--tools` file read: tool definitions are kilobytes.
 const TOOLS_MAX_BYTES: u64 = 64 << 20;
@@ -60,26 +60,8 @@ fn options(args: &BuildPivotArgs) -> Result<BuildOptions> {
     o.word_count_similarity_threshold = args.word_count_similarity_threshold;
     o.selfcheck_skip = args.on_selfcheck_fail == SelfcheckArg::Skip;
     if let Some(path) = &args.tools {
-        // A pipe without a writer is refused, not waited on for ever.
-        check_input(
-            Input {
-                path,
-                flag: "--tools",
-            },
-            false,
-        )?;
-        // Bounded: `/dev/urandom` as --tools must not be read forever.
-        let mut bytes = Vec::new();
-        crate::native::inputs::open_input(path)
-            .and_then(|f| f.take(TOOLS_MAX_BYTES + 1).read_to_end(&mut bytes))
-            .with_context(|| format!("cannot read '{}'", path.display()))?;
-        if bytes.len() as u64 > TOOLS_MAX_BYTES {
-            bail!(
-                "'{}' (--tools) is longer than {} MiB: not a list of tool definitions",
-                path.display(),
-                TOOLS_MAX_BYTES >> 20
-            );
-        }
+        // A whole document, bounded (`/dev/urandom` as --tools is not read forever).
+        let bytes = crate::native::files::read_document(path, "--tools", TOOLS_MAX_BYTES)?;
         // From bytes: serde_json names the line and column of invalid UTF-8 as of bad JSON.
         let value: serde_json::Value = serde_json::from_slice(&bytes)
             .with_context(|| format!("'{}' (--tools): invalid JSON", path.display()))?;
@@ -101,20 +83,22 @@ fn stream(path: &Path, each: impl FnMut(&[u8]) -> Result<bool>) -> Result<()> {
 
 /// Refuses (exit 2, before anything is written) an output that is the input under any name:
 /// compared by identity (device and inode), as every command does.
-pub fn refuse_overwrite(input: &Path, outputs: &[&Path]) -> Result<()> {
-    refuse_overwrite_all(&[(input, "input")], outputs)
+pub fn refuse_overwrite(input: &Path, outputs: &[&Path]) -> Result<Cleared> {
+    let outputs: Vec<(&Path, &str)> = outputs.iter().map(|&p| (p, "output")).collect();
+    refuse_overwrite_all(&[(input, "input")], &outputs)
 }
 
-/// Every output checked against every input (exit 2, before anything is written).
-fn refuse_overwrite_all(inputs: &[(&Path, &str)], outputs: &[&Path]) -> Result<()> {
+/// Every output checked against every input and the other outputs (exit 2, before anything is
+/// written): the outputs it clears are the only ones the command can create.
+pub(super) fn refuse_overwrite_all(
+    inputs: &[(&Path, &str)],
+    outputs: &[(&Path, &str)],
+) -> Result<Cleared> {
     let inputs: Vec<Input> = inputs
         .iter()
         .map(|&(path, flag)| Input { path, flag })
         .collect();
-    for out in outputs {
-        check_output(out, &inputs)?;
-    }
-    Ok(())
+    Ok(clear_outputs(&inputs, outputs)?)
 }
 
 pub fn run(args: &BuildPivotArgs) -> Result<ExitCode> {
@@ -139,23 +123,16 @@ pub fn run(args: &BuildPivotArgs) -> Result<ExitCode> {
     if let Some(tools) = &args.tools {
         inputs.push((tools.as_path(), "--tools"));
     }
-    refuse_overwrite_all(
+    let cleared = refuse_overwrite_all(
         &inputs,
         &[
-            &args.output,
-            &skipped_path,
-            &metrics_path,
-            &info_path,
-            &config_path,
+            (&args.output, "--output"),
+            (&skipped_path, "the skipped file"),
+            (&metrics_path, "the metrics file"),
+            (&info_path, "the info file"),
+            (&config_path, "--config-out"),
         ],
     )?;
-    crate::native::inputs::check_distinct_outputs(&[
-        (&args.output, "--output"),
-        (&skipped_path, "the skipped file"),
-        (&metrics_path, "the metrics file"),
-        (&info_path, "the info file"),
-        (&config_path, "--config-out"),
-    ])?;
     let train_path = if args.relative_paths {
         args.output.display().to_string()
     } else {
@@ -179,8 +156,8 @@ pub fn run(args: &BuildPivotArgs) -> Result<ExitCode> {
     let mut builder = PivotBuilder::new(&input_name, options);
     stream(&args.input, |chunk| Ok(builder.scan(chunk)))?;
     builder.start_conversion()?;
-    let rows = AtomicFile::create(&args.output)?;
-    let audit = AtomicFile::create(&skipped_path)?;
+    let rows = cleared.create(&args.output)?;
+    let audit = cleared.create(&skipped_path)?;
     // Writing is about as costly as converting (the output is several times the input): a
     // writer thread overlaps the two.
     let (send, receive) = std::sync::mpsc::sync_channel::<(Vec<u8>, Vec<u8>)>(2);
@@ -228,7 +205,7 @@ pub fn run(args: &BuildPivotArgs) -> Result<ExitCode> {
     // Every file is written in full before any is renamed into place, and the dataset first:
     // a full disk or a signal on the way never leaves new metrics beside an old dataset.
     let prepare = |path: &PathBuf, text: &str| -> Result<AtomicFile> {
-        let mut f = AtomicFile::create(path)?;
+        let mut f = cleared.create(path)?;
         f.write_all(text.as_bytes())?;
         Ok(f)
     };

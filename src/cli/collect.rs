@@ -162,7 +162,17 @@ fn capture_dir(args: &CollectArgs) -> Result<Option<std::path::PathBuf>> {
             "model_call_capture_dir must be absolute: '{}'",
             d.display()
         ))),
-        Some(d) => Ok(Some(d.clone())),
+        // Read after the run: anything there but a folder is named now, not then (a missing
+        // one is the model servers' to make).
+        Some(d) => match crate::native::files::kind(d)? {
+            crate::native::files::Kind::Folder | crate::native::files::Kind::Missing => {
+                Ok(Some(d.clone()))
+            }
+            _ => Err(usage(format!(
+                "model_call_capture_dir '{}' is not a folder",
+                d.display()
+            ))),
+        },
     }
 }
 

@@ -12,7 +12,7 @@ pub struct CollectArgs {
     #[arg(short = 'i', long, value_name = "FILE")]
     pub input: Option<PathBuf>,
     /// Output rollouts JSONL; the other files are named after it.
-    #[arg(short = 'o', long, value_name = "FILE")]
+    #[arg(short = 'o', long, value_name = "OUT.jsonl")]
     pub output: PathBuf,
     /// Route every row to this agent, replacing any `agent_ref` in the data (NeMo Gym v0.7.0:
     /// `agent_map._default`; a warning lists the names it replaced).
@@ -68,10 +68,10 @@ pub struct CollectArgs {
     /// Stop starting rollouts this many seconds after dispatch began, or earlier when less time
     /// is left than --drain-margin-s (else the p75 of finished rollouts): the rest write no row
     /// and run on --resume (v0.7.0 `dispatch_budget_s`; needs --concurrency).
-    #[arg(long, value_parser = non_negative, value_name = "SECONDS")]
+    #[arg(long, value_parser = seconds, value_name = "SECONDS")]
     pub dispatch_budget_s: Option<f64>,
     /// The time a rollout needs left to be started under --dispatch-budget-s.
-    #[arg(long, value_parser = non_negative, value_name = "SECONDS", requires = "dispatch_budget_s")]
+    #[arg(long, value_parser = seconds, value_name = "SECONDS", requires = "dispatch_budget_s")]
     pub drain_margin_s: Option<f64>,
     /// Skip the check that each resources server declaring `allowed_agents` accepts the type of
     /// the agent its rows run on (also the head config's `allow_unsupported_pairing` and
@@ -117,10 +117,10 @@ pub struct CollectArgs {
     #[arg(long, conflicts_with = "fail_fast")]
     pub route_failures_to_sidecar: bool,
     /// Give up on one rollout after this long (recorded as a failure, retried on --resume).
-    #[arg(long, value_parser = finite, value_name = "SECONDS")]
+    #[arg(long, value_parser = seconds, value_name = "SECONDS")]
     pub timeout: Option<f64>,
     /// After Ctrl-C/SIGTERM, wait this long for in-flight rollouts.
-    #[arg(long, value_parser = finite, value_name = "SECONDS", default_value_t = 30.0)]
+    #[arg(long, value_parser = seconds, value_name = "SECONDS", default_value_t = 30.0)]
     pub grace: f64,
     /// Run only slice I of N (0-based) of the materialized rows, into `<stem>-shardI-of-N.jsonl`.
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
@@ -179,11 +179,11 @@ pub struct CollectArgs {
 pub struct AggregateArgs {
     /// The rollouts files: a glob, or globs separated by commas (each shard's
     /// `_failures.jsonl` and `_materialized_inputs.jsonl` are skipped).
-    #[arg(short = 'i', long, value_name = "GLOB[,GLOB...]")]
+    #[arg(short = 'i', long, value_name = "GLOB[,GLOB...]", value_hint = clap::ValueHint::FilePath)]
     pub input_glob: String,
     /// The merged rollouts; the metrics go to `<stem>_aggregate_metrics.json` beside it and the
     /// health reports into its folder.
-    #[arg(short = 'o', long, value_name = "FILE")]
+    #[arg(short = 'o', long, value_name = "OUT.jsonl")]
     pub output: PathBuf,
     /// Do not write the merged rollouts (upstream's `+merge_shards=false`): score the shards as
     /// they are.
@@ -245,6 +245,20 @@ fn non_negative(s: &str) -> Result<f64, String> {
     match finite(s)? {
         v if v >= 0.0 => Ok(v),
         v => Err(format!("must be >= 0, got {v}")),
+    }
+}
+
+/// The longest wait a flag in seconds takes (about 31 years): a longer one cannot be a clock's
+/// deadline (`1e20` overflowed it, a panic).
+const MAX_SECONDS: f64 = 1e9;
+
+/// A duration in seconds: finite, not negative, at most [`MAX_SECONDS`] (a usage error, exit 2).
+fn seconds(s: &str) -> Result<f64, String> {
+    match non_negative(s)? {
+        v if v <= MAX_SECONDS => Ok(v),
+        v => Err(format!(
+            "{v} seconds is longer than any run (at most {MAX_SECONDS:e})"
+        )),
     }
 }
 

@@ -13,7 +13,7 @@ use crate::compare::unpaired::unpaired;
 use crate::compare::{self, CompareOptions, PairBy, ProfilingFileReader, RunTasks};
 use crate::inspect::detect::{classify, FileKind};
 use crate::names;
-use crate::native::atomic::AtomicFile;
+use crate::native::files::{self, Cleared};
 use crate::native::inputs;
 use crate::native::read::for_each_chunk;
 use crate::native::UsageError;
@@ -76,6 +76,17 @@ fn runs(args: &CompareArgs) -> Result<(&str, Vec<&str>)> {
         return Err(UsageError(format!(
             "compare needs at least one candidate to compare with the baseline '{baseline}'"
         ))
+        .into());
+    }
+    // An empty name (`--candidates ''`, `a,,b`) is the command line's mistake, not a missing file.
+    if std::iter::once(baseline)
+        .chain(candidates.iter().copied())
+        .any(|r| r.trim().is_empty())
+    {
+        return Err(UsageError(
+            "compare: a run is named by an empty string (check --baseline, --candidates and commas)"
+                .into(),
+        )
         .into());
     }
     Ok((baseline, candidates))
@@ -143,6 +154,8 @@ struct Paired {
     a: RunTasks,
     first: Option<RunTasks>,
     all: multi::MultiComparison,
+    /// `--report`, checked against every input.
+    report: Option<Cleared>,
 }
 
 enum Judged {
@@ -165,10 +178,13 @@ fn judge(
         .enumerate()
         .map(|(i, arg)| resolve(arg, &side_name(i + 1)))
         .collect::<Result<_>>()?;
-    if let Some(out) = &args.report {
-        let all: Vec<&Input> = std::iter::once(&input_a).chain(&inputs).collect();
-        refuse_overwrite(out, &all)?;
-    }
+    let report = match &args.report {
+        Some(out) => {
+            let all: Vec<&Input> = std::iter::once(&input_a).chain(&inputs).collect();
+            Some(refuse_overwrite(out, &all)?)
+        }
+        None => None,
+    };
     // Labels from full paths, so `run1/rollouts.jsonl` and `run2/rollouts.jsonl` are told
     // apart however they were spelled on the command line.
     let paths: Vec<String> = std::iter::once(&input_a)
@@ -232,6 +248,7 @@ fn judge(
         a,
         first,
         all,
+        report,
     })))
 }
 
@@ -244,6 +261,7 @@ fn present(args: &CompareArgs, judged: Paired) -> Result<ExitCode> {
         a,
         first,
         all,
+        report,
     } = judged;
     match args.format {
         CompareFormat::Text => crate::say_part!("{}", compare::text::format_multi(&all)),
@@ -255,8 +273,8 @@ fn present(args: &CompareArgs, judged: Paired) -> Result<ExitCode> {
         }
         CompareFormat::Md => crate::say_part!("{}", compare::markdown::format(&all)),
     }
-    if let (Some(out), Some(b), Some(first_candidate)) =
-        (&args.report, &first, all.candidates.first())
+    if let (Some(out), Some(cleared), Some(b), Some(first_candidate)) =
+        (&args.report, &report, &first, all.candidates.first())
     {
         let cmp = &first_candidate.comparison;
         let input_b = &inputs[0];
@@ -286,7 +304,7 @@ fn present(args: &CompareArgs, judged: Paired) -> Result<ExitCode> {
         )?;
         let html = compare::report::render_multi(&all, &meta, &conversations)
             .context("no candidate to report on")?;
-        let mut file = AtomicFile::create(out)?;
+        let mut file = cleared.create(out)?;
         file.write_all(html.as_bytes())?;
         file.commit()?;
         crate::note!(
@@ -318,7 +336,7 @@ fn present(args: &CompareArgs, judged: Paired) -> Result<ExitCode> {
 
 /// Reads a `*_aggregate_metrics.json` whole (one entry per agent and task: small).
 fn read_aggregate_file(path: &Path, name: &str) -> Result<AggregateFile> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading '{}'", path.display()))?;
+    let bytes = files::read_document(path, name, files::DOCUMENT_CAP)?;
     Ok(read_aggregate(&bytes, &path.display().to_string(), name)?)
 }
 
@@ -541,7 +559,7 @@ fn load(
 /// The report must not replace one of the files it is made from.
 /// Refuses (exit 2, before anything is written) a `--report` that is one of the inputs, by
 /// identity as every command does.
-fn refuse_overwrite(out: &Path, inputs: &[&Input]) -> Result<()> {
+fn refuse_overwrite(out: &Path, inputs: &[&Input]) -> Result<Cleared> {
     let files: Vec<inputs::Input> = inputs
         .iter()
         .flat_map(|i| i.files())
@@ -550,7 +568,7 @@ fn refuse_overwrite(out: &Path, inputs: &[&Input]) -> Result<()> {
             flag: "input",
         })
         .collect();
-    Ok(inputs::check_output(out, &files)?)
+    Ok(files::clear_outputs(&files, &[(out, "--report")])?)
 }
 
 fn source(path: &Path) -> Result<Source> {

@@ -7,8 +7,9 @@
 
 use super::args::{CompareArgs, CompareFormat, ReportFormatArg};
 use crate::compare::gym_report::{self, ReportFormat, RunFile, Selection};
-use crate::native::atomic::AtomicFile;
+use crate::native::files::{clear_outputs, read_document, DOCUMENT_CAP};
 use crate::native::out::terminal_safe_str;
+use crate::native::Input;
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 use std::io::Write;
@@ -58,7 +59,14 @@ fn side(
     };
     let shown = aggregate_path.display().to_string();
     let entries = if aggregate_path.exists() {
-        let bytes = std::fs::read(&aggregate_path).with_context(|| format!("reading '{shown}'"))?;
+        let flag = if override_path.is_none() {
+            "the aggregate metrics beside the rollouts"
+        } else if role == "baseline" {
+            "--baseline-agg-metrics"
+        } else {
+            "--candidates-agg-metrics"
+        };
+        let bytes = read_document(&aggregate_path, flag, DOCUMENT_CAP)?;
         let mut entries = gym_report::read_entries(&bytes, &shown).map_err(anyhow::Error::msg)?;
         if gym_report::complete_legacy_entries(&mut entries).map_err(anyhow::Error::msg)? {
             crate::note!(
@@ -263,19 +271,34 @@ impl GymCompare {
             let bytes = result.json_bytes(ours.as_ref().map(|(doc, _)| ("gymscope", doc)));
             files.push((out_dir.join(gym_report::JSON_REPORT), bytes));
         }
-        for (path, _) in &files {
-            if inputs.iter().any(|i| i == path) {
-                bail!(
-                    "compare: refusing to overwrite the input '{}'",
-                    path.display()
-                );
-            }
-        }
+        // By identity against every file read (the materialized inputs beside a rollouts file
+        // too), as every command checks its outputs.
+        let read: Vec<PathBuf> = inputs
+            .iter()
+            .flat_map(|p| {
+                [
+                    p.clone(),
+                    crate::names::beside(p, crate::names::materialized_inputs),
+                ]
+            })
+            .collect();
+        let read: Vec<Input> = read
+            .iter()
+            .map(|path| Input {
+                path,
+                flag: "a compared run",
+            })
+            .collect();
+        let outs: Vec<(&Path, &str)> = files
+            .iter()
+            .map(|(p, _)| (p.as_path(), "--output-dir"))
+            .collect();
+        let cleared = clear_outputs(&read, &outs)?;
         std::fs::create_dir_all(&out_dir)
             .with_context(|| format!("Cannot write to --output-dir '{}'", out_dir.display()))?;
         let mut written = Vec::new();
         for (path, bytes) in files {
-            let mut file = AtomicFile::create(&path)?;
+            let mut file = cleared.create(&path)?;
             file.write_all(&bytes)?;
             file.commit()?;
             written.push(path.display().to_string());

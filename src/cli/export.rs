@@ -51,14 +51,24 @@ fn default_session_id(rollouts: &Path) -> String {
 }
 
 pub fn run(args: &ExportArgs) -> Result<ExitCode> {
+    // The files first: a folder given as --rollouts is named as what it is, not as the blank
+    // session id its name would give.
+    let input = Input {
+        path: &args.rollouts,
+        flag: "--rollouts",
+    };
+    check_input(input, false)?;
+    // v0.7.0's export config has no default agent_version (Hydra's missing value, exit 2).
+    let agent_version = args.agent_version.clone().ok_or_else(|| {
+        UsageError(
+            "missing required configuration: agent_version (gymscope: give --agent-version V)"
+                .into(),
+        )
+    })?;
     let session_id = args
         .session_id
         .clone()
         .unwrap_or_else(|| default_session_id(&args.rollouts));
-    let agent_version = args
-        .agent_version
-        .clone()
-        .unwrap_or_else(|| "unknown".into());
     for (flag, value) in [
         ("--session-id", &session_id),
         ("--agent-version", &agent_version),
@@ -69,13 +79,11 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
             );
         }
     }
-    let input = Input {
-        path: &args.rollouts,
-        flag: "--rollouts",
-    };
-    check_input(input, false)?;
-    let output = std::path::absolute(&args.output_dir)
-        .with_context(|| format!("could not resolve '{}'", args.output_dir.display()))?;
+    // `new/..` names the folder it resolves to (here, an existing one), not `new`.
+    let output = crate::native::inputs::lexical(
+        &std::path::absolute(&args.output_dir)
+            .with_context(|| format!("could not resolve '{}'", args.output_dir.display()))?,
+    );
     if output.symlink_metadata().is_ok() {
         bail!("Output path already exists: {}", output.display());
     }

@@ -8,9 +8,10 @@ use crate::health::{
     read_rollout_batch, HealthBuilder, HealthError, HealthReport, Level, RolloutRead,
 };
 use crate::names;
+use crate::native::files::clear_outputs;
 use crate::native::parallel::{self, OrderedPool};
 use crate::native::read::{for_each_chunk, for_each_line};
-use crate::native::{check_input, check_output, AtomicFile, Input};
+use crate::native::{check_input, Input};
 use crate::profile::LineBatch;
 use anyhow::Result;
 use std::io::Write;
@@ -40,16 +41,24 @@ pub fn run(args: &HealthArgs) -> Result<ExitCode> {
     }
     let failures = failures_beside(rollouts);
     let output = args.write.then(|| names::beside(rollouts, names::health));
-    if let Some(out) = &output {
-        let mut all = inputs.clone();
-        if let Some(f) = &failures {
-            all.push(Input {
-                path: f,
-                flag: "failures file",
-            });
-        }
-        check_output(out, &all)?;
+    // Every file read beside the rollouts is an input too (upstream's verdict files).
+    let summary = names::sibling(rollouts, upstream::QUALITY_SUMMARY);
+    let verdicts = names::sibling(rollouts, upstream::ROLLOUT_VERDICTS);
+    let mut all = inputs.clone();
+    if let Some(f) = &failures {
+        all.push(Input {
+            path: f,
+            flag: "failures file",
+        });
     }
+    for path in [&summary, &verdicts] {
+        all.push(Input {
+            path,
+            flag: "read beside the rollouts",
+        });
+    }
+    let outs: Vec<(&Path, &str)> = output.iter().map(|o| (o.as_path(), "--write")).collect();
+    let cleared = clear_outputs(&all, &outs)?;
     let rollouts_name = rollouts.display().to_string();
     let mut builder = HealthBuilder::new(&rollouts_name, args.pass_threshold)
         .with_max_line_bytes(args.max_line_bytes)
@@ -74,7 +83,7 @@ pub fn run(args: &HealthArgs) -> Result<ExitCode> {
         HealthFormat::Text => crate::say_part!("{}", crate::health::text(&report)),
     }
     if let Some(out) = &output {
-        let mut file = AtomicFile::create(out)?;
+        let mut file = cleared.create(out)?;
         file.write_all(json.as_bytes())?;
         file.commit()?;
         crate::note!("Health: {}", out.display());

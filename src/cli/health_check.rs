@@ -4,7 +4,8 @@
 use super::args::HealthCheckArgs;
 use crate::collect::evidence::write_reports;
 use crate::health::checks::{normalize_ignored, QUALITY_SUMMARY, ROLLOUT_VERDICTS};
-use crate::native::{check_input, check_output, Input, UsageError};
+use crate::native::files::clear_outputs;
+use crate::native::{check_input, Input, UsageError};
 use anyhow::{bail, Context, Result};
 use std::process::ExitCode;
 
@@ -30,14 +31,23 @@ pub fn run(args: &HealthCheckArgs) -> Result<ExitCode> {
         flag: "--rollouts-file",
     };
     check_input(input, false)?;
-    for name in [QUALITY_SUMMARY, ROLLOUT_VERDICTS] {
-        check_output(&args.run_dir.join(name), &[input])?;
-    }
+    let (summary, verdicts) = (
+        args.run_dir.join(QUALITY_SUMMARY),
+        args.run_dir.join(ROLLOUT_VERDICTS),
+    );
+    let cleared = clear_outputs(
+        &[input],
+        &[
+            (&summary, "the health report"),
+            (&verdicts, "the health report"),
+        ],
+    )?;
     let lines = write_reports(
         std::slice::from_ref(&rollouts),
         &args.run_dir,
         ignored,
         args.max_line_bytes,
+        &cleared,
     )?;
     // Upstream's two lines on stdout; gymscope's behaviour line, an addition, on stderr.
     let (lines, behaviour) = lines.rsplit_once('\n').unwrap_or((&lines, ""));

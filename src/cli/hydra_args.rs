@@ -174,6 +174,20 @@ fn boolean(name: &str, value: &str) -> Result<bool, String> {
         .ok_or_else(|| format!("+{name}={value}: not a boolean (use true or false)"))
 }
 
+/// `gym eval run`'s keys that are `Optional` in v0.7.0's config model: `+key=null` leaves them
+/// unset (the run goes on as without them).
+const NULLABLE: &[&str] = &[
+    "limit",
+    "num_samples_in_parallel",
+    "max_resident_rollout_tasks",
+    "health_check_workers",
+    "dispatch_budget_s",
+    "drain_margin_s",
+    "prompt_config",
+    "skills",
+    "rollout_collection_driver",
+];
+
 /// `gym eval run` / `ng_collect_rollouts` config keys → `gymscope collect` flags.
 fn collect_override(name: &str, value: &str, out: &mut Vec<String>) -> Result<(), String> {
     let on = |out: &mut Vec<String>, f: &str| -> Result<(), String> {
@@ -182,6 +196,10 @@ fn collect_override(name: &str, value: &str, out: &mut Vec<String>) -> Result<()
         }
         Ok(())
     };
+    // v0.7.0's optional keys given as `null` are not set, as Hydra reads them.
+    if value.trim().eq_ignore_ascii_case("null") && NULLABLE.contains(&name) {
+        return Ok(());
+    }
     match name {
         "input_jsonl_fpath" => flag(out, "--input", value),
         // `gym eval aggregate`'s.

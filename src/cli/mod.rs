@@ -53,6 +53,7 @@ pub(crate) fn invocation() -> Vec<String> {
 
 fn run_args(args: impl IntoIterator<Item = String>) -> ExitCode {
     let args: Vec<String> = args.into_iter().collect();
+    crate::native::files::forget_reads();
     if let Ok(mut given) = INVOCATION.lock() {
         given.clone_from(&args);
     }
@@ -181,7 +182,7 @@ fn with_atif(
                 .flatten()
             {
                 if let Some((i, r)) = convert(slot)? {
-                    a.inputs.get_or_insert(i);
+                    converted_inputs(&mut a.inputs, i);
                     *slot = r;
                 }
             }
@@ -189,12 +190,12 @@ fn with_atif(
         Command::Query(a) => {
             if let Some(slot) = a.rollouts.as_mut() {
                 if let Some((i, r)) = convert(slot)? {
-                    a.inputs.get_or_insert(i);
+                    converted_inputs(&mut a.inputs, i);
                     *slot = r;
                 }
             } else if a.positional.len() == 2 {
                 if let Some((i, r)) = convert(&PathBuf::from(&a.positional[0]))? {
-                    a.inputs.get_or_insert(i);
+                    converted_inputs(&mut a.inputs, i);
                     a.positional[0] = r.display().to_string();
                 }
             }
@@ -203,7 +204,7 @@ fn with_atif(
             if let Some(slot) = a.rollouts.as_mut() {
                 let source = slot.clone();
                 if let Some((i, r)) = convert(slot)? {
-                    a.inputs.get_or_insert(i);
+                    converted_inputs(&mut a.inputs, i);
                     *slot = r;
                     a.output.get_or_insert_with(|| {
                         atif_output_dir(&source).join(format!("{}_report.html", atif_stem(&source)))
@@ -212,6 +213,19 @@ fn with_atif(
             }
         }
         Command::Compare(a) => {
+            let atif_runs = a
+                .runs
+                .iter()
+                .chain(&a.baseline)
+                .chain(&a.candidates)
+                .filter(|r| is_atif_path(std::path::Path::new(r)))
+                .count();
+            if rewards.is_some() && atif_runs > 1 {
+                return Err(crate::native::UsageError(format!(
+                    "--rewards names one ATIF run's rewards, and {atif_runs} runs are ATIF: convert each with its rewards (gymscope query RUN --rewards R --format jsonl) and compare the results"
+                ))
+                .into());
+            }
             for run in &mut a.runs {
                 if let Some((_, r)) = convert(&PathBuf::from(&*run))? {
                     *run = r.display().to_string();
@@ -232,6 +246,17 @@ fn with_atif(
         .into());
     }
     Ok((command, kept))
+}
+
+/// The converted run's materialized inputs, in place of any `--inputs` given: the converted
+/// rollouts are keyed by the conversion, which a Gym run's inputs do not follow.
+fn converted_inputs(slot: &mut Option<std::path::PathBuf>, converted: std::path::PathBuf) {
+    if let Some(given) = slot.replace(converted) {
+        crate::note!(
+            "Note: --inputs '{}' is not used: an ATIF run brings its own materialized inputs",
+            given.display()
+        );
+    }
 }
 
 /// Where outputs named after an ATIF run go by default: beside it.

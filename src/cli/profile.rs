@@ -4,10 +4,11 @@
 use super::args::ProfileArgs;
 use crate::health::{HealthBuilder, HealthError, HealthReport};
 use crate::names;
+use crate::native::files::{clear_outputs, Cleared};
 use crate::native::parallel::{self, OrderedPool};
 use crate::native::run_files::check_run_files;
 use crate::native::run_read::read_run;
-use crate::native::{check_output, AtomicFile, Input};
+use crate::native::Input;
 use crate::profile::{Profile, ProfileOptions};
 use crate::render::{self, SeekSource};
 use anyhow::{Context, Result};
@@ -55,9 +56,13 @@ pub fn run(args: &ProfileArgs) -> Result<()> {
     Ok(())
 }
 
-/// The three output files' paths: beside the rollouts, or in `out_dir`; refused when one is
-/// an input.
-fn output_paths(inputs: &Path, rollouts: &Path, out_dir: Option<&Path>) -> Result<[PathBuf; 3]> {
+/// The three output files' paths: beside the rollouts, or in `out_dir`; cleared against the
+/// inputs ([`crate::native::files`]).
+fn output_paths(
+    inputs: &Path,
+    rollouts: &Path,
+    out_dir: Option<&Path>,
+) -> Result<([PathBuf; 3], Cleared)> {
     let rollouts_file = names::file_name_of(rollouts);
     let dir = match out_dir {
         Some(dir) => dir.to_path_buf(),
@@ -79,10 +84,9 @@ fn output_paths(inputs: &Path, rollouts: &Path, out_dir: Option<&Path>) -> Resul
             flag: "--rollouts",
         },
     ];
-    for out in &paths {
-        check_output(out, &inputs)?;
-    }
-    Ok(paths)
+    let outputs: Vec<(&Path, &str)> = paths.iter().map(|p| (p.as_path(), "--out-dir")).collect();
+    let cleared = clear_outputs(&inputs, &outputs)?;
+    Ok((paths, cleared))
 }
 
 /// Writes a run's profile as `gymscope profile` does: `*_reward_profiling.jsonl`,
@@ -94,17 +98,18 @@ pub fn write_outputs(
     rollouts: &Path,
     out_dir: Option<&Path>,
 ) -> Result<[PathBuf; 3]> {
-    let [profiling_path, metrics_path, repeats_path] = output_paths(inputs, rollouts, out_dir)?;
+    let ([profiling_path, metrics_path, repeats_path], cleared) =
+        output_paths(inputs, rollouts, out_dir)?;
     if let Some(dir) = out_dir {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("creating --out-dir '{}'", dir.display()))?;
     }
     let inputs_name = inputs.display().to_string();
-    let mut out = AtomicFile::create(&profiling_path)?;
+    let mut out = cleared.create(&profiling_path)?;
     write_reward_profiling(profile, inputs, &inputs_name, &mut out)?;
-    let mut metrics = AtomicFile::create(&metrics_path)?;
+    let mut metrics = cleared.create(&metrics_path)?;
     render::write_agent_metrics(&mut metrics, profile)?;
-    let mut repeats = AtomicFile::create(&repeats_path)?;
+    let mut repeats = cleared.create(&repeats_path)?;
     render::write_repeat_level_metrics(&mut repeats, profile)?;
     out.commit()?;
     metrics.commit()?;

@@ -5,9 +5,10 @@ use super::args::ReportArgs;
 use super::profile::profile_run_with;
 use crate::health::HealthBuilder;
 use crate::names;
+use crate::native::files::{clear_outputs, Cleared};
 use crate::native::read::{for_each_chunk, ReadError};
 use crate::native::run_files::check_run_files;
-use crate::native::{check_input, check_output, AtomicFile, Input};
+use crate::native::{check_input, Input};
 use crate::render::SeekSource;
 use crate::report::{self, ReportInput, ReportMeta, ReportQuery, Source};
 use anyhow::{bail, Context, Result};
@@ -16,13 +17,20 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub fn run(args: &ReportArgs) -> Result<()> {
-    let (input, path) = match (&args.inputs, &args.rollouts, &args.profile) {
+    let (input, (path, cleared)) = match (&args.inputs, &args.rollouts, &args.profile) {
         (Some(inputs), Some(rollouts), _) => from_run(args, inputs, rollouts)?,
         (_, _, Some(profile)) => from_files(args, profile)?,
+        (None, Some(rollouts), None) => {
+            return Err(crate::native::UsageError(format!(
+                "--rollouts '{}' needs --inputs (the run's *_materialized_inputs.jsonl), unless it is an ATIF run (a folder or an ATIF .json file)",
+                rollouts.display()
+            ))
+            .into())
+        }
         _ => bail!("give --inputs and --rollouts (a run), or --profile (its outputs)"),
     };
     let html = report::render(&input);
-    let mut out = AtomicFile::create(&path)?;
+    let mut out = cleared.create(&path)?;
     out.write_all(html.as_bytes())?;
     out.commit()?;
     crate::say!(
@@ -50,10 +58,14 @@ pub fn run(args: &ReportArgs) -> Result<()> {
 
 /// The HTML file to write: `-o`, or the default; never one of the inputs (checked by identity,
 /// before anything is read).
-fn output_path(args: &ReportArgs, default: PathBuf, inputs: &[Input]) -> Result<PathBuf> {
+fn output_path(
+    args: &ReportArgs,
+    default: PathBuf,
+    inputs: &[Input],
+) -> Result<(PathBuf, Cleared)> {
     let path = args.output.clone().unwrap_or(default);
-    check_output(&path, inputs)?;
-    Ok(path)
+    let cleared = clear_outputs(inputs, &[(&path, "--output")])?;
+    Ok((path, cleared))
 }
 
 /// A file read whole (`--profile`, `--agent-metrics`), with the line limit and UTF-8 checked as
@@ -92,6 +104,17 @@ fn read_capped(path: &Path, max_line: u64) -> Result<Vec<u8>> {
     };
     for_each_chunk::<anyhow::Error>(path, &name, |chunk| {
         let base = bytes.len();
+        // The open line checked before the chunk is kept: an endless line stops at the limit
+        // instead of growing the buffer past it (a doubling there was 2 GiB at the default).
+        let open = base - line_start + memchr::memchr(b'\n', chunk).unwrap_or(chunk.len());
+        if open > limit {
+            return Err(ReadError::TooLong {
+                file: name.clone(),
+                line: line_no,
+                limit: max_line,
+            }
+            .into());
+        }
         bytes.extend_from_slice(chunk);
         for nl in memchr::memchr_iter(b'\n', chunk) {
             check(&bytes[line_start..base + nl], line_no)?;
@@ -121,7 +144,11 @@ fn source(path: &Path) -> Result<Source> {
     })
 }
 
-fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(ReportInput, PathBuf)> {
+fn from_run(
+    args: &ReportArgs,
+    inputs: &Path,
+    rollouts: &Path,
+) -> Result<(ReportInput, (PathBuf, Cleared))> {
     let query = args
         .query
         .as_deref()
@@ -257,7 +284,7 @@ fn from_run(args: &ReportArgs, inputs: &Path, rollouts: &Path) -> Result<(Report
     Ok((input, output))
 }
 
-fn from_files(args: &ReportArgs, profile: &Path) -> Result<(ReportInput, PathBuf)> {
+fn from_files(args: &ReportArgs, profile: &Path) -> Result<(ReportInput, (PathBuf, Cleared))> {
     check_input(
         Input {
             path: profile,

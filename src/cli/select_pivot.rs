@@ -2,10 +2,11 @@
 //! the selected rows (read back by byte span) with their `profile_info` and writes the counts.
 
 use super::args::{SelectPivotArgs, SortArg};
-use super::build_pivot::refuse_overwrite;
+use super::build_pivot::refuse_overwrite_all;
 use crate::jsonl::LineSpan;
 use crate::names;
 use crate::native::atomic::AtomicFile;
+use crate::native::files::{read_document, DOCUMENT_CAP};
 use crate::native::inputs::{check_input, Input};
 use crate::native::read::for_each_chunk;
 use crate::native::UsageError;
@@ -116,19 +117,24 @@ pub fn run(args: &SelectPivotArgs) -> Result<ExitCode> {
         },
         false,
     )?;
-    let mut outputs = vec![args.output.as_path(), &selection_path, &config_out];
+    let mut outputs = vec![
+        (args.output.as_path(), "--output"),
+        (&selection_path, "the selection file"),
+        (&config_out, "--config-out"),
+    ];
     if args.val_fraction.is_some() {
-        outputs.push(&val_path);
+        outputs.push((&val_path, "the validation file"));
     }
-    for input in [&args.pivots, &args.profile, &config_in] {
-        refuse_overwrite(input, &outputs)?;
-    }
-    let config_text = crate::native::inputs::open_input(&config_in)
-        .and_then(|mut f| {
-            let mut text = String::new();
-            std::io::Read::read_to_string(&mut f, &mut text).map(|_| text)
-        })
-        .with_context(|| format!("cannot read '{}'", config_in.display()))?;
+    let cleared = refuse_overwrite_all(
+        &[
+            (&args.pivots, "--pivots"),
+            (&args.profile, "--profile"),
+            (&config_in, "--config"),
+        ],
+        &outputs,
+    )?;
+    let config_text = String::from_utf8(read_document(&config_in, "--config", DOCUMENT_CAP)?)
+        .map_err(|_| anyhow::anyhow!("'{}' is not UTF-8 text", config_in.display()))?;
 
     let mut index = ProfileIndex::new(args.profile.display().to_string());
     stream(&args.profile, |c| index.push(c))?;
@@ -149,7 +155,7 @@ pub fn run(args: &SelectPivotArgs) -> Result<ExitCode> {
     // failure leaves the previous set as it was, never a new file beside old ones.
     let write =
         |path: &Path, rows: &[crate::pivot_build::select::Decision]| -> Result<AtomicFile> {
-            let mut out = AtomicFile::create(path)?;
+            let mut out = cleared.create(path)?;
             copy_rows(
                 &args.pivots,
                 rows.iter().map(|d| (d.span, d.profile_info.as_ref())),
@@ -181,12 +187,12 @@ pub fn run(args: &SelectPivotArgs) -> Result<ExitCode> {
     if split {
         files.push(write(&val_path, &plan.validation)?);
     }
-    let mut cfg = AtomicFile::create(&config_out)?;
+    let mut cfg = cleared.create(&config_out)?;
     cfg.write_all(config.as_bytes())?;
     files.push(cfg);
     let mut json = serde_json::to_string_pretty(&plan.counts.to_json())?;
     json.push('\n');
-    let mut sel = AtomicFile::create(&selection_path)?;
+    let mut sel = cleared.create(&selection_path)?;
     sel.write_all(json.as_bytes())?;
     files.push(sel);
     for f in files {

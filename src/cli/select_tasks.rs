@@ -61,7 +61,7 @@ pub fn run(args: &SelectTasksArgs) -> Result<ExitCode> {
     if options.val_fraction.is_some() {
         outputs.push(&val_path);
     }
-    refuse_overwrite(&args.profile, &outputs)?;
+    let cleared = refuse_overwrite(&args.profile, &outputs)?;
 
     let mut reader = TaskReader::new(args.profile.display().to_string(), &options);
     stream(&args.profile, |c| reader.push(c))?;
@@ -80,7 +80,7 @@ pub fn run(args: &SelectTasksArgs) -> Result<ExitCode> {
     // signal) leaves the previous set as it was, never a new file beside old ones.
     let write = |path: &std::path::Path, rows: &[usize]| -> Result<AtomicFile> {
         let infos: Vec<_> = rows.iter().map(|&i| info(i)).collect();
-        let mut out = AtomicFile::create(path)?;
+        let mut out = cleared.create(path)?;
         copy_rows(
             &args.profile,
             rows.iter()
@@ -97,7 +97,7 @@ pub fn run(args: &SelectTasksArgs) -> Result<ExitCode> {
     }
     let mut json = serde_json::to_string_pretty(&plan.counts.to_json(&options))?;
     json.push('\n');
-    let mut sel = AtomicFile::create(&selection_path)?;
+    let mut sel = cleared.create(&selection_path)?;
     sel.write_all(json.as_bytes())?;
     files.push(sel);
     for f in files {

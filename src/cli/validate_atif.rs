@@ -4,45 +4,19 @@
 
 use super::args::ValidateAtifArgs;
 use crate::atif::validate::validate;
-use crate::native::atif_input::MAX_FILE_BYTES;
+use crate::native::atif_input::{json_files, looks_atif, MAX_FILE_BYTES};
+use crate::native::files::read_document;
 use anyhow::Result;
 use serde_json::Value;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path};
 use std::process::ExitCode;
-
-/// How deep below a given folder files are looked for (a Harbor job: job/trial/agent/file).
-const MAX_DEPTH: usize = 4;
-
-fn collect(path: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(path) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
-    for p in entries {
-        let Ok(meta) = std::fs::symlink_metadata(&p) else {
-            continue;
-        };
-        if meta.is_dir() && depth < MAX_DEPTH {
-            collect(&p, depth + 1, out);
-        } else if meta.is_file() && p.extension().is_some_and(|e| e == "json") {
-            out.push(p);
-        }
-    }
-}
-
-/// Whether a JSON file in a folder is meant as ATIF (Harbor's `result.json` and `config.json`
-/// sit beside trajectories and are not).
-fn looks_atif(v: &Value) -> bool {
-    v.get("steps").is_some() || crate::atif::trajectory::is_atif(v)
-}
 
 pub fn run(args: &ValidateAtifArgs) -> Result<ExitCode> {
     let mut files = Vec::new();
     let mut given = Vec::new();
     for p in &args.paths {
         if p.is_dir() {
-            collect(p, 0, &mut files);
+            files.extend(json_files(p));
         } else if p.exists() {
             given.push(p.clone());
         } else {
@@ -99,9 +73,16 @@ pub fn run(args: &ValidateAtifArgs) -> Result<ExitCode> {
         }
     }
     if checked == 0 {
+        let folders: Vec<String> = args
+            .paths
+            .iter()
+            .filter(|p| p.is_dir())
+            .map(|p| format!("'{}'", p.display()))
+            .collect();
         crate::note!(
-            "No ATIF file found: {} .json file(s) looked at under the given folders, none with `steps` or an ATIF `schema_version`.",
-            from_folders
+            "No ATIF file found: {} .json file(s) looked at under {}, none with `steps` or an ATIF `schema_version`.",
+            from_folders,
+            folders.join(", ")
         );
         return Ok(ExitCode::FAILURE);
     }
@@ -114,15 +95,9 @@ pub fn run(args: &ValidateAtifArgs) -> Result<ExitCode> {
     }
 }
 
+/// One file, read whole by the rules of every command's documents ([`crate::native::files`]): a
+/// FIFO waits for its writer, a device or a giant file stops at the cap.
 fn read(file: &Path) -> Result<Value, String> {
-    let meta = std::fs::metadata(file).map_err(|e| format!("could not read it: {e}"))?;
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(format!(
-            "{} bytes: over the {} MiB limit for one ATIF trajectory",
-            meta.len(),
-            MAX_FILE_BYTES >> 20
-        ));
-    }
-    let bytes = std::fs::read(file).map_err(|e| format!("could not read it: {e}"))?;
+    let bytes = read_document(file, "PATH", MAX_FILE_BYTES).map_err(|e| format!("{e:#}"))?;
     serde_json::from_slice(&bytes).map_err(|e| format!("invalid JSON: {e}"))
 }

@@ -3,8 +3,9 @@
 
 use super::args::{Format, ValidatePivotArgs};
 use crate::inspect::pivot::PivotView;
+use crate::native::files::clear_outputs;
 use crate::native::read::for_each_chunk;
-use crate::native::{check_input, check_output, AtomicFile, Input};
+use crate::native::{check_input, Input};
 use crate::pivot::{PivotOptions, PivotValidator};
 use anyhow::Result;
 use std::io::Write;
@@ -42,8 +43,8 @@ pub fn run(args: &ValidatePivotArgs) -> Result<ExitCode> {
     check_input(input, false)?;
     let mut fixed = match &args.fix {
         Some(out) => {
-            check_output(out, &[input])?;
-            Some(AtomicFile::create(out)?)
+            let cleared = clear_outputs(&[input], &[(out, "--fix")])?;
+            Some(cleared.create(out)?)
         }
         None => None,
     };

@@ -12,17 +12,16 @@ use super::environment::Topology;
 use super::head::{aggregate_metrics, fetch_config};
 use super::http::Client;
 use super::key::{parse_row, to_line, KeyPart};
-use super::merge::{index, open_all, LastLine, Span};
+use super::merge::{index, LastLine, Span};
 use super::{aggregate, discover, paths, CollectError, Row};
 use crate::gym::keys::{FAILURE_CLASS, ROLLOUT_INDEX, TASK_INDEX};
+use crate::native::files::{Cleared, FilePlan, Handles};
 use crate::native::read::for_each_line;
-use crate::native::{check_input, check_output, AtomicFile, Input, UsageError};
+use crate::native::{check_input, AtomicFile, Input, UsageError};
 use anyhow::{Context, Result};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-use std::fs::File;
 use std::io::Write;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 /// What `gymscope aggregate` was asked to do.
@@ -55,12 +54,6 @@ pub fn expand_input_glob(input_glob: &str) -> Result<Vec<PathBuf>> {
     // Upstream's `-i` becomes a Hydra override, where a value with a comma must be quoted
     // (`-i "'a,b'"`): the quotes are Hydra's, not the pattern's.
     let input_glob = hydra_unquoted(input_glob);
-    let options = glob::MatchOptions {
-        case_sensitive: true,
-        require_literal_separator: true,
-        // Python's glob: `*` does not match a leading dot.
-        require_literal_leading_dot: true,
-    };
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for pattern in input_glob
@@ -68,11 +61,8 @@ pub fn expand_input_glob(input_glob: &str) -> Result<Vec<PathBuf>> {
         .map(str::trim)
         .filter(|p| !p.is_empty())
     {
-        let mut matches: Vec<PathBuf> = glob::glob_with(pattern, options)
-            .map_err(|e| UsageError(format!("--input-glob: pattern `{pattern}`: {e}")))?
-            .filter_map(Result::ok)
-            .collect();
-        matches.sort_by(|a, b| a.to_string_lossy().cmp(&b.to_string_lossy()));
+        // Python's glob without `recursive=True`: `**` is `*`, so a link loop is bounded.
+        let matches = crate::native::files::glob_files(pattern, "--input-glob")?;
         for path in matches {
             let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
             if stem.is_some_and(|s| s.ends_with("_failures") || s.ends_with("_materialized_inputs"))
@@ -98,6 +88,8 @@ fn hydra_unquoted(s: &str) -> &str {
 }
 
 pub async fn run(opts: &AggregateOptions) -> Result<()> {
+    // A bad address is the command line's mistake (exit 2), whatever the shards hold.
+    let address = discover::parse_address(&opts.head_server).map_err(UsageError)?;
     let shards = expand_input_glob(&opts.input_glob)?;
     if shards.is_empty() {
         anyhow::bail!(
@@ -105,22 +97,32 @@ pub async fn run(opts: &AggregateOptions) -> Result<()> {
             crate::gym::py::str_repr(hydra_unquoted(&opts.input_glob))
         );
     }
-    let inputs: Vec<Input> = shards
-        .iter()
-        .map(|p| Input {
-            path: p,
-            flag: "--input-glob",
-        })
-        .collect();
-    for input in &inputs {
+    let mut plan = FilePlan::new();
+    for shard in &shards {
         // Rows are read again by offset (merge, coverage): a pipe cannot be.
-        check_input(*input, true)?;
+        check_input(
+            Input {
+                path: shard,
+                flag: "--input-glob",
+            },
+            true,
+        )?;
+        // Each shard's sidecar and materialized inputs are read too (the counted zeros).
+        plan.input(shard, "--input-glob")
+            .input(paths::failures(shard), "a shard's _failures.jsonl")
+            .input(paths::materialized(shard), "a shard's materialized inputs");
     }
-    let metrics_path = paths::aggregate_metrics(&opts.output);
     if opts.merge_shards {
-        check_output(&opts.output, &inputs)?;
+        plan.output(&opts.output, "--output");
     }
-    check_output(&metrics_path, &inputs)?;
+    plan.output(
+        paths::aggregate_metrics(&opts.output),
+        "the aggregate metrics",
+    );
+    if opts.health_check.is_some() {
+        super::evidence::plan_reports(&mut plan, &opts.output);
+    }
+    let cleared = plan.clear()?;
     crate::say!("Aggregating {} shard(s):", shards.len());
     for s in &shards {
         crate::say!("  - {}", s.display());
@@ -140,7 +142,6 @@ pub async fn run(opts: &AggregateOptions) -> Result<()> {
     let head = if rows.is_empty() {
         None
     } else {
-        let address = discover::parse_address(&opts.head_server).map_err(anyhow::Error::msg)?;
         let config = fetch_config(&client, &address).await.with_context(|| {
             format!(
                 "the head server at {} (pass --head-server); nothing was written",
@@ -158,7 +159,7 @@ pub async fn run(opts: &AggregateOptions) -> Result<()> {
     }
     if opts.merge_shards {
         crate::say!("Merging shards into {}", opts.output.display());
-        rewrite_spans(&shards, &rows, &opts.output)?.commit()?;
+        rewrite_spans(&cleared, &shards, &rows, &opts.output)?.commit()?;
     }
     let scored = rows.len() as u64 + accounting.counted.len() as u64;
     drop(rows);
@@ -184,6 +185,7 @@ pub async fn run(opts: &AggregateOptions) -> Result<()> {
             &accounting.counted,
             &opts.output,
             opts.max_line_bytes,
+            &cleared,
         )
         .await?
     } else {
@@ -219,8 +221,13 @@ pub async fn run(opts: &AggregateOptions) -> Result<()> {
             shards.clone()
         };
         let out_dir = super::evidence::report_dir(&opts.output);
-        match super::evidence::write_reports(&checked, &out_dir, ignored.clone(), opts.max_line_bytes)
-        {
+        match super::evidence::write_reports(
+            &checked,
+            &out_dir,
+            ignored.clone(),
+            opts.max_line_bytes,
+            &cleared,
+        ) {
             Ok(lines) => {
                 // Upstream's two lines on stdout; gymscope's behaviour line on stderr.
                 let (lines, behaviour) = lines.rsplit_once('\n').unwrap_or((&lines, ""));
@@ -330,10 +337,10 @@ fn account(
     // The merged rows' identities, and the keys each group's rows carry.
     let mut landed: HashSet<Identity> = HashSet::new();
     let mut carried = CarriedKeys::default();
-    let files = open_all(shards)?;
+    let mut files = Handles::new(shards);
     let mut buf = Vec::new();
     for s in rows {
-        let row = read_span(&files, shards, s, &mut buf)?;
+        let row = read_span(&mut files, shards, s, &mut buf)?;
         landed.insert(identity(&row, topology));
         if counting {
             carried.add_in(topology.metrics_group(&row), &row);
@@ -431,58 +438,32 @@ fn rollout_key(row: &Row) -> (KeyPart, KeyPart) {
 }
 
 fn read_span(
-    files: &[File],
+    files: &mut Handles,
     names: &[PathBuf],
     s: &Span,
     buf: &mut Vec<u8>,
 ) -> Result<serde_json::Map<String, Value>> {
     buf.resize(s.len as usize, 0);
-    files[s.file]
-        .read_exact_at(buf, s.offset)
-        .with_context(|| format!("reading '{}'", names[s.file].display()))?;
+    files.read_exact_at(s.file, buf, s.offset)?;
     parse_row(buf)
         .map_err(|e| CollectError::line(&names[s.file].display().to_string(), s.line, e).into())
 }
 
 /// Writes the rows at `spans`, in order, each as orjson writes it (upstream re-serializes every
 /// row), into a temporary file for `to`, committed by the caller.
-fn rewrite_spans(sources: &[PathBuf], spans: &[Span], to: &Path) -> Result<AtomicFile> {
-    let files = open_all(sources)?;
-    let mut out = AtomicFile::create(to)?;
+fn rewrite_spans(
+    cleared: &Cleared,
+    sources: &[PathBuf],
+    spans: &[Span],
+    to: &Path,
+) -> Result<AtomicFile> {
+    let mut files = Handles::new(sources);
+    let mut out = cleared.create(to)?;
     let mut buf = Vec::new();
     for s in spans {
-        let row = read_span(&files, sources, s, &mut buf)?;
+        let row = read_span(&mut files, sources, s, &mut buf)?;
         out.write_all(&to_line(&row))
             .with_context(|| format!("writing '{}'", to.display()))?;
     }
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn globs_are_split_sorted_deduplicated_and_skip_sidecars() {
-        let dir = tempfile::tempdir().unwrap();
-        for name in [
-            "r-b.jsonl",
-            "r-a.jsonl",
-            "r-a_failures.jsonl",
-            "r-a_materialized_inputs.jsonl",
-            ".r-hidden.jsonl",
-        ] {
-            std::fs::write(dir.path().join(name), "").unwrap();
-        }
-        let d = dir.path().display();
-        let got = expand_input_glob(&format!("'{d}/r-*.jsonl , {d}/r-a.jsonl,,'")).unwrap();
-        let names: Vec<String> = got
-            .iter()
-            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
-            .collect();
-        assert_eq!(names, ["r-a.jsonl", "r-b.jsonl"]);
-        assert!(expand_input_glob(&format!("{d}/nothing*"))
-            .unwrap()
-            .is_empty());
-    }
 }

@@ -10,8 +10,9 @@ use super::options::CollectOptions;
 use super::resume::{self, History};
 use super::run::{self, Report};
 use super::{discover, fresh, history, paths, CollectError};
+use crate::native::files::FilePlan;
 use crate::native::read::for_each_line;
-use crate::native::{check_output, Input, UsageError};
+use crate::native::UsageError;
 use anyhow::{Context, Result};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
@@ -30,6 +31,11 @@ pub enum Ending {
     Fatal,
 }
 
+/// A resume finds the run's files (else the run starts fresh).
+fn resuming_possible(args: &CollectOptions, output: &Path, materialized: &Path) -> bool {
+    args.resume && materialized.exists() && output.exists()
+}
+
 /// Runs a fresh collection or a resume, printing upstream's messages around each step.
 pub async fn collect(args: &CollectOptions) -> Result<Ending> {
     let shard = args.shard;
@@ -41,27 +47,51 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
     let failures = paths::failures(&output);
     // v0.7.0's config model refuses bad routing keys before anything runs (exit 2).
     let routing = fresh::routing(args)?;
+    let head_server = discover::parse_address(&args.head_server).map_err(UsageError)?;
+    if !resuming_possible(args, &output, &materialized) {
+        fresh::check_values(args)?;
+    }
     if args.dispatch_budget_s.is_some() && args.concurrency.is_none_or(|n| n == 0) {
         return Err(UsageError("dispatch_budget_s requires a finite positive num_samples_in_parallel; unbounded dispatch can POST the entire queue before the budget is re-checked".into()).into());
     }
+    // Every file the run writes, checked before anything runs against the input it reads (a
+    // resume rewrites the run's own files: they are its outputs).
+    let resuming = resuming_possible(args, &output, &materialized);
+    let mut plan = FilePlan::new();
+    plan.output(&output, "--output")
+        .output(&materialized, "the materialized inputs")
+        .output(&failures, "the failures file")
+        .output(paths::aggregate_metrics(&output), "the aggregate metrics")
+        .output(
+            fresh::interleave_staging(&materialized),
+            "--interleave-repeats",
+        );
+    super::evidence::plan_reports(&mut plan, &output);
+    let input = match (&args.input, resuming) {
+        (Some(input), false) => {
+            let input = crate::collect::files::resolve_input(
+                input,
+                std::env::var("NEMO_GYM_EXTRA_ROOTS").ok().as_deref(),
+            )?;
+            plan.input(&input, "--input");
+            Some(input)
+        }
+        _ => None,
+    };
+    let cleared = plan.clear()?;
     let client = Client::default();
-    let config = fetch_config(
-        &client,
-        &discover::parse_address(&args.head_server).map_err(anyhow::Error::msg)?,
-    )
-    .await?;
+    let config = fetch_config(&client, &head_server).await?;
     if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating '{}'", dir.display()))?;
     }
 
     let mut topology = discover::topology(&config);
     topology.allow_unsupported_pairing |= args.allow_unsupported_pairing;
-    let resuming = args.resume && materialized.exists() && output.exists();
     let mut history = History::default();
     history.retry_terminal_timeouts = args.retry_terminal_timeouts;
     if resuming {
         if args.retry_invalid_judge_responses {
-            history::migrate_invalid_judge_rows(&output, &failures, args.max_line_bytes)?;
+            history::migrate_invalid_judge_rows(&output, &failures, args.max_line_bytes, &cleared)?;
         }
         history::read(&output, &failures, args.max_line_bytes, &mut history)?;
     } else {
@@ -81,25 +111,18 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         } else {
             crate::say!("Clearing output fpath since `resume_from_cache=False`!");
         }
-        let input = args
-            .input
+        let input = input
             .as_ref()
             .context("--input is required for a fresh collection (the tasks JSONL)")?;
-        let input = crate::collect::files::resolve_input(
+        fresh::materialize(
+            args,
+            routing,
+            &topology,
             input,
-            std::env::var("NEMO_GYM_EXTRA_ROOTS").ok().as_deref(),
+            shard,
+            &materialized,
+            &cleared,
         )?;
-        // A fresh run replaces all three files: none may be the input (by identity).
-        for out in [&output, &materialized, &failures] {
-            check_output(
-                out,
-                &[Input {
-                    path: &input,
-                    flag: "--input",
-                }],
-            )?;
-        }
-        fresh::materialize(args, routing, &topology, &input, shard, &materialized)?;
         fresh::remove_if_exists(&output)?;
         fresh::set_aside_old_failures(&failures)?;
         // As v0.7.0: an earlier run's metrics would describe rollouts that are gone.
@@ -357,6 +380,7 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
             &zeros.rows,
             &output,
             args.max_line_bytes,
+            &cleared,
         )
         .await?
     };
@@ -379,7 +403,7 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
     );
     // A shard's reports would collide with its siblings' fixed-name files: `--merge` writes them.
     if let (Some(ignored), None, false) = (&args.health_check, shard, args.disable_aggregation) {
-        super::evidence::print_reports(&output, ignored, args.max_line_bytes);
+        super::evidence::print_reports(&output, ignored, args.max_line_bytes, &cleared);
     }
     if args.require_complete {
         let (completed, expected) =

@@ -6,8 +6,8 @@
 
 use crate::health::checks::{EvidenceChecker, QUALITY_SUMMARY, ROLLOUT_VERDICTS};
 use crate::health::{behaviour_line, HealthBuilder};
+use crate::native::files::{Cleared, FilePlan};
 use crate::native::read::for_each_line;
-use crate::native::AtomicFile;
 use anyhow::Result;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -19,6 +19,7 @@ pub fn write_reports(
     out_dir: &Path,
     ignored: Vec<String>,
     max_line: u64,
+    cleared: &Cleared,
 ) -> Result<String> {
     let mut checker = EvidenceChecker::new(ignored);
     let first = rollouts
@@ -50,10 +51,10 @@ pub fn write_reports(
     if !out_dir.as_os_str().is_empty() {
         std::fs::create_dir_all(out_dir)?;
     }
-    let mut f = AtomicFile::create(&summary_path)?;
+    let mut f = cleared.create(&summary_path)?;
     reports.write_summary(&mut f)?; // buffered by `AtomicFile`
     f.commit()?;
-    let mut f = AtomicFile::create(&verdicts_path)?;
+    let mut f = cleared.create(&verdicts_path)?;
     for line in reports.verdict_lines() {
         f.write_all(&line)?;
     }
@@ -71,16 +72,24 @@ pub fn write_reports(
 
 /// The end of a collection: the reports beside `rollouts`, printed; a failure is a warning,
 /// never the run's failure (health is report-only).
-pub fn print_reports(rollouts: &Path, ignored: &[String], max_line: u64) {
+pub fn print_reports(rollouts: &Path, ignored: &[String], max_line: u64, cleared: &Cleared) {
     match write_reports(
         &[rollouts.to_path_buf()],
         &report_dir(rollouts),
         ignored.to_vec(),
         max_line,
+        cleared,
     ) {
         Ok(lines) => crate::say!("{lines}"),
         Err(e) => crate::note!("Warning: rollout health check failed: {e:#}"),
     }
+}
+
+/// The two reports written beside `rollouts` ([`report_dir`]), as outputs of `plan`.
+pub fn plan_reports(plan: &mut FilePlan, rollouts: &Path) {
+    let dir = report_dir(rollouts);
+    plan.output(dir.join(QUALITY_SUMMARY), "the health report")
+        .output(dir.join(ROLLOUT_VERDICTS), "the health report");
 }
 
 /// The directory upstream writes the reports into: the first rollouts file's.

@@ -10,9 +10,9 @@ use super::shard::{Shard, ShardFilter};
 use super::{hydra, CollectError, Row};
 use crate::gym::keys::{ROLLOUT_INDEX, TASK_INDEX};
 use crate::gym::py;
-use crate::native::atomic::write_file;
+use crate::native::files::Cleared;
 use crate::native::read::for_each_line;
-use crate::native::{AtomicFile, UsageError};
+use crate::native::UsageError;
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 use std::fs::File;
@@ -45,6 +45,30 @@ pub(super) fn routing(args: &CollectOptions) -> Result<Routing> {
     .map_err(UsageError)?)
 }
 
+/// Where `--interleave-repeats` stages the materialized rows before their final order.
+pub(super) fn interleave_staging(materialized: &Path) -> std::path::PathBuf {
+    let mut name = materialized.file_name().unwrap_or_default().to_os_string();
+    name.push(".interleave");
+    materialized.with_file_name(name)
+}
+
+/// The values a fresh run types before it starts (`--num-repeats`, the `responses_create_params`
+/// overrides), checked before the head server is asked: a bad one is a usage error (exit 2), as
+/// v0.7.0's config model refuses it before anything runs.
+pub(super) fn check_values(args: &CollectOptions) -> Result<()> {
+    overrides(args).map_err(|e| UsageError(format!("{e:#}")))?;
+    num_repeats(args).map_err(|e| UsageError(format!("{e:#}")))?;
+    Ok(())
+}
+
+fn num_repeats(args: &CollectOptions) -> Result<NumRepeats> {
+    NumRepeats::from_value(&match &args.num_repeats {
+        Some(s) => hydra::parse(s).map_err(|e| anyhow::anyhow!("--num-repeats: {e}"))?,
+        None => Value::from(1),
+    })
+    .map_err(|e| anyhow::anyhow!("--num-repeats: {e}"))
+}
+
 pub(super) fn materialize(
     args: &CollectOptions,
     routing: Routing,
@@ -52,6 +76,7 @@ pub(super) fn materialize(
     input: &Path,
     shard: Option<Shard>,
     path: &Path,
+    cleared: &Cleared,
 ) -> Result<()> {
     let limit = args.limit.filter(|n| *n > 0);
     let opts = Options {
@@ -59,11 +84,7 @@ pub(super) fn materialize(
         routing,
         topology: topology.clone(),
         overrides: overrides(args)?,
-        num_repeats: NumRepeats::from_value(&match &args.num_repeats {
-            Some(s) => hydra::parse(s).map_err(|e| anyhow::anyhow!("--num-repeats: {e}"))?,
-            None => Value::from(1),
-        })
-        .map_err(anyhow::Error::msg)?,
+        num_repeats: num_repeats(args)?,
     };
     if let Some(n) = limit {
         crate::say!("Limiting the number of rows to {n}");
@@ -108,13 +129,11 @@ pub(super) fn materialize(
     // in a temporary file and copied in that order, so memory holds 20 bytes a row.
     let mut rounds: Option<Vec<(u64, u64, u32)>> = args.interleave_repeats.then(Vec::new);
     let target = if rounds.is_some() {
-        let mut name = path.file_name().unwrap_or_default().to_os_string();
-        name.push(".interleave");
-        path.with_file_name(name)
+        interleave_staging(path)
     } else {
         path.to_path_buf()
     };
-    let mut out = AtomicFile::create(&target)?;
+    let mut out = cleared.create(&target)?;
     let mut offset = 0u64;
     let mut index = 0u64;
     for_each_line::<CollectError>(
@@ -161,7 +180,7 @@ pub(super) fn materialize(
             let staged = File::open(staged)
                 .with_context(|| format!("reading back '{}'", staged.display()))?;
             rounds.sort_by_key(|r| r.0);
-            write_file(path, |w| -> Result<()> {
+            cleared.write_file(path, |w| -> Result<()> {
                 let mut buf = Vec::new();
                 for (_, at, len) in &rounds {
                     buf.resize(*len as usize, 0);

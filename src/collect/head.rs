@@ -6,7 +6,7 @@ use super::environment::Topology;
 use super::http::{self, Client};
 use super::key::{parse_row, to_line, RolloutKey};
 use super::{aggregate, discover, discover::Address, paths, CollectError, Row};
-use crate::native::atomic::write_file;
+use crate::native::files::Cleared;
 use crate::native::read::for_each_line;
 use anyhow::{bail, Result};
 use gymscope_core::profile::labels::label_run_names;
@@ -105,6 +105,7 @@ pub async fn aggregate_metrics(
     extra: &[Row],
     output: &Path,
     max_line_bytes: u64,
+    cleared: &Cleared,
 ) -> Result<Option<PathBuf>> {
     let mut groups = Groups::default();
     for main in sources {
@@ -183,7 +184,7 @@ pub async fn aggregate_metrics(
         entries.push(entry);
     }
     let path = paths::aggregate_metrics(output);
-    write_file(&path, |w| -> Result<()> {
+    cleared.write_file(&path, |w| -> Result<()> {
         Ok(aggregate::write_file(w, &entries)?)
     })?;
     Ok(Some(path))

@@ -102,7 +102,12 @@ pub fn completion(materialized: &Path, output: &Path, max_line: u64) -> Result<(
 /// `reuse_cached_deliverable` when their `deliverables_dir` holds a deliverable, marked
 /// `_ng_migrated_invalid_judge_response`; once per (stage, task, rollout, attempt)), the sidecar
 /// synced, then the main file rewritten without them. Returns how many were found.
-pub fn migrate_invalid_judge_rows(output: &Path, failures: &Path, max_line: u64) -> Result<u64> {
+pub fn migrate_invalid_judge_rows(
+    output: &Path,
+    failures: &Path,
+    max_line: u64,
+    cleared: &crate::native::files::Cleared,
+) -> Result<u64> {
     use crate::gym::py;
     use serde_json::Value;
     use std::io::Write;
@@ -146,7 +151,7 @@ pub fn migrate_invalid_judge_rows(output: &Path, failures: &Path, max_line: u64)
             Ok(true)
         })?;
     }
-    let mut kept = crate::native::AtomicFile::create(output)?;
+    let mut kept = cleared.create(output)?;
     let mut side = std::fs::OpenOptions::new()
         .create(true)
         .append(true)

@@ -13,13 +13,13 @@ use super::key::{parse_row, KeyPart, RolloutKey};
 use super::{discover, files, paths, CollectError, Row};
 use crate::gym::keys::{ROLLOUT_INDEX, TASK_INDEX};
 use crate::names;
+use crate::native::files::{Cleared, FilePlan, Handles};
 use crate::native::read::for_each_line;
-use crate::native::{check_input, check_output, AtomicFile, Input, UsageError};
+use crate::native::{check_input, AtomicFile, Input, UsageError};
 use anyhow::{bail, Context, Result};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::Write;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 /// What `--merge` was asked to do.
@@ -47,6 +47,11 @@ pub(super) struct Span {
 
 /// Merges the shards; [`Ending::Unfinished`] (exit 3) when rollouts or shards are missing.
 pub async fn run(opts: &MergeOptions) -> Result<Ending> {
+    let address = if opts.disable_aggregation {
+        None
+    } else {
+        Some(discover::parse_address(&opts.head_server).map_err(UsageError)?)
+    };
     let shards = if opts.shards.is_empty() {
         find_shards(&opts.output)?
     } else {
@@ -62,7 +67,7 @@ pub async fn run(opts: &MergeOptions) -> Result<Ending> {
     let mats: Vec<PathBuf> = shards.iter().map(|s| paths::materialized(s)).collect();
     let materialized = paths::materialized(&opts.output);
     let failures = paths::failures(&opts.output);
-    check_files(opts, &shards, &mats, [&materialized, &failures])?;
+    let cleared = check_files(opts, &shards, &mats, [&materialized, &failures])?;
     crate::say!("Merging {} shard(s):", shards.len());
     for s in &shards {
         crate::say!("  - {}", s.display());
@@ -111,7 +116,7 @@ pub async fn run(opts: &MergeOptions) -> Result<Ending> {
         None
     } else {
         let client = Client::default();
-        let head = discover::parse_address(&opts.head_server).map_err(anyhow::Error::msg)?;
+        let head = address.context("an address when aggregating")?;
         let config = fetch_config(&client, &head).await.with_context(|| {
             format!(
                 "the head server at {} (pass --head-server, or --disable-aggregation to merge without aggregate metrics); nothing was written",
@@ -127,9 +132,9 @@ pub async fn run(opts: &MergeOptions) -> Result<Ending> {
     inputs.sort_by(|a, b| a.key.cmp(&b.key));
     rollouts.sort_by(|a, b| a.key.cmp(&b.key));
     // All three are written in full before any is renamed into place.
-    let mat_out = copy_spans(&mats, &inputs, &materialized)?;
-    let main_out = copy_spans(&shards, &rollouts, &opts.output)?;
-    let mut fail_out = AtomicFile::create(&failures)?;
+    let mat_out = copy_spans(&cleared, &mats, &inputs, &materialized)?;
+    let main_out = copy_spans(&cleared, &shards, &rollouts, &opts.output)?;
+    let mut fail_out = cleared.create(&failures)?;
     for s in &shards {
         let f = paths::failures(s);
         if f.exists() {
@@ -169,6 +174,7 @@ pub async fn run(opts: &MergeOptions) -> Result<Ending> {
             &[],
             &opts.output,
             opts.max_line_bytes,
+            &cleared,
         )
         .await?
     } else {
@@ -182,7 +188,7 @@ pub async fn run(opts: &MergeOptions) -> Result<Ending> {
         metrics.map_or("None".to_string(), |p| p.display().to_string())
     );
     if let (Some(ignored), false) = (&opts.health_check, opts.disable_aggregation) {
-        super::evidence::print_reports(&opts.output, ignored, opts.max_line_bytes);
+        super::evidence::print_reports(&opts.output, ignored, opts.max_line_bytes, &cleared);
     }
     Ok(if missing > 0 || !absent.is_empty() {
         Ending::Unfinished
@@ -213,14 +219,15 @@ fn absent_shards(shards: &[PathBuf], output: &Path) -> Result<Vec<String>> {
         .collect())
 }
 
-/// Before reading: every shard file is a regular file, and no output is a shard's file (by
-/// identity: `-o ./shard0…`, links and `..` are all caught). Usage errors, exit 2.
+/// Before reading: every shard file is a regular file, and no output (the merged files, the
+/// aggregate metrics, the health reports) is a shard's file (by identity: `-o ./shard0…`, links
+/// and `..` are all caught). Usage errors, exit 2.
 fn check_files(
     opts: &MergeOptions,
     shards: &[PathBuf],
     mats: &[PathBuf],
     others: [&Path; 2],
-) -> Result<()> {
+) -> Result<Cleared> {
     if opts.output.is_dir() {
         return Err(UsageError(format!(
             "--output '{}' is a directory; give the merged rollouts file's name",
@@ -229,7 +236,7 @@ fn check_files(
         .into());
     }
     let side: Vec<PathBuf> = shards.iter().map(|s| paths::failures(s)).collect();
-    let mut inputs = Vec::new();
+    let mut plan = FilePlan::new();
     for (s, m) in shards.iter().zip(mats) {
         check_input(
             Input {
@@ -247,15 +254,18 @@ fn check_files(
         )?;
     }
     for p in shards.iter().chain(mats).chain(&side) {
-        inputs.push(Input {
-            path: p,
-            flag: "a shard's file",
-        });
+        plan.input(p, "a shard's file");
     }
-    for out in [opts.output.as_path()].into_iter().chain(others) {
-        check_output(out, &inputs)?;
+    plan.output(&opts.output, "--output");
+    for out in others {
+        plan.output(out, "a merged file");
     }
-    Ok(())
+    plan.output(
+        paths::aggregate_metrics(&opts.output),
+        "the aggregate metrics",
+    );
+    super::evidence::plan_reports(&mut plan, &opts.output);
+    Ok(plan.clear()?)
 }
 
 /// Every `<output stem>-shardI-of-N<suffix>` beside `output`; all N of them must be there.
@@ -320,6 +330,10 @@ pub(super) fn index(paths: &[PathBuf], last: LastLine, max_line: u64) -> Result<
     for (file, path) in paths.iter().enumerate() {
         let name = path.display().to_string();
         for_each_line::<CollectError>(path, &name, max_line, |span, line, newline| {
+            // v0.7.0's `gym eval aggregate` skips blank and whitespace-only lines.
+            if last == LastLine::Accept && line.iter().all(u8::is_ascii_whitespace) {
+                return Ok(true);
+            }
             if !newline && last != LastLine::Accept {
                 return Err(CollectError::line(
                     &name,
@@ -346,24 +360,19 @@ pub(super) fn index(paths: &[PathBuf], last: LastLine, max_line: u64) -> Result<
     Ok(out)
 }
 
-/// Opens every shard for reads by offset.
-pub(super) fn open_all(paths: &[PathBuf]) -> Result<Vec<File>> {
-    paths
-        .iter()
-        .map(|p| File::open(p).with_context(|| format!("opening '{}'", p.display())))
-        .collect()
-}
-
 /// Writes the rows at `spans`, in order, into a temporary file for `to` (committed by the caller).
-fn copy_spans(sources: &[PathBuf], spans: &[Span], to: &Path) -> Result<AtomicFile> {
-    let files = open_all(sources)?;
-    let mut out = AtomicFile::create(to)?;
+fn copy_spans(
+    cleared: &Cleared,
+    sources: &[PathBuf],
+    spans: &[Span],
+    to: &Path,
+) -> Result<AtomicFile> {
+    let mut files = Handles::new(sources);
+    let mut out = cleared.create(to)?;
     let mut buf = Vec::new();
     for s in spans {
         buf.resize(s.len as usize, 0);
-        files[s.file]
-            .read_exact_at(&mut buf, s.offset)
-            .map_err(|e| files::io_err(&sources[s.file], e))?;
+        files.read_exact_at(s.file, &mut buf, s.offset)?;
         out.write_all(&buf)?;
         out.write_all(b"\n")?;
     }

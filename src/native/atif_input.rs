@@ -8,9 +8,10 @@
 //! Nothing outside the given folder is read: manifest paths that are absolute or climb out are
 //! refused, and so is any file (or link) that resolves outside it.
 
+use super::files;
 use super::signals::TempGuard;
 use crate::atif::harbor;
-use crate::atif::run::{parse_rewards, write_rows, Hint, RunBuilder};
+use crate::atif::run::{write_rows, Hint, RunBuilder};
 use anyhow::{anyhow, bail, Context, Result};
 use serde_json::Value;
 use std::path::{Component, Path, PathBuf};
@@ -60,42 +61,80 @@ pub fn is_atif_path(path: &Path) -> bool {
         let Ok(entries) = std::fs::read_dir(path) else {
             return false;
         };
-        return entries
+        if entries
             .filter_map(Result::ok)
-            .map(|e| e.path())
-            .any(|p| p.join(harbor::TRAJECTORY).is_file() || (p.is_file() && is_atif_file(&p)));
+            .any(|e| e.path().join(harbor::TRAJECTORY).is_file())
+        {
+            return true;
+        }
+        // ATIF files anywhere below, as validate-atif finds them.
+        return json_files(path).iter().any(|p| is_atif_file(p));
     }
     is_atif_file(path)
 }
 
-/// A `.json` file whose start names an ATIF `schema_version`.
+/// A regular `.json` file that names an ATIF `schema_version` anywhere in it (not only in its
+/// first kilobytes: `validate-atif` accepts the key anywhere). A FIFO or device is never opened
+/// here (it would wait for a writer or never end): the command's own checks judge it.
 fn is_atif_file(path: &Path) -> bool {
     if path.extension().is_none_or(|e| e != "json") {
         return false;
     }
-    let mut head = vec![0u8; 4096];
-    let Ok(mut f) = std::fs::File::open(path) else {
+    if !matches!(files::kind(path), Ok(files::Kind::File)) {
+        return false;
+    }
+    let Ok(f) = std::fs::File::open(path) else {
         return false;
     };
+    let mut bytes = Vec::new();
     use std::io::Read;
-    let n = f.read(&mut head).unwrap_or(0);
-    let text = String::from_utf8_lossy(&head[..n]);
-    text.contains("\"schema_version\"") && text.contains("ATIF-v")
+    if f.take(MAX_FILE_BYTES).read_to_end(&mut bytes).is_err() {
+        return false;
+    }
+    memchr::memmem::find(&bytes, b"\"schema_version\"").is_some()
+        && memchr::memmem::find(&bytes, b"ATIF-v").is_some()
+}
+
+/// Whether a parsed JSON file in a folder is meant as ATIF (Harbor's `result.json` and
+/// `config.json` sit beside trajectories and are not); `validate-atif` and the readers agree.
+pub fn looks_atif(v: &Value) -> bool {
+    v.get("steps").is_some() || crate::atif::trajectory::is_atif(v)
+}
+
+/// How deep below a given folder ATIF files are looked for (a Harbor job: job/trial/agent/file).
+pub const MAX_DEPTH: usize = 4;
+
+/// The `.json` files under `dir`, at most [`MAX_DEPTH`] folders down, sorted; links to folders
+/// are not followed (a link loop is bounded), links to files are (checked to stay inside later).
+pub fn json_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    collect(dir, 0, &mut out);
+    out
+}
+
+fn collect(path: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = files::entries(path) else {
+        return;
+    };
+    for p in entries {
+        let Ok(meta) = std::fs::symlink_metadata(&p) else {
+            continue;
+        };
+        if meta.is_dir() && depth < MAX_DEPTH {
+            collect(&p, depth + 1, out);
+        } else if !meta.is_dir() && p.extension().is_some_and(|e| e == "json") {
+            out.push(p);
+        }
+    }
 }
 
 fn read_capped(path: &Path, shown: &str) -> Result<Vec<u8>> {
-    let meta = std::fs::metadata(path).with_context(|| format!("could not read '{shown}'"))?;
-    if !meta.is_file() {
+    if !matches!(files::kind(path)?, files::Kind::File) {
         bail!("'{shown}' is not a regular file");
     }
-    if meta.len() > MAX_FILE_BYTES {
-        bail!(
-            "'{shown}' is {} bytes: over the {} MiB limit for one ATIF trajectory",
-            meta.len(),
-            MAX_FILE_BYTES >> 20
-        );
-    }
-    std::fs::read(path).with_context(|| format!("could not read '{shown}'"))
+    let bytes = files::read_document(path, "an ATIF file", MAX_FILE_BYTES)?;
+    files::note_read(path, "an ATIF file");
+    Ok(bytes)
 }
 
 /// `rel` inside `root`, or an error when it is absolute, climbs out, or resolves outside.
@@ -191,13 +230,31 @@ fn from_harbor(dir: &Path, trials: &[PathBuf], sources: &mut Sources) -> Result<
     Ok(format!("Harbor job, {} trials", trials.len()))
 }
 
-fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut all: Vec<PathBuf> = std::fs::read_dir(dir)
-        .with_context(|| format!("could not read the folder '{}'", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
-    all.sort();
-    Ok(all)
+/// `--rewards`: read a line at a time, only ids and rewards kept (a whole Gym rollouts file may
+/// be given), by the stream rules every command's files follow ([`files`]).
+fn read_rewards(path: &Path) -> Result<crate::atif::run::Rewards> {
+    let name = path.display().to_string();
+    super::inputs::check_input(
+        super::Input {
+            path,
+            flag: "--rewards",
+        },
+        false,
+    )?;
+    files::note_read(path, "--rewards");
+    let mut rewards = crate::atif::run::Rewards::default();
+    super::read::for_each_line::<anyhow::Error>(
+        path,
+        &name,
+        crate::jsonl::DEFAULT_MAX_LINE_BYTES,
+        |span, line, _| {
+            rewards
+                .add_line(&name, span.line, line)
+                .map_err(anyhow::Error::msg)?;
+            Ok(true)
+        },
+    )?;
+    Ok(rewards)
 }
 
 /// Reads ATIF at `path` (see the module's note) and writes it as a Gym run. `rewards` is the
@@ -209,7 +266,7 @@ pub fn load(path: &Path, rewards: Option<&Path>) -> Result<(AtifRunFiles, String
         if path.join("manifest.jsonl").exists() {
             from_manifest(path, &mut sources)?
         } else {
-            let entries = sorted_entries(path)?;
+            let entries = files::entries(path)?;
             let trials: Vec<PathBuf> = entries
                 .iter()
                 .filter(|p| {
@@ -219,25 +276,50 @@ pub fn load(path: &Path, rewards: Option<&Path>) -> Result<(AtifRunFiles, String
                 .collect();
             if trials.is_empty() {
                 let mut n = 0;
-                for p in entries
-                    .iter()
-                    .filter(|p| p.extension().is_some_and(|e| e == "json"))
-                {
-                    let rel = p
-                        .file_name()
-                        .unwrap_or_default()
-                        .to_string_lossy()
-                        .to_string();
+                for p in json_files(path) {
+                    let rel = p.strip_prefix(path).unwrap_or(&p).display().to_string();
                     let file = inside(path, &rel, &shown)?;
                     let bytes = read_capped(&file, &file.display().to_string())?;
+                    // As validate-atif: a JSON file that is not a trajectory (a stray
+                    // config.json) is passed over, not refused.
+                    if !serde_json::from_slice::<Value>(&bytes).is_ok_and(|v| looks_atif(&v)) {
+                        continue;
+                    }
                     sources.add(&file, &bytes, Hint::default())?;
                     n += 1;
                 }
                 if n == 0 {
-                    bail!("'{shown}' holds no ATIF trajectory: no manifest.jsonl, no Harbor trials (TRIAL/agent/trajectory.json), no .json files");
+                    bail!("'{shown}' holds no ATIF trajectory: no manifest.jsonl, no Harbor trials (TRIAL/agent/trajectory.json), no .json files with `steps` or an ATIF `schema_version`");
                 }
                 "a folder of ATIF files".to_string()
             } else {
+                // A trial without its trajectory or its result (a crashed agent, an unfinished
+                // verifier) is named: a pass rate must not lose it without a word.
+                let incomplete: Vec<String> = entries
+                    .iter()
+                    .filter(|p| p.is_dir() && !trials.contains(p))
+                    .filter(|p| {
+                        p.join(harbor::TRAJECTORY).exists() || p.join(harbor::RESULT).exists()
+                    })
+                    .map(|p| {
+                        let missing = if p.join(harbor::RESULT).is_file() {
+                            harbor::TRAJECTORY
+                        } else {
+                            harbor::RESULT
+                        };
+                        format!(
+                            "{} (no {missing})",
+                            p.file_name().unwrap_or_default().to_string_lossy()
+                        )
+                    })
+                    .collect();
+                if !incomplete.is_empty() {
+                    crate::note!(
+                        "Warning: {} Harbor trial(s) of '{shown}' are left out, not counted in any rate: {}",
+                        incomplete.len(),
+                        incomplete.join(", ")
+                    );
+                }
                 from_harbor(path, &trials, &mut sources)?
             }
         }
@@ -246,22 +328,22 @@ pub fn load(path: &Path, rewards: Option<&Path>) -> Result<(AtifRunFiles, String
         sources.add(path, &bytes, Hint::default())?;
         "one ATIF file".to_string()
     };
-    let rewards = match rewards {
-        Some(r) => {
-            let name = r.display().to_string();
-            let bytes = std::fs::read(r).with_context(|| format!("could not read '{name}'"))?;
-            Some(parse_rewards(&bytes, &name).map_err(anyhow::Error::msg)?)
-        }
-        None => None,
-    };
+    let rewards = rewards.map(read_rewards).transpose()?;
     let plan = sources
         .builder
         .place(rewards.as_ref())
         .map_err(|e| anyhow!("'{shown}': {e}"))?;
-    let dir =
-        std::env::temp_dir().join(format!("gymscope-atif-{}-{}", std::process::id(), unique()));
-    std::fs::create_dir_all(&dir)
-        .with_context(|| format!("could not create '{}'", dir.display()))?;
+    let tmp = std::env::temp_dir();
+    if !tmp.is_dir() {
+        bail!(
+            "the temporary folder '{}' (TMPDIR) does not exist: an ATIF run is converted there",
+            tmp.display()
+        );
+    }
+    let dir = tmp.join(format!("gymscope-atif-{}-{}", std::process::id(), unique()));
+    // Registered before it exists, so a signal never leaves it behind (its files go first).
+    let dir_guard = TempGuard::register_folder(&dir);
+    std::fs::create_dir(&dir).with_context(|| format!("could not create '{}'", dir.display()))?;
     // Named after the source, so outputs named after the rollouts file (`profile`'s) say which run.
     let name = path
         .canonicalize()
@@ -271,7 +353,11 @@ pub fn load(path: &Path, rewards: Option<&Path>) -> Result<(AtifRunFiles, String
     let stem = name.strip_suffix(".json").unwrap_or(&name);
     let rollouts = dir.join(format!("{stem}.jsonl"));
     let inputs = dir.join(format!("{stem}_materialized_inputs.jsonl"));
-    let guards = vec![TempGuard::register(&rollouts), TempGuard::register(&inputs)];
+    let guards = vec![
+        TempGuard::register(&rollouts),
+        TempGuard::register(&inputs),
+        dir_guard,
+    ];
     let files = AtifRunFiles {
         rollouts: rollouts.clone(),
         inputs: inputs.clone(),

@@ -33,7 +33,8 @@ pub struct WriteError {
 }
 
 impl AtomicFile {
-    pub fn create(path: &Path) -> Result<AtomicFile, WriteError> {
+    /// Only [`super::files::Cleared`] calls it: outputs are created once checked against inputs.
+    pub(super) fn create(path: &Path) -> Result<AtomicFile, WriteError> {
         let err = |cause| WriteError {
             file: path.display().to_string(),
             cause,
@@ -125,17 +126,6 @@ impl AtomicFile {
     }
 }
 
-/// Writes `path` atomically with `write`; the temporary file is removed on any error.
-pub fn write_file<E: From<WriteError> + From<io::Error>>(
-    path: &Path,
-    write: impl FnOnce(&mut AtomicFile) -> Result<(), E>,
-) -> Result<(), E> {
-    let mut out = AtomicFile::create(path)?;
-    write(&mut out)?;
-    out.commit()?;
-    Ok(())
-}
-
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let r = self
@@ -221,12 +211,16 @@ mod tests {
     fn a_missing_folder_is_created_and_a_device_is_written_in_place() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("a/b/o.json");
-        write_file::<anyhow::Error>(&out, |f| Ok(f.write_all(b"x")?)).unwrap();
+        let mut f = AtomicFile::create(&out).unwrap();
+        f.write_all(b"x").unwrap();
+        f.commit().unwrap();
         assert_eq!(std::fs::read(&out).unwrap(), b"x");
 
         // /dev/null stays a device; /dev/full says the disk is full, naming it.
         let null = Path::new("/dev/null");
-        write_file::<anyhow::Error>(null, |f| Ok(f.write_all(b"x")?)).unwrap();
+        let mut f = AtomicFile::create(null).unwrap();
+        f.write_all(b"x").unwrap();
+        f.commit().unwrap();
         assert!(!std::fs::metadata(null).unwrap().is_file());
         let full = Path::new("/dev/full");
         if full.exists() {

@@ -118,7 +118,7 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// `a/missing/../b` → `a/b`: what a path names once its missing directories are created.
-fn lexical(path: &Path) -> std::path::PathBuf {
+pub fn lexical(path: &Path) -> std::path::PathBuf {
     use std::path::Component;
     let mut out = std::path::PathBuf::new();
     for c in path.components() {

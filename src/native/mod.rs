@@ -7,6 +7,7 @@ pub mod allocator;
 pub mod atif_input;
 pub mod atomic;
 pub mod example;
+pub mod files;
 pub mod inputs;
 pub mod out;
 pub mod parallel;

@@ -61,6 +61,13 @@ impl TempGuard {
     }
 }
 
+impl TempGuard {
+    /// A temporary folder of registered files: a signal removes it after them.
+    pub fn register_folder(path: &Path) -> TempGuard {
+        TempGuard::register(path)
+    }
+}
+
 impl Drop for TempGuard {
     fn drop(&mut self) {
         if let Some(i) = self.slot {
@@ -122,6 +129,15 @@ fn on_signal(sig: libc::c_int) {
         if !ptr.is_null() {
             // SAFETY: registered strings are never freed; unlink is async-signal-safe.
             unsafe { libc::unlink(ptr) };
+        }
+    }
+    // Then the folders ([`TempGuard::register_folder`]), emptied by the pass above (`rmdir` of
+    // a file, or of a folder still holding something, fails and does nothing).
+    for slot in &TEMPS {
+        let ptr = slot.load(Ordering::Acquire);
+        if !ptr.is_null() {
+            // SAFETY: as above; rmdir is async-signal-safe.
+            unsafe { libc::rmdir(ptr) };
         }
     }
     let handled = if sig == libc::SIGHUP {

@@ -142,6 +142,8 @@ fn an_existing_output_folder_is_refused_and_left_as_it_was() {
         &r,
         "--output-dir",
         &o,
+        "--agent-version",
+        "v1",
     ]);
     assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
     assert!(
@@ -172,13 +174,26 @@ fn the_output_folders_parent_is_created_and_defaults_name_the_session() {
         rollouts.display().to_string(),
         out_dir.display().to_string(),
     );
-    let out = run_gymscope(&["export", "--rollouts", &r, "--output-dir", &o]);
+    // v0.7.0 requires agent_version (exit 2, naming it); the session id defaults to the file's.
+    let missing = run_gymscope(&["export", "--rollouts", &r, "--output-dir", &o]);
+    assert_eq!(missing.status.code(), Some(2), "{}", output_text(&missing));
+    assert!(output_text(&missing).contains("missing required configuration: agent_version"));
+    assert!(!out_dir.exists() && !tmp.path().join("a").exists());
+    let out = run_gymscope(&[
+        "export",
+        "--rollouts",
+        &r,
+        "--output-dir",
+        &o,
+        "--agent-version",
+        "v1",
+    ]);
     assert!(out.status.success(), "{}", output_text(&out));
     let first: serde_json::Value =
         serde_json::from_slice(&fs::read(out_dir.join("0-0.json")).unwrap()).unwrap();
     assert_eq!(first["session_id"], "my_eval");
     assert_eq!(first["trajectory_id"], "my_eval:0:0");
-    assert_eq!(first["agent"]["version"], "unknown");
+    assert_eq!(first["agent"]["version"], "v1");
     let blank = run_gymscope(&[
         "export",
         "--rollouts",
@@ -187,6 +202,8 @@ fn the_output_folders_parent_is_created_and_defaults_name_the_session() {
         &format!("{o}2"),
         "--session-id",
         " ",
+        "--agent-version",
+        "v1",
     ]);
     assert_eq!(blank.status.code(), Some(2), "{}", output_text(&blank));
 }
@@ -200,7 +217,15 @@ fn a_refused_export_leaves_no_folder_it_made() {
     fs::create_dir(tmp.path().join("a")).unwrap();
     let r = case.join("rollouts.jsonl").display().to_string();
     let o = tmp.path().join("a/b/c/out").display().to_string();
-    let out = run_gymscope(&["export", "--rollouts", &r, "--output-dir", &o]);
+    let out = run_gymscope(&[
+        "export",
+        "--rollouts",
+        &r,
+        "--output-dir",
+        &o,
+        "--agent-version",
+        "v1",
+    ]);
     assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
     assert!(output_text(&out).contains("rejected 8 row(s)"));
     let left: Vec<_> = fs::read_dir(tmp.path().join("a")).unwrap().collect();
@@ -234,7 +259,7 @@ fn a_signal_during_an_export_leaves_nothing() {
         let made = tmp.path().join(format!("made{sig}"));
         let out_dir = made.join("out");
         let mut child = Command::new(gymscope_bin())
-            .args(["export", "--rollouts"])
+            .args(["export", "--agent-version", "v1", "--rollouts"])
             .arg(&rollouts)
             .arg("--output-dir")
             .arg(&out_dir)

@@ -636,7 +636,7 @@ fn build_pivot_names_line_and_column_of_bad_tools_and_bounds_their_read() {
     // A device as --tools is read up to a bound, never forever.
     let r = run_bounded(&[&base[..], &["--tools", "/dev/zero", "--output", s(&out)]].concat());
     assert_eq!(r.status.code(), Some(1), "{}", text(&r));
-    assert!(text(&r).contains("longer than"), "{}", text(&r));
+    assert!(text(&r).contains("over the 64 MiB limit"), "{}", text(&r));
     assert!(!out.exists());
 }
 

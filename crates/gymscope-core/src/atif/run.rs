@@ -44,33 +44,41 @@ fn number(v: Option<&Value>) -> Option<f64> {
 pub fn parse_rewards(bytes: &[u8], name: &str) -> Result<Rewards, String> {
     let mut out = Rewards::default();
     for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
+        out.add_line(name, i as u64 + 1, line)?;
+    }
+    Ok(out)
+}
+
+impl Rewards {
+    /// Adds one line of a rewards file (see [`parse_rewards`]); blank lines are skipped. Only
+    /// the ids and rewards are kept, so a whole rollouts file given as rewards is read a line at
+    /// a time in the memory of its keys.
+    pub fn add_line(&mut self, name: &str, line_no: u64, line: &[u8]) -> Result<(), String> {
         if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
+            return Ok(());
         }
-        let at = format!("'{name}' line {}", i + 1);
+        let at = format!("'{name}' line {line_no}");
         let row: Value =
             serde_json::from_slice(line).map_err(|e| format!("{at}: not JSON ({e})"))?;
         let reward = number(row.get("reward"))
             .ok_or_else(|| format!("{at}: field 'reward': expected a number"))?;
         if let Some(id) = row.get("trajectory_id").and_then(Value::as_str) {
-            out.by_id.insert(id.to_string(), reward);
-        } else {
-            let index = |k: &str| row.get(k).and_then(Value::as_u64);
-            match (index(keys::TASK_INDEX), index(keys::ROLLOUT_INDEX)) {
-                (Some(t), Some(r)) => {
-                    out.by_key.insert((t, r), reward);
-                }
-                _ => {
-                    return Err(format!(
-                        "{at}: expected 'trajectory_id' or '{}' and '{}' beside 'reward'",
-                        keys::TASK_INDEX,
-                        keys::ROLLOUT_INDEX
-                    ))
-                }
+            self.by_id.insert(id.to_string(), reward);
+            return Ok(());
+        }
+        let index = |k: &str| row.get(k).and_then(Value::as_u64);
+        match (index(keys::TASK_INDEX), index(keys::ROLLOUT_INDEX)) {
+            (Some(t), Some(r)) => {
+                self.by_key.insert((t, r), reward);
+                Ok(())
             }
+            _ => Err(format!(
+                "{at}: expected 'trajectory_id' or '{}' and '{}' beside 'reward'",
+                keys::TASK_INDEX,
+                keys::ROLLOUT_INDEX
+            )),
         }
     }
-    Ok(out)
 }
 
 /// What placing a trajectory needs of it: its file's name, key, Harbor task and reward, and its

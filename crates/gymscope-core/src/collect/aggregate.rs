@@ -96,6 +96,32 @@ pub fn server_entry(label: &str, server: &str, answer: &[u8]) -> Result<Entry, S
     Ok(e)
 }
 
+/// A field of the answer is a dict (`list`: a list of dicts), as v0.7.0's model requires.
+fn check_shape(name: &str, v: &RawValue, list: bool) -> Result<(), String> {
+    let value: serde_json::Value =
+        serde_json::from_str(v.get()).map_err(|e| format!("{name}: {e}"))?;
+    let ok = if list {
+        value
+            .as_array()
+            .is_some_and(|items| items.iter().all(serde_json::Value::is_object))
+    } else {
+        value.is_object()
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "{name}: expected {}, got {}",
+            if list {
+                "a list of objects"
+            } else {
+                "an object"
+            },
+            crate::gym::py::repr(&value)
+        ))
+    }
+}
+
 /// Reads an answer (fields default to empty, as upstream's `AggregateMetrics` model does); on
 /// head servers older than v0.7.0 every other field is kept as the agent returned it.
 pub fn entry(agent: &str, answer: &[u8]) -> Result<Entry, String> {
@@ -119,6 +145,20 @@ pub fn entry(agent: &str, answer: &[u8]) -> Result<Entry, String> {
     let or = |v: Option<Box<RawValue>>, empty: &str| {
         v.unwrap_or_else(|| RawValue::from_string(empty.into()).expect("valid"))
     };
+    // v0.7.0 validates the answer into its `AggregateMetrics` model: dicts where it has dicts
+    // and lists of dicts where it has lists; anything else fails the run, not the file.
+    for (name, v, list) in [
+        ("agent_metrics", &agent_metrics, false),
+        ("key_metrics", &key_metrics, false),
+        ("group_level_metrics", &group_level_metrics, true),
+    ] {
+        if let Some(v) = v {
+            check_shape(name, v, list)?;
+        }
+    }
+    if let Some((_, v)) = extra.iter().find(|(k, _)| k == "repeat_level_metrics") {
+        check_shape("repeat_level_metrics", v, true)?;
+    }
     Ok(Entry {
         agent: agent.to_string(),
         server: None,
@@ -261,6 +301,28 @@ mod tests {
     use super::*;
     use crate::collect::key::parse_row;
     use serde_json::json;
+
+    #[test]
+    fn an_answer_of_the_wrong_shape_is_refused_as_v07s_model_refuses_it() {
+        for bad in [
+            r#"{"group_level_metrics": "x"}"#,
+            r#"{"group_level_metrics": [1]}"#,
+            r#"{"agent_metrics": [1]}"#,
+            r#"{"key_metrics": "x"}"#,
+        ] {
+            let e = entry("a", bad.as_bytes()).err().unwrap();
+            assert!(e.contains("expected"), "{bad}: {e}");
+        }
+        let e = server_entry("a", "s", br#"{"repeat_level_metrics": {"x": 1}}"#)
+            .err()
+            .unwrap();
+        assert!(e.starts_with("repeat_level_metrics"), "{e}");
+        assert!(entry(
+            "a",
+            br#"{"group_level_metrics": [{"x": 1}], "key_metrics": null}"#
+        )
+        .is_ok());
+    }
 
     #[test]
     fn strip_keeps_usage_and_incomplete_details_only() {

@@ -47,6 +47,11 @@ impl Parser<'_> {
                 let word = std::str::from_utf8(&self.s[start..self.i])
                     .map_err(|e| e.to_string())?
                     .trim();
+                // Hydra's grammar has no empty element in a list or dict (`[1,,2]`,
+                // `{_default: }`); a top-level `key=` is the empty string.
+                if word.is_empty() && !top {
+                    return Err("an empty value in a list or dict (quote it: '')".into());
+                }
                 Ok(primitive(word))
             }
         }
@@ -108,9 +113,13 @@ impl Parser<'_> {
                 while self.i < self.s.len() && self.s[self.i] != b':' {
                     self.i += 1;
                 }
-                String::from_utf8_lossy(&self.s[start..self.i])
+                let key = String::from_utf8_lossy(&self.s[start..self.i])
                     .trim()
-                    .to_string()
+                    .to_string();
+                if key.is_empty() {
+                    return Err("a dict entry without a key (`{: x}`)".into());
+                }
+                key
             };
             self.ws();
             if self.s.get(self.i) != Some(&b':') {
@@ -193,6 +202,16 @@ pub fn set_dotted(root: &mut Map<String, Value>, dotted: &str, value: Value) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn hydras_grammar_refuses_empty_keys_and_elements() {
+        for bad in ["{: x}", "{_default: }", "[1,,2]", "{a: 1, : 2}", "[ ]x"] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+        assert_eq!(parse("").unwrap(), json!(""));
+        assert_eq!(parse("{a: ''}").unwrap(), json!({"a": ""}));
+        assert_eq!(parse("[]").unwrap(), json!([]));
+    }
 
     #[test]
     fn values_are_typed_like_hydra() {
