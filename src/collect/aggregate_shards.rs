@@ -183,9 +183,8 @@ pub async fn run(opts: &AggregateOptions) -> Result<()> {
             topology,
             &sources,
             &accounting.counted,
-            &opts.output,
+            (&opts.output, &cleared),
             opts.max_line_bytes,
-            &cleared,
         )
         .await?
     } else {

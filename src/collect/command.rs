@@ -378,9 +378,8 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
             &topology,
             std::slice::from_ref(&output),
             &zeros.rows,
-            &output,
+            (&output, &cleared),
             args.max_line_bytes,
-            &cleared,
         )
         .await?
     };

@@ -96,16 +96,16 @@ impl Groups {
 
 /// POSTs the rows of the rollouts files `sources`, stripped, to `/aggregate_metrics` (one
 /// request per environment server, v0.7.0; per agent on older head servers) and writes
-/// `<output stem>_aggregate_metrics.json`; `None` when there are no rows (as upstream).
+/// `<output stem>_aggregate_metrics.json` (an output `cleared` names); `None` when there are no
+/// rows (as upstream).
 pub async fn aggregate_metrics(
     client: &Client,
     config: &serde_yaml::Value,
     topology: &Topology,
     sources: &[PathBuf],
     extra: &[Row],
-    output: &Path,
+    (output, cleared): (&Path, &Cleared),
     max_line_bytes: u64,
-    cleared: &Cleared,
 ) -> Result<Option<PathBuf>> {
     let mut groups = Groups::default();
     for main in sources {

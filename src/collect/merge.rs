@@ -172,9 +172,8 @@ pub async fn run(opts: &MergeOptions) -> Result<Ending> {
             &discover::topology(&config),
             std::slice::from_ref(&opts.output),
             &[],
-            &opts.output,
+            (&opts.output, &cleared),
             opts.max_line_bytes,
-            &cleared,
         )
         .await?
     } else {

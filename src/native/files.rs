@@ -194,17 +194,16 @@ impl<'a> Handles<'a> {
     pub fn read_exact_at(&mut self, file: usize, buf: &mut [u8], offset: u64) -> Result<()> {
         use std::os::unix::fs::FileExt;
         let path = &self.paths[file];
-        let at = match self.open.iter().position(|(i, _)| *i == file) {
-            Some(at) => at,
-            None => {
-                if self.open.len() == MAX_OPEN {
-                    self.open.remove(0);
-                }
-                let f = std::fs::File::open(path)
-                    .with_context(|| format!("could not read '{}'", path.display()))?;
-                self.open.push((file, f));
-                self.open.len() - 1
+        let at = if let Some(at) = self.open.iter().position(|(i, _)| *i == file) {
+            at
+        } else {
+            if self.open.len() == MAX_OPEN {
+                self.open.remove(0);
             }
+            let f = std::fs::File::open(path)
+                .with_context(|| format!("could not read '{}'", path.display()))?;
+            self.open.push((file, f));
+            self.open.len() - 1
         };
         self.open[at]
             .1

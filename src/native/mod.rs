@@ -1,4 +1,5 @@
-//! Native file handling shared by every command (never compiled for wasm32): the one streaming
+//! Native file handling shared by every command (never compiled for wasm32): the one door every
+//! file goes through ([`files`]: plans, caps, globs, cleared outputs), the one streaming
 //! reader with the line limit ([`read`]), the one atomic writer ([`atomic`]) with its clean-up on
 //! signals ([`signals`]), the checks on inputs and outputs before anything runs ([`inputs`],
 //! [`run_files`]), and printing that a closed pipe ends quietly ([`out`]).

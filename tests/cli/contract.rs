@@ -525,7 +525,7 @@ fn run_case(files: &Files, case: &Case) -> Result<(), String> {
                 rlim_cur: 6 << 30,
                 rlim_max: 6 << 30,
             };
-            libc::setrlimit(libc::RLIMIT_AS, &cap);
+            libc::setrlimit(libc::RLIMIT_AS, &raw const cap);
             Ok(())
         });
     }
@@ -724,7 +724,7 @@ fn every_command_has_a_working_command_line() {
     cli.build();
     let missing: Vec<&str> = cli
         .get_subcommands()
-        .map(|s| s.get_name())
+        .map(clap::Command::get_name)
         .filter(|name| *name != "help" && base(name, None).is_none())
         .collect();
     assert!(

@@ -54,12 +54,12 @@ fn bounded(args: &[String], address_space: u64, open_files: u64, secs: u64) -> O
                 rlim_cur: address_space,
                 rlim_max: address_space,
             };
-            libc::setrlimit(libc::RLIMIT_AS, &cap);
+            libc::setrlimit(libc::RLIMIT_AS, &raw const cap);
             let files = libc::rlimit {
                 rlim_cur: open_files,
                 rlim_max: open_files,
             };
-            libc::setrlimit(libc::RLIMIT_NOFILE, &files);
+            libc::setrlimit(libc::RLIMIT_NOFILE, &raw const files);
             Ok(())
         });
     }
@@ -86,7 +86,7 @@ fn mkfifo(p: &Path) {
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
 }
 
-/// 1. Seconds too large for a clock were a panic (exit 101): now a usage error.
+/// Item 1: Seconds too large for a clock were a panic (exit 101): now a usage error.
 #[test]
 fn huge_durations_are_refused_not_a_panic() {
     let dir = tempfile::tempdir().unwrap();
@@ -126,7 +126,7 @@ fn huge_durations_are_refused_not_a_panic() {
     }
 }
 
-/// 2. `**` is Python's glob without recursion (one level, like `*`), and a link loop cannot
+/// Item 2: `**` is Python's glob without recursion (one level, like `*`), and a link loop cannot
 /// list a shard many times.
 #[test]
 fn aggregate_globs_as_python_without_recursion() {
@@ -154,7 +154,7 @@ fn aggregate_globs_as_python_without_recursion() {
     );
 }
 
-/// 3. An aggregate output onto a file the shards bring along (their sidecars and materialized
+/// Item 3: An aggregate output onto a file the shards bring along (their sidecars and materialized
 /// inputs) is refused before anything is written.
 #[test]
 fn aggregate_never_replaces_a_shards_sidecar() {
@@ -188,7 +188,7 @@ fn aggregate_never_replaces_a_shards_sidecar() {
     }
 }
 
-/// 4. Merging more shards than `ulimit -n` allows open at once: files are opened a few at a time.
+/// Item 4: Merging more shards than `ulimit -n` allows open at once: files are opened a few at a time.
 #[test]
 fn a_merge_of_many_shards_stays_under_the_open_file_limit() {
     let dir = tempfile::tempdir().unwrap();
@@ -234,7 +234,7 @@ fn a_merge_of_many_shards_stays_under_the_open_file_limit() {
     );
 }
 
-/// 5. A blank or whitespace-only line in a shard is skipped, as v0.7.0's aggregate skips it.
+/// Item 5: A blank or whitespace-only line in a shard is skipped, as v0.7.0's aggregate skips it.
 #[test]
 fn aggregate_skips_blank_lines_in_shards() {
     let dir = tempfile::tempdir().unwrap();
@@ -334,7 +334,7 @@ fn whole_documents_and_endless_lines_are_bounded() {
     }
 }
 
-/// 7. A FIFO named like ATIF (`*.json`) is not opened to sniff it: refused by name, no hang.
+/// Item 7: A FIFO named like ATIF (`*.json`) is not opened to sniff it: refused by name, no hang.
 #[test]
 fn a_fifo_named_json_never_hangs_a_command() {
     let dir = tempfile::tempdir().unwrap();
@@ -385,7 +385,7 @@ fn a_fifo_named_json_never_hangs_a_command() {
     }
 }
 
-/// 8. `report` reads ATIF like every command that reads a run, without --inputs.
+/// Item 8: `report` reads ATIF like every command that reads a run, without --inputs.
 #[test]
 fn report_reads_an_atif_run() {
     let dir = tempfile::tempdir().unwrap();
@@ -405,7 +405,7 @@ fn report_reads_an_atif_run() {
     );
 }
 
-/// 9. No output replaces a file of an ATIF run or the --rewards file; a refused build-pivot
+/// Item 9: No output replaces a file of an ATIF run or the --rewards file; a refused build-pivot
 /// leaves none of its side files in the export folder.
 #[test]
 fn outputs_never_replace_atif_files_or_rewards() {
@@ -476,7 +476,7 @@ fn outputs_never_replace_atif_files_or_rewards() {
     }
 }
 
-/// 10. A Harbor trial without its trajectory or result is named, not dropped without a word.
+/// Item 10: A Harbor trial without its trajectory or result is named, not dropped without a word.
 #[test]
 fn incomplete_harbor_trials_are_named() {
     let dir = tempfile::tempdir().unwrap();
@@ -494,7 +494,7 @@ fn incomplete_harbor_trials_are_named() {
     assert!(text.contains(&name) && text.contains("left out"), "{text}");
 }
 
-/// 11. One --rewards file for several ATIF runs would give them all the same rewards.
+/// Item 11: One --rewards file for several ATIF runs would give them all the same rewards.
 #[test]
 fn one_rewards_file_for_two_atif_runs_is_refused() {
     let dir = tempfile::tempdir().unwrap();
@@ -512,7 +512,7 @@ fn one_rewards_file_for_two_atif_runs_is_refused() {
     );
 }
 
-/// 12. What validate-atif accepts, the readers read: `schema_version` late in the file, a stray
+/// Item 12: What validate-atif accepts, the readers read: `schema_version` late in the file, a stray
 /// `config.json` beside the trajectories, trajectories in nested folders.
 #[test]
 fn the_readers_accept_what_validate_atif_accepts() {
@@ -537,6 +537,29 @@ fn the_readers_accept_what_validate_atif_accepts() {
     let out = run_gymscope(&["query", &s(&folder), "--count", "rollout >= 0"]);
     assert!(out.status.success(), "{}", output_text(&out));
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "1");
+    // Token counts as Harbor's schema takes them: `3.0`, and a negative count (read as unknown).
+    for (name, count) in [
+        ("float", serde_json::json!(3.0)),
+        ("negative", serde_json::json!(-3)),
+    ] {
+        let mut t = v.clone();
+        for step in t["steps"].as_array_mut().unwrap() {
+            if step["source"] == "agent" {
+                step["metrics"] =
+                    serde_json::json!({"prompt_tokens": count, "completion_tokens": 5});
+            }
+        }
+        let file = dir.path().join(format!("{name}.json"));
+        std::fs::write(&file, t.to_string()).unwrap();
+        let checked = run_gymscope(&["validate-atif", &s(&file)]);
+        assert!(
+            checked.status.success(),
+            "{name}: {}",
+            output_text(&checked)
+        );
+        let read = run_gymscope(&["query", &s(&file), "--count", "rollout >= 0"]);
+        assert!(read.status.success(), "{name}: {}", output_text(&read));
+    }
     let late = run_gymscope(&[
         "query",
         &s(&folder.join("nested/deeper/late.json")),
@@ -546,7 +569,7 @@ fn the_readers_accept_what_validate_atif_accepts() {
     assert!(late.status.success(), "{}", output_text(&late));
 }
 
-/// 13. A signal during an ATIF read leaves nothing in $TMPDIR; a missing $TMPDIR is not made.
+/// Item 13: A signal during an ATIF read leaves nothing in $TMPDIR; a missing $TMPDIR is not made.
 #[test]
 fn an_atif_read_leaves_nothing_in_tmpdir() {
     let dir = tempfile::tempdir().unwrap();
@@ -599,7 +622,7 @@ fn an_atif_read_leaves_nothing_in_tmpdir() {
     assert!(!dir.path().join("no").exists());
 }
 
-/// 14. Bad values on the command line are usage errors (exit 2), before anything runs.
+/// Item 14: Bad values on the command line are usage errors (exit 2), before anything runs.
 #[test]
 fn bad_values_exit_2() {
     let dir = tempfile::tempdir().unwrap();
@@ -641,7 +664,7 @@ fn bad_values_exit_2() {
 }
 
 /// 15 is in tests/collect (a head server whose /aggregate_metrics answers a bad shape).
-/// 16. Hydra's dict grammar: an entry without a key, or an empty value, is refused as Hydra
+/// Item 16: Hydra's dict grammar: an entry without a key, or an empty value, is refused as Hydra
 /// refuses it (it used to route nothing, or to an agent named "").
 #[test]
 fn hydra_dicts_are_parsed_as_hydra_parses_them() {
@@ -668,7 +691,7 @@ fn hydra_dicts_are_parsed_as_hydra_parses_them() {
     }
 }
 
-/// 17. export names the real problem: a folder as --rollouts, an output folder that exists once
+/// Item 17: export names the real problem: a folder as --rollouts, an output folder that exists once
 /// its `..` is resolved.
 #[test]
 fn export_names_the_real_problem() {

@@ -179,10 +179,22 @@ fn req_str(m: &Map<String, Value>, key: &str, at: &str) -> R<String> {
     opt_str(m, key, at)?.ok_or_else(|| format!("{at}.{key}: required"))
 }
 
+/// A token count as Harbor's schema takes it (validate-atif agrees): an integer, or a float
+/// with no fraction (Pydantic's lax `int`); a negative count, which the schema allows, is read
+/// as unknown.
 fn opt_count(m: &Map<String, Value>, key: &str, at: &str) -> R<Option<u64>> {
     match m.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) if n.as_u64().is_some() => Ok(n.as_u64()),
+        Some(Value::Number(n)) if n.as_i64().is_some() => Ok(None),
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Some(Value::Number(n))
+            if n.as_f64()
+                .is_some_and(|f| f.fract() == 0.0 && f.abs() < 9.007_199_254_740_992e15) =>
+        {
+            let f = n.as_f64().unwrap_or(0.0);
+            Ok((f >= 0.0).then_some(f as u64))
+        }
         Some(v) => Err(format!(
             "{at}.{key}: expected a non-negative integer, found {}",
             crate::json::describe(v)
