@@ -45,11 +45,6 @@ fn create_folders(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(made)
 }
 
-fn default_session_id(rollouts: &Path) -> String {
-    let name = rollouts.file_name().unwrap_or_default().to_string_lossy();
-    name.strip_suffix(".jsonl").unwrap_or(&name).to_string()
-}
-
 pub fn run(args: &ExportArgs) -> Result<ExitCode> {
     // The files first: a folder given as --rollouts is named as what it is, not as the blank
     // session id its name would give.
@@ -58,25 +53,33 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
         flag: "--rollouts",
     };
     check_input(input, false)?;
-    // v0.7.0's export config has no default agent_version (Hydra's missing value, exit 2).
-    let agent_version = args.agent_version.clone().ok_or_else(|| {
-        UsageError(
-            "missing required configuration: agent_version (gymscope: give --agent-version V)"
-                .into(),
-        )
-    })?;
-    let session_id = args
-        .session_id
-        .clone()
-        .unwrap_or_else(|| default_session_id(&args.rollouts));
-    for (flag, value) in [
-        ("--session-id", &session_id),
-        ("--agent-version", &agent_version),
+    // v0.7.0's export config has no defaults for either (exit 2, in its words).
+    let missing: Vec<&str> = [
+        ("session_id", args.session_id.is_none()),
+        ("agent_version", args.agent_version.is_none()),
+    ]
+    .iter()
+    .filter(|(_, m)| *m)
+    .map(|(k, _)| *k)
+    .collect();
+    if let Some(first) = missing.first() {
+        return Err(UsageError(format!(
+            "missing required configuration: {}. Provide each via its flag (see --help) or as a +{first}=<value> override.",
+            missing.join(", ")
+        ))
+        .into());
+    }
+    let session_id = args.session_id.clone().unwrap_or_default();
+    let agent_version = args.agent_version.clone().unwrap_or_default();
+    for (key, value) in [
+        ("session_id", &session_id),
+        ("agent_version", &agent_version),
     ] {
         if crate::atif::strict_model::is_blank(value) {
-            return Err(
-                UsageError(format!("{flag} must contain a non-whitespace character")).into(),
-            );
+            return Err(UsageError(format!(
+                "invalid configuration: {key} (Value error, must contain a non-whitespace character)."
+            ))
+            .into());
         }
     }
     // `new/..` names the folder it resolves to (here, an existing one), not `new`.

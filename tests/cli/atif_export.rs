@@ -144,6 +144,8 @@ fn an_existing_output_folder_is_refused_and_left_as_it_was() {
         &o,
         "--agent-version",
         "v1",
+        "--session-id",
+        "s",
     ]);
     assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
     assert!(
@@ -164,7 +166,7 @@ fn an_existing_output_folder_is_refused_and_left_as_it_was() {
 }
 
 #[test]
-fn the_output_folders_parent_is_created_and_defaults_name_the_session() {
+fn the_output_folders_parent_is_created_and_both_identities_are_required() {
     let case = repo_root().join("tests/fixtures/atif-v07/tool_then_answer");
     let tmp = tempfile::tempdir().unwrap();
     let rollouts = tmp.path().join("my_eval.jsonl");
@@ -174,10 +176,22 @@ fn the_output_folders_parent_is_created_and_defaults_name_the_session() {
         rollouts.display().to_string(),
         out_dir.display().to_string(),
     );
-    // v0.7.0 requires agent_version (exit 2, naming it); the session id defaults to the file's.
+    // v0.7.0 requires both (exit 2, in its words), and names each blank one.
     let missing = run_gymscope(&["export", "--rollouts", &r, "--output-dir", &o]);
     assert_eq!(missing.status.code(), Some(2), "{}", output_text(&missing));
-    assert!(output_text(&missing).contains("missing required configuration: agent_version"));
+    assert!(output_text(&missing).contains(
+        "missing required configuration: session_id, agent_version. Provide each via its flag (see --help) or as a +session_id=<value> override."
+    ));
+    let one = run_gymscope(&[
+        "export",
+        "--rollouts",
+        &r,
+        "--output-dir",
+        &o,
+        "--session-id",
+        "s",
+    ]);
+    assert!(output_text(&one).contains("missing required configuration: agent_version."));
     assert!(!out_dir.exists() && !tmp.path().join("a").exists());
     let out = run_gymscope(&[
         "export",
@@ -187,6 +201,8 @@ fn the_output_folders_parent_is_created_and_defaults_name_the_session() {
         &o,
         "--agent-version",
         "v1",
+        "--session-id",
+        "my_eval",
     ]);
     assert!(out.status.success(), "{}", output_text(&out));
     let first: serde_json::Value =
@@ -206,6 +222,13 @@ fn the_output_folders_parent_is_created_and_defaults_name_the_session() {
         "v1",
     ]);
     assert_eq!(blank.status.code(), Some(2), "{}", output_text(&blank));
+    assert!(
+        output_text(&blank).contains(
+            "invalid configuration: session_id (Value error, must contain a non-whitespace character)."
+        ),
+        "{}",
+        output_text(&blank)
+    );
 }
 
 /// A refused file leaves the disk as it was: no staging folder and none of the output's missing
@@ -225,6 +248,8 @@ fn a_refused_export_leaves_no_folder_it_made() {
         &o,
         "--agent-version",
         "v1",
+        "--session-id",
+        "s",
     ]);
     assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
     assert!(output_text(&out).contains("rejected 8 row(s)"));
@@ -259,7 +284,14 @@ fn a_signal_during_an_export_leaves_nothing() {
         let made = tmp.path().join(format!("made{sig}"));
         let out_dir = made.join("out");
         let mut child = Command::new(gymscope_bin())
-            .args(["export", "--agent-version", "v1", "--rollouts"])
+            .args([
+                "export",
+                "--agent-version",
+                "v1",
+                "--session-id",
+                "s",
+                "--rollouts",
+            ])
             .arg(&rollouts)
             .arg("--output-dir")
             .arg(&out_dir)

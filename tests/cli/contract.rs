@@ -116,6 +116,8 @@ impl Files {
             &f("atif"),
             "--agent-version",
             "v1",
+            "--session-id",
+            "s",
         ]);
         std::fs::create_dir(d.join("hc")).unwrap();
         std::fs::copy(d.join("r.jsonl"), d.join("hc/rollouts.jsonl")).unwrap();
@@ -286,6 +288,8 @@ fn base_of(command: &str) -> Option<Vec<&'static str>> {
             "{out}/atif",
             "--agent-version",
             "v1",
+            "--session-id",
+            "s",
         ],
         "validate-atif" => vec!["validate-atif", "{in}/atif"],
         "validate-pivot" => vec!["validate-pivot", "--path", "{in}/p.jsonl"],

@@ -34,6 +34,8 @@ fn atif_in(dir: &Path) -> PathBuf {
         &s(&out),
         "--agent-version",
         "v1",
+        "--session-id",
+        "s",
     ]);
     assert!(o.status.success(), "{}", output_text(&o));
     out
@@ -375,6 +377,8 @@ fn a_fifo_named_json_never_hangs_a_command() {
             &s(&d.join("e")),
             "--agent-version",
             "v",
+            "--session-id",
+            "s",
         ]),
     ];
     for args in cases {
@@ -707,6 +711,8 @@ fn export_names_the_real_problem() {
             "x",
             "--agent-version",
             "v",
+            "--session-id",
+            "s",
         ])
         .current_dir(dir.path())
         .output()
@@ -726,6 +732,8 @@ fn export_names_the_real_problem() {
             "new/..",
             "--agent-version",
             "v",
+            "--session-id",
+            "s",
         ])
         .current_dir(dir.path())
         .output()

@@ -420,6 +420,8 @@ fn round_three_commands_hold_under_mutation() {
                     s(&p("atif")),
                     "--agent-version".into(),
                     "v1".into(),
+                    "--session-id".into(),
+                    "s".into(),
                 ],
                 inputs: vec![p("observed.jsonl")],
                 codes: &[0, 1, 2],
