@@ -10,7 +10,7 @@ use crate::error::RolloutKey;
 use crate::fast_map::{FastMap, FastSet};
 use crate::json::Num;
 use crate::record::{key, KeyId};
-use crate::stats::Scratch;
+use crate::stats::{self, Scratch};
 use std::borrow::Cow;
 
 type AgentId = u32;
@@ -97,10 +97,8 @@ fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Profile {
     let mut rollout_agent: Vec<Option<AgentId>> = Vec::with_capacity(rollouts.len());
     let mut rollout_run: Vec<u32> = Vec::with_capacity(rollouts.len());
     let mut no_agent = (0usize, u64::MAX);
-    for r in &rollouts {
-        let at = input_index[&r.key] as usize;
-        let run = runs.of_input[at];
-        rollout_run.push(run);
+    let agent_of = |r: &RolloutRecord| {
+        let run = runs.of_input[input_index[&r.key] as usize];
         let mut agent = labels[run as usize]
             .as_ref()
             .map(|l| (Cow::Borrowed(&*l.name), l.numeric));
@@ -108,6 +106,16 @@ fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Profile {
             if k == key::AGENT_NAME {
                 agent = Some((Cow::Owned(AgentKey::from_num(v).name.into()), true));
             }
+        });
+        agent
+    };
+    let float_names = float_agent_names(rollouts.iter().map(agent_of));
+    for r in &rollouts {
+        let at = input_index[&r.key] as usize;
+        rollout_run.push(runs.of_input[at]);
+        let agent = agent_of(r).map(|(name, numeric)| match numeric && float_names {
+            true => (Cow::Owned(as_float_name(&name)), true),
+            false => (name, numeric),
         });
         rollout_agent.push(agent.map(|a| {
             if let Some(&id) = agent_ids.get(&a) {
@@ -251,7 +259,7 @@ fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Profile {
         &agent_names,
     );
     warnings.extend(warning);
-    let across = super::repeats::across_repeats(&repeats, &columns, &keys, agents.len());
+    let across = super::repeats::across_repeats(&repeats, &columns, &keys, &agent_names);
     for (agent, across) in agents.iter_mut().zip(across) {
         agent.across = across;
     }
@@ -347,6 +355,31 @@ fn agent_rows(
         .collect()
 }
 
+/// Whether upstream's `agent_name` column is float64: every name a number (or missing, NaN), at
+/// least one a number, and one a float or missing. pandas then writes every name as a float
+/// (`7.0`), and names equal as floats (`7`, `7.0`) are one agent.
+fn float_agent_names<'a>(agents: impl Iterator<Item = Option<(Cow<'a, str>, bool)>>) -> bool {
+    let (mut any_number, mut any_float) = (false, false);
+    for agent in agents {
+        match agent {
+            None => any_float = true,
+            Some((_, false)) => return false,
+            Some((name, true)) => {
+                any_number = true;
+                any_float |= name.contains(['.', 'e', 'E']);
+            }
+        }
+    }
+    any_number && any_float
+}
+
+/// A numeric name's JSON text as a float's (`7` → `7.0`).
+fn as_float_name(name: &str) -> String {
+    let mut buf = Vec::new();
+    let _ = crate::json::write_f64(&mut buf, name.parse::<f64>().unwrap_or(f64::NAN));
+    String::from_utf8_lossy(&buf).into_owned()
+}
+
 /// `column_of`'s mark of a key that is not a metric column.
 pub(super) const NO_COLUMN: u32 = u32::MAX;
 
@@ -417,6 +450,8 @@ struct Grouper<'a> {
     starts: Vec<usize>,
     sorted: Vec<(u32, u32, Num)>,
     column: Vec<f64>,
+    /// `column` with its missing values filled, for the max and min.
+    filled: Vec<f64>,
     scratch: Scratch,
 }
 
@@ -430,6 +465,7 @@ impl<'a> Grouper<'a> {
             starts: Vec::new(),
             sorted: Vec::new(),
             column: Vec::new(),
+            filled: Vec::new(),
             scratch: Scratch::default(),
         }
     }
@@ -514,14 +550,10 @@ impl<'a> Grouper<'a> {
                     });
                 (mx.map(Num::Int), mn.map(Num::Int))
             } else {
-                let present = self.column.iter().copied().filter(|v| !v.is_nan());
-                let (mx, mn) =
-                    present.fold((None, None), |(mx, mn): (Option<f64>, Option<f64>), v| {
-                        (
-                            Some(mx.map_or(v, |m| if v > m { v } else { m })),
-                            Some(mn.map_or(v, |m| if v < m { v } else { m })),
-                        )
-                    });
+                // pandas' `DataFrame.max`/`min`: NaN filled with -inf/+inf, then numpy's
+                // reduction, whose lanes decide between -0.0 and 0.0.
+                let mx = stats::nan_max(&self.column, &mut self.filled);
+                let mn = stats::nan_min(&self.column, &mut self.filled);
                 (mx.map(Num::Float), mn.map(Num::Float))
             };
             out.push((

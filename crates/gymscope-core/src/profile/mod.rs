@@ -327,7 +327,18 @@ pub struct Profile {
 }
 
 impl Profile {
+    /// A metric column's name; [`Profile::agent_column`] is `agent_name`.
     pub fn column_name(&self, column: usize) -> &str {
-        self.keys.name(self.columns[column])
+        match self.columns.get(column) {
+            Some(&k) => self.keys.name(k),
+            None => "agent_name",
+        }
+    }
+
+    /// The column index the repeat-level statistics give the agents' numeric names (one past
+    /// the metric columns): v0.7.0's frame holds the name in a column `agent_name`, which
+    /// `select_dtypes(include="number")` takes as a metric when every name is a number.
+    pub fn agent_column(&self) -> usize {
+        self.columns.len()
     }
 }
