@@ -698,6 +698,14 @@ def hand_cases() -> List[Case]:
     add(Case("json_with_ignore", [simple(0, 0, turns=[turn(1, ["c0"], answer=""), turn(2, ["c1"])]), simple(1, 0)],
              args=["--json", "--ignore-checks", "agent_turn_hollow"], want={}))
     add(Case("unknown_ignored_check", [simple(0, 0)], args=["--ignore-checks", "not_a_check"], exit_code=2))
+    # Issue 58: argparse's rules for the flag (`_split_comma_separated`, `store`: the last wins).
+    add(Case("ignore_empty_entry", [simple(0, 0)], args=["--ignore-checks", "model_call_failed,,agent_turn_hollow"],
+             exit_code=2))
+    add(Case("ignore_trailing_comma", [simple(0, 0)], args=["--ignore", "model_call_failed,"], exit_code=2))
+    add(Case("ignore_repeated_last_unknown", [simple(0, 0)], args=["--ignore", "not_a", "--ignore", "not_b"],
+             exit_code=2))
+    add(Case("ignore_repeated_last_wins", [simple(0, 0), simple(0, 1, [mcall("c0", status=500)])],
+             args=["--ignore", "not_a_check", "--ignore-checks", "model_call_failed"], want=None))
 
     # -- task ids and repeats --------------------------------------------------------------
     add(Case("string_task_ids", [
