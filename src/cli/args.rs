@@ -330,7 +330,7 @@ pub struct ExportArgs {
     /// each `trajectory_id`). Default: the rollouts file's name without `.jsonl`.
     #[arg(long, value_name = "S")]
     pub session_id: Option<String>,
-    /// Version of the agent that produced the rollouts (`agent.version`). Default: "unknown".
+    /// Version of the agent that produced the rollouts (`agent.version`): required, as upstream.
     #[arg(long, value_name = "V")]
     pub agent_version: Option<String>,
     /// Refuse lines longer than N bytes (default 1 GiB).

@@ -55,19 +55,28 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
         .session_id
         .clone()
         .unwrap_or_else(|| default_session_id(&args.rollouts));
-    let agent_version = args
-        .agent_version
-        .clone()
-        .unwrap_or_else(|| "unknown".into());
-    for (flag, value) in [
-        ("--session-id", &session_id),
-        ("--agent-version", &agent_version),
+    // v0.7.0's configuration errors (`nemo_gym/cli/main.py`, its Pydantic config): the agent
+    // version is required; the session id has a default here (docs/parity.md).
+    let Some(agent_version) = args.agent_version.clone() else {
+        return Err(UsageError(
+            "missing required configuration: agent_version. Provide each via its flag (see \
+             --help) or as a +agent_version=<value> override."
+                .into(),
+        )
+        .into());
+    };
+    for (key, value) in [
+        ("session_id", &session_id),
+        ("agent_version", &agent_version),
     ] {
-        if crate::atif::strict_model::is_blank(value) {
-            return Err(
-                UsageError(format!("{flag} must contain a non-whitespace character")).into(),
-            );
-        }
+        let why = if value.is_empty() {
+            "String should have at least 1 character"
+        } else if crate::atif::strict_model::is_blank(value) {
+            "Value error, must contain a non-whitespace character"
+        } else {
+            continue;
+        };
+        return Err(UsageError(format!("invalid configuration: {key} ({why}).")).into());
     }
     let input = Input {
         path: &args.rollouts,

@@ -95,6 +95,18 @@ fn every_recorded_export_gives_v07s_files_or_reasons() {
             if out_dir.is_dir() && files(&out_dir) != files(&expected.join("out")) {
                 problems.push("the output folder differs from upstream's".into());
             }
+        } else if want_code == 2 {
+            // A usage error, on stderr in both: argparse's `prog: error: <reason>`.
+            let stderr = read_text(&expected.join("stderr"));
+            let want = stderr.lines().last().unwrap_or("");
+            let want = want.rsplit(": error: ").next().unwrap_or(want);
+            let got = String::from_utf8_lossy(&out.stderr);
+            if !got.contains(want) {
+                problems.push(format!("stderr lacks {want:?}: {got}"));
+            }
+            if out_dir.exists() {
+                problems.push("a refused export left its output folder".into());
+            }
         } else {
             refused += 1;
             let want = reasons(&read_text(&expected.join("stdout")));
@@ -142,6 +154,8 @@ fn an_existing_output_folder_is_refused_and_left_as_it_was() {
         &r,
         "--output-dir",
         &o,
+        "--agent-version",
+        "1",
     ]);
     assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
     assert!(
@@ -172,7 +186,19 @@ fn the_output_folders_parent_is_created_and_defaults_name_the_session() {
         rollouts.display().to_string(),
         out_dir.display().to_string(),
     );
-    let out = run_gymscope(&["export", "--rollouts", &r, "--output-dir", &o]);
+    // v0.7.0 requires the agent version (issue 58); the session id has a default.
+    let missing = run_gymscope(&["export", "--rollouts", &r, "--output-dir", &o]);
+    assert_eq!(missing.status.code(), Some(2), "{}", output_text(&missing));
+    assert!(!out_dir.exists());
+    let out = run_gymscope(&[
+        "export",
+        "--rollouts",
+        &r,
+        "--output-dir",
+        &o,
+        "--agent-version",
+        "unknown",
+    ]);
     assert!(out.status.success(), "{}", output_text(&out));
     let first: serde_json::Value =
         serde_json::from_slice(&fs::read(out_dir.join("0-0.json")).unwrap()).unwrap();
@@ -187,6 +213,8 @@ fn the_output_folders_parent_is_created_and_defaults_name_the_session() {
         &format!("{o}2"),
         "--session-id",
         " ",
+        "--agent-version",
+        "1",
     ]);
     assert_eq!(blank.status.code(), Some(2), "{}", output_text(&blank));
 }
@@ -200,7 +228,15 @@ fn a_refused_export_leaves_no_folder_it_made() {
     fs::create_dir(tmp.path().join("a")).unwrap();
     let r = case.join("rollouts.jsonl").display().to_string();
     let o = tmp.path().join("a/b/c/out").display().to_string();
-    let out = run_gymscope(&["export", "--rollouts", &r, "--output-dir", &o]);
+    let out = run_gymscope(&[
+        "export",
+        "--rollouts",
+        &r,
+        "--output-dir",
+        &o,
+        "--agent-version",
+        "1",
+    ]);
     assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
     assert!(output_text(&out).contains("rejected 8 row(s)"));
     let left: Vec<_> = fs::read_dir(tmp.path().join("a")).unwrap().collect();
@@ -238,6 +274,7 @@ fn a_signal_during_an_export_leaves_nothing() {
             .arg(&rollouts)
             .arg("--output-dir")
             .arg(&out_dir)
+            .args(["--agent-version", "1"])
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()

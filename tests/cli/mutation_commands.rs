@@ -418,6 +418,8 @@ fn round_three_commands_hold_under_mutation() {
                     s(&p("observed.jsonl")),
                     "--output-dir".into(),
                     s(&p("atif")),
+                    "--agent-version".into(),
+                    "1".into(),
                 ],
                 inputs: vec![p("observed.jsonl")],
                 codes: &[0, 1, 2],

@@ -454,11 +454,7 @@ pub fn render_markdown(r: &ComparisonResult, extra: Option<&str>) -> String {
     }
     if !r.warnings.is_empty() {
         lines.extend(["## Warnings".into(), String::new()]);
-        lines.extend(
-            r.warnings
-                .iter()
-                .map(|w| format!("- {w}")),
-        );
+        lines.extend(r.warnings.iter().map(|w| format!("- {w}")));
         lines.push(String::new());
     }
     if let Some(extra) = extra {
