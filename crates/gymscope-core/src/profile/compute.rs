@@ -9,7 +9,7 @@ use crate::error::ProfileError;
 use crate::error::RolloutKey;
 use crate::fast_map::{FastMap, FastSet};
 use crate::json::Num;
-use crate::record::{key, KeyId};
+use crate::record::{key, IndexKind, KeyId};
 use crate::stats::{self, Scratch};
 use std::borrow::Cow;
 
@@ -184,6 +184,26 @@ fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Profile {
         }
         start = end;
     }
+    // pandas' dtype of the `_ng_task_index` column (the matched rows' indices): bool when all
+    // are, object when bools mix with numbers (a group keeps its first row's), float when any
+    // is a float.
+    let task_kind_of = |r: &RolloutRecord| inputs[input_index[&r.key] as usize].task_kind;
+    let column_kind = {
+        let (mut bools, mut floats) = (0, 0);
+        for r in &rollouts {
+            match task_kind_of(r) {
+                IndexKind::Bool => bools += 1,
+                IndexKind::Float => floats += 1,
+                IndexKind::Int => {}
+            }
+        }
+        match (bools, floats) {
+            (b, _) if b > 0 && b == rollouts.len() => Some(IndexKind::Bool),
+            (b, _) if b > 0 => None,
+            (_, f) if f > 0 => Some(IndexKind::Float),
+            _ => Some(IndexKind::Int),
+        }
+    };
     let new_grouper = || Grouper::new(columns.len(), &column_of, all_int);
     let task_rows = |bounds: &[std::ops::Range<usize>]| -> Vec<TaskProfile> {
         let mut grouper = new_grouper();
@@ -197,6 +217,7 @@ fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Profile {
                 members.extend(range.clone());
                 TaskProfile {
                     task: first.key.task,
+                    task_kind: column_kind.unwrap_or_else(|| task_kind_of(first)),
                     agent: if fan_out {
                         labels[run as usize].clone()
                     } else {
