@@ -387,8 +387,26 @@ def mutate(rng: random.Random, row):
     for p in path[:-1]:
         parent = parent[p]
     key = path[-1]
-    choice = rng.randrange(8)
+    choice = rng.randrange(10)
     values = [None, True, 0, -1, 1.5, "", " ", "completed", "stop", "tool_calls", [], {}, "x", 2**62, 2**40, -0.0, 1e16]
+    # Issue 58: annotation shapes (valid and not) on an output_text part, lone surrogates in text.
+    annotations = [[1], [{}], [{"type": "nope"}], [{"type": "url_citation", "url": "u", "title": "t",
+                   "start_index": 0, "end_index": 1}], [{"type": "file_path", "file_id": "f", "index": 1.0}],
+                   [{"type": "file_citation", "file_id": "f", "filename": "n", "index": 0, "extra": 1}], None, "x"]
+    parts = [(q, k) for q in paths for k in ("annotations", "text") if q and q[-1] == k]
+    if choice == 8 and parts:
+        where, _ = rng.choice(parts)
+        parent = row
+        for p in where[:-1]:
+            parent = parent[p]
+        if where[-1] == "annotations":
+            parent["annotations"] = rng.choice(annotations)
+        else:
+            parent["text"] = rng.choice(["@@SURROGATE@@", "a @@SURROGATE@@ b", "\ud83d\ude00 paired"])
+        return row
+    if choice == 9:
+        row[rng.choice(["x_note", "reward_note"])] = "@@SURROGATE@@"
+        return row
     if choice == 0 and isinstance(parent, dict):
         del parent[key]
     elif choice == 1 and isinstance(parent, list):

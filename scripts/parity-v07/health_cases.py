@@ -929,7 +929,22 @@ def fuzz_case(index: int, seed: int) -> Case:
         args.append("--json")
     if rng.random() < 0.2:
         args += ["--ignore-checks", ",".join(rng.sample(CHECKS, rng.randint(1, 2)))]
-    return Case(f"fuzz-{index}", lines, want=None, args=args)
+    # Issue 58: flag spellings argparse treats its way: a repeated flag (the last wins), the
+    # alias, a prefix, empty entries and spaces.
+    if rng.random() < 0.2:
+        flag = lambda: rng.choice(["--ignore-checks", "--ignore", "--ignore-c"])
+        ids = lambda: rng.choice([
+            ",".join(rng.sample(CHECKS, rng.randint(1, 2))), rng.choice(CHECKS) + ",", "," + rng.choice(CHECKS),
+            rng.choice(CHECKS) + ",," + rng.choice(CHECKS), " " + rng.choice(CHECKS) + " , " + rng.choice(CHECKS),
+            "not_a_check"])
+        for _ in range(rng.randint(1, 3)):
+            args += [flag(), ids()]
+    # argparse converts every occurrence (an empty entry anywhere exits 2); only the last
+    # occurrence's ids are checked against the catalog.
+    values = [v for f, v in zip(args, args[1:]) if f.startswith("--ign")]
+    empty = any(not part.strip() for v in values for part in v.split(","))
+    exit_code = 2 if empty or (values and values[-1] == "not_a_check") else 0
+    return Case(f"fuzz-{index}", lines, want=None, args=args, exit_code=exit_code)
 
 
 # ---------------------------------------------------------------------------------------------

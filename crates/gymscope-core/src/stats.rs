@@ -214,11 +214,13 @@ impl Spread {
         let sem = std / crate::python_math::sqrt_as_pow(n as u64);
         // Order statistics by selection, not a sort: the sums above are done, so `values` may
         // be reordered (a repeat's columns hold a value per task).
-        // Before the selections below reorder `values`: numpy's lanes decide a tie of zeros.
+        // Before the selections below reorder `values`: numpy's lanes decide a tie of zeros, and
+        // its sort of a small array leaves tied zeros in their order (`ZeroTies`).
         let (min, max) = (
             np_min(values).unwrap_or(f64::NAN),
             np_max(values).unwrap_or(f64::NAN),
         );
+        let ties = ZeroTies::of(values);
         let mid = n / 2;
         // numpy's median is the mean of the middle one or two values.
         let median = if n % 2 == 1 {
@@ -242,8 +244,8 @@ impl Spread {
             sem,
             min,
             max,
-            p25: linear_quantile(values, 0.25),
-            p75: linear_quantile(values, 0.75),
+            p25: linear_quantile(values, 0.25, &ties),
+            p75: linear_quantile(values, 0.75, &ties),
             ci,
         })
     }
@@ -259,24 +261,65 @@ fn order_pair(values: &mut [f64], k: usize) -> (f64, Option<f64>) {
 
 /// numpy's `percentile(…, method="linear")` of sorted values at `q` (0.25 or 0.75, for which
 /// `q * (n - 1)` is exact), with numpy's two-sided interpolation.
-fn linear_quantile(values: &mut [f64], q: f64) -> f64 {
+fn linear_quantile(values: &mut [f64], q: f64, ties: &ZeroTies) -> f64 {
     let n = values.len();
     let h = q * (n - 1) as f64;
     // At or past the last index numpy takes the last value for both neighbours, and its weight
     // from index -1 (`_get_indexes`, `_get_gamma`): the sign of a -0.0 depends on it.
     let (a, b, g) = if h >= (n - 1) as f64 {
-        let last = order_pair(values, n - 1).0;
+        let last = ties.at(n - 1, order_pair(values, n - 1).0);
         (last, last, h + 1.0)
     } else {
         let i = h.floor();
         let (a, b) = order_pair(values, i as usize);
-        (a, b.unwrap_or(a), h - i)
+        let a = ties.at(i as usize, a);
+        (a, b.map_or(a, |b| ties.at(i as usize + 1, b)), h - i)
     };
     let d = b - a;
     if g >= 0.5 {
         b - d * (1.0 - g)
     } else {
         a + d * g
+    }
+}
+
+/// Ties of `-0.0` and `0.0` in sorted order, as numpy's sort of a small array leaves them: in
+/// their original order (its insertion sort moves nothing past an equal value). Exact up to six
+/// values; for longer columns numpy's AVX-512 quickselect places them otherwise, which is not
+/// copied (docs/parity.md).
+struct ZeroTies {
+    /// The zeros in their original order, when both signs are among them.
+    zeros: Vec<f64>,
+    /// How many values sort before the zeros.
+    below: usize,
+}
+
+impl ZeroTies {
+    fn of(values: &[f64]) -> ZeroTies {
+        let zero = |negative: bool| {
+            values
+                .iter()
+                .any(|v| *v == 0.0 && v.is_sign_negative() == negative)
+        };
+        // Nothing kept (no pass, no allocation) unless both signs are there.
+        if !(zero(true) && zero(false)) {
+            return ZeroTies {
+                zeros: Vec::new(),
+                below: 0,
+            };
+        }
+        ZeroTies {
+            zeros: values.iter().copied().filter(|v| *v == 0.0).collect(),
+            below: values.iter().filter(|v| **v < 0.0).count(),
+        }
+    }
+
+    /// The value at sorted position `k`, `v` as selected.
+    fn at(&self, k: usize, v: f64) -> f64 {
+        match k.checked_sub(self.below) {
+            Some(i) if v == 0.0 => self.zeros.get(i).copied().unwrap_or(v),
+            _ => v,
+        }
     }
 }
 
@@ -311,6 +354,15 @@ mod tests {
                 assert_eq!(got.is_sign_negative(), sign == '-', "{bits}");
             }
         }
+        // The quartiles of a small column: tied zeros stay in their order, as numpy's sort
+        // leaves them (pandas: [-0.0, 0.0, -0.0] has p25 0.0; [0.0, -0.0, -0.0] has p75 -0.0).
+        let q = |v: &mut [f64]| {
+            let s = Spread::of(v).unwrap();
+            (s.p25.is_sign_negative(), s.p75.is_sign_negative())
+        };
+        assert_eq!(q(&mut [-0.0, 0.0, -0.0]), (false, false));
+        assert_eq!(q(&mut [0.0, -0.0, -0.0]), (false, true));
+        assert_eq!(q(&mut [-0.0, -0.0, 0.0]), (true, false));
         // A missing value is -inf/+inf in its place, not left out.
         let mut scratch = Vec::new();
         let col = [-0.0, f64::NAN, 0.0];
