@@ -7,6 +7,7 @@ three files, success or failure). A check to run by hand beside the venv, not a 
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -82,6 +83,16 @@ def make_run(rng: random.Random):
     return rows, results, partial
 
 
+def documented(out):
+    """An outcome with the documented difference taken out: a repeat-level quartile's sign of
+    zero where `-0.0` and `0.0` tie (docs/parity.md, "Not copied")."""
+    ok, stdout, files = out
+    if files is None:
+        return out
+    quartile = re.compile(rb'("p(?:25|75)/(?:[^"\\]|\\.)*"):-0\.0(?=[,}])')
+    return ok, stdout, [quartile.sub(rb"\1:0.0", f) if f is not None else None for f in files]
+
+
 def run(argv, cwd):
     p = subprocess.run(argv, capture_output=True, text=True, cwd=cwd)
     return p.returncode, p.stdout
@@ -90,7 +101,7 @@ def run(argv, cwd):
 def main() -> int:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 50
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
-    bad = 0
+    bad = known = 0
     for i in range(n):
         rng = random.Random(seed * 100_000 + i)
         rows, results, partial = make_run(rng)
@@ -106,7 +117,10 @@ def main() -> int:
                 code, out = run(argv, tmp)
                 files = [Path(tmp, "r" + s).read_bytes() if Path(tmp, "r" + s).exists() else None for s in SUFFIXES]
                 outs.append((code == 0, out if code == 0 else "", files if code == 0 else None))
-        if outs[0] != outs[1]:
+        if outs[0] != outs[1] and documented(outs[0]) == documented(outs[1]):
+            known += 1
+            print(f"case {i}: differs only in a quartile's zero sign (docs/parity.md)")
+        elif outs[0] != outs[1]:
             bad += 1
             print(f"case {i}: differs (ok: {outs[0][0]} / {outs[1][0]})")
             for name, a, b in zip(SUFFIXES, outs[0][2] or [], outs[1][2] or []):
@@ -117,7 +131,7 @@ def main() -> int:
                     print("  ", name, f"from byte {at}", "\n   v0.7:", a[lo:at + 150], "\n   ours:", b[lo:at + 150])
             if outs[0][1] != outs[1][1]:
                 print("   stdout v0.7:", outs[0][1], "\n   ours:", outs[1][1])
-    print(f"{n - bad} of {n} equal")
+    print(f"{n - bad - known} of {n} equal, {known} differ only as documented, {bad} differ")
     return 1 if bad else 0
 
 

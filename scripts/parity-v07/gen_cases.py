@@ -246,6 +246,35 @@ def index_types() -> Case:
     return c
 
 
+def index_types_mixed() -> Case:
+    """Bools among numeric task indices (pandas' object column): task 1's first row says `True`,
+    its second `1.0`; a result keyed `2.0` for a materialized `2`; the keys' index is then floats."""
+    c = Case("index_types_mixed", 2015)
+    rng = c.rng
+    for t in range(4):
+        for r in range(2):
+            task: Any = {(1, 0): True, (1, 1): 1.0}.get((t, r), t)
+            m = c.add_mat(row(task, r, f"m{t}", "mix"))
+            res = result(m, rng.choice([0.0, 1.0]), None, usage(2, 3))
+            if t == 2:
+                res["_ng_task_index"] = 2.0
+            c.add_rollout(res)
+    return c
+
+
+def index_types_merged() -> Case:
+    """A bool task index that is not its task's first (`1.0` then `True`): the object column's
+    keys are all numbers, and pandas writes every task row's index as a float."""
+    c = Case("index_types_merged", 2016)
+    rng = c.rng
+    for t in range(3):
+        for r in range(2):
+            task: Any = {(1, 0): 1.0, (1, 1): True}.get((t, r), t)
+            m = c.add_mat(row(task, r, f"g{t}", "merged"))
+            c.add_rollout(result(m, rng.choice([0.0, 1.0]), None, usage(2, 3)))
+    return c
+
+
 def derived_names() -> Case:
     """Numeric fields named like derived columns (`mean/already`, `max/x`, `std/`), first in the
     row: columns `mean/mean/already`, …, not a profile file."""
@@ -281,7 +310,8 @@ def numeric_agent_name() -> Case:
 CASES: Dict[str, Callable[[], Case]] = {
     f.__name__: f
     for f in [masked, all_masked, env_servers, fan_out_servers, fan_out_agents, underscore_fields, big_floats,
-              repeats_one_to_eight, metric_names, wide_repeats, signed_zeros, index_types, derived_names,
+              repeats_one_to_eight, metric_names, wide_repeats, signed_zeros, index_types, index_types_mixed, index_types_merged,
+              derived_names,
               numeric_agent_name]
 }
 

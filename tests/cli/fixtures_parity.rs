@@ -125,7 +125,7 @@ fn generated_cases_match_upstream_oracle() {
         same_as_recorded(&dir);
         checked += 1;
     }
-    assert!(checked >= 23, "only {checked} generated cases found");
+    assert!(checked >= 25, "only {checked} generated cases found");
 }
 
 /// Issue 58's cases, one test each (they are in the sweep above too).
@@ -145,6 +145,8 @@ fn signed_zeros_max_and_min_as_numpy() {
 #[test]
 fn bool_and_float_indices_as_read() {
     v07_case("index_types");
+    v07_case("index_types_mixed");
+    v07_case("index_types_merged");
 }
 
 #[test]

@@ -113,9 +113,12 @@ fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Profile {
     for r in &rollouts {
         let at = input_index[&r.key] as usize;
         rollout_run.push(runs.of_input[at]);
-        let agent = agent_of(r).map(|(name, numeric)| match numeric && float_names {
-            true => (Cow::Owned(as_float_name(&name)), true),
-            false => (name, numeric),
+        let agent = agent_of(r).map(|(name, numeric)| {
+            if numeric && float_names {
+                (Cow::Owned(as_float_name(&name)), true)
+            } else {
+                (name, numeric)
+            }
         });
         rollout_agent.push(agent.map(|a| {
             if let Some(&id) = agent_ids.get(&a) {
@@ -184,24 +187,46 @@ fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Profile {
         }
         start = end;
     }
-    // pandas' dtype of the `_ng_task_index` column (the matched rows' indices): bool when all
-    // are, object when bools mix with numbers (a group keeps its first row's), float when any
-    // is a float.
+    // How pandas writes the `_ng_task_index` of a task row (the matched rows' indices): a bool
+    // column as bools, a numeric one as floats when any is a float. A column mixing bools with
+    // numbers is of objects: its groups are keyed by each task's first row in (task, rollout)
+    // order (`True` and `1.0` are one key), and the keys' index is then inferred again (floats
+    // if any is a float and none a bool; each as it was read otherwise).
     let task_kind_of = |r: &RolloutRecord| inputs[input_index[&r.key] as usize].task_kind;
-    let column_kind = {
-        let (mut bools, mut floats) = (0, 0);
+    let first_kinds: FastMap<i64, (i64, IndexKind)> = {
+        let mut first: FastMap<i64, (i64, IndexKind)> = FastMap::default();
         for r in &rollouts {
-            match task_kind_of(r) {
-                IndexKind::Bool => bools += 1,
-                IndexKind::Float => floats += 1,
-                IndexKind::Int => {}
+            let entry = first
+                .entry(r.key.task)
+                .or_insert((r.key.rollout, task_kind_of(r)));
+            if r.key.rollout < entry.0 {
+                *entry = (r.key.rollout, task_kind_of(r));
             }
         }
-        match (bools, floats) {
-            (b, _) if b > 0 && b == rollouts.len() => Some(IndexKind::Bool),
-            (b, _) if b > 0 => None,
-            (_, f) if f > 0 => Some(IndexKind::Float),
-            _ => Some(IndexKind::Int),
+        first
+    };
+    let column_kind = {
+        let count = |kind: IndexKind, kinds: &mut dyn Iterator<Item = IndexKind>| {
+            kinds.filter(|k| *k == kind).count()
+        };
+        let bools = count(IndexKind::Bool, &mut rollouts.iter().map(task_kind_of));
+        let floats = count(IndexKind::Float, &mut rollouts.iter().map(task_kind_of));
+        if bools > 0 && bools == rollouts.len() {
+            Some(IndexKind::Bool)
+        } else if bools > 0 {
+            let uniques = first_kinds.values().map(|(_, k)| *k);
+            let (b, f) = uniques.fold((false, false), |(b, f), k| {
+                (b || k == IndexKind::Bool, f || k == IndexKind::Float)
+            });
+            match (b, f) {
+                (true, _) => None,
+                (false, true) => Some(IndexKind::Float),
+                (false, false) => Some(IndexKind::Int),
+            }
+        } else if floats > 0 {
+            Some(IndexKind::Float)
+        } else {
+            Some(IndexKind::Int)
         }
     };
     let new_grouper = || Grouper::new(columns.len(), &column_of, all_int);
@@ -217,7 +242,11 @@ fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Profile {
                 members.extend(range.clone());
                 TaskProfile {
                     task: first.key.task,
-                    task_kind: column_kind.unwrap_or_else(|| task_kind_of(first)),
+                    task_kind: column_kind.unwrap_or_else(|| {
+                        first_kinds
+                            .get(&first.key.task)
+                            .map_or(IndexKind::Int, |f| f.1)
+                    }),
                     agent: if fan_out {
                         labels[run as usize].clone()
                     } else {
