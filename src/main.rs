@@ -9,6 +9,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[cfg(not(target_arch = "wasm32"))]
 fn main() -> std::process::ExitCode {
     gymscope::native::allocator::configure();
+    // Before any handler is installed: an inherited ignored SIGINT stays ignored.
+    gymscope::native::signals::sigint_ignored_at_start();
     gymscope::cli::run()
 }
 

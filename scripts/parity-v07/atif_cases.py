@@ -265,7 +265,26 @@ def cases():
                           edit(tool_then_answer(0, 1), lambda r: traj(r)["model_calls"][0].update(token_stats=None)),
                           edit(tool_then_answer(1, 0), lambda r: [traj(r)["model_calls"][0].pop("token_stats"),
                                                 traj(r)["model_calls"][0].pop("response_metadata")])]
+    # Issue 58: an annotation that is no annotation object; a lone surrogate escape in the text
+    # (`@@SURROGATE@@` is written as the JSON escape `\ud83d`, which Python's json reads).
+    c["annotation_not_object"] = [edit(base, lambda r: [w.__setitem__("annotations", [1]) for w in (
+        traj(r)["invocations"][0]["conversation"][4]["content"][0], traj(r)["turns"][1]["answer"][0]["content"][0])])]
+    c["annotation_unknown_type"] = [edit(base, lambda r: [w.__setitem__("annotations", [{"type": "nope"}]) for w in (
+        traj(r)["invocations"][0]["conversation"][4]["content"][0], traj(r)["turns"][1]["answer"][0]["content"][0])])]
+    c["lone_surrogate"] = [edit(base, lambda r: [w.__setitem__("text", "cold @@SURROGATE@@") for w in (
+        traj(r)["invocations"][0]["conversation"][4]["content"][0], traj(r)["turns"][1]["answer"][0]["content"][0])])]
+    for name in ARGS:
+        c[name] = [copy.deepcopy(base)]
     return c
+
+
+# Cases whose command line is not the usual `--session-id eval-<case> --agent-version 1.2.3`.
+ARGS = {
+    "session_id_blank": ["--session-id", "   ", "--agent-version", "1.2.3"],
+    "session_id_empty": ["--session-id", "", "--agent-version", "1.2.3"],
+    "agent_version_blank": ["--session-id", "s", "--agent-version", " "],
+    "agent_version_missing": ["--session-id", "s"],
+}
 
 
 SPECIAL = {
@@ -315,7 +334,8 @@ def write_rows(path: Path, rows):
     rows = [finalize(copy.deepcopy(r)) if isinstance(r, dict) else r for r in rows]
     with path.open("w", encoding="utf-8") as f:
         for r in rows:
-            f.write((SPECIAL[r] if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n")
+            line = SPECIAL[r] if isinstance(r, str) else json.dumps(r, ensure_ascii=False)
+            f.write(line.replace("@@SURROGATE@@", "\\ud83d") + "\n")
 
 
 def run(cmd, cwd):
@@ -331,7 +351,7 @@ def record(out_dir: Path, names):
             shutil.rmtree(case)
         case.mkdir(parents=True)
         write_rows(case / "rollouts.jsonl", all_cases[name])
-        args = ["--session-id", f"eval-{name}", "--agent-version", "1.2.3"]
+        args = ARGS.get(name, ["--session-id", f"eval-{name}", "--agent-version", "1.2.3"])
         (case / "args").write_text("\n".join(args) + "\n")
         with tempfile.TemporaryDirectory() as tmp:
             shutil.copy(case / "rollouts.jsonl", Path(tmp) / "rollouts.jsonl")
@@ -367,8 +387,26 @@ def mutate(rng: random.Random, row):
     for p in path[:-1]:
         parent = parent[p]
     key = path[-1]
-    choice = rng.randrange(8)
+    choice = rng.randrange(10)
     values = [None, True, 0, -1, 1.5, "", " ", "completed", "stop", "tool_calls", [], {}, "x", 2**62, 2**40, -0.0, 1e16]
+    # Issue 58: annotation shapes (valid and not) on an output_text part, lone surrogates in text.
+    annotations = [[1], [{}], [{"type": "nope"}], [{"type": "url_citation", "url": "u", "title": "t",
+                   "start_index": 0, "end_index": 1}], [{"type": "file_path", "file_id": "f", "index": 1.0}],
+                   [{"type": "file_citation", "file_id": "f", "filename": "n", "index": 0, "extra": 1}], None, "x"]
+    parts = [(q, k) for q in paths for k in ("annotations", "text") if q and q[-1] == k]
+    if choice == 8 and parts:
+        where, _ = rng.choice(parts)
+        parent = row
+        for p in where[:-1]:
+            parent = parent[p]
+        if where[-1] == "annotations":
+            parent["annotations"] = rng.choice(annotations)
+        else:
+            parent["text"] = rng.choice(["@@SURROGATE@@", "a @@SURROGATE@@ b", "\ud83d\ude00 paired"])
+        return row
+    if choice == 9:
+        row[rng.choice(["x_note", "reward_note"])] = "@@SURROGATE@@"
+        return row
     if choice == 0 and isinstance(parent, dict):
         del parent[key]
     elif choice == 1 and isinstance(parent, list):

@@ -358,7 +358,8 @@ def multi_run(seed: int, agents: List[str], shift: float, tasks: int = 3, repeat
     """Agents with disjoint task ranges in one run (30 task indices per agent slot), alternating binary
     and continuous rewards."""
     run = Run(seed)
-    slots = {"alpha": 0, "beta": 1, "gamma": 2, "legacy_only": 3, "new_only": 4}
+    slots = {"alpha": 0, "beta": 1, "gamma": 2, "legacy_only": 3, "new_only": 4,
+             "a_agent": 5, "shared_one": 6, "x`tick": 7, "b*agent": 8, "c|pipe": 9}
     for a in agents:
         k = slots[a]
         if k % 2 == 0:
@@ -751,12 +752,21 @@ def zero_variance() -> Case:
     return Case("zero_variance", zero_variance.__doc__, base, cand)
 
 
+def markdown_names() -> Case:
+    """Agent names with Markdown's characters (`a_agent`, `b*agent`, a backtick, a `|`), each on
+    one side only but for `shared_one`: v0.7.0 writes them as they are, in the warnings and in
+    code spans (issue 58)."""
+    return Case("markdown_names", markdown_names.__doc__,
+                multi_run(30, ["a_agent", "shared_one", "x`tick"], 0.1, 2),
+                multi_run(31, ["shared_one", "b*agent", "c|pipe"], 0.2, 2), None)
+
+
 CASES: List[Callable[[], Case]] = [
     binary_flips, binary_many_flips, continuous, repeats_differ, single_repeat, single_vs_multi, multi_agent,
     select_agent, select_per_side, select_per_side_with_agent, single_agent_renamed, one_sided_metrics,
     extra_metrics, zero_baseline, task_sets_differ, no_common_tasks, repeat_gaps, legacy_baseline, legacy_both_multi,
     env_servers, masked, bench_pass_at_k, bench_repeats_differ, agg_override, rollouts_not_read, report_json_only,
-    report_md_only, default_output_dir, large_values, zero_variance,
+    report_md_only, default_output_dir, large_values, zero_variance, markdown_names,
     error_sole_agent, error_unknown_agent, error_no_common_agent, error_no_shared_metric, error_missing_agg,
     error_empty_list, error_not_list, error_duplicate_agent, error_no_agent_name, error_nan_literal,
     error_two_candidates, error_candidate_agents_count,

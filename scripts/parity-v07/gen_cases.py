@@ -212,10 +212,107 @@ def wide_repeats() -> Case:
     return c
 
 
+# Issue 58: shapes an outside campaign found where gymscope drifted from v0.7.0.
+
+
+def signed_zeros() -> Case:
+    """Columns of -0.0 and 0 (and missing values): pandas' max/min of them is numpy's reduction,
+    whose lanes pick the sign; tasks of 3 rollouts, an agent of 75 (past numpy's 64-value step).
+    Within a repeat a zero has one sign: the quartiles of a tie of both signs follow numpy's
+    partition, which gymscope does not copy (docs/parity.md)."""
+    c = Case("signed_zeros", 2011)
+    rng = c.rng
+    for t in range(25):
+        for r in range(3):
+            m = c.add_mat(row(t, r, f"z{t}", "zero"))
+            fields = {"val": [0, 0, -0.0][r], "only_neg": -0.0,
+                      "gappy": [-0.0, -0.0, 0][r] if rng.random() < 0.8 else ABSENT,
+                      "mixed": rng.choice([[0, -0.0, -0.0][r], 1, 0.5])}
+            c.add_rollout(result(m, [-0.0, 0, 0][r], fields, usage(5, 0)))
+    return c
+
+
+def index_types() -> Case:
+    """Integral float and bool indices, as read: `_ng_task_index` 1.0 (the whole column becomes
+    floats in pandas) and `_ng_rollout_index` true/false."""
+    c = Case("index_types", 2012)
+    rng = c.rng
+    for t in range(3):
+        for r in range(2):
+            task: Any = float(t) if t == 1 else t
+            rollout: Any = bool(r) if t == 2 else r
+            m = c.add_mat(row(task, rollout, f"i{t}", "idx"))
+            c.add_rollout(result(m, rng.choice([0.0, 1.0]), {"k": rng.randint(0, 5)}, usage(3, 4)))
+    return c
+
+
+def index_types_mixed() -> Case:
+    """Bools among numeric task indices (pandas' object column): task 1's first row says `True`,
+    its second `1.0`; a result keyed `2.0` for a materialized `2`; the keys' index is then floats."""
+    c = Case("index_types_mixed", 2015)
+    rng = c.rng
+    for t in range(4):
+        for r in range(2):
+            task: Any = {(1, 0): True, (1, 1): 1.0}.get((t, r), t)
+            m = c.add_mat(row(task, r, f"m{t}", "mix"))
+            res = result(m, rng.choice([0.0, 1.0]), None, usage(2, 3))
+            if t == 2:
+                res["_ng_task_index"] = 2.0
+            c.add_rollout(res)
+    return c
+
+
+def index_types_merged() -> Case:
+    """A bool task index that is not its task's first (`1.0` then `True`): the object column's
+    keys are all numbers, and pandas writes every task row's index as a float."""
+    c = Case("index_types_merged", 2016)
+    rng = c.rng
+    for t in range(3):
+        for r in range(2):
+            task: Any = {(1, 0): 1.0, (1, 1): True}.get((t, r), t)
+            m = c.add_mat(row(task, r, f"g{t}", "merged"))
+            c.add_rollout(result(m, rng.choice([0.0, 1.0]), None, usage(2, 3)))
+    return c
+
+
+def derived_names() -> Case:
+    """Numeric fields named like derived columns (`mean/already`, `max/x`, `std/`), first in the
+    row: columns `mean/mean/already`, …, not a profile file."""
+    c = Case("derived_names", 2013)
+    rng = c.rng
+    for t in range(4):
+        for r in range(2):
+            m = c.add_mat(row(t, r, f"d{t}", "derived"))
+            d = {"mean/already": round(rng.random(), 3), "max/x": rng.randint(0, 9), "std/": 1.5,
+                 "rollout_infos_count": 2}
+            res = result(m, rng.choice([0.0, 1.0]), None, usage(3, 4))
+            c.add_rollout({**d, **res})
+    return c
+
+
+def numeric_agent_name() -> Case:
+    """A numeric `agent_name` on every rollout (top level, or in `response.usage`, which wins):
+    the agent is the number, and `agent_name` a column of the repeat-level file."""
+    c = Case("numeric_agent_name", 2014)
+    rng = c.rng
+    for t in range(6):
+        for r in range(3):
+            m = c.add_mat(row(t, r, f"a{t}", "named"))
+            u = usage(3, rng.randint(1, 9))
+            top = {"agent_name": 7 if t % 2 else 9}
+            if t >= 4:
+                u["agent_name"] = 2.5
+                top = {"agent_name": "text"}
+            c.add_rollout(result(m, rng.choice([0.0, 1.0]), top, u))
+    return c
+
+
 CASES: Dict[str, Callable[[], Case]] = {
     f.__name__: f
     for f in [masked, all_masked, env_servers, fan_out_servers, fan_out_agents, underscore_fields, big_floats,
-              repeats_one_to_eight, metric_names, wide_repeats]
+              repeats_one_to_eight, metric_names, wide_repeats, signed_zeros, index_types, index_types_mixed, index_types_merged,
+              derived_names,
+              numeric_agent_name]
 }
 
 

@@ -698,6 +698,14 @@ def hand_cases() -> List[Case]:
     add(Case("json_with_ignore", [simple(0, 0, turns=[turn(1, ["c0"], answer=""), turn(2, ["c1"])]), simple(1, 0)],
              args=["--json", "--ignore-checks", "agent_turn_hollow"], want={}))
     add(Case("unknown_ignored_check", [simple(0, 0)], args=["--ignore-checks", "not_a_check"], exit_code=2))
+    # Issue 58: argparse's rules for the flag (`_split_comma_separated`, `store`: the last wins).
+    add(Case("ignore_empty_entry", [simple(0, 0)], args=["--ignore-checks", "model_call_failed,,agent_turn_hollow"],
+             exit_code=2))
+    add(Case("ignore_trailing_comma", [simple(0, 0)], args=["--ignore", "model_call_failed,"], exit_code=2))
+    add(Case("ignore_repeated_last_unknown", [simple(0, 0)], args=["--ignore", "not_a", "--ignore", "not_b"],
+             exit_code=2))
+    add(Case("ignore_repeated_last_wins", [simple(0, 0), simple(0, 1, [mcall("c0", status=500)])],
+             args=["--ignore", "not_a_check", "--ignore-checks", "model_call_failed"], want=None))
 
     # -- task ids and repeats --------------------------------------------------------------
     add(Case("string_task_ids", [
@@ -921,7 +929,22 @@ def fuzz_case(index: int, seed: int) -> Case:
         args.append("--json")
     if rng.random() < 0.2:
         args += ["--ignore-checks", ",".join(rng.sample(CHECKS, rng.randint(1, 2)))]
-    return Case(f"fuzz-{index}", lines, want=None, args=args)
+    # Issue 58: flag spellings argparse treats its way: a repeated flag (the last wins), the
+    # alias, a prefix, empty entries and spaces.
+    if rng.random() < 0.2:
+        flag = lambda: rng.choice(["--ignore-checks", "--ignore", "--ignore-c"])
+        ids = lambda: rng.choice([
+            ",".join(rng.sample(CHECKS, rng.randint(1, 2))), rng.choice(CHECKS) + ",", "," + rng.choice(CHECKS),
+            rng.choice(CHECKS) + ",," + rng.choice(CHECKS), " " + rng.choice(CHECKS) + " , " + rng.choice(CHECKS),
+            "not_a_check"])
+        for _ in range(rng.randint(1, 3)):
+            args += [flag(), ids()]
+    # argparse converts every occurrence (an empty entry anywhere exits 2); only the last
+    # occurrence's ids are checked against the catalog.
+    values = [v for f, v in zip(args, args[1:]) if f.startswith("--ign")]
+    empty = any(not part.strip() for v in values for part in v.split(","))
+    exit_code = 2 if empty or (values and values[-1] == "not_a_check") else 0
+    return Case(f"fuzz-{index}", lines, want=None, args=args, exit_code=exit_code)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -53,6 +53,9 @@ pub enum Command {
     /// `<output stem>_aggregate_metrics.json` (one entry per environment server, from the
     /// servers behind --head-server) and the health reports; says which rollouts the score
     /// misses, from the shards' `_failures.jsonl`.
+    // argparse's rules, as upstream's command: a repeated flag's last value wins (`store`),
+    // unambiguous prefixes work.
+    #[command(infer_long_args = true, args_override_self = true)]
     Aggregate(AggregateArgs),
     /// Export rollouts' trajectories (`ng_trajectory`) as ATIF v1.7: a drop-in for NeMo Gym
     /// v0.7.0's `gym eval export --format atif`, byte for byte.
@@ -60,6 +63,9 @@ pub enum Command {
     /// Writes a new folder --output-dir with `<task>-<rollout>.json` per rollout and
     /// `manifest.jsonl` (each file's indices and SHA-256). All or nothing: any row that ATIF
     /// cannot carry completely is listed with its line and reason, and nothing is written.
+    // argparse's rules, as upstream's command: a repeated flag's last value wins (`store`),
+    // unambiguous prefixes work.
+    #[command(infer_long_args = true, args_override_self = true)]
     Export(ExportArgs),
     /// Check ATIF trajectory files against the ATIF v1.7 schema as Harbor's validator does
     /// (versions 1.0 to 1.7), listing every error with its file, step and field.
@@ -119,6 +125,9 @@ pub enum Command {
     /// NeMo Gym's rollout health check on a finished run (`gym eval health-check`): upstream's
     /// check catalog over each row's `ng_trajectory`, writing `quality_summary.json` and
     /// `rollout_verdicts.jsonl` into RUN_DIR, then gymscope's behaviour line.
+    // argparse's rules, as upstream's command: a repeated flag's last value wins (`store`),
+    // unambiguous prefixes work.
+    #[command(infer_long_args = true, args_override_self = true)]
     HealthCheck(HealthCheckArgs),
 }
 
@@ -321,7 +330,7 @@ pub struct ExportArgs {
     /// each `trajectory_id`). Default: the rollouts file's name without `.jsonl`.
     #[arg(long, value_name = "S")]
     pub session_id: Option<String>,
-    /// Version of the agent that produced the rollouts (`agent.version`). Default: "unknown".
+    /// Version of the agent that produced the rollouts (`agent.version`): required, as upstream.
     #[arg(long, value_name = "V")]
     pub agent_version: Option<String>,
     /// Refuse lines longer than N bytes (default 1 GiB).

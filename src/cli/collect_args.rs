@@ -226,19 +226,29 @@ pub struct HealthCheckArgs {
     /// Accepted for upstream command lines; gymscope checks in one streaming read.
     #[arg(long, value_name = "N")]
     pub workers: Option<usize>,
-    /// Check ids to skip (comma-separated, repeatable; unknown ids are refused).
+    /// Check ids to skip (comma-separated; unknown ids are refused). Given twice, the last
+    /// wins, as upstream's argparse `store` does.
     #[arg(
         long = "ignore-checks",
         visible_alias = "ignore",
-        value_name = "ID,..."
+        value_name = "ID,...",
+        value_parser = check_ids
     )]
-    pub ignore_checks: Vec<String>,
+    pub ignore_checks: Option<String>,
     /// Print the summary document (compact JSON) instead of the lines.
     #[arg(long)]
     pub json: bool,
     /// Refuse lines longer than N bytes (default 1 GiB).
     #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
+}
+
+/// v0.7.0's `_split_comma_separated` (`nemo_gym/cli/main.py`): no empty entry (`a,,b`, `a,`).
+fn check_ids(s: &str) -> Result<String, String> {
+    if s.split(',').any(|id| id.trim().is_empty()) {
+        return Err("check IDs must be a comma-separated list without empty entries".into());
+    }
+    Ok(s.to_string())
 }
 
 fn non_negative(s: &str) -> Result<f64, String> {

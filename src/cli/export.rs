@@ -75,12 +75,14 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
         ("session_id", &session_id),
         ("agent_version", &agent_version),
     ] {
-        if crate::atif::strict_model::is_blank(value) {
-            return Err(UsageError(format!(
-                "invalid configuration: {key} (Value error, must contain a non-whitespace character)."
-            ))
-            .into());
-        }
+        let why = if value.is_empty() {
+            "String should have at least 1 character"
+        } else if crate::atif::strict_model::is_blank(value) {
+            "Value error, must contain a non-whitespace character"
+        } else {
+            continue;
+        };
+        return Err(UsageError(format!("invalid configuration: {key} ({why}).")).into());
     }
     // `new/..` names the folder it resolves to (here, an existing one), not `new`.
     let output = crate::native::inputs::lexical(

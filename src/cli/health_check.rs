@@ -25,7 +25,7 @@ pub fn run(args: &HealthCheckArgs) -> Result<ExitCode> {
     if args.workers == Some(0) {
         return Err(UsageError("--workers must be at least 1".into()).into());
     }
-    let ignored = normalize_ignored(&args.ignore_checks).map_err(UsageError)?;
+    let ignored = normalize_ignored(args.ignore_checks.as_slice()).map_err(UsageError)?;
     let input = Input {
         path: &rollouts,
         flag: "--rollouts-file",

@@ -174,32 +174,35 @@ fn boolean(name: &str, value: &str) -> Result<bool, String> {
         .ok_or_else(|| format!("+{name}={value}: not a boolean (use true or false)"))
 }
 
-/// `gym eval run`'s keys that are `Optional` in v0.7.0's config model: `+key=null` leaves them
-/// unset (the run goes on as without them).
-const NULLABLE: &[&str] = &[
-    "limit",
+/// The collection config's `Optional` keys (v0.7.0 `nemo_gym/rollout_collection.py`, its config
+/// models): Hydra's `null` there means "not set", as if the key were not given.
+const OPTIONAL_KEYS: [&str; 12] = [
     "num_samples_in_parallel",
     "max_resident_rollout_tasks",
     "health_check_workers",
-    "dispatch_budget_s",
-    "drain_margin_s",
+    "rollout_collection_driver",
+    "agent_name",
+    "agent_map",
+    "fan_out",
+    "limit",
     "prompt_config",
     "skills",
-    "rollout_collection_driver",
+    "dispatch_budget_s",
+    "drain_margin_s",
 ];
 
 /// `gym eval run` / `ng_collect_rollouts` config keys → `gymscope collect` flags.
 fn collect_override(name: &str, value: &str, out: &mut Vec<String>) -> Result<(), String> {
+    // Hydra's null literal (`null`, any case) on an Optional key: the default, nothing to pass.
+    if value.eq_ignore_ascii_case("null") && OPTIONAL_KEYS.contains(&name) {
+        return Ok(());
+    }
     let on = |out: &mut Vec<String>, f: &str| -> Result<(), String> {
         if boolean(name, value)? {
             out.push(f.into());
         }
         Ok(())
     };
-    // v0.7.0's optional keys given as `null` are not set, as Hydra reads them.
-    if value.trim().eq_ignore_ascii_case("null") && NULLABLE.contains(&name) {
-        return Ok(());
-    }
     match name {
         "input_jsonl_fpath" => flag(out, "--input", value),
         // `gym eval aggregate`'s.
@@ -331,6 +334,33 @@ mod tests {
 
     fn norm(args: &[&str]) -> Result<Vec<String>, String> {
         normalize_legacy_args(args.iter().map(std::string::ToString::to_string))
+    }
+
+    /// Issue 58: v0.7.0 runs normally with these keys given as `null` (found on a live stack).
+    #[test]
+    fn null_on_an_optional_key_is_not_set() {
+        let keys = [
+            "limit",
+            "num_samples_in_parallel",
+            "max_resident_rollout_tasks",
+            "health_check_workers",
+            "dispatch_budget_s",
+            "drain_margin_s",
+            "prompt_config",
+            "skills",
+            "rollout_collection_driver",
+        ];
+        for key in keys {
+            let arg = format!("+{key}=null");
+            let out = norm(&["gymscope", "collect", "--input", "i.jsonl", &arg]).unwrap();
+            assert_eq!(out, ["gymscope", "collect", "--input", "i.jsonl"], "{arg}");
+        }
+        assert_eq!(
+            norm(&["gymscope", "collect", "++limit=NULL"]).unwrap(),
+            ["gymscope", "collect"]
+        );
+        // Not Optional upstream: null is still refused.
+        assert!(norm(&["gymscope", "collect", "+require_complete=null"]).is_err());
     }
 
     #[test]

@@ -43,6 +43,19 @@ impl Client {
         uri: &Uri,
         body: Option<Bytes>,
     ) -> Result<(u16, Bytes), TransportError> {
+        let (status, _, body) = self.send_full(method, uri, body).await?;
+        Ok((status, body))
+    }
+
+    /// [`Client::send`], with the reason phrase the server sent (`Unprocessable Content`), which
+    /// v0.7.0's aiohttp puts in a failure's message: hyper keeps it when it is not the status's
+    /// canonical one (`ext::ReasonPhrase`), so the canonical one stands for the rest.
+    pub async fn send_full(
+        &self,
+        method: Method,
+        uri: &Uri,
+        body: Option<Bytes>,
+    ) -> Result<(u16, String, Bytes), TransportError> {
         let mut req = Request::builder().method(method).uri(uri.clone());
         if body.is_some() {
             req = req.header("content-type", "application/json");
@@ -56,13 +69,17 @@ impl Client {
             .await
             .map_err(|e| TransportError(chain(&e)))?;
         let status = resp.status().as_u16();
+        let reason = match resp.extensions().get::<hyper::ext::ReasonPhrase>() {
+            Some(phrase) => String::from_utf8_lossy(phrase.as_bytes()).into_owned(),
+            None => resp.status().canonical_reason().unwrap_or("").to_string(),
+        };
         let body = resp
             .into_body()
             .collect()
             .await
             .map_err(|e| TransportError(chain(&e)))?
             .to_bytes();
-        Ok((status, body))
+        Ok((status, reason, body))
     }
 }
 

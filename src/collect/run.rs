@@ -385,17 +385,29 @@ async fn watch_signals(
     grace: Duration,
 ) {
     use tokio::signal::unix::{signal, SignalKind};
-    let (Ok(mut term), Ok(mut int)) = (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::interrupt()),
-    ) else {
+    // An inherited ignored SIGINT is not listened for (listening would replace the ignore).
+    let int = if crate::native::signals::sigint_ignored_at_start() {
+        None
+    } else {
+        match signal(SignalKind::interrupt()) {
+            Ok(s) => Some(s),
+            Err(_) => return,
+        }
+    };
+    let (Ok(mut term), mut int) = (signal(SignalKind::terminate()), int) else {
         return;
     };
     // From here on the signals are this loop's: the temp-file handler must not end the process.
     let _handled = crate::native::signals::handled_elsewhere();
     loop {
+        let ctrl_c = async {
+            match int.as_mut() {
+                Some(int) => int.recv().await,
+                None => std::future::pending().await,
+            }
+        };
         let name = tokio::select! {
-            _ = int.recv() => "Ctrl-C",
+            _ = ctrl_c => "Ctrl-C",
             _ = term.recv() => "SIGTERM",
         };
         interrupted
@@ -452,7 +464,7 @@ impl Job {
         let url = self.uri.to_string();
         let failure = match &answer {
             None => CollectorFailure::Timeout,
-            Some((status, body)) if (200..300).contains(status) => {
+            Some((status, body, _)) if (200..300).contains(status) => {
                 match parse_row(body).and_then(|reply| {
                     if self.taskset && episode::is_reply(&reply) {
                         episode::record(reply)
@@ -505,7 +517,7 @@ impl Job {
                     },
                 }
             }
-            Some((status, body)) => {
+            Some((status, body, reason)) => {
                 if self.fail_fast {
                     return Some(Outcome::Fatal(format!(
                         "agent `{}` answered /run for rollout {} with HTTP {status}: {}",
@@ -516,17 +528,14 @@ impl Job {
                 }
                 CollectorFailure::Http {
                     status: *status,
-                    reason: hyper::StatusCode::from_u16(*status)
-                        .ok()
-                        .and_then(|s| s.canonical_reason())
-                        .unwrap_or(""),
+                    reason,
                     url: &url,
                     body,
                 }
             }
         };
         // v0.7.0 prints both lines for every failed `/run` it records.
-        let status = answer.as_ref().map(|(s, _)| *s);
+        let status = answer.as_ref().map(|(s, _, _)| *s);
         self.printer
             .out_line(&route::failure_line(&self.row, status));
         let row = failure_row(&self.row, failure, &self.destination);
@@ -546,16 +555,16 @@ impl Job {
     /// (0.5 s doubling, capped at 10 s), as upstream retries them forever, but only while the run
     /// is running: once Ctrl-C/SIGTERM stops it, a rollout that never reached its agent gives up
     /// at once (`None`) instead of holding the process for the grace period.
-    async fn post(&self) -> Option<(u16, Bytes)> {
+    async fn post(&self) -> Option<(u16, Bytes, String)> {
         let mut delay = Duration::from_millis(500);
         let mut stop = self.stop.clone();
         loop {
             match self
                 .client
-                .send(Method::POST, &self.uri, Some(self.body.clone()))
+                .send_full(Method::POST, &self.uri, Some(self.body.clone()))
                 .await
             {
-                Ok(answer) => return Some(answer),
+                Ok((status, reason, body)) => return Some((status, body, reason)),
                 Err(TransportError(e)) => {
                     if *stop.borrow_and_update() != Stop::Running {
                         return None;

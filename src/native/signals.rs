@@ -109,6 +109,22 @@ impl Drop for HandledElsewhere {
     }
 }
 
+/// Whether SIGINT was ignored when the process started (a background job of a
+/// non-interactive shell): it stays ignored, as Python leaves it (CPython installs its
+/// `KeyboardInterrupt` handler only over the default action, so v0.7.0 runs on). Read once,
+/// before any handler of ours replaces the disposition (`main` asks first).
+pub fn sigint_ignored_at_start() -> bool {
+    static IGNORED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *IGNORED.get_or_init(|| {
+        // SAFETY: a null new action only reads the current one into `old`.
+        unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(libc::SIGINT, std::ptr::null(), &raw mut old) == 0
+                && old.sa_sigaction == libc::SIG_IGN
+        }
+    })
+}
+
 fn install() {
     // In a host's process (the Python module) its own handlers stay: Ctrl-C is the host's.
     if super::out::capturing() {
@@ -116,6 +132,9 @@ fn install() {
     }
     INSTALL.call_once(|| {
         for sig in SIGNALS {
+            if sig == libc::SIGINT && sigint_ignored_at_start() {
+                continue;
+            }
             // SAFETY: `on_signal` only loads atomics and calls async-signal-safe libc functions.
             let _ = unsafe { signal_hook_registry::register(sig, move || on_signal(sig)) };
         }

@@ -95,6 +95,18 @@ fn every_recorded_export_gives_v07s_files_or_reasons() {
             if out_dir.is_dir() && files(&out_dir) != files(&expected.join("out")) {
                 problems.push("the output folder differs from upstream's".into());
             }
+        } else if want_code == 2 {
+            // A usage error, on stderr in both: argparse's `prog: error: <reason>`.
+            let stderr = read_text(&expected.join("stderr"));
+            let want = stderr.lines().last().unwrap_or("");
+            let want = want.rsplit(": error: ").next().unwrap_or(want);
+            let got = String::from_utf8_lossy(&out.stderr);
+            if !got.contains(want) {
+                problems.push(format!("stderr lacks {want:?}: {got}"));
+            }
+            if out_dir.exists() {
+                problems.push("a refused export left its output folder".into());
+            }
         } else {
             refused += 1;
             let want = reasons(&read_text(&expected.join("stdout")));
@@ -295,6 +307,7 @@ fn a_signal_during_an_export_leaves_nothing() {
             .arg(&rollouts)
             .arg("--output-dir")
             .arg(&out_dir)
+            .args(["--agent-version", "1"])
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()

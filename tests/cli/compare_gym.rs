@@ -84,12 +84,8 @@ fn comparable_markdown(md: &str) -> Vec<String> {
         if line == "---" {
             ours = false;
         }
-        // Warnings name agents: gymscope escapes them as Markdown, on purpose.
-        let line = if line.starts_with("- Agent(s) ") {
-            line.replace('\\', "")
-        } else {
-            line.to_string()
-        };
+        // Warnings name agents as they are (issue 58): compared byte for byte.
+        let line = line.to_string();
         if ours
             || line.starts_with("Generated ")
             || line.starts_with("Command: ")

@@ -278,6 +278,37 @@ fn http_errors_are_recorded_or_abort_with_fail_fast() {
     assert!(!dir.path().join("r_aggregate_metrics.json").exists() || lines(&out).len() <= 2);
 }
 
+/// Issue 58: the failure message carries the reason phrase the server sent (v0.7.0's aiohttp
+/// `ClientResponseError`), not the one hyper knows for the status.
+#[test]
+fn a_failure_message_has_the_servers_reason_phrase() {
+    let gym = StandIn::start(&[AGENT]);
+    let dir = tempfile::tempdir().unwrap();
+    let input = write_input(dir.path(), &["ok", "http422"]);
+    let out = dir.path().join("r.jsonl");
+    let r = gymscope(&[
+        "collect",
+        "-i",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-a",
+        AGENT,
+        "--head-server",
+        &gym.head(),
+    ]);
+    assert_eq!(r.status.code(), Some(3), "{}", text(&r));
+    let side = lines(&dir.path().join("r_failures.jsonl"));
+    assert_eq!(
+        side[0]["_ng_failure_message"],
+        format!(
+            "422, message='Unprocessable Content', url='http://{}/run'",
+            gym.addr
+        )
+    );
+    assert!(text(&r).contains("Unprocessable Content"), "{}", text(&r));
+}
+
 #[test]
 fn unreachable_agent_times_out_per_rollout_and_head_errors_are_clear() {
     // The head's config points the agent at a port nobody listens on: connection errors are
@@ -405,6 +436,45 @@ fn sigterm_stops_cleanly_and_resume_finishes() {
         "every key exactly once"
     );
     assert_profiles(&out, false);
+}
+
+/// Issue 58: started with SIGINT ignored (a background job of a non-interactive script), the run
+/// is not stopped by SIGINT, as v0.7.0's Python keeps an inherited ignore.
+#[test]
+fn an_inherited_ignored_sigint_stays_ignored() {
+    use std::os::unix::process::CommandExt;
+    let gym = StandIn::start(&[AGENT]);
+    let dir = tempfile::tempdir().unwrap();
+    let input = write_input(dir.path(), &["sleep:0.1"; 40]);
+    let out = dir.path().join("r.jsonl");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_gymscope"));
+    command
+        .args(["collect", "-i", input.to_str().unwrap(), "-o"])
+        .arg(&out)
+        .args([
+            "-a",
+            AGENT,
+            "--head-server",
+            &gym.head(),
+            "--concurrency",
+            "4",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: between fork and exec only `signal`, which is async-signal-safe.
+    unsafe {
+        command.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let child = command.spawn().unwrap();
+    wait_for_lines(&out, 4, Duration::from_secs(20));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let r = child.wait_with_output().unwrap();
+    assert!(r.status.success(), "{}", text(&r));
+    assert!(!text(&r).contains("Ctrl-C"), "{}", text(&r));
+    assert_eq!(lines(&out).len(), 40);
 }
 
 #[test]

@@ -40,6 +40,77 @@ pub fn np_sum(a: &[f64]) -> f64 {
     0.0 + pairwise_sum(a)
 }
 
+/// numpy's `maximum.reduce` of float64 values (no NaN among them), the way NeMo Gym v0.7.0's
+/// numpy 2.x runs it on x86-64 with AVX-512 (its `SkylakeX` dispatch; `loops_minmax.dispatch.c.src`
+/// `simd_reduce_c_*`): the order of the comparisons decides which of `-0.0` and `0.0` comes out,
+/// and pandas' `max`/`min` write it as it comes (docs/parity.md, "Signed zeros").
+pub fn np_max(values: &[f64]) -> Option<f64> {
+    np_reduce(values, |x, y| if x > y { x } else { y })
+}
+
+/// numpy's `minimum.reduce`, as [`np_max`].
+pub fn np_min(values: &[f64]) -> Option<f64> {
+    np_reduce(values, |x, y| if x < y { x } else { y })
+}
+
+/// pandas' `nanmax` of a column where NaN marks a missing value: the missing values are filled
+/// with `-inf` in place (keeping the others' positions in numpy's lanes), `None` when all are.
+pub fn nan_max(values: &[f64], scratch: &mut Vec<f64>) -> Option<f64> {
+    nan_filled(values, f64::NEG_INFINITY, scratch).and_then(np_max)
+}
+
+/// pandas' `nanmin`, as [`nan_max`] with `+inf`.
+pub fn nan_min(values: &[f64], scratch: &mut Vec<f64>) -> Option<f64> {
+    nan_filled(values, f64::INFINITY, scratch).and_then(np_min)
+}
+
+fn nan_filled<'a>(values: &'a [f64], fill: f64, scratch: &'a mut Vec<f64>) -> Option<&'a [f64]> {
+    if values.iter().all(|v| v.is_nan()) {
+        return None;
+    }
+    if !values.iter().any(|v| v.is_nan()) {
+        return Some(values);
+    }
+    scratch.clear();
+    scratch.extend(values.iter().map(|&v| if v.is_nan() { fill } else { v }));
+    Some(scratch)
+}
+
+/// The reduction: the first value starts it; the rest go through 8-lane vectors (64 values a
+/// step, then 8), each lane `op(acc, new)` as x86's `maxpd`/`minpd` (the second operand on a
+/// tie), the lanes folded as GCC's `_mm512_reduce_max_pd` does, the tail one by one.
+fn np_reduce(values: &[f64], op: impl Fn(f64, f64) -> f64 + Copy) -> Option<f64> {
+    const V: usize = 8;
+    let lanes = |a: [f64; V], b: &[f64]| -> [f64; V] { std::array::from_fn(|k| op(a[k], b[k])) };
+    let (&first, rest) = values.split_first()?;
+    let mut at = 0;
+    let mut r = first;
+    if rest.len() >= V {
+        let mut acc = [first; V];
+        let load = |s: &[f64]| -> [f64; V] { std::array::from_fn(|k| s[k]) };
+        while rest.len() - at >= 8 * V {
+            let v = |k: usize| load(&rest[at + k * V..]);
+            let r01 = lanes(v(0), &v(1));
+            let r23 = lanes(v(2), &v(3));
+            let r45 = lanes(v(4), &v(5));
+            let r67 = lanes(v(6), &v(7));
+            acc = lanes(acc, &lanes(lanes(r01, &r23), &lanes(r45, &r67)));
+            at += 8 * V;
+        }
+        while rest.len() - at >= V {
+            acc = lanes(acc, &rest[at..at + V]);
+            at += V;
+        }
+        let t3: [f64; 4] = std::array::from_fn(|k| op(acc[4 + k], acc[k]));
+        let t6 = [op(t3[2], t3[0]), op(t3[3], t3[1])];
+        r = op(t6[0], t6[1]);
+    }
+    for &x in &rest[at..] {
+        r = op(r, x);
+    }
+    Some(r)
+}
+
 /// Statistics of one column within one group. `None` is pandas' NaN (the key is left out).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ColumnStats {
@@ -143,14 +214,13 @@ impl Spread {
         let sem = std / crate::python_math::sqrt_as_pow(n as u64);
         // Order statistics by selection, not a sort: the sums above are done, so `values` may
         // be reordered (a repeat's columns hold a value per task).
-        let (min, max) = values
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
-                (
-                    if v.total_cmp(&lo).is_lt() { v } else { lo },
-                    if v.total_cmp(&hi).is_gt() { v } else { hi },
-                )
-            });
+        // Before the selections below reorder `values`: numpy's lanes decide a tie of zeros, and
+        // its sort of a small array leaves tied zeros in their order (`ZeroTies`).
+        let (min, max) = (
+            np_min(values).unwrap_or(f64::NAN),
+            np_max(values).unwrap_or(f64::NAN),
+        );
+        let ties = ZeroTies::of(values);
         let mid = n / 2;
         // numpy's median is the mean of the middle one or two values.
         let median = if n % 2 == 1 {
@@ -174,8 +244,8 @@ impl Spread {
             sem,
             min,
             max,
-            p25: linear_quantile(values, 0.25),
-            p75: linear_quantile(values, 0.75),
+            p25: linear_quantile(values, 0.25, &ties),
+            p75: linear_quantile(values, 0.75, &ties),
             ci,
         })
     }
@@ -191,24 +261,65 @@ fn order_pair(values: &mut [f64], k: usize) -> (f64, Option<f64>) {
 
 /// numpy's `percentile(…, method="linear")` of sorted values at `q` (0.25 or 0.75, for which
 /// `q * (n - 1)` is exact), with numpy's two-sided interpolation.
-fn linear_quantile(values: &mut [f64], q: f64) -> f64 {
+fn linear_quantile(values: &mut [f64], q: f64, ties: &ZeroTies) -> f64 {
     let n = values.len();
     let h = q * (n - 1) as f64;
     // At or past the last index numpy takes the last value for both neighbours, and its weight
     // from index -1 (`_get_indexes`, `_get_gamma`): the sign of a -0.0 depends on it.
     let (a, b, g) = if h >= (n - 1) as f64 {
-        let last = order_pair(values, n - 1).0;
+        let last = ties.at(n - 1, order_pair(values, n - 1).0);
         (last, last, h + 1.0)
     } else {
         let i = h.floor();
         let (a, b) = order_pair(values, i as usize);
-        (a, b.unwrap_or(a), h - i)
+        let a = ties.at(i as usize, a);
+        (a, b.map_or(a, |b| ties.at(i as usize + 1, b)), h - i)
     };
     let d = b - a;
     if g >= 0.5 {
         b - d * (1.0 - g)
     } else {
         a + d * g
+    }
+}
+
+/// Ties of `-0.0` and `0.0` in sorted order, as numpy's sort of a small array leaves them: in
+/// their original order (its insertion sort moves nothing past an equal value). Exact up to six
+/// values; for longer columns numpy's AVX-512 quickselect places them otherwise, which is not
+/// copied (docs/parity.md).
+struct ZeroTies {
+    /// The zeros in their original order, when both signs are among them.
+    zeros: Vec<f64>,
+    /// How many values sort before the zeros.
+    below: usize,
+}
+
+impl ZeroTies {
+    fn of(values: &[f64]) -> ZeroTies {
+        let zero = |negative: bool| {
+            values
+                .iter()
+                .any(|v| *v == 0.0 && v.is_sign_negative() == negative)
+        };
+        // Nothing kept (no pass, no allocation) unless both signs are there.
+        if !(zero(true) && zero(false)) {
+            return ZeroTies {
+                zeros: Vec::new(),
+                below: 0,
+            };
+        }
+        ZeroTies {
+            zeros: values.iter().copied().filter(|v| *v == 0.0).collect(),
+            below: values.iter().filter(|v| **v < 0.0).count(),
+        }
+    }
+
+    /// The value at sorted position `k`, `v` as selected.
+    fn at(&self, k: usize, v: f64) -> f64 {
+        match k.checked_sub(self.below) {
+            Some(i) if v == 0.0 => self.zeros.get(i).copied().unwrap_or(v),
+            _ => v,
+        }
     }
 }
 
@@ -219,6 +330,47 @@ fn non_nan(v: f64) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Columns of -0.0 and 0.0 (a bit per value, 1 for -0.0) with the sign numpy 2.5's
+    /// `max()`/`min()` gave on NeMo Gym v0.7.0's machine (AVX-512): the last value of a short
+    /// array, the lanes' order beyond 8.
+    #[test]
+    fn max_and_min_of_signed_zeros_follow_numpys_lanes() {
+        let cases = [
+            ("10", '+'),
+            ("01", '-'),
+            ("100010000", '+'),
+            ("001000100", '-'),
+            ("11000100001000011", '-'),
+            ("0010001000011111110000111110010101100111110011001111101100100100111001", '-'),
+            ("11011111000000001011001110011111011000010010000010001011110011111000111000100101101010001001100111011110000101010110010101101110000001011000", '+'),
+        ];
+        for (bits, sign) in cases {
+            let v: Vec<f64> = bits
+                .chars()
+                .map(|c| if c == '1' { -0.0 } else { 0.0 })
+                .collect();
+            for got in [np_max(&v).unwrap(), np_min(&v).unwrap()] {
+                assert_eq!(got.is_sign_negative(), sign == '-', "{bits}");
+            }
+        }
+        // The quartiles of a small column: tied zeros stay in their order, as numpy's sort
+        // leaves them (pandas: [-0.0, 0.0, -0.0] has p25 0.0; [0.0, -0.0, -0.0] has p75 -0.0).
+        let q = |v: &mut [f64]| {
+            let s = Spread::of(v).unwrap();
+            (s.p25.is_sign_negative(), s.p75.is_sign_negative())
+        };
+        assert_eq!(q(&mut [-0.0, 0.0, -0.0]), (false, false));
+        assert_eq!(q(&mut [0.0, -0.0, -0.0]), (false, true));
+        assert_eq!(q(&mut [-0.0, -0.0, 0.0]), (true, false));
+        // A missing value is -inf/+inf in its place, not left out.
+        let mut scratch = Vec::new();
+        let col = [-0.0, f64::NAN, 0.0];
+        assert!(nan_max(&col, &mut scratch).unwrap().is_sign_positive());
+        assert_eq!(nan_max(&[f64::NAN], &mut scratch), None);
+        assert_eq!(np_max(&[1.0, 3.0, -2.0]), Some(3.0));
+        assert_eq!(np_min(&[1.0, 3.0, -2.0]), Some(-2.0));
+    }
 
     #[test]
     fn constant_point_one_matches_numpy() {

@@ -175,7 +175,8 @@ pub fn agent_table(p: &Profile) -> Table {
     let mut across: Vec<usize> = Vec::new();
     let mut listed = vec![false; p.columns.len()];
     for a in &p.agents {
-        for x in &a.across {
+        // The agents' numeric names spread across repeats (upstream's quirk) are not shown.
+        for x in a.across.iter().filter(|x| x.column < p.columns.len()) {
             if !std::mem::replace(&mut listed[x.column], true) {
                 across.push(x.column);
             }

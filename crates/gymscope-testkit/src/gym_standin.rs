@@ -3,7 +3,8 @@
 //! `gym env start` v0.7.0 adds: one `legacy_agent` environment server per agent
 //! (`<agent>_environment_server`), on a second port, relaying `/run` and `/aggregate_metrics`;
 //! `relayed` counts what went through it. Test hooks per row through
-//! `fake_behavior`: `transient`, `terminal`, `kill`, `http500`, `sleep:<seconds>`.
+//! `fake_behavior`: `transient`, `terminal`, `kill`, `http500`, `http422` (with its reason phrase
+//! as Python words it), `sleep:<seconds>`.
 //!
 //! With a capture directory (`start_capturing`) it also plays the model server with
 //! observability on: the exchanges a responder puts under `__model_calls` in its answer are
@@ -327,6 +328,16 @@ async fn run(state: &State, body: &[u8]) -> Response<Full<Bytes>> {
     }
     if behavior == "http500" {
         return reply(500, r#""Internal Server Error: model call failed""#);
+    }
+    if behavior == "http422" {
+        // As v0.7.0's servers (Python 3.13's `http.HTTPStatus`) word it, not hyper's canonical
+        // "Unprocessable Entity".
+        let mut r = reply(422, r#"{"detail":"bad input"}"#);
+        r.extensions_mut()
+            .insert(hyper::ext::ReasonPhrase::from_static(
+                b"Unprocessable Content",
+            ));
+        return r;
     }
     let mut result = row.clone();
     result.insert(

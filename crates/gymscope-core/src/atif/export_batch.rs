@@ -68,7 +68,20 @@ impl Batch {
         }
         let text = std::str::from_utf8(line)
             .map_err(|_| format!("line {line_no}: invalid JSON (gymscope: not UTF-8)"))?;
-        let row = match strict_json::parse(text) {
+        // A lone surrogate escape: Python reads it, and the row is refused at its path, after
+        // the key checks (v0.7.0 `gym_rollout_to_atif` -> `_validate_json_value`).
+        let mut surrogate = None;
+        let parsed = match strict_json::parse(text) {
+            Err(StrictError::Invalid(why)) => match super::surrogates::replaced(text) {
+                Some(fixed) if matches!(strict_json::parse(&fixed), Ok(Value::Object(_))) => {
+                    surrogate = super::surrogates::first_path(text);
+                    strict_json::parse(&fixed)
+                }
+                _ => Err(StrictError::Invalid(why)),
+            },
+            other => other,
+        };
+        let row = match parsed {
             Ok(Value::Object(row)) => row,
             Ok(_) => return Err(format!("line {line_no}: expected a JSON object")),
             Err(StrictError::Invalid(why)) => {
@@ -97,6 +110,11 @@ impl Batch {
         }
         if let Some(Value::String(label)) = agent_label(&row) {
             self.agent_names.insert(label.clone());
+        }
+        if let Some(path) = surrogate {
+            return Err(format!(
+                "line {line_no}: {path}: contains an unpaired Unicode surrogate and is not valid UTF-8 JSON"
+            ));
         }
         let trajectory = convert(&row, &self.session_id, &self.agent_version)?;
         let bytes = encode(&trajectory);

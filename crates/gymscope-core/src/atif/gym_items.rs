@@ -326,6 +326,9 @@ fn output_part(part: &Value, path: &str) -> Result<Value, Invalid> {
         f.map.get("annotations").unwrap_or(&Value::Null),
         &f.at("annotations"),
     )?;
+    for (i, a) in annotations.iter().enumerate() {
+        annotation(a, &format!("{}[{i}]", f.at("annotations")))?;
+    }
     let text = f.req_str("text")?;
     let logprobs = match f.get("logprobs") {
         None => Value::Null,
@@ -337,6 +340,29 @@ fn output_part(part: &Value, path: &str) -> Result<Value, Invalid> {
         ("type", "output_text".into()),
         ("logprobs", logprobs),
     ]))
+}
+
+/// An annotation as one of openai's four models (`openai/types/responses/response_output_text.py`
+/// `Annotation`, a union told by `type`), read strictly; extra fields are allowed there.
+fn annotation(value: &Value, path: &str) -> Result<(), Invalid> {
+    let f = object(value, path)?;
+    let (texts, ints): (&[&str], &[&str]) = match f.map.get("type").and_then(Value::as_str) {
+        Some("file_citation") => (&["file_id", "filename"], &["index"]),
+        Some("url_citation") => (&["title", "url"], &["end_index", "start_index"]),
+        Some("container_file_citation") => (
+            &["container_id", "file_id", "filename"],
+            &["end_index", "start_index"],
+        ),
+        Some("file_path") => (&["file_id"], &["index"]),
+        _ => return Err(format!("{}: expected an annotation type", f.at("type"))),
+    };
+    for key in texts {
+        f.req_str(key)?;
+    }
+    for key in ints {
+        f.req_int(key, i64::MIN)?;
+    }
+    Ok(())
 }
 
 fn text_parts(

@@ -2,8 +2,8 @@
 //! - out: a Gym rollout's `ng_trajectory` to an ATIF file, byte for byte as NeMo Gym v0.7.0's
 //!   `gym eval export --format atif` writes it: [`export_batch`] (the file and its manifest),
 //!   [`export`] (one row), [`export_steps`] (its steps), [`export_turns`] (matched with their turns), read strictly by [`ng_record`] and
-//!   [`gym_items`] through [`strict_model`] and [`strict_json`]; [`iso_time`] (Python's
-//!   timestamps).
+//!   [`gym_items`] through [`strict_model`] and [`strict_json`] ([`surrogates`]: lone surrogate
+//!   escapes, refused by path as upstream does); [`iso_time`] (Python's timestamps).
 //!
 //! - in: [`trajectory`] (a file read, v1.0 to v1.7), [`to_gym`] (as a Gym rollout), [`run`]
 //!   (many files as one run: keys, rewards), [`harbor`] (a Harbor job's trials: task and
@@ -22,6 +22,7 @@ pub mod ng_record;
 pub mod run;
 pub mod strict_json;
 pub mod strict_model;
+pub mod surrogates;
 pub mod to_gym;
 pub mod trajectory;
 pub mod validate;

@@ -196,24 +196,28 @@ impl<'a> Materializer<'a> {
         }
         let task_key = KeyPart::of(&row[TASK_INDEX]);
         // A row with neither agent nor server runs on its `task_source`'s agent, named after
-        // its rollout index (v0.7.0 resolves before writing the materialized file).
-        let resolved = if route.server.is_none() && agent_name(&row).ok().flatten().is_none() {
-            let topology = &self.opts.topology;
-            let cache = &mut self.task_sources;
-            match task_source.as_deref().map(|ts| {
-                cache
-                    .entry(ts.to_string())
-                    .or_insert_with(|| super::task_source::resolve(topology, ts))
-                    .clone()
-            }) {
-                Some(Ok(agent)) => Some(agent),
-                // Reported together in `finish`; the run stops there.
-                Some(Err(_)) => return Ok(()),
-                None => None,
-            }
-        } else {
-            None
-        };
+        // its rollout index (v0.7.0 resolves before writing the materialized file). Fan-out
+        // comes first: a `task_source` that `fan_out` lists is run by the listed agents, not
+        // resolved (v0.7.0 on a live stack: two agents behind one resources server fan out).
+        let fanned_out = targets.iter().any(Option::is_some);
+        let resolved =
+            if route.server.is_none() && !fanned_out && agent_name(&row).ok().flatten().is_none() {
+                let topology = &self.opts.topology;
+                let cache = &mut self.task_sources;
+                match task_source.as_deref().map(|ts| {
+                    cache
+                        .entry(ts.to_string())
+                        .or_insert_with(|| super::task_source::resolve(topology, ts))
+                        .clone()
+                }) {
+                    Some(Ok(agent)) => Some(agent),
+                    // Reported together in `finish`; the run stops there.
+                    Some(Err(_)) => return Ok(()),
+                    None => None,
+                }
+            } else {
+                None
+            };
 
         for target in targets {
             let mut keys: Vec<&str> = Vec::new();
@@ -608,6 +612,31 @@ mod tests {
             e.to_string(),
             "num_repeats dict has no entry for routing keys ['x / k'] and no '_default' fallback. Listed keys: ['y']"
         );
+    }
+
+    /// Issue 58: `+fan_out={rs: [a, b]}` over rows that have only `task_source: rs` fans out,
+    /// even where `rs` alone could not be resolved to one agent (v0.7.0, live stack).
+    #[test]
+    fn fan_out_comes_before_task_source_resolution() {
+        let input = "{\"responses_create_params\":{},\"task_source\":\"rs\"}\n";
+        let mut o = routed("", "{rs: [a, b]}", "", "2");
+        o.topology
+            .instances
+            .push(crate::collect::environment::Instance {
+                name: "rs_agent_2".into(),
+                kind: crate::collect::environment::InstanceKind::Agent,
+                resources_server: Some("rs".into()),
+                pins: Vec::new(),
+                agent_type: None,
+                allowed_agents: None,
+            });
+        let got = run(input, &o, None).unwrap();
+        let agents: Vec<String> = got
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap()["agent_ref"]["name"].to_string())
+            .map(|n| n.trim_matches('"').to_string())
+            .collect();
+        assert_eq!(agents, ["a", "a", "b", "b"], "{got}");
     }
 
     #[test]

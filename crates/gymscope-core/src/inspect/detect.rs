@@ -83,9 +83,7 @@ pub fn classify(head: &[u8], file_name: &str) -> FileKind {
         .is_some_and(|r| r.get("verdicts").is_some_and(Value::is_object))
     {
         FileKind::QualitySummary
-    } else if has("rollout_infos")
-        || (has("_ng_task_index") && row.keys().any(|k| k.starts_with("mean/")))
-    {
+    } else if is_profile_row(&row) {
         FileKind::RewardProfiling
     } else if has("_ng_rollout_index") && !(has("response") || has("reward")) {
         // A collected run's row (a pivot dataset's too, once materialized for collection).
@@ -101,12 +99,41 @@ pub fn classify(head: &[u8], file_name: &str) -> FileKind {
     }
 }
 
+/// A task row of `*_reward_profiling.jsonl`, told by what only such a row has: no
+/// `_ng_rollout_index` of its own (every rollout row and materialized row has one; a task row's
+/// are inside `rollout_infos`) and `rollout_infos` or a derived `mean/…` key. A rollout may carry
+/// a field named `mean/…` (v0.7.0 profiles it as `mean/mean/…`).
+fn is_profile_row(row: &serde_json::Map<String, Value>) -> bool {
+    let has = |k: &str| row.contains_key(k);
+    !has("_ng_rollout_index")
+        && (has("rollout_infos")
+            || (has("_ng_task_index") && row.keys().any(|k| k.starts_with("mean/"))))
+}
+
+/// [`is_profile_row`] on a line's text: a task row's own keys come before its `rollout_infos`,
+/// whose rollouts have `_ng_rollout_index`.
+fn is_profile_text(text: &str) -> bool {
+    let at = |k: &str| text.find(&format!("\"{k}\":"));
+    let rollout = at("_ng_rollout_index");
+    match at("rollout_infos") {
+        Some(infos) => rollout.is_none_or(|r| r > infos),
+        // Before `rollout_infos`, a task row has no `reward` or `response` either.
+        None => {
+            rollout.is_none()
+                && at("reward").is_none()
+                && at("response").is_none()
+                && at("_ng_task_index").is_some()
+                && text.contains("\"mean/")
+        }
+    }
+}
+
 /// For a truncated first line: the keys that tell the kinds apart, as they appear in the text.
 fn by_keys_in_text(text: &str) -> Option<FileKind> {
     let has = |k: &str| text.contains(&format!("\"{k}\":"));
     if has("verdict") && has("findings") && has("unobserved") && !has("response") {
         Some(FileKind::RolloutVerdicts)
-    } else if has("rollout_infos") || text.contains("\"mean/") {
+    } else if is_profile_text(text) {
         Some(FileKind::RewardProfiling)
     } else if has("_ng_rollout_index") && !(has("response") || has("reward")) {
         Some(FileKind::MaterializedInputs)
@@ -166,6 +193,25 @@ fn by_name(name: &str) -> FileKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 58: a rollout carrying a field named `mean/…` is a rollout (v0.7.0 profiles it); a
+    /// task row is told by `rollout_infos` and having no `_ng_rollout_index` of its own.
+    #[test]
+    fn a_rollout_with_a_mean_field_is_not_a_profile() {
+        let rollout =
+            br#"{"mean/already":0.5,"reward":1.0,"_ng_task_index":0,"_ng_rollout_index":0}"#;
+        assert_eq!(classify(rollout, "r.jsonl"), FileKind::Rollouts);
+        let task =
+            br#"{"_ng_task_index":0,"mean/reward":1.0,"rollout_infos":[{"_ng_rollout_index":0}]}"#;
+        assert_eq!(classify(task, "r.jsonl"), FileKind::RewardProfiling);
+        // Cut before the line ends (a head read shorter than the line).
+        assert_eq!(classify(&rollout[..60], "r.jsonl"), FileKind::Rollouts);
+        let cut =
+            br#"{"_ng_task_index":0,"mean/reward":1.0,"rollout_infos":[{"_ng_rollout_index":0"#;
+        assert_eq!(classify(cut, "r.jsonl"), FileKind::RewardProfiling);
+        let cut_task = br#"{"_ng_task_index":0,"mean/reward":1.0,"max/reward":1"#;
+        assert_eq!(classify(cut_task, "r.jsonl"), FileKind::RewardProfiling);
+    }
 
     #[test]
     fn collected_pivot_rows_are_a_run_not_a_dataset() {

@@ -9,8 +9,8 @@ use crate::error::ProfileError;
 use crate::error::RolloutKey;
 use crate::fast_map::{FastMap, FastSet};
 use crate::json::Num;
-use crate::record::{key, KeyId};
-use crate::stats::Scratch;
+use crate::record::{key, IndexKind, KeyId};
+use crate::stats::{self, Scratch};
 use std::borrow::Cow;
 
 type AgentId = u32;
@@ -97,16 +97,27 @@ fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Profile {
     let mut rollout_agent: Vec<Option<AgentId>> = Vec::with_capacity(rollouts.len());
     let mut rollout_run: Vec<u32> = Vec::with_capacity(rollouts.len());
     let mut no_agent = (0usize, u64::MAX);
-    for r in &rollouts {
-        let at = input_index[&r.key] as usize;
-        let run = runs.of_input[at];
-        rollout_run.push(run);
+    let agent_of = |r: &RolloutRecord| {
+        let run = runs.of_input[input_index[&r.key] as usize];
         let mut agent = labels[run as usize]
             .as_ref()
             .map(|l| (Cow::Borrowed(&*l.name), l.numeric));
         r.metric_values(|k, v| {
             if k == key::AGENT_NAME {
                 agent = Some((Cow::Owned(AgentKey::from_num(v).name.into()), true));
+            }
+        });
+        agent
+    };
+    let float_names = float_agent_names(rollouts.iter().map(agent_of));
+    for r in &rollouts {
+        let at = input_index[&r.key] as usize;
+        rollout_run.push(runs.of_input[at]);
+        let agent = agent_of(r).map(|(name, numeric)| {
+            if numeric && float_names {
+                (Cow::Owned(as_float_name(&name)), true)
+            } else {
+                (name, numeric)
             }
         });
         rollout_agent.push(agent.map(|a| {
@@ -176,6 +187,48 @@ fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Profile {
         }
         start = end;
     }
+    // How pandas writes the `_ng_task_index` of a task row (the matched rows' indices): a bool
+    // column as bools, a numeric one as floats when any is a float. A column mixing bools with
+    // numbers is of objects: its groups are keyed by each task's first row in (task, rollout)
+    // order (`True` and `1.0` are one key), and the keys' index is then inferred again (floats
+    // if any is a float and none a bool; each as it was read otherwise).
+    let task_kind_of = |r: &RolloutRecord| inputs[input_index[&r.key] as usize].task_kind;
+    let first_kinds: FastMap<i64, (i64, IndexKind)> = {
+        let mut first: FastMap<i64, (i64, IndexKind)> = FastMap::default();
+        for r in &rollouts {
+            let entry = first
+                .entry(r.key.task)
+                .or_insert((r.key.rollout, task_kind_of(r)));
+            if r.key.rollout < entry.0 {
+                *entry = (r.key.rollout, task_kind_of(r));
+            }
+        }
+        first
+    };
+    let column_kind = {
+        let count = |kind: IndexKind, kinds: &mut dyn Iterator<Item = IndexKind>| {
+            kinds.filter(|k| *k == kind).count()
+        };
+        let bools = count(IndexKind::Bool, &mut rollouts.iter().map(task_kind_of));
+        let floats = count(IndexKind::Float, &mut rollouts.iter().map(task_kind_of));
+        if bools > 0 && bools == rollouts.len() {
+            Some(IndexKind::Bool)
+        } else if bools > 0 {
+            let uniques = first_kinds.values().map(|(_, k)| *k);
+            let (b, f) = uniques.fold((false, false), |(b, f), k| {
+                (b || k == IndexKind::Bool, f || k == IndexKind::Float)
+            });
+            match (b, f) {
+                (true, _) => None,
+                (false, true) => Some(IndexKind::Float),
+                (false, false) => Some(IndexKind::Int),
+            }
+        } else if floats > 0 {
+            Some(IndexKind::Float)
+        } else {
+            Some(IndexKind::Int)
+        }
+    };
     let new_grouper = || Grouper::new(columns.len(), &column_of, all_int);
     let task_rows = |bounds: &[std::ops::Range<usize>]| -> Vec<TaskProfile> {
         let mut grouper = new_grouper();
@@ -189,6 +242,11 @@ fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Profile {
                 members.extend(range.clone());
                 TaskProfile {
                     task: first.key.task,
+                    task_kind: column_kind.unwrap_or_else(|| {
+                        first_kinds
+                            .get(&first.key.task)
+                            .map_or(IndexKind::Int, |f| f.1)
+                    }),
                     agent: if fan_out {
                         labels[run as usize].clone()
                     } else {
@@ -251,7 +309,7 @@ fn compute(scan: ScanState, inputs_file: &str, threads: usize) -> Profile {
         &agent_names,
     );
     warnings.extend(warning);
-    let across = super::repeats::across_repeats(&repeats, &columns, &keys, agents.len());
+    let across = super::repeats::across_repeats(&repeats, &columns, &keys, &agent_names);
     for (agent, across) in agents.iter_mut().zip(across) {
         agent.across = across;
     }
@@ -347,6 +405,31 @@ fn agent_rows(
         .collect()
 }
 
+/// Whether upstream's `agent_name` column is float64: every name a number (or missing, NaN), at
+/// least one a number, and one a float or missing. pandas then writes every name as a float
+/// (`7.0`), and names equal as floats (`7`, `7.0`) are one agent.
+fn float_agent_names<'a>(agents: impl Iterator<Item = Option<(Cow<'a, str>, bool)>>) -> bool {
+    let (mut any_number, mut any_float) = (false, false);
+    for agent in agents {
+        match agent {
+            None => any_float = true,
+            Some((_, false)) => return false,
+            Some((name, true)) => {
+                any_number = true;
+                any_float |= name.contains(['.', 'e', 'E']);
+            }
+        }
+    }
+    any_number && any_float
+}
+
+/// A numeric name's JSON text as a float's (`7` → `7.0`).
+fn as_float_name(name: &str) -> String {
+    let mut buf = Vec::new();
+    let _ = crate::json::write_f64(&mut buf, name.parse::<f64>().unwrap_or(f64::NAN));
+    String::from_utf8_lossy(&buf).into_owned()
+}
+
 /// `column_of`'s mark of a key that is not a metric column.
 pub(super) const NO_COLUMN: u32 = u32::MAX;
 
@@ -417,6 +500,8 @@ struct Grouper<'a> {
     starts: Vec<usize>,
     sorted: Vec<(u32, u32, Num)>,
     column: Vec<f64>,
+    /// `column` with its missing values filled, for the max and min.
+    filled: Vec<f64>,
     scratch: Scratch,
 }
 
@@ -430,6 +515,7 @@ impl<'a> Grouper<'a> {
             starts: Vec::new(),
             sorted: Vec::new(),
             column: Vec::new(),
+            filled: Vec::new(),
             scratch: Scratch::default(),
         }
     }
@@ -514,14 +600,10 @@ impl<'a> Grouper<'a> {
                     });
                 (mx.map(Num::Int), mn.map(Num::Int))
             } else {
-                let present = self.column.iter().copied().filter(|v| !v.is_nan());
-                let (mx, mn) =
-                    present.fold((None, None), |(mx, mn): (Option<f64>, Option<f64>), v| {
-                        (
-                            Some(mx.map_or(v, |m| if v > m { v } else { m })),
-                            Some(mn.map_or(v, |m| if v < m { v } else { m })),
-                        )
-                    });
+                // pandas' `DataFrame.max`/`min`: NaN filled with -inf/+inf, then numpy's
+                // reduction, whose lanes decide between -0.0 and 0.0.
+                let mx = stats::nan_max(&self.column, &mut self.filled);
+                let mn = stats::nan_min(&self.column, &mut self.filled);
                 (mx.map(Num::Float), mn.map(Num::Float))
             };
             out.push((

@@ -24,7 +24,7 @@ pub use scan::ProfileBuilder;
 use crate::error::RolloutKey;
 use crate::json::Num;
 use crate::jsonl::LineSpan;
-use crate::record::{key, KeyId, KeyTable, Reward};
+use crate::record::{key, IndexKind, KeyId, KeyTable, Reward};
 use std::collections::{HashMap, HashSet};
 
 /// An agent's group key: a name, or a number when a rollout's numeric `agent_name` field
@@ -51,6 +51,9 @@ impl AgentKey {
 #[derive(Debug)]
 pub struct RolloutRecord {
     pub key: RolloutKey,
+    /// What `_ng_task_index` and `_ng_rollout_index` were in the row: `rollout_infos` writes
+    /// them as read (v0.7.0 `rollout_info_from_result`).
+    pub kinds: (IndexKind, IndexKind),
     pub(crate) top: Box<[(KeyId, Option<Num>)]>,
     pub(crate) usage: Box<[(KeyId, Option<Num>)]>,
     /// `reward` verbatim, when present.
@@ -235,6 +238,9 @@ impl<'a> IntoIterator for &'a ColumnSummaries {
 #[derive(Debug)]
 pub struct TaskProfile {
     pub task: i64,
+    /// How `_ng_task_index` is written: as pandas holds the column (floats when any row's is
+    /// a float, bools when all are).
+    pub task_kind: IndexKind,
     /// The agent label of a fan-out run's row: a task run by several agents has a row per
     /// agent (v0.7.0 `profile_from_data`, `per_agent`); `None` otherwise.
     pub agent: Option<AgentKey>,
@@ -327,7 +333,18 @@ pub struct Profile {
 }
 
 impl Profile {
+    /// A metric column's name; [`Profile::agent_column`] is `agent_name`.
     pub fn column_name(&self, column: usize) -> &str {
-        self.keys.name(self.columns[column])
+        match self.columns.get(column) {
+            Some(&k) => self.keys.name(k),
+            None => "agent_name",
+        }
+    }
+
+    /// The column index the repeat-level statistics give the agents' numeric names (one past
+    /// the metric columns): v0.7.0's frame holds the name in a column `agent_name`, which
+    /// `select_dtypes(include="number")` takes as a metric when every name is a number.
+    pub fn agent_column(&self) -> usize {
+        self.columns.len()
     }
 }

@@ -26,8 +26,12 @@ pub struct RepeatEntry {
 /// `<stat>_across_repeats/mean/<column>`: one column's repeat means, spread across repeats.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AcrossRepeats {
-    /// The metric column whose `mean/` is aggregated.
+    /// The metric column whose `mean/` is aggregated (`Profile::agent_column`: the agents'
+    /// numeric names).
     pub column: usize,
+    /// `false` for `<stat>_across_repeats/agent_name` itself: the column v0.7.0 adds to the
+    /// repeat entries' frame to group them, a metric there too when every name is a number.
+    pub of_mean: bool,
     /// `sem` is upstream's `se_across_repeats`.
     pub spread: Spread,
 }
@@ -42,10 +46,21 @@ pub(super) fn repeat_entries(
     keys: &KeyTable,
     agents: &[AgentKey],
 ) -> (Vec<RepeatEntry>, Option<String>) {
+    // Upstream's frame holds each rollout's agent in a column `agent_name`, a number when the
+    // name came from a number; when every named rollout's is, the column is numeric and
+    // becomes a metric like the others (index `columns.len()`).
+    let agent_column = columns.len();
+    let numeric_agents = rollout_agent.iter().any(Option::is_some)
+        && rollout_agent.iter().flatten().all(|&a| agents[a].numeric);
+    let name_of = |c: usize| match columns.get(c) {
+        Some(&k) => keys.name(k),
+        None => "agent_name",
+    };
+    let width = columns.len() + usize::from(numeric_agents);
     // Columns in code point order of their names (pandas' `Index.difference` sorts them).
-    let mut by_name: Vec<usize> = (0..columns.len()).collect();
-    by_name.sort_by(|&a, &b| keys.name(columns[a]).cmp(keys.name(columns[b])));
-    let mut rank = vec![0u32; columns.len()];
+    let mut by_name: Vec<usize> = (0..width).collect();
+    by_name.sort_by(|&a, &b| name_of(a).cmp(name_of(b)));
+    let mut rank = vec![0u32; width];
     for (r, &c) in by_name.iter().enumerate() {
         rank[c] = r as u32;
     }
@@ -71,16 +86,19 @@ pub(super) fn repeat_entries(
         tasks.dedup();
         for repeat in agent_rows.chunk_by(|x, y| x.1 == y.1) {
             cells.clear();
-            for &(_, _, _, i) in repeat {
+            for &(agent, _, _, i) in repeat {
                 rollouts[i as usize].metric_values(|k, v| {
                     let c = column_of[k as usize];
                     if c != super::compute::NO_COLUMN {
                         cells.push((rank[c as usize], v.as_f64()));
                     }
                 });
+                if numeric_agents {
+                    cells.push((rank[agent_column], agent_number(&agents[agent])));
+                }
             }
             let columns = by_rank
-                .runs(&cells, columns.len())
+                .runs(&cells, width)
                 .filter_map(|(r, values)| Spread::of(values).map(|s| (by_name[r as usize], s)))
                 .collect();
             entries.push(RepeatEntry {
@@ -148,28 +166,37 @@ impl ByRank {
     }
 }
 
+/// A numeric agent name's value (its JSON text parsed).
+fn agent_number(agent: &AgentKey) -> f64 {
+    agent.name.parse().unwrap_or(f64::NAN)
+}
+
 /// Each agent's across-repeats statistics (indexed like the agents): the primary names among
 /// the entries' keys (in practice `mean/<column>`) in order of first appearance, each with the
-/// agent's repeat values.
+/// agent's repeat values; then `agent_name` itself when every such agent's name is a number.
 pub(super) fn across_repeats(
     entries: &[RepeatEntry],
     columns: &[KeyId],
     keys: &KeyTable,
-    agents: usize,
+    agents: &[AgentKey],
 ) -> Vec<Vec<AcrossRepeats>> {
-    let mut seen = vec![false; columns.len()];
+    let mut seen = vec![false; columns.len() + 1];
     let mut names = Vec::new();
     for entry in entries {
         for &(c, _) in &entry.columns {
             if !seen[c] {
                 seen[c] = true;
-                if metric_names::is_primary(&format!("mean/{}", keys.name(columns[c]))) {
+                let name = columns.get(c).map_or("agent_name", |&k| keys.name(k));
+                if metric_names::is_primary(&format!("mean/{name}")) {
                     names.push(c);
                 }
             }
         }
     }
-    let mut out = vec![Vec::new(); agents];
+    // v0.7.0 adds `agent_name` to the entries' frame (from `agent_ref.name`) to group them: a
+    // numeric column, aggregated last, when every agent with entries has a number for a name.
+    let bare_agent = !entries.is_empty() && entries.iter().all(|e| agents[e.agent].numeric);
+    let mut out = vec![Vec::new(); agents.len()];
     let mut means: crate::fast_map::FastMap<usize, Vec<f64>> = Default::default();
     for agent_entries in entries.chunk_by(|x, y| x.agent == y.agent) {
         means.clear();
@@ -181,7 +208,21 @@ pub(super) fn across_repeats(
         let agent = agent_entries[0].agent;
         for &c in &names {
             if let Some(spread) = means.get_mut(&c).and_then(|v| Spread::of(v)) {
-                out[agent].push(AcrossRepeats { column: c, spread });
+                out[agent].push(AcrossRepeats {
+                    column: c,
+                    of_mean: true,
+                    spread,
+                });
+            }
+        }
+        if bare_agent {
+            let mut name = vec![agent_number(&agents[agent]); agent_entries.len()];
+            if let Some(spread) = Spread::of(&mut name) {
+                out[agent].push(AcrossRepeats {
+                    column: columns.len(),
+                    of_mean: false,
+                    spread,
+                });
             }
         }
     }

@@ -7,11 +7,13 @@ use crate::error::{ProfileError, RolloutKey};
 use crate::fast_map::FastMap;
 use crate::gym::keys;
 use crate::jsonl::{LineSpan, LineSplitter, SplitError, DEFAULT_MAX_LINE_BYTES};
-use crate::record::{self, AgentField, IndexField, KeyTable, Row, RowError, RowKind};
+use crate::record::{self, AgentField, IndexField, IndexKind, KeyTable, Row, RowError, RowKind};
 
 /// One materialized input row.
 pub(super) struct InputRow {
     pub(super) key: RolloutKey,
+    /// What `_ng_task_index` was in the row (v0.7.0 writes a task row's index as pandas holds it).
+    pub(super) task_kind: IndexKind,
     pub(super) agent: AgentField,
     /// `_ng_environment_server` (`NoAgentRef`: absent).
     pub(super) server: AgentField,
@@ -225,6 +227,7 @@ impl ScanState {
         self.input_index.insert(key, idx);
         self.inputs.push(InputRow {
             key,
+            task_kind: row.task.value().map_or(IndexKind::Int, |(_, kind)| kind),
             agent: row.agent,
             server: row.server,
             span,
@@ -268,6 +271,10 @@ impl ScanState {
         self.rollout_index.insert(key, self.rollouts.len() as u32);
         self.rollouts.push(RolloutRecord {
             key,
+            kinds: (
+                row.task.value().map_or(IndexKind::Int, |(_, kind)| kind),
+                row.rollout.value().map_or(IndexKind::Int, |(_, kind)| kind),
+            ),
             top: row.top.into_boxed_slice(),
             usage: row.usage.into_boxed_slice(),
             reward: row.reward,
@@ -285,7 +292,7 @@ impl ScanState {
     ) -> Option<RolloutKey> {
         let field = |name: &'static str, value: IndexField| {
             match value {
-            IndexField::Int(v) => Ok(v),
+            IndexField::Int(v) | IndexField::Typed(v, _) => Ok(v),
             IndexField::Missing => Err((name, "is missing (every row needs `_ng_task_index` and `_ng_rollout_index`; files from older Gym versions lack them: re-run collection, or add them)".to_string())),
             IndexField::Invalid(what) => Err((name, format!("must be an integer, found {what}"))),
         }

@@ -140,7 +140,7 @@ pub fn read_keyed_by_profile(line: &[u8], keys: &mut KeyTable) -> Result<KeyedRo
     let row = crate::record::parse_row(line, RowKind::Rollout, keys)
         .map_err(|e| format!("column {}: {}", e.column, e.message))?;
     let index = |name: &str, f: IndexField| match f {
-        IndexField::Int(v) => Ok(v),
+        IndexField::Int(v) | IndexField::Typed(v, _) => Ok(v),
         IndexField::Missing => Err(format!("field `{name}` is missing")),
         IndexField::Invalid(what) => {
             Err(format!("field `{name}` must be an integer, found {what}"))

@@ -4,7 +4,7 @@
 //! its threads.
 
 use super::{read_keyed_with, Field, Matched, Query, RunFacts};
-use crate::record::{AgentField, IndexField, KeyTable, RowKind};
+use crate::record::{AgentField, KeyTable, RowKind};
 
 pub struct QueryRun {
     pub query: Query,
@@ -104,8 +104,8 @@ pub fn input_agent(line: &[u8], keys: &mut KeyTable) -> Result<Option<InputRun>,
     }
     let row = crate::record::parse_row(line, RowKind::Input, keys)
         .map_err(|e| format!("column {}: {}", e.column, e.message))?;
-    Ok(match (row.task, row.rollout) {
-        (IndexField::Int(t), IndexField::Int(r)) => {
+    Ok(match (row.task.value(), row.rollout.value()) {
+        (Some((t, _)), Some((r, _))) => {
             let agent = name(row.agent);
             let run = name(row.server).or_else(|| agent.clone());
             Some(InputRun {

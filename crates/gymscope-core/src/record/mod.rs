@@ -94,8 +94,50 @@ pub enum IndexField {
     #[default]
     Missing,
     Int(i64),
+    /// A bool or a float holding an integer: Python keys it as the integer (`True == 1`,
+    /// `1.0 == 1`), and v0.7.0's profile writes it as it was read (`"0:True"`, `1.0`).
+    Typed(i64, IndexKind),
     /// Present but not an integer; the text says what it was.
     Invalid(#[serde(with = "wire::static_text")] wire::ValueKind),
+}
+
+/// What an index was in the row's JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub enum IndexKind {
+    #[default]
+    Int,
+    Bool,
+    Float,
+}
+
+impl IndexField {
+    /// The index as Python compares it, with its kind; `None` when missing or not an integer.
+    pub fn value(self) -> Option<(i64, IndexKind)> {
+        match self {
+            IndexField::Int(v) => Some((v, IndexKind::Int)),
+            IndexField::Typed(v, kind) => Some((v, kind)),
+            IndexField::Missing | IndexField::Invalid(_) => None,
+        }
+    }
+}
+
+impl IndexKind {
+    /// Writes `v` as this kind's JSON (`1`, `true`, `1.0`).
+    pub fn write_json<W: std::io::Write>(self, w: &mut W, v: i64) -> std::io::Result<()> {
+        match self {
+            IndexKind::Int => crate::json::Num::Int(v).write_json(w),
+            IndexKind::Bool => w.write_all(if v != 0 { b"true" } else { b"false" }),
+            IndexKind::Float => crate::json::write_f64(w, v as f64),
+        }
+    }
+
+    /// Writes `v` as Python's `str()` of this kind (`1`, `True`, `1.0`).
+    pub fn write_str<W: std::io::Write>(self, w: &mut W, v: i64) -> std::io::Result<()> {
+        match self {
+            IndexKind::Bool => w.write_all(if v != 0 { b"True" } else { b"False" }),
+            _ => self.write_json(w, v),
+        }
+    }
 }
 
 /// The agent name a row gives in `agent_ref.name`.
@@ -323,6 +365,42 @@ mod tests {
         assert_eq!(
             row.reward,
             Some(Reward::Other(Box::new(serde_json::Value::Null)))
+        );
+    }
+
+    #[test]
+    fn bool_and_integral_float_indices_keep_their_kind() {
+        let mut keys = KeyTable::default();
+        let read = |line: &str, keys: &mut KeyTable| {
+            let row = parse_row(line.as_bytes(), RowKind::Rollout, keys).unwrap();
+            (row.task, row.rollout)
+        };
+        assert_eq!(
+            read(
+                r#"{"_ng_task_index":1.0,"_ng_rollout_index":true}"#,
+                &mut keys
+            ),
+            (
+                IndexField::Typed(1, IndexKind::Float),
+                IndexField::Typed(1, IndexKind::Bool)
+            )
+        );
+        assert_eq!(
+            read(
+                r#"{"_ng_task_index":-0,"_ng_rollout_index":2e1}"#,
+                &mut keys
+            ),
+            (IndexField::Int(0), IndexField::Typed(20, IndexKind::Float))
+        );
+        assert_eq!(
+            read(
+                r#"{"_ng_task_index":1e300,"_ng_rollout_index":false}"#,
+                &mut keys
+            ),
+            (
+                IndexField::Invalid("a float"),
+                IndexField::Typed(0, IndexKind::Bool)
+            )
         );
     }
 

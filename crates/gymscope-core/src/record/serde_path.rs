@@ -2,7 +2,7 @@
 //! message and column come from here, and the rare shapes it does not take).
 
 use super::fields::{Role, RowFields};
-use super::{AgentField, IndexField, KeyTable, RowError, RowKind};
+use super::{AgentField, IndexField, IndexKind, KeyTable, RowError, RowKind};
 use crate::json::{MaybeNum, Num, Skip};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::fmt;
@@ -185,9 +185,21 @@ impl<'de> de::Deserialize<'de> for IndexValue {
         let raw = <&'de serde_json::value::RawValue>::deserialize(d)?;
         let text = raw.get();
         let MaybeNum(num) = serde_json::from_str(text).map_err(de::Error::custom)?;
+        let float_text = text.contains(['.', 'e', 'E']);
         Ok(IndexValue(match num {
+            _ if text == "true" || text == "false" => {
+                IndexField::Typed(i64::from(text == "true"), IndexKind::Bool)
+            }
             Some(Num::Int(v)) => IndexField::Int(v),
-            Some(Num::Float(f)) if f == 0.0 && f.is_sign_negative() => IndexField::Int(0),
+            // `-0`: Python's `json` reads an int.
+            Some(Num::Float(f)) if f == 0.0 && !float_text => IndexField::Int(0),
+            // A float holding an integer is the integer's key in Python (`1.0 == 1`); beyond
+            // 2^53 a float is not one integer's, and it is refused with other floats.
+            Some(Num::Float(f)) if f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_992.0 =>
+            {
+                #[allow(clippy::cast_possible_truncation)]
+                IndexField::Typed(f as i64, IndexKind::Float)
+            }
             _ => IndexField::Invalid(crate::json::describe_token(text)),
         }))
     }

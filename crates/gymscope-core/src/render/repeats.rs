@@ -52,7 +52,11 @@ pub(super) fn write_across<W: Write>(
     across: &[AcrossRepeats],
 ) -> io::Result<()> {
     for a in across {
-        let metric = format!("mean/{}", p.column_name(a.column));
+        let metric = if a.of_mean {
+            format!("mean/{}", p.column_name(a.column))
+        } else {
+            p.column_name(a.column).to_string()
+        };
         let s = &a.spread;
         let stats = [
             ("mean_across_repeats/", s.mean),

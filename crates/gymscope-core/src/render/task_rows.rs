@@ -7,7 +7,7 @@ use super::{write_sample, LineSource, RenderError};
 use crate::fast_map::LastValues;
 use crate::json::{self, Num};
 use crate::profile::{ColumnSummaries, ColumnSummary, Profile, RolloutRecord, TaskProfile};
-use crate::record::{key, KeyId, Reward};
+use crate::record::{key, IndexKind, KeyId, Reward};
 use std::io::{self, Write};
 
 /// The lines of `*_reward_profiling.jsonl` for the tasks in `tasks` (indices into `p.tasks`): a
@@ -109,7 +109,9 @@ fn member_name(name: &str) -> Box<[u8]> {
 const ROLLOUT_ID: KeyId = KeyId::MAX;
 
 enum InfoValue<'a> {
-    Id(i64, i64),
+    /// `rollout_id`: the two indices as Python's `str()` of what was read (`"0:True"`).
+    Id(i64, i64, (IndexKind, IndexKind)),
+    Index(i64, IndexKind),
     Num(Num),
     Json(&'a serde_json::Value),
 }
@@ -143,7 +145,7 @@ impl<'p> TaskRows<'p> {
     fn write<W: Write>(&mut self, w: &mut W, task: &TaskProfile, sample: &[u8]) -> io::Result<()> {
         let p = self.texts.p;
         w.write_all(b"{\"_ng_task_index\":")?;
-        Num::Int(task.task).write_json(w)?;
+        task.task_kind.write_json(w, task.task)?;
         self.texts.write_stats(w, &task.columns, false)?;
         if let Some(agent) = &task.agent {
             w.write_all(b",\"agent_ref\":{\"name\":")?;
@@ -176,9 +178,15 @@ impl<'p> TaskRows<'p> {
     fn write_rollout_info<W: Write>(&mut self, w: &mut W, r: &'p RolloutRecord) -> io::Result<()> {
         let fields = &mut self.fields;
         fields.clear();
-        fields.set(self.rollout_id, InfoValue::Id(r.key.task, r.key.rollout));
-        fields.set(key::TASK_INDEX, InfoValue::Num(Num::Int(r.key.task)));
-        fields.set(key::ROLLOUT_INDEX, InfoValue::Num(Num::Int(r.key.rollout)));
+        fields.set(
+            self.rollout_id,
+            InfoValue::Id(r.key.task, r.key.rollout, r.kinds),
+        );
+        fields.set(key::TASK_INDEX, InfoValue::Index(r.key.task, r.kinds.0));
+        fields.set(
+            key::ROLLOUT_INDEX,
+            InfoValue::Index(r.key.rollout, r.kinds.1),
+        );
         match &r.reward {
             Some(Reward::Num(n)) => fields.set(key::REWARD, InfoValue::Num(*n)),
             Some(Reward::Other(v)) => fields.set(key::REWARD, InfoValue::Json(v)),
@@ -203,7 +211,7 @@ impl<'p> TaskRows<'p> {
                 w.write_all(self.texts.field(*name))?;
             }
             match value {
-                InfoValue::Id(task, rollout) => {
+                InfoValue::Id(task, rollout, (IndexKind::Int, IndexKind::Int)) => {
                     let (mut t, mut r) = (itoa::Buffer::new(), itoa::Buffer::new());
                     w.write_all(b"\"")?;
                     w.write_all(t.format(*task).as_bytes())?;
@@ -211,6 +219,14 @@ impl<'p> TaskRows<'p> {
                     w.write_all(r.format(*rollout).as_bytes())?;
                     w.write_all(b"\"")?;
                 }
+                InfoValue::Id(task, rollout, (task_kind, rollout_kind)) => {
+                    w.write_all(b"\"")?;
+                    task_kind.write_str(w, *task)?;
+                    w.write_all(b":")?;
+                    rollout_kind.write_str(w, *rollout)?;
+                    w.write_all(b"\"")?;
+                }
+                InfoValue::Index(v, kind) => kind.write_json(w, *v)?,
                 InfoValue::Num(n) => n.write_json(w)?,
                 InfoValue::Json(v) => json::to_writer_orjson(w, *v)?,
             }

@@ -1,6 +1,6 @@
 //! `compare_report.md` in upstream's layout and the lines `gym eval compare` prints (v0.7.0
-//! `nemo_gym/comparison/report.py`). Names from the files are Markdown-escaped where upstream
-//! puts them in code spans (a backtick in an agent name cannot break the table).
+//! `nemo_gym/comparison/report.py`). Names from the files are written as upstream writes them,
+//! unescaped, byte for byte; gymscope's own section (`compare::markdown`) escapes its own.
 
 use super::diff::MAX_FLIPS_SHOWN;
 use super::{ComparisonResult, JSON_REPORT, NEMO_GYM_VERSION};
@@ -128,18 +128,10 @@ fn table(header: &[String], align: &[&str], rows: &[Vec<String>]) -> Vec<String>
     out
 }
 
-/// A name in a code span, as upstream writes it; a backtick or a newline in it would end the
-/// span or the row, so they are replaced.
+/// A name in a code span, as upstream writes it: as it is, byte for byte (a backtick or a `|`
+/// in a name breaks the span or the row in v0.7.0's file too; gymscope's own section escapes).
 fn code(s: &str) -> String {
-    let clean: String = s
-        .chars()
-        .map(|c| match c {
-            '`' => '\'',
-            '\n' | '\r' | '|' => ' ',
-            c => c,
-        })
-        .collect();
-    format!("`{clean}`")
+    format!("`{s}`")
 }
 
 fn candidate_labels(n: usize) -> Vec<String> {
@@ -462,11 +454,7 @@ pub fn render_markdown(r: &ComparisonResult, extra: Option<&str>) -> String {
     }
     if !r.warnings.is_empty() {
         lines.extend(["## Warnings".into(), String::new()]);
-        lines.extend(
-            r.warnings
-                .iter()
-                .map(|w| format!("- {}", crate::markdown::escape(w))),
-        );
+        lines.extend(r.warnings.iter().map(|w| format!("- {w}")));
         lines.push(String::new());
     }
     if let Some(extra) = extra {
