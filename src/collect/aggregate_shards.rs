@@ -12,7 +12,7 @@ use super::environment::Topology;
 use super::head::{aggregate_metrics, fetch_config};
 use super::http::Client;
 use super::key::{parse_row, to_line, KeyPart};
-use super::merge::{index, LastLine, Span};
+use super::merge::{index, write_spans, LastLine, Span};
 use super::{aggregate, discover, paths, CollectError, Row};
 use crate::gym::keys::{FAILURE_CLASS, ROLLOUT_INDEX, TASK_INDEX};
 use crate::native::files::{Cleared, FilePlan, Handles};
@@ -456,13 +456,9 @@ fn rewrite_spans(
     spans: &[Span],
     to: &Path,
 ) -> Result<AtomicFile> {
-    let mut files = Handles::new(sources);
-    let mut out = cleared.create(to)?;
-    let mut buf = Vec::new();
-    for s in spans {
-        let row = read_span(&mut files, sources, s, &mut buf)?;
-        out.write_all(&to_line(&row))
-            .with_context(|| format!("writing '{}'", to.display()))?;
-    }
-    Ok(out)
+    write_spans(cleared, sources, spans, to, |s, line, out| {
+        let row = parse_row(line)
+            .map_err(|e| CollectError::line(&sources[s.file].display().to_string(), s.line, e))?;
+        Ok(out.write_all(&to_line(&row))?)
+    })
 }

@@ -366,14 +366,28 @@ fn copy_spans(
     spans: &[Span],
     to: &Path,
 ) -> Result<AtomicFile> {
+    write_spans(cleared, sources, spans, to, |_, line, out| {
+        out.write_all(line)?;
+        Ok(out.write_all(b"\n")?)
+    })
+}
+
+/// Writes what `each` makes of the line at each of `spans`, in order, into a temporary file for
+/// `to` (committed by the caller); the shards are read a few open files at a time.
+pub(super) fn write_spans(
+    cleared: &Cleared,
+    sources: &[PathBuf],
+    spans: &[Span],
+    to: &Path,
+    mut each: impl FnMut(&Span, &[u8], &mut AtomicFile) -> Result<()>,
+) -> Result<AtomicFile> {
     let mut files = Handles::new(sources);
     let mut out = cleared.create(to)?;
     let mut buf = Vec::new();
     for s in spans {
         buf.resize(s.len as usize, 0);
         files.read_exact_at(s.file, &mut buf, s.offset)?;
-        out.write_all(&buf)?;
-        out.write_all(b"\n")?;
+        each(s, &buf, &mut out).with_context(|| format!("writing '{}'", to.display()))?;
     }
     Ok(out)
 }
