@@ -381,12 +381,18 @@ fn a_fifo_named_json_never_hangs_a_command() {
             "s",
         ]),
     ];
-    for args in cases {
-        let out = bounded(&args, 8 << 30, 1024, 30).unwrap_or_else(|| panic!("{args:?} hung"));
-        let text = output_text(&out);
-        assert!(matches!(out.status.code(), Some(1 | 2)), "{args:?}: {text}");
-        assert!(text.contains("run.json"), "{args:?}: {text}");
-    }
+    // At once: each waits the few seconds a read-once FIFO is given for its writer.
+    std::thread::scope(|scope| {
+        for args in &cases {
+            scope.spawn(move || {
+                let out =
+                    bounded(args, 8 << 30, 1024, 30).unwrap_or_else(|| panic!("{args:?} hung"));
+                let text = output_text(&out);
+                assert!(matches!(out.status.code(), Some(1 | 2)), "{args:?}: {text}");
+                assert!(text.contains("run.json"), "{args:?}: {text}");
+            });
+        }
+    });
 }
 
 /// Item 8: `report` reads ATIF like every command that reads a run, without --inputs.
