@@ -294,7 +294,22 @@ macro_rules! note {
 
 #[cfg(test)]
 mod tests {
-    use super::terminal_safe;
+    use super::{capture_thread, capturing, terminal_safe};
+
+    #[test]
+    fn a_thread_capture_takes_that_threads_output_only() {
+        let (other, captured) = capture_thread(|| {
+            crate::say!("mine");
+            crate::note!("my note");
+            // Another thread's capture, at the same time, gets its own output.
+            let other = std::thread::spawn(|| capture_thread(|| crate::say!("theirs")).1);
+            assert!(capturing());
+            other.join().unwrap()
+        });
+        assert_eq!(captured.stdout, b"mine\n");
+        assert_eq!(captured.stderr, b"my note\n");
+        assert_eq!(other.stdout, b"theirs\n");
+    }
 
     #[test]
     fn control_characters_are_shown_not_obeyed() {

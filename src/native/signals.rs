@@ -160,3 +160,31 @@ fn on_signal(sig: libc::c_int) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{caught, stop_with};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    #[test]
+    fn a_host_stops_the_work_of_one_thread() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let (seen, asked) = std::sync::mpsc::channel();
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        let worker = std::thread::spawn(move || {
+            stop_with(flag);
+            seen.send(caught()).unwrap();
+            wait.recv().unwrap();
+            seen.send(caught()).unwrap();
+        });
+        assert_eq!(asked.recv().unwrap(), None);
+        stop.store(true, Ordering::SeqCst);
+        go.send(()).unwrap();
+        assert_eq!(asked.recv().unwrap(), Some(libc::SIGINT));
+        worker.join().unwrap();
+        // Other threads go on.
+        assert_eq!(caught(), None);
+    }
+}
