@@ -40,7 +40,7 @@ cp "$(one dist/main-*.css)" "$static/app.css"
 tools=target/wheel-tools
 if ! [[ -x $tools/bin/maturin && -x $tools/bin/auditwheel ]] || ! "$tools/bin/python" -m ziglang version >/dev/null 2>&1; then
   python3 -m venv "$tools"
-  "$tools/bin/pip" install --quiet "maturin>=1.9,<2" "ziglang>=0.13" "auditwheel>=6"
+  "$tools/bin/pip" install --quiet "maturin>=1.9,<2" "ziglang>=0.13,<0.18" "auditwheel>=6"
 fi
 built=$(date +%s)
 rm -f target/wheels/gymscope-*.whl
