@@ -2,7 +2,12 @@
 `--gb` GB (docs/python.md "Memory and speed"): each read in a fresh process, its wall time and
 peak RSS printed. Needs the wheel installed (scripts/wheel.sh), and pandas for the comparison.
 
-    python benches/python_rollouts.py --gb 1 [--dir bench-data] [--skip-pandas]
+    python benches/python_rollouts.py --gb 1 [--dir bench-data] [--skip-pandas] [--threads]
+
+`--threads` also times, in one fresh process, one `rollouts()` call and then two at once on two
+threads (issue 57: they ran one at a time behind a process-wide lock): the two-call wall time
+against the one-call time. Each call reads on every core, so on a machine of few cores the two
+share them; the figure is for docs/python.md, not a test.
 """
 
 from __future__ import annotations
@@ -88,6 +93,30 @@ print(n, time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).r
 """
 
 
+THREADS = """
+import sys, threading, time
+import gymscope
+path = sys.argv[1]
+gymscope.rollouts(path)  # warm: the file in the page cache
+start = time.perf_counter()
+gymscope.rollouts(path)
+one = time.perf_counter() - start
+calls = [threading.Thread(target=gymscope.rollouts, args=(path,)) for _ in range(2)]
+start = time.perf_counter()
+for t in calls:
+    t.start()
+for t in calls:
+    t.join()
+two = time.perf_counter() - start
+print(f"one call {one:.2f} s, two calls on two threads {two:.2f} s ({two / one:.2f}x)")
+"""
+
+
+def measure_threads(path: Path) -> None:
+    done = subprocess.run([sys.executable, "-c", THREADS, str(path)], capture_output=True, text=True)
+    print(f"{'threads':>18}: {done.stdout.strip() or done.stderr.strip().splitlines()[-1:]}")
+
+
 def measure(name: str, path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", MEASURE.format(code=READERS[name]), str(path)],
                           capture_output=True, text=True)
@@ -103,6 +132,7 @@ def main() -> None:
     ap.add_argument("--gb", type=float, default=1.0)
     ap.add_argument("--dir", type=Path, default=Path("bench-data"))
     ap.add_argument("--skip-pandas", action="store_true")
+    ap.add_argument("--threads", action="store_true")
     args = ap.parse_args()
     args.dir.mkdir(parents=True, exist_ok=True)
     path = args.dir / f"python_rollouts_{args.gb:g}gb.jsonl"
@@ -112,6 +142,8 @@ def main() -> None:
         print(f"generated {path} ({path.stat().st_size / (1 << 30):.2f} GB, {rows:,} rows) in {time.perf_counter() - start:.0f} s")
     print(f"{path}: {path.stat().st_size / (1 << 30):.2f} GB")
     measure("gymscope.rollouts", path)
+    if args.threads:
+        measure_threads(path)
     if not args.skip_pandas:
         measure("pandas.read_json", path)
 

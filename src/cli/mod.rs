@@ -42,6 +42,16 @@ pub fn run_captured(args: Vec<String>) -> (u8, crate::native::out::Captured) {
     (code.unwrap_or(1), captured)
 }
 
+/// Runs the CLI in this process with `args` (the program's name first), printing as the binary
+/// does; its exit code. The Python wheel's `gymscope` command: the extension serves it, so the
+/// wheel holds one copy of the core (docs/python.md).
+pub fn run_in_process(args: Vec<String>) -> u8 {
+    let code = run_args(args);
+    (0..=u8::MAX)
+        .find(|&c| ExitCode::from(c) == code)
+        .unwrap_or(1)
+}
+
 /// The command line being run, as given ([`run_args`]): what a report records as its command.
 /// In a host's process (the Python module) the process's own arguments are the host's.
 static INVOCATION: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());

@@ -8,6 +8,7 @@ use crate::native::{check_input, Input};
 use crate::query::rows::{read_row, RolloutRow, RowColumns};
 use crate::query::{Field, Query, RunFacts};
 use anyhow::{anyhow, Result};
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -76,6 +77,18 @@ pub fn rollout_rows(rollouts: &Path, query: Option<&str>, o: &RowOptions) -> Res
         Err(Halt::Error(e)) => Err(e),
         Err(Halt::Interrupted(sig)) => Err(anyhow!("interrupted by signal {sig}")),
     }
+}
+
+/// The top-level field names the run's rows have (the read of `query --strict`), for the Python
+/// module's check of a query's fields (`rollouts(…, strict=True)` and its warning).
+pub fn field_names(rollouts: &Path, max_line_bytes: u64) -> Result<BTreeSet<String>> {
+    let wanted = FactsWanted {
+        verdicts: false,
+        tasks: false,
+        strict: true,
+    };
+    let threshold = crate::reward_group::DEFAULT_THRESHOLD;
+    Ok(run_facts(rollouts, None, wanted, threshold, false, max_line_bytes)?.1)
 }
 
 /// `query --format rows`: each match's row as a JSON line, up to `--limit`.

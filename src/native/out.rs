@@ -11,6 +11,7 @@
 //! (OSC 52). A JSON document means the same after it (its escapes are JSON's).
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fmt;
 use std::io::{self, Write};
 use std::sync::Mutex;
@@ -38,13 +39,41 @@ pub fn capture<T>(f: impl FnOnce() -> T) -> (T, Captured) {
     (out, captured.unwrap_or_default())
 }
 
-/// Whether a host is capturing the output ([`capture`]): the process is the host's.
+thread_local! {
+    /// What this thread prints while [`capture_thread`] runs: the Python module's reads print
+    /// only from their calling thread, so two of them on two threads need not wait for each
+    /// other (issue 57: one process-wide capture ran them one at a time).
+    static THREAD_CAPTURED: RefCell<Option<Captured>> = const { RefCell::new(None) };
+}
+
+/// [`capture`] for what `f` prints on this thread only; other threads print as before. For
+/// work that prints nothing from its worker threads (the Python module's reads and writes).
+pub fn capture_thread<T>(f: impl FnOnce() -> T) -> (T, Captured) {
+    THREAD_CAPTURED.with(|c| *c.borrow_mut() = Some(Captured::default()));
+    let out = f();
+    let captured = THREAD_CAPTURED.with(|c| c.borrow_mut().take());
+    (out, captured.unwrap_or_default())
+}
+
+/// Whether a host is capturing the output ([`capture`], or [`capture_thread`] on this
+/// thread): the process is the host's.
 pub fn capturing() -> bool {
-    CAPTURED.lock().is_ok_and(|c| c.is_some())
+    THREAD_CAPTURED.with(|c| c.borrow().is_some()) || CAPTURED.lock().is_ok_and(|c| c.is_some())
 }
 
 /// `bytes` appended to the captured stdout or stderr; `false` when nothing captures.
 fn to_capture(bytes: &[u8], stdout: bool) -> bool {
+    let here = THREAD_CAPTURED.with(|c| match c.borrow_mut().as_mut() {
+        Some(c) => {
+            let to = if stdout { &mut c.stdout } else { &mut c.stderr };
+            to.extend_from_slice(bytes);
+            true
+        }
+        None => false,
+    });
+    if here {
+        return true;
+    }
     match CAPTURED.lock() {
         Ok(mut c) => match c.as_mut() {
             Some(c) => {
@@ -265,7 +294,22 @@ macro_rules! note {
 
 #[cfg(test)]
 mod tests {
-    use super::terminal_safe;
+    use super::{capture_thread, capturing, terminal_safe};
+
+    #[test]
+    fn a_thread_capture_takes_that_threads_output_only() {
+        let (other, captured) = capture_thread(|| {
+            crate::say!("mine");
+            crate::note!("my note");
+            // Another thread's capture, at the same time, gets its own output.
+            let other = std::thread::spawn(|| capture_thread(|| crate::say!("theirs")).1);
+            assert!(capturing());
+            other.join().unwrap()
+        });
+        assert_eq!(captured.stdout, b"mine\n");
+        assert_eq!(captured.stderr, b"my note\n");
+        assert_eq!(other.stdout, b"theirs\n");
+    }
 
     #[test]
     fn control_characters_are_shown_not_obeyed() {

@@ -96,9 +96,31 @@ pub fn handled_elsewhere_with_hangup() -> HandledElsewhere {
 
 pub struct HandledElsewhere(());
 
+thread_local! {
+    /// A host's stop request for the work on this thread ([`stop_with`]).
+    static STOP: std::cell::RefCell<Option<std::sync::Arc<AtomicBool>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Work on this thread stops, as on SIGINT, once `stop` is set: the Python module runs a call
+/// on a thread of its own and sets it when Python raises `KeyboardInterrupt`, since the
+/// process's signals are the host's (docs/python.md).
+pub fn stop_with(stop: std::sync::Arc<AtomicBool>) {
+    STOP.with(|s| *s.borrow_mut() = Some(stop));
+}
+
 /// The signal caught since the process started, if any (while [`handled_elsewhere`] is held,
-/// the process goes on after SIGINT and SIGTERM; the command checks this to stop).
+/// the process goes on after SIGINT and SIGTERM; the command checks this to stop), or SIGINT
+/// once this thread's host asked it to stop ([`stop_with`]).
 pub fn caught() -> Option<i32> {
+    let stopped = STOP.with(|s| {
+        s.borrow()
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::SeqCst))
+    });
+    if stopped {
+        return Some(libc::SIGINT);
+    }
     Some(CAUGHT.load(Ordering::SeqCst)).filter(|s| *s != 0)
 }
 
@@ -171,5 +193,33 @@ fn on_signal(sig: libc::c_int) {
             libc::signal(sig, libc::SIG_DFL);
             libc::raise(sig);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{caught, stop_with};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    #[test]
+    fn a_host_stops_the_work_of_one_thread() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let (seen, asked) = std::sync::mpsc::channel();
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        let worker = std::thread::spawn(move || {
+            stop_with(flag);
+            seen.send(caught()).unwrap();
+            wait.recv().unwrap();
+            seen.send(caught()).unwrap();
+        });
+        assert_eq!(asked.recv().unwrap(), None);
+        stop.store(true, Ordering::SeqCst);
+        go.send(()).unwrap();
+        assert_eq!(asked.recv().unwrap(), Some(libc::SIGINT));
+        worker.join().unwrap();
+        // Other threads go on.
+        assert_eq!(caught(), None);
     }
 }

@@ -24,6 +24,13 @@ RUNS = [
 ]
 
 
+# Every Gym example (one agent each, as a Gym user's run) and a run that renames its agents: the
+# profile's task table against the files.
+PROFILE_RUNS = RUNS + sorted(FIXTURES.glob("gym-examples/*/example_rollouts.jsonl")) + [
+    FIXTURES / "generated" / "agent_name_override" / "rollouts.jsonl",
+]
+
+
 def inputs_of(rollouts: Path) -> Path:
     return rollouts.with_name(rollouts.stem + "_materialized_inputs.jsonl")
 
@@ -37,9 +44,17 @@ def cli(*args: object, ok: bool = True) -> subprocess.CompletedProcess:
     return done
 
 
-@pytest.mark.parametrize("rollouts", RUNS, ids=lambda p: p.parent.name)
+@pytest.mark.parametrize("rollouts", list(dict.fromkeys(PROFILE_RUNS)), ids=lambda p: p.parent.name)
 def test_profile_write_is_byte_equal_to_the_cli(rollouts: Path, tmp_path: Path) -> None:
-    cli("profile", "--inputs", inputs_of(rollouts), "--rollouts", rollouts, "--out-dir", tmp_path / "cli")
+    done = cli("profile", "--inputs", inputs_of(rollouts), "--rollouts", rollouts, "--out-dir", tmp_path / "cli", ok=False)
+    if done.returncode != 0:
+        # A run the command refuses (an older Gym's rows, without the index keys): the same
+        # message, as a ValueError naming the file and line.
+        with pytest.raises(gymscope.DataError) as refused:
+            gymscope.profile(inputs_of(rollouts), rollouts)
+        assert f"Error: {refused.value}" in done.stderr.decode()
+        assert refused.value.path == str(rollouts) and refused.value.line == 1
+        return
     p = gymscope.profile(inputs_of(rollouts), rollouts)
     written = p.write(tmp_path / "py" / "deep")
     assert len(written) == 3
@@ -51,11 +66,22 @@ def test_profile_write_is_byte_equal_to_the_cli(rollouts: Path, tmp_path: Path) 
     assert p.repeats == json.loads((tmp_path / "cli" / written[2].name).read_text())
     rows = [json.loads(line) for line in written[0].read_text().splitlines()]
     tasks = p.tasks.to_pylist()
-    assert [t["task"] for t in tasks] == [r["_ng_task_index"] for r in rows]
+    assert len(tasks) == len(rows)
+    # Every column of every row, the strings too: the task and its agent as the file has them
+    # (a fan-out run's row label, else the sample's `agent_ref`), each statistic by its name,
+    # None where the file's row has none.
     for t, r in zip(tasks, rows):
-        for k, v in r.items():
-            if k in t and isinstance(v, (int, float)) and not isinstance(v, bool):
-                assert t[k] == pytest.approx(v, nan_ok=True), k
+        agent_ref = r.get("agent_ref") or r.get("sample", {}).get("agent_ref") or {}
+        want = {"task": r["_ng_task_index"], "agent": agent_ref.get("name")}
+        assert want["agent"] is not None
+        for k, v in t.items():
+            expected = want[k] if k in want else r.get(k)
+            if isinstance(expected, float):
+                assert v == pytest.approx(expected, nan_ok=True), (t["task"], k)
+            else:
+                assert v == expected and type(v) is type(expected), (t["task"], k)
+        # ... and every statistic of the file's row is a column.
+        assert {k for k in r if "/" in k or k.endswith("_rollouts") or k.endswith("_pct")} <= set(t)
 
 
 def cli_rows(rollouts: Path, expr: str, inputs: Path | None = None) -> list:

@@ -58,15 +58,13 @@ pub fn rollout_rows(c: RowColumns) -> Result<RecordBatch, ArrowError> {
     batch(columns, n)
 }
 
-/// The profile's task table: the task, its agent, then every statistic and count as
-/// `*_reward_profiling.jsonl` names them (integers where every value is one).
-pub fn task_table(p: &Profile) -> Result<RecordBatch, ArrowError> {
+/// The profile's task table: the task, its agent (`agents`, one per task: `task_agents`), then
+/// every statistic and count as `*_reward_profiling.jsonl` names them (integers where every
+/// value is one).
+pub fn task_table(p: &Profile, agents: &[Option<String>]) -> Result<RecordBatch, ArrowError> {
     let t = gymscope::table::task_table(p);
     let n = p.tasks.len();
-    let agents = p
-        .tasks
-        .iter()
-        .map(|t| t.agent.as_ref().map(|a| a.name.to_string()));
+    let agents = agents.iter().cloned();
     let mut columns: Vec<(String, ArrayRef)> = vec![
         ("task".into(), ints(p.tasks.iter().map(|t| Some(t.task)))),
         (

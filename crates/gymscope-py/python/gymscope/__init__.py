@@ -7,13 +7,16 @@
     gymscope.Inspector(rollouts="run/rollouts.jsonl")   # the inspector in a notebook cell
 
 Every function is the `gymscope` command of the same name, computed by the same code (the
-wheel also installs the command). Errors raise `GymscopeError` with the command's message,
-which names the file, the line and the field. Tables are Arrow (`Table`): `pyarrow.table(t)`,
+wheel also installs the command). Errors raise a `GymscopeError` with the command's message,
+which names the file, the line and the field: a `NotFoundError` (also a `FileNotFoundError`),
+a `DirectoryError` (an `IsADirectoryError`) or a `DataError` (a `ValueError`, with `.path`,
+`.line` and `.column`). Ctrl-C raises `KeyboardInterrupt` at once. Tables are Arrow (`Table`): `pyarrow.table(t)`,
 `polars.DataFrame(t)` and `t.to_pandas()` take them without a copy. See docs/python.md.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import warnings as _warnings
@@ -21,11 +24,20 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 from . import _native
-from ._native import GymscopeError, __version__
+from ._errors import DataError, DirectoryError, GymscopeError, NotFoundError, QueryError
+from ._errors import from_message as _error
+from ._native import __version__
 from ._table import Table
 
+# A command interrupted by Ctrl-C finishes or removes its files before the interpreter exits.
+atexit.register(_native.finish_stopped)
+
 __all__ = [
+    "DataError",
+    "DirectoryError",
     "GymscopeError",
+    "NotFoundError",
+    "QueryError",
     "Inspector",
     "Profile",
     "Table",
@@ -46,16 +58,20 @@ PathLike = Union[str, "os.PathLike[str]"]
 def run(*args: Any) -> bytes:
     """Runs ``gymscope ARGS…`` in this process and returns what it printed on stdout.
 
-    Raises GymscopeError with the command's message when it exits with an error.
+    Raises a GymscopeError with the command's message when it exits with an error.
     """
     code, out, err = _native.run([os.fspath(a) if isinstance(a, os.PathLike) else str(a) for a in args])
     if code != 0:
-        message = err.strip()
-        for prefix in ("Error: ", "error: "):
-            if message.startswith(prefix):
-                message = message[len(prefix):]
-        raise GymscopeError(message or f"gymscope {args[0] if args else ''} exited with code {code}")
+        raise _failure(err, code, args)
     return out
+
+
+def _failure(err: str, code: int, args: Sequence[Any]) -> GymscopeError:
+    """A command's failure as the package's exception (its stderr without usage text)."""
+    e = _error(err)
+    if not str(e):
+        e = GymscopeError(f"gymscope {args[0] if args else ''} exited with code {code}")
+    return e
 
 
 def _flags(options: Dict[str, Any]) -> List[str]:
@@ -132,6 +148,7 @@ def rollouts(
     query: Optional[str] = None,
     pass_threshold: float = 1.0,
     single_step: bool = False,
+    strict: bool = False,
 ) -> Table:
     """One row per rollout, in file order: task, rollout, agent, reward, the token counts, tool
     calls, turns, the health flags, then every numeric field of the rows.
@@ -140,16 +157,22 @@ def rollouts(
     query``, docs/query.md); ``inputs`` names the agent of rows without ``agent_ref``.
     Each column is the query language's field of the same name (``gymscope query --format
     rows`` prints the same rows).
+
+    A field the query names that no row of the run has makes a comparison false: a
+    ``UserWarning`` says so, and with ``strict=True`` it is a ``QueryError`` instead (``gymscope
+    query --strict``).
     """
-    return Table(
-        _native.rollouts(
-            os.fspath(rollouts),
-            None if inputs is None else os.fspath(inputs),
-            query,
-            pass_threshold,
-            single_step,
-        )
+    table, warning = _native.rollouts(
+        os.fspath(rollouts),
+        None if inputs is None else os.fspath(inputs),
+        query,
+        pass_threshold,
+        single_step,
+        strict,
     )
+    if warning:
+        _warnings.warn(warning, UserWarning, stacklevel=2)
+    return Table(table)
 
 
 def query(
@@ -158,16 +181,38 @@ def query(
     *,
     inputs: Optional[PathLike] = None,
     arrow: bool = False,
+    strict: bool = False,
 ) -> Union[List[Dict[str, Any]], Table]:
     """The rollout rows where ``expr`` holds, in file order: each row as the file has it (a
-    dict), or with ``arrow=True`` as ``rollouts(…, query=expr)``'s table."""
+    dict), or with ``arrow=True`` as ``rollouts(…, query=expr)``'s table. ``strict=True``
+    refuses a field no row has (``QueryError``), as ``gymscope query --strict`` does; without
+    it a ``UserWarning`` names such a field."""
     if arrow:
-        return globals()["rollouts"](rollouts, inputs=inputs, query=expr)
+        return globals()["rollouts"](rollouts, inputs=inputs, query=expr, strict=strict)
     args = ["query", "--format", "jsonl", "--rollouts", rollouts]
     if inputs is not None:
         args += ["--inputs", inputs]
-    out = run(*args, expr)
+    if strict:
+        args.append("--strict")
+    code, out, err = _native.run([os.fspath(a) if isinstance(a, os.PathLike) else str(a) for a in [*args, expr]])
+    if code != 0:
+        raise _failure(err, code, args)
+    if not strict:
+        # The same check as rollouts()': the run is read for its field names only when the
+        # expression names a field that no match has.
+        matches = [json.loads(line) for line in out.splitlines() if line.strip()]
+        _native_warn(rollouts, expr, matches)
+        return matches
     return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def _native_warn(rollouts: PathLike, expr: str, matches: List[Dict[str, Any]]) -> None:
+    fields = {name.split(".")[0] for name in _native.query_fields(expr)}
+    unseen = [f for f in fields if not any(f in m for m in matches)]
+    if unseen:
+        warning = _native.missing_fields(os.fspath(rollouts), expr)
+        if warning:
+            _warnings.warn(warning, UserWarning, stacklevel=3)
 
 
 def compare(baseline: PathLike, *candidates: PathLike, **options: Any) -> Dict[str, Any]:
@@ -205,7 +250,7 @@ def validate_pivot(path: PathLike, agent_ref: str, **options: Any) -> Dict[str, 
     )
     if out.strip():
         return json.loads(out)
-    raise GymscopeError(err.strip().removeprefix("Error: ") or f"validate-pivot exited with code {code}")
+    raise _failure(err, code, ["validate-pivot"])
 
 
 def select_tasks(profile: PathLike, output: PathLike, **options: Any) -> Dict[str, Any]:
@@ -221,7 +266,13 @@ def select_tasks(profile: PathLike, output: PathLike, **options: Any) -> Dict[st
 def __getattr__(name: str) -> Any:
     # The widget needs anywidget: imported when first asked for, so the API does not.
     if name == "Inspector":
-        from .widget import Inspector
-
+        try:
+            from .widget import Inspector
+        except ModuleNotFoundError as e:
+            if e.name not in ("anywidget", "traitlets"):
+                raise
+            raise ModuleNotFoundError(
+                f"gymscope.Inspector needs {e.name}: pip install 'gymscope[notebook]'", name=e.name
+            ) from e
         return Inspector
     raise AttributeError(f"module 'gymscope' has no attribute {name!r}")

@@ -1,5 +1,5 @@
-"""``gymscope.Inspector``: the inspector as a notebook widget (anywidget: JupyterLab, Jupyter
-Notebook, VS Code, Colab, marimo).
+"""``gymscope.Inspector``: the inspector as a notebook widget (anywidget; JupyterLab is the
+front-end the tests run).
 
 It runs the app's own WebAssembly (the same build as the browser app, shipped in this package:
 nothing is fetched, it works offline) in an isolated frame of the output cell. The kernel reads
