@@ -431,6 +431,8 @@ def fuzz(n, seed, gymscope):
                                                      "multipart_user", "chat_dialect_ok", "refs_by_model_call_id")]
     bad = 0
     for i in range(n):
+        if i and i % 10 == 0:
+            print(f"after {i}: {bad} differ", flush=True)
         rows = [mutate(rng, copy.deepcopy(rng.choice(bases)[0])) for _ in range(rng.randrange(1, 3))]
         for j, r in enumerate(rows):
             r["_ng_rollout_index"] = j
@@ -453,7 +455,7 @@ def fuzz(n, seed, gymscope):
                 print(f"case {i}: upstream exit {up[0]}, gymscope exit {gs[0]} (kept in {keep})")
                 print("  up:", up[2].decode()[-400:].replace("\n", " | "))
                 print("  gs:", gs[2].decode()[-400:].replace("\n", " | "))
-    print(f"{n} cases, {bad} differ")
+    print(f"{n} cases, {bad} differ", flush=True)
     return 1 if bad else 0
 
 

@@ -117,6 +117,8 @@ def main() -> int:
                 code, out = run(argv, tmp)
                 files = [Path(tmp, "r" + s).read_bytes() if Path(tmp, "r" + s).exists() else None for s in SUFFIXES]
                 outs.append((code == 0, out if code == 0 else "", files if code == 0 else None))
+        if i and i % 10 == 0:
+            print(f"after {i}: {i - bad - known} equal, {known} only as documented, {bad} differ", flush=True)
         if outs[0] != outs[1] and documented(outs[0]) == documented(outs[1]):
             known += 1
             print(f"case {i}: differs only in a quartile's zero sign (docs/parity.md)")
@@ -131,7 +133,7 @@ def main() -> int:
                     print("  ", name, f"from byte {at}", "\n   v0.7:", a[lo:at + 150], "\n   ours:", b[lo:at + 150])
             if outs[0][1] != outs[1][1]:
                 print("   stdout v0.7:", outs[0][1], "\n   ours:", outs[1][1])
-    print(f"{n - bad - known} of {n} equal, {known} differ only as documented, {bad} differ")
+    print(f"{n - bad - known} of {n} equal, {known} differ only as documented, {bad} differ", flush=True)
     return 1 if bad else 0
 
 
