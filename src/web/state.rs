@@ -19,6 +19,9 @@ pub struct Selection {
     /// The query bar's expression, and per point whether it matches (`None`: no query).
     pub query: RwSignal<String>,
     pub matched: RwSignal<Option<Arc<Vec<bool>>>>,
+    /// The tasks the task table shows, in its order (indices into `view.tasks`): the rollout
+    /// panel's previous and next follow it.
+    pub order: RwSignal<Arc<Vec<u32>>>,
 }
 
 impl Selection {
@@ -30,6 +33,7 @@ impl Selection {
             brushed: RwSignal::new(None),
             query: RwSignal::new(String::new()),
             matched: RwSignal::new(None),
+            order: RwSignal::new(Arc::default()),
         }
     }
 
@@ -66,6 +70,9 @@ pub struct HealthLink {
     pub query: RwSignal<Option<String>>,
     /// `(task, rollout)` to open on the profile page.
     pub open: RwSignal<Option<(i64, i64)>>,
+    /// The query applied on the profile page (empty: none): the Health page says it shows
+    /// the whole run when one is (docs/app.md, "Every table and figure follows the query").
+    pub applied: RwSignal<String>,
 }
 
 impl HealthLink {
@@ -75,6 +82,7 @@ impl HealthLink {
             run: RwSignal::new_local(None),
             query: RwSignal::new(filter.as_ref().and_then(HealthFilter::as_query)),
             open: RwSignal::new(None),
+            applied: RwSignal::new(String::new()),
         }
     }
 }

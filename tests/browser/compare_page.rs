@@ -388,20 +388,26 @@ async fn only_the_reward_is_coloured_better_or_worse() {
     b.click_testid("compare-example").await;
     b.wait_text("[data-testid=compare-status]", "Compared")
         .await;
-    let coloured: Vec<(String, String)> = serde_json::from_value(
+    let coloured: Vec<(String, String, String)> = serde_json::from_value(
         b.eval(
-            "return Array.from(document.querySelectorAll('#verdict-table tbody tr')).map(r => [r.cells[1].textContent, r.cells[4].querySelector('.delta').className])",
+            "return Array.from(document.querySelectorAll('#verdict-table tbody tr')).map(r => [r.cells[1].textContent, r.cells[4].querySelector('.delta').className, r.cells[8].textContent])",
         )
         .await,
     )
     .unwrap();
     assert!(
-        coloured.iter().any(|(m, _)| m == "judge_score"),
+        coloured.iter().any(|(m, _, _)| m == "judge_score"),
         "{coloured:?}"
     );
-    for (metric, class) in &coloured {
+    // Issue 60, item 8: and only with a verdict (the colour follows it).
+    for (metric, class, verdict) in &coloured {
         let judged = class.contains("better") || class.contains("worse");
-        assert_eq!(judged, metric == "reward", "{metric}: {class}");
+        let found = verdict != "no detectable difference";
+        assert_eq!(
+            judged,
+            metric == "reward" && found,
+            "{metric}: {class} ({verdict})"
+        );
     }
     assert_eq!(
         count(&b, "[data-testid=compare-summary] .delta.up.worse, [data-testid=compare-summary] .delta.down.better").await,

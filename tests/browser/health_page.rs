@@ -184,11 +184,8 @@ async fn the_example_run_shows_its_rates_coloured_and_its_flags() {
     b.click_testid("load-example").await;
     b.wait_text("[data-testid=status]", "Profile ready").await;
     b.click_testid("tab-health").await;
-    b.wait_text(
-        "[data-testid=health-headline]",
-        "120 rollouts · 9 with a health flag",
-    )
-    .await;
+    b.wait_text("[data-testid=health-headline]", "120 rollouts · 9 flagged")
+        .await;
     // The math agent is clean; the tool agent's folded city names come back as tool errors;
     // the code agent runs out of tokens on hard tasks.
     let math = levels(&b, "math_with_judge_simple_agent").await;
@@ -237,11 +234,8 @@ async fn rates_past_their_thresholds_are_coloured_warn_and_bad() {
     let tmp = tempfile::tempdir().unwrap();
     let (_server, b) = open_run(tmp.path(), "").await;
     b.click_testid("tab-health").await;
-    b.wait_text(
-        "[data-testid=health-headline]",
-        "8 rollouts · 5 with a health flag",
-    )
-    .await;
+    b.wait_text("[data-testid=health-headline]", "8 rollouts · 5 flagged")
+        .await;
     // The verdict names rates as the table does (issue 44, item 11).
     let verdict = b
         .wait_text(

@@ -181,9 +181,11 @@ async fn a_text_query_read_by_two_workers_matches_one_worker_and_the_cli() {
             keys.lines().filter_map(|l| l.split(' ').next()).collect();
         let matched = keys.lines().count();
         assert!(matched > 0, "{expr} matches nothing");
+        // Counts read with thousands separators (docs/app.md: numbers for people).
         wants.push(format!(
-            "{matched} of 2400 rollouts match · {} tasks",
-            tasks.len()
+            "{} of 2,400 rollouts match · {} tasks",
+            gymscope::figures::count(matched),
+            gymscope::figures::count(tasks.len())
         ));
     }
     assert_ne!(wants[0], wants[1], "the agent narrows the first");

@@ -198,7 +198,7 @@ async fn a_slow_text_query_can_be_cancelled_and_the_run_stays() {
         .await;
     // The run is still there: a field query answers from the loaded columns.
     query(&b, "task < 10").await;
-    b.wait_text("[data-testid=query-count]", "10 of 20000 rollouts match")
+    b.wait_text("[data-testid=query-count]", "10 of 20,000 rollouts match")
         .await;
     b.close().await;
 }

@@ -103,6 +103,42 @@ async fn every_page_at_desktop_and_phone_width() {
         pause(500).await;
         save("pivot-validate").await;
     }
+    // A realistic three-agent run with continuous rewards (issue 60), a rollout open, and an
+    // ATIF file without rewards: the Profile page (and Health) at both widths.
+    let run = crate::round_three::continuous_run(tmp.path(), 1500);
+    let atif = tmp.path().join("agent_run.json");
+    std::fs::write(&atif, crate::round_three::atif_without_reward()).unwrap();
+    for (width, height) in [(1440, 900), (390, 844)] {
+        let save = |name: &str| {
+            let (b, dir) = (&b, &dir);
+            let name = format!("{name}-{width}.png");
+            async move {
+                let png = b.client.screenshot().await.unwrap();
+                std::fs::write(dir.join(name), png).unwrap();
+            }
+        };
+        b.client.set_window_size(width, height).await.unwrap();
+        b.open_app(&server.url(), "").await;
+        b.choose_files("files", &run).await;
+        b.wait_text("[data-testid=status]", "Profile ready").await;
+        pause(800).await;
+        save("continuous").await;
+        b.click("[data-testid=task-row]").await;
+        b.wait_text("[data-testid=rollout-title]", "rollout").await;
+        pause(800).await;
+        save("continuous-rollout").await;
+        b.eval("window.scrollTo(0, 0)").await;
+        b.click_testid("tab-health").await;
+        b.wait_text("[data-testid=health-headline]", "rollouts")
+            .await;
+        pause(500).await;
+        save("continuous-health").await;
+        b.open_app(&server.url(), "").await;
+        b.choose_files("files", std::slice::from_ref(&atif)).await;
+        b.wait_text("[data-testid=status]", "Profile ready").await;
+        pause(500).await;
+        save("atif").await;
+    }
     // The exported report of the example, from file://, at both widths.
     let page = tmp.path().join("report.html");
     common::write_report(

@@ -334,7 +334,7 @@ fn fail_on_bad_exits_3_and_findings_alone_never_change_the_exit_code() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.contains(
-            "BAD: math_with_judge_hermes_agent: tool_error_calls 66.7 % (2 of 3 tool_calls) > 20 %"
+            "BAD: math_with_judge_hermes_agent: tool errors 66.7 % (2 of 3 tool calls) > 20 %"
         ),
         "{text}"
     );

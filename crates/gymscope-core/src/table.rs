@@ -10,7 +10,7 @@ pub fn plural(n: usize, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {
-        format!("{n} {noun}s")
+        format!("{} {noun}s", crate::figures::count(n))
     }
 }
 

@@ -41,6 +41,9 @@ pub fn Bars(
     let scale = Scale::between(0.0, most, plot::Y_TICKS);
     let every = histogram.label_every();
     let binned = histogram.binned;
+    // Many bars: counts stand upright, one narrow column each, so neighbours never run
+    // together into one string of digits (style/main.css `.crowded`).
+    let crowded = histogram.crowded();
     let bars = histogram
         .bars
         .iter()
@@ -77,7 +80,7 @@ pub fn Bars(
         .collect_view();
     view! {
         <div class="histogram-plot">
-            <div class="histogram" data-testid=testid>{ticks}{bars}{marks}</div>
+            <div class="histogram" class:crowded=crowded data-testid=testid>{ticks}{bars}{marks}</div>
             <span class="axis-title x">{format!("{what} ({unit} per {})", if binned { "bin" } else { "value" })}</span>
             <span class="axis-title y">{unit}</span>
         </div>

@@ -107,10 +107,12 @@ pub fn PassBand(worker: SharedWorker, sel: Selection) -> impl IntoView {
             Err(e) => view! { <pre class="status error" data-testid="band-status">{e}</pre> }.into_any(),
             Ok(s) => {
                 let c = &s.counts;
-                let dropped = c.dropped.iter().map(|(r, n)| view! { <li data-testid="band-dropped" data-reason=r.clone() data-count=n.to_string()>{format!("{r}: {n}")}</li> }).collect_view();
+                // The command's options the page does not offer (`--where`, `--max-tasks`) drop nothing
+                // here: their zeros are left out of the page's list (the command's text keeps them).
+                let dropped = c.dropped.iter().filter(|(r, n)| *n > 0 || !matches!(r.as_str(), "where" | "over_max_tasks")).map(|(r, n)| view! { <li data-testid="band-dropped" data-reason=r.clone() data-count=n.to_string()>{format!("{r}: {n}")}</li> }).collect_view();
                 let links = s.links.iter().map(|(id, l)| {
                     let what = if *id == "band-download-curated" { "Download the curated tasks" } else { "Its counts" };
-                    view! { <li>{l.anchor(id, format!("{what}: {} ({} bytes)", l.name, l.bytes))}</li> }
+                    view! { <li>{l.anchor(id, format!("{what}: {} ({})", l.name, crate::inspect::numbers::file_size(l.bytes)))}</li> }
                 }).collect_view();
                 view! {
                     <p class="status done" data-testid="band-status" data-kept=c.kept.to_string() data-tasks=c.tasks.to_string()>
@@ -123,10 +125,11 @@ pub fn PassBand(worker: SharedWorker, sel: Selection) -> impl IntoView {
         })
     };
     view! {
-        <details class="band" data-testid="pass-band" on:toggle=on_toggle>
+        <details class="band" data-testid="pass-band" data-scope="run" on:toggle=on_toggle>
             <summary>"Curate tasks by pass rate ("<code>"gymscope select-tasks"</code>")"</summary>
             <p>"Keep the tasks whose pass rate lies in the band (both ends included); the band is applied as the query above. "
                 "Download the curated tasks: each kept task's sample, one per line, the next collection's or training's input."</p>
+            <p class="muted">"The pass rates are the whole run's tasks' (a query does not filter them: the band becomes the query)."</p>
             <label>"From " {slider(lo, "band-min", moved)}</label>
             <label>" to " {slider(hi, "band-max", moved)}</label>
             {histogram}

@@ -129,7 +129,7 @@ pub fn QueryBar(
     };
     let shown = move || {
         match status.get() {
-        Status::None => view! { <span class="muted">{format!("{points} rollouts · e.g. reward == 0 and output ~ \"answer\", tool_calls > 5, health.loop")}</span> }.into_any(),
+        Status::None => view! { <span class="muted">{format!("{} rollouts · e.g. reward == 0 and output ~ \"answer\", tool_calls > 5, health.loop", crate::figures::count(points))}</span> }.into_any(),
         Status::Error(e) => view! { <span class="query-error" data-testid="query-error">{e}</span> }.into_any(),
         Status::Reading(p) => view! {
             <span data-testid="query-reading">
@@ -139,7 +139,7 @@ pub fn QueryBar(
             </span>
         }.into_any(),
         Status::Matched { rollouts, tasks } => view! {
-            <span data-testid="query-count">{format!("{rollouts} of {points} rollouts match · {tasks} tasks")}</span>
+            <span data-testid="query-count">{format!("{} of {} rollouts match · {} tasks", crate::figures::count(rollouts), crate::figures::count(points), crate::figures::count(tasks))}</span>
         }.into_any(),
     }
     };

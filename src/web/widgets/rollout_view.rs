@@ -8,6 +8,7 @@
 
 use crate::conversation::{conversation, Conversation, Trajectory};
 use crate::inspect::health::{badges, marks_by_item};
+use crate::inspect::numbers::for_people;
 use crate::inspect::run::RunView;
 use crate::web::state::Selection;
 use crate::web::widgets::conversation_view::{items_view, marked_items_view};
@@ -83,12 +84,19 @@ pub fn RolloutView(
             Ok(s) => {
                 let c = s.conversation;
                 let as_written = Signal::derive(move || as_written_set.get());
+                // Numbers for people (the exact value in the tooltip), text as written.
                 let pairs = |title: &'static str, rows: Vec<(String, String)>| {
                     (!rows.is_empty()).then(|| view! {
                         <h3>{title}</h3>
-                        <table class="fields">{rows.into_iter().map(|(k, v)| view! { <tr><th>{k}</th><td><code>{v}</code></td></tr> }).collect_view()}</table>
+                        <table class="fields">{rows.into_iter().map(|(k, v)| {
+                            let shown = for_people(&k, &v);
+                            let number = v.parse::<f64>().is_ok();
+                            view! { <tr><th>{k}</th><td class:number=number title=v><code>{shown}</code></td></tr> }
+                        }).collect_view()}</table>
                     })
                 };
+                let raw_reward = c.reward.clone().unwrap_or_else(|| "(none)".into());
+                let reward = for_people("reward", &raw_reward);
                 let raw = s.raw;
                 let marks = s.signals.as_ref().map(marks_by_item).unwrap_or_default();
                 // gymscope's flags and NeMo Gym's verdict, one row of badges.
@@ -140,7 +148,7 @@ pub fn RolloutView(
                     <section class="rollout" data-testid="rollout-view" node_ref=node>
                         <h2 data-testid="rollout-title">{s.title}</h2>
                         {flags}
-                        <p class="reward">"reward: "<code data-testid="rollout-reward">{c.reward.clone().unwrap_or_else(|| "(none)".into())}</code></p>
+                        <p class="reward">"reward: "<code data-testid="rollout-reward" title=raw_reward>{reward}</code></p>
                         <label class="as-written"><input type="checkbox" data-testid="rollout-as-written"
                             prop:checked=move || as_written.get() on:change=move |e| as_written_set.set(event_target_checked(&e)) />
                             " show the text as written (no Markdown, no indenting)"</label>

@@ -6,14 +6,16 @@ use crate::reward_group::RewardGroup;
 use leptos::prelude::*;
 
 /// What each group means, in the filter's options, with the pass threshold it is judged at.
-fn describe(g: RewardGroup) -> String {
-    let threshold = crate::figures::reward(Some(crate::reward_group::DEFAULT_THRESHOLD));
+fn describe(g: RewardGroup, threshold: f64) -> String {
+    let threshold = crate::figures::reward(Some(threshold));
     match g {
         RewardGroup::AllFailure => format!("never passes (no rollout has reward ≥ {threshold})"),
         RewardGroup::AllSuccess => {
             format!("always passes (every rollout has reward ≥ {threshold})")
         }
-        RewardGroup::Mixed => "sometimes passes (mixed: PivotRL's signal)".into(),
+        RewardGroup::Mixed => {
+            format!("sometimes passes (some rollouts have reward ≥ {threshold}: PivotRL's signal)")
+        }
         RewardGroup::NoReward => "no reward".into(),
     }
 }
@@ -24,13 +26,36 @@ pub fn TaskFilters(
     agents: Vec<String>,
     count: Signal<usize>,
     total: usize,
+    /// The pass threshold, a control when rewards are not all 0/1.
+    threshold: RwSignal<f64>,
+    binary: bool,
 ) -> impl IntoView {
-    let groups = RewardGroup::ALL
-        .map(|g| view! { <option value=g.as_str()>{describe(g)}</option> })
-        .collect_view();
+    let groups = move || {
+        let t = threshold.get();
+        RewardGroup::ALL
+            .map(|g| view! { <option value=g.as_str()>{describe(g, t)}</option> })
+            .collect_view()
+    };
+    // Rewards between 0 and 1: where a pass starts is a choice, so it is a control.
+    let control = (!binary).then(|| {
+        view! {
+            <label title="rewards here are not all 0 or 1: choose the reward a rollout passes at">"A pass is reward ≥ "
+                <input type="number" min="0" step="0.05" class="threshold" data-testid="pass-threshold"
+                    prop:value=move || threshold.get().to_string()
+                    on:change=move |e| {
+                        if let Ok(v) = event_target_value(&e).parse::<f64>() {
+                            if v.is_finite() {
+                                threshold.set(v);
+                            }
+                        }
+                    } />
+            </label>
+        }
+    });
     view! {
         <div class="filters">
-            <label title="a pass is reward ≥ 1 (NeMo Gym's default pass threshold)">"Passes "
+            {control}
+            <label title="a pass is reward ≥ the threshold (NeMo Gym's default: 1)">"Passes "
                 <select data-testid="filter-group" on:change=move |e| {
                     let g = RewardGroup::parse(&event_target_value(&e));
                     query.update(|q| q.group = g);

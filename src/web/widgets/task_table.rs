@@ -33,6 +33,15 @@ fn exact(v: f64) -> String {
 #[component]
 pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
     let query = RwSignal::new(TaskQuery::default());
+    // The pass threshold (NeMo Gym's 1); the user's to set when rewards are not 0/1.
+    let threshold = RwSignal::new(crate::reward_group::DEFAULT_THRESHOLD);
+    let r = run.clone();
+    let pass_groups = Memo::new(move |_| {
+        let t = threshold.get();
+        #[allow(clippy::float_cmp)] // the default, exactly
+        let default = t == crate::reward_group::DEFAULT_THRESHOLD;
+        (!default).then(|| Arc::new(r.groups_at(t)))
+    });
     let scroll_top = RwSignal::new(0.0);
     let wrap = NodeRef::<leptos::html::Div>::new();
     let r = run.clone();
@@ -47,11 +56,14 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
             let q = TaskQuery {
                 within,
                 matched,
+                groups: pass_groups.get(),
                 ..q.clone()
             };
             select(&r.view, &r.cols.task_stats, &q)
         })
     });
+    // The rollout panel steps through the rollouts in this order.
+    Effect::new(move |_| sel.order.set(Arc::new(order.get())));
     let width = run.view.task_headers.len();
     let total = run.view.tasks.len();
     let has_flags = !run.cols.point_flags.is_empty();
@@ -132,6 +144,8 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
         let window = VIEWPORT.window(scroll_top.get(), rows.len());
         let (top_pad, bottom_pad) = VIEWPORT.padding(&window, rows.len());
         let selected = sel.task.get();
+        let (at, passes) = (threshold.get(), pass_groups.get());
+        let matched = sel.matched.get();
         let visible =
             rows[window]
                 .iter()
@@ -147,9 +161,13 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
                     })
                     .collect_view();
                     let class = if selected == Some(i) { "selected" } else { "" };
-                    // A row opens its task's first rollout in the panel (when the run's file
-                    // holds it: a run read from profile files has no lines to open).
-                    let first = meta.first_point as usize;
+                    // A row opens its task's first rollout in the panel (the query's first, with
+                    // one applied), when the run's file holds it: a run read from profile files
+                    // has no lines to open.
+                    let first = matched
+                        .as_ref()
+                        .and_then(|m| r.task_points(i).find(|&p| m.get(p).copied().unwrap_or(false)))
+                        .unwrap_or(meta.first_point as usize);
                     let openable = meta.num_rollouts > 0
                         && r.cols.point_offset.get(first).is_some_and(|o| o.is_finite());
                     view! {
@@ -161,7 +179,7 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
                                 }
                             }>
                             <th scope="row">{meta.task}</th>
-                            <td class="group">{meta.group.plain()}</td>
+                            <td class="group" data-testid="task-passes">{r.passes_text(i, passes.as_ref().and_then(|g| g.get(i).copied()).unwrap_or(meta.group), at)}</td>
                             <td class="agents">{meta.agents.join(", ")}</td>
                             {has_flags.then(|| view! { <td class="flags" data-testid="task-flags">{task_flags_view(r.task_flags(i))}</td> })}
                             {cells}
@@ -177,7 +195,7 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
     };
     let count = Signal::derive(move || order.with(Vec::len));
     view! {
-        <TaskFilters query=query agents=agents count=count total=total />
+        <TaskFilters query=query agents=agents count=count total=total threshold=threshold binary=run.rewards_binary() />
         <ColumnPicker headers=headers groups=groups shown=shown />
         <div class="table-wrap virtual" node_ref=wrap tabindex="0" data-testid="task-table-wrap"
             style:max-height=format!("{}px", VIEWPORT.view_px)
@@ -188,7 +206,7 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
             on:keydown=on_key>
             <table data-testid="task-table">
                 <thead>
-                    <tr><th rowspan="2">"task"</th><th rowspan="2" title="a pass is reward ≥ 1">"passes"</th><th rowspan="2">"agents"</th>
+                    <tr><th rowspan="2">"task"</th><th rowspan="2" title="a rollout passes at reward ≥ the threshold">{move || format!("passes (reward ≥ {})", crate::figures::reward(Some(threshold.get())))}</th><th rowspan="2">"agents"</th>
                         {has_flags.then(|| view! { <th rowspan="2">"flags"</th> })}{group_head}</tr>
                     <tr class="stats">{head}</tr>
                 </thead>

@@ -117,6 +117,27 @@ const fn share(rate: &'static str, of: &'static str, warn: f64, bad: f64) -> Thr
     }
 }
 
+/// Each rate's one name, as the app, the report and the CLI's text say it (docs/app.md, "One
+/// name per rate"); the JSON keeps the ids (`tool_error_calls`) as its keys.
+pub fn rate_name(rate: &str) -> &str {
+    match rate {
+        "truncated" => "truncated",
+        "empty_answer" => "no final answer",
+        "ended_on_tool" => "ended on a tool",
+        "loops" => "loops",
+        "tool_error_calls" => "tool errors",
+        "malformed_arguments" => "malformed arguments",
+        "usage_missing" => "usage missing",
+        "failures" => "failed rollouts",
+        other => other,
+    }
+}
+
+/// What a rate is a share of, in words: `rollouts`, `tool calls`, `attempts`.
+pub fn unit_name(of: &str) -> String {
+    of.replace('_', " ")
+}
+
 /// Truncated replies: a few hit the output budget on hard tasks; one in ten means the budget
 /// (or the context) is too small for the task.
 pub const TRUNCATED: Threshold = share("truncated", "rollouts", 0.02, 0.10);

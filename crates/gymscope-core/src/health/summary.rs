@@ -247,7 +247,7 @@ impl TrajectoryEvidence {
 impl HealthReport {
     /// Every rate at `level` or worse, as `agent: rate value > threshold` lines.
     pub fn findings(&self, level: Level) -> Vec<String> {
-        self.findings_named(level, str::to_string)
+        self.findings_named(level, |r| super::rate_name(r).to_string())
     }
 
     /// [`findings`](Self::findings) with each rate named by `name` (the app says "tool errors"
@@ -273,10 +273,12 @@ impl HealthReport {
                 r.value.unwrap_or(0.0) * 100.0,
                 r.count,
                 r.of,
-                THRESHOLDS
-                    .iter()
-                    .find(|t| t.rate == r.rate)
-                    .map_or("", |t| t.of),
+                super::unit_name(
+                    THRESHOLDS
+                        .iter()
+                        .find(|t| t.rate == r.rate)
+                        .map_or("", |t| t.of)
+                ),
                 limit * 100.0
             )
         };

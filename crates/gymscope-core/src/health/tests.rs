@@ -323,7 +323,8 @@ fn cross_tab_unhealthy_tasks_worst_rollouts_and_bad_rates() {
         "{bad:?}"
     );
     assert!(
-        bad.iter().any(|b| b.starts_with("a: empty_answer 20.0 %")),
+        bad.iter()
+            .any(|b| b.starts_with("a: no final answer 20.0 %")),
         "{bad:?}"
     );
 }

@@ -26,11 +26,12 @@ fn rate_line(out: &mut String, r: &Rate, of: &str) {
     };
     let _ = writeln!(
         out,
-        "  {:<20} {:>7}  ({} of {} {of})  warn > {} %, bad {} {} %{mark}",
-        r.rate,
+        "  {:<20} {:>7}  ({} of {} {})  warn > {} %, bad {} {} %{mark}",
+        super::rate_name(r.rate),
         percent(r.value),
         r.count,
         r.of,
+        super::unit_name(of),
         r.warn * 100.0,
         if r.rate == "usage_missing" { "=" } else { ">" },
         r.bad * 100.0,

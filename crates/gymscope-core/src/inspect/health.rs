@@ -41,17 +41,7 @@ pub fn rate_bit(rate: &str) -> Option<u16> {
 
 /// A rate in words, as the page heads its column.
 pub fn rate_label(rate: &str) -> &str {
-    match rate {
-        "truncated" => "truncated",
-        "empty_answer" => "no final answer",
-        "ended_on_tool" => "ended on a tool",
-        "loops" => "loops",
-        "tool_error_calls" => "tool errors",
-        "malformed_arguments" => "malformed arguments",
-        "usage_missing" => "usage missing",
-        "failures" => "failed rollouts",
-        other => other,
-    }
+    crate::health::rate_name(rate)
 }
 
 /// A flag in words, as a badge says it.

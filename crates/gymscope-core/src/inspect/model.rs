@@ -181,7 +181,7 @@ pub fn build(
         .iter()
         .map(|a| a.agent.name.to_string())
         .collect();
-    let agent_lines = lines_of(&names, &task_spans, &metrics, &cols, &across);
+    let agent_lines = lines_of(&names, &task_spans, &metrics, &cols, &across, |_| true);
     let view = InspectView {
         inputs_name: inputs_name.into(),
         rollouts_name: rollouts_name.into(),
@@ -303,7 +303,7 @@ pub fn from_report_input(input: &ReportInput) -> (InspectView, Columns) {
 }
 
 /// Each task's points, for the key figures.
-fn spans(tasks: &[TaskMeta]) -> Vec<TaskSpan> {
+pub(crate) fn spans(tasks: &[TaskMeta]) -> Vec<TaskSpan> {
     tasks
         .iter()
         .map(|t| TaskSpan {
@@ -315,7 +315,7 @@ fn spans(tasks: &[TaskMeta]) -> Vec<TaskSpan> {
 
 /// A point's value of the numeric field `name` from the columns (`None` without one); the
 /// field's column found once, not per point (a run may have thousands of numeric fields).
-fn field_of<'a>(
+pub(crate) fn field_of<'a>(
     metrics: &[String],
     cols: &'a Columns,
     name: &str,
@@ -328,13 +328,15 @@ fn field_of<'a>(
     }
 }
 
-/// The agent lines from the columns: a point's agent is its row in the agent table.
-fn lines_of(
+/// The agent lines from the columns: a point's agent is its row in the agent table; only the
+/// points `keep` keeps are counted (a query's).
+pub(crate) fn lines_of(
     names: &[String],
     tasks: &[TaskSpan],
     metrics: &[String],
     cols: &Columns,
     across: &[table::RewardAcross],
+    keep: impl Fn(usize) -> bool,
 ) -> Vec<crate::report::key_figures::AgentLine> {
     let (reward, output_tokens) = (
         field_of(metrics, cols, "reward"),
@@ -347,7 +349,7 @@ fn lines_of(
             agent: cols
                 .point_agent
                 .get(p)
-                .filter(|a| a.is_finite())
+                .filter(|a| a.is_finite() && keep(p))
                 .map(|a| *a as usize),
             reward: reward(p),
             output_tokens: output_tokens(p),

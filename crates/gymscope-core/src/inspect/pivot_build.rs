@@ -158,6 +158,9 @@ pub struct BuildSummary {
     pub kept: u64,
     pub source_rows: u64,
     pub skipped_rows: u64,
+    /// Source rows that gave at least one pivot.
+    #[serde(default)]
+    pub rows_with_pivots: u64,
     pub decision_points: u64,
     pub skipped_decision_points: u64,
     /// Every reason, zeros included, in [`Reason`]'s order.
@@ -167,6 +170,26 @@ pub struct BuildSummary {
 }
 
 impl BuildSummary {
+    /// Every source row accounted for, once: skipped whole, read with every decision point
+    /// skipped, or giving pivots ("53 rows from 43 of 120 source rows (57 skipped)" left 20
+    /// unsaid).
+    pub fn funnel(&self) -> String {
+        use crate::figures::count;
+        let n = |v: u64| count(usize::try_from(v).unwrap_or(usize::MAX));
+        let without = self
+            .source_rows
+            .saturating_sub(self.skipped_rows)
+            .saturating_sub(self.rows_with_pivots);
+        format!(
+            "{} source rows: {} skipped whole (by reason below), {} read but every decision point in them skipped, {} gave the {} pivots.",
+            n(self.source_rows),
+            n(self.skipped_rows),
+            n(without),
+            n(self.rows_with_pivots),
+            n(self.kept)
+        )
+    }
+
     pub fn new(m: &Metrics) -> BuildSummary {
         let skips: Vec<SkipCount> = Reason::ALL
             .iter()
@@ -182,6 +205,7 @@ impl BuildSummary {
             kept: m.pivot_rows_written,
             source_rows: m.source_rows_seen,
             skipped_rows: skips.iter().filter(|s| s.row_level).map(|s| s.count).sum(),
+            rows_with_pivots: m.trajectories_with_pivots,
             decision_points: m.decision_points,
             skipped_decision_points: m.skipped_decision_points(),
             skips,

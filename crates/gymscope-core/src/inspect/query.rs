@@ -16,6 +16,9 @@ pub struct TaskQuery {
     pub within: Option<std::sync::Arc<Vec<bool>>>,
     /// Only the tasks with a rollout the query bar's expression matches (`run_query::task_mask`).
     pub matched: Option<std::sync::Arc<Vec<bool>>>,
+    /// Each task's group at a pass threshold the user set (`RunView::groups_at`); `None`: the
+    /// groups of the default threshold, `TaskMeta::group`.
+    pub groups: Option<std::sync::Arc<Vec<RewardGroup>>>,
 }
 
 /// Indices into `view.tasks` of the tasks to show, in order. `stats` is tasks × headers.
@@ -28,7 +31,10 @@ pub fn select(view: &InspectView, stats: &[f64], q: &TaskQuery) -> Vec<u32> {
         .tasks
         .iter()
         .enumerate()
-        .filter(|(_, t)| q.group.is_none_or(|g| t.group == g))
+        .filter(|(i, t)| {
+            let group = q.groups.as_ref().and_then(|g| g.get(*i)).copied();
+            q.group.is_none_or(|g| group.unwrap_or(t.group) == g)
+        })
         .filter(|(_, t)| q.agent.as_ref().is_none_or(|a| t.agents.contains(a)))
         .filter(|(i, _)| {
             q.within

@@ -104,10 +104,16 @@ impl RunView {
             .collect()
     }
 
-    /// "task T · rollout R" of a point.
+    /// "task T · rollout R · agent" of a point (the agent when known: the panel's header names
+    /// whose transcript it is).
     pub fn rollout_title(&self, point: usize) -> String {
+        let agent = self
+            .agent_of(point)
+            .and_then(|a| self.view.agents.rows.get(a))
+            .map(|row| format!(" · {}", row.key))
+            .unwrap_or_default();
         format!(
-            "task {} · rollout {}",
+            "task {} · rollout {}{agent}",
             self.cols.point_task[point], self.cols.point_rollout[point]
         )
     }
@@ -335,6 +341,43 @@ mod tests {
     }
 
     #[test]
+    fn a_query_s_figures_and_agent_lines_count_its_rollouts() {
+        let r = run();
+        let rewards = r.metric_values(r.metric("reward"));
+        let keep: Vec<bool> = rewards.iter().map(|v| *v == 0.0).collect();
+        let lines = r.agent_lines_of(&keep);
+        assert_eq!(
+            (lines[0].rollouts.as_str(), lines[0].mean_reward.as_str()),
+            ("2", "0")
+        );
+        assert_eq!(
+            lines[0].interval, "",
+            "no interval across repeats for a part of them"
+        );
+        let cards = r.figures_of(&keep);
+        let rollouts = cards.iter().find(|c| c.key == "rollouts").unwrap();
+        assert_eq!(
+            (rollouts.value.as_str(), rollouts.detail.as_str()),
+            ("2", "the query's, of 3")
+        );
+        assert_eq!(cards.iter().find(|c| c.key == "tasks").unwrap().value, "2");
+        assert!(r.has_rewards());
+    }
+
+    #[test]
+    fn passes_say_their_rule_and_follow_the_threshold() {
+        use crate::reward_group::RewardGroup;
+        let r = run();
+        assert!(r.rewards_binary());
+        let (t0, t1) = (r.task_position(0).unwrap(), r.task_position(1).unwrap());
+        let groups = r.groups_at(1.0);
+        assert_eq!(groups[t0], RewardGroup::Mixed);
+        assert_eq!(r.passes_text(t0, groups[t0], 1.0), "sometimes ≥ 1");
+        assert_eq!(r.passes_text(t1, groups[t1], 1.0), "never ≥ 1");
+        assert_eq!(r.groups_at(0.0)[t1], RewardGroup::AllSuccess);
+    }
+
+    #[test]
     fn lookups() {
         let r = run();
         let t0 = r.task_position(0).unwrap();
@@ -343,7 +386,7 @@ mod tests {
         assert_eq!(r.value(p, r.metric("reward").unwrap()), 1.0);
         assert_eq!(r.task_points(t0).len(), 2);
         assert_eq!(r.point_of(t0, 9), None);
-        assert_eq!(r.rollout_title(p), "task 0 · rollout 1");
+        assert_eq!(r.rollout_title(p), "task 0 · rollout 1 · x");
         let c = r.numbers_only(p);
         assert_eq!(c.reward.as_deref(), Some("1"));
         assert!(c

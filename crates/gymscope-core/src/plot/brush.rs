@@ -24,6 +24,33 @@ impl Brush {
             })
     }
 
+    /// The rectangle with each side rounded to a thousandth of its span's order of magnitude
+    /// (`458.2319709721663` → `458` for an x span of a few hundred): what a hand drags is not
+    /// more precise than that, and the label and the URL read as people read them.
+    #[must_use]
+    pub fn rounded(&self) -> Brush {
+        let snap = |v: f64, span: f64| {
+            if !(span.is_finite() && span > 0.0) {
+                return v;
+            }
+            let decimals = 2 - span.log10().floor() as i32;
+            if decimals >= 0 {
+                // Through text, so 0.1 + 0.2 reads as 0.3 in the URL.
+                format!("{v:.*}", decimals as usize).parse().unwrap_or(v)
+            } else {
+                let step = 10f64.powi(-decimals);
+                (v / step).round() * step
+            }
+        };
+        let (xs, ys) = (self.x1 - self.x0, self.y1 - self.y0);
+        Brush {
+            x0: snap(self.x0, xs),
+            x1: snap(self.x1, xs),
+            y0: snap(self.y0, ys),
+            y1: snap(self.y1, ys),
+        }
+    }
+
     pub fn contains(&self, x: f64, y: f64) -> bool {
         (self.x0..=self.x1).contains(&x) && (self.y0..=self.y1).contains(&y)
     }
@@ -67,6 +94,18 @@ pub fn tasks_in(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dragged_brush_is_rounded_to_its_span() {
+        let b = Brush::between(458.231_970_972_166_3, 606.912_3, 0.312_345, 1.041_234)
+            .unwrap()
+            .rounded();
+        assert_eq!(b.format(), "458,607,0.312,1.041");
+        let wide = Brush::between(1234.5, 98_765.4, 0.0, 1.0)
+            .unwrap()
+            .rounded();
+        assert_eq!(wide.format(), "1200,98800,0,1");
+    }
 
     #[test]
     fn round_trips_through_text() {

@@ -21,9 +21,11 @@ pub enum PointMode {
 }
 
 impl PointMode {
-    /// Jitter when the y values are discrete (at most [`DISCRETE_LEVELS`] distinct), else exact.
+    /// Jitter when the y values are discrete (at most [`DISCRETE_LEVELS`] distinct) or mostly
+    /// piled on a few values (0/1 rewards beside a few fractional ones: [`mostly_piled`]), else
+    /// exact.
     pub fn default_for(ys: &[f64]) -> PointMode {
-        if is_discrete(ys, DISCRETE_LEVELS) {
+        if is_discrete(ys, DISCRETE_LEVELS) || mostly_piled(ys) {
             PointMode::Jitter
         } else {
             PointMode::Exact
@@ -53,6 +55,22 @@ pub fn is_discrete(ys: &[f64], limit: usize) -> bool {
     true
 }
 
+/// Whether at least half of the finite `ys` sit on values each held by at least 1 % of them
+/// (and by two or more): drawn at their value they would collapse into solid lines (5,232
+/// rewards of 0 or 1 among 8,000 did).
+pub fn mostly_piled(ys: &[f64]) -> bool {
+    let mut counts: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
+    let mut n = 0u32;
+    for y in ys.iter().filter(|y| y.is_finite()) {
+        // -0.0 and 0.0 are one value on the plot.
+        *counts.entry((y + 0.0).to_bits()).or_default() += 1;
+        n += 1;
+    }
+    let least = (f64::from(n) * 0.01).ceil().max(2.0) as u32;
+    let piled: u32 = counts.values().filter(|&&c| c >= least).sum();
+    n > 0 && f64::from(piled) >= f64::from(n) * 0.5
+}
+
 /// The vertical offset of rollout (`task`, `rollout`) in [-1, 1): a fixed pseudo-random value of
 /// its key, so a point never moves between redraws, filters or runs. Scale it to the band.
 pub fn offset(task: f64, rollout: f64) -> f64 {
@@ -72,6 +90,17 @@ fn mix(mut z: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mostly_binary_rewards_are_jittered_among_continuous_ones() {
+        // 60 rewards of 0 or 1 and 40 distinct fractions: more than 12 levels, still piled.
+        let mut ys: Vec<f64> = (0..60).map(|i| f64::from(i % 2)).collect();
+        ys.extend((0..40).map(|i| 0.01 + f64::from(i) / 50.0));
+        assert_eq!(PointMode::default_for(&ys), PointMode::Jitter);
+        // Continuous values (each once) stay exact.
+        let spread: Vec<f64> = (0..100).map(|i| f64::from(i) / 100.0).collect();
+        assert_eq!(PointMode::default_for(&spread), PointMode::Exact);
+    }
 
     #[test]
     fn offsets_are_fixed_by_the_key_and_spread() {

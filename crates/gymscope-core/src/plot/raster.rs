@@ -83,6 +83,11 @@ impl Style<'_> {
             .map(|&a| a as usize)
     }
 
+    /// Whether point `i` is drawn at all: shown by the query and its agent not hidden.
+    pub fn is_drawn(&self, i: usize) -> bool {
+        self.is_shown(i) && !self.is_hidden(self.agent_of(i))
+    }
+
     /// Whether point `i` is drawn (by the query's matches).
     pub fn is_shown(&self, i: usize) -> bool {
         self.shown

@@ -66,8 +66,9 @@ pub(super) fn section(out: &mut String, h: &HealthReport, part: Part) {
             };
             let _ = write!(
                 out,
-                "<th>{} <small>(warn &gt; {} %, bad {strict} {} %)</small></th>",
+                "<th title=\"{}\">{} <small>(warn &gt; {} %, bad {strict} {} %)</small></th>",
                 escape(r.rate),
+                escape(crate::health::rate_name(r.rate)),
                 r.warn * 100.0,
                 r.bad * 100.0
             );

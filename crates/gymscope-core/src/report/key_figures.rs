@@ -105,7 +105,11 @@ pub fn key_figures(
             "mean-reward",
             "mean reward",
             reward(totals.mean_reward),
-            reward_detail(across),
+            if totals.mean_reward.is_none() {
+                "no rollout has a reward".into()
+            } else {
+                reward_detail(across)
+            },
             totals.mean_reward.map_or("–".into(), |v| v.to_string()),
         ),
     ];
@@ -207,6 +211,11 @@ pub struct AgentLine {
     pub mean_reward: String,
     /// `0.41 – 0.52` (95 % across repeats), empty without repeats.
     pub interval: String,
+    /// Why the interval stops where it does: a t interval over few repeats can reach past the
+    /// range the rewards are bounded to (`0.47 – 1.03` for rewards in [0, 1]); it is clipped to
+    /// that range and this says so. Empty when nothing was clipped.
+    #[serde(default)]
+    pub interval_note: String,
     pub pass_at_1: String,
     pub output_tokens: String,
 }
@@ -232,6 +241,8 @@ pub fn agent_lines(
         rewards: (f64, usize),
         tokens: (f64, usize),
         pass1: (f64, usize),
+        /// The lowest and highest reward seen.
+        range: Option<(f64, f64)>,
     }
     let mut acc = vec![Acc::default(); names.len()];
     let mut outcomes = vec![Outcomes::default(); names.len()];
@@ -246,6 +257,8 @@ pub fn agent_lines(
             if let Some(r) = f.reward {
                 acc[a].rewards.0 += r;
                 acc[a].rewards.1 += 1;
+                let (lo, hi) = acc[a].range.unwrap_or((r, r));
+                acc[a].range = Some((lo.min(r), hi.max(r)));
             }
             if let Some(o) = f.output_tokens {
                 acc[a].tokens.0 += o;
@@ -266,18 +279,47 @@ pub fn agent_lines(
         .zip(acc)
         .map(|(name, a)| {
             let repeats = across.iter().find(|x| x.agent == *name);
+            let (interval, interval_note) = repeats
+                .and_then(|x| Some((x.ci?, x.repeats)))
+                .map_or((String::new(), String::new()), |(ci, n)| {
+                    clipped_interval(ci, a.range, n)
+                });
             AgentLine {
                 agent: name.clone(),
                 rollouts: count(a.rollouts),
                 mean_reward: reward(repeats.map(|x| x.mean).or(mean(a.rewards))),
-                interval: repeats.and_then(|x| x.ci).map_or(String::new(), |(l, h)| {
-                    format!("{} – {}", reward(Some(l)), reward(Some(h)))
-                }),
+                interval,
+                interval_note,
                 pass_at_1: mean(a.pass1).map_or("–".into(), |v| percent(Some(v))),
                 output_tokens: tokens(mean(a.tokens)),
             }
         })
         .collect()
+}
+
+/// The interval as people read it, clipped to [0, 1] when every reward lies in [0, 1] (a t
+/// interval over a few repeats is symmetric and can pass the bound), with a note when clipped.
+fn clipped_interval(
+    (low, high): (f64, f64),
+    range: Option<(f64, f64)>,
+    repeats: usize,
+) -> (String, String) {
+    let bounded = range.is_some_and(|(lo, hi)| lo >= 0.0 && hi <= 1.0);
+    let (l, h) = if bounded {
+        (low.max(0.0), high.min(1.0))
+    } else {
+        (low, high)
+    };
+    let text = format!("{} – {}", reward(Some(l)), reward(Some(h)));
+    if (l, h) == (low, high) {
+        return (text, String::new());
+    }
+    let note = format!(
+        "clipped to [0, 1]: the 95 % t interval over {repeats} repeats is {} – {}, past the range the rewards lie in",
+        reward(Some(low)),
+        reward(Some(high))
+    );
+    (text, note)
 }
 
 /// Every task's rollout count when they are all the same.
@@ -400,6 +442,18 @@ mod tests {
         assert_eq!(lines[1].mean_reward, "0");
         assert_eq!(lines[1].interval, "");
         assert_eq!(lines[1].pass_at_1, "0.0 %");
+        // A t interval past 1 for rewards in [0, 1] is clipped, and says so.
+        let wide = [RewardAcross {
+            ci: Some((0.4744, 1.0256)),
+            ..across[0].clone()
+        }];
+        let lines = agent_lines(&names, &[task(0, 3), task(3, 1)], point, &wide);
+        assert_eq!(lines[0].interval, "0.4744 – 1");
+        assert!(
+            lines[0].interval_note.contains("0.4744 – 1.026"),
+            "{lines:?}"
+        );
+        assert_eq!(lines[1].interval_note, "");
     }
 
     #[test]

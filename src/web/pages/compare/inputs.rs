@@ -4,6 +4,7 @@
 use crate::inspect::detect::FileKind;
 use crate::inspect::intake::{RunFiles, Slots};
 use crate::web::protocol::CompareInput;
+use leptos::prelude::*;
 
 /// The embedded example: two generated checkpoints of the same tasks (assets/example-compare).
 macro_rules! example {
@@ -56,4 +57,26 @@ pub fn input_of_run(r: RunFiles<web_sys::File>) -> CompareInput {
         RunFiles::Run { inputs, rollouts } => CompareInput::Run { inputs, rollouts },
         RunFiles::Profiling(file) => CompareInput::Profiling { file },
     }
+}
+
+/// The runs compared, for the folded pickers' line: the several runs' names, or each side's files.
+pub fn compared_names(
+    sides: [RwSignal<Slots<web_sys::File>, LocalStorage>; 2],
+    runs: RwSignal<Vec<(String, RunFiles<web_sys::File>)>, LocalStorage>,
+) -> String {
+    let several = runs.with(|r| r.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>());
+    if !several.is_empty() {
+        return several.join(" vs ");
+    }
+    let side = |i: usize| {
+        sides[i].with(|s| {
+            [&s.inputs, &s.rollouts, &s.profiling]
+                .into_iter()
+                .flatten()
+                .map(web_sys::File::name)
+                .collect::<Vec<_>>()
+                .join(" + ")
+        })
+    };
+    format!("A {} vs B {}", side(0), side(1))
 }

@@ -13,7 +13,7 @@ use crate::web::pages::compare::result::CompareResult;
 use crate::web::protocol::{Compared, Failure, Progress, Reply, Request};
 use crate::web::widgets::file_pick::kinds_of;
 use crate::web::worker_client::start_page_worker;
-use inputs::{input_of, input_of_run};
+use inputs::{compared_names, input_of, input_of_run};
 use leptos::ev;
 use leptos::prelude::*;
 use std::sync::Arc;
@@ -68,8 +68,11 @@ pub fn ComparePage() -> impl IntoView {
     let runs = RwSignal::new_local(Vec::<(String, RunFiles<web_sys::File>)>::new());
     let baseline = RwSignal::new(0usize);
     let phase = RwSignal::new_local(Phase::Idle);
+    // Once compared, the pickers fold into one line so the result starts high (issue 60).
+    let pickers_open = RwSignal::new(false);
     let (worker, worker_ready) = start_page_worker();
     let start = move || {
+        pickers_open.set(false);
         let mut several = runs.get_untracked();
         let (a, b, more) = if several.len() >= 2 {
             let base = several.remove(baseline.get_untracked().min(several.len() - 1));
@@ -198,7 +201,9 @@ pub fn ComparePage() -> impl IntoView {
         take(1, b.to_vec());
     };
     view! {
-        <section class="pick">
+        <section class="pick compare-pick" class:collapsed=move || matches!(phase.get(), Phase::Done(..)) && !pickers_open.get()>
+            <p class="loaded-line" data-testid="compare-loaded">{move || format!("Compared: {} ", compared_names(sides, runs))}
+                <button class="small" data-testid="compare-change" on:click=move |_| pickers_open.set(true)>"Change runs"</button></p>
             <p>"Compare two runs of the same tasks: for each, choose its materialized inputs and rollouts files (or a *_reward_profiling.jsonl). Tasks are paired by content; the files are read here, in a background worker."</p>
             {picker(0, "A (baseline)", "compare-a")}
             {picker(1, "B (compared)", "compare-b")}

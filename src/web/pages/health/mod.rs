@@ -9,6 +9,7 @@
 use crate::figures::count;
 use crate::inspect::health::{rate_label, HealthState, HealthView};
 use crate::table::{plural, short_number};
+use crate::web::pages::profile::summary::breakable;
 use crate::web::state::HealthLink;
 use leptos::prelude::*;
 use rates::{nonzero, rate_cell, worst_view};
@@ -53,7 +54,9 @@ fn health_view(h: &HealthView, link: HealthLink, to_profile: Callback<()>) -> im
         }
     };
     let headline = format!(
-        "{} · {} with a health flag ({}) · {} · a rollout passes at reward ≥ {}",
+        // One vocabulary (docs/app.md): a rollout is flagged by the rates below, named as the
+        // report and the CLI name them.
+        "{} · {} flagged ({}) · {} · a rollout passes at reward ≥ {}",
         plural(h.rollouts as usize, "rollout"),
         count(h.flagged as usize),
         pct(h.flagged, h.rollouts),
@@ -104,7 +107,7 @@ fn health_view(h: &HealthView, link: HealthLink, to_profile: Callback<()>) -> im
     let agent_head = h
         .agents
         .iter()
-        .map(|a| view! { <th scope="col" data-agent=a.agent.clone()>{a.agent.clone()}<br/><span class="muted">{format!("{} rollouts · {} tool calls", a.rollouts, a.tool_calls)}</span></th> })
+        .map(|a| view! { <th scope="col" data-agent=a.agent.clone()>{breakable(&a.agent)}<br/><span class="muted">{format!("{} rollouts · {} tool calls", a.rollouts, a.tool_calls)}</span></th> })
         .collect_view();
     let rate_names: Vec<(String, String)> = h
         .agents
@@ -186,9 +189,17 @@ fn health_view(h: &HealthView, link: HealthLink, to_profile: Callback<()>) -> im
             </section>
         }
     });
+    // Health is the whole run's: with a query applied on the profile page, it says so.
+    let scope_note = move || {
+        let q = link.applied.get();
+        (!q.is_empty()).then(|| view! {
+            <p class="warning" data-testid="scope-whole-run">{format!("The whole run: the query applied on the Reward profile page ({q}) does not filter this page.")}</p>
+        })
+    };
     view! {
-        <section class="health" data-testid="health-page">
+        <section class="health" data-testid="health-page" data-scope="run">
             <h2>"Rollout health"</h2>
+            {scope_note}
             <p data-testid="health-headline">{headline}</p>
             <p class="muted">{counts}</p>
             {modes}

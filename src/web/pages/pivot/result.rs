@@ -36,7 +36,7 @@ pub fn PivotResult(
             view! {
                 <details open data-testid="pivot-group" data-check=g.id.clone()>
                     <summary>{g.title.clone()}" — "{crate::table::plural(g.count as usize, "error")}
-                        " "<span class="check-id" title="The check's name in docs/pivot.md and in validate-pivot's output">{g.id.clone()}</span></summary>
+                        " "<span class="check-id" data-testid="check-id" title="The check's name in docs/pivot.md and in validate-pivot's output">{format!("check {}", g.id)}</span></summary>
                     <ul>{findings}{more}</ul>
                 </details>
             }

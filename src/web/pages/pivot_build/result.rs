@@ -82,7 +82,7 @@ pub fn BuildResult(
     let links = built
         .links
         .iter()
-        .map(|(id, l)| view! { <li>{l.anchor(id, format!("{} ({} bytes)", l.name, l.bytes))}</li> })
+        .map(|(id, l)| view! { <li>{l.anchor(id, format!("{} ({})", l.name, crate::inspect::numbers::file_size(l.bytes)))}</li> })
         .collect_view();
     let entries = built.pivots.clone();
     let by_line = entries.clone();
@@ -115,6 +115,7 @@ pub fn BuildResult(
         <p>"Kept: "<strong data-testid="pb-kept">{s.kept}</strong>
             {format!(" pivots from {} source rows ({}). Skipped: {} source rows, and {} of the {} decision points in the rows used (by reason below).",
                 s.source_rows, s.source_format, s.skipped_rows, s.skipped_decision_points, s.decision_points)}</p>
+        <p data-testid="pb-funnel">{s.funnel()}</p>
         <ul class="downloads">{links}</ul>
         <p>"The same build on the command line: "<code data-testid="pb-command">{built.command.clone()}</code></p>
         <details><summary>"Skipped, by reason"</summary>

@@ -56,7 +56,7 @@ pub fn SelectResult(
     let links = s
         .links
         .iter()
-        .map(|(id, l)| view! { <li>{l.anchor(id, format!("{} ({} bytes)", l.name, l.bytes))}</li> })
+        .map(|(id, l)| view! { <li>{l.anchor(id, format!("{} ({})", l.name, crate::inspect::numbers::file_size(l.bytes)))}</li> })
         .collect_view();
     let plots = move || {
         let stats = stats.get()?;

@@ -81,7 +81,7 @@ pub fn ExportReport(worker: SharedWorker, run: Arc<RunView>, sel: Selection) -> 
             <button data-testid="export-report" on:click=export>"Export report"</button>
             {move || sel.matched.get().map(|m| {
                 let n = m.iter().filter(|x| **x).count();
-                view! { <span class="muted" data-testid="export-query">{format!(" opens on the query's {n} matching rollouts ")}</span> }
+                view! { <span class="muted" data-testid="export-query">{format!(" opens on the query's {} matching rollouts ", crate::figures::count(n))}</span> }
             })}
             {move || result.get().map(|r| match r {
                 Ok(link) => {

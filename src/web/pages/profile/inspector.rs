@@ -12,7 +12,9 @@ use crate::web::state::{current_hash, replace_hash, HealthLink, Selection};
 use crate::web::widgets::pass_band::PassBand;
 use crate::web::widgets::plots::Plots;
 use crate::web::widgets::query_bar::QueryBar;
+use crate::web::widgets::rollout_nav::RolloutNav;
 use crate::web::widgets::rollout_view::RolloutView;
+use crate::web::widgets::run_header::RunHeader;
 use crate::web::widgets::task_table::TaskTable;
 use crate::web::worker_client::SharedWorker;
 use leptos::prelude::*;
@@ -21,6 +23,8 @@ use std::sync::Arc;
 #[component]
 pub fn Inspector(
     run: Arc<RunView>,
+    /// The run was made from ATIF trajectories (which carry no reward of their own).
+    from_atif: bool,
     /// The profile's two output files (none when the run was read from them).
     files: ReadSignal<OutputFiles, LocalStorage>,
     inputs: Signal<Option<web_sys::File>, LocalStorage>,
@@ -59,6 +63,10 @@ pub fn Inspector(
             }
         });
     }
+    // The Health page says whether a query is applied here.
+    if let Some(link) = link {
+        Effect::new(move |_| link.applied.set(sel.query.get().trim().to_string()));
+    }
     sel.brush.set(initial.brush);
     let r = run.clone();
     Effect::new(move |_| {
@@ -92,7 +100,16 @@ pub fn Inspector(
                     "download-agent-metrics",
                     "download-repeat-level-metrics",
                 ])
-                .map(|(d, testid)| d.anchor(testid, format!("{} ({} bytes)", d.name, d.bytes)))
+                .map(|(d, testid)| {
+                    d.anchor(
+                        testid,
+                        format!(
+                            "{} ({})",
+                            d.name,
+                            crate::inspect::numbers::file_size(d.bytes)
+                        ),
+                    )
+                })
                 .collect_view()
                 .into_any(),
         ),
@@ -104,14 +121,24 @@ pub fn Inspector(
     // left and the rollout on the right, so opening one never scrolls away from the row or
     // point that led to it. Nothing is reserved for a rollout before one is chosen.
     let has_rollout = move || sel.rollout.get().is_some();
-    let lines =
-        (!run.view.agent_lines.is_empty()).then(|| view! { <AgentLines run=run.clone() /> });
+    // The output files' tables are the whole run's (what `gymscope profile` writes): with a
+    // query applied they say so (the rule of docs/app.md).
+    let whole_run = move || {
+        sel.matched.with(Option::is_some).then(|| {
+            view! { <span class="muted scope-note" data-testid="scope-whole-run">" · the whole run (the output files'), not the query's"</span> }
+        })
+    };
+    let nav_run = run.clone();
+    let opened = Memo::new(move |_| sel.rollout.get().is_some());
+    let lines = (!run.view.agent_lines.is_empty())
+        .then(|| view! { <AgentLines run=run.clone() sel=sel /> });
     view! {
         <div class="inspector" class:has-rollout=has_rollout data-testid="inspector">
             <div class="pane-run" data-testid="pane-run">
                 // What a user looks at first (the key figures, the query bar, the plot and the
                 // agents) on the first screen; the tables, the files and sharing below.
-                <Summary run=run.clone() />
+                <RunHeader inputs=inputs rollouts=rollouts />
+                <Summary run=run.clone() sel=sel />
                 <QueryBar run=run.clone() sel=sel inputs=inputs rollouts=rollouts />
                 <div class="overview" data-testid="overview">
                     {if run.view.metrics.is_empty() {
@@ -122,23 +149,31 @@ pub fn Inspector(
                                 <p class="muted" data-testid="no-plot">"Nothing to plot: no rollout carries a reward, a token count or any other number."</p>
                             </section>
                         }.into_any()
+                    } else if !run.has_rewards() {
+                        // Empty 0–1 axes say nothing: say why there is no reward and how to add one.
+                        view! {
+                            <section>
+                                <h2>"Plots"</h2>
+                                <p class="warning" data-testid="no-reward">{crate::inspect::query_view::no_reward_note(from_atif)}</p>
+                            </section>
+                        }.into_any()
                     } else {
                         view! { <Plots run=run.clone() sel=sel /> }.into_any()
                     }}
                     {lines}
                 </div>
                 <PassBand worker=worker sel=sel />
-                <section>
+                <section data-scope=crate::web::pages::profile::summary::scope(sel)>
                     <h2>"Per task"</h2>
                     <TaskTable run=run.clone() sel=sel />
                 </section>
-                <section>
-                    <h2>"Agent metrics"</h2>
+                <section data-scope="run">
+                    <h2>"Agent metrics"{whole_run}</h2>
                     <AgentTable table=run.view.agents.clone() />
                 </section>
                 {run.view.repeats.clone().map(|table| view! {
-                    <section>
-                        <h2>"Reward per repeat"</h2>
+                    <section data-scope="run">
+                        <h2>"Reward per repeat"{whole_run}</h2>
                         <p class="muted">"Each repeat's mean reward over the agent's tasks, with its 95 % t interval (NeMo Gym's repeat-level metrics)."</p>
                         <RepeatTable table=table />
                     </section>
@@ -146,11 +181,13 @@ pub fn Inspector(
                 <section class="downloads"><h2>"Output files"</h2>{links}</section>
                 <ExportReport worker=worker run=run.clone() sel=sel />
             </div>
-            <div class="pane-rollout" data-testid="pane-rollout">
+            <div class="pane-rollout" data-testid="pane-rollout" data-scope="rollout">
                 {move || has_rollout().then(|| view! {
                     <button class="small close" data-testid="rollout-close" title="close the rollout (Esc)"
                         on:click=move |_| sel.rollout.set(None)>"Close ×"</button>
                 })}
+                // Made once a rollout opens (not again at each rollout: its find box keeps its text).
+                {move || opened.get().then(|| view! { <RolloutNav run=nav_run.clone() sel=sel /> })}
                 <RolloutView run=run rollouts=rollouts sel=sel />
             </div>
         </div>

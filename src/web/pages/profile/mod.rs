@@ -223,7 +223,7 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
             }.into_any(),
             Phase::Done(run) => view! {
                 <p data-testid="status" class="status done">"Profile ready."</p>
-                <Inspector run=run files=files.read_only() inputs=Signal::derive_local(move || slots.with(|s| s.inputs.clone())) rollouts=Signal::derive_local(move || slots.with(|s| s.rollouts.clone())) worker=worker />
+                <Inspector run=run from_atif=roles.with(|r| r.iter().any(|(_, k)| *k == FileKind::Atif)) files=files.read_only() inputs=Signal::derive_local(move || slots.with(|s| s.inputs.clone())) rollouts=Signal::derive_local(move || slots.with(|s| s.rollouts.clone())) worker=worker />
             }.into_any(),
         }}
     }

@@ -3,11 +3,33 @@
 
 use crate::inspect::run::RunView;
 use crate::table::Table;
+use crate::web::state::Selection;
 use leptos::prelude::*;
 use std::sync::Arc;
 
+/// A name that may break only after its underscores (`code_gen_|simple_|agent`), never
+/// mid-word (docs/app.md: a long agent name wraps at its parts).
+pub fn breakable(name: &str) -> impl IntoView {
+    let parts: Vec<String> = name.split_inclusive('_').map(str::to_string).collect();
+    parts
+        .into_iter()
+        .map(|p| view! { {p}<wbr/> })
+        .collect_view()
+}
+
+/// `"query"` when a query is applied (the figures and tables say so, docs/app.md), else `"run"`.
+pub fn scope(sel: Selection) -> impl Fn() -> &'static str + Copy {
+    move || {
+        if sel.matched.with(Option::is_some) {
+            "query"
+        } else {
+            "run"
+        }
+    }
+}
+
 #[component]
-pub fn Summary(run: Arc<RunView>) -> impl IntoView {
+pub fn Summary(run: Arc<RunView>, sel: Selection) -> impl IntoView {
     let [line1, line2] = run.view.summary.clone();
     let warnings = run
         .view
@@ -24,10 +46,15 @@ pub fn Summary(run: Arc<RunView>) -> impl IntoView {
         .collect_view();
     // The key figures first, as cards (each card's exact value in its tooltip); the run's
     // lines in words below them, smaller.
-    let cards = run
-        .view
-        .figures
-        .iter()
+    // With a query applied, the cards count its rollouts (the rule of docs/app.md).
+    let r = run.clone();
+    let cards = move || {
+        let figures = sel
+            .matched
+            .with(|m| m.as_ref().map(|m| r.figures_of(m)))
+            .unwrap_or_else(|| r.view.figures.clone());
+        figures
+        .into_iter()
         .map(|f| {
             view! {
                 <div class="figure" data-testid="figure" data-key=f.key.clone() title=f.exact.clone()>
@@ -37,10 +64,11 @@ pub fn Summary(run: Arc<RunView>) -> impl IntoView {
                 </div>
             }
         })
-        .collect_view();
+        .collect_view()
+    };
     view! {
         <section data-testid="summary" class="summary">
-            <div class="figures" data-testid="key-figures">{cards}</div>
+            <div class="figures" data-testid="key-figures" data-scope=scope(sel)>{cards}</div>
             <div class="summary-lines">
                 <p data-testid="totals">{run.view.totals.line()}</p>
                 <p>{line1}</p>
@@ -53,32 +81,47 @@ pub fn Summary(run: Arc<RunView>) -> impl IntoView {
 }
 
 /// One line per agent beside the plot: rollouts, mean reward with its interval across repeats,
-/// pass@1 and mean output tokens (the full agent metrics are further down).
+/// pass@1 and mean output tokens (the full agent metrics are further down); with a query
+/// applied, of the query's rollouts.
 #[component]
-pub fn AgentLines(run: Arc<RunView>) -> impl IntoView {
-    let rows = run
-        .view
-        .agent_lines
-        .iter()
+pub fn AgentLines(run: Arc<RunView>, sel: Selection) -> impl IntoView {
+    let rows = move || {
+        let lines = sel
+            .matched
+            .with(|m| m.as_ref().map(|m| run.agent_lines_of(m)))
+            .unwrap_or_else(|| run.view.agent_lines.clone());
+        lines
+        .into_iter()
         .enumerate()
         .map(|(i, a)| {
             let colour = crate::plot::hex(crate::plot::agent_colour(i));
+            let clipped = (!a.interval_note.is_empty()).then(|| {
+                view! { " "<abbr class="clipped" data-testid="interval-clipped" title=a.interval_note.clone()>"(clipped)"</abbr> }
+            });
             view! {
                 <tr data-testid="agent-line" data-key=a.agent.clone()>
-                    <th scope="row"><span class="swatch" style:background=colour></span>" "{a.agent.clone()}</th>
+                    <th scope="row"><span class="swatch" style:background=colour></span>" "{breakable(&a.agent)}</th>
                     <td>{a.rollouts.clone()}</td>
-                    <td>{a.mean_reward.clone()}<span class="muted interval">{a.interval.clone()}</span></td>
+                    <td>{a.mean_reward.clone()}<span class="muted interval" title=a.interval_note.clone()>{a.interval.clone()}{clipped}</span></td>
                     <td>{a.pass_at_1.clone()}</td>
                     <td>{a.output_tokens.clone()}</td>
                 </tr>
             }
         })
-        .collect_view();
+        .collect_view()
+    };
+    let heading = move || {
+        if sel.matched.with(Option::is_some) {
+            "Per agent (the query's rollouts)"
+        } else {
+            "Per agent"
+        }
+    };
     view! {
         <section class="agent-lines">
-            <h2>"Per agent"</h2>
+            <h2>{heading}</h2>
             <div class="table-wrap">
-                <table data-testid="agent-lines">
+                <table data-testid="agent-lines" data-scope=scope(sel)>
                     <thead><tr><th>"agent"</th><th>"rollouts"</th><th title="95 % interval across repeats">"mean reward"</th><th title="a pass is reward ≥ 1">"pass@1"</th><th>"output tokens"</th></tr></thead>
                     <tbody>{rows}</tbody>
                 </table>
@@ -125,7 +168,7 @@ fn KeyedTable(table: Table, testid: &'static str, row_testid: &'static str) -> i
         .collect_view();
     view! {
         <div class="table-wrap">
-            <table data-testid=testid>
+            <table data-testid=testid data-scope="run">
                 <thead><tr><th>"agent"</th>{head}</tr></thead>
                 <tbody>{rows}</tbody>
             </table>

@@ -1,6 +1,7 @@
 //! What follows the query bar besides the points: the heading's count and the reward
 //! histogram, both of the query's matching rollouts when a query is applied.
 
+use crate::figures::count;
 use crate::inspect::run::RunView;
 use crate::web::state::Selection;
 use crate::web::widgets::histogram::Histogram;
@@ -15,8 +16,8 @@ pub fn PlotCount(total: usize, sel: Selection) -> impl IntoView {
             .matched
             .with(|m| m.as_ref().map(|m| m.iter().filter(|v| **v).count()));
         let count = match shown {
-            Some(k) => format!("{k} of {total} rollouts (the query's)"),
-            None => format!("{total} rollouts"),
+            Some(k) => format!("{} of {} rollouts (the query's)", count(k), count(total)),
+            None => format!("{} rollouts", count(total)),
         };
         format!(" · {count} · hover a point, click to open it, drag to brush")
     };

@@ -11,7 +11,6 @@ use crate::inspect::run::RunView;
 use crate::plot::axis_title;
 use crate::plot::jitter::PointMode;
 use crate::plot::raster::Frame;
-use crate::table::short_number;
 use crate::web::state::Selection;
 use crate::web::widgets::plot_download::PlotDownloads;
 use crate::web::widgets::scatter_canvas::{OverlayLines, ScatterCanvas, ScatterData};
@@ -120,6 +119,11 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
     let task_agent_svg = task_agent.clone();
     let tasks = Memo::new(move |_| {
         let x = x_metric.get();
+        // With a query, the tasks with a matching rollout (as the task table lists them).
+        let shown = sel
+            .matched
+            .get()
+            .map(|m| Arc::new(crate::inspect::run_query::task_mask(&r, &m)));
         ScatterData {
             xs: Arc::new(r.task_means(Some(x))),
             ys: task_ys.clone(),
@@ -129,6 +133,7 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
             agent: task_agent.clone(),
             hidden: hidden.get(),
             jitter: (task_jitter && jitter_on.get()).then(|| task_keys.clone()),
+            shown,
             ..ScatterData::default()
         }
     });
@@ -188,12 +193,15 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
             let tasks = sel
                 .brushed
                 .with(|m| m.as_ref().map_or(0, |m| m.iter().filter(|v| **v).count()));
+            let field = &r.view.metrics[x_metric.get()];
+            let x = |v| crate::figures::for_column(field, v);
+            let y = |v| crate::figures::reward(Some(v));
             view! {
                 <span class="brush-status" data-testid="brush-status">
                     {format!(
-                        "brushed {} {}–{}, reward {}–{}: {tasks} tasks",
-                        axis_title(&r.view.metrics[x_metric.get()]),
-                        short_number(b.x0), short_number(b.x1), short_number(b.y0), short_number(b.y1)
+                        "brushed {} {}–{}, reward {}–{}: {} tasks",
+                        axis_title(field),
+                        x(b.x0), x(b.x1), y(b.y0), y(b.y1), crate::figures::count(tasks)
                     )}
                 </span>
                 <button class="small" data-testid="brush-clear" title="or press Esc" on:click=move |_| sel.brush.set(None)>"Clear brush"</button>
@@ -201,9 +209,9 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
         })
     };
     view! {
-        <section class="plots">
+        <section class="plots" data-scope=crate::web::pages::profile::summary::scope(sel)>
             <h2>"Reward against "
-                <select data-testid="plot-x" on:change=move |e| {
+                <select data-testid="plot-x" aria-label="the field on the x axis" title="the field on the x axis" on:change=move |e| {
                     if let Ok(i) = event_target_value(&e).parse() {
                         // A brush is in the old field's units.
                         sel.brush.set(None);

@@ -6,13 +6,17 @@
 
 use crate::plot::binned::{BinMean, Interval};
 use crate::plot::brush::Brush;
-use crate::plot::raster::{self, Frame, Raster, Style};
+use crate::plot::raster::{self, Frame, Raster};
 use crate::plot::scatter_scales;
 use draw::{axes, canvas_xy, draw};
 use leptos::prelude::*;
 use std::sync::Arc;
 
+mod data;
 mod draw;
+mod keys;
+
+pub use data::ScatterData;
 
 pub const W: u32 = 720;
 pub const H: u32 = 320;
@@ -22,70 +26,6 @@ pub type OverlayLines = Arc<Vec<(Option<usize>, Vec<BinMean>, Interval)>>;
 
 /// The points' (task, rollout) columns.
 pub type Keys = (Arc<Vec<f64>>, Arc<Vec<f64>>);
-
-/// What one scatter shows.
-#[derive(Clone, Debug, Default)]
-pub struct ScatterData {
-    pub xs: Arc<Vec<f64>>,
-    pub ys: Arc<Vec<f64>>,
-    pub x_title: String,
-    pub y_title: String,
-    /// Points drawn on top, larger, with a cross at their mean.
-    pub highlight: Option<std::ops::Range<usize>>,
-    /// Per point its agent (NaN unknown), colouring it; agents marked in `hidden` are not drawn.
-    pub agent: Option<Arc<Vec<f64>>>,
-    pub hidden: Vec<bool>,
-    /// Per point its (task, rollout) key when points are jittered.
-    pub jitter: Option<Keys>,
-    pub brush: Option<Brush>,
-    pub overlay: OverlayLines,
-    /// Per point whether the query bar's expression matches it (`None`: no query).
-    pub shown: Option<Arc<Vec<bool>>>,
-}
-
-/// The same data when the same arrays: comparing a million values element by element each time
-/// a memo recomputes cost more than the check saves (the columns are never edited in place).
-impl PartialEq for ScatterData {
-    fn eq(&self, o: &Self) -> bool {
-        let same_opt = |a: &Option<Arc<Vec<f64>>>, b: &Option<Arc<Vec<f64>>>| match (a, b) {
-            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-            (a, b) => a.is_none() && b.is_none(),
-        };
-        let same_keys = |a: &Option<Keys>, b: &Option<Keys>| match (a, b) {
-            (Some(a), Some(b)) => Arc::ptr_eq(&a.0, &b.0) && Arc::ptr_eq(&a.1, &b.1),
-            (a, b) => a.is_none() && b.is_none(),
-        };
-        Arc::ptr_eq(&self.xs, &o.xs)
-            && Arc::ptr_eq(&self.ys, &o.ys)
-            && self.x_title == o.x_title
-            && self.y_title == o.y_title
-            && self.highlight == o.highlight
-            && same_opt(&self.agent, &o.agent)
-            && self.hidden == o.hidden
-            && same_keys(&self.jitter, &o.jitter)
-            && self.brush == o.brush
-            && Arc::ptr_eq(&self.overlay, &o.overlay)
-            && match (&self.shown, &o.shown) {
-                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-                (a, b) => a.is_none() && b.is_none(),
-            }
-    }
-}
-
-impl ScatterData {
-    pub fn style(&self) -> Style<'_> {
-        Style {
-            agent: self.agent.as_deref().map(Vec::as_slice),
-            hidden: &self.hidden,
-            jitter: self
-                .jitter
-                .as_ref()
-                .map(|(t, r)| (t.as_slice(), r.as_slice())),
-            brush: self.brush,
-            shown: self.shown.as_deref().map(Vec::as_slice),
-        }
-    }
-}
 
 const DRAG_MIN_PX: f64 = 5.0;
 
@@ -162,6 +102,8 @@ pub fn ScatterCanvas(
         if let Some(p) = xy(&e) {
             e.prevent_default();
             brushed_last.set_value(false);
+            // A drag starts: the hover tip would stay over the page after it.
+            tip.set(None);
             drag.set(Some((p, p)));
         }
     };
@@ -171,6 +113,7 @@ pub fn ScatterCanvas(
             return false;
         };
         drag.set(None);
+        tip.set(None);
         let end = end.unwrap_or(last);
         let (Some(brushed), true) = (
             on_brush,
@@ -191,7 +134,7 @@ pub fn ScatterCanvas(
         let (xa, ya) = frame.to_data(a.0, a.1, W, H);
         let (xb, yb) = frame.to_data(b.0, b.1, W, H);
         if let Some(brush) = Brush::between(xa, xb, ya, yb) {
-            brushed.run(brush);
+            brushed.run(brush.rounded());
         }
         true
     };
@@ -230,9 +173,21 @@ pub fn ScatterCanvas(
                 style:width=format!("{:.2}%", r - l) style:height=format!("{:.2}%", btm - t)></div>
         })
     };
+    let on_key = keys::on_key(data, raster, tip, tooltip, on_pick);
+    let label = move || {
+        let n = shown();
+        data.with(|d| {
+            format!(
+                "{} against {}: {n} points. Arrow keys step through them, Enter opens one.",
+                d.y_title, d.x_title
+            )
+        })
+    };
     view! {
         <div class="plot">
             <canvas node_ref=canvas width=W height=H data-testid=testid data-points=shown
+                tabindex="0" role="img" aria-label=label on:keydown=move |e| on_key(e)
+                on:blur=move |_| tip.set(None)
                 data-binned=move || data.with(|d| d.overlay.iter().flat_map(|(_, bins, _)| bins).map(|b| b.n).sum::<usize>())
                 on:mousemove=on_move on:mousedown=on_down on:mouseup=on_up on:click=on_click
                 on:mouseleave=move |_| { tip.set(None); let _ = finish(None); }></canvas>

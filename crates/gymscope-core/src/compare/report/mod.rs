@@ -73,7 +73,7 @@ fn render_with(
     let style = format!("{BASE_STYLE}{STYLE}");
     page_head(&mut out, title, "gymscope comparison", SCRIPT, &style);
     page_header(&mut out, meta, title);
-    headline(&mut out, c);
+    headline(&mut out, c, all);
     if let Some(all) = all {
         verdicts::section(&mut out, all);
     }
@@ -99,7 +99,7 @@ pub fn summary_html(c: &Comparison) -> String {
 pub fn summary_html_with(c: &Comparison, all: Option<&MultiComparison>) -> String {
     let m = model::model(c);
     let mut out = String::with_capacity(64 << 10);
-    headline(&mut out, c);
+    headline(&mut out, c, all);
     if let Some(all) = all {
         verdicts::section(&mut out, all);
     }
@@ -107,6 +107,11 @@ pub fn summary_html_with(c: &Comparison, all: Option<&MultiComparison>) -> Strin
     transitions(&mut out, c);
     sections::plots(&mut out, c, &m);
     out
+}
+
+/// A field's mean as people read it (`figures::for_column`), `–` without one.
+fn for_field(name: &str, v: Option<f64>) -> String {
+    v.map_or_else(|| "–".into(), |v| crate::figures::for_column(name, v))
 }
 
 pub(super) fn n(v: Option<f64>) -> String {
@@ -159,7 +164,24 @@ fn ci(m: &MeanDelta) -> String {
     })
 }
 
-fn headline(out: &mut String, c: &Comparison) {
+/// Whether the mean reward's change is a finding: the judged verdict when there is one (the
+/// colour follows the verdict: a −0.05 with p 0.56 is not red), else a 95 % interval that
+/// leaves out 0.
+fn reward_changed(c: &Comparison, all: Option<&MultiComparison>) -> bool {
+    let judged = all
+        .and_then(|m| m.candidates.first())
+        .and_then(|first| first.metrics.iter().find(|m| m.metric == "reward"));
+    match judged {
+        Some(row) => row.verdict != crate::compare::verdict::Verdict::NoDifference,
+        None => c
+            .overall
+            .mean_reward
+            .ci95
+            .is_some_and(|(lo, hi)| lo > 0.0 || hi < 0.0),
+    }
+}
+
+fn headline(out: &mut String, c: &Comparison, all: Option<&MultiComparison>) {
     let o = &c.overall;
     let r = &o.mean_reward;
     let _ = write!(
@@ -174,7 +196,7 @@ fn headline(out: &mut String, c: &Comparison) {
         tasks(c.tasks_b),
         n(r.a),
         n(r.b),
-        delta_html(r.delta, true),
+        delta_html(r.delta, reward_changed(c, all)),
         escape(&ci(r)),
         escape(&interval_method(r, c.options.seed, &tasks(r.tasks))),
     );
@@ -214,9 +236,17 @@ fn headline(out: &mut String, c: &Comparison) {
                 out,
                 "<tr><th>{}</th><td>{}</td><td>{}</td><td>{}</td></tr>",
                 escape(name),
-                n(m.a),
-                n(m.b),
-                escape(&signed(m.delta))
+                // Numbers for people by the field (`total_tokens` whole, with separators).
+                for_field(name, m.a),
+                for_field(name, m.b),
+                escape(&m.delta.map_or_else(
+                    || "–".into(),
+                    |d| format!(
+                        "{}{}",
+                        if d > 0.0 { "+" } else { "" },
+                        crate::figures::for_column(name, d)
+                    )
+                ))
             );
         }
         out.push_str("</tbody></table></div>");

@@ -6,12 +6,17 @@
 use super::super::multi::{flip_of, MultiComparison};
 use super::super::text::{flips_line, p_methods, p_value, power_line, signed};
 use super::super::verdict::Verdict;
-use super::{delta_html, n};
+use super::delta_html;
 use crate::html::escape;
 use std::fmt::Write;
 
 /// Flipped tasks of the shown candidate listed as links (largest |Δ| first).
 const LINKED_FLIPS: usize = 50;
+
+/// A metric's mean as people read it (`figures::for_column`), `–` without one.
+fn for_metric(metric: &str, v: Option<f64>) -> String {
+    v.map_or_else(|| "–".into(), |v| crate::figures::for_column(metric, v))
+}
 
 pub(super) fn section(out: &mut String, m: &MultiComparison) {
     let _ = write!(
@@ -36,9 +41,14 @@ pub(super) fn section(out: &mut String, m: &MultiComparison) {
                  <td>{}</td><td>{}</td><td class=\"verdict\">{}</td></tr>",
                 escape(&c.run.label),
                 escape(&row.metric),
-                n(row.mean.a),
-                n(row.mean.b),
-                delta_html(row.mean.delta, row.higher_is_better),
+                // Numbers for people, by the metric (`total_tokens` whole, with separators).
+                for_metric(&row.metric, row.mean.a),
+                for_metric(&row.metric, row.mean.b),
+                // Coloured only with a verdict: the colour follows it.
+                delta_html(
+                    row.mean.delta,
+                    row.higher_is_better && row.verdict != Verdict::NoDifference
+                ),
                 escape(&row.mean.ci95.map_or_else(String::new, |(lo, hi)| {
                     format!("{} … {}", signed(Some(lo)), signed(Some(hi)))
                 })),
