@@ -78,6 +78,12 @@ fn bounded(args: &[String], address_space: u64, open_files: u64, secs: u64) -> O
     Some(child.wait_with_output().unwrap())
 }
 
+/// The run ended with `code`, saying `text`.
+fn ends_with(out: &Output, code: i32, text: &str) {
+    assert_eq!(out.status.code(), Some(code), "{}", output_text(out));
+    assert!(output_text(out).contains(text), "{}", output_text(out));
+}
+
 fn strings(args: &[&str]) -> Vec<String> {
     args.iter().map(|a| (*a).to_string()).collect()
 }
@@ -180,12 +186,7 @@ fn aggregate_never_replaces_a_shards_sidecar() {
             "--head-server",
             "127.0.0.1:9",
         ]);
-        assert_eq!(out.status.code(), Some(2), "{}", output_text(&out));
-        assert!(
-            output_text(&out).contains("refusing to write"),
-            "{}",
-            output_text(&out)
-        );
+        ends_with(&out, 2, "refusing to write");
         assert_eq!(std::fs::read(target).unwrap(), before);
     }
 }
@@ -407,12 +408,7 @@ fn report_reads_an_atif_run() {
     // Without ATIF, --rollouts alone is a usage error that says what is missing.
     let (_, r) = run_in(dir.path());
     let out = run_gymscope(&["report", "--rollouts", &s(&r)]);
-    assert_eq!(out.status.code(), Some(2), "{}", output_text(&out));
-    assert!(
-        output_text(&out).contains("needs --inputs"),
-        "{}",
-        output_text(&out)
-    );
+    ends_with(&out, 2, "needs --inputs");
 }
 
 /// Item 9: No output replaces a file of an ATIF run or the --rewards file; a refused build-pivot
@@ -514,12 +510,7 @@ fn one_rewards_file_for_two_atif_runs_is_refused() {
     let b = atif_in(&b);
     let (_, r) = run_in(dir.path());
     let out = run_gymscope(&["compare", &s(&a), &s(&b), "--rewards", &s(&r)]);
-    assert_eq!(out.status.code(), Some(2), "{}", output_text(&out));
-    assert!(
-        output_text(&out).contains("--rewards"),
-        "{}",
-        output_text(&out)
-    );
+    ends_with(&out, 2, "--rewards");
 }
 
 /// Item 12: What validate-atif accepts, the readers read: `schema_version` late in the file, a stray
@@ -623,12 +614,7 @@ fn an_atif_read_leaves_nothing_in_tmpdir() {
         .env("TMPDIR", &missing)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
-    assert!(
-        output_text(&out).contains("TMPDIR"),
-        "{}",
-        output_text(&out)
-    );
+    ends_with(&out, 1, "TMPDIR");
     assert!(!dir.path().join("no").exists());
 }
 
@@ -723,12 +709,7 @@ fn export_names_the_real_problem() {
         .current_dir(dir.path())
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", output_text(&out));
-    assert!(
-        output_text(&out).contains("is a directory"),
-        "{}",
-        output_text(&out)
-    );
+    ends_with(&out, 2, "is a directory");
     let out = Command::new(common::gymscope_bin())
         .args([
             "export",
@@ -744,11 +725,6 @@ fn export_names_the_real_problem() {
         .current_dir(dir.path())
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
-    assert!(
-        output_text(&out).contains("Output path already exists"),
-        "{}",
-        output_text(&out)
-    );
+    ends_with(&out, 1, "Output path already exists");
     assert!(!dir.path().join("new").exists());
 }
