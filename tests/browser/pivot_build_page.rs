@@ -433,7 +433,8 @@ async fn the_run_loaded_on_the_profile_page_is_the_source() {
         .await,
     )
     .unwrap();
-    assert!((0.0..450.0).contains(&top), "the pivot starts at {top} px");
+    // (Scrolled into view, its top may sit a subpixel above 0.)
+    assert!((-1.0..450.0).contains(&top), "the pivot starts at {top} px");
     assert_eq!(overflow, 0.0, "the page scrolls sideways");
     b.close().await;
 }

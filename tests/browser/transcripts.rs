@@ -96,7 +96,7 @@ async fn the_run_header_names_each_agent_s_model_and_sampling() {
         .expect("no run header");
     let agents: Vec<String> = json(
         &b,
-        "return Array.from(document.querySelectorAll('[data-testid=run-header-agent]')).map(l => l.dataset.agent)",
+        "return Array.from(document.querySelectorAll('[data-testid=run-header-agent]')).map(l => l.dataset.headerAgent)",
     )
     .await;
     assert_eq!(agents.len(), 3, "{agents:?}");

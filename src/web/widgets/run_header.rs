@@ -41,7 +41,7 @@ pub fn RunHeader(
                         .into_iter()
                         .map(|(k, v)| view! { <span class="param"><span class="muted">{k}" "</span>{v}</span> })
                         .collect_view();
-                    view! { <li data-testid="run-header-agent" data-agent=c.agent.clone()><strong>{c.agent.clone()}</strong>" "{params}</li> }
+                    view! { <li data-testid="run-header-agent" data-header-agent=c.agent.clone()><strong>{c.agent.clone()}</strong>" "{params}</li> }
                 })
                 .collect_view();
             view! { <ul class="run-header" data-testid="run-header" title="each agent's first row: responses_create_params, agent_ref, response.model">{rows}</ul> }
