@@ -186,7 +186,7 @@ pub fn ScatterCanvas(
     view! {
         <div class="plot">
             <canvas node_ref=canvas width=W height=H data-testid=testid data-points=shown
-                tabindex="0" role="img" aria-label=label on:keydown=move |e| on_key(e)
+                tabindex="0" role="img" aria-label=label on:keydown=on_key
                 on:blur=move |_| tip.set(None)
                 data-binned=move || data.with(|d| d.overlay.iter().flat_map(|(_, bins, _)| bins).map(|b| b.n).sum::<usize>())
                 on:mousemove=on_move on:mousedown=on_down on:mouseup=on_up on:click=on_click
