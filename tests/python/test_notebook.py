@@ -173,10 +173,11 @@ def test_the_inspector_renders_in_jupyterlab_and_a_brush_reaches_the_kernel(lab,
         # A brush over the successes with short answers.
         browser.execute_script(DRAG, 0.05, 0.02, 0.5, 0.3)
         said = wait_for("the brush", lambda: browser.find_element(By.CSS_SELECTOR, "[data-testid=brush-status]").text)
-        # "brushed output tokens 310.5–1822, reward 0.6571–1.05: 17 tasks" (4 decimals at most).
+        # "brushed output tokens 310.5–1,822, reward 0.6571–1.05: 17 tasks" (numbers for people:
+        # thousands separators, 4 decimals at most).
         found = re.search(r"brushed .* (\S+)–(\S+), reward (\S+)–(\S+): (\d+) tasks", said)
         assert found, said
-        x0, x1, y0, y1 = map(float, found.groups()[:4])
+        x0, x1, y0, y1 = (float(t.replace(",", "")) for t in found.groups()[:4])
         brushed_tasks = int(found.group(5))
         if os.environ.get("GYMSCOPE_DOCS_SHOTS") == "1":
             browser.switch_to.default_content()

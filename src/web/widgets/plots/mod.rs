@@ -1,10 +1,8 @@
-//! The run's plots: reward against token usage (or any numeric field) for every rollout, keyed
-//! by task and rollout (hover names it, click opens it, the selected task's rollouts and mean
-//! stand out), coloured by agent with a legend that toggles agents (shift-click: only that one),
-//! jittered when rewards are discrete, with the binned mean reward per agent as an overlay and a
-//! brush (drag a rectangle; Esc clears it) that filters the task table; per-task means; the reward
-//! histogram. Axes, ticks, bars, colours and overlay come from the core plot model, as in the
-//! report; every plot downloads as SVG and PNG.
+//! The run's plots: reward against token usage (or any numeric field) per rollout, keyed by task
+//! and rollout (hover names it, click opens it), coloured by agent with a legend that toggles
+//! them, jittered when rewards are discrete, binned means per agent and a brush (Esc clears it)
+//! that filters the task table; per-task means; the reward histogram. Axes, ticks, bars, colours
+//! come from the core plot model, as in the report; each plot downloads as SVG and PNG.
 //! `window.__gymscope.pointPixel(task, rollout)` lets tests aim at a point.
 
 use crate::inspect::run::RunView;
