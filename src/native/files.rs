@@ -231,14 +231,6 @@ impl FilePlan {
         self
     }
 
-    /// Every file under `dir` (not following links), as inputs: what an output must not replace.
-    pub fn folder(&mut self, dir: &Path, flag: &str) -> &mut FilePlan {
-        for p in walk(dir, 4) {
-            self.input(p, flag);
-        }
-        self
-    }
-
     /// An output the command may write, side outputs (`*.info.md`, health reports) included.
     pub fn output(&mut self, path: impl Into<PathBuf>, flag: &str) -> &mut FilePlan {
         self.outputs.push((path.into(), flag.to_string()));
@@ -269,32 +261,6 @@ impl FilePlan {
             outputs: self.outputs.into_iter().map(|(p, _)| key(&p)).collect(),
         })
     }
-}
-
-/// The files under `dir`, at most `depth` folders down, links not followed; bounded.
-fn walk(dir: &Path, depth: usize) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![(dir.to_path_buf(), 0)];
-    while let Some((d, level)) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd
-            .filter_map(std::result::Result::ok)
-            .take(MAX_FOLDER_ENTRIES)
-        {
-            let Ok(t) = e.file_type() else { continue };
-            if t.is_dir() && level < depth {
-                stack.push((e.path(), level + 1));
-            } else if !t.is_dir() {
-                out.push(e.path());
-            }
-            if out.len() >= MAX_FOLDER_ENTRIES {
-                return out;
-            }
-        }
-    }
-    out
 }
 
 fn key(p: &Path) -> PathBuf {
