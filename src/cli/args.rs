@@ -4,6 +4,7 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
 pub use super::collect_args::{AggregateArgs, CollectArgs, HealthCheckArgs};
+pub use super::watch_args::WatchArgs;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -122,6 +123,9 @@ pub enum Command {
     /// A table on a terminal, `TASK ROLLOUT` keys otherwise; `--format jsonl` writes the matching
     /// rows byte for byte. A malformed expression is a usage error (exit 2) naming its column.
     Query(QueryArgs),
+    /// Follow a run while it is collected, across shards: counts and ETA, reward per agent with
+    /// its interval, failures, health, a line per shard (docs/watch.md). Ends when it is complete.
+    Watch(WatchArgs),
     /// NeMo Gym's rollout health check on a finished run (`gym eval health-check`): upstream's
     /// check catalog over each row's `ng_trajectory`, writing `quality_summary.json` and
     /// `rollout_verdicts.jsonl` into RUN_DIR, then gymscope's behaviour line.

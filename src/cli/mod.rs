@@ -20,6 +20,8 @@ mod select_pivot;
 mod select_tasks;
 mod validate_atif;
 mod validate_pivot;
+mod watch;
+mod watch_args;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -138,6 +140,7 @@ fn run_args(args: impl IntoIterator<Item = String>) -> ExitCode {
         Command::Health(args) => health::run(&args),
         Command::HealthCheck(args) => health_check::run(&args),
         Command::Query(args) => query::run(&args),
+        Command::Watch(args) => watch::run(&args),
     };
     // Whatever the command printed last is flushed; a stdout that failed (not a closed pipe)
     // makes a command that succeeded fail, naming standard output.

@@ -67,6 +67,16 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
             "--interleave-repeats",
         );
     super::evidence::plan_reports(&mut plan, &output);
+    let progress_path = args.progress_file.as_ref().map(|p| {
+        if p.as_os_str().is_empty() {
+            crate::names::beside(&output, crate::names::progress)
+        } else {
+            p.clone()
+        }
+    });
+    if let Some(p) = &progress_path {
+        plan.output(p, "--progress-file");
+    }
     let input = match (&args.input, resuming) {
         (Some(input), false) => {
             let input = crate::collect::files::resolve_input(
@@ -240,6 +250,10 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
         crate::say!("Querying with {n} concurrent requests");
     }
     let total = plan.counts.to_run;
+    let mut progress_file = progress_path.map(|p| {
+        let seed = plan.counts.input_rows.saturating_sub(total);
+        super::progress_file::ProgressFile::start(p, cleared.clone(), seed)
+    });
     if let Some(dir) = &args.capture_dir {
         std::fs::create_dir_all(dir).with_context(|| format!("creating '{}'", dir.display()))?;
         if total > 0 {
@@ -287,6 +301,7 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
             },
             &plan,
             client.clone(),
+            progress_file.take(),
         )
         .await?
     } else {

@@ -29,6 +29,7 @@ pub mod http;
 pub mod merge;
 pub mod options;
 pub mod progress;
+pub mod progress_file;
 pub mod run;
 pub mod zeros;
 

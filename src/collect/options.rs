@@ -47,6 +47,8 @@ pub struct CollectOptions {
     pub grace: f64,
     pub shard: Option<Shard>,
     pub no_progress: bool,
+    /// `--progress-file`: `Some("")` for `<output stem>_progress` beside the output.
+    pub progress_file: Option<std::path::PathBuf>,
     pub max_line_bytes: u64,
     /// The command line that continues this run, printed after a stop.
     pub resume_command: String,

@@ -10,6 +10,7 @@ use super::environment::{dispatch_name, Destination, Topology};
 use super::http::{Client, TransportError};
 use super::key::{parse_row, to_line, RolloutKey};
 use super::progress::{Printer, Progress};
+use super::progress_file::ProgressFile;
 use super::resume::Plan;
 use super::route::{self, failure_row, merge_row_keys, progress_numbers, CollectorFailure, Route};
 use super::{episode, files, latency, observe, routing, CollectError, Row};
@@ -95,7 +96,12 @@ enum Outcome {
     Fatal(String),
 }
 
-pub async fn run(cfg: Config, plan: &Plan, client: Client) -> Result<Report, CollectError> {
+pub async fn run(
+    cfg: Config,
+    plan: &Plan,
+    client: Client,
+    progress_file: Option<super::progress_file::ProgressFile>,
+) -> Result<Report, CollectError> {
     let start = Instant::now();
     let open = |p: &Path| {
         OpenOptions::new()
@@ -122,7 +128,13 @@ pub async fn run(cfg: Config, plan: &Plan, client: Client) -> Result<Report, Col
         let stop_tx = stop_tx.clone();
         let names = (cfg.output.clone(), cfg.failures.clone());
         tokio::task::spawn_blocking(move || {
-            write_loop(rx, (main_file, side_file), names, progress, stop_tx)
+            write_loop(
+                rx,
+                (main_file, side_file),
+                names,
+                (progress, progress_file),
+                stop_tx,
+            )
         })
     };
     let retries = Arc::new(AtomicU64::new(0));
@@ -594,7 +606,7 @@ fn write_loop(
     mut rx: mpsc::Receiver<Outcome>,
     (mut main_file, mut side_file): (File, File),
     (main_path, side_path): (PathBuf, PathBuf),
-    mut progress: Progress,
+    (mut progress, mut progress_file): (Progress, Option<ProgressFile>),
     stop_tx: Arc<watch::Sender<Stop>>,
 ) -> Report {
     let mut report = Report::default();
@@ -679,6 +691,9 @@ fn write_loop(
             }
         }
         progress.tick();
+        if let Some(p) = progress_file.as_mut() {
+            p.publish(report.completed, false);
+        }
         if last_sync.elapsed() >= Duration::from_secs(1) {
             let _ = main_file.sync_data();
             let _ = side_file.sync_data();
@@ -688,6 +703,9 @@ fn write_loop(
     let _ = main_file.sync_data();
     let _ = side_file.sync_data();
     progress.finish();
+    if let Some(p) = progress_file.as_mut() {
+        p.publish(report.completed, true);
+    }
     report.status = progress.status(usize::MAX);
     report
 }

@@ -267,7 +267,9 @@ fn key(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
-/// Outputs checked by [`FilePlan::clear`]: the only way to create an output file.
+/// Outputs checked by [`FilePlan::clear`]: the only way to create an output file. A clone
+/// carries the same permission to a thread that writes one of them (`collect --progress-file`).
+#[derive(Clone)]
 pub struct Cleared {
     outputs: Vec<PathBuf>,
 }

@@ -9,6 +9,7 @@ pub mod atif_input;
 pub mod atomic;
 pub mod example;
 pub mod files;
+pub mod follow;
 pub mod inputs;
 pub mod out;
 pub mod parallel;

@@ -33,3 +33,4 @@ mod profile_cases;
 mod query;
 mod report;
 mod select_tasks;
+mod watch;

@@ -6,7 +6,8 @@
 //!   (signals, and upstream's health checks as v0.7.0 writes them)
 //! - showing it: [`inspect`], [`plot`], [`conversation`], [`report`]
 //! - datasets and runs: [`pivot`], [`reward_group`], [`compare`] (two runs paired by task, and
-//!   v0.7.0's `gym eval compare` report),
+//!   v0.7.0's `gym eval compare` report), [`watch`] (a run read while it is collected: appended
+//!   bytes in, figures out at any time),
 //!   [`collect`] (the collection's data; its driver is the native face's), [`atif`] (ATIF
 //!   trajectories: v0.7.0's export byte for byte, any agent's trajectories read as a run, checked)
 //! - upstream's semantics: [`gym`] (row keys, Python's truthiness and `repr`, Pydantic's
@@ -50,3 +51,4 @@ pub mod skim;
 pub mod stats;
 pub mod table;
 pub mod verifier;
+pub mod watch;

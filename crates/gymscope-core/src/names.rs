@@ -106,6 +106,12 @@ pub fn aggregate_metrics(rollouts: &str) -> String {
     format!("{}_aggregate_metrics.json", stem(rollouts))
 }
 
+/// `rollouts.jsonl` → `rollouts_progress`: the count of finished rollouts, a plain integer, that
+/// NeMo Gym PR #2638 proposes for orchestrators (`progress_path_for`).
+pub fn progress(rollouts: &str) -> String {
+    format!("{}_progress", stem(rollouts))
+}
+
 /// Shard `i` of `n`: `rollouts.jsonl` → `rollouts-shard2-of-8.jsonl`.
 pub fn shard(rollouts: &str, i: u32, n: u32) -> String {
     format!("{}-shard{i}-of-{n}{}", stem(rollouts), suffix(rollouts))

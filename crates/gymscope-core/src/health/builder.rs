@@ -743,6 +743,23 @@ fn input_line(
     Ok(())
 }
 
+/// One row of a `*_failures.jsonl` sidecar: its rollout key and `_ng_failure_class` (`unknown`
+/// when absent or null); `None` for a blank line. The watch reads sidecars with it.
+pub fn read_failure(bytes: &[u8]) -> Result<Option<((i64, i64), String)>, String> {
+    let Some(row) = read_key_row(bytes, Reader::Skim)? else {
+        return Ok(None);
+    };
+    Ok(Some((key_of(&row), failure_class(&row))))
+}
+
+fn failure_class(row: &KeyRow) -> String {
+    match &row.class {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(serde_json::Value::Null) | None => "unknown".to_string(),
+        Some(other) => other.to_string(),
+    }
+}
+
 fn failure_line(
     file: &str,
     line: u64,
@@ -754,12 +771,7 @@ fn failure_line(
     let Some(row) = key_row(file, line, bytes, reader)? else {
         return Ok(());
     };
-    let class = match &row.class {
-        Some(serde_json::Value::String(s)) => s.clone(),
-        Some(serde_json::Value::Null) | None => "unknown".to_string(),
-        Some(other) => other.to_string(),
-    };
-    *classes.entry(class).or_insert(0) += 1;
+    *classes.entry(failure_class(&row)).or_insert(0) += 1;
     keys.insert(key_of(&row));
     Ok(())
 }

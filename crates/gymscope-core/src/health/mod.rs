@@ -30,8 +30,8 @@ mod text;
 pub mod upstream;
 
 pub use builder::{
-    read_input, read_input_beside, read_rollout, read_rollout_batch, read_rollout_beside,
-    row_signals, HealthBuilder, HealthError, InputRead, RolloutRead,
+    read_failure, read_input, read_input_beside, read_rollout, read_rollout_batch,
+    read_rollout_beside, row_signals, HealthBuilder, HealthError, InputRead, RolloutRead,
 };
 pub use signals::{canonical_arguments, is_error_output, Mark, Signals, Tokens};
 pub use summary::{

@@ -58,7 +58,7 @@ pub struct Rate {
 }
 
 impl Rate {
-    pub(super) fn new(t: Threshold, count: u64, of: u64) -> Rate {
+    pub fn new(t: Threshold, count: u64, of: u64) -> Rate {
         let value = (of > 0).then(|| count as f64 / of as f64);
         let level = match value {
             Some(v) if v > t.bad || (t.bad_inclusive && v >= t.bad) => Level::Bad,
