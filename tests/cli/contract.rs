@@ -292,6 +292,7 @@ fn base_of(command: &str) -> Option<Vec<&'static str>> {
             "s",
         ],
         "validate-atif" => vec!["validate-atif", "{in}/atif"],
+        "watch" => vec!["watch", "--once", "{in}/r.jsonl"],
         "validate-pivot" => vec!["validate-pivot", "--path", "{in}/p.jsonl"],
         "build-pivot" => vec![
             "build-pivot",

@@ -207,3 +207,6 @@ impl Watch {
         self.finished = true;
     }
 }
+
+#[cfg(test)]
+mod tests;

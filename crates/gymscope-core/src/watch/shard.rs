@@ -183,9 +183,9 @@ impl Shard {
             s.agents.clear();
             s.health = HealthSums::default();
             s.repeated_keys = 0;
-            s.tails[FileKind::Rollouts as usize] = Tail::new(max_line);
         };
         match kind {
+            // Its tail has reset itself (and kept the file's new identity).
             FileKind::Rollouts => reset_rollouts(self),
             FileKind::Failures => {
                 self.failed.clear();
@@ -195,6 +195,7 @@ impl Shard {
             FileKind::Inputs => {
                 self.expected.clear();
                 reset_rollouts(self);
+                self.tails[FileKind::Rollouts as usize] = Tail::new(max_line);
             }
         }
         self.recount();
