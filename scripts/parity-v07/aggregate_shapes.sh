@@ -98,31 +98,37 @@ record() { # case args...
   grep -E '^[A-Za-z.]*(Error|Exception): ' "$run/stderr" | tail -1 | sed -E 's/^[A-Za-z.]*(Error|Exception): //' \
     > "$out/$case/expected/error" || true
   [ -s "$out/$case/expected/error" ] || rm "$out/$case/expected/error"
+  # The outputs sit beside -o's file (OUT_SUB: its folder inside the run).
   for f in r.jsonl r_aggregate_metrics.json quality_summary.json rollout_verdicts.jsonl; do
-    [ -f "$run/$f" ] && cp "$run/$f" "$out/$case/expected/$f"
+    [ -f "$run/${OUT_SUB:-.}/$f" ] && cp "$run/${OUT_SUB:-.}/$f" "$out/$case/expected/$f"
   done
   echo "$case: exit $(cat "$run/exit_code")"
 }
 
 fan="+fan_out={$R: [$A, $B]}"
+# ONLY="9 10" records those cases alone (a later case may copy an earlier one's shards).
+want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
 
 if [ "$mode" = fan ]; then
-  # 1. Two shards of one fan-out run (rows name only their resources server; both agents run
-  #    each), the second with a failed task in its sidecar; entries per environment server.
-  c=$out/fan_out_shards; rm -rf "$c"; mkdir -p "$c/shards"
-  make_input "$work/in0.jsonl" 3 0
-  make_input "$work/in1.jsonl" 3 3 1
-  collect "$c/shards" r-shard0.jsonl "$work/in0.jsonl" "$fan" +num_repeats=2
-  collect "$c/shards" r-shard1.jsonl "$work/in1.jsonl" "$fan" +num_repeats=2
-  record fan_out_shards -i 'r-shard*.jsonl' -o r.jsonl
+  if want 1; then
+    # 1. Two shards of one fan-out run (rows name only their resources server; both agents run
+    #    each), the second with a failed task in its sidecar; entries per environment server.
+    c=$out/fan_out_shards; rm -rf "$c"; mkdir -p "$c/shards"
+    make_input "$work/in0.jsonl" 3 0
+    make_input "$work/in1.jsonl" 3 3 1
+    collect "$c/shards" r-shard0.jsonl "$work/in0.jsonl" "$fan" +num_repeats=2
+    collect "$c/shards" r-shard1.jsonl "$work/in1.jsonl" "$fan" +num_repeats=2
+    record fan_out_shards -i 'r-shard*.jsonl' -o r.jsonl
+  fi
 
-  # 2. One fan-out run of 11 tasks cut into 22 shards (one per task and agent, numbered without
-  #    padding so the glob's order is not the shards' order); only the failed tasks' shards have
-  #    a sidecar.
-  make_input "$work/in22.jsonl" 11 0 2 7
-  collect "$work/whole" r.jsonl "$work/in22.jsonl" "$fan" +num_repeats=2
-  c=$out/twenty_two_shards; rm -rf "$c"; mkdir -p "$c/shards"
-  "$py" - "$work/whole" "$c/shards" "$A" <<'PY'
+  if want 2; then
+    # 2. One fan-out run of 11 tasks cut into 22 shards (one per task and agent, numbered without
+    #    padding so the glob's order is not the shards' order); only the failed tasks' shards have
+    #    a sidecar.
+    make_input "$work/in22.jsonl" 11 0 2 7
+    collect "$work/whole" r.jsonl "$work/in22.jsonl" "$fan" +num_repeats=2
+    c=$out/twenty_two_shards; rm -rf "$c"; mkdir -p "$c/shards"
+    "$py" - "$work/whole" "$c/shards" "$A" <<'PY'
 import json, sys
 src, dst, a = sys.argv[1], sys.argv[2], sys.argv[3]
 def shard(row):
@@ -135,14 +141,16 @@ for part in ("", "_failures", "_materialized_inputs"):
     for k, lines in by.items():
         open(f"{dst}/r-shard{k}{part}.jsonl", "w").writelines(lines)
 PY
-  record twenty_two_shards -i 'r-shard*.jsonl' -o r.jsonl
+    record twenty_two_shards -i 'r-shard*.jsonl' -o r.jsonl
+  fi
 
-  # 3. The 22 shards with counted zeros and masked rows: the failed rollouts counted as zeros,
-  #    two rollouts that left no row imputed, and some of the rows that scored masked (every row
-  #    of task 4, and one rollout of task 5 on the second agent).
-  c=$out/twenty_two_shards_counted_zeros_masked; rm -rf "$c"; mkdir -p "$c/shards"
-  cp "$out/twenty_two_shards/shards/"* "$c/shards/"
-  "$py" - "$c/shards" "$B" <<'PY'
+  if want 3; then
+    # 3. The 22 shards with counted zeros and masked rows: the failed rollouts counted as zeros,
+    #    two rollouts that left no row imputed, and some of the rows that scored masked (every row
+    #    of task 4, and one rollout of task 5 on the second agent).
+    c=$out/twenty_two_shards_counted_zeros_masked; rm -rf "$c"; mkdir -p "$c/shards"
+    cp "$out/twenty_two_shards/shards/"* "$c/shards/"
+    "$py" - "$c/shards" "$B" <<'PY'
 import json, sys
 d, b = sys.argv[1], sys.argv[2]
 def edit(name, fn):
@@ -158,25 +166,29 @@ edit("r-shard11.jsonl", lambda r: dict(r, mask_sample=True) if r["_ng_rollout_in
 edit("r-shard0.jsonl", lambda r: None if r["_ng_rollout_index"] == 1 else r)
 edit("r-shard13.jsonl", lambda r: None if r["_ng_rollout_index"] == 3 else r)
 PY
-  record twenty_two_shards_counted_zeros_masked -i 'r-shard*.jsonl' -o r.jsonl \
-    "+count_failure_classes_as_zero=[agent_run_error]" +count_missing_rollouts_as_zero=true
+    record twenty_two_shards_counted_zeros_masked -i 'r-shard*.jsonl' -o r.jsonl \
+      "+count_failure_classes_as_zero=[agent_run_error]" +count_missing_rollouts_as_zero=true
+  fi
 
-  # 4. Shards with and without sidecars: one whose every rollout failed (an empty rollouts file and
-  #    a sidecar), one plain run by the second agent alone (-a), the fan-out shards beside them.
-  c=$out/sidecar_only_shard; rm -rf "$c"; mkdir -p "$c/shards"
-  make_input "$work/in_fail.jsonl" 2 20 0 1
-  make_input "$work/in_b.jsonl" 2 30
-  collect "$c/shards" r-failed.jsonl "$work/in_fail.jsonl" "$fan"
-  collect "$c/shards" r-second.jsonl "$work/in_b.jsonl" -a "$B" +num_repeats=3
-  cp "$out/fan_out_shards/shards/r-shard0"* "$c/shards/"
-  rm "$c/shards/r-second_failures.jsonl"
-  record sidecar_only_shard -i "'r-failed.jsonl,r-second.jsonl,r-shard0.jsonl'" -o r.jsonl \
-    "+count_failure_classes_as_zero=[agent_run_error]"
+  if want 4; then
+    # 4. Shards with and without sidecars: one whose every rollout failed (an empty rollouts file and
+    #    a sidecar), one plain run by the second agent alone (-a), the fan-out shards beside them.
+    c=$out/sidecar_only_shard; rm -rf "$c"; mkdir -p "$c/shards"
+    make_input "$work/in_fail.jsonl" 2 20 0 1
+    make_input "$work/in_b.jsonl" 2 30
+    collect "$c/shards" r-failed.jsonl "$work/in_fail.jsonl" "$fan"
+    collect "$c/shards" r-second.jsonl "$work/in_b.jsonl" -a "$B" +num_repeats=3
+    cp "$out/fan_out_shards/shards/r-shard0"* "$c/shards/"
+    rm "$c/shards/r-second_failures.jsonl"
+    record sidecar_only_shard -i "'r-failed.jsonl,r-second.jsonl,r-shard0.jsonl'" -o r.jsonl \
+      "+count_failure_classes_as_zero=[agent_run_error]"
+  fi
 
-  # 5. Every row of one environment server masked: its entry holds coverage only.
-  c=$out/one_server_all_masked; rm -rf "$c"; mkdir -p "$c/shards"
-  cp "$out/fan_out_shards/shards/"* "$c/shards/"
-  "$py" - "$c/shards" "$B" <<'PY'
+  if want 5; then
+    # 5. Every row of one environment server masked: its entry holds coverage only.
+    c=$out/one_server_all_masked; rm -rf "$c"; mkdir -p "$c/shards"
+    cp "$out/fan_out_shards/shards/"* "$c/shards/"
+    "$py" - "$c/shards" "$B" <<'PY'
 import json, sys
 d, b = sys.argv[1], sys.argv[2]
 for name in ("r-shard0.jsonl", "r-shard1.jsonl"):
@@ -186,29 +198,76 @@ for name in ("r-shard0.jsonl", "r-shard1.jsonl"):
             r["mask_sample"] = True
     open(f"{d}/{name}", "w").writelines(json.dumps(r) + "\n" for r in rows)
 PY
-  record one_server_all_masked -i 'r-shard*.jsonl' -o r.jsonl
+    record one_server_all_masked -i 'r-shard*.jsonl' -o r.jsonl
+  fi
+
+  if want 9; then
+    # 9. The fan-out shards scored without merging, -o in a folder of its own, with counted zeros.
+    c=$out/fan_out_not_merged; rm -rf "$c"; mkdir -p "$c/shards"
+    cp "$out/fan_out_shards/shards/"* "$c/shards/"
+    OUT_SUB=out record fan_out_not_merged -i 'r-shard*.jsonl' -o out/r.jsonl +merge_shards=false \
+      "+count_failure_classes_as_zero=[agent_run_error]" +count_missing_rollouts_as_zero=true
+  fi
+
+  if want 10; then
+    # 10. The 22 shards without the rollouts files of the four whose every rollout failed: their
+    #     sidecars and materialized inputs lie beside the others, but the glob finds no shard there.
+    c=$out/sidecars_without_rollouts_file; rm -rf "$c"; mkdir -p "$c/shards"
+    cp "$out/twenty_two_shards/shards/"* "$c/shards/"
+    rm "$c/shards/r-shard4.jsonl" "$c/shards/r-shard5.jsonl" "$c/shards/r-shard14.jsonl" "$c/shards/r-shard15.jsonl"
+    record sidecars_without_rollouts_file -i 'r-shard*.jsonl' -o r.jsonl \
+      "+count_failure_classes_as_zero=[agent_run_error]" +count_missing_rollouts_as_zero=true
+  fi
+
+  if want 11; then
+    # 11. Rollouts that cannot be imputed: the second fan-out shard's materialized rows stripped of
+    #     their agent (two of its rows gone), and the second agent's plain shard without its
+    #     materialized file; v0.7.0 warns per shard, after the merge and the counted-failures line.
+    c=$out/unroutable_and_missing_inventory; rm -rf "$c"; mkdir -p "$c/shards"
+    cp "$out/fan_out_shards/shards/"* "$c/shards/"
+    cp "$out/sidecar_only_shard/shards/r-second.jsonl" "$c/shards/r-shard2.jsonl"
+    "$py" - "$c/shards" <<'PY'
+import json, sys
+d = sys.argv[1]
+rows = [json.loads(l) for l in open(f"{d}/r-shard1_materialized_inputs.jsonl")]
+for r in rows:
+    r.pop("agent_ref", None)
+    r.pop("_ng_environment_server", None)
+open(f"{d}/r-shard1_materialized_inputs.jsonl", "w").writelines(json.dumps(r) + "\n" for r in rows)
+lines = open(f"{d}/r-shard1.jsonl").readlines()
+open(f"{d}/r-shard1.jsonl", "w").writelines(lines[2:])
+PY
+    record unroutable_and_missing_inventory -i 'r-shard*.jsonl' -o r.jsonl \
+      "+count_failure_classes_as_zero=[agent_run_error]" +count_missing_rollouts_as_zero=true
+  fi
 else
-  # 6. Two environment servers in front of one agent: shards routed to each by name (legacy
-  #    routing), and the second agent's; the first agent's entries are labelled by server.
-  c=$out/environment_server_labels; rm -rf "$c"; mkdir -p "$c/shards"
-  make_input "$work/in_ea.jsonl" 3 0 1
-  make_input "$work/in_et.jsonl" 2 3
-  make_input "$work/in_eb.jsonl" 2 5
-  collect "$c/shards" r-ea.jsonl "$work/in_ea.jsonl" -a "$A" +environment_routing_mode=legacy "+environment_server_name=$EA"
-  collect "$c/shards" r-et.jsonl "$work/in_et.jsonl" -a "$A" +environment_routing_mode=legacy "+environment_server_name=$ET"
-  collect "$c/shards" r-eb.jsonl "$work/in_eb.jsonl" -a "$B" +num_repeats=2
-  record environment_server_labels -i 'r-e*.jsonl' -o r.jsonl "+count_failure_classes_as_zero=[agent_run_error]"
+  if want 6; then
+    # 6. Two environment servers in front of one agent: shards routed to each by name (legacy
+    #    routing), and the second agent's; the first agent's entries are labelled by server.
+    c=$out/environment_server_labels; rm -rf "$c"; mkdir -p "$c/shards"
+    make_input "$work/in_ea.jsonl" 3 0 1
+    make_input "$work/in_et.jsonl" 2 3
+    make_input "$work/in_eb.jsonl" 2 5
+    collect "$c/shards" r-ea.jsonl "$work/in_ea.jsonl" -a "$A" +environment_routing_mode=legacy "+environment_server_name=$EA"
+    collect "$c/shards" r-et.jsonl "$work/in_et.jsonl" -a "$A" +environment_routing_mode=legacy "+environment_server_name=$ET"
+    collect "$c/shards" r-eb.jsonl "$work/in_eb.jsonl" -a "$B" +num_repeats=2
+    record environment_server_labels -i 'r-e*.jsonl' -o r.jsonl "+count_failure_classes_as_zero=[agent_run_error]"
+  fi
 
-  # 7. The same shards with the stamps taken off the first agent's rows: they cannot choose between
-  #    its two servers.
-  c=$out/unstamped_rows_two_servers; rm -rf "$c"; mkdir -p "$c/shards"
-  cp "$out/environment_server_labels/shards/"* "$c/shards/"
-  sed -i -E 's/, "_ng_environment_server": "[a-z_]+"|"_ng_environment_server":"[a-z_]+",?//' "$c/shards/r-ea.jsonl"
-  record unstamped_rows_two_servers -i 'r-e*.jsonl' -o r.jsonl
+  if want 7; then
+    # 7. The same shards with the stamps taken off the first agent's rows: they cannot choose between
+    #    its two servers.
+    c=$out/unstamped_rows_two_servers; rm -rf "$c"; mkdir -p "$c/shards"
+    cp "$out/environment_server_labels/shards/"* "$c/shards/"
+    sed -i -E 's/, "_ng_environment_server": "[a-z_]+"|"_ng_environment_server":"[a-z_]+",?//' "$c/shards/r-ea.jsonl"
+    record unstamped_rows_two_servers -i 'r-e*.jsonl' -o r.jsonl
+  fi
 
-  # 8. Rows stamped with a server the running config does not have.
-  c=$out/stamp_not_in_config; rm -rf "$c"; mkdir -p "$c/shards"
-  cp "$out/environment_server_labels/shards/r-eb"* "$c/shards/"
-  sed -i "s/$EB/retired_environment_server/" "$c/shards/r-eb.jsonl"
-  record stamp_not_in_config -i r-eb.jsonl -o r.jsonl
+  if want 8; then
+    # 8. Rows stamped with a server the running config does not have.
+    c=$out/stamp_not_in_config; rm -rf "$c"; mkdir -p "$c/shards"
+    cp "$out/environment_server_labels/shards/r-eb"* "$c/shards/"
+    sed -i "s/$EB/retired_environment_server/" "$c/shards/r-eb.jsonl"
+    record stamp_not_in_config -i r-eb.jsonl -o r.jsonl
+  fi
 fi

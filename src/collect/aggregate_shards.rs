@@ -163,12 +163,20 @@ pub async fn run(opts: &AggregateOptions) -> Result<()> {
     }
     let scored = rows.len() as u64 + accounting.counted.len() as u64;
     drop(rows);
-    for line in aggregate::counted_zero_lines(
+    let counted_lines = aggregate::counted_zero_lines(
         &opts.zeros.classes,
         accounting.failures,
         opts.zeros.missing,
         accounting.imputed,
-    ) {
+    );
+    // v0.7.0 (`RolloutAggregationHelper.run_from_config`): the counted-failures line, each shard's
+    // warnings as its materialized rows are read, then the imputed-zeros line.
+    let split = usize::from(!opts.zeros.classes.is_empty());
+    for line in counted_lines[..split]
+        .iter()
+        .chain(&accounting.warnings)
+        .chain(&counted_lines[split..])
+    {
         crate::say!("{line}");
     }
     let metrics = if let Some((config, topology)) = &head {
@@ -266,6 +274,9 @@ struct Accounting {
     counted: Vec<Row>,
     failures: usize,
     imputed: usize,
+    /// The `[WARNING] …` lines of counting missing rollouts, printed where v0.7.0 prints them:
+    /// after the merge and the counted-failures line, before the imputed-zeros line.
+    warnings: Vec<String>,
 }
 
 /// Each shard's sidecar is read against that shard's own rows (separate runs number their tasks
@@ -361,10 +372,10 @@ fn account(
         for (file, shard) in shards.iter().enumerate() {
             let materialized = paths::materialized(shard);
             if !materialized.exists() {
-                crate::say!(
+                out.warnings.push(format!(
                     "[WARNING] {} is missing; rollouts owed by that shard cannot be counted",
                     materialized.display()
-                );
+                ));
                 continue;
             }
             let mut scored = own(file);
@@ -384,7 +395,7 @@ fn account(
                 }
             })?;
             if unroutable > 0 {
-                crate::say!("[WARNING] {unroutable} materialized rollout(s) name no agent or environment server and are not counted");
+                out.warnings.push(format!("[WARNING] {unroutable} materialized rollout(s) name no agent or environment server and are not counted"));
             }
         }
         out.imputed = out.counted.len() - out.failures;
