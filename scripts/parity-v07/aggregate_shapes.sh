@@ -240,6 +240,13 @@ PY
     record unroutable_and_missing_inventory -i 'r-shard*.jsonl' -o r.jsonl \
       "+count_failure_classes_as_zero=[agent_run_error]" +count_missing_rollouts_as_zero=true
   fi
+
+  if want 12; then
+    # 12. Only counted zeros: the shard whose every rollout failed, alone; its failures are scored.
+    c=$out/only_counted_zeros; rm -rf "$c"; mkdir -p "$c/shards"
+    cp "$out/sidecar_only_shard/shards/r-failed"* "$c/shards/"
+    record only_counted_zeros -i 'r-*.jsonl' -o r.jsonl "+count_failure_classes_as_zero=[agent_run_error]"
+  fi
 else
   if want 6; then
     # 6. Two environment servers in front of one agent: shards routed to each by name (legacy

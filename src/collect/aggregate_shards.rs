@@ -137,9 +137,10 @@ pub async fn run(opts: &AggregateOptions) -> Result<()> {
     rows.sort_by(|a, b| a.key.cmp(&b.key));
 
     // The head server is asked before anything is written, and only when there is something to
-    // score (upstream's `servers_by_agent`).
+    // score or to count (upstream's `servers_by_agent`): counted zeros alone are scored too.
     let client = Client::default();
-    let head = if rows.is_empty() {
+    let counting = !opts.zeros.classes.is_empty() || opts.zeros.missing;
+    let head = if rows.is_empty() && !counting {
         None
     } else {
         let config = fetch_config(&client, &address).await.with_context(|| {
@@ -179,7 +180,7 @@ pub async fn run(opts: &AggregateOptions) -> Result<()> {
     {
         crate::say!("{line}");
     }
-    let metrics = if let Some((config, topology)) = &head {
+    let metrics = if let Some((config, topology)) = head.as_ref().filter(|_| scored > 0) {
         let sources: Vec<PathBuf> = if opts.merge_shards {
             vec![opts.output.clone()]
         } else {
