@@ -179,7 +179,7 @@ fn summary(dir: &Path, stdout: &str) -> Value {
             Value::Object(hosted.collect())
         })
         .collect();
-    failures.sort_by_key(|f| f.to_string());
+    failures.sort_by_key(ToString::to_string);
     let alerts = stdout.lines().filter(|l| l.starts_with('\u{1f6a8}'));
     let mut alerts: Vec<String> = alerts.map(host).collect();
     alerts.sort();
