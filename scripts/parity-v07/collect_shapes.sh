@@ -76,7 +76,9 @@ agg = []
 p = os.path.join(d, "r_aggregate_metrics.json")
 if os.path.exists(p):
     agg = sorted([e["agent_ref"]["name"], e.get("_ng_environment_server")] for e in json.load(open(p)))
-print(json.dumps({"rows": len(rows("r.jsonl")), "failures": sorted(fails, key=json.dumps), "alerts": alerts,
+# Sorted by compact JSON text, as the replay (serde_json's `to_string`) sorts them.
+compact = lambda v: json.dumps(v, separators=(",", ":"), ensure_ascii=False)
+print(json.dumps({"rows": len(rows("r.jsonl")), "failures": sorted(fails, key=compact), "alerts": alerts,
                   "aggregate": agg}, indent=1, ensure_ascii=False))
 PY
 }
