@@ -137,9 +137,10 @@ pub async fn run(opts: &AggregateOptions) -> Result<()> {
     rows.sort_by(|a, b| a.key.cmp(&b.key));
 
     // The head server is asked before anything is written, and only when there is something to
-    // score (upstream's `servers_by_agent`).
+    // score or to count (upstream's `servers_by_agent`): counted zeros alone are scored too.
     let client = Client::default();
-    let head = if rows.is_empty() {
+    let counting = !opts.zeros.classes.is_empty() || opts.zeros.missing;
+    let head = if rows.is_empty() && !counting {
         None
     } else {
         let config = fetch_config(&client, &address).await.with_context(|| {
@@ -163,15 +164,23 @@ pub async fn run(opts: &AggregateOptions) -> Result<()> {
     }
     let scored = rows.len() as u64 + accounting.counted.len() as u64;
     drop(rows);
-    for line in aggregate::counted_zero_lines(
+    let counted_lines = aggregate::counted_zero_lines(
         &opts.zeros.classes,
         accounting.failures,
         opts.zeros.missing,
         accounting.imputed,
-    ) {
+    );
+    // v0.7.0 (`RolloutAggregationHelper.run_from_config`): the counted-failures line, each shard's
+    // warnings as its materialized rows are read, then the imputed-zeros line.
+    let split = usize::from(!opts.zeros.classes.is_empty());
+    for line in counted_lines[..split]
+        .iter()
+        .chain(&accounting.warnings)
+        .chain(&counted_lines[split..])
+    {
         crate::say!("{line}");
     }
-    let metrics = if let Some((config, topology)) = &head {
+    let metrics = if let Some((config, topology)) = head.as_ref().filter(|_| scored > 0) {
         let sources: Vec<PathBuf> = if opts.merge_shards {
             vec![opts.output.clone()]
         } else {
@@ -266,6 +275,9 @@ struct Accounting {
     counted: Vec<Row>,
     failures: usize,
     imputed: usize,
+    /// The `[WARNING] …` lines of counting missing rollouts, printed where v0.7.0 prints them:
+    /// after the merge and the counted-failures line, before the imputed-zeros line.
+    warnings: Vec<String>,
 }
 
 /// Each shard's sidecar is read against that shard's own rows (separate runs number their tasks
@@ -361,10 +373,10 @@ fn account(
         for (file, shard) in shards.iter().enumerate() {
             let materialized = paths::materialized(shard);
             if !materialized.exists() {
-                crate::say!(
+                out.warnings.push(format!(
                     "[WARNING] {} is missing; rollouts owed by that shard cannot be counted",
                     materialized.display()
-                );
+                ));
                 continue;
             }
             let mut scored = own(file);
@@ -384,7 +396,7 @@ fn account(
                 }
             })?;
             if unroutable > 0 {
-                crate::say!("[WARNING] {unroutable} materialized rollout(s) name no agent or environment server and are not counted");
+                out.warnings.push(format!("[WARNING] {unroutable} materialized rollout(s) name no agent or environment server and are not counted"));
             }
         }
         out.imputed = out.counted.len() - out.failures;

@@ -1,10 +1,13 @@
 //! `gymscope aggregate` against v0.7.0's `gym eval aggregate`, replayed from
 //! `tests/fixtures/aggregate-v07` (recorded on a live v0.7.0 stack by
-//! `scripts/parity-v07/aggregate_cases.sh`). The stand-in stack has the recorded stack's agent and
-//! environment server, but scores with its own arithmetic: the merged rollouts, the health
-//! reports, the printed lines (the key-metrics block aside), the entry keys and the exit status
-//! must be v0.7.0's; the metric values are the servers' (equal on the live stack, see the note on
-//! the Current-Gym issue).
+//! `scripts/parity-v07/aggregate_cases.sh`, and on stacks of two agents by
+//! `aggregate_shapes.sh`: fan-out shards, 22 shards, sidecars or none, counted zeros beside masked
+//! rows, two servers in front of one agent). The stand-in stack has the recorded stack's agents
+//! and environment servers (a case's `stack.json` when it has one), but scores with its own
+//! arithmetic: the merged rollouts, the health reports, the printed lines (the key-metrics block
+//! aside; its labels in any order), the entries' keys per server and the exit status must be
+//! v0.7.0's; the metric values are the servers' (on the live stack gymscope's were v0.7.0's, byte
+//! for byte, see docs/parity.md).
 
 use crate::common::gym_standin::StandIn;
 use crate::common::output_text as text;
@@ -30,9 +33,12 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// Stdout without the servers' numbers: each `Key metrics for X:` block's JSON.
-fn without_key_metrics(stdout: &str) -> String {
+/// Stdout without the servers' numbers (each `Key metrics for X:` block's JSON), and the
+/// `Key metrics for X:` lines apart, sorted: v0.7.0 prints the entries in the order its
+/// concurrent requests complete, which changes from run to run (seen on the live stack).
+fn without_key_metrics(stdout: &str) -> (String, Vec<String>) {
     let mut out = Vec::new();
+    let mut labels = Vec::new();
     let mut skipping = false;
     for line in stdout.lines() {
         if skipping {
@@ -40,13 +46,32 @@ fn without_key_metrics(stdout: &str) -> String {
             continue;
         }
         skipping = line.starts_with("Key metrics for ");
-        out.push(line);
+        if skipping {
+            labels.push(line.to_string());
+        } else {
+            out.push(line);
+        }
     }
-    out.join("\n")
+    labels.sort();
+    (out.join("\n"), labels)
 }
 
+/// Upstream's stdout split at its `Error: …` line: the lines before it, and the message (rich
+/// wraps it at 80 columns; the pieces joined again).
+fn split_error(stdout: &str) -> (String, Option<String>) {
+    match stdout.find("Error: ") {
+        Some(i) if i == 0 || stdout[..i].ends_with('\n') => (
+            stdout[..i].to_string(),
+            Some(stdout[i + 7..].trim_end().replace('\n', "")),
+        ),
+        _ => (stdout.to_string(), None),
+    }
+}
+
+/// Entries by environment server (their order is completion order upstream, see above).
 fn entry_shape(v: &Value) -> Vec<(String, Vec<String>)> {
-    v.as_array()
+    let mut shape: Vec<_> = v
+        .as_array()
         .unwrap()
         .iter()
         .map(|e| {
@@ -58,17 +83,24 @@ fn entry_shape(v: &Value) -> Vec<(String, Vec<String>)> {
                 e.as_object().unwrap().keys().cloned().collect(),
             )
         })
-        .collect()
+        .collect();
+    shape.sort();
+    shape
 }
 
 #[test]
 fn aggregate_replays_v07s_recorded_cases() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/aggregate-v07");
-    let gym = StandIn::start_v07(&[AGENT]);
+    let single = StandIn::start_v07(&[AGENT]);
     let mut cases = 0;
     for case in std::fs::read_dir(&root).unwrap() {
         let case = case.unwrap().path();
         let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        // A case recorded on a stack of another shape names it (aggregate_shapes.sh).
+        let shaped = std::fs::read(case.join("stack.json"))
+            .ok()
+            .map(|s| StandIn::start_shaped(&serde_json::from_slice(&s).unwrap()));
+        let gym = shaped.as_ref().unwrap_or(&single);
         let args: Vec<String> = std::fs::read_to_string(case.join("args"))
             .unwrap()
             .lines()
@@ -92,17 +124,24 @@ fn aggregate_replays_v07s_recorded_cases() {
         assert_eq!(r.status.code(), Some(want_code), "{name}: {}", text(&r));
         let want_out = std::fs::read_to_string(expected.join("stdout")).unwrap();
         let got_out = String::from_utf8_lossy(&r.stdout);
-        if want_code == 0 {
-            assert_eq!(
-                without_key_metrics(&got_out),
-                without_key_metrics(&want_out),
-                "{name}: stdout"
+        // An error: upstream prints `Error: …` on stdout (or raises: the exception's line is kept
+        // in `error`); gymscope prints it on stderr, with the same words.
+        let (want_out, printed) = split_error(&want_out);
+        let raised = std::fs::read_to_string(expected.join("error")).ok();
+        if let Some(words) = printed.or(raised) {
+            let stderr = String::from_utf8_lossy(&r.stderr);
+            assert!(
+                stderr.contains(words.trim()),
+                "{name}: {words} not in {stderr}"
             );
         } else {
-            // Upstream prints its error on stdout; gymscope on stderr, with the same words.
-            let stderr = String::from_utf8_lossy(&r.stderr);
-            assert!(stderr.contains(want_out.trim()), "{name}: {stderr}");
+            assert_eq!(want_code, 0, "{name}: an exit without an error recorded");
         }
+        assert_eq!(
+            without_key_metrics(&got_out),
+            without_key_metrics(&want_out),
+            "{name}: stdout"
+        );
         // Every file v0.7.0 wrote, where gymscope writes it; only those.
         let out_arg = args.iter().position(|a| a == "-o").map(|i| &args[i + 1]);
         let out_dir = out_arg
@@ -110,7 +149,7 @@ fn aggregate_replays_v07s_recorded_cases() {
             .map_or(dir.path().to_path_buf(), |p| dir.path().join(p));
         for f in std::fs::read_dir(&expected).unwrap() {
             let f = f.unwrap().file_name().to_string_lossy().into_owned();
-            if f == "stdout" || f == "exit_code" {
+            if f == "stdout" || f == "exit_code" || f == "error" {
                 continue;
             }
             let got = std::fs::read(out_dir.join(&f))
@@ -150,7 +189,7 @@ fn aggregate_replays_v07s_recorded_cases() {
         }
         cases += 1;
     }
-    assert!(cases >= 4, "{cases} cases");
+    assert!(cases >= 13, "{cases} cases");
 }
 
 #[test]

@@ -4,7 +4,9 @@
 //! (`<agent>_environment_server`), on a second port, relaying `/run` and `/aggregate_metrics`;
 //! `relayed` counts what went through it. Test hooks per row through
 //! `fake_behavior`: `transient`, `terminal`, `kill`, `http500`, `http422` (with its reason phrase
-//! as Python words it), `sleep:<seconds>`.
+//! as Python words it), `sleep:<seconds>`; and the live oracle stack's: `[[sleep=S]]` in the
+//! row's text, a `temperature` given as text (422, as v0.7.0's agents refuse it). `start_shaped`
+//! builds the stack a recorded case names (agents, their resources servers and relays).
 //!
 //! With a capture directory (`start_capturing`) it also plays the model server with
 //! observability on: the exchanges a responder puts under `__model_calls` in its answer are
@@ -53,6 +55,13 @@ impl StandIn {
         StandIn::start_stack(agents, &[], None, true)
     }
 
+    /// A v0.7.0-shaped stack of a given shape (a recorded case's `stack.json`): `agents` maps each
+    /// agent to its resources server, `environment_servers` each `legacy_agent` server to the
+    /// agent it fronts. Nothing else (no taskset server).
+    pub fn start_shaped(shape: &Value) -> StandIn {
+        StandIn::start_config(&[], &[], None, Some(shape))
+    }
+
     /// Also lists `dead` agents in the config, at a port nobody listens on (connection refused).
     pub fn start_with(agents: &[&str], dead: &[&str]) -> StandIn {
         StandIn::start_full(agents, dead, None)
@@ -85,6 +94,27 @@ impl StandIn {
         responder: Option<Responder>,
         environment_servers: bool,
     ) -> StandIn {
+        if !environment_servers {
+            return StandIn::start_config(agents, dead, responder, None);
+        }
+        // Each agent with its resources server (`task_source` rows resolve along this edge) and
+        // its `legacy_agent` relay; a taskset server (v0.7.0 `single_agent_turn`) with an agent
+        // of its own (an agent behind two servers could not be routed by agent): taskset rows
+        // routed to it get episode replies.
+        let mut shape = json!({"agents": {}, "environment_servers": {}, "tasksets": true});
+        for a in agents {
+            shape["agents"][*a] = json!(resources_server_name(a));
+            shape["environment_servers"][environment_server_name(a)] = json!(a);
+        }
+        StandIn::start_config(&[], dead, responder, Some(&shape))
+    }
+
+    fn start_config(
+        agents: &[&str],
+        dead: &[&str],
+        responder: Option<Responder>,
+        shape: Option<&Value>,
+    ) -> StandIn {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
@@ -102,37 +132,41 @@ impl StandIn {
         cfg.insert("policy_api_key".into(), json!(SECRET));
         cfg.insert("policy_base_url".into(), json!("http://127.0.0.1:1/v1"));
         for a in agents {
-            let mut agent = json!({"entrypoint": "app.py", "host": "127.0.0.1", "port": addr.port(), "api_key": SECRET});
-            if environment_servers {
-                // v0.7.0 stacks: each agent with its resources server (`task_source` rows
-                // resolve along this edge).
-                let rs = resources_server_name(a);
-                agent["resources_server"] = json!({"type": "resources_servers", "name": rs});
+            cfg.insert(
+                a.to_string(),
+                json!({"responses_api_agents": {"fake_agent": {"entrypoint": "app.py", "host": "127.0.0.1", "port": addr.port(), "api_key": SECRET}}}),
+            );
+        }
+        if let Some(shape) = shape {
+            for (a, rs) in shape["agents"].as_object().into_iter().flatten() {
+                let rs = rs.as_str().unwrap();
                 cfg.insert(
-                    rs,
+                    a.clone(),
+                    json!({"responses_api_agents": {"fake_agent": {"entrypoint": "app.py", "host": "127.0.0.1", "port": addr.port(), "api_key": SECRET,
+                        "resources_server": {"type": "resources_servers", "name": rs}}}}),
+                );
+                cfg.insert(
+                    rs.to_string(),
                     json!({"resources_servers": {"fake_resources": {"entrypoint": "app.py", "host": "127.0.0.1", "port": 9}}}),
                 );
             }
-            cfg.insert(
-                a.to_string(),
-                json!({"responses_api_agents": {"fake_agent": agent}}),
-            );
-        }
-        if environment_servers {
-            // A taskset server (v0.7.0 `single_agent_turn`) with an agent of its own (an agent
-            // behind two servers could not be routed by agent): taskset rows routed to it get
-            // episode replies.
-            cfg.insert(
-                "taskset_runner_agent".into(),
-                json!({"responses_api_agents": {"fake_agent": {"entrypoint": "app.py", "host": "127.0.0.1", "port": addr.port()}}}),
-            );
-            cfg.insert(
-                "taskset_environment_server".into(),
-                json!({"environment_servers": {"single_agent_turn": {"entrypoint": "app.py", "agent_server": {"type": "responses_api_agents", "name": "taskset_runner_agent"}, "host": "127.0.0.1", "port": relay_port}}}),
-            );
-            for a in agents {
+            if shape["tasksets"] == json!(true) {
                 cfg.insert(
-                    environment_server_name(a),
+                    "taskset_runner_agent".into(),
+                    json!({"responses_api_agents": {"fake_agent": {"entrypoint": "app.py", "host": "127.0.0.1", "port": addr.port()}}}),
+                );
+                cfg.insert(
+                    "taskset_environment_server".into(),
+                    json!({"environment_servers": {"single_agent_turn": {"entrypoint": "app.py", "agent_server": {"type": "responses_api_agents", "name": "taskset_runner_agent"}, "host": "127.0.0.1", "port": relay_port}}}),
+                );
+            }
+            for (e, a) in shape["environment_servers"]
+                .as_object()
+                .into_iter()
+                .flatten()
+            {
+                cfg.insert(
+                    e.clone(),
                     json!({"environment_servers": {"legacy_agent": {"entrypoint": "app.py", "agent_server": {"type": "responses_api_agents", "name": a}, "host": "127.0.0.1", "port": relay_port}}}),
                 );
             }
@@ -280,6 +314,20 @@ async fn run(state: &State, body: &[u8]) -> Response<Full<Bytes>> {
     if let (Some(episode), Some(task)) = (row.get("episode_id"), row.get("task")) {
         return episode_reply(state, episode, task);
     }
+    if let Some(refused) = unprocessable(&row) {
+        return refused;
+    }
+    // The live oracle stack's model hook (`[[sleep=S]]` in a row's text) plays here too, so a
+    // recorded case's input runs at the same pace on both.
+    let text = String::from_utf8_lossy(body);
+    if let Some(s) = text
+        .split("[[sleep=")
+        .nth(1)
+        .and_then(|t| t.split("]]").next())
+        .and_then(|t| t.parse::<f64>().ok())
+    {
+        tokio::time::sleep(std::time::Duration::from_secs_f64(s)).await;
+    }
     state.runs.lock().unwrap().push((
         row.get("_ng_task_index").cloned().unwrap_or(Value::Null),
         row.get("_ng_rollout_index").cloned().unwrap_or(Value::Null),
@@ -367,6 +415,24 @@ async fn run(state: &State, body: &[u8]) -> Response<Full<Bytes>> {
         _ => {}
     }
     reply(200, serde_json::to_vec(&result).unwrap())
+}
+
+/// A `/run` body v0.7.0's agents refuse before running: a `temperature` given as text fails the
+/// request model, and FastAPI answers 422 in pydantic's words (Python 3.13 names the status
+/// "Unprocessable Content").
+fn unprocessable(row: &Map<String, Value>) -> Option<Response<Full<Bytes>>> {
+    let t = row
+        .get("responses_create_params")?
+        .get("temperature")?
+        .as_str()?;
+    let detail = json!({"detail": [{"type": "float_parsing", "loc": ["body", "responses_create_params", "temperature"],
+        "msg": "Input should be a valid number, unable to parse string as a number", "input": t}]});
+    let mut r = reply(422, serde_json::to_vec(&detail).unwrap());
+    r.extensions_mut()
+        .insert(hyper::ext::ReasonPhrase::from_static(
+            b"Unprocessable Content",
+        ));
+    Some(r)
 }
 
 /// The `taskset_environment_server`'s answer to an episode request (v0.7.0's episode reply):
