@@ -101,7 +101,7 @@ pub fn run(args: &CollectArgs) -> Result<ExitCode> {
         grace: args.grace,
         shard: args.shard,
         no_progress: args.no_progress,
-        progress_file: args.progress_file.clone(),
+        progress_file: args.progress_file.clone().map(Option::unwrap_or_default),
         max_line_bytes: args.max_line_bytes,
         resume_command: resume_command(),
         health_check,

@@ -141,8 +141,8 @@ pub struct CollectArgs {
     /// Publish the count of finished rollouts, a plain integer replaced atomically as they
     /// finish, in `<output stem>_progress` beside --output (or OUT): for orchestrators and
     /// `gymscope watch` (NeMo Gym PR #2638's convention). Off by default.
-    #[arg(long, value_name = "OUT", num_args = 0..=1, default_missing_value = "")]
-    pub progress_file: Option<PathBuf>,
+    #[arg(long, value_name = "OUT", num_args = 0..=1)]
+    pub progress_file: Option<Option<PathBuf>>,
     /// Refuse lines longer than N bytes (default 1 GiB): a file that never ends a line fails
     /// with its name and line instead of filling memory.
     #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]

@@ -10,5 +10,6 @@ mod end_to_end;
 mod environment;
 mod health;
 mod observe;
+mod progress_file;
 mod scale_out;
 mod stack;
