@@ -71,7 +71,8 @@ fn shard(dir: &Path, name: &str, first: usize, rows: usize, filler: &str) -> Pat
     for n in 0..rows {
         let (task, rollout) = (first + n / 4, n % 4);
         i.write_all(input_line(task, rollout).as_bytes()).unwrap();
-        r.write_all(rollout_line(task, rollout, filler).as_bytes()).unwrap();
+        r.write_all(rollout_line(task, rollout, filler).as_bytes())
+            .unwrap();
     }
     r.flush().unwrap();
     i.flush().unwrap();
@@ -106,7 +107,10 @@ fn per_refresh(dir: &Path, rows: usize, filler: &str) {
             .map(|n| rollout_line(1_000_000 + round * 1000 + n, 0, filler))
             .collect();
         appended = block.len();
-        let mut f = std::fs::OpenOptions::new().append(true).open(&rollouts).unwrap();
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&rollouts)
+            .unwrap();
         f.write_all(block.as_bytes()).unwrap();
         drop(f);
         let (t, c) = (Instant::now(), cpu_seconds());
@@ -128,7 +132,11 @@ fn per_refresh(dir: &Path, rows: usize, filler: &str) {
         snap.totals.done
     );
     std::fs::remove_file(&rollouts).unwrap();
-    std::fs::remove_file(gymscope::names::beside(&rollouts, gymscope::names::materialized_inputs)).unwrap();
+    std::fs::remove_file(gymscope::names::beside(
+        &rollouts,
+        gymscope::names::materialized_inputs,
+    ))
+    .unwrap();
 }
 
 fn many_shards(dir: &Path, gb: f64, filler: &str) {
@@ -136,7 +144,13 @@ fn many_shards(dir: &Path, gb: f64, filler: &str) {
     let rows_per = ((gb * 1e9) / (ROW_BYTES as f64) / shards as f64) as usize / 4 * 4;
     let mut total = 0;
     for s in 0..shards {
-        let p = shard(dir, &format!("run-shard{s}-of-{shards}"), s * rows_per, rows_per, filler);
+        let p = shard(
+            dir,
+            &format!("run-shard{s}-of-{shards}"),
+            s * rows_per,
+            rows_per,
+            filler,
+        );
         total += std::fs::metadata(&p).unwrap().len();
     }
     let start = Instant::now();
@@ -165,7 +179,10 @@ fn main() {
         || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-data/watch"),
         PathBuf::from,
     );
-    let gb: f64 = std::env::var("BENCH_WATCH_GB").ok().and_then(|v| v.parse().ok()).unwrap_or(5.0);
+    let gb: f64 = std::env::var("BENCH_WATCH_GB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5.0);
     let filler = "lorem ipsum dolor sit amet ".repeat(ROW_BYTES / 27 - 30);
     println!("rows of about {} bytes", rollout_line(0, 0, &filler).len());
     per_refresh(&dir, 1_600, &filler);

@@ -153,6 +153,9 @@ pub(super) struct Shard {
     pub(super) repeated_keys: u64,
     /// When the newest row was seen (the caller's clock, seconds).
     pub(super) last_row_at: Option<f64>,
+    /// When the materialized inputs were written (their time as fed): the run's start, for the
+    /// average rate before the refreshes span a window (and for `--once`).
+    pub(super) started_at: Option<f64>,
     /// (time, rows and failures so far) at each refresh of the last minutes: the rate.
     pub(super) samples: VecDeque<(f64, u64)>,
     /// The writer is done (declared by the caller, e.g. the aggregate file appeared).
@@ -194,6 +197,7 @@ impl Shard {
             }
             FileKind::Inputs => {
                 self.expected.clear();
+                self.started_at = None;
                 reset_rollouts(self);
                 self.tails[FileKind::Rollouts as usize] = Tail::new(max_line);
             }
@@ -261,6 +265,7 @@ impl Shard {
                     .map_err(|e| bad(e.column, e.message))?;
                 let key = key_of(&row).map_err(|m| bad(1, m))?;
                 let agent = agents.id(&row.agent);
+                self.started_at = Some(self.started_at.map_or(at, |t| t.min(at)));
                 if self.expected.insert(key, agent).is_none()
                     && (self.done.contains(&key) || self.failed.contains(&key))
                 {
@@ -338,10 +343,16 @@ impl Shard {
         }
     }
 
-    /// Rows a minute over the sampled window; `None` until it spans `min_span` seconds.
-    pub(super) fn rows_per_minute(&self, min_span: f64) -> Option<f64> {
+    /// Rows a minute over the sampled window once it spans `min_span` seconds; before that (and
+    /// for `--once`), the average since the run started (its materialized inputs) until `now`,
+    /// so a shard that stopped long ago shows a falling rate, not its old pace.
+    pub(super) fn rows_per_minute(&self, now: f64, min_span: f64) -> Option<f64> {
         let (&(t0, c0), &(t1, c1)) = (self.samples.front()?, self.samples.back()?);
-        (t1 - t0 >= min_span).then(|| (c1.saturating_sub(c0)) as f64 * 60.0 / (t1 - t0))
+        if t1 - t0 >= min_span {
+            return Some((c1.saturating_sub(c0)) as f64 * 60.0 / (t1 - t0));
+        }
+        let span = now - self.started_at?;
+        (span >= min_span).then(|| c1 as f64 * 60.0 / span)
     }
 }
 

@@ -40,9 +40,10 @@ pub struct Totals {
     pub failed: u64,
     /// Materialized rollouts with neither yet.
     pub remaining: u64,
-    /// Rows a minute over the last minutes, all shards.
+    /// Rows a minute over the last minutes, of the shards still running.
     pub rows_per_minute: Option<f64>,
-    /// `remaining` at that rate.
+    /// When the slowest running shard is done at its rate (shards run side by side, each on its
+    /// own rows); `None` while a running shard has no rate or no recent row.
     pub eta_seconds: Option<f64>,
     pub stalled_shards: usize,
 }
@@ -96,6 +97,7 @@ impl Watch {
             shards: shards.len(),
             ..Totals::default()
         };
+        let mut eta = Some(0.0_f64);
         let mut health = HealthSums::default();
         let mut failures: BTreeMap<String, u64> = BTreeMap::new();
         let mut agents: Vec<AgentSums> = vec![AgentSums::default(); self.agents.names.len()];
@@ -103,10 +105,19 @@ impl Watch {
             totals.expected += f.expected;
             totals.done += f.done;
             totals.failed += f.failed;
-            totals.remaining += f.expected.saturating_sub(s.finished_expected);
+            let remaining = f.expected.saturating_sub(s.finished_expected);
+            totals.remaining += remaining;
             totals.stalled_shards += usize::from(f.stalled);
-            if let Some(r) = f.rows_per_minute {
-                *totals.rows_per_minute.get_or_insert(0.0) += r;
+            if !f.complete {
+                if let Some(r) = f.rows_per_minute {
+                    *totals.rows_per_minute.get_or_insert(0.0) += r;
+                }
+                eta = match (eta, f.rows_per_minute) {
+                    (Some(e), Some(r)) if r > 0.0 && !f.stalled => {
+                        Some(e.max(remaining as f64 * 60.0 / r))
+                    }
+                    _ => None,
+                };
             }
             health.merge(&s.health);
             for (class, n) in &s.classes {
@@ -116,10 +127,8 @@ impl Watch {
                 merge_agent(&mut agents[a], sums);
             }
         }
-        totals.eta_seconds = totals
-            .rows_per_minute
-            .filter(|r| *r > 0.0)
-            .map(|r| totals.remaining as f64 * 60.0 / r);
+        totals.eta_seconds =
+            eta.filter(|_| totals.rows_per_minute.is_some() || totals.remaining == 0);
         let failure_rows = failures.values().sum::<u64>();
         Snapshot {
             complete: self.complete(),
@@ -155,7 +164,7 @@ impl Watch {
             expected: s.expected.len() as u64,
             done: s.done.len() as u64,
             failed: s.finished - s.done.len() as u64,
-            rows_per_minute: s.rows_per_minute(10.0),
+            rows_per_minute: s.rows_per_minute(now, 10.0),
             seconds_since_last_row: s.last_row_at.map(|t| (now - t).max(0.0)),
             stalled: !complete
                 && !self.finished

@@ -193,11 +193,22 @@ fn rates_eta_and_stalls_come_from_the_refreshes() {
     // 6 rows in 60 s: 6 a minute, 6 left: a minute to go.
     assert_eq!(s.totals.rows_per_minute, Some(6.0));
     assert_eq!(s.totals.eta_seconds, Some(60.0));
+    // Before the refreshes span a window (and for `--once`): the average since the inputs were
+    // written (at 100 s here, the time `watch_of` fed them).
+    let mut once = watch_of(&inputs, &lines[..3].concat(), usize::MAX);
+    once.tick(160.0);
+    let s = once.snapshot(160.0);
+    assert_eq!(s.shards[0].rows_per_minute, Some(3.0));
+    assert_eq!(s.totals.eta_seconds, Some(180.0));
     assert!(!s.shards[0].stalled);
     w.tick(200.0);
     let s = w.snapshot(200.0);
     assert!(s.shards[0].stalled, "140 s without a row");
     assert_eq!(s.totals.stalled_shards, 1);
+    assert_eq!(
+        s.totals.eta_seconds, None,
+        "a stalled shard has no end in sight"
+    );
 }
 
 #[test]

@@ -15,8 +15,8 @@ pub fn text(s: &Snapshot) -> String {
     totals(&mut out, &s.totals, s.complete);
     out.push('\n');
     out.push_str(&format!(
-        "{:<24} {:>9} {:>8} {:>15} {:>8} {:>9}\n",
-        "agent", "rollouts", "reward", "95 % interval", "pass@1", "out tok"
+        "{:<30} {:>8} {:>7} {:>13} {:>7} {:>8}\n",
+        "agent", "rollouts", "reward", "95 % CI", "pass@1", "out tok"
     ));
     if s.agents.is_empty() {
         out.push_str("  (no rollout row yet)\n");
@@ -26,11 +26,11 @@ pub fn text(s: &Snapshot) -> String {
             format!("{}–{}", reward(Some(i.low)), reward(Some(i.high)))
         });
         out.push_str(&format!(
-            "{:<24} {:>9} {:>8} {:>15} {:>8} {:>9}\n",
-            fit(&a.agent, 24),
+            "{:<30} {:>8} {:>7} {:>13} {:>7} {:>8}\n",
+            fit_middle(&a.agent, 30),
             count(a.rollouts as usize),
             reward(a.mean_reward),
-            fit(&interval, 15),
+            fit(&interval, 13),
             percent(a.pass_at_1),
             tokens(a.mean_output_tokens)
         ));
@@ -131,7 +131,8 @@ fn totals(out: &mut String, t: &Totals, complete: bool) {
         });
     let eta = match t.eta_seconds {
         Some(s) => format!("ETA {}", minutes(s)),
-        None if t.rows_per_minute.is_some() => "ETA unknown (no row lately)".to_string(),
+        None if t.stalled_shards > 0 => "ETA unknown: a shard is stalled".to_string(),
+        None if t.rows_per_minute.is_some() => "ETA unknown: a shard has no new row".to_string(),
         None => "ETA after a few refreshes".to_string(),
     };
     let stalled = if t.stalled_shards > 0 {
@@ -182,6 +183,20 @@ fn fit(s: &str, n: usize) -> String {
     }
     let mut t: String = s.chars().take(n - 1).collect();
     t.push('…');
+    t
+}
+
+/// `s` cut to `n` characters with `…` in the middle (agents' names differ at either end).
+fn fit_middle(s: &str, n: usize) -> String {
+    let len = s.chars().count();
+    if len <= n {
+        return s.to_string();
+    }
+    let head = (n - 1) / 2;
+    let tail = n - 1 - head;
+    let mut t: String = s.chars().take(head).collect();
+    t.push('…');
+    t.extend(s.chars().skip(len - tail));
     t
 }
 
