@@ -142,6 +142,7 @@ pub struct CollectArgs {
     /// finish, in `<output stem>_progress` beside --output (or OUT): for orchestrators and
     /// `gymscope watch` (NeMo Gym PR #2638's convention). Off by default.
     #[arg(long, value_name = "OUT", num_args = 0..=1)]
+    #[allow(clippy::option_option)] // clap's three cases: absent, the flag alone, with a path
     pub progress_file: Option<Option<PathBuf>>,
     /// Refuse lines longer than N bytes (default 1 GiB): a file that never ends a line fails
     /// with its name and line instead of filling memory.
