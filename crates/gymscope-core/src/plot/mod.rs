@@ -377,16 +377,24 @@ mod tests {
         // Issue 57: 16 agents shared about 8 colours.
         let colours: Vec<[u8; 3]> = (0..20).map(agent_colour).collect();
         let fixed = [
-            [220, 20, 60],    // raster::HIGHLIGHT, the selected task
+            [220, 20, 60],   // raster::HIGHLIGHT, the selected task
             [150, 150, 150], // raster::OUTSIDE, points outside a brush
         ];
         for (i, a) in colours.iter().enumerate() {
             for b in &colours[i + 1..] {
-                assert!(delta_e(*a, *b) >= 20.0, "{a:?} and {b:?}: {}", delta_e(*a, *b));
+                assert!(
+                    delta_e(*a, *b) >= 20.0,
+                    "{a:?} and {b:?}: {}",
+                    delta_e(*a, *b)
+                );
             }
             // The grey agent (the palette's fifth, kept from before) is the one near the brush's grey.
             for f in fixed.iter().filter(|_| i != 4) {
-                assert!(delta_e(*a, *f) >= 20.0, "{a:?} and {f:?}: {}", delta_e(*a, *f));
+                assert!(
+                    delta_e(*a, *f) >= 20.0,
+                    "{a:?} and {f:?}: {}",
+                    delta_e(*a, *f)
+                );
             }
         }
         assert_eq!(agent_colour(20), agent_colour(0));
