@@ -106,7 +106,7 @@ def app(out: Path) -> str:
 @pytest.fixture()
 def marimo_app(tmp_path: Path):
     out = tmp_path / "selection.json"
-    notebook = tmp_path / "inspect.py"
+    notebook = tmp_path / "inspector_app.py"
     notebook.write_text(app(out))
     port = free_port()
     log = open(tmp_path / "marimo.log", "wb")

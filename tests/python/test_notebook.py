@@ -209,11 +209,23 @@ def check_view(browser, frame) -> str:
     # A brush from the plot's left edge (left of the least token count) over the successes.
     browser.execute_script(DRAG, 0.0, 0.02, 0.5, 0.3)
     said = wait_for("the brush", lambda: browser.find_element(By.CSS_SELECTOR, "[data-testid=brush-status]").text)
+    page = lambda: browser.execute_script("return document.documentElement.getBoundingClientRect().height")  # noqa: E731
     browser.switch_to.default_content()
     # Sized to the page (no inner scrollbar, nothing cut), the plot on the first screen, and
     # nothing in the notebook scrolls sideways.
-    outer = wait_for("the frame's fitted height", lambda: (
-        lambda h: abs(h - inner[2]) <= 4 and h)(frame.size["height"]))
+    heights = []
+
+    def fitted():
+        outer = frame.size["height"]
+        browser.switch_to.frame(frame)
+        try:
+            heights[:] = [outer, page()]
+        finally:
+            browser.switch_to.default_content()
+        return abs(heights[0] - heights[1]) <= 4
+
+    wait_for("the frame's fitted height", fitted, timeout=30)
+    outer = heights[0]
     assert inner[3] < 600, f"the plot starts {inner[3]} px down its frame"
     assert browser.execute_script(SIDEWAYS, frame) == [], (outer, inner)
     return said
