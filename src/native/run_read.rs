@@ -68,7 +68,7 @@ pub fn read_run(
             let mut full = Vec::new();
             for_each_chunk(path, name, |chunk| {
                 if super::signals::caught().is_some() {
-                    stopped = Some(name.to_string());
+                    stopped = Some(name.clone());
                     return Ok(false);
                 }
                 let cut = sink.profile.cut(kind, chunk, |batch| full.push(batch));
