@@ -284,7 +284,14 @@ def test_the_inspector_is_a_view_of_the_notebook_and_a_brush_reaches_the_kernel(
         wait_for("the selection file", out.exists)
         frame, health = inspector_frames(browser, 2)[:2]
         said = check_view(browser, frame)
+        # Nothing between the frame and the notebook's own scroller scrolls up and down.
+        scrollers = browser.execute_script(
+            "const out = []; for (let e = arguments[0]; e; e = e.parentElement) { const s = getComputedStyle(e);"
+            " if (e.scrollHeight > e.clientHeight + 1 && ['auto', 'scroll'].includes(s.overflowY))"
+            " out.push(`${e.tagName}.${e.className} ${e.scrollHeight}>${e.clientHeight}`); } return out;", frame)
+        assert len(scrollers) == 1 and "WindowedPanel" in scrollers[0], scrollers
         if os.environ.get("GYMSCOPE_DOCS_SHOTS") == "1" and "/lab/" in url:
+            browser.execute_script("arguments[0].scrollIntoView()", frame)
             browser.save_screenshot(str(ROOT / "docs" / "screenshots" / "notebook.png"))
         # page="health": that page alone, on the same run.
         browser.execute_script("arguments[0].scrollIntoView()", health)
