@@ -17,7 +17,9 @@ pub type RunRead = (ProfileBuilder, Option<Result<HealthReport, HealthError>>);
 
 /// Reads the materialized inputs, then the rollouts; `on_bytes` is told of each chunk read (for
 /// a progress bar). The profile's errors come first; health stops at its own first error, which
-/// is returned as its result.
+/// is returned as its result. A stop asked for on this thread (`signals::caught`: the Python
+/// module's Ctrl-C, `signals::stop_with`) ends the read at the next chunk (issue 57: an
+/// interrupted `gymscope.profile()` read on to the end behind the raised `KeyboardInterrupt`).
 pub fn read_run(
     inputs: &Path,
     rollouts: &Path,
@@ -58,12 +60,17 @@ pub fn read_run(
         // A line over the limit stops the read, but the lines before it are recorded first:
         // the first error in file order is reported, as a one-thread read reports it.
         let mut too_long = None;
+        let mut stopped = None;
         for (path, name, kind) in [
             (inputs, &inputs_name, RowKind::Input),
             (rollouts, &rollouts_name, RowKind::Rollout),
         ] {
             let mut full = Vec::new();
             for_each_chunk(path, name, |chunk| {
+                if super::signals::caught().is_some() {
+                    stopped = Some(name.clone());
+                    return Ok(false);
+                }
                 let cut = sink.profile.cut(kind, chunk, |batch| full.push(batch));
                 for batch in full.drain(..) {
                     pool.send(batch, &mut |parsed| sink.record(parsed))?;
@@ -75,13 +82,17 @@ pub fn read_run(
                 on_bytes(chunk.len());
                 Ok::<_, ProfileError>(true)
             })?;
-            if too_long.is_some() {
+            if too_long.is_some() || stopped.is_some() {
                 break;
             }
             sink.profile.cut_end(kind, |batch| full.push(batch));
             for batch in full.drain(..) {
                 pool.send(batch, &mut |parsed| sink.record(parsed))?;
             }
+        }
+        if let Some(file) = stopped {
+            let why = std::io::Error::new(std::io::ErrorKind::Interrupted, "interrupted");
+            return Err(ProfileError::io(&file, why));
         }
         pool.finish(&mut |parsed| sink.record(parsed))?;
         too_long.map_or(Ok(()), Err)

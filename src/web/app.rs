@@ -1,5 +1,7 @@
 //! The app shell: a header with one tab per page and the pages, chosen by the URL hash through
-//! the core's parser (`inspect::hash`), so a reload or a shared link opens the same page.
+//! the core's parser (`inspect::hash`), so a reload or a shared link opens the same page. In a
+//! notebook widget (`embed`) the page its host names is shown alone: no header, no tabs, no
+//! file zone (the `embedded` class, style/main.css).
 
 use crate::inspect::hash::{self, Route, ViewState};
 use crate::web::pages::compare::ComparePage;
@@ -13,7 +15,8 @@ use leptos::prelude::*;
 #[component]
 pub fn App() -> impl IntoView {
     let initial = hash::parse(&current_hash());
-    let route = RwSignal::new(initial.route);
+    let embedded = crate::web::embed::page();
+    let route = RwSignal::new(embedded.unwrap_or(initial.route));
     // The Health page and the profile page share the loaded run and the rate-cell filter.
     let link = HealthLink::new(initial.health);
     provide_context(link);
@@ -40,13 +43,16 @@ pub fn App() -> impl IntoView {
         })
         .collect_view();
     let shown = move |r: Route| move || if route.get() == r { "block" } else { "none" };
-    view! {
+    let header = embedded.is_none().then(|| view! {
         <header>
             <h1>"gymscope"</h1>
             <p class="tagline">"NeMo Gym rollouts, reward profiles and pivot datasets in your browser. Nothing is uploaded: files are read on this machine."</p>
             <nav>{tabs}</nav>
         </header>
-        <main>
+    });
+    view! {
+        {header}
+        <main class:embedded=embedded.is_some()>
             // Every page stays mounted so switching keeps its state.
             <div style:display=shown(Route::Profile)><ProfilePage pivot_file=pivot_file /></div>
             <div style:display=shown(Route::Pivot)><PivotPage file=pivot_file /></div>

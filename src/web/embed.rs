@@ -3,11 +3,14 @@
 //! app starts the host sets `window.GYMSCOPE`:
 //! - `workerUrl`: the worker loader's URL (a blob URL: the widget has no server to fetch from);
 //! - `files`: the run's files (`File`s made from the kernel's bytes), loaded at once;
-//! - `onSelection`: called with the brushed rollouts' `[task, rollout]` keys (`[]` when cleared).
+//! - `onSelection`: called with the brushed rollouts' `[task, rollout]` keys (`[]` when cleared);
+//! - `page`: the page shown (`profile`, `health`, `compare`, `pivot`, `pivot-build`: the hash's
+//!   names, `inspect::hash::Route`), alone: a notebook view has no header, tabs or file zone.
 //!
 //! Without it the app is the standalone page.
 
 use super::protocol::WORKER_URL;
+use crate::inspect::hash::Route;
 use std::cell::Cell;
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -36,6 +39,14 @@ pub fn worker_url() -> String {
         .and_then(|h| get(&h, "workerUrl"))
         .and_then(|u| u.as_string())
         .unwrap_or_else(|| WORKER_URL.to_string())
+}
+
+/// The page a host shows alone (`None`: no host, the standalone app with its tabs). A name the
+/// app does not know is the profile page.
+pub fn page() -> Option<Route> {
+    let host = host()?;
+    let name = get(&host, "page").and_then(|p| p.as_string());
+    Some(name.and_then(|n| Route::from_name(&n)).unwrap_or_default())
 }
 
 thread_local! {

@@ -207,8 +207,11 @@ def test_the_inspector_takes_a_profile_or_the_files_and_ships_its_app() -> None:
     from_profile = gymscope.Inspector(p)
     from_files = gymscope.Inspector(rollouts=RUNS[0], inputs=inputs_of(RUNS[0]))
     for w in (from_profile, from_files):
-        assert [f["name"] for f in w._files] == [inputs_of(RUNS[0]).name, RUNS[0].name]
-        assert w._files[1]["data"] == RUNS[0].read_bytes()
+        assert w._files == [
+            {"name": inputs_of(RUNS[0]).name, "size": inputs_of(RUNS[0]).stat().st_size},
+            {"name": RUNS[0].name, "size": RUNS[0].stat().st_size},
+        ]
+        assert w.page == "profile" and w.height is None
         # The app's own build, from the package (offline): wasm starts with its magic number.
         assert w._app_wasm[:4] == w._worker_wasm[:4] == b"\0asm"
         assert b"module_or_path" in w._app_js and "wasm_bindgen" in w._worker_js.decode()
@@ -217,6 +220,41 @@ def test_the_inspector_takes_a_profile_or_the_files_and_ships_its_app() -> None:
         gymscope.Inspector()
     with pytest.raises(TypeError):
         gymscope.Inspector(p, rollouts=RUNS[0])
+    with pytest.raises(ValueError, match="page='nosuchpage' is not one of the inspector's pages: profile, health"):
+        gymscope.Inspector(p, page="nosuchpage")
+    assert gymscope.Inspector(p, page="health", height=500).page == "health"
+    with pytest.raises(gymscope.NotFoundError, match="nosuch.jsonl"):
+        gymscope.Inspector(rollouts=RUNS[0].with_name("nosuch.jsonl"))
+    with pytest.raises(gymscope.DirectoryError):
+        gymscope.Inspector(rollouts=RUNS[0].parent)
+
+
+def test_the_inspector_streams_the_run_to_its_frame_in_chunks(monkeypatch) -> None:
+    # The run is not in the widget's state (which every front-end copies whole into the kernel's
+    # messages, and marimo holds several times over): the frame asks for chunks (issue 57).
+    from gymscope import widget
+
+    monkeypatch.setattr(widget, "CHUNK", 5000)
+    w = gymscope.Inspector(rollouts=RUNS[0], inputs=inputs_of(RUNS[0]))
+    state = w.get_state()
+    assert len(json.dumps(state["_files"])) < 500 and "data" not in state["_files"][1]
+    sent = []
+    monkeypatch.setattr(w, "send", lambda content, buffers=None: sent.append((content, buffers)))
+    data = RUNS[0].read_bytes()
+    parts = []
+    for offset in range(0, len(data), 5000):
+        w._on_message(w, {"kind": "read", "view": "v1", "file": 1, "offset": offset}, [])
+        content, buffers = sent.pop()
+        assert content == {"kind": "chunk", "view": "v1", "file": 1, "offset": offset}
+        assert len(buffers[0]) <= 5000
+        parts.append(buffers[0])
+    assert b"".join(parts) == data
+    # A file gone since: the frame is told why.
+    w._paths[0] = RUNS[0].with_name("gone.jsonl")
+    w._on_message(w, {"kind": "read", "view": "v2", "file": 0, "offset": 0}, [])
+    assert sent.pop()[0]["kind"] == "error"
+    w._on_message(w, {"kind": "something else"}, [])
+    assert sent == []
 
 
 def test_a_table_shows_its_first_rows_escaped_in_a_notebook(tmp_path: Path) -> None:

@@ -79,6 +79,70 @@ def test_ctrl_c_raises_keyboard_interrupt_within_half_a_second(tmp_path: Path) -
     assert result["after"] == 120
 
 
+def test_an_interrupted_profile_stops_reading(tmp_path: Path) -> None:
+    # profile() refuses pipes (it reads the inputs twice), so the run is big instead: the
+    # example's 30 tasks copied 1,500 times (45,000 tasks, about 350 MB), read on one CPU. A
+    # first profile() times the whole read (and warms the page cache); a second is interrupted
+    # 0.2 s in. Its read runs on a thread of its own ("gymscope-call"): once KeyboardInterrupt
+    # is raised, that thread must end within 0.5 s, not read on to the end behind the caller's
+    # back (issue 57).
+    child = textwrap.dedent(
+        """
+        import glob, json, os, re, signal, sys, threading, time
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+        import gymscope
+        run, inputs, tmp = sys.argv[1:]
+        copies = 1500
+        for src, name in ((run, "r.jsonl"), (inputs, "i.jsonl")):
+            lines = open(src).read().splitlines(keepends=True)
+            index = re.compile(r'"_ng_task_index": *(\\d+)')
+            with open(os.path.join(tmp, name), "w") as out:
+                for k in range(copies):
+                    out.writelines(index.sub(lambda m: f'"_ng_task_index":{int(m[1]) + 30 * k}', l) for l in lines)
+        r, i = os.path.join(tmp, "r.jsonl"), os.path.join(tmp, "i.jsonl")
+        start = time.monotonic()
+        tasks = len(gymscope.profile(i, r).tasks)
+        whole = time.monotonic() - start
+
+        def calls():
+            return [t for t in glob.glob("/proc/self/task/*/comm")
+                    if open(t).read().strip() == "gymscope-call"]
+
+        sent = []
+
+        def interrupt():
+            time.sleep(0.2)
+            sent.append(time.monotonic())
+            os.kill(os.getpid(), signal.SIGINT)
+
+        threading.Thread(target=interrupt, daemon=True).start()
+        try:
+            gymscope.profile(i, r)
+            print(json.dumps({"interrupted": False, "whole": whole}))
+        except KeyboardInterrupt:
+            raised = time.monotonic() - sent[0]
+            end = time.monotonic() + 30
+            while calls() and time.monotonic() < end:
+                time.sleep(0.01)
+            print(json.dumps({"interrupted": True, "tasks": tasks, "whole": whole, "raised": raised,
+                              "read_ended": time.monotonic() - sent[0]}))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", child, str(RUN), str(INPUTS), str(tmp_path)],
+        capture_output=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    result = json.loads(done.stdout.decode().strip().splitlines()[-1])
+    print("profile interrupt:", result)
+    if result["whole"] < 1.0:
+        pytest.skip(f"the whole read takes {result['whole']:.2f} s here: too fast to tell a stopped read")
+    assert result["interrupted"] is True and result["tasks"] == 45_000, result
+    assert result["raised"] < 0.5, result
+    assert result["read_ended"] < 0.5, result
+
+
 def test_calls_on_two_threads_run_side_by_side(tmp_path: Path) -> None:
     # One call waits on a pipe that the test keeps open; calls on another thread must finish
     # meanwhile (they shared one process-wide lock: they waited for the first to end).

@@ -51,6 +51,26 @@ impl Brush {
         }
     }
 
+    /// The rectangle cut to the data's extent (the finite `xs` and `ys`, each from its least
+    /// to its greatest): what its readout says, so a brush dragged past the last point does not
+    /// read "output tokens -309.29–10235.61" (issue 57). It holds the same points.
+    #[must_use]
+    pub fn within_data(&self, xs: &[f64], ys: &[f64]) -> Brush {
+        let extent = |v: &[f64]| {
+            v.iter()
+                .filter(|v| v.is_finite())
+                .fold(None, |e: Option<(f64, f64)>, &v| {
+                    Some(e.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))))
+                })
+        };
+        let cut = |a: f64, b: f64, e: Option<(f64, f64)>| {
+            e.map_or((a, b), |(lo, hi)| (a.clamp(lo, hi), b.clamp(lo, hi)))
+        };
+        let (x0, x1) = cut(self.x0, self.x1, extent(xs));
+        let (y0, y1) = cut(self.y0, self.y1, extent(ys));
+        Brush { x0, x1, y0, y1 }
+    }
+
     pub fn contains(&self, x: f64, y: f64) -> bool {
         (self.x0..=self.x1).contains(&x) && (self.y0..=self.y1).contains(&y)
     }
@@ -105,6 +125,19 @@ mod tests {
             .unwrap()
             .rounded();
         assert_eq!(wide.format(), "1200,98800,0,1");
+    }
+
+    #[test]
+    fn a_brush_past_the_data_reads_as_the_data_it_holds() {
+        let xs = [310.0, 900.0, f64::NAN, 10_235.61];
+        let ys = [0.0, 1.0, 0.5, 1.0];
+        let b = Brush::between(-309.29, 20_000.0, -0.2, 0.7).unwrap();
+        let cut = b.within_data(&xs, &ys);
+        assert_eq!(cut.format(), "310,10235.61,0,0.7");
+        let inside = |b: &Brush| (0..4).filter(|&i| b.contains(xs[i], ys[i])).count();
+        assert_eq!(inside(&cut), inside(&b));
+        // No data: the brush as it is.
+        assert_eq!(b.within_data(&[], &[f64::NAN]), b);
     }
 
     #[test]

@@ -265,11 +265,13 @@ pub fn histogram_with(
     Histogram { bars, binned: true }
 }
 
-/// A categorical palette, repeated past 7 agents: each colour at least 3:1 against the page's
-/// light and dark backgrounds (WCAG's contrast for graphics; Okabe–Ito's orange, sky blue and
-/// yellow were 2.2, 2.2 and 1.3:1 on the light one), in hues apart from each other and from the
-/// selected task's crimson.
-pub const PALETTE: [[u8; 3]; 7] = [
+/// A categorical palette of 20 colours, repeated past 20 agents: each at least 3:1 against the
+/// page's light and dark backgrounds (WCAG's contrast for graphics; Okabe–Ito's orange, sky blue
+/// and yellow were 2.2, 2.2 and 1.3:1 on the light one), every two at least 20 apart in CIELAB
+/// (ΔE*76) and as far from the selected task's crimson and the brush's grey (`raster`). The
+/// first seven are the palette's colours before it grew (a run of few agents keeps its colours);
+/// the other 13 were each picked as the colour farthest from all before it, within the contrast.
+pub const PALETTE: [[u8; 3]; 20] = [
     [0, 114, 178],
     [153, 112, 0],
     [0, 130, 95],
@@ -277,6 +279,19 @@ pub const PALETTE: [[u8; 3]; 7] = [
     [118, 118, 118],
     [148, 103, 189],
     [200, 82, 0],
+    [144, 8, 248],
+    [0, 168, 0],
+    [248, 0, 216],
+    [0, 88, 240],
+    [208, 112, 120],
+    [72, 112, 0],
+    [248, 0, 136],
+    [0, 160, 184],
+    [248, 0, 0],
+    [192, 96, 248],
+    [144, 144, 88],
+    [72, 136, 248],
+    [0, 168, 88],
 ];
 
 /// The colour of the `i`-th agent (in the order the run lists its agents).
@@ -322,6 +337,67 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// CIELAB (D65) of an sRGB colour.
+    fn lab(c: [u8; 3]) -> [f64; 3] {
+        let lin = |v: u8| {
+            let v = f64::from(v) / 255.0;
+            if v <= 0.040_45 {
+                v / 12.92
+            } else {
+                ((v + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        let (r, g, b) = (lin(c[0]), lin(c[1]), lin(c[2]));
+        let x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.950_47;
+        let y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+        let z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.088_83;
+        let f = |t: f64| {
+            if t > 0.008_856 {
+                t.cbrt()
+            } else {
+                7.787 * t + 16.0 / 116.0
+            }
+        };
+        [
+            116.0 * f(y) - 16.0,
+            500.0 * (f(x) - f(y)),
+            200.0 * (f(y) - f(z)),
+        ]
+    }
+
+    fn delta_e(a: [u8; 3], b: [u8; 3]) -> f64 {
+        let (a, b) = (lab(a), lab(b));
+        ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+    }
+
+    #[test]
+    fn sixteen_agents_and_more_get_colours_apart_from_each_other() {
+        // Issue 57: 16 agents shared about 8 colours.
+        let colours: Vec<[u8; 3]> = (0..20).map(agent_colour).collect();
+        let fixed = [
+            [220, 20, 60],   // raster::HIGHLIGHT, the selected task
+            [150, 150, 150], // raster::OUTSIDE, points outside a brush
+        ];
+        for (i, a) in colours.iter().enumerate() {
+            for b in &colours[i + 1..] {
+                assert!(
+                    delta_e(*a, *b) >= 20.0,
+                    "{a:?} and {b:?}: {}",
+                    delta_e(*a, *b)
+                );
+            }
+            // The grey agent (the palette's fifth, kept from before) is the one near the brush's grey.
+            for f in fixed.iter().filter(|_| i != 4) {
+                assert!(
+                    delta_e(*a, *f) >= 20.0,
+                    "{a:?} and {f:?}: {}",
+                    delta_e(*a, *f)
+                );
+            }
+        }
+        assert_eq!(agent_colour(20), agent_colour(0));
     }
 
     #[test]
@@ -416,7 +492,7 @@ mod tests {
 
     #[test]
     fn colours_cycle() {
-        assert_eq!(agent_colour(0), agent_colour(7));
+        assert_eq!(agent_colour(0), agent_colour(PALETTE.len()));
         assert_ne!(agent_colour(0), agent_colour(1));
         assert_eq!(hex([0, 114, 178]), "#0072b2");
     }

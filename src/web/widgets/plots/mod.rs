@@ -12,7 +12,7 @@ use crate::plot::raster::Frame;
 use crate::web::state::Selection;
 use crate::web::widgets::plot_download::PlotDownloads;
 use crate::web::widgets::scatter_canvas::{OverlayLines, ScatterCanvas, ScatterData};
-use brush::follow_brush;
+use brush::{brush_status, follow_brush};
 use counts::{PlotCount, QueryHistogram};
 use legend::Legend;
 use leptos::prelude::*;
@@ -154,6 +154,7 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
     on_cleanup(move || esc.remove());
     install_point_hook(run.clone(), canvas, frame, x_metric, jitter_on);
 
+    let brush_status = brush_status(run.clone(), sel, xs, ys.clone(), x_metric);
     let (rollout_svg, task_svg, histogram_svg) = downloads::svg_callbacks(&downloads::PlotState {
         run: run.clone(),
         names: names.clone(),
@@ -183,27 +184,6 @@ pub fn Plots(run: Arc<RunView>, sel: Selection) -> impl IntoView {
         overlay.with(|o| {
             o.first()
                 .map(|(_, _, i)| format!("10 quantile bins, {}", i.label()))
-        })
-    };
-    let r = run.clone();
-    let brush_status = move || {
-        sel.brush.get().map(|b| {
-            let tasks = sel
-                .brushed
-                .with(|m| m.as_ref().map_or(0, |m| m.iter().filter(|v| **v).count()));
-            let field = &r.view.metrics[x_metric.get()];
-            let x = |v| crate::figures::for_column(field, v);
-            let y = |v| crate::figures::reward(Some(v));
-            view! {
-                <span class="brush-status" data-testid="brush-status">
-                    {format!(
-                        "brushed {} {}–{}, reward {}–{}: {} tasks",
-                        axis_title(field),
-                        x(b.x0), x(b.x1), y(b.y0), y(b.y1), crate::figures::count(tasks)
-                    )}
-                </span>
-                <button class="small" data-testid="brush-clear" title="or press Esc" on:click=move |_| sel.brush.set(None)>"Clear brush"</button>
-            }
         })
     };
     view! {
