@@ -141,6 +141,14 @@ pub enum Request {
         /// How many workers read the files (as for [`Request::Profile`]).
         workers: u32,
     },
+    /// Each task's value of a field of the materialized rows, for "Group by"
+    /// (`inspect::grouping`): `tasks` are the run's task indices in the page's order.
+    GroupField {
+        #[serde(with = "preserve")]
+        inputs: File,
+        field: String,
+        tasks: Vec<f64>,
+    },
 }
 
 /// Worker → page.
@@ -177,6 +185,8 @@ pub enum Reply {
         /// How many workers read the files.
         workers: u32,
     },
+    /// A field's groups and each task's, for "Group by".
+    Grouped(Box<crate::inspect::grouping::FieldGroups>),
     /// A part of a range a pool worker read (`range_read::Part` as bytes).
     RangePart {
         index: u32,
