@@ -274,4 +274,61 @@ mod tests {
         assert_eq!(g.labels[MAX_GROUPS - 1], "other values (6)");
         assert_eq!(g.of_task[29], 4); // id 4: one of the five values held by two tasks
     }
+
+    fn run() -> RunView {
+        let inputs = br#"{"responses_create_params":{"input":"a"},"agent_ref":{"name":"x"},"_ng_task_index":0,"_ng_rollout_index":0}
+{"responses_create_params":{"input":"a"},"agent_ref":{"name":"x"},"_ng_task_index":0,"_ng_rollout_index":1}
+{"responses_create_params":{"input":"b"},"agent_ref":{"name":"x"},"_ng_task_index":1,"_ng_rollout_index":0}
+"#;
+        let rollouts = br#"{"_ng_task_index":0,"_ng_rollout_index":1,"reward":1.0}
+{"_ng_task_index":1,"_ng_rollout_index":0,"reward":0.0}
+{"_ng_task_index":0,"_ng_rollout_index":0,"reward":0.0}
+"#;
+        let p =
+            crate::output::profile_bytes(inputs, "i", rollouts, "r", Default::default()).unwrap();
+        let (view, cols) = super::super::model::build(&p, "i", "r", &Default::default());
+        RunView::new(view, cols)
+    }
+
+    #[test]
+    fn each_group_counts_its_tasks_rollouts_and_the_query_s() {
+        let r = run();
+        let line = |l: &AgentLine| (l.agent.clone(), l.rollouts.clone(), l.mean_reward.clone());
+        let labels = ["hard".to_string(), "easy".to_string()];
+        let all: Vec<_> = r
+            .group_lines(&labels, &[0, 1], None)
+            .iter()
+            .map(line)
+            .collect();
+        assert_eq!(
+            all,
+            [
+                ("hard".into(), "2".into(), "0.5".into()),
+                ("easy".into(), "1".into(), "0".into())
+            ]
+        );
+        let rewards = r.metric_values(r.metric("reward"));
+        let failed: Vec<bool> = rewards.iter().map(|v| *v == 0.0).collect();
+        let some: Vec<_> = r
+            .group_lines(&labels, &[0, 1], Some(&failed))
+            .iter()
+            .map(line)
+            .collect();
+        assert_eq!(
+            some,
+            [
+                ("hard".into(), "1".into(), "0".into()),
+                ("easy".into(), "1".into(), "0".into())
+            ]
+        );
+        let (labels, of_task) = r.reward_group_groups(1.0);
+        let groups: Vec<_> = r
+            .group_lines(&labels, &of_task, None)
+            .iter()
+            .map(line)
+            .collect();
+        assert_eq!(groups.len(), 2, "{groups:?}");
+        assert!(groups.contains(&("sometimes ≥ 1".into(), "2".into(), "0.5".into())));
+        assert!(groups.contains(&("never ≥ 1".into(), "1".into(), "0".into())));
+    }
 }
