@@ -277,7 +277,7 @@ async fn compare_sorts_by_delta_and_marks_what_differs() {
 }
 
 /// Numbers for people on Compare's verdict table (Δ and its interval by the metric: tokens
-/// whole, rewards at 4 significant digits; p at 2) and paired tasks; the pass-rate band's
+/// whole from 10 on, the rest at 4 significant digits; p at 2) and paired tasks; the pass-rate band's
 /// bars on a numeric x axis (0.25 a quarter of the way from 0 to 1, round ticks below).
 #[tokio::test(flavor = "multi_thread")]
 async fn compare_numbers_and_the_band_axis_read_right() {
@@ -296,10 +296,12 @@ async fn compare_numbers_and_the_band_axis_read_right() {
         let tokens = metric.ends_with("tokens");
         for v in std::iter::once(delta.as_str()).chain(ci.split(" … ").filter(|s| !s.is_empty()))
         {
+            // `figures::for_column`: token counts whole from 10 on, below at 4 digits.
+            let digits = v.trim_start_matches(['-', '+']);
+            let whole = digits.chars().all(|c| c.is_ascii_digit() || c == ',');
+            let small = digits.parse::<f64>().is_ok_and(|d| d < 10.0);
             let ok = if tokens {
-                v.trim_start_matches(['-', '+'])
-                    .chars()
-                    .all(|c| c.is_ascii_digit() || c == ',')
+                whole || (small && significant(v) <= 4)
             } else {
                 significant(v) <= 4
             };
