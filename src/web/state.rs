@@ -22,6 +22,9 @@ pub struct Selection {
     /// The tasks the task table shows, in its order (indices into `view.tasks`): the rollout
     /// panel's previous and next follow it.
     pub order: RwSignal<Arc<Vec<u32>>>,
+    /// The pass threshold (NeMo Gym's 1), the user's to set when rewards are not 0/1: the task
+    /// table's groups and "Group by: reward group" follow it.
+    pub threshold: RwSignal<f64>,
 }
 
 impl Selection {
@@ -34,6 +37,7 @@ impl Selection {
             query: RwSignal::new(String::new()),
             matched: RwSignal::new(None),
             order: RwSignal::new(Arc::default()),
+            threshold: RwSignal::new(crate::reward_group::DEFAULT_THRESHOLD),
         }
     }
 

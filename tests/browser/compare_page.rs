@@ -247,9 +247,9 @@ async fn model_text_is_shown_and_never_run() {
 
 /// Formats a p-value as the page does (`compare::text::p_value`: four decimals, trailing zeros
 /// trimmed).
+/// A p-value as the verdict table shows it: for people, two significant digits (issue 60).
 fn shown_p(p: f64) -> String {
-    let s = format!("{p:.4}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
+    gymscope::figures::p_value(Some(p))
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -361,7 +361,7 @@ async fn three_runs_dropped_at_once_get_a_verdict_row_each() {
     );
     assert_eq!(
         rows[0],
-        json!(["again.jsonl", "1", "no detectable difference"])
+        json!(["again.jsonl", "1.0", "no detectable difference"])
     );
     // A flipped task of the first candidate (the one whose tasks the page lists) is one click
     // from its rollouts, on this page: with step200.jsonl the baseline, again.jsonl has flips.

@@ -17,9 +17,18 @@ pub const AGENTS: [&str; 3] = [
     "code_gen_simple_agent",
 ];
 
+/// Task `t`'s `dataset` and `metadata.difficulty` in [`continuous_run`]'s materialized rows
+/// (for "Group by"): four datasets across the agents, three levels.
+pub fn task_fields(t: usize) -> (&'static str, &'static str) {
+    (
+        ["gsm8k", "math500", "mbpp", "weather"][(t / 3) % 4],
+        ["easy", "medium", "hard"][(t * 7 / 5) % 3],
+    )
+}
+
 /// A three-agent run of `tasks` × 4 rollouts: task `t` is agent `t % 3`'s; the first two
-/// agents' rewards are 0 or 1, the third's a score in [0, 0.96] (97 levels, never 1).
-/// Deterministic.
+/// agents' rewards are 0 or 1, the third's a score in [0, 0.96] (97 levels, never 1); each
+/// task has a dataset and a difficulty ([`task_fields`]). Deterministic.
 pub fn continuous_run(dir: &Path, tasks: usize) -> [PathBuf; 2] {
     use std::fmt::Write;
     let (inputs, rollouts) = (
@@ -33,9 +42,10 @@ pub fn continuous_run(dir: &Path, tasks: usize) -> [PathBuf; 2] {
             r#"{{"input":[{{"role":"user","content":"Task {t}: answer in \\boxed{{}}."}}],"temperature":0.7,"max_output_tokens":4096}}"#
         );
         for r in 0..4usize {
+            let (dataset, difficulty) = task_fields(t);
             let _ = writeln!(
                 i_text,
-                r#"{{"responses_create_params":{params},"agent_ref":{{"type":"responses_api_agents","name":"{agent}"}},"_ng_task_index":{t},"_ng_rollout_index":{r}}}"#
+                r#"{{"responses_create_params":{params},"agent_ref":{{"type":"responses_api_agents","name":"{agent}"}},"dataset":"{dataset}","metadata":{{"difficulty":"{difficulty}"}},"_ng_task_index":{t},"_ng_rollout_index":{r}}}"#
             );
             let mix = (t * 7919 + r * 104_729) % 97;
             let reward = match t % 3 {

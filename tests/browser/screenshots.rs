@@ -89,6 +89,17 @@ async fn every_page_at_desktop_and_phone_width() {
             .await;
         pause(800).await;
         save("compare").await;
+        // Row-level differences: the flipped tasks best first, one opened with its two
+        // transcripts aligned and what differs marked.
+        b.click_testid("compare-flipped-only").await;
+        b.click_testid("compare-sort-delta").await;
+        b.click("[data-testid=compare-task-row]").await;
+        b.wait_text("[data-testid=compare-diff] h3", "what differs")
+            .await;
+        b.eval("document.querySelector('[data-testid=compare-tasks]').scrollIntoView()")
+            .await;
+        pause(500).await;
+        save("compare-diff").await;
         b.click_testid("tab-pivot-build").await;
         b.click_testid("pb-build").await;
         b.wait_text("[data-testid=pb-headline]", "pivots: ").await;
@@ -102,6 +113,17 @@ async fn every_page_at_desktop_and_phone_width() {
         b.wait_text("[data-testid=pivot-verdict]", "").await;
         pause(500).await;
         save("pivot-validate").await;
+        // The pass-rate band on its numeric axis.
+        b.open_app(&server.url(), "").await;
+        b.click_testid("load-example").await;
+        b.wait_text("[data-testid=status]", "Profile ready").await;
+        b.eval("document.querySelector('[data-testid=pass-band] summary').click()")
+            .await;
+        b.wait_text("[data-testid=band-status]", "tasks kept").await;
+        b.eval("document.querySelector('[data-testid=pass-band]').scrollIntoView()")
+            .await;
+        pause(500).await;
+        save("band").await;
     }
     // A realistic three-agent run with continuous rewards (issue 60), a rollout open, and an
     // ATIF file without rewards: the Profile page (and Health) at both widths.
@@ -123,6 +145,17 @@ async fn every_page_at_desktop_and_phone_width() {
         b.wait_text("[data-testid=status]", "Profile ready").await;
         pause(800).await;
         save("continuous").await;
+        // Grouped by a field of the materialized rows.
+        b.eval("const s = document.querySelector('[data-testid=group-by]'); s.value = 'field:metadata.difficulty'; s.dispatchEvent(new Event('change', {bubbles: true}));")
+            .await;
+        b.wait_text("[data-testid=group-note]", "values of").await;
+        b.eval(
+            "document.querySelector('[data-testid=agent-lines]').scrollIntoView({block: 'center'})",
+        )
+        .await;
+        pause(500).await;
+        save("continuous-group-by").await;
+        b.eval("window.scrollTo(0, 0)").await;
         b.click("[data-testid=task-row]").await;
         b.wait_text("[data-testid=rollout-title]", "rollout").await;
         pause(800).await;

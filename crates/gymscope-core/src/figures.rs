@@ -83,6 +83,19 @@ pub fn reward(v: Option<f64>) -> String {
     }
 }
 
+/// A p-value as people read it: two significant digits (`0.56`, `0.039`), `< 0.0001` below
+/// that, `–` without one.
+pub fn p_value(p: Option<f64>) -> String {
+    match p.filter(|p| p.is_finite()) {
+        None => "–".into(),
+        Some(p) if p < 1e-4 => "< 0.0001".into(),
+        Some(p) => {
+            let decimals = (1 - p.log10().floor() as i32).clamp(1, 6) as usize;
+            format!("{p:.decimals$}")
+        }
+    }
+}
+
 /// A table cell for people, by its column's header (`mean/output_tokens`, `num_rollouts`,
 /// `mean/reward`): counts and token statistics as whole numbers with separators, anything else
 /// at 4 significant digits. The exact value stays in the cell's tooltip and the downloads.
@@ -138,6 +151,12 @@ mod tests {
         assert_eq!(for_column("num_rollouts", 12_000.0), "12,000");
         assert_eq!(for_column("mean/judge_score", 0.123_456), "0.1235");
         assert_eq!(for_column("mean/reward", f64::NAN), "–");
+        assert_eq!(p_value(Some(0.5555)), "0.56");
+        assert_eq!(p_value(Some(0.7002)), "0.70");
+        assert_eq!(p_value(Some(1.0)), "1.0");
+        assert_eq!(p_value(Some(0.0386)), "0.039");
+        assert_eq!(p_value(Some(0.00002)), "< 0.0001");
+        assert_eq!(p_value(None), "–");
     }
 
     #[test]

@@ -17,10 +17,12 @@ use web_sys::{Blob, File};
 
 mod columns;
 mod optional;
+mod payloads;
 mod profiled;
 mod request_parts;
 mod selection;
 pub use columns::JsColumns;
+pub use payloads::{Compared, Failure, Progress};
 pub use profiled::{Download, Profiled, ReadStats};
 pub use request_parts::{CompareInput, ExportQuery, RangeTask, ReportRequest, UpstreamFiles};
 pub use selection::{PivotsBuilt, PivotsSelected, TaskBand, TasksCurated};
@@ -141,6 +143,14 @@ pub enum Request {
         /// How many workers read the files (as for [`Request::Profile`]).
         workers: u32,
     },
+    /// Each task's value of a field of the materialized rows, for "Group by"
+    /// (`inspect::grouping`): `tasks` are the run's task indices in the page's order.
+    GroupField {
+        #[serde(with = "preserve")]
+        inputs: File,
+        field: String,
+        tasks: Vec<f64>,
+    },
 }
 
 /// Worker → page.
@@ -177,6 +187,8 @@ pub enum Reply {
         /// How many workers read the files.
         workers: u32,
     },
+    /// A field's groups and each task's, for "Group by".
+    Grouped(Box<crate::inspect::grouping::FieldGroups>),
     /// A part of a range a pool worker read (`range_read::Part` as bytes).
     RangePart {
         index: u32,
@@ -189,47 +201,6 @@ pub enum Reply {
     },
     /// The one error path: every failure of a job ends here.
     Failed(Failure),
-}
-
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
-pub struct Progress {
-    pub bytes: f64,
-    pub total: f64,
-    pub lines: u64,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Failure {
-    pub message: String,
-    /// The profile failed only because rollouts are missing: the page offers partial mode.
-    pub missing_rollouts: bool,
-}
-
-impl From<String> for Failure {
-    fn from(message: String) -> Failure {
-        Failure {
-            message,
-            missing_rollouts: false,
-        }
-    }
-}
-
-impl From<&str> for Failure {
-    fn from(message: &str) -> Failure {
-        Failure::from(message.to_string())
-    }
-}
-
-/// A comparison and its summary sections as the report renders them (escaped HTML).
-#[derive(Serialize, Deserialize)]
-pub struct Compared {
-    pub comparison: crate::compare::Comparison,
-    pub summary_html: String,
-    /// How many workers read the runs' files.
-    pub workers: u32,
-    /// Every candidate's label (one: a plain A/B comparison), and the one shown.
-    pub candidates: Vec<String>,
-    pub candidate: usize,
 }
 
 /// A message as a JS value (objects, not `Map`s, for maps; JS objects passed through).

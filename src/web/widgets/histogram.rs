@@ -1,7 +1,9 @@
 //! Histograms as HTML bars: the plot model's bars (the report's), counts on hover and above each
 //! bar, value labels below, a count axis with round ticks, axis titles, and optionally lines
-//! marking thresholds (a selection's band or λ_diff, placed by `plot::Histogram::mark_fraction`).
+//! marking thresholds (a selection's band or λ_diff, placed by `plot::Histogram::mark_fraction`);
+//! on a numeric x axis when asked (`plot::value_axis`: the pass-rate band's).
 
+use crate::plot::value_axis::ValueAxis;
 use crate::plot::{self, Scale};
 use crate::table::short_number;
 use leptos::prelude::*;
@@ -27,7 +29,21 @@ impl Mark {
     }
 }
 
-/// Bars of `what` (the x title) counting `unit`s, with `marks`.
+impl Mark {
+    /// A line at a band's end `x` on a numeric axis (`ValueAxis::mark`), or none.
+    pub fn on_axis(
+        axis: &ValueAxis,
+        h: &plot::Histogram,
+        x: f64,
+        inclusive_left: bool,
+        label: String,
+    ) -> Option<Mark> {
+        axis.mark(h, x, inclusive_left).map(|at| Mark { at, label })
+    }
+}
+
+/// Bars of `what` (the x title) counting `unit`s, with `marks`; on a numeric x axis when `axis`
+/// is given (each bar at its value, round ticks below), else side by side.
 #[component]
 pub fn Bars(
     histogram: plot::Histogram,
@@ -36,7 +52,9 @@ pub fn Bars(
     testid: &'static str,
     bar_testid: &'static str,
     marks: Vec<Mark>,
+    #[prop(optional)] axis: Option<ValueAxis>,
 ) -> impl IntoView {
+    let placed = axis.map(|a| a.bars(&histogram));
     let most = histogram.max_count().max(1) as f64;
     let scale = Scale::between(0.0, most, plot::Y_TICKS);
     let every = histogram.label_every();
@@ -55,9 +73,14 @@ pub fn Bars(
                 short_number(b.lo)
             };
             let title = format!("{what} {range}: {} {unit}", b.count);
-            let label = (i % every == 0).then(|| short_number(b.lo));
+            // On a numeric axis the ticks say the values; a bar is placed, not labelled.
+            let label = (axis.is_none() && i % every == 0).then(|| short_number(b.lo));
+            let place = placed.as_ref().and_then(|p| p.get(i)).map_or_else(String::new, |(l, w)| {
+                format!("left: {:.2}%; width: {:.2}%", l * 100.0, w * 100.0)
+            });
             view! {
-                <div class="bar-slot" title=title.clone() data-testid=bar_testid data-count=b.count.to_string()>
+                <div class="bar-slot" title=title.clone() data-testid=bar_testid data-count=b.count.to_string()
+                    data-value=b.lo.to_string() style=place>
                     <div class="bar" style:height=format!("{:.1}%", b.count as f64 / most * 100.0)>
                         <span class="bar-count">{b.count}</span>
                     </div>
@@ -71,6 +94,12 @@ pub fn Bars(
         .iter()
         .map(|&t| view! { <span class="tick y" style:bottom=format!("{:.1}%", t / most * 100.0)>{short_number(t)}</span> })
         .collect_view();
+    let x_ticks = axis.map(|a| {
+        a.ticks()
+            .into_iter()
+            .map(|(t, at)| view! { <span class="tick x" data-testid="x-tick" style:left=format!("{:.2}%", at * 100.0)>{short_number(t)}</span> })
+            .collect_view()
+    });
     let marks = marks
         .into_iter()
         .map(|m| {
@@ -80,7 +109,7 @@ pub fn Bars(
         .collect_view();
     view! {
         <div class="histogram-plot">
-            <div class="histogram" class:crowded=crowded data-testid=testid>{ticks}{bars}{marks}</div>
+            <div class="histogram" class:crowded=crowded class:numeric=axis.is_some() data-testid=testid>{ticks}{bars}{x_ticks}{marks}</div>
             <span class="axis-title x">{format!("{what} ({unit} per {})", if binned { "bin" } else { "value" })}</span>
             <span class="axis-title y">{unit}</span>
         </div>

@@ -94,12 +94,14 @@ pub fn PassBand(worker: SharedWorker, sel: Selection) -> impl IntoView {
         let rates = rates.get()?;
         let h = crate::plot::histogram(rates.iter().copied());
         let (a, b) = (lo.get(), hi.get());
+        // Pass rates on a numeric axis from 0 to 1 (issue 60, item 10), each bar at its value.
+        let axis = crate::plot::value_axis::ValueAxis::new(0.0, 1.0);
         let marks = [
-            Mark::of(&h, a, true, format!("≥ {a}")),
-            Mark::of(&h, b, false, format!("≤ {b}")),
+            Mark::on_axis(&axis, &h, a, true, format!("≥ {a}")),
+            Mark::on_axis(&axis, &h, b, false, format!("≤ {b}")),
         ];
         Some(
-            view! { <Bars histogram=h what="pass rate" unit="tasks" testid="band-histogram" bar_testid="band-bar" marks=marks.into_iter().flatten().collect() /> },
+            view! { <Bars histogram=h what="pass rate" unit="tasks" testid="band-histogram" bar_testid="band-bar" marks=marks.into_iter().flatten().collect() axis=axis /> },
         )
     };
     let result = move || {

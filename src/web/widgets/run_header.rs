@@ -5,10 +5,10 @@ use crate::inspect::run_header::{from_heads, AgentConfig};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-/// The bytes a header is read from: the first rows of each file.
+/// The bytes a header is read from: the first rows of each file (and "Group by"'s fields).
 const HEAD: u64 = 256 * 1024;
 
-async fn head(file: Option<web_sys::File>) -> Vec<u8> {
+pub async fn head(file: Option<web_sys::File>) -> Vec<u8> {
     let Some(file) = file else { return Vec::new() };
     let blob = gloo_file::Blob::from(file);
     let end = blob.size().min(HEAD);

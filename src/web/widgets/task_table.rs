@@ -34,7 +34,7 @@ fn exact(v: f64) -> String {
 pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
     let query = RwSignal::new(TaskQuery::default());
     // The pass threshold (NeMo Gym's 1); the user's to set when rewards are not 0/1.
-    let threshold = RwSignal::new(crate::reward_group::DEFAULT_THRESHOLD);
+    let threshold = sel.threshold;
     let r = run.clone();
     let pass_groups = Memo::new(move |_| {
         let t = threshold.get();

@@ -4,6 +4,7 @@
 mod compare_job;
 mod compare_read;
 mod curate_job;
+mod group_job;
 mod io;
 mod pivot_build_job;
 mod pivot_build_pool;
@@ -151,6 +152,11 @@ fn handle(request: Request) -> Result<Reply, Failure> {
             expr,
             workers: _,
         } => query_job::run(&inputs, &rollouts, &expr),
+        Request::GroupField {
+            inputs,
+            field,
+            tasks,
+        } => group_job::run(&inputs, &field, &tasks),
         Request::ReadRange { .. }
         | Request::MatchSetup { .. }
         | Request::PivotSetup { .. }

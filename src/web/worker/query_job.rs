@@ -50,7 +50,7 @@ pub fn run(inputs: &File, rollouts: &File, expr: &str) -> Result<Reply, Failure>
 
 /// Each line of `file` to `each`, errors naming the file and line; progress as `(bytes read
 /// before, total)` when given.
-fn lines(
+pub(super) fn lines(
     file: &File,
     progress: Option<(u64, u64)>,
     mut each: impl FnMut(&[u8]) -> Result<(), String>,

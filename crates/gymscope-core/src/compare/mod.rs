@@ -34,6 +34,7 @@ mod pair;
 pub mod power;
 mod profile_file;
 pub mod report;
+pub mod row_diff;
 mod side;
 mod summary;
 pub mod text;

@@ -6,6 +6,7 @@
 //! Every page's view model is here.
 
 pub mod detect;
+pub mod grouping;
 pub mod hash;
 pub mod health;
 pub mod health_view;

@@ -20,6 +20,7 @@ pub mod jitter;
 pub mod keyboard;
 pub mod raster;
 pub mod svg;
+pub mod value_axis;
 
 /// A value domain and its tick values.
 #[derive(Clone, Debug, PartialEq)]

@@ -3,8 +3,10 @@
 //! or the embedded example pair, compared in the worker by the core (`compare`), then the
 //! report's summary (a verdict row per candidate), the paired tasks and any task's rollouts.
 
+mod diff;
 mod inputs;
 pub mod result;
+mod tasks;
 
 use crate::compare::{CompareOptions, PairBy};
 use crate::inspect::detect::FileKind;

@@ -7,7 +7,8 @@ use crate::inspect::hash::{self, Route, ViewState};
 use crate::inspect::run::RunView;
 use crate::web::download::OutputFiles;
 use crate::web::pages::profile::export::ExportReport;
-use crate::web::pages::profile::summary::{AgentLines, AgentTable, RepeatTable, Summary};
+use crate::web::pages::profile::groups::GroupLines;
+use crate::web::pages::profile::summary::{AgentTable, RepeatTable, Summary};
 use crate::web::state::{current_hash, replace_hash, HealthLink, Selection};
 use crate::web::widgets::pass_band::PassBand;
 use crate::web::widgets::plots::Plots;
@@ -131,7 +132,7 @@ pub fn Inspector(
     let nav_run = run.clone();
     let opened = Memo::new(move |_| sel.rollout.get().is_some());
     let lines = (!run.view.agent_lines.is_empty())
-        .then(|| view! { <AgentLines run=run.clone() sel=sel /> });
+        .then(|| view! { <GroupLines run=run.clone() sel=sel inputs=inputs /> });
     view! {
         <div class="inspector" class:has-rollout=has_rollout data-testid="inspector">
             <div class="pane-run" data-testid="pane-run">

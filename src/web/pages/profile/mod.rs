@@ -3,6 +3,7 @@
 //! Which slot a file fills and what starts is the core's (`inspect::intake`).
 
 pub mod export;
+pub mod groups;
 pub mod inspector;
 mod job;
 pub mod summary;

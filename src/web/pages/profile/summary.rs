@@ -1,5 +1,5 @@
 //! The run's headline: key figures as cards, totals and upstream's completion lines, warnings;
-//! one line per agent beside the plot; and the agent metrics.
+//! and the agent metrics (the lines beside the plot are `groups`).
 
 use crate::inspect::run::RunView;
 use crate::table::Table;
@@ -76,56 +76,6 @@ pub fn Summary(run: Arc<RunView>, sel: Selection) -> impl IntoView {
                 {notes}
             </div>
             {warnings}
-        </section>
-    }
-}
-
-/// One line per agent beside the plot: rollouts, mean reward with its interval across repeats,
-/// pass@1 and mean output tokens (the full agent metrics are further down); with a query
-/// applied, of the query's rollouts.
-#[component]
-pub fn AgentLines(run: Arc<RunView>, sel: Selection) -> impl IntoView {
-    let rows = move || {
-        let lines = sel
-            .matched
-            .with(|m| m.as_ref().map(|m| run.agent_lines_of(m)))
-            .unwrap_or_else(|| run.view.agent_lines.clone());
-        lines
-        .into_iter()
-        .enumerate()
-        .map(|(i, a)| {
-            let colour = crate::plot::hex(crate::plot::agent_colour(i));
-            let clipped = (!a.interval_note.is_empty()).then(|| {
-                view! { " "<abbr class="clipped" data-testid="interval-clipped" title=a.interval_note.clone()>"(clipped)"</abbr> }
-            });
-            view! {
-                <tr data-testid="agent-line" data-key=a.agent.clone()>
-                    <th scope="row"><span class="swatch" style:background=colour></span>" "{breakable(&a.agent)}</th>
-                    <td>{a.rollouts.clone()}</td>
-                    <td>{a.mean_reward.clone()}<span class="muted interval" title=a.interval_note.clone()>{a.interval.clone()}{clipped}</span></td>
-                    <td>{a.pass_at_1.clone()}</td>
-                    <td>{a.output_tokens.clone()}</td>
-                </tr>
-            }
-        })
-        .collect_view()
-    };
-    let heading = move || {
-        if sel.matched.with(Option::is_some) {
-            "Per agent (the query's rollouts)"
-        } else {
-            "Per agent"
-        }
-    };
-    view! {
-        <section class="agent-lines">
-            <h2>{heading}</h2>
-            <div class="table-wrap">
-                <table data-testid="agent-lines" data-scope=scope(sel)>
-                    <thead><tr><th>"agent"</th><th>"rollouts"</th><th title="95 % interval across repeats">"mean reward"</th><th title="a pass is reward ≥ 1">"pass@1"</th><th>"output tokens"</th></tr></thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </div>
         </section>
     }
 }

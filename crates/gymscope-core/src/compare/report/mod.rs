@@ -15,12 +15,11 @@ mod verdicts;
 use super::conversations::PairConversations;
 use super::multi::MultiComparison;
 use super::summary::MeanDelta;
-use super::text::{interval_method, signed, tasks};
+use super::text::{interval_method, tasks};
 use super::Comparison;
 use crate::html::escape;
 use crate::report::{page_head, page_header, ReportMeta, BASE_STYLE};
 use crate::reward_group::RewardGroup;
-use crate::table::short_number;
 use std::fmt::Write;
 
 const SCRIPT: &str = include_str!("compare.js");
@@ -115,13 +114,23 @@ fn for_field(name: &str, v: Option<f64>) -> String {
 }
 
 pub(super) fn n(v: Option<f64>) -> String {
-    v.map_or_else(|| "–".into(), short_number)
+    crate::figures::reward(v)
 }
 
 /// A delta marked by its direction (`up`/`down`, an arrow), coloured better/worse only when
 /// the metric has a known good direction: the reward's. Tokens and verifier fields (a judge
 /// score, a count) may be better either way, so they stay neutral (issue 44, item 5).
-fn delta_html(d: Option<f64>, higher_is_better: bool) -> String {
+/// A change of reward as people read it, signed (`+0.25`, `-0.05208`, `0`).
+fn signed_reward(d: Option<f64>) -> String {
+    match d {
+        Some(d) if d > 0.0 => format!("+{}", crate::figures::reward(Some(d))),
+        d => crate::figures::reward(d),
+    }
+}
+
+/// A delta, `shown` as people read it, coloured better or worse only when `higher_is_better`
+/// says which is which (and the caller has a verdict), its exact value in the tooltip.
+fn delta_html(d: Option<f64>, higher_is_better: bool, shown: &str) -> String {
     let class = match d {
         Some(d) if d > 0.0 && higher_is_better => "delta up better",
         Some(d) if d > 0.0 => "delta up",
@@ -129,7 +138,11 @@ fn delta_html(d: Option<f64>, higher_is_better: bool) -> String {
         Some(d) if d < 0.0 => "delta down",
         _ => "delta",
     };
-    format!("<span class=\"{class}\">{}</span>", escape(&signed(d)))
+    format!(
+        "<span class=\"{class}\" title=\"{}\">{}</span>",
+        d.map_or_else(String::new, |d| d.to_string()),
+        escape(shown)
+    )
 }
 
 /// A token mean as people read it (whole, with separators), the exact value in its tooltip.
@@ -160,7 +173,7 @@ fn tokens_delta_html(d: Option<f64>) -> String {
 
 fn ci(m: &MeanDelta) -> String {
     m.ci95.map_or_else(String::new, |(lo, hi)| {
-        format!("{} … {}", signed(Some(lo)), signed(Some(hi)))
+        format!("{} … {}", signed_reward(Some(lo)), signed_reward(Some(hi)))
     })
 }
 
@@ -196,7 +209,7 @@ fn headline(out: &mut String, c: &Comparison, all: Option<&MultiComparison>) {
         tasks(c.tasks_b),
         n(r.a),
         n(r.b),
-        delta_html(r.delta, reward_changed(c, all)),
+        delta_html(r.delta, reward_changed(c, all), &signed_reward(r.delta)),
         escape(&ci(r)),
         escape(&interval_method(r, c.options.seed, &tasks(r.tasks))),
     );
@@ -274,7 +287,7 @@ fn agents(out: &mut String, c: &Comparison) {
             s.paired_tasks,
             n(s.mean_reward.a),
             n(s.mean_reward.b),
-            delta_html(s.mean_reward.delta, true),
+            delta_html(s.mean_reward.delta, true, &signed_reward(s.mean_reward.delta)),
             escape(&ci(&s.mean_reward)),
             s.improved,
             s.regressed,

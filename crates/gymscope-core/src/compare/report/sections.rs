@@ -126,7 +126,7 @@ pub(super) fn tasks(out: &mut String, c: &Comparison, m: &Model) {
             escape(agent),
             n(t.mean_a),
             n(t.mean_b),
-            delta_html(t.delta, true),
+            delta_html(t.delta, true, &super::signed_reward(t.delta)),
             t.group_a.as_str(),
             t.group_b.as_str(),
             crate::figures::tokens(t.tokens_a),

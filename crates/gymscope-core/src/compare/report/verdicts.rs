@@ -4,7 +4,7 @@
 //! a local path: the report is made to be shared.
 
 use super::super::multi::{flip_of, MultiComparison};
-use super::super::text::{flips_line, p_methods, p_value, power_line, signed};
+use super::super::text::{flips_line, p_methods, power_line};
 use super::super::verdict::Verdict;
 use super::delta_html;
 use crate::html::escape;
@@ -16,6 +16,24 @@ const LINKED_FLIPS: usize = 50;
 /// A metric's mean as people read it (`figures::for_column`), `–` without one.
 fn for_metric(metric: &str, v: Option<f64>) -> String {
     v.map_or_else(|| "–".into(), |v| crate::figures::for_column(metric, v))
+}
+
+/// A change of a metric as people read it, signed (`+0.25`, `-76` tokens).
+fn signed_for_metric(metric: &str, v: Option<f64>) -> String {
+    match v {
+        Some(d) if d > 0.0 => format!("+{}", for_metric(metric, Some(d))),
+        d => for_metric(metric, d),
+    }
+}
+
+/// A number as people read it with its exact value in the tooltip.
+fn titled(shown: &str, exact: Option<f64>) -> String {
+    let exact = exact.map_or_else(String::new, |v| v.to_string());
+    format!(
+        "<span title=\"{}\">{}</span>",
+        escape(&exact),
+        escape(shown)
+    )
 }
 
 pub(super) fn section(out: &mut String, m: &MultiComparison) {
@@ -41,19 +59,25 @@ pub(super) fn section(out: &mut String, m: &MultiComparison) {
                  <td>{}</td><td>{}</td><td class=\"verdict\">{}</td></tr>",
                 escape(&c.run.label),
                 escape(&row.metric),
-                // Numbers for people, by the metric (`total_tokens` whole, with separators).
-                for_metric(&row.metric, row.mean.a),
-                for_metric(&row.metric, row.mean.b),
+                // Numbers for people, by the metric (`total_tokens` whole, with separators;
+                // rewards at 4 significant digits, p at 2), exact in the tooltips.
+                titled(&for_metric(&row.metric, row.mean.a), row.mean.a),
+                titled(&for_metric(&row.metric, row.mean.b), row.mean.b),
                 // Coloured only with a verdict: the colour follows it.
                 delta_html(
                     row.mean.delta,
-                    row.higher_is_better && row.verdict != Verdict::NoDifference
+                    row.higher_is_better && row.verdict != Verdict::NoDifference,
+                    &signed_for_metric(&row.metric, row.mean.delta),
                 ),
                 escape(&row.mean.ci95.map_or_else(String::new, |(lo, hi)| {
-                    format!("{} … {}", signed(Some(lo)), signed(Some(hi)))
+                    format!(
+                        "{} … {}",
+                        signed_for_metric(&row.metric, Some(lo)),
+                        signed_for_metric(&row.metric, Some(hi))
+                    )
                 })),
-                escape(&p_value(row.p.map(|p| p.p))),
-                escape(&p_value(row.p_holm)),
+                titled(&crate::figures::p_value(row.p.map(|p| p.p)), row.p.map(|p| p.p)),
+                titled(&crate::figures::p_value(row.p_holm), row.p_holm),
                 escape(row.verdict.word(row.higher_is_better))
             );
         }
