@@ -70,7 +70,7 @@ fn aligned(a: &[Item], b: &[Item]) -> impl IntoView {
     let rows = diff_items(a, b);
     let count = |f: fn(&Row) -> bool| rows.iter().filter(|r| f(r)).count();
     let summary = format!(
-        "{} items the same, {} changed, {} only in A, {} only in B",
+        "Items: {} the same, {} changed, {} only in A, {} only in B",
         count(|r| matches!(r, Row::Same { .. })),
         count(|r| matches!(r, Row::Changed { .. })),
         count(|r| matches!(r, Row::OnlyA { .. })),
