@@ -743,9 +743,12 @@ fn input_line(
     Ok(())
 }
 
+/// A failures sidecar row's rollout key (task, rollout) and failure class.
+pub type FailureRow = ((i64, i64), String);
+
 /// One row of a `*_failures.jsonl` sidecar: its rollout key and `_ng_failure_class` (`unknown`
 /// when absent or null); `None` for a blank line. The watch reads sidecars with it.
-pub fn read_failure(bytes: &[u8]) -> Result<Option<((i64, i64), String)>, String> {
+pub fn read_failure(bytes: &[u8]) -> Result<Option<FailureRow>, String> {
     let Some(row) = read_key_row(bytes, Reader::Skim)? else {
         return Ok(None);
     };
