@@ -10,6 +10,7 @@ mod atif;
 mod compare_page;
 mod compare_report;
 mod first_screen;
+mod follow;
 mod health_page;
 mod inspector;
 mod pivot_build_page;
