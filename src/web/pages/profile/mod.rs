@@ -232,8 +232,8 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
                 </div>
             }.into_any(),
             Phase::Done(run) => view! {
-                <p data-testid="status" class="status done">"Profile ready."</p>
-                <FollowSwitch follow=follow names=slots.with_untracked(|s| Some([s.inputs.as_ref()?.name(), s.rollouts.as_ref()?.name()]))/>
+                <p data-testid="status" class="status done">"Profile ready."
+                    <FollowSwitch follow=follow names=slots.with_untracked(|s| Some([s.inputs.as_ref()?.name(), s.rollouts.as_ref()?.name()]))/></p>
                 <Inspector run=run from_atif=roles.with(|r| r.iter().any(|(_, k)| *k == FileKind::Atif)) files=files.read_only() inputs=Signal::derive_local(move || slots.with(|s| s.inputs.clone())) rollouts=Signal::derive_local(move || slots.with(|s| s.rollouts.clone())) worker=worker />
             }.into_any(),
         }}

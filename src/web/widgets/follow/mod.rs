@@ -147,15 +147,16 @@ pub fn FollowPick(
 pub fn FollowSwitch(follow: Follow, names: Option<[String; 2]>) -> impl IntoView {
     let names = names?;
     let why = if !files::can_follow() {
-        Some("Follow: this browser gives only snapshots of files (no File System Access API, as in Firefox and Safari); open the run in Chromium to follow it while it grows.")
+        Some("No Follow: this browser gives only snapshots of files (no File System Access API, as in Firefox and Safari); Chromium can follow a run while it grows.")
     } else if follow.handles_of(&names).is_none() {
-        Some("Follow: dropped or chosen files are snapshots; open the run with “Open to follow…” to follow it while it grows.")
+        Some("No Follow: dropped or chosen files are snapshots; “Open to follow…” opens a run to follow while it grows.")
     } else {
         None
     };
     if let Some(why) = why {
         return Some(
-            view! { <p class="muted follow-why" data-testid="follow-why">{why}</p> }.into_any(),
+            view! { " "<span class="muted follow-why" data-testid="follow-why">{why}</span> }
+                .into_any(),
         );
     }
     let toggle = move |e: leptos::ev::Event| {
@@ -166,10 +167,10 @@ pub fn FollowSwitch(follow: Follow, names: Option<[String; 2]>) -> impl IntoView
         }
     };
     Some(view! {
-        <p class="follow" data-testid="follow">
+        " "<span class="follow" data-testid="follow">
             <label><input type="checkbox" data-testid="follow-switch" prop:checked=move || follow.on.get() on:change=toggle />" Follow"</label>
             {move || follow.on.get().then(|| view! { " "<span class="live-badge" data-testid="follow-badge">{follow.badge.get()}</span> })}
             {move || follow.note.get().map(|n| view! { " "<span class="muted" data-testid="follow-note">{n}</span> })}
-        </p>
+        </span>
     }.into_any())
 }
