@@ -195,7 +195,7 @@ async fn the_scroll_stays_through_a_refresh() {
         5,
     )
     .await;
-    tokio::time::sleep(Duration::from_millis(1000)).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
     let after = scroll_y(&b).await;
     assert!((after - y).abs() < 2.0, "scrolled from {y} to {after}");
     b.close().await;
