@@ -11,6 +11,7 @@ mod compare_page;
 mod compare_report;
 mod first_screen;
 mod groups_and_rows;
+mod follow;
 mod health_page;
 mod inspector;
 mod pivot_build_page;

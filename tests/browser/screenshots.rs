@@ -310,3 +310,35 @@ async fn screenshots_of_an_environment_server_run() {
     shot(&b, "env-health.png").await;
     b.close().await;
 }
+
+/// The profile page following a growing run (docs/watch.md): the example's first 80 rows, Follow
+/// on, then 20 more appended; the badge and the figures after the refresh. Into
+/// `docs/screenshots/follow-1440.png` with `GYMSCOPE_DOCS_SHOTS=1`, else `target/screenshots/`.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "writes a picture to look at; run by hand"]
+async fn following_a_growing_run() {
+    use crate::follow::{append, chunk, lines, open_followed, FIRST};
+    let (_server, b) = open_followed(1440, 900).await;
+    b.click_testid("follow-switch").await;
+    b.wait_text("[data-testid=follow-badge]", "80 of 120 rollouts")
+        .await;
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    let all = lines();
+    let half = all[FIRST].len() / 2;
+    let (more, torn) = chunk(&all, FIRST + 1, 100);
+    append(&b, &format!("{}{more}{torn}", &all[FIRST][half..])).await;
+    b.wait_text("[data-testid=follow-badge]", "100 of 120 rollouts")
+        .await;
+    b.wait_text("[data-testid=totals]", "100 of 120 rollouts")
+        .await;
+    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+    let png = b.client.screenshot().await.unwrap();
+    let dir = if std::env::var_os("GYMSCOPE_DOCS_SHOTS").is_some() {
+        common::repo_root().join("docs/screenshots")
+    } else {
+        common::repo_root().join("target/screenshots")
+    };
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("follow-1440.png"), png).unwrap();
+    b.close().await;
+}

@@ -44,7 +44,7 @@ pub fn kinds_of(
     classify_all(file_list(list), on_files);
 }
 
-fn classify_all(
+pub fn classify_all(
     files: Vec<web_sys::File>,
     on_files: impl FnOnce(Vec<(web_sys::File, FileKind)>) + 'static,
 ) {

@@ -5,7 +5,8 @@ use super::{OutputFiles, Phase};
 use crate::inspect::run::RunView;
 use crate::web::download::DownloadLink;
 use crate::web::protocol::{Failure, ReadStats, Reply, Request};
-use crate::web::worker_client::SharedWorker;
+use crate::web::widgets::follow::{keep_scroll, Follow, Refresh};
+use crate::web::worker_client::{SharedWorker, WorkerHandle};
 use leptos::prelude::*;
 use std::sync::Arc;
 
@@ -15,6 +16,8 @@ pub(super) fn send(
     request: &Request,
     phase: RwSignal<Phase, LocalStorage>,
     files: RwSignal<OutputFiles, LocalStorage>,
+    // A followed run's refresh: the shown run stays until the new one replaces it in place.
+    follow: Option<Follow>,
 ) {
     worker.with_value(|w| {
         w.request(request, move |reply| match reply {
@@ -35,7 +38,11 @@ pub(super) fn send(
                 } else {
                     OutputFiles::None
                 });
+                let put_back = follow.map(|_| keep_scroll());
                 phase.set(Phase::Done(Arc::new(run)));
+                if let Some(put_back) = put_back {
+                    put_back();
+                }
             }
             Reply::Downloads {
                 downloads,
@@ -50,12 +57,52 @@ pub(super) fn send(
             Reply::Failed(f) if matches!(files.get_untracked(), OutputFiles::Writing) => {
                 files.set(OutputFiles::Failed(f.message));
             }
-            Reply::Failed(f) => phase.set(Phase::Failed(f)),
+            Reply::Failed(f) => match follow {
+                Some(follow) => follow.failed(&f.message),
+                None => phase.set(Phase::Failed(f)),
+            },
             _ => phase.set(Phase::Failed(Failure::from(
                 "unexpected reply from the worker",
             ))),
         });
     });
+}
+
+/// Profiles a followed run's grown files in place of the shown run (partial: rollouts are
+/// still coming), unless the worker is busy with the user's job.
+pub(super) fn refresher(
+    worker: SharedWorker,
+    slots: RwSignal<crate::inspect::intake::Slots<web_sys::File>, LocalStorage>,
+    phase: RwSignal<Phase, LocalStorage>,
+    files: RwSignal<OutputFiles, LocalStorage>,
+    follow: Follow,
+) -> Refresh {
+    std::rc::Rc::new(move |inputs: web_sys::File, rollouts: web_sys::File| {
+        if worker.with_value(WorkerHandle::is_busy)
+            || !matches!(phase.get_untracked(), Phase::Done(..))
+        {
+            return false;
+        }
+        slots.update(|s| {
+            s.inputs = Some(inputs.clone());
+            s.rollouts = Some(rollouts.clone());
+        });
+        let total = inputs.size() + rollouts.size();
+        let request = Request::Profile {
+            inputs,
+            rollouts,
+            options: crate::profile::ProfileOptions {
+                allow_partial_rollouts: true,
+            },
+            upstream: slots.with_untracked(|s| crate::web::protocol::UpstreamFiles {
+                quality_summary: s.quality_summary.clone(),
+                rollout_verdicts: s.rollout_verdicts.clone(),
+            }),
+            workers: crate::web::readers::reading_workers(total),
+        };
+        send(worker, &request, phase, files, Some(follow));
+        true
+    })
 }
 
 /// The output files are written: the time it took on `<body>` and a performance mark, for

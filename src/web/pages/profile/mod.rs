@@ -16,6 +16,7 @@ use crate::web::download::OutputFiles;
 use crate::web::pages::profile::inspector::Inspector;
 use crate::web::protocol::{Failure, Progress, Request, UpstreamFiles};
 use crate::web::widgets::file_pick::FilePick;
+use crate::web::widgets::follow::{Follow, FollowPick, FollowSwitch};
 use crate::web::worker_client::start_page_worker;
 use job::send;
 use leptos::prelude::*;
@@ -42,6 +43,8 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
     let phase = RwSignal::new_local(Phase::Idle);
     let files = RwSignal::new_local(OutputFiles::None);
     let (worker, worker_ready) = start_page_worker();
+    let follow = Follow::new();
+    follow.set_refresh(job::refresher(worker, slots, phase, files, follow));
     // The Health page shows the run loaded here (its health came in the same read).
     // The pivot builder builds from the run profiled here unless told otherwise.
     if let Some(crate::web::state::LoadedRollouts(loaded)) = use_context() {
@@ -63,6 +66,7 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
     }
 
     let start = move |request: Request, total: f64| {
+        follow.stop(None); // another run replaces the followed one
         files.set(OutputFiles::None);
         phase.set(Phase::Working {
             progress: Progress {
@@ -72,7 +76,7 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
             },
             started: now(),
         });
-        send(worker, &request, phase, files);
+        send(worker, &request, phase, files, None);
     };
     let start_run = move || {
         let (Some(inputs), Some(rollouts)) =
@@ -143,6 +147,11 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
             }
         });
     };
+    // Files opened to follow: their rollouts are still coming.
+    let take_followed = move |files: Vec<web_sys::File>| {
+        allow_partial.set(true);
+        crate::web::widgets::file_pick::classify_all(files, take);
+    };
     let cancel = move |_| {
         worker.with_value(crate::web::worker_client::WorkerHandle::cancel);
         phase.set(Phase::Failed(Failure::from("Cancelled.")));
@@ -193,6 +202,7 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
     view! {
         <FilePick on_files=take inputs_name=name_of(|s| &s.inputs) rollouts_name=name_of(|s| &s.rollouts)
             roles=roles missing=missing loaded=loaded>
+            <FollowPick follow=follow on_files=take_followed />
             <label>
                 <input type="checkbox" data-testid="allow-partial" prop:checked=move || allow_partial.get()
                     on:change=move |e| { allow_partial.set(event_target_checked(&e)); start_run(); } />
@@ -223,7 +233,8 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
                 </div>
             }.into_any(),
             Phase::Done(run) => view! {
-                <p data-testid="status" class="status done">"Profile ready."</p>
+                <p data-testid="status" class="status done">"Profile ready."
+                    <FollowSwitch follow=follow names=slots.with_untracked(|s| Some([s.inputs.as_ref()?.name(), s.rollouts.as_ref()?.name()]))/></p>
                 <Inspector run=run from_atif=roles.with(|r| r.iter().any(|(_, k)| *k == FileKind::Atif)) files=files.read_only() inputs=Signal::derive_local(move || slots.with(|s| s.inputs.clone())) rollouts=Signal::derive_local(move || slots.with(|s| s.rollouts.clone())) worker=worker />
             }.into_any(),
         }}
