@@ -193,7 +193,7 @@ fn static_table_keeps_both_ends_of_a_long_list() {
     assert_eq!((first.delta, last.delta), (Some(-1.0), Some(1.0)));
     assert!(table.contains(&format!("<tr><th>{}</th>", first.task_a)));
     assert!(table.ends_with(&format!(
-        "<tr><th>{}</th><td>{}</td><td class=\"agent\">math</td><td>0</td><td>1</td><td><span class=\"delta up better\">+1</span></td><td>all_failure</td><td>all_success</td><td>100</td><td>100</td></tr></tbody>",
+        "<tr><th>{}</th><td>{}</td><td class=\"agent\">math</td><td>0</td><td>1</td><td><span class=\"delta up better\" title=\"1\">+1</span></td><td>all_failure</td><td>all_success</td><td>100</td><td>100</td></tr></tbody>",
         last.task_a, last.task_b
     )));
 }
