@@ -4,6 +4,7 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
 pub use super::collect_args::{AggregateArgs, CollectArgs, HealthCheckArgs};
+use super::value_parsers::{finite, line_limit, match_limit, positive, probability};
 pub use super::watch_args::WatchArgs;
 
 #[derive(Parser, Debug)]
@@ -187,7 +188,7 @@ pub struct QueryArgs {
     #[arg(long)]
     pub single_step: bool,
     /// Refuse lines longer than N bytes (default 1 GiB).
-    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::read::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
 }
 
@@ -238,7 +239,7 @@ pub struct HealthArgs {
     #[arg(long)]
     pub single_step: bool,
     /// Refuse lines longer than N bytes (default 1 GiB).
-    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::read::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
 }
 
@@ -282,7 +283,7 @@ pub struct ValidatePivotArgs {
     pub stats: bool,
     /// Refuse lines longer than N bytes (default 1 GiB): a file that never ends a line fails
     /// with its name and line instead of filling memory.
-    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::read::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
     /// A NeMo Gym checkout: also check every row's `responses_create_params` against Gym's
     /// Pydantic request model (unknown keys, input items, tools, `stream`, `metadata`), as
@@ -315,7 +316,7 @@ pub struct ProfileArgs {
     pub out_dir: Option<PathBuf>,
     /// Refuse lines longer than N bytes (default 1 GiB): a file that never ends a line fails
     /// with its name and line instead of filling memory.
-    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::read::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
 }
 
@@ -338,7 +339,7 @@ pub struct ExportArgs {
     #[arg(long, value_name = "V")]
     pub agent_version: Option<String>,
     /// Refuse lines longer than N bytes (default 1 GiB).
-    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::read::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
 }
 
@@ -407,7 +408,7 @@ pub struct ReportArgs {
     pub query: Option<String>,
     /// Refuse lines longer than N bytes (default 1 GiB): a file that never ends a line fails
     /// with its name and line instead of filling memory.
-    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::read::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
 }
 
@@ -508,7 +509,7 @@ pub struct CompareArgs {
     #[arg(long)]
     pub allow_partial_rollouts: bool,
     /// Refuse lines longer than N bytes (default 1 GiB), naming the file and line.
-    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::read::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
 }
 
@@ -737,53 +738,6 @@ pub struct SelectTasksArgs {
     /// Add `profile_info` (rollouts, rewards, mean, std, variance, group, pass rate) to each row.
     #[arg(long)]
     pub annotate: bool,
-}
-
-/// `--shard I/N`, refused by clap as a usage error (exit 2) when malformed.
-/// `--max-line-bytes`: at least 1 (a limit of 0 would refuse every line).
-/// `--limit 0` would print nothing and say "stopped at --limit 0": refused as a usage error.
-fn match_limit(s: &str) -> Result<u64, String> {
-    match s.trim().parse::<u64>() {
-        Ok(0) => Err("at least 1 match (use --count to count without printing)".into()),
-        Ok(n) => Ok(n),
-        Err(e) => Err(format!("`{s}`: {e}")),
-    }
-}
-
-pub(super) fn line_limit(s: &str) -> Result<u64, String> {
-    match s.trim().parse::<u64>() {
-        Ok(0) => Err("the limit must be at least 1 byte".into()),
-        Ok(n) => Ok(n),
-        Err(e) => Err(format!("`{s}`: {e}")),
-    }
-}
-
-/// A number flag: `nan` and `inf` are refused while parsing, as a usage error (exit 2); a
-/// threshold of NaN would compare false with every reward and select silently wrong.
-pub(super) fn finite(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() => Ok(x),
-        Ok(_) => Err(format!("expected a finite number, got `{s}`")),
-        Err(e) => Err(format!("`{s}`: {e}")),
-    }
-}
-
-/// `--alpha`: a finite number strictly between 0 and 1 (a usage error otherwise, exit 2).
-fn probability(s: &str) -> Result<f64, String> {
-    match finite(s)? {
-        x if x > 0.0 && x < 1.0 => Ok(x),
-        _ => Err(format!(
-            "expected a number between 0 and 1 (exclusive), got `{s}`"
-        )),
-    }
-}
-
-/// `--effect`: a finite number above 0.
-fn positive(s: &str) -> Result<f64, String> {
-    match finite(s)? {
-        x if x > 0.0 => Ok(x),
-        _ => Err(format!("expected a number above 0, got `{s}`")),
-    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The flags of the commands that talk to NeMo Gym's servers or check a run directory:
 //! `collect` (a drop-in for `gym eval run --no-serve`) and `health-check`.
 
-use super::args::{finite, line_limit};
+use super::value_parsers::{finite, line_limit};
 use crate::collect::shard::Shard;
 use clap::Args;
 use std::path::PathBuf;
@@ -146,7 +146,7 @@ pub struct CollectArgs {
     pub progress_file: Option<Option<PathBuf>>,
     /// Refuse lines longer than N bytes (default 1 GiB): a file that never ends a line fails
     /// with its name and line instead of filling memory.
-    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::read::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
     /// Put `seed=<rollout index>` into `responses_create_params.metadata.extra_body` of every
     /// materialized row (upstream's `+num_repeats_add_seed=true`).
@@ -217,7 +217,7 @@ pub struct AggregateArgs {
     #[arg(long)]
     pub count_missing_rollouts_as_zero: bool,
     /// Refuse lines longer than N bytes (default 1 GiB).
-    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::read::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
 }
 
@@ -245,7 +245,7 @@ pub struct HealthCheckArgs {
     #[arg(long)]
     pub json: bool,
     /// Refuse lines longer than N bytes (default 1 GiB).
-    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    #[arg(long, value_parser = line_limit, value_name = "N", default_value_t = crate::read::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
 }
 

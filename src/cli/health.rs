@@ -12,7 +12,7 @@ use crate::native::files::clear_outputs;
 use crate::native::parallel::{self, OrderedPool};
 use crate::native::read::{for_each_chunk, for_each_line};
 use crate::native::{check_input, Input};
-use crate::profile::LineBatch;
+use crate::read::batch::LineBatch;
 use anyhow::Result;
 use std::io::Write;
 use std::path::{Path, PathBuf};

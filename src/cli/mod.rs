@@ -11,15 +11,15 @@ mod export;
 mod health;
 mod health_check;
 mod hydra_args;
-pub mod profile;
+mod profile;
 mod progress;
 mod query;
-pub mod query_rows;
 mod report;
 mod select_pivot;
 mod select_tasks;
 mod validate_atif;
 mod validate_pivot;
+mod value_parsers;
 mod watch;
 mod watch_args;
 

@@ -152,7 +152,7 @@ fn from_run(
     let query = args
         .query
         .as_deref()
-        .map(super::query::parse_query)
+        .map(crate::native::query_read::parse_query)
         .transpose()?;
     check_run_files(inputs, rollouts)?;
     // Every file the report reads is an input, those beside the rollouts too (`collect
@@ -238,7 +238,7 @@ fn from_run(
     // found first: the conversations shown are theirs.
     let query = match query {
         Some(q) => {
-            let keys = super::query::matching_keys(
+            let keys = crate::native::query_read::matching_keys(
                 rollouts,
                 inputs,
                 &q,

@@ -3,7 +3,6 @@
 
 use super::args::{SelectPivotArgs, SortArg};
 use super::build_pivot::refuse_overwrite_all;
-use crate::jsonl::LineSpan;
 use crate::names;
 use crate::native::atomic::AtomicFile;
 use crate::native::files::{read_document, DOCUMENT_CAP};
@@ -13,6 +12,7 @@ use crate::native::UsageError;
 use crate::pivot_build::select::{
     selected_row, Class, ProfileIndex, SelectOptions, Selector, Sort,
 };
+use crate::read::jsonl::LineSpan;
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 use std::fs::File;

@@ -24,7 +24,7 @@ pub struct WatchArgs {
     #[arg(long, value_parser = minutes, value_name = "MINUTES", default_value_t = 10.0)]
     pub stall_after: f64,
     /// Refuse lines longer than N bytes (default 1 GiB).
-    #[arg(long, value_parser = super::args::line_limit, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_LINE_BYTES)]
+    #[arg(long, value_parser = super::value_parsers::line_limit, value_name = "N", default_value_t = crate::read::jsonl::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: u64,
 }
 

@@ -157,7 +157,7 @@ pub async fn collect(args: &CollectOptions) -> Result<Ending> {
     // (agent, task_source) of the rows routed by agent: v0.7.0's pairing check.
     let mut pairings: BTreeSet<(String, Option<String>)> = BTreeSet::new();
     // With `dispatch_longest_first`: rows whose earlier attempts recorded their duration.
-    let mut longest: Vec<(f64, crate::jsonl::LineSpan)> = Vec::new();
+    let mut longest: Vec<(f64, crate::read::jsonl::LineSpan)> = Vec::new();
     // Rows to run per stamped environment server, first seen first (v0.7.0 prints them).
     let mut routes: Vec<(String, u64)> = Vec::new();
     let mat_name = materialized.display().to_string();

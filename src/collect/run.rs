@@ -44,7 +44,7 @@ pub struct Config {
     /// Observability on: the model servers' capture directory.
     pub capture_dir: Option<PathBuf>,
     /// Materialized lines to start before the others, in this order (`dispatch_longest_first`).
-    pub first: Vec<crate::jsonl::LineSpan>,
+    pub first: Vec<crate::read::jsonl::LineSpan>,
     /// v0.7.0's `dispatch_budget_s` and `drain_margin_s`: rows are no longer started once the
     /// time left is under the margin (given, else the p75 of finished rollouts).
     pub budget: Option<(Duration, Option<f64>)>,

@@ -11,7 +11,8 @@
 use super::files;
 use super::signals::TempGuard;
 use crate::atif::harbor;
-use crate::atif::run::{write_rows, Hint, RunBuilder};
+use crate::atif::run::{write_rows, RunBuilder};
+use crate::atif::Hint;
 use anyhow::{anyhow, bail, Context, Result};
 use serde_json::Value;
 use std::path::{Component, Path, PathBuf};
@@ -246,7 +247,7 @@ fn read_rewards(path: &Path) -> Result<crate::atif::run::Rewards> {
     super::read::for_each_line::<anyhow::Error>(
         path,
         &name,
-        crate::jsonl::DEFAULT_MAX_LINE_BYTES,
+        crate::read::jsonl::DEFAULT_MAX_LINE_BYTES,
         |span, line, _| {
             rewards
                 .add_line(&name, span.line, line)

@@ -13,6 +13,8 @@ pub mod follow;
 pub mod inputs;
 pub mod out;
 pub mod parallel;
+pub mod profile_files;
+pub mod query_read;
 pub mod read;
 pub mod run_files;
 pub mod run_read;

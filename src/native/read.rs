@@ -1,7 +1,7 @@
 //! The one native driver that streams a file: chunks (for the core's chunk-fed parsers) or lines
 //! (for collection), with the line limit and the file's name in every error.
 
-use crate::jsonl::{LineSpan, LineSplitter, SplitError};
+use crate::read::jsonl::{LineSpan, LineSplitter, SplitError};
 use std::io::{self, Read};
 use std::path::Path;
 
@@ -72,7 +72,7 @@ pub fn for_each_line<E: From<ReadError>>(
 ) -> Result<(), E> {
     let mut splitter = LineSplitter::with_max_line_bytes(max_line);
     let mut go_on = true;
-    let too_long = |t: crate::jsonl::LineTooLong| ReadError::TooLong {
+    let too_long = |t: crate::read::jsonl::LineTooLong| ReadError::TooLong {
         file: name.to_string(),
         line: t.line,
         limit: t.limit,

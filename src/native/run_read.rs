@@ -8,7 +8,8 @@ use super::read::for_each_chunk;
 use crate::error::ProfileError;
 use crate::health::{HealthBuilder, HealthError, HealthReport};
 use crate::joint_read::{self, HealthLines};
-use crate::profile::{parse_batch, LineBatch, ParsedBatch, ProfileBuilder};
+use crate::profile::{parse_batch, ParsedBatch, ProfileBuilder};
+use crate::read::batch::LineBatch;
 use crate::record::RowKind;
 use std::path::Path;
 

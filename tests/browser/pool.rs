@@ -158,7 +158,7 @@ async fn a_text_query_read_by_two_workers_matches_one_worker_and_the_cli() {
     // About 12 MB in ranges of 1.5 MB; the first expression needs all three reads (the inputs
     // for `agent`, the tasks' pass rates, the text), the second skips the inputs. The query's
     // errors are those the profile's read would meet first (the same reader): their order in
-    // ranges is tested in `query::ranges`.
+    // ranges is tested in `query::pooled`.
     let (inputs, rollouts) = gen_run::generate_agentic(dir.path(), "rollouts", 600, 4, 4500);
     let files = [inputs.clone(), rollouts.clone()];
     let exprs = [

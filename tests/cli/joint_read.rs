@@ -9,8 +9,8 @@ use crate::common::gen_run;
 
 use gymscope::health;
 use gymscope::joint_read;
-use gymscope::jsonl::LineSpan;
 use gymscope::profile;
+use gymscope::read::jsonl::LineSpan;
 use gymscope::record::{KeyTable, Row, RowError, RowKind};
 
 /// What a line gives: the profile's row described, and health's read as text.

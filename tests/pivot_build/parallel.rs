@@ -241,12 +241,12 @@ fn a_failed_selfcheck_is_the_same_error() {
 /// range starts, each range is converted alone by a converter made from the setup's bytes, its
 /// parts sent as bytes, and the builder takes them back in file order, last range first.
 fn in_ranges(data: &[u8], o: &BuildOptions, piece: u64) -> Outcome {
-    use gymscope::jsonl::LineSplitter;
-    use gymscope::pivot_build::ranges::{
+    use gymscope::pivot_build::pooled::{
         ConvertedBatch, ConverterSetup, RangeConverter, RangeStarts,
     };
-    use gymscope::profile::ranges::plan;
-    use gymscope::range_read::{read_range, InOrder, Part};
+    use gymscope::read::in_order::{read_range, InOrder, Part};
+    use gymscope::read::jsonl::LineSplitter;
+    use gymscope::read::ranges::plan;
     use gymscope::record::RowKind;
     let ranges = plan(RowKind::Rollout, data.len() as u64, piece);
     let mut b = PivotBuilder::new("src.jsonl", o.clone());

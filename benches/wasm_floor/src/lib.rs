@@ -3,7 +3,7 @@
 //! 2 = 1 + skim::value_end(line, 0); 3 = 1 + has_control_bytes + value_end (the skim path's checks);
 //! 4 = profile::parse_line(Rollout); 5 = joint_read::rollout_line (profile + health in one walk).
 
-use gymscope::jsonl::LineSpan;
+use gymscope::read::jsonl::LineSpan;
 use gymscope::record::{KeyTable, RowKind};
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -75,7 +75,7 @@ fn pipeline(data: &[u8], joint: bool) -> u32 {
     let mut health = HealthBuilder::new("r.jsonl", gymscope::reward_group::DEFAULT_THRESHOLD);
     let mut cut = Vec::new();
     let fails = std::cell::Cell::new(0u32);
-    let mut record = |builder: &mut ProfileBuilder, batch: &gymscope::profile::LineBatch| {
+    let mut record = |builder: &mut ProfileBuilder, batch: &gymscope::read::batch::LineBatch| {
         let ok = if joint {
             let (parsed, lines) = gymscope::joint_read::parse_batch(batch);
             builder.record(parsed).is_ok()

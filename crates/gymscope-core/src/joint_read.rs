@@ -8,11 +8,12 @@
 
 use crate::error::ProfileError;
 use crate::health::{self, HealthBuilder, HealthError, InputRead, RolloutRead};
-use crate::jsonl::LineSpan;
-use crate::profile::{self, LineBatch, ParsedBatch, ProfileBuilder};
+use crate::profile::{self, ParsedBatch, ProfileBuilder};
+use crate::read::batch::LineBatch;
+use crate::read::jsonl::LineSpan;
 use crate::record::{KeyTable, MemberReader, Row, RowError, RowKind};
 
-pub mod ranges;
+pub mod pooled;
 
 /// A batch's lines as health reads them, with their line numbers (a batch is of one file).
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -22,7 +23,7 @@ pub enum HealthLines {
 }
 
 impl HealthLines {
-    /// Numbers a range's lines in their file (`ranges`): `before` lines came earlier.
+    /// Numbers a range's lines in their file (`pooled`): `before` lines came earlier.
     pub fn renumber(&mut self, before: u64) {
         match self {
             HealthLines::Inputs(lines) => lines.iter_mut().for_each(|(n, _)| *n += before),

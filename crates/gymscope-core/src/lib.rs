@@ -16,7 +16,6 @@
 //!   [`html`] and [`markdown`] (escaping), [`python_math`] (CPython's and scipy's numbers v0.7.0's intervals use)
 
 pub mod atif;
-pub mod chunks;
 pub mod collect;
 pub mod compare;
 pub mod conversation;
@@ -30,7 +29,6 @@ pub mod html;
 pub mod inspect;
 pub mod joint_read;
 pub mod json;
-pub mod jsonl;
 pub mod markdown;
 pub mod model_text;
 pub mod names;
@@ -41,7 +39,7 @@ pub mod plot;
 pub mod profile;
 pub mod python_math;
 pub mod query;
-pub mod range_read;
+pub mod read;
 pub mod record;
 pub mod render;
 pub mod report;

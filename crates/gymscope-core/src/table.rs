@@ -379,27 +379,6 @@ pub fn repeat_notes(p: &Profile) -> Vec<String> {
     notes
 }
 
-/// Upstream's first summary lines (the file paths are shown as downloads instead).
-pub fn summary_lines(p: &Profile) -> [String; 2] {
-    summary_lines_of(&p.summary)
-}
-
-/// [`summary_lines`] from the counts alone.
-pub fn summary_lines_of(s: &crate::profile::CompletionSummary) -> [String; 2] {
-    [
-        format!(
-            "Reward profile completion: {}/{} rollout rows ({:.2}%)",
-            s.completed_rollout_rows,
-            s.expected_rollout_rows,
-            s.completion_pct()
-        ),
-        format!(
-            "Input rows: {} total; {} complete; {} partial; {} without rollouts dropped from output.",
-            s.total_input_rows, s.complete_input_rows, s.partial_input_rows, s.missing_input_rows
-        ),
-    ]
-}
-
 #[cfg(test)]
 mod tests {
     #[test]

@@ -18,8 +18,8 @@ mod query_fields;
 mod table;
 mod task_agents;
 
-use gymscope::cli::query_rows::{self, RowOptions};
 use gymscope::native::out::capture_thread;
+use gymscope::native::query_read::{self, RowOptions};
 use gymscope::profile::Profile as CoreProfile;
 use interrupt::{interruptible, OnStop};
 use pyo3::prelude::*;
@@ -84,7 +84,7 @@ impl Profile {
         let (i, r) = (inputs.clone(), rollouts.clone());
         let (profile, agents) = interruptible(py, OnStop::Abandon, move || {
             capture_thread(|| -> anyhow::Result<_> {
-                let profile = gymscope::cli::profile::read_profile(&i, &r, partial)?;
+                let profile = gymscope::native::profile_files::read_profile(&i, &r, partial)?;
                 let agents = task_agents::task_agents(&profile, &i)?;
                 Ok((profile, agents))
             })
@@ -148,7 +148,7 @@ impl Profile {
     fn write(&self, py: Python<'_>, out_dir: Option<PathBuf>) -> PyResult<Vec<PathBuf>> {
         py.detach(|| {
             capture_thread(|| {
-                gymscope::cli::profile::write_outputs(
+                gymscope::native::profile_files::write_outputs(
                     &self.profile,
                     &self.inputs,
                     &self.rollouts,
@@ -191,7 +191,7 @@ fn rollouts(
             if strict {
                 query_fields::refuse_missing(&rollouts, &fields, options.max_line_bytes)?;
             }
-            let rows = query_rows::rollout_rows(&rollouts, query.as_deref(), &options)?;
+            let rows = query_read::rollout_rows(&rollouts, query.as_deref(), &options)?;
             let warning = if strict {
                 None
             } else {

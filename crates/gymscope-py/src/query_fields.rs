@@ -2,7 +2,7 @@
 //! misspelled field gave a silent empty table (issue 57). `rollouts(…, strict=True)` refuses
 //! the query, as `gymscope query --strict` does; without it, Python warns.
 
-use gymscope::cli::query_rows::field_names;
+use gymscope::native::query_read::field_names;
 use gymscope::query::rows::RowColumns;
 use gymscope::query::{Field, Query};
 use std::collections::BTreeSet;

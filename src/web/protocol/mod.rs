@@ -7,8 +7,8 @@ use crate::inspect::pivot::PivotView;
 use crate::inspect::pivot_build::PageBuild;
 use crate::pivot::PivotOptions;
 use crate::pivot_build::select::SelectOptions;
-use crate::profile::ranges::ByteRange;
 use crate::profile::ProfileOptions;
+use crate::read::ranges::ByteRange;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_wasm_bindgen::preserve;
@@ -48,7 +48,7 @@ pub enum Request {
         workers: u32,
     },
     /// A pool worker's job: read `range` of `file` for `task`, reply with its parts
-    /// ([`Reply::RangePart`]) as postcard bytes (`range_read`).
+    /// ([`Reply::RangePart`]) as postcard bytes (`read::in_order`).
     ReadRange {
         #[serde(with = "preserve")]
         file: File,
@@ -77,7 +77,7 @@ pub enum Request {
         /// How many workers read the file (as for [`Request::Profile`]).
         workers: u32,
     },
-    /// A pool worker's setup for a pivot validation's ranges (`pivot::ranges`).
+    /// A pool worker's setup for a pivot validation's ranges (`pivot::pooled`).
     PivotSetup { options: PivotOptions },
     /// Build a pivot dataset from rollouts (two passes over `file`).
     BuildPivots {
@@ -88,12 +88,12 @@ pub enum Request {
         /// this worker's.
         workers: u32,
     },
-    /// A pool worker's setup for a build's conversion (`pivot_build::ranges`): the converter
+    /// A pool worker's setup for a build's conversion (`pivot_build::pooled`): the converter
     /// (`ConverterSetup` as postcard bytes) and where each range starts.
     ConvertSetup {
         #[serde(with = "preserve")]
         setup: js_sys::Uint8Array,
-        starts: Vec<crate::pivot_build::ranges::RangeStart>,
+        starts: Vec<crate::pivot_build::pooled::RangeStart>,
     },
     /// Keep the pivots whose on-policy rollouts (`profile`) had mixed rewards: both files read
     /// and every pivot decided once, then planned with `options` (files made).
@@ -189,14 +189,14 @@ pub enum Reply {
     },
     /// A field's groups and each task's, for "Group by".
     Grouped(Box<crate::inspect::grouping::FieldGroups>),
-    /// A part of a range a pool worker read (`range_read::Part` as bytes).
+    /// A part of a range a pool worker read (`read::in_order::Part` as bytes).
     RangePart {
         index: u32,
         #[serde(with = "preserve")]
         bytes: js_sys::Uint8Array,
         /// The pool worker's wasm memory as it sent the part.
         memory: f64,
-        /// The range's last part (`range_read::Part::End`): the worker can take another.
+        /// The range's last part (`read::in_order::Part::End`): the worker can take another.
         end: bool,
     },
     /// The one error path: every failure of a job ends here.

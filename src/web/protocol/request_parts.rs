@@ -9,15 +9,15 @@ use web_sys::File;
 /// What a pool worker reads a range for.
 #[derive(Clone, Copy, Serialize, Deserialize)]
 pub enum RangeTask {
-    /// The profile and health (`joint_read::ranges`).
+    /// The profile and health (`joint_read::pooled`).
     Profile,
     /// The profile alone (a compared run: `profile::ranges`).
     ProfileOnly,
-    /// One of a query's reads (`query::ranges`).
-    Query(crate::query::ranges::QueryRead),
-    /// A pivot file's validation (`pivot::ranges`).
+    /// One of a query's reads (`query::pooled`).
+    Query(crate::query::pooled::QueryRead),
+    /// A pivot file's validation (`pivot::pooled`).
     Pivot,
-    /// A build's conversion (`pivot_build::ranges`).
+    /// A build's conversion (`pivot_build::pooled`).
     Convert,
 }
 

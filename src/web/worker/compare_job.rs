@@ -6,12 +6,12 @@
 
 use super::super::protocol::{CompareInput, Compared, Download, Failure, Reply, ReportRequest};
 use super::io::{feed, post_progress, BlobWriter, SpanReader, WINDOW};
-use super::profile_job::source;
-use crate::chunks::Flow;
+use super::shown::source;
 use crate::compare::multi::{self, MultiComparison, RunLabel, DEFAULT_ALPHA};
 use crate::compare::{self, CompareOptions, Comparison, ProfilingFileReader, RunTasks};
 use crate::names;
 use crate::profile::{ProfileBuilder, ProfileOptions};
+use crate::read::chunks::Flow;
 use crate::report::ReportMeta;
 use std::cell::RefCell;
 use web_sys::File;

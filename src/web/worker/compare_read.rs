@@ -7,8 +7,8 @@ use super::compare_job::{compared, load, run_side, size, Side};
 use super::io::post;
 use super::pool::{self, Files, Read};
 use crate::compare::CompareOptions;
-use crate::profile::ranges::plan;
 use crate::profile::ProfileBuilder;
+use crate::read::ranges::plan;
 use crate::record::RowKind;
 use std::collections::VecDeque;
 

@@ -7,9 +7,9 @@
 use super::super::protocol::{Download, Failure, Reply, TaskBand, TasksCurated};
 use super::io::{feed, BlobWriter, SpanReader, WINDOW};
 use super::pivot_build_job::{text_download, write};
-use crate::chunks::Flow;
 use crate::curate::{self, curated_row, DropReason, TaskEntry, TaskOptions, TaskReader};
 use crate::names;
+use crate::read::chunks::Flow;
 use crate::render::LineSource;
 use std::cell::RefCell;
 use web_sys::File;

@@ -1,11 +1,11 @@
 //! The worker's files: `File`s read synchronously with `FileReaderSync` behind `std::io::Read`
 //! (gloo has no synchronous reader; synchronous reads are allowed only in workers), fed to the
-//! core by [`crate::chunks`]; rollout lines read back by span through a window; outputs written
+//! core by [`crate::read::chunks`]; rollout lines read back by span through a window; outputs written
 //! into Blobs part by part; replies posted to the page.
 
 use super::super::protocol::{encode, Failure, Progress, Reply};
-use crate::chunks::{for_each_chunk, Flow};
-use crate::jsonl::LineSpan;
+use crate::read::chunks::{for_each_chunk, Flow};
+use crate::read::jsonl::LineSpan;
 use crate::render::LineSource;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync};

@@ -16,6 +16,7 @@ mod query_job;
 mod range_job;
 mod report_job;
 mod select_job;
+mod shown;
 mod verdict_files;
 
 use super::protocol::{decode, Failure, Reply, Request};

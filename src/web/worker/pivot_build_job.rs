@@ -5,14 +5,14 @@
 
 use super::super::protocol::{Download, Failure, PivotsBuilt, Reply};
 use super::io::{feed, post_progress, BlobWriter};
-use crate::chunks::Flow;
 use crate::inspect::pivot::PivotView;
 use crate::inspect::pivot_build::{entry_of, is_blank_row, BuildSummary, PageBuild, PivotEntry};
-use crate::jsonl::{LineSpan, LineSplitter};
 use crate::names;
 use crate::pivot::{PivotOptions, PivotValidator};
 use crate::pivot_build::config;
 use crate::pivot_build::PivotBuilder;
+use crate::read::chunks::Flow;
+use crate::read::jsonl::{LineSpan, LineSplitter};
 use std::io::Write;
 use web_sys::File;
 

@@ -1,5 +1,5 @@
 //! A pivot build whose conversion is read by the worker's pool: the first pass here (it notes
-//! where each range starts, `pivot_build::ranges::RangeStarts`), then each range converted by a
+//! where each range starts, `pivot_build::pooled::RangeStarts`), then each range converted by a
 //! pool worker set up with the first pass's results, the batches taken back in file order by
 //! the builder, the rows checked, listed and stored as they come (as one worker's build).
 
@@ -8,10 +8,10 @@ use super::io::post;
 use super::pivot_build_job::{finish, first_pass, FirstPass, Made};
 use super::pool::{self, Files, Read};
 use crate::inspect::pivot_build::PageBuild;
-use crate::jsonl::LineTooLong;
-use crate::pivot_build::ranges::{ConvertedBatch, RangeStarts};
-use crate::profile::ranges::plan;
-use crate::range_read::Recorder;
+use crate::pivot_build::pooled::{ConvertedBatch, RangeStarts};
+use crate::read::in_order::Recorder;
+use crate::read::jsonl::LineTooLong;
+use crate::read::ranges::plan;
 use crate::record::RowKind;
 use web_sys::File;
 

@@ -1,19 +1,19 @@
 //! The worker's pivot validation: the file streamed through the core validator by this worker
-//! ([`run`]) or checked in ranges by its pool ([`pooled`], `pivot::ranges`); the fixed copy (if
+//! ([`run`]) or checked in ranges by its pool ([`pooled`], `pivot::pooled`); the fixed copy (if
 //! asked for) kept as JS byte arrays outside wasm memory and joined into a Blob.
 
 use super::super::protocol::{Failure, RangeTask, Reply, Request};
 use super::io::{feed, post, post_progress, BlobWriter};
 use super::pivot_build_job::write;
 use super::pool::{self, Files, Read};
-use crate::chunks::Flow;
 use crate::inspect::pivot::PivotView;
-use crate::jsonl::LineTooLong;
 use crate::pivot::checked::Checked;
 use crate::pivot::validate::ReportBuilder;
 use crate::pivot::{PivotOptions, PivotValidator, Report};
-use crate::profile::ranges::plan;
-use crate::range_read::Recorder;
+use crate::read::chunks::Flow;
+use crate::read::in_order::Recorder;
+use crate::read::jsonl::LineTooLong;
+use crate::read::ranges::plan;
 use crate::record::RowKind;
 use web_sys::File;
 

@@ -5,20 +5,34 @@
 use super::super::protocol::{Download, Failure, RangeTask, ReadStats, Reply, UpstreamFiles};
 use super::io::{now_ms, post, BlobWriter, SpanReader, WINDOW};
 use super::pool;
-use super::profile_job::{self, profiled, Shown, SHOWN};
+use super::shown::{profiled, Shown, SHOWN};
 use super::verdict_files::read_upstream;
 use crate::health::{HealthBuilder, HealthError};
 use crate::inspect::health::{attach, HealthState, PointSignals};
 use crate::inspect::model;
 use crate::inspect::upstream;
-use crate::joint_read::ranges::Both;
+use crate::joint_read::pooled::Both;
 use crate::names;
-use crate::profile::ranges::plan;
 use crate::profile::{ProfileBuilder, ProfileOptions};
+use crate::read::ranges::plan;
 use crate::record::RowKind;
 use crate::render::{self, LineSource};
 use std::collections::HashMap;
 use web_sys::File;
+
+/// The builders of a run's read: the profile's, and rollout health's in the same read, each
+/// line walked once for both (`joint_read`).
+pub fn builders(
+    inputs: &File,
+    rollouts: &File,
+) -> (ProfileBuilder, Result<HealthBuilder, HealthError>) {
+    let mut health = HealthBuilder::new(&rollouts.name(), DEFAULT_THRESHOLD);
+    health.expect_inputs();
+    (
+        ProfileBuilder::new(inputs.name(), rollouts.name()),
+        Ok(health),
+    )
+}
 
 /// Profiles a run read by a pool of `workers` (`pool`); the reply is posted when it is done.
 pub fn pooled(
@@ -32,7 +46,7 @@ pub fn pooled(
     let piece = pool::piece(total, workers);
     let mut ranges = plan(RowKind::Input, inputs.size() as u64, piece);
     ranges.extend(plan(RowKind::Rollout, rollouts.size() as u64, piece));
-    let (builder, health) = profile_job::builders(inputs, rollouts);
+    let (builder, health) = builders(inputs, rollouts);
     let read = pool::Read {
         files: pool::Files {
             inputs: inputs.clone(),

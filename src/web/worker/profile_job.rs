@@ -2,38 +2,22 @@
 //! files as Blobs, and the inspector's view; or existing profile files shown directly. The run
 //! shown last is kept for a later report request.
 
-use super::super::protocol::{
-    Download, Failure, JsColumns, Profiled, ReadStats, Reply, UpstreamFiles,
-};
-use super::io::{feed, memory_bytes, now_ms, post_progress, read_all};
-use crate::chunks::Flow;
+use super::super::protocol::{Failure, ReadStats, Reply, UpstreamFiles};
+use super::io::{feed, now_ms, post_progress, read_all};
+use super::profile_finish::{builders, finish};
+use super::shown::{profiled, source, Shown, SHOWN};
 use crate::error::ProfileError;
 use crate::health::{HealthBuilder, HealthError, HealthReport};
 use crate::inspect::model::{self, Columns, InspectView};
 use crate::joint_read::{self, record_both};
 use crate::names;
 use crate::profile::{Profile, ProfileBuilder, ProfileOptions};
+use crate::read::chunks::Flow;
 use crate::record::RowKind;
 use crate::report::{ReportInput, ReportMeta, Source};
 use crate::reward_group::DEFAULT_THRESHOLD;
 use std::cell::RefCell;
 use web_sys::File;
-
-/// The run shown last: a profile with its files (and its health, computed in the same read),
-/// or a report input read from profile files.
-pub enum Shown {
-    Run {
-        profile: Profile,
-        health: Option<Box<HealthReport>>,
-        inputs: File,
-        rollouts: File,
-    },
-    Files(Box<ReportInput>),
-}
-
-thread_local! {
-    pub static SHOWN: RefCell<Option<Shown>> = const { RefCell::new(None) };
-}
 
 impl From<ProfileError> for Failure {
     fn from(e: ProfileError) -> Failure {
@@ -42,27 +26,6 @@ impl From<ProfileError> for Failure {
             missing_rollouts: e.is_missing_rollouts(),
         }
     }
-}
-
-pub fn source(file: &File) -> Source {
-    Source {
-        name: file.name(),
-        bytes: file.size() as u64,
-    }
-}
-
-/// The builders of a run's read: the profile's, and rollout health's in the same read, each
-/// line walked once for both (`joint_read`).
-pub fn builders(
-    inputs: &File,
-    rollouts: &File,
-) -> (ProfileBuilder, Result<HealthBuilder, HealthError>) {
-    let mut health = HealthBuilder::new(&rollouts.name(), DEFAULT_THRESHOLD);
-    health.expect_inputs();
-    (
-        ProfileBuilder::new(inputs.name(), rollouts.name()),
-        Ok(health),
-    )
 }
 
 /// Profiles a run read by this worker alone (`pool` reads it with more).
@@ -104,7 +67,7 @@ pub fn run(
         read_ms: now_ms() - started,
         ..ReadStats::default()
     };
-    super::profile_finish::finish(
+    finish(
         builder,
         health,
         inputs,
@@ -147,24 +110,4 @@ pub fn run_files(profiling: &File, metrics: Option<&File>) -> Result<Reply, Fail
         false,
         ReadStats::default(),
     ))
-}
-
-pub(super) fn profiled(
-    view: InspectView,
-    cols: &Columns,
-    downloads: Vec<Download>,
-    files_follow: bool,
-    read: ReadStats,
-) -> Reply {
-    let read = ReadStats {
-        memory: memory_bytes(),
-        ..read
-    };
-    Reply::Profiled(Box::new(Profiled {
-        view,
-        columns: JsColumns::from(cols),
-        downloads,
-        files_follow,
-        read,
-    }))
 }

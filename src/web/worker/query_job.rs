@@ -2,16 +2,16 @@
 //! expression names `agent`, a first read for task aggregates when asked, then the matching
 //! read), with progress; the
 //! page maps the keys back to its points. Read by this worker alone ([`run`]) or by its pool
-//! ([`pooled`]: the same three reads in ranges, `query::ranges`).
+//! ([`pooled`]: the same three reads in ranges, `query::pooled`).
 
 use super::super::protocol::{Failure, RangeTask, Reply, Request};
 use super::io::{feed, post, post_progress};
 use super::pool::{self, Files, Read};
-use crate::chunks::Flow;
-use crate::jsonl::{LineSplitter, SplitError};
-use crate::profile::ranges::plan;
-use crate::query::ranges::{line_error, too_long_error, QueryRead, Recorded};
+use crate::query::pooled::{line_error, too_long_error, QueryRead, Recorded};
 use crate::query::{Query, QueryRun};
+use crate::read::chunks::Flow;
+use crate::read::jsonl::{LineSplitter, SplitError};
+use crate::read::ranges::plan;
 use crate::record::RowKind;
 use web_sys::File;
 
@@ -56,7 +56,8 @@ pub(super) fn lines(
     mut each: impl FnMut(&[u8]) -> Result<(), String>,
 ) -> Result<(), Failure> {
     let name = file.name();
-    let mut splitter = LineSplitter::with_max_line_bytes(crate::jsonl::DEFAULT_MAX_LINE_BYTES);
+    let mut splitter =
+        LineSplitter::with_max_line_bytes(crate::read::jsonl::DEFAULT_MAX_LINE_BYTES);
     let mut count = 0u64;
     let named = |line: u64, e: String| Failure::from(line_error(&name, line, &e));
     feed::<Failure>(file, |chunk, done| {

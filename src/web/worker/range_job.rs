@@ -1,20 +1,20 @@
 //! A pool worker's job (`pool`): one byte range of a file read for its task
-//! (`range_read::read_range`: the profile with or without health, one of a query's reads, a
+//! (`read::in_order::read_range`: the profile with or without health, one of a query's reads, a
 //! pivot file's checks or a build's conversion), each part posted as postcard bytes as soon as
 //! it is read, so the recording worker records while this one reads on.
 
 use super::super::protocol::{Failure, RangeTask, Reply};
 use super::io::{memory_bytes, post, SyncFile, SLICE};
-use crate::joint_read::ranges as joint;
-use crate::jsonl::DEFAULT_MAX_LINE_BYTES;
+use crate::joint_read::pooled as joint;
 use crate::pivot::{self, checked::LineChecker, PivotOptions};
-use crate::pivot_build::ranges::{ConverterSetup, RangeConverter, RangeStart};
+use crate::pivot_build::pooled::{ConverterSetup, RangeConverter, RangeStart};
 use crate::pivot_build::Converter;
-use crate::profile::ranges::ByteRange;
-use crate::profile::LineBatch;
-use crate::query::ranges::{QueryRead, RangeReader};
+use crate::query::pooled::{QueryRead, RangeReader};
 use crate::query::{Query, RunFacts};
-use crate::range_read::{read_range, Part};
+use crate::read::batch::LineBatch;
+use crate::read::in_order::{read_range, Part};
+use crate::read::jsonl::DEFAULT_MAX_LINE_BYTES;
+use crate::read::ranges::ByteRange;
 use serde::Serialize;
 use std::cell::RefCell;
 use web_sys::File;
@@ -60,7 +60,7 @@ pub fn run(file: &File, range: ByteRange, index: u32, task: RangeTask) {
             None => Err("a matching read came before its setup".into()),
         }),
         RangeTask::Pivot => CHECKING.with(|c| match &*c.borrow() {
-            Some(checker) => read(file, range, index, |b| pivot::ranges::lines(checker, b)),
+            Some(checker) => read(file, range, index, |b| pivot::pooled::lines(checker, b)),
             None => Err("a pivot range came before its setup".into()),
         }),
         RangeTask::Convert => CONVERTING.with(|c| match &mut *c.borrow_mut() {

@@ -3,7 +3,7 @@
 
 use super::super::protocol::{Download, Failure, Reply, ReportRequest};
 use super::io::{BlobWriter, SpanReader};
-use super::profile_job::{source, Shown, SHOWN};
+use super::shown::{source, Shown, SHOWN};
 use crate::health::{HealthBuilder, HealthReport};
 use crate::names;
 use crate::report::{self, ReportInput, ReportMeta, ReportQuery};

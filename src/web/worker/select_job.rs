@@ -6,10 +6,10 @@
 use super::super::protocol::{Download, Failure, PivotsSelected, Reply};
 use super::io::{feed, post_progress, read_all, BlobWriter, SpanReader, WINDOW};
 use super::pivot_build_job::{text_download, write};
-use crate::chunks::Flow;
 use crate::names;
 use crate::pivot_build::config;
 use crate::pivot_build::select::{selected_row, Decisions, ProfileIndex, SelectOptions, Selector};
+use crate::read::chunks::Flow;
 use crate::render::LineSource;
 use std::cell::RefCell;
 use web_sys::File;

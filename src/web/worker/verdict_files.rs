@@ -3,10 +3,10 @@
 
 use super::super::protocol::UpstreamFiles;
 use super::io::{feed, read_all};
-use crate::chunks::Flow;
 use crate::health::upstream::Upstream;
 use crate::health::HealthError;
 use crate::inspect::upstream::{VerdictIndex, VerdictReader};
+use crate::read::chunks::Flow;
 use web_sys::File;
 
 /// NeMo Gym's verdict files, when the page has them: their counts and each rollout's verdict.

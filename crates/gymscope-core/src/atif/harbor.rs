@@ -3,7 +3,7 @@
 //! one task are its rollouts ([`super::run`] places them). Read here for both faces: the CLI from
 //! the folder on disk, the app from a folder picked (each file named by its path in the folder).
 
-use super::run::Hint;
+use super::Hint;
 use serde_json::Value;
 
 /// Where a trial keeps its trajectory, from the trial's folder.

@@ -26,3 +26,13 @@ pub mod surrogates;
 pub mod to_gym;
 pub mod trajectory;
 pub mod validate;
+
+/// What the folder around a file says of it.
+#[derive(Clone, Debug, Default)]
+pub struct Hint {
+    /// `(task, rollout)` from Gym's manifest.
+    pub manifest_key: Option<(u64, u64)>,
+    /// Harbor's trial: its task's name and the verifier's reward.
+    pub harbor_task: Option<String>,
+    pub harbor_reward: Option<f64>,
+}

@@ -10,19 +10,10 @@
 use super::to_gym::to_gym;
 pub use super::to_gym::Placement;
 use super::trajectory::{self, Trajectory};
+use super::Hint;
 use crate::gym::keys;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
-
-/// What the folder around a file says of it.
-#[derive(Clone, Debug, Default)]
-pub struct Hint {
-    /// `(task, rollout)` from Gym's manifest.
-    pub manifest_key: Option<(u64, u64)>,
-    /// Harbor's trial: its task's name and the verifier's reward.
-    pub harbor_task: Option<String>,
-    pub harbor_reward: Option<f64>,
-}
 
 /// Rewards from a `--rewards` file.
 #[derive(Clone, Debug, Default)]

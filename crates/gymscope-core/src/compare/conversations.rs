@@ -5,7 +5,7 @@
 use super::side::{RunKind, RunTasks};
 use super::{CompareError, Comparison, PairedTask};
 use crate::conversation::{conversation, Conversation};
-use crate::jsonl::LineSpan;
+use crate::read::jsonl::LineSpan;
 use crate::render::LineSource;
 
 /// The most rollouts of one task and one run that a page embeds: the first ones in file order.

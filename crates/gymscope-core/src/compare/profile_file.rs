@@ -8,7 +8,7 @@ use super::side::{agent_name, push_rewards, AgentNames, LineRef, RunKind, RunTas
 use super::CompareError;
 use crate::error::ProfileError;
 use crate::gym::keys::{ROLLOUT_INDEX, TASK_INDEX};
-use crate::jsonl::{self, LineSpan, LineSplitter};
+use crate::read::jsonl::{self, LineSpan, LineSplitter};
 use crate::reward_group::reward_value;
 use serde_json::{Map, Value};
 use std::collections::HashMap;

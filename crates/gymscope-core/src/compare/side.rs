@@ -4,8 +4,8 @@
 
 use super::key::TaskKey;
 use super::CompareError;
-use crate::jsonl::LineSpan;
 use crate::profile::Profile;
+use crate::read::jsonl::LineSpan;
 use crate::record::Reward;
 use crate::render::{self, LineSource};
 use crate::reward_group::{reward_value, Outcomes};

@@ -3,8 +3,8 @@
 //! by its byte span.
 
 use super::{CurateError, DropReason, TaskOptions};
-use crate::jsonl::{self, LineSpan, LineSplitter};
 use crate::query::{Field, Query};
+use crate::read::jsonl::{self, LineSpan, LineSplitter};
 use crate::reward_group::{reward_value, Outcomes, RewardGroup};
 use serde_json::{json, Value};
 

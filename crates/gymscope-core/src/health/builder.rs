@@ -7,8 +7,8 @@ use super::mode;
 use super::row::{self, KeyRow, Row};
 use super::signals::{signals, Signals};
 use super::summary::TrajectoryEvidence;
-use crate::jsonl::{self, LineSplitter, SplitError};
-use crate::profile::LineBatch;
+use crate::read::batch::LineBatch;
+use crate::read::jsonl::{self, LineSplitter, SplitError};
 use crate::record::{MemberReader, RowKind};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -85,7 +85,7 @@ pub struct HealthBuilder {
 impl HealthBuilder {
     /// `rollouts` names the rollouts file in messages; `threshold` is the pass threshold.
     pub fn new(rollouts: &str, threshold: f64) -> HealthBuilder {
-        let max_line = crate::jsonl::DEFAULT_MAX_LINE_BYTES;
+        let max_line = crate::read::jsonl::DEFAULT_MAX_LINE_BYTES;
         HealthBuilder {
             threshold,
             rollouts: Feed::new(rollouts, max_line),

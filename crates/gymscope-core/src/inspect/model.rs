@@ -185,7 +185,7 @@ pub fn build(
     let view = InspectView {
         inputs_name: inputs_name.into(),
         rollouts_name: rollouts_name.into(),
-        summary: table::summary_lines(profile),
+        summary: profile.summary.lines(),
         warnings: profile.warnings.clone(),
         totals,
         figures,
@@ -281,7 +281,7 @@ pub fn from_report_input(input: &ReportInput) -> (InspectView, Columns) {
             .first()
             .map(|s| s.name.clone())
             .unwrap_or_default(),
-        summary: table::summary_lines_of(&input.summary),
+        summary: input.summary.lines(),
         warnings: input.summary_note.iter().cloned().collect(),
         figures: key_figures(
             &totals,

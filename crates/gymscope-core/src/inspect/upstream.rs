@@ -13,7 +13,7 @@ use super::model::{Columns, InspectView};
 use super::run::RunView;
 use crate::health::upstream::{RolloutVerdicts, Upstream};
 use crate::health::HealthError;
-use crate::jsonl::LineSplitter;
+use crate::read::jsonl::LineSplitter;
 use std::collections::{BTreeMap, HashMap};
 
 /// Each rollout's verdict (an index into `sets`), by `(task, rollout)`.

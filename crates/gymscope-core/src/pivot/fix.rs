@@ -2,8 +2,8 @@
 //! skill's "omit null optional fields"), fills `agent_ref` from `--agent-ref` where it is missing,
 //! re-checks each changed row, and lists the rows it could not fix with the reason.
 
-use super::checked::Rules;
 use super::checks::RowChecker;
+use super::rules::Rules;
 use super::tree;
 use serde_json::{Map, Value};
 

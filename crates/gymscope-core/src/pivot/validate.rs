@@ -1,13 +1,13 @@
 //! The validator: a pivot JSONL fed in chunks, every row through upstream's checks
 //! (`checked`), every error reported (or upstream's first only, `--fail-fast`), upstream's
 //! success summary, optional `--stats` and a normalized `--fix` copy. [`ReportBuilder`] adds
-//! runs of checked lines in file order: one reader's chunks, or the pool's ranges (`ranges`).
+//! runs of checked lines in file order: one reader's chunks, or the pool's ranges (`pooled`).
 
 use super::checked::{Checked, LineChecker};
 use super::checks::{Check, Finding, Path};
 use super::summary::Summary;
 use super::{fix, stats, PivotOptions};
-use crate::jsonl::{LineSplitter, LineTooLong, SplitError};
+use crate::read::jsonl::{LineSplitter, LineTooLong, SplitError};
 use std::collections::BTreeMap;
 
 /// The outcome of validating one file.

@@ -24,7 +24,7 @@ pub mod turns;
 
 pub use detect::SourceFormat;
 pub use metrics::{Metrics, Paths};
-pub use pass::{ranges, ConvertBatch, Converted, Converter, PivotBuilder};
+pub use pass::{pooled, ConvertBatch, Converted, Converter, PivotBuilder};
 
 use crate::reward_group::RewardGroup;
 use crate::verifier::{ComparatorConfig, RewardMode};

@@ -10,11 +10,11 @@
 //! `push_rollouts`: the same rows, the same first error. Each batch interns field names in its own
 //! table; `record` maps them into the builder's.
 
-use super::line_batch::LineBatch;
 use super::scan::{malformed, parse_line};
 use super::ProfileBuilder;
 use crate::error::ProfileError;
-use crate::jsonl::{LineSpan, LineTooLong};
+use crate::read::batch::LineBatch;
+use crate::read::jsonl::{LineSpan, LineTooLong};
 use crate::record::{KeyId, KeyTable, Row, RowError, RowKind};
 
 /// A batch's rows (or why a line could not be read), with the field names their ids stand for.
@@ -52,7 +52,7 @@ pub fn parse_batch_with(
 }
 
 impl ParsedBatch {
-    /// Numbers the lines of a batch cut from a range (`ranges`) in their file: `before` is how
+    /// Numbers the lines of a batch cut from a range (`read::ranges`) in their file: `before` is how
     /// many lines the file's earlier ranges held.
     pub fn renumber(&mut self, before: u64) {
         for (span, _) in &mut self.rows {
@@ -123,7 +123,7 @@ impl ProfileBuilder {
 
     /// Hands out the last line (without a newline) and the partial batch of the file of `kind`.
     fn flush_lines(&mut self, kind: RowKind, full: &mut impl FnMut(LineBatch)) {
-        super::line_batch::flush_last(&mut self.splitter, &mut self.pending, kind, full);
+        crate::read::batch::flush_last(&mut self.splitter, &mut self.pending, kind, full);
     }
 
     /// Records a parsed batch; batches must come in the order they were cut.
@@ -149,8 +149,8 @@ impl ProfileBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::line_batch::BATCH_BYTES;
     use crate::profile::ProfileOptions;
+    use crate::read::batch::BATCH_BYTES;
 
     /// A run whose rollouts carry fields in differing orders and a few field names only some have.
     fn run(rows: usize) -> (String, String) {

@@ -3,7 +3,7 @@
 use super::scan::{InputRow, ScanState};
 use super::{
     AgentKey, AgentProfile, ColumnSummaries, ColumnSummary, CompletionSummary, Profile,
-    ProfileBuilder, ProfileOptions, RolloutRecord, TaskProfile,
+    ProfileBuilder, ProfileOptions, RolloutRecord, TaskProfile, NO_COLUMN,
 };
 use crate::error::ProfileError;
 use crate::error::RolloutKey;
@@ -429,9 +429,6 @@ fn as_float_name(name: &str) -> String {
     let _ = crate::json::write_f64(&mut buf, name.parse::<f64>().unwrap_or(f64::NAN));
     String::from_utf8_lossy(&buf).into_owned()
 }
-
-/// `column_of`'s mark of a key that is not a metric column.
-pub(super) const NO_COLUMN: u32 = u32::MAX;
 
 /// The metric columns are the numeric fields except the agent override, the mask flag and
 /// every key that starts with `_` (v0.7.0 skips them all; the row keys among them).

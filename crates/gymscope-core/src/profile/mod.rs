@@ -8,8 +8,7 @@ mod batch;
 mod compute;
 mod coverage;
 pub mod labels;
-mod line_batch;
-pub mod ranges;
+mod pooled;
 mod repeats;
 mod scan;
 
@@ -17,13 +16,12 @@ pub use coverage::Coverage;
 pub use repeats::{AcrossRepeats, RepeatEntry};
 
 pub use batch::{parse_batch, parse_batch_with, ParsedBatch};
-pub use line_batch::LineBatch;
 pub use scan::parse_line;
 pub use scan::ProfileBuilder;
 
 use crate::error::RolloutKey;
 use crate::json::Num;
-use crate::jsonl::LineSpan;
+use crate::read::jsonl::LineSpan;
 use crate::record::{key, IndexKind, KeyId, KeyTable, Reward};
 use std::collections::{HashMap, HashSet};
 
@@ -155,6 +153,9 @@ pub struct ColumnSummaries {
     /// Ascending column index.
     present: Vec<(u32, ColumnSummary)>,
 }
+
+/// `column_of`'s mark of a key that is not a metric column (`compute`, `repeats`).
+const NO_COLUMN: u32 = u32::MAX;
 
 const NO_VALUES: ColumnSummary = ColumnSummary {
     mean: None,
@@ -293,6 +294,24 @@ impl CompletionSummary {
     }
     pub fn missing_rollout_rows(&self) -> usize {
         self.expected_rollout_rows - self.completed_rollout_rows
+    }
+    /// Upstream's first summary lines (the summary text, the app and the report print them).
+    pub fn lines(&self) -> [String; 2] {
+        [
+            format!(
+                "Reward profile completion: {}/{} rollout rows ({:.2}%)",
+                self.completed_rollout_rows,
+                self.expected_rollout_rows,
+                self.completion_pct()
+            ),
+            format!(
+                "Input rows: {} total; {} complete; {} partial; {} without rollouts dropped from output.",
+                self.total_input_rows,
+                self.complete_input_rows,
+                self.partial_input_rows,
+                self.missing_input_rows
+            ),
+        ]
     }
 }
 

@@ -89,7 +89,7 @@ pub(super) fn repeat_entries(
             for &(agent, _, _, i) in repeat {
                 rollouts[i as usize].metric_values(|k, v| {
                     let c = column_of[k as usize];
-                    if c != super::compute::NO_COLUMN {
+                    if c != super::NO_COLUMN {
                         cells.push((rank[c as usize], v.as_f64()));
                     }
                 });

@@ -1,12 +1,12 @@
 //! Streaming scan of both files: rows are read down to keys, numbers and spans, and upstream's
 //! checks run in upstream's order.
 
-use super::line_batch::LineBatch;
 use super::{ProfileOptions, RolloutRecord};
 use crate::error::{ProfileError, RolloutKey};
 use crate::fast_map::FastMap;
 use crate::gym::keys;
-use crate::jsonl::{LineSpan, LineSplitter, SplitError, DEFAULT_MAX_LINE_BYTES};
+use crate::read::batch::LineBatch;
+use crate::read::jsonl::{LineSpan, LineSplitter, SplitError, DEFAULT_MAX_LINE_BYTES};
 use crate::record::{self, AgentField, IndexField, IndexKind, KeyTable, Row, RowError, RowKind};
 
 /// One materialized input row.

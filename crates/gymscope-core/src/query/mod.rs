@@ -7,7 +7,7 @@
 //! - `field`: what each name refers to in a row;
 //! - `eval`: the evaluation on one row, two-valued;
 //! - `run`: a whole run fed line by line (inputs, a first read for task aggregates, the match);
-//! - `ranges`: the same three reads in the app's pool of workers, in byte ranges;
+//! - `pooled`: the same three reads in the app's pool of workers, in byte ranges;
 //! - `prefilter`: the substrings a row must hold for a text predicate to match, so that a row
 //!   without them is answered without parsing it;
 //! - `rows`: a run as one row per rollout, its columns the language's fields (`gymscope.rollouts`,
@@ -18,8 +18,8 @@ mod field;
 mod keyed;
 mod lex;
 mod parse;
+pub mod pooled;
 mod prefilter;
-pub mod ranges;
 pub mod rows;
 mod run;
 
@@ -54,7 +54,7 @@ pub struct Query {
 
 /// What a query knows of the run beyond one row: task aggregates, each rollout's agent from the
 /// materialized inputs, upstream's verdicts, the pass threshold and the health mode. Sent to the
-/// app's pool workers for the matching read (`ranges`).
+/// app's pool workers for the matching read (`pooled`).
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct RunFacts {
     pub tasks: HashMap<i64, TaskStats>,

@@ -182,14 +182,8 @@ pub struct Row {
     pub masked: bool,
 }
 
-/// Which parts of a row to read.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
-pub enum RowKind {
-    /// Materialized inputs: the rollout key and `agent_ref.name`.
-    Input,
-    /// Rollouts: also every numeric field, `response.usage` and `reward`.
-    Rollout,
-}
+/// Which file a line is from, so which parts of its row to read (the read layer's tag).
+pub use crate::read::RowKind;
 
 /// Why a line could not be read, and where in it (1-based column, in bytes).
 #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -11,8 +11,8 @@ use task_rows::KeyTexts;
 
 use crate::gym::keys;
 use crate::json;
-use crate::jsonl::LineSpan;
 use crate::profile::{AgentKey, Coverage, Profile};
+use crate::read::jsonl::LineSpan;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 
 /// Gives back a line of the materialized-inputs file by its span, so `sample` rows are read
@@ -239,7 +239,7 @@ pub fn summary_text(
     repeat_level_metrics_path: &str,
 ) -> String {
     let s = &p.summary;
-    let [completion, input_rows] = crate::table::summary_lines_of(s);
+    let [completion, input_rows] = s.lines();
     format!(
         "Profiling outputs:\n{completion}\n{input_rows}\n\
          Masked from quality metrics: {} rollout rows (kept in completion accounting above).\n\

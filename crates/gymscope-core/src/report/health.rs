@@ -3,7 +3,7 @@
 //! unhealthy tasks, the worst rollouts and upstream's verdicts. Every string is escaped; no
 //! style attribute (the page's CSP allows only its hashed style element).
 
-use super::html::Part;
+use super::part::Part;
 use crate::figures::{percent, two_decimals};
 use crate::health::{agent_label, HealthReport, Level, Rate};
 use crate::html::escape;

@@ -3,6 +3,7 @@
 //! Content-Security-Policy allows by their SHA-256 hashes and allows nothing else (no
 //! `'unsafe-inline'`, no network: `default-src 'none'`).
 
+use super::part::Part;
 use super::{conv, data, svg, ReportInput};
 use crate::html::escape;
 use crate::table::Table;
@@ -184,7 +185,7 @@ fn cards(out: &mut String, figures: &[super::key_figures::KeyFigure]) {
 }
 
 fn summary(out: &mut String, r: &ReportInput) {
-    let [completion, input_rows] = crate::table::summary_lines_of(&r.summary);
+    let [completion, input_rows] = r.summary.lines();
     let _ = write!(
         out,
         "<section id=\"summary\"><h2>Completion</h2><ul><li>{}</li><li>{}</li></ul>",
@@ -311,43 +312,6 @@ fn query_note(out: &mut String, q: &super::ReportQuery, points: &super::Points) 
         out.push_str("</p>");
     }
     out.push_str("</div>");
-}
-
-/// Which version of a section this is, when the report was made with a query: the matches'
-/// (shown, its ids suffixed `-query`) or the run's (hidden); the script swaps them when the
-/// filter box no longer holds the query (`data-of`).
-#[derive(Clone, Copy)]
-pub(super) enum Part<'a> {
-    /// No query: the run's, alone.
-    Only,
-    /// The matches', named in words (`the 42 matching rollouts`).
-    Query(&'a str),
-    Run,
-}
-
-impl Part<'_> {
-    /// The section's attributes: its id, and which version it is.
-    pub(super) fn attrs(self, id: &str) -> String {
-        match self {
-            Part::Only => format!("id=\"{id}\""),
-            Part::Query(_) => format!("id=\"{id}-query\" data-of=\"query\""),
-            Part::Run => format!("id=\"{id}\" data-of=\"run\" hidden"),
-        }
-    }
-    /// An id inside the section (unique on the page).
-    pub(super) fn id(self, id: &str) -> String {
-        match self {
-            Part::Query(_) => format!("{id}-query"),
-            _ => id.to_string(),
-        }
-    }
-    /// A heading, of the matches when this is their version.
-    pub(super) fn heading(self, of_run: &str) -> String {
-        match self {
-            Part::Query(matching) => format!("{of_run} of {matching}"),
-            _ => of_run.to_string(),
-        }
-    }
 }
 
 /// A section holding one per-agent table: `id` and `table_id` (suffixed in the matches'

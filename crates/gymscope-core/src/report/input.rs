@@ -6,8 +6,8 @@ use crate::conversation::Conversation;
 use crate::error::RolloutKey;
 use crate::fast_map::{FastMap, LastValues};
 use crate::gym::keys::{ROLLOUT_INDEX, TASK_INDEX};
-use crate::jsonl::LineSpan;
 use crate::profile::Profile;
+use crate::read::jsonl::LineSpan;
 use crate::record::Reward;
 use crate::table;
 

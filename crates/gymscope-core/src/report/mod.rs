@@ -23,6 +23,7 @@ mod html;
 mod input;
 pub mod key_figures;
 mod matches;
+mod part;
 mod svg;
 
 pub use files::FilesError;

@@ -23,7 +23,7 @@ pub use snapshot::{AgentFigures, HealthRate, Interval, ShardFigures, Snapshot, T
 pub use tail::{Restart, Tail, HEAD_BYTES};
 pub use text::{text, WIDTH};
 
-use crate::jsonl::{SplitError, DEFAULT_MAX_LINE_BYTES};
+use crate::read::jsonl::{SplitError, DEFAULT_MAX_LINE_BYTES};
 use crate::record::KeyTable;
 use shard::{Agents, Shard};
 

@@ -5,7 +5,7 @@
 //! shorter, or whose first bytes changed (a resume rewrites its files atomically, docs/collect.md
 //! "Resume"), is read again from the start.
 
-use crate::jsonl::{LineSpan, LineSplitter, SplitError, DEFAULT_MAX_LINE_BYTES};
+use crate::read::jsonl::{LineSpan, LineSplitter, SplitError, DEFAULT_MAX_LINE_BYTES};
 
 /// How many of a file's first bytes identify it: a replaced file almost always differs there
 /// (its first row's key or text), and the caller's identity (an inode) covers the rest.

@@ -1,5 +1,5 @@
 //! Every core on one read: this worker starts a pool of nested workers, hands them byte ranges
-//! of a run's files (`range_job`) and records their parts in file order (`range_read::InOrder`),
+//! of a run's files (`range_job`) and records their parts in file order (`read::in_order::InOrder`),
 //! so what a job records and its errors are one worker's. The one reading driver of the jobs
 //! that read whole runs: the profile with health, the query's reads, the compared runs. Nothing
 //! is shared (static hosts cannot enable SharedArrayBuffer): `File` slices go out, results come
@@ -14,8 +14,8 @@ pub use read::{piece, Files, Read};
 
 use super::super::protocol::{encode, Failure, RangeTask, ReadStats, Reply, Request};
 use super::io::{now_ms, post, post_progress};
-use crate::profile::ranges::ByteRange;
-use crate::range_read::{InOrder, Recorder};
+use crate::read::in_order::{InOrder, Recorder};
+use crate::read::ranges::ByteRange;
 use crate::record::RowKind;
 use reader::{spawn, unreachable, Reader};
 use recording::{Recording, Then};

@@ -2,8 +2,8 @@
 //! recorder.
 
 use super::super::super::protocol::{RangeTask, Request};
-use crate::profile::ranges::ByteRange;
-use crate::range_read::Recorder;
+use crate::read::in_order::Recorder;
+use crate::read::ranges::ByteRange;
 use web_sys::File;
 
 /// Range sizes: several per worker (the last ones end together), each large enough to be cheap.

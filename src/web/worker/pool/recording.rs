@@ -1,8 +1,8 @@
-//! A read's recorder (`range_read::InOrder` of a job's `Recorder`) with what follows it, behind
+//! A read's recorder (`read::in_order::InOrder` of a job's `Recorder`) with what follows it, behind
 //! one type for every job the pool reads.
 
 use super::super::super::protocol::{Failure, ReadStats};
-use crate::range_read::{InOrder, Part, Recorder};
+use crate::read::in_order::{InOrder, Part, Recorder};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 

@@ -12,9 +12,9 @@
 //! output is byte for byte that of converting every line in order.
 
 use super::PivotBuilder;
-use crate::jsonl;
 use crate::pivot_build::conversational::ConvCounts;
 use crate::pivot_build::{BuildError, Metrics};
+use crate::read::jsonl;
 
 /// Source bytes per batch: enough lines to be worth a hand-off, little enough that the batches
 /// in flight and their (several times larger) output stay small.

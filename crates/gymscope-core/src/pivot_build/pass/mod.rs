@@ -7,7 +7,7 @@ use super::metrics::Metrics;
 use super::skips::{audit_record, Reason, RowRef};
 use super::source::{class_slot, dotted, dotted_raw, reward_of, Groups, RawRow};
 use super::{chat, conversational, generic, responses, BuildError, BuildOptions};
-use crate::jsonl::{self, LineSplitter};
+use crate::read::jsonl::{self, LineSplitter};
 use crate::verifier::ComparatorConfig;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 mod batch;
 mod emit;
-pub mod ranges;
+pub mod pooled;
 pub use batch::{ConvertBatch, Converted, Converter};
 use emit::IdHasher;
 

@@ -8,7 +8,7 @@
 //! those without reading again: the byte spans of the rows to write, in output order, each with
 //! its `profile_info`. Memory: the profile's rewards and one entry per pivot, never the rows.
 
-use crate::jsonl::LineSpan;
+use crate::read::jsonl::LineSpan;
 
 mod plan;
 mod scan;

@@ -2,7 +2,7 @@
 //! file through a [`Selector`], which decides on every pivot and plans the output.
 
 use super::{error, Class, Decision, Decisions, Plan, SelectError, SelectOptions};
-use crate::jsonl::{self, LineSpan, LineSplitter, LineTooLong};
+use crate::read::jsonl::{self, LineSpan, LineSplitter, LineTooLong};
 use crate::reward_group::{reward_value, Outcomes, RewardGroup};
 use serde_json::{json, Value};
 use std::collections::HashMap;

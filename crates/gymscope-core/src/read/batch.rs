@@ -1,7 +1,7 @@
 //! Complete lines of one file, cut from the chunks that held them: what the profile's reading
 //! (`batch`), health's and the joint read hand to other threads.
 
-use crate::jsonl::{LineSpan, LineSplitter};
+use crate::read::jsonl::{LineSpan, LineSplitter};
 use crate::record::RowKind;
 
 /// About this many bytes of complete lines make a batch: large enough that each batch's own costs
@@ -59,7 +59,7 @@ impl LineBatch {
 
 /// Hands out the splitter's last line (a file's end without a newline) and the pending batch:
 /// the end of a file's cut (`batch`) or of a range's (`ranges`).
-pub(super) fn flush_last(
+pub(crate) fn flush_last(
     splitter: &mut LineSplitter,
     pending: &mut Option<LineBatch>,
     kind: RowKind,

@@ -1,13 +1,13 @@
 //! A pivot file validated in byte ranges by readers that share no memory (the app's pool): each
 //! batch of a range's lines is one run checked on its own ([`lines`]), and the runs are added to
-//! the report in file order ([`ReportBuilder`] as a `range_read::Recorder`), so the report, its
+//! the report in file order ([`ReportBuilder`] as a `read::in_order::Recorder`), so the report, its
 //! first error and the fixed copy are those of one reader of the whole file.
 
 use super::checked::{Checked, LineChecker};
 use super::validate::ReportBuilder;
-use crate::jsonl::LineTooLong;
-use crate::profile::LineBatch;
-use crate::range_read::Recorder;
+use crate::read::batch::LineBatch;
+use crate::read::in_order::Recorder;
+use crate::read::jsonl::LineTooLong;
 use crate::record::RowKind;
 
 /// A batch of a range's lines checked as one run.
@@ -52,8 +52,8 @@ impl Recorder for ReportBuilder {
 mod tests {
     use super::*;
     use crate::pivot::{validate_bytes, PivotOptions, Report};
-    use crate::profile::ranges::plan;
-    use crate::range_read::{record_last_first, InOrder};
+    use crate::read::in_order::{record_last_first, InOrder};
+    use crate::read::ranges::plan;
 
     const VALID: &str = r#"{"responses_create_params":{"input":[{"role":"user","content":"hi"}],"tools":[{"type":"function","name":"search","parameters":{}}]},"expected_action":{"type":"function_call","name":"search","arguments":"{}"},"agent_ref":{"type":"responses_api_agents","name":"a"},"meta_info":{"depth":2},"source_model_info":{"rewards":[0,1]}}"#;
     const FIXABLE: &str = r#"{"responses_create_params":{"input":[{"role":"user","content":"x"}],"tools":[{"type":"function","name":"search","parameters":{}}],"top_p":null},"expected_action":{"type":"message","content":"ok"}}"#;

@@ -2,17 +2,17 @@
 //! pass, read in order, notes where each range's lines start among the source's rows and lines
 //! ([`RangeStarts`]); each reader gets a converter made from the first pass's results
 //! ([`ConverterSetup`]) and converts its range's batches numbered from there ([`RangeConverter`]);
-//! the builder takes them back in file order (`range_read::Recorder`), as `apply` takes a
+//! the builder takes them back in file order (`read::in_order::Recorder`), as `apply` takes a
 //! thread's batches, so the rows, audit and metrics are those of one reader.
 
 use super::batch::{ConvertBatch, Converted, Converter};
 use super::PivotBuilder;
-use crate::jsonl::{LineSpan, LineTooLong};
 use crate::pivot_build::source::Groups;
 use crate::pivot_build::{BuildError, BuildOptions, SourceFormat};
-use crate::profile::ranges::ByteRange;
-use crate::profile::LineBatch;
-use crate::range_read::Recorder;
+use crate::read::batch::LineBatch;
+use crate::read::in_order::Recorder;
+use crate::read::jsonl::{LineSpan, LineTooLong};
+use crate::read::ranges::ByteRange;
 use crate::record::RowKind;
 use std::sync::Arc;
 

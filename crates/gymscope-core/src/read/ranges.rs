@@ -2,12 +2,12 @@
 //! on their own. A range owns the lines that start inside it: its reader skips to the first line
 //! start (a byte after a newline), reads past its end only to finish the line it began there,
 //! and numbers lines from 1. Recorded in range order with the earlier ranges' line counts added
-//! (`range_read::InOrder`), the lines, spans and errors are those of one reader of the whole
+//! (`read::in_order::InOrder`), the lines, spans and errors are those of one reader of the whole
 //! file: a line over the limit is found by the range that owns its start.
 
-use super::line_batch::LineBatch;
-use crate::jsonl::{LineSplitter, LineTooLong, SplitError};
-use crate::record::RowKind;
+use super::batch::LineBatch;
+use super::RowKind;
+use crate::read::jsonl::{LineSplitter, LineTooLong, SplitError};
 
 /// Bytes `start..end` of the file of `kind`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -177,35 +177,14 @@ impl RangeCutter {
     /// The range is read: its last line (at the end of the file, without a newline) and batch.
     fn end_lines(&mut self, full: &mut impl FnMut(LineBatch)) {
         let kind = self.range.kind;
-        super::line_batch::flush_last(&mut self.splitter, &mut self.pending, kind, full);
-    }
-}
-
-/// The profile alone read in the pool's ranges (`range_read`; the comparison's runs): each
-/// batch parsed by a pool worker, the rows recorded in file order by the builder.
-impl crate::range_read::Recorder for super::ProfileBuilder {
-    type Lines = super::ParsedBatch;
-    type Error = crate::error::ProfileError;
-
-    fn record(&mut self, mut parsed: super::ParsedBatch, before: u64) -> Result<(), Self::Error> {
-        parsed.renumber(before);
-        super::ProfileBuilder::record(self, parsed)
-    }
-
-    fn too_long(&mut self, kind: RowKind, t: LineTooLong) -> Result<(), Self::Error> {
-        Err(self.line_too_long(kind, t))
-    }
-
-    fn read_failed(&mut self, kind: RowKind, cause: String) -> Self::Error {
-        let file = self.file_of(kind);
-        crate::error::ProfileError::io(file, std::io::Error::other(cause))
+        super::batch::flush_last(&mut self.splitter, &mut self.pending, kind, full);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jsonl::LineSpan;
+    use crate::read::jsonl::LineSpan;
 
     /// Every range of `data` cut in pushes of `step` bytes: the lines (spans renumbered from
     /// the earlier ranges' counts) and the first line over the limit, numbered in the file.

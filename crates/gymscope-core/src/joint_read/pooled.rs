@@ -1,4 +1,4 @@
-//! The joint read (profile and health) in the pool's ranges (`range_read`): each batch of a
+//! The joint read (profile and health) in the pool's ranges (`read::in_order`): each batch of a
 //! range read for both ([`lines`]), and the results recorded in file order by [`Both`]. The rows,
 //! health reads and the first error are those of one reader of both files (tested below against
 //! the streaming read).
@@ -6,9 +6,10 @@
 use super::{parse_batch, record_both, HealthLines};
 use crate::error::ProfileError;
 use crate::health::{HealthBuilder, HealthError};
-use crate::jsonl::LineTooLong;
-use crate::profile::{LineBatch, ParsedBatch, ProfileBuilder};
-use crate::range_read::{self, Recorder};
+use crate::profile::{ParsedBatch, ProfileBuilder};
+use crate::read::batch::LineBatch;
+use crate::read::in_order::{self, Recorder};
+use crate::read::jsonl::LineTooLong;
 use crate::record::RowKind;
 
 /// A batch of a range read for the profile and health.
@@ -19,7 +20,7 @@ pub struct BothLines {
 }
 
 /// What a profile's range reader sends.
-pub type RangePart = range_read::Part<BothLines>;
+pub type RangePart = in_order::Part<BothLines>;
 
 /// The profile and health read of a batch (a pool worker's part of the job).
 pub fn lines(batch: &LineBatch) -> BothLines {
@@ -64,7 +65,7 @@ impl Recorder for Both {
 }
 
 /// The parts of a profile's ranges, recorded in order.
-pub type InOrder = range_read::InOrder<Both>;
+pub type InOrder = in_order::InOrder<Both>;
 
 #[cfg(test)]
 mod tests {
@@ -72,8 +73,8 @@ mod tests {
     use crate::health::HealthBuilder;
     use crate::output::render_in_memory;
     use crate::profile::parse_batch as parse_profile;
-    use crate::profile::ranges::plan;
     use crate::profile::ProfileOptions;
+    use crate::read::ranges::plan;
     use crate::record::RowKind;
 
     const IN: &str = "run_materialized_inputs.jsonl";
@@ -176,14 +177,14 @@ mod tests {
         let files = (inputs, rollouts);
         // The profile alone in the same ranges (the comparison's read): its rows and first
         // error are the joint read's.
-        let mut alone = range_read::InOrder::new(
+        let mut alone = in_order::InOrder::new(
             ProfileBuilder::new(IN, OUT).with_max_line_bytes(max),
             ranges,
         );
-        let alone = range_read::record_last_first(&mut alone, files, max, slice, parse_profile)
+        let alone = in_order::record_last_first(&mut alone, files, max, slice, parse_profile)
             .map(|()| alone.into_recorder())
             .map_err(|e| e.to_string());
-        if let Err(e) = range_read::record_last_first(&mut order, files, max, slice, lines) {
+        if let Err(e) = in_order::record_last_first(&mut order, files, max, slice, lines) {
             assert_eq!(alone.err(), Some(e.to_string()), "the profile read alone");
             return (Err(e.to_string()), String::new());
         }

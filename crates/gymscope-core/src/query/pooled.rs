@@ -1,14 +1,14 @@
 //! A query's three reads ([`QueryRun`]: the inputs for agents, a first read of the rollouts for
 //! task aggregates when the expression needs them, the matching read) in the app's pool of
-//! workers, through `range_read`: a pool worker turns each batch of its range into what the
+//! workers, through `read::in_order`: a pool worker turns each batch of its range into what the
 //! read finds ([`RangeReader`]), and [`Recorded`] takes those in file order into the run, so the
 //! matches and the first error (file and line) are those of one reader (tested below).
 
 use super::run::{input_agent, task_reward};
 use super::{Query, QueryRun, RunFacts};
-use crate::jsonl::LineTooLong;
-use crate::profile::LineBatch;
-use crate::range_read::{self, Recorder};
+use crate::read::batch::LineBatch;
+use crate::read::in_order::{self, Recorder};
+use crate::read::jsonl::LineTooLong;
 use crate::record::{KeyTable, RowKind};
 
 /// Which of a query's reads a range is read for.
@@ -39,7 +39,7 @@ pub struct QueryLines {
 }
 
 /// What a query's range reader sends.
-pub type QueryPart = range_read::Part<QueryLines>;
+pub type QueryPart = in_order::Part<QueryLines>;
 
 /// `'FILE' line N: why`, the query's error for a line (the one-worker read's too).
 pub fn line_error(file: &str, line: u64, why: &str) -> String {
@@ -164,13 +164,13 @@ impl Recorder for Recorded {
 }
 
 /// The parts of a query's read, recorded in order.
-pub type InOrder = range_read::InOrder<Recorded>;
+pub type InOrder = in_order::InOrder<Recorded>;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jsonl::{LineSplitter, SplitError};
-    use crate::profile::ranges::plan;
+    use crate::read::jsonl::{LineSplitter, SplitError};
+    use crate::read::ranges::plan;
 
     const IN: &str = "run_materialized_inputs.jsonl";
     const OUT: &str = "rollouts.jsonl";
@@ -224,7 +224,7 @@ mod tests {
     ) -> Result<Recorded, String> {
         let mut order = InOrder::new(recorded, plan(kind, data.len() as u64, piece));
         let mut reader = reader();
-        range_read::record_last_first(&mut order, (data, data), max, 61, |b| reader.lines(b))?;
+        in_order::record_last_first(&mut order, (data, data), max, 61, |b| reader.lines(b))?;
         Ok(order.into_recorder())
     }
 

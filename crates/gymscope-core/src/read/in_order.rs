@@ -3,12 +3,12 @@
 //! each batch of lines turned into a job's own result), sends its [`Part`]s as bytes, and one
 //! [`InOrder`] hands them to the job's [`Recorder`] in file order, numbering the lines. Every
 //! job that reads whole files in the pool goes through here: the profile with health
-//! (`joint_read::ranges`) and the query's three reads (`query::ranges`); what each records, and
+//! (`joint_read::pooled`) and the query's three reads (`query::pooled`); what each records, and
 //! the first error in file order, are those of one reader of the whole files.
 
-use crate::jsonl::LineTooLong;
-use crate::profile::ranges::{ByteRange, RangeCutter};
-use crate::profile::LineBatch;
+use crate::read::batch::LineBatch;
+use crate::read::jsonl::LineTooLong;
+use crate::read::ranges::{ByteRange, RangeCutter};
 use crate::record::RowKind;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
