@@ -103,13 +103,7 @@ pub(super) fn refuse_overwrite_all(
 
 pub fn run(args: &BuildPivotArgs) -> Result<ExitCode> {
     // Two passes over the input: a pipe would hang the second (exit 2 at once instead).
-    check_input(
-        Input {
-            path: &args.input,
-            flag: "--input",
-        },
-        true,
-    )?;
+    check_input(Input::new(&args.input, "--input"), true)?;
     let options = options(args)?;
     let out_name = names::file_name_of(&args.output);
     let skipped_path = names::sibling(&args.output, names::pivot_skipped(&out_name));

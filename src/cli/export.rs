@@ -48,10 +48,7 @@ fn create_folders(dir: &Path) -> Result<Vec<PathBuf>> {
 pub fn run(args: &ExportArgs) -> Result<ExitCode> {
     // The files first: a folder given as --rollouts is named as what it is, not as the blank
     // session id its name would give.
-    let input = Input {
-        path: &args.rollouts,
-        flag: "--rollouts",
-    };
+    let input = Input::new(&args.rollouts, "--rollouts");
     check_input(input, false)?;
     // v0.7.0's export config has no defaults for either (exit 2, in its words).
     let missing: Vec<&str> = [

@@ -26,10 +26,7 @@ pub fn run(args: &HealthArgs) -> Result<ExitCode> {
         .ok_or_else(|| {
             crate::native::UsageError("give the rollouts file (ROLLOUTS or --rollouts)".into())
         })?;
-    let mut inputs = vec![Input {
-        path: rollouts,
-        flag: "ROLLOUTS",
-    }];
+    let mut inputs = vec![Input::new(rollouts, "ROLLOUTS")];
     if let Some(path) = &args.inputs {
         inputs.push(Input {
             path,
@@ -46,10 +43,7 @@ pub fn run(args: &HealthArgs) -> Result<ExitCode> {
     let verdicts = names::sibling(rollouts, upstream::ROLLOUT_VERDICTS);
     let mut all = inputs.clone();
     if let Some(f) = &failures {
-        all.push(Input {
-            path: f,
-            flag: "failures file",
-        });
+        all.push(Input::new(f, "failures file"));
     }
     for path in [&summary, &verdicts] {
         all.push(Input {

@@ -26,10 +26,7 @@ pub fn run(args: &HealthCheckArgs) -> Result<ExitCode> {
         return Err(UsageError("--workers must be at least 1".into()).into());
     }
     let ignored = normalize_ignored(args.ignore_checks.as_slice()).map_err(UsageError)?;
-    let input = Input {
-        path: &rollouts,
-        flag: "--rollouts-file",
-    };
+    let input = Input::new(&rollouts, "--rollouts-file");
     check_input(input, false)?;
     let (summary, verdicts) = (
         args.run_dir.join(QUALITY_SUMMARY),

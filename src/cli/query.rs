@@ -36,10 +36,7 @@ pub fn run(args: &QueryArgs) -> Result<ExitCode> {
         .collect::<Result<_, _>>()?;
     let needs_tasks = query.needs_tasks() || extra.iter().any(is_task_field);
     check_input(
-        Input {
-            path: &rollouts,
-            flag: "ROLLOUTS",
-        },
+        Input::new(&rollouts, "ROLLOUTS"),
         needs_tasks || args.strict,
     )?;
     if let Some(path) = &args.inputs {

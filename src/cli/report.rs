@@ -165,26 +165,11 @@ fn from_run(
         args,
         names::beside(rollouts, names::report),
         &[
-            Input {
-                path: inputs,
-                flag: "--inputs",
-            },
-            Input {
-                path: rollouts,
-                flag: "--rollouts",
-            },
-            Input {
-                path: &failures,
-                flag: beside,
-            },
-            Input {
-                path: &summary,
-                flag: beside,
-            },
-            Input {
-                path: &verdicts,
-                flag: beside,
-            },
+            Input::new(inputs, "--inputs"),
+            Input::new(rollouts, "--rollouts"),
+            Input::new(&failures, beside),
+            Input::new(&summary, beside),
+            Input::new(&verdicts, beside),
         ],
     )?;
     let rollouts_name = rollouts.display().to_string();
@@ -285,13 +270,7 @@ fn from_run(
 }
 
 fn from_files(args: &ReportArgs, profile: &Path) -> Result<(ReportInput, (PathBuf, Cleared))> {
-    check_input(
-        Input {
-            path: profile,
-            flag: "--profile",
-        },
-        false,
-    )?;
+    check_input(Input::new(profile, "--profile"), false)?;
     let profile_file = names::file_name_of(profile);
     let metrics = match &args.agent_metrics {
         Some(path) => {
@@ -309,15 +288,9 @@ fn from_files(args: &ReportArgs, profile: &Path) -> Result<(ReportInput, (PathBu
         }))
         .filter(|p| p.exists()),
     };
-    let mut inputs = vec![Input {
-        path: profile,
-        flag: "--profile",
-    }];
+    let mut inputs = vec![Input::new(profile, "--profile")];
     if let Some(m) = &metrics {
-        inputs.push(Input {
-            path: m,
-            flag: "--agent-metrics",
-        });
+        inputs.push(Input::new(m, "--agent-metrics"));
     }
     let output = output_path(
         args,

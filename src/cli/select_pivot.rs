@@ -110,13 +110,7 @@ pub fn run(args: &SelectPivotArgs) -> Result<ExitCode> {
         ))
         .into());
     }
-    check_input(
-        Input {
-            path: &config_in,
-            flag: "--config",
-        },
-        false,
-    )?;
+    check_input(Input::new(&config_in, "--config"), false)?;
     let mut outputs = vec![
         (args.output.as_path(), "--output"),
         (&selection_path, "the selection file"),

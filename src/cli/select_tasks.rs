@@ -50,13 +50,7 @@ pub fn run(args: &SelectTasksArgs) -> Result<ExitCode> {
     let selection_path = names::sibling(&args.output, names::pivot_selection(&out_name));
     let val_path = names::sibling(&args.output, names::validation_split(&out_name));
     // The profile is read twice (decided, then copied by span): no pipes.
-    check_input(
-        Input {
-            path: &args.profile,
-            flag: "--profile",
-        },
-        true,
-    )?;
+    check_input(Input::new(&args.profile, "--profile"), true)?;
     let mut outputs = vec![args.output.as_path(), selection_path.as_path()];
     if options.val_fraction.is_some() {
         outputs.push(&val_path);

@@ -35,10 +35,7 @@ pub fn run(args: &ValidatePivotArgs) -> Result<ExitCode> {
             return Ok(ExitCode::FAILURE);
         }
     }
-    let input = Input {
-        path: &args.path,
-        flag: "--path",
-    };
+    let input = Input::new(&args.path, "--path");
     // Read once, front to back: a pipe is fine here.
     check_input(input, false)?;
     let mut fixed = match &args.fix {

@@ -100,13 +100,7 @@ pub async fn run(opts: &AggregateOptions) -> Result<()> {
     let mut plan = FilePlan::new();
     for shard in &shards {
         // Rows are read again by offset (merge, coverage): a pipe cannot be.
-        check_input(
-            Input {
-                path: shard,
-                flag: "--input-glob",
-            },
-            true,
-        )?;
+        check_input(Input::new(shard, "--input-glob"), true)?;
         // Each shard's sidecar and materialized inputs are read too (the counted zeros).
         plan.input(shard, "--input-glob")
             .input(paths::failures(shard), "a shard's _failures.jsonl")

@@ -237,20 +237,8 @@ fn check_files(
     let side: Vec<PathBuf> = shards.iter().map(|s| paths::failures(s)).collect();
     let mut plan = FilePlan::new();
     for (s, m) in shards.iter().zip(mats) {
-        check_input(
-            Input {
-                path: s,
-                flag: "shard",
-            },
-            true,
-        )?;
-        check_input(
-            Input {
-                path: m,
-                flag: "shard's materialized inputs",
-            },
-            true,
-        )?;
+        check_input(Input::new(s, "shard"), true)?;
+        check_input(Input::new(m, "shard's materialized inputs"), true)?;
     }
     for p in shards.iter().chain(mats).chain(&side) {
         plan.input(p, "a shard's file");

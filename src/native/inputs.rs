@@ -17,6 +17,13 @@ pub struct Input<'a> {
     pub flag: &'a str,
 }
 
+impl<'a> Input<'a> {
+    /// The input at `path`, given by `flag` (named in every message about it).
+    pub const fn new(path: &'a Path, flag: &'a str) -> Self {
+        Input { path, flag }
+    }
+}
+
 /// The input must exist (exit 1, upstream's wording) and be a regular file or device. A pipe,
 /// socket (`--inputs <(…)`) or directory is refused at once (exit 2): gymscope reads its inputs
 /// twice, the second time by offset, and would hang or fail half-way on them.
@@ -188,10 +195,7 @@ mod tests {
         std::os::unix::fs::symlink(&a, dir.path().join("link.jsonl")).unwrap();
         let hard = dir.path().join("hard.jsonl");
         std::fs::hard_link(&a, &hard).unwrap();
-        let inputs = [Input {
-            path: &a,
-            flag: "--inputs",
-        }];
+        let inputs = [Input::new(&a, "--inputs")];
         for out in [&a, &link, &hard] {
             let e = check_output(out, &inputs).unwrap_err();
             assert!(e.0.contains("--inputs"), "{e}");
@@ -208,10 +212,7 @@ mod tests {
         let fifo = dir.path().join("p");
         let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        let input = Input {
-            path: &fifo,
-            flag: "--rollouts",
-        };
+        let input = Input::new(&fifo, "--rollouts");
         let e = check_input(input, true).unwrap_err();
         assert!(e.downcast_ref::<UsageError>().is_some());
         assert!(e.to_string().contains("is a pipe"), "{e}");
@@ -229,20 +230,10 @@ mod tests {
             let fed = fed.clone();
             std::thread::spawn(move || std::fs::write(&fed, b"{}\n"))
         };
-        let input = Input {
-            path: &fed,
-            flag: "--rollouts",
-        };
+        let input = Input::new(&fed, "--rollouts");
         assert!(check_input(input, false).is_ok());
         writer.join().unwrap().unwrap();
-        let e = check_input(
-            Input {
-                path: dir.path(),
-                flag: "--path",
-            },
-            false,
-        )
-        .unwrap_err();
+        let e = check_input(Input::new(dir.path(), "--path"), false).unwrap_err();
         assert!(e.to_string().contains("is a directory"), "{e}");
     }
 }

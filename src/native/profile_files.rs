@@ -36,14 +36,8 @@ pub fn output_paths(
     ]
     .map(|name| tidy(&dir.join(name)));
     let inputs = [
-        Input {
-            path: inputs,
-            flag: "--inputs",
-        },
-        Input {
-            path: rollouts,
-            flag: "--rollouts",
-        },
+        Input::new(inputs, "--inputs"),
+        Input::new(rollouts, "--rollouts"),
     ];
     let outputs: Vec<(&Path, &str)> = paths.iter().map(|p| (p.as_path(), "--out-dir")).collect();
     let cleared = clear_outputs(&inputs, &outputs)?;

@@ -342,13 +342,7 @@ impl Default for RowOptions<'_> {
 pub fn rollout_rows(rollouts: &Path, query: Option<&str>, o: &RowOptions) -> Result<RowColumns> {
     let query = query.map(parse_query).transpose()?;
     let fields = query.as_ref().map(Query::fields).unwrap_or_default();
-    check_input(
-        Input {
-            path: rollouts,
-            flag: "rollouts",
-        },
-        false,
-    )?;
+    check_input(Input::new(rollouts, "rollouts"), false)?;
     if let Some(path) = o.inputs {
         check_input(
             Input {

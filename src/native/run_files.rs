@@ -22,14 +22,8 @@ fn head(path: &Path) -> Vec<u8> {
 /// recognisably the other kind (or a profile output). Only a clear mismatch is refused: a file
 /// whose first row says nothing either way is taken as given.
 pub fn check_run_files(inputs: &Path, rollouts: &Path) -> anyhow::Result<()> {
-    let i = Input {
-        path: inputs,
-        flag: "--inputs",
-    };
-    let r = Input {
-        path: rollouts,
-        flag: "--rollouts",
-    };
+    let i = Input::new(inputs, "--inputs");
+    let r = Input::new(rollouts, "--rollouts");
     check_input(i, true)?;
     check_input(r, true)?;
     if same_file(inputs, rollouts) {

@@ -394,3 +394,37 @@ fn the_cycle_finder_finds_a_cycle() {
         ]]
     );
 }
+
+/// Every module of the app, at any depth, is named in ARCHITECTURE.md's table of `src/web`.
+#[test]
+fn every_module_of_the_app_is_named() {
+    let doc = architecture();
+    let start = doc.find("### The app: `src/web`").expect("the app's table");
+    let end = doc[start..]
+        .find("\n### ")
+        .map_or(doc.len(), |e| start + e + 1);
+    let section = &doc[start..end];
+    let mut files = Vec::new();
+    rust_files(&repo_root().join("src/web"), &mut files);
+    let mut missing = BTreeSet::new();
+    for file in files {
+        let stem = file.file_stem().unwrap().to_string_lossy().into_owned();
+        let name = if stem == "mod" {
+            file.parent()
+                .unwrap()
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        } else {
+            stem
+        };
+        if name != "web" && !section.contains(&format!("`{name}`")) {
+            missing.insert(name);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "app modules not in ARCHITECTURE.md: {missing:?}"
+    );
+}

@@ -1,19 +1,34 @@
 //! gymscope's core: everything computed about a NeMo Gym run, with no browser, network or
 //! terminal types (its Cargo.toml lists none), compiled for both faces and tested natively.
-//! See ARCHITECTURE.md for one line per module:
-//! - reading: [`chunks`], [`jsonl`], [`json`], [`record`]
-//! - the profile: [`profile`], [`stats`], [`render`], [`output`], [`table`]; health: [`health`]
-//!   (signals, and upstream's health checks as v0.7.0 writes them)
-//! - showing it: [`inspect`], [`plot`], [`conversation`], [`report`]
-//! - datasets and runs: [`pivot`], [`reward_group`], [`compare`] (two runs paired by task, and
-//!   v0.7.0's `gym eval compare` report), [`watch`] (a run read while it is collected: appended
-//!   bytes in, figures out at any time),
-//!   [`collect`] (the collection's data; its driver is the native face's), [`atif`] (ATIF
-//!   trajectories: v0.7.0's export byte for byte, any agent's trajectories read as a run, checked)
-//! - upstream's semantics: [`gym`] (row keys, Python's truthiness and `repr`, Pydantic's
-//!   coercions, the trajectory record)
-//! - shared: [`names`] (every derived file name), [`error`], [`figures`] (how numbers read, for people too),
-//!   [`html`] and [`markdown`] (escaping), [`python_math`] (CPython's and scipy's numbers v0.7.0's intervals use)
+//!
+//! A run is two JSONL files, the materialized inputs and the rollouts. [`read`] turns them into
+//! numbered lines, whatever drives it: one thread ([`read::chunks::for_each_chunk`]), every core
+//! (a [`read::batch::LineBatch`] per thread), or the app's pool of workers that share no memory
+//! ([`read::ranges`], recorded in file order by [`read::in_order::InOrder`]). [`record`] reads a
+//! line down to its rollout key, agent and numbers. Analyses parse their batches anywhere and
+//! record them in order: the profile ([`profile::ProfileBuilder`] → [`profile::Profile`], written
+//! by [`render`] exactly as NeMo Gym v0.7.0 writes it), health
+//! ([`health::HealthBuilder`] → [`health::HealthReport`]), both in one walk ([`joint_read`]), a
+//! query ([`query::Query`]), a comparison ([`compare`]), pivots ([`pivot::PivotValidator`],
+//! [`pivot_build::PivotBuilder`]) and a growing run ([`watch::Watch`]). Views make them
+//! readable: [`inspect`] (every page's view model), [`plot`] and [`report`] (one self-contained
+//! page, [`report::ReportInput`]). See ARCHITECTURE.md for the layers and a line per module.
+//!
+//! The modules by layer, each using only its own and the layers below:
+//! - base: [`gym`] (upstream's semantics: row keys, Python's truthiness and `repr`, Pydantic's
+//!   coercions, the trajectory record), [`json`], [`skim`], [`fast_map`], [`stats`],
+//!   [`python_math`], [`seeded`], [`names`] (every derived file name), [`error`],
+//!   [`reward_group`] (the one success rule), [`figures`] (numbers for people), [`html`] and
+//!   [`markdown`] (escaping);
+//! - lines: [`read`];
+//! - rows: [`record`];
+//! - the profile: [`profile`], [`render`], [`output`] (a profile made and rendered in memory),
+//!   [`table`];
+//! - run data: [`health`], [`collect`] (the collection's data; its driver is the native face's),
+//!   [`pivot`], [`pivot_build`], [`verifier`], [`conversation`], [`model_text`], [`atif`];
+//! - analyses: [`joint_read`], [`plot`], [`query`], [`curate`], [`watch`];
+//! - pages: [`report`];
+//! - showing: [`inspect`], [`compare`].
 
 pub mod atif;
 pub mod collect;

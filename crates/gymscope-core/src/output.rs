@@ -1,19 +1,11 @@
-//! Names and in-memory production of the profile's three output files, shared by the CLI and the
-//! web app so both name and fill them identically.
+//! A profile made from bytes in memory and its three output files rendered in memory: the tests'
+//! and benches' one way to profile a run they generate, and `compare`'s for an older aggregate
+//! file's `rollout_infos` (`compare::gym_report::legacy`). The faces stream files instead
+//! (`native::run_read`, the app's worker).
 
 use crate::error::ProfileError;
 use crate::profile::{Profile, ProfileBuilder, ProfileOptions};
 use crate::render::{self, RenderError};
-
-/// Upstream's naming: `<stem>_reward_profiling.jsonl`, `<stem>_agent_metrics.json` and
-/// `<stem>_repeat_level_metrics.json` (see [`crate::names`]).
-pub fn output_file_names(rollouts_file_name: &str) -> [String; 3] {
-    [
-        crate::names::reward_profiling(rollouts_file_name),
-        crate::names::agent_metrics(rollouts_file_name),
-        crate::names::repeat_level_metrics(rollouts_file_name),
-    ]
-}
 
 /// The three output files' contents, for callers that keep them in memory (the web app, tests).
 pub struct RenderedProfile {

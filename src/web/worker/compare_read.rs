@@ -1,5 +1,5 @@
 //! A comparison's runs read by this worker's pool (`pool`): each run's two files in byte ranges
-//! for the profile alone (`profile::ranges`), one run after another; a profiling file is read
+//! for the profile alone (`profile::pooled`), one run after another; a profiling file is read
 //! here as it is small. The sides, and so the comparison, are one worker's (`compare_job`).
 
 use super::super::protocol::{CompareInput, Failure, RangeTask, Reply};

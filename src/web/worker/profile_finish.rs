@@ -17,6 +17,7 @@ use crate::profile::{ProfileBuilder, ProfileOptions};
 use crate::read::ranges::plan;
 use crate::record::RowKind;
 use crate::render::{self, LineSource};
+use crate::reward_group::DEFAULT_THRESHOLD;
 use std::collections::HashMap;
 use web_sys::File;
 

@@ -7,16 +7,13 @@ use super::io::{feed, now_ms, post_progress, read_all};
 use super::profile_finish::{builders, finish};
 use super::shown::{profiled, source, Shown, SHOWN};
 use crate::error::ProfileError;
-use crate::health::{HealthBuilder, HealthError, HealthReport};
-use crate::inspect::model::{self, Columns, InspectView};
+use crate::inspect::model;
 use crate::joint_read::{self, record_both};
 use crate::names;
-use crate::profile::{Profile, ProfileBuilder, ProfileOptions};
+use crate::profile::ProfileOptions;
 use crate::read::chunks::Flow;
 use crate::record::RowKind;
-use crate::report::{ReportInput, ReportMeta, Source};
-use crate::reward_group::DEFAULT_THRESHOLD;
-use std::cell::RefCell;
+use crate::report::{ReportInput, ReportMeta};
 use web_sys::File;
 
 impl From<ProfileError> for Failure {

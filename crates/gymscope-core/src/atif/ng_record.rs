@@ -6,6 +6,7 @@
 
 use super::gym_items::{self, reject_unknown, Item, Refusal};
 use super::strict_model::{dump, float_value, object, Fields, Invalid};
+use crate::gym::trajectory::schema;
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -183,7 +184,7 @@ fn call_refs(f: &Fields, key: &str) -> Result<Vec<CallRef>, Invalid> {
         .enumerate()
         .map(|(i, v)| {
             let r = object(v, &format!("{}[{i}]", f.at(key)))?;
-            r.forbid_extra(&["model_call_id", "model_ref", "response_id"])?;
+            r.forbid_extra(&schema::CALL_REF)?;
             let call = CallRef {
                 model_call_id: r.opt_str("model_call_id")?.map(str::to_string),
                 model_ref: model_ref(r.map.get("model_ref"), &r.at("model_ref"))?,
@@ -205,28 +206,14 @@ fn call_refs(f: &Fields, key: &str) -> Result<Vec<CallRef>, Invalid> {
 
 fn invocation(v: &Value, path: &str) -> Result<Invocation, Invalid> {
     let f = object(v, path)?;
-    f.forbid_extra(&[
-        "kind",
-        "invocation_id",
-        "parent_invocation_id",
-        "spawned_by_tool_call_id",
-        "status",
-        "duration_ms",
-        "error_type",
-        "model_calls",
-        "conversation",
-    ])?;
+    f.forbid_extra(&schema::INVOCATION)?;
     f.literal("kind", &["agent_invocation"], Some("agent_invocation"))?;
     Ok(Invocation {
         invocation_id: f.req_str("invocation_id")?.to_string(),
         parent_invocation_id: f.opt_str("parent_invocation_id")?.map(str::to_string),
         spawned_by_tool_call_id: f.opt_str("spawned_by_tool_call_id")?.map(str::to_string),
         status: f
-            .literal(
-                "status",
-                &["completed", "failed", "incomplete", "unknown"],
-                Some("unknown"),
-            )?
+            .literal("status", &schema::INVOCATION_STATUS, Some("unknown"))?
             .unwrap_or_default(),
         duration_ms: f.opt_float("duration_ms", true)?,
         error_type: f.opt_str("error_type")?.map(str::to_string),
@@ -240,19 +227,7 @@ fn invocation(v: &Value, path: &str) -> Result<Invocation, Invalid> {
 
 fn turn(v: &Value, path: &str) -> Result<(Turn, String, String), Invalid> {
     let f = object(v, path)?;
-    f.forbid_extra(&[
-        "invocation_id",
-        "task_id",
-        "rollout_id",
-        "turn_no",
-        "timestamp",
-        "question",
-        "answer",
-        "reasoning_content",
-        "resolved",
-        "step_count",
-        "model_calls",
-    ])?;
+    f.forbid_extra(&schema::TURN)?;
     let t = Turn {
         invocation_id: f.req_str("invocation_id")?.to_string(),
         turn_no: f.req_int("turn_no", 1)?,
@@ -273,16 +248,7 @@ fn turn(v: &Value, path: &str) -> Result<(Turn, String, String), Invalid> {
 
 fn model_call(v: &Value, path: &str) -> Result<ModelCall, Invalid> {
     let f = object(v, path)?;
-    f.forbid_extra(&[
-        "model_call_id",
-        "started_at",
-        "completed_at",
-        "duration_ms",
-        "request",
-        "response",
-        "response_metadata",
-        "token_stats",
-    ])?;
+    f.forbid_extra(&schema::MODEL_CALL)?;
     let model_call_id = f.opt_str("model_call_id")?;
     let started_at = f.opt_float("started_at", false)?;
     let completed_at = f.opt_float("completed_at", false)?;
@@ -295,21 +261,7 @@ fn model_call(v: &Value, path: &str) -> Result<ModelCall, Invalid> {
         f.map.get("response_metadata").unwrap_or(&empty),
         &f.at("response_metadata"),
     )?;
-    m.forbid_extra(&[
-        "response_id",
-        "model_ref",
-        "model",
-        "dialect",
-        "status_code",
-        "response_status",
-        "finish_reason",
-        "upstream_attempted",
-        "response_source",
-        "upstream_status_code",
-        "local_response_reason",
-        "error_category",
-        "latency_ttft_ms",
-    ])?;
+    m.forbid_extra(&schema::CALL_META)?;
     let mref = model_ref(m.map.get("model_ref"), &m.at("model_ref"))?;
     let s = |k| m.opt_str(k).map(|o| o.map(str::to_string));
     let meta_dump = dump(vec![
@@ -350,13 +302,7 @@ fn model_call(v: &Value, path: &str) -> Result<ModelCall, Invalid> {
         f.map.get("token_stats").unwrap_or(&empty),
         &f.at("token_stats"),
     )?;
-    t.forbid_extra(&[
-        "prompt_tokens",
-        "completion_tokens",
-        "reasoning_tokens",
-        "total_tokens",
-        "cached_tokens",
-    ])?;
+    t.forbid_extra(&schema::TOKEN_STATS)?;
     let tokens = TokenStats {
         prompt_tokens: t.opt_int("prompt_tokens", true)?,
         completion_tokens: t.opt_int("completion_tokens", true)?,
@@ -403,20 +349,7 @@ fn model_call(v: &Value, path: &str) -> Result<ModelCall, Invalid> {
 
 fn tool_record(v: &Value, path: &str) -> Result<ToolRecord, Invalid> {
     let f = object(v, path)?;
-    f.forbid_extra(&[
-        "kind",
-        "invocation_id",
-        "tool_call_id",
-        "sandbox_id",
-        "tool_name",
-        "started_at",
-        "completed_at",
-        "duration_ms",
-        "timing_source",
-        "status",
-        "error_type",
-        "output",
-    ])?;
+    f.forbid_extra(&schema::TOOL_CALL)?;
     f.literal("kind", &["tool_call"], Some("tool_call"))?;
     let started_at = f.opt_float("started_at", false)?;
     let completed_at = f.opt_float("completed_at", false)?;
@@ -465,7 +398,7 @@ fn tool_record(v: &Value, path: &str) -> Result<ToolRecord, Invalid> {
 
 fn gap(v: &Value, path: &str) -> Result<(), Invalid> {
     let f = object(v, path)?;
-    f.forbid_extra(&["code", "invocation_id", "detail"])?;
+    f.forbid_extra(&schema::GAP)?;
     f.req_str("code")?;
     f.opt_str("invocation_id")?;
     f.opt_str("detail")?;
@@ -487,16 +420,7 @@ fn each<T>(
 /// Reads the record strictly, with the record-level checks of its model validator.
 pub fn read(raw: &Value) -> Result<Record, Invalid> {
     let f = object(raw, "ng_trajectory")?;
-    f.forbid_extra(&[
-        "schema_version",
-        "task_id",
-        "rollout_id",
-        "invocations",
-        "turns",
-        "model_calls",
-        "tool_calls",
-        "gaps",
-    ])?;
+    f.forbid_extra(&schema::RECORD)?;
     let schema_version = f
         .literal("schema_version", &["1.0"], Some("1.0"))?
         .unwrap_or_default();

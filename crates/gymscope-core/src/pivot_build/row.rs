@@ -176,11 +176,6 @@ impl Prepared {
         id
     }
 
-    /// Number of prefix items actually written for a prefix `T[..start]`.
-    pub fn input_len(&self, start: usize) -> usize {
-        self.items[..start].iter().flatten().count()
-    }
-
     /// Appends one row and its newline. `middle` = the compact `meta_info` and `pivot_info`
     /// members after `expected_action`; `tail` = `agent_ref` and anything after it.
     pub fn write_row(

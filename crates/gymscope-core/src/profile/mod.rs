@@ -172,18 +172,6 @@ impl ColumnSummaries {
         ColumnSummaries { width, present }
     }
 
-    /// Dense: one entry per column, in column order (as a slice of all columns).
-    pub fn from_dense(columns: Vec<ColumnSummary>) -> Self {
-        let width = columns.len();
-        let present = columns
-            .into_iter()
-            .enumerate()
-            .filter(|(_, s)| *s != NO_VALUES)
-            .map(|(c, s)| (c as u32, s))
-            .collect();
-        ColumnSummaries { width, present }
-    }
-
     /// The number of columns.
     pub fn len(&self) -> usize {
         self.width
@@ -291,9 +279,6 @@ pub struct CompletionSummary {
 impl CompletionSummary {
     pub fn completion_pct(&self) -> f64 {
         pct(self.completed_rollout_rows, self.expected_rollout_rows)
-    }
-    pub fn missing_rollout_rows(&self) -> usize {
-        self.expected_rollout_rows - self.completed_rollout_rows
     }
     /// Upstream's first summary lines (the summary text, the app and the report print them).
     pub fn lines(&self) -> [String; 2] {

@@ -1,8 +1,8 @@
 //! Complete lines of one file, cut from the chunks that held them: what the profile's reading
 //! (`batch`), health's and the joint read hand to other threads.
 
+use super::RowKind;
 use crate::read::jsonl::{LineSpan, LineSplitter};
-use crate::record::RowKind;
 
 /// About this many bytes of complete lines make a batch: large enough that each batch's own costs
 /// (its field-name table, merged when recorded; a hand-over between threads) are spread thin,

@@ -6,10 +6,10 @@
 //! (`joint_read::pooled`) and the query's three reads (`query::pooled`); what each records, and
 //! the first error in file order, are those of one reader of the whole files.
 
+use super::RowKind;
 use crate::read::batch::LineBatch;
 use crate::read::jsonl::LineTooLong;
 use crate::read::ranges::{ByteRange, RangeCutter};
-use crate::record::RowKind;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};

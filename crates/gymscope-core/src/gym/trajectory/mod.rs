@@ -7,6 +7,7 @@
 //! (`ValidationError`), the message ours. [`dump`] writes a record's parts in their dumped form.
 
 pub mod dump;
+pub mod schema;
 
 use super::pydantic::{
     list, literal, object, only, opt_bool, opt_float, opt_int, opt_str, req_str, R,
@@ -81,23 +82,8 @@ impl Trajectory {
     }
 }
 
-/// The keys of a model call's `meta` in a trajectory (upstream's `TrajectoryResponseMetadata`,
-/// v0.7.0 `nemo_gym/rollout_observability.py:47-61`), in its order.
-pub const CALL_META_KEYS: [&str; 13] = [
-    "response_id",
-    "model_ref",
-    "model",
-    "dialect",
-    "status_code",
-    "response_status",
-    "finish_reason",
-    "upstream_attempted",
-    "response_source",
-    "upstream_status_code",
-    "local_response_reason",
-    "error_category",
-    "latency_ttft_ms",
-];
+/// The keys of a model call's `meta` in a trajectory, in its order.
+pub use schema::CALL_META as CALL_META_KEYS;
 
 /// `ModelServerRef`: a plain Pydantic model (extra keys ignored).
 fn model_ref(v: &Value, at: &str) -> R<Option<ModelRef>> {
@@ -117,7 +103,7 @@ fn model_ref(v: &Value, at: &str) -> R<Option<ModelRef>> {
 
 pub(crate) fn call_ref(v: &Value, at: &str) -> R<CallRef> {
     let m = object(v, at)?;
-    only(m, at, &["model_call_id", "model_ref", "response_id"])?;
+    only(m, at, &schema::CALL_REF)?;
     let r = CallRef {
         model_call_id: opt_str(m, at, "model_call_id")?,
         model_ref: match m.get("model_ref") {
@@ -146,28 +132,9 @@ fn refs(m: &Map<String, Value>, at: &str) -> R<Vec<CallRef>> {
 
 pub(crate) fn invocation(v: &Value, at: &str) -> R<(String, Vec<CallRef>)> {
     let m = object(v, at)?;
-    only(
-        m,
-        at,
-        &[
-            "kind",
-            "invocation_id",
-            "parent_invocation_id",
-            "spawned_by_tool_call_id",
-            "status",
-            "duration_ms",
-            "error_type",
-            "model_calls",
-            "conversation",
-        ],
-    )?;
+    only(m, at, &schema::INVOCATION)?;
     literal(m, at, "kind", &["agent_invocation"])?;
-    literal(
-        m,
-        at,
-        "status",
-        &["completed", "failed", "incomplete", "unknown"],
-    )?;
+    literal(m, at, "status", &schema::INVOCATION_STATUS)?;
     opt_str(m, at, "parent_invocation_id")?;
     opt_str(m, at, "spawned_by_tool_call_id")?;
     opt_float(m, at, "duration_ms", true)?;
@@ -182,23 +149,7 @@ pub(crate) fn invocation(v: &Value, at: &str) -> R<(String, Vec<CallRef>)> {
 
 fn turn(v: &Value, at: &str) -> R<(String, String, String, Turn)> {
     let m = object(v, at)?;
-    only(
-        m,
-        at,
-        &[
-            "invocation_id",
-            "task_id",
-            "rollout_id",
-            "turn_no",
-            "timestamp",
-            "question",
-            "answer",
-            "reasoning_content",
-            "resolved",
-            "step_count",
-            "model_calls",
-        ],
-    )?;
+    only(m, at, &schema::TURN)?;
     let invocation_id = req_str(m, at, "invocation_id")?;
     let task_id = req_str(m, at, "task_id")?;
     let rollout_id = req_str(m, at, "rollout_id")?;
@@ -220,20 +171,7 @@ fn turn(v: &Value, at: &str) -> R<(String, String, String, Turn)> {
 
 fn model_call(v: &Value, at: &str) -> R<Call> {
     let m = object(v, at)?;
-    only(
-        m,
-        at,
-        &[
-            "model_call_id",
-            "started_at",
-            "completed_at",
-            "duration_ms",
-            "request",
-            "response",
-            "response_metadata",
-            "token_stats",
-        ],
-    )?;
+    only(m, at, &schema::MODEL_CALL)?;
     let started_at = opt_float(m, at, "started_at", false)?;
     opt_float(m, at, "completed_at", false)?;
     opt_float(m, at, "duration_ms", true)?;
@@ -259,17 +197,7 @@ fn model_call(v: &Value, at: &str) -> R<Call> {
         None => &empty,
         Some(v) => object(v, &tok_at)?,
     };
-    only(
-        tokens,
-        &tok_at,
-        &[
-            "prompt_tokens",
-            "completion_tokens",
-            "reasoning_tokens",
-            "total_tokens",
-            "cached_tokens",
-        ],
-    )?;
+    only(tokens, &tok_at, &schema::TOKEN_STATS)?;
     opt_int(tokens, &tok_at, "reasoning_tokens", Some(0))?;
     opt_int(tokens, &tok_at, "total_tokens", Some(0))?;
     opt_int(tokens, &tok_at, "cached_tokens", Some(0))?;
@@ -295,20 +223,7 @@ fn model_call(v: &Value, at: &str) -> R<Call> {
 /// `ToolCallObservation` (the same fields but `output`).
 pub(crate) fn tool_call(v: &Value, at: &str, with_output: bool) -> R<()> {
     let m = object(v, at)?;
-    let fields = [
-        "kind",
-        "invocation_id",
-        "tool_call_id",
-        "sandbox_id",
-        "tool_name",
-        "started_at",
-        "completed_at",
-        "duration_ms",
-        "timing_source",
-        "status",
-        "error_type",
-        "output",
-    ];
+    let fields = schema::TOOL_CALL;
     only(m, at, &fields[..fields.len() - usize::from(!with_output)])?;
     literal(m, at, "kind", &["tool_call"])?;
     req_str(m, at, "invocation_id")?;
@@ -345,7 +260,7 @@ pub(crate) fn tool_call(v: &Value, at: &str, with_output: bool) -> R<()> {
 
 pub(crate) fn gap(v: &Value, at: &str) -> R<Gap> {
     let m = object(v, at)?;
-    only(m, at, &["code", "invocation_id", "detail"])?;
+    only(m, at, &schema::GAP)?;
     Ok(Gap {
         code: req_str(m, at, "code")?,
         invocation_id: opt_str(m, at, "invocation_id")?,
@@ -357,20 +272,7 @@ pub(crate) fn gap(v: &Value, at: &str) -> R<Gap> {
 pub fn validate(v: &Value) -> R<Trajectory> {
     let at = "ng_trajectory";
     let m = object(v, at)?;
-    only(
-        m,
-        at,
-        &[
-            "schema_version",
-            "task_id",
-            "rollout_id",
-            "invocations",
-            "turns",
-            "model_calls",
-            "tool_calls",
-            "gaps",
-        ],
-    )?;
+    only(m, at, &schema::RECORD)?;
     literal(m, at, "schema_version", &["1.0"])?;
     let task_id = req_str(m, at, "task_id")?;
     let rollout_id = req_str(m, at, "rollout_id")?;
