@@ -7,6 +7,7 @@
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+pub mod bench;
 pub mod browser;
 pub mod compare_runs;
 pub mod fixture_files;
