@@ -148,6 +148,21 @@ fn run(args: &[&str]) -> (f64, i32, f64) {
     bench::run_reaped(env!("CARGO_BIN_EXE_gymscope"), args)
 }
 
+/// `gymscope profile` of `inputs` and `rollouts` into `out`, with `extra` flags, as [`run`].
+fn profile(inputs: &Path, rollouts: &str, out: &str, extra: &[&str]) -> (f64, i32, f64) {
+    let mut args = vec![
+        "profile",
+        "--inputs",
+        inputs.to_str().unwrap(),
+        "--rollouts",
+        rollouts,
+        "--out-dir",
+        out,
+    ];
+    args.extend(extra);
+    run(&args)
+}
+
 fn main() {
     if bench::listing_only() {
         return;
@@ -158,40 +173,14 @@ fn main() {
     let out_s = out.to_str().unwrap();
     let tasks = bench::env_usize("HOSTILE_TASKS", 4000);
     let (m, r) = own_field(&dir, tasks);
-    let (secs, code, rss) = run(&[
-        "profile",
-        "--inputs",
-        m.to_str().unwrap(),
-        "--rollouts",
-        r.to_str().unwrap(),
-        "--out-dir",
-        out_s,
-    ]);
+    let (secs, code, rss) = profile(&m, r.to_str().unwrap(), out_s, &[]);
     println!("own-field: {tasks} tasks each with its own field: {secs:.2} s, exit {code}, peak RSS {rss:.1} MB");
     let fields = bench::env_usize("HOSTILE_FIELDS", 128_000);
     let (m, r) = wide_row(&dir, fields);
-    let (secs, code, rss) = run(&[
-        "profile",
-        "--inputs",
-        m.to_str().unwrap(),
-        "--rollouts",
-        r.to_str().unwrap(),
-        "--out-dir",
-        out_s,
-    ]);
+    let (secs, code, rss) = profile(&m, r.to_str().unwrap(), out_s, &[]);
     println!("wide-row: one row with {fields} numeric fields: {secs:.2} s, exit {code}, peak RSS {rss:.1} MB");
     let (m, _) = own_field(&dir, 10);
-    let (secs, code, rss) = run(&[
-        "profile",
-        "--inputs",
-        m.to_str().unwrap(),
-        "--rollouts",
-        "/dev/zero",
-        "--out-dir",
-        out_s,
-        "--max-line-bytes",
-        "67108864",
-    ]);
+    let (secs, code, rss) = profile(&m, "/dev/zero", out_s, &["--max-line-bytes", "67108864"]);
     println!("endless-line: /dev/zero with a 64 MiB limit: {secs:.2} s, exit {code}, peak RSS {rss:.1} MB");
     // A regular file of one 300 MB line under a 256 MiB limit, through the commands that read
     // once and `report --profile` (which keeps the file): each near the limit, not 2-3x it.

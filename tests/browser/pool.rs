@@ -2,6 +2,7 @@
 //! downloads, the first error, a text query's matches and a comparison's report of one worker,
 //! and of the CLI.
 
+use crate::common::assert_success;
 use crate::common::browser::{dist, Browser};
 use crate::common::gen_run;
 use crate::common::static_server::StaticServer;
@@ -250,11 +251,7 @@ async fn two_runs_compared_by_two_workers_are_the_clis_report() {
         .arg(&out)
         .output()
         .unwrap();
-    assert!(
-        cli.status.success(),
-        "{}",
-        String::from_utf8_lossy(&cli.stderr)
-    );
+    assert_success(&cli);
     let want = std::fs::read_to_string(&out).unwrap();
 
     let server = StaticServer::start(&dist());
@@ -262,24 +259,19 @@ async fn two_runs_compared_by_two_workers_are_the_clis_report() {
     for workers in [1u32, 2] {
         b.open_app(&format!("{}?workers={workers}", server.url()), "#compare")
             .await;
-        b.wait_text("[data-testid=compare-status]", "Choose both runs")
-            .await;
+        b.wait_testid("compare-status", "Choose both runs").await;
         b.choose_files("compare-a", &[base_in.clone(), base.clone()])
             .await;
         b.choose_files("compare-b", &[cand_in.clone(), cand.clone()])
             .await;
-        b.wait_text("[data-testid=compare-status]", "Compared: 600")
-            .await;
+        b.wait_testid("compare-status", "Compared: 600").await;
         let read_by = b
             .eval("return Number(document.body.dataset.compareWorkers || 0)")
             .await;
         assert_eq!(read_by.as_u64(), Some(u64::from(workers)));
         b.click_testid("compare-export").await;
-        b.wait_text(
-            "[data-testid=compare-report-download]",
-            "base_vs_cand_compare.html",
-        )
-        .await;
+        b.wait_testid("compare-report-download", "base_vs_cand_compare.html")
+            .await;
         let html = b.download_text("compare-report-download").await;
         assert!(
             html == want,

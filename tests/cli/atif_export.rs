@@ -6,6 +6,7 @@
 //! (`(gymscope: ...)`), so reasons are compared with whitespace folded and that detail cut.
 
 use crate::common;
+use crate::common::assert_contains;
 
 use common::*;
 use std::fs;
@@ -160,11 +161,7 @@ fn an_existing_output_folder_is_refused_and_left_as_it_was() {
         "s",
     ]);
     assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
-    assert!(
-        output_text(&out).contains("Output path already exists"),
-        "{}",
-        output_text(&out)
-    );
+    assert_contains(&output_text(&out), "Output path already exists");
     assert_eq!(
         fs::read_to_string(out_dir.join("keep.txt")).unwrap(),
         "mine"

@@ -5,6 +5,7 @@
 #![allow(unsafe_code)] // libc::mkfifo and libc::kill make the FIFOs and signals under test
 
 use crate::common;
+use crate::common::assert_contains;
 use crate::common::gen_run;
 
 use std::path::{Path, PathBuf};
@@ -64,11 +65,7 @@ fn a_line_over_the_limit_fails_naming_file_and_line_in_every_command() {
         limit,
     ]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains(&format!("'{}' {want}", s(&m))),
-        "{}",
-        stderr(&o)
-    );
+    assert_contains(&stderr(&o), &format!("'{}' {want}", s(&m)));
 
     let o = gymscope(&[
         "report",
@@ -84,10 +81,9 @@ fn a_line_over_the_limit_fails_naming_file_and_line_in_every_command() {
 
     let o = gymscope(&["validate-pivot", "--path", s(&r), "--max-line-bytes", limit]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains(&format!("validation failed: '{}' {want}", s(&r))),
-        "{}",
-        stderr(&o)
+    assert_contains(
+        &stderr(&o),
+        &format!("validation failed: '{}' {want}", s(&r)),
     );
 
     // `report --profile` reads the profiling file whole: the limit applies there too.
@@ -111,11 +107,7 @@ fn a_line_over_the_limit_fails_naming_file_and_line_in_every_command() {
         limit,
     ]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains(&format!("'{}' {want}", s(&profiling))),
-        "{}",
-        stderr(&o)
-    );
+    assert_contains(&stderr(&o), &format!("'{}' {want}", s(&profiling)));
 
     // A device that never ends a line: bounded by the limit, not by memory.
     let o = gymscope(&[
@@ -128,10 +120,9 @@ fn a_line_over_the_limit_fails_naming_file_and_line_in_every_command() {
         "1000000",
     ]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("'/dev/zero' line 1 is longer than 1000000 bytes"),
-        "{}",
-        stderr(&o)
+    assert_contains(
+        &stderr(&o),
+        "'/dev/zero' line 1 is longer than 1000000 bytes",
     );
     assert!(temps(dir.path()).is_empty());
 }
@@ -293,11 +284,7 @@ fn no_command_writes_over_one_of_its_inputs() {
     for o in [&r, &link, &dotted] {
         let out = gymscope(&["report", "--inputs", s(&m), "--rollouts", s(&r), "-o", s(o)]);
         assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-        assert!(
-            stderr(&out).contains("refusing to write"),
-            "{}",
-            stderr(&out)
-        );
+        assert_contains(&stderr(&out), "refusing to write");
     }
 
     // validate-pivot --fix onto --path.
@@ -381,20 +368,14 @@ fn merge_checks_everything_before_writing() {
         let o = merge(&out);
         assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
         let e = stderr(&o);
-        assert!(
-            e.contains(&format!("r-shard1-of-2.jsonl' line 1: field `_ng_rollout_index` must be an integer, found {found}")),
-            "{e}"
-        );
+        assert_contains(&e, &format!("r-shard1-of-2.jsonl' line 1: field `_ng_rollout_index` must be an integer, found {found}"));
         assert!(!out.exists() && !d.join("m_materialized_inputs.jsonl").exists());
     }
 
     // Bad JSON: one line number (the file's), the column, and "invalid UTF-8" as `profile` says.
     std::fs::write(shard(1), b"{\"_ng_task_index\":1,\n").unwrap();
     let e = stderr(&merge(&d.join("m.jsonl")));
-    assert!(
-        e.contains("r-shard1-of-2.jsonl' line 1: Malformed JSON at column"),
-        "{e}"
-    );
+    assert_contains(&e, "r-shard1-of-2.jsonl' line 1: Malformed JSON at column");
     assert!(!e.contains("at line 1 column"), "{e}");
     std::fs::write(shard(1), b"{\"_ng_task_index\":1,\"x\":\"\xff\"}\n").unwrap();
     let e = stderr(&merge(&d.join("m.jsonl")));
@@ -481,11 +462,7 @@ fn messages_say_what_they_found_once() {
     std::fs::write(&p, b"{\"_ng_task_index\":0,\"mean/reward\":\"\xff\"}\n").unwrap();
     let o = gymscope(&["report", "--profile", s(&p)]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("line 1, column 36: invalid UTF-8"),
-        "{}",
-        stderr(&o)
-    );
+    assert_contains(&stderr(&o), "line 1, column 36: invalid UTF-8");
 }
 
 #[test]

@@ -3,6 +3,8 @@
 //! section with hostile text.
 
 use crate::common;
+use crate::common::assert_contains;
+use crate::common::assert_success;
 use crate::common::gen_run;
 
 use serde_json::Value;
@@ -31,11 +33,7 @@ fn fixture(name: &str) -> (PathBuf, PathBuf) {
 
 fn json(args: &[&str]) -> Value {
     let out = gymscope(args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -356,9 +354,9 @@ fn fail_on_bad_exits_3_and_findings_alone_never_change_the_exit_code() {
     let out = gymscope(&["health", fixture("polymath").0.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(
-        err.contains("example_rollouts.jsonl' line 1: field `_ng_task_index` is missing"),
-        "{err}"
+    assert_contains(
+        &err,
+        "example_rollouts.jsonl' line 1: field `_ng_task_index` is missing",
     );
 }
 
@@ -497,13 +495,10 @@ fn upstream_verdict_files_beside_the_rollouts_are_shown() {
     assert_eq!(u["rollout_verdicts"]["unhealthy"][0]["rollout_id"], "3-0");
     let out = gymscope(&["health", r.to_str().unwrap()]);
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        text.contains("verdicts healthy 0, unhealthy 1, unobserved 4"),
-        "{text}"
-    );
-    assert!(
-        text.contains("unhealthy: task 3 rollout 0 (3-0): model_call_last_failed"),
-        "{text}"
+    assert_contains(&text, "verdicts healthy 0, unhealthy 1, unobserved 4");
+    assert_contains(
+        &text,
+        "unhealthy: task 3 rollout 0 (3-0): model_call_last_failed",
     );
     // The report shows them too.
     let html = dir.path().join("r.html");
@@ -516,11 +511,7 @@ fn upstream_verdict_files_beside_the_rollouts_are_shown() {
         "-o",
         html.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(
         page.contains("findings by check model_call_last_failed 1"),
@@ -577,17 +568,13 @@ fn report_health_section_escapes_hostile_text() {
         "-o",
         html.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let page = std::fs::read_to_string(&html).unwrap();
     let start = page.find("<section id=\"health\">").unwrap();
     let section = &page[start..start + page[start..].find("</section>").unwrap()];
-    assert!(
-        section.contains("&lt;/script&gt;&lt;script&gt;window.__pwned=1&lt;/script&gt;"),
-        "{section}"
+    assert_contains(
+        section,
+        "&lt;/script&gt;&lt;script&gt;window.__pwned=1&lt;/script&gt;",
     );
     assert!(
         !section.contains("<script")
@@ -629,10 +616,7 @@ fn a_line_over_the_limit_names_the_file_and_line_even_on_a_device() {
     let out = gymscope(&["health", "/dev/zero", "--max-line-bytes", "1000000"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(
-        err.contains("'/dev/zero' line 1 is longer than 1000000 bytes (the limit; raise it with --max-line-bytes)"),
-        "{err}"
-    );
+    assert_contains(&err, "'/dev/zero' line 1 is longer than 1000000 bytes (the limit; raise it with --max-line-bytes)");
 }
 
 #[test]
@@ -659,11 +643,7 @@ fn a_row_health_cannot_read_costs_the_report_its_section_not_the_report() {
         "-o",
         html.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert!(String::from_utf8_lossy(&out.stderr).contains("Warning: no Health section:"));
     assert!(!std::fs::read_to_string(&html)
         .unwrap()

@@ -3,6 +3,7 @@
 //! samples and splits are reproducible and disjoint; refusals exit 2 or 1 naming why and leave
 //! nothing behind.
 
+use crate::common::assert_contains;
 use crate::common::run_gymscope;
 use gymscope_testkit::gen_run::generate_agentic;
 use serde_json::Value;
@@ -95,10 +96,7 @@ fn a_band_keeps_the_tasks_a_reference_keeps_as_their_samples() {
     );
     assert_eq!(rows(&out), want);
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        stdout.contains(&format!("kept: {} (", want.len())),
-        "{stdout}"
-    );
+    assert_contains(&stdout, &format!("kept: {} (", want.len()));
     assert!(
         stdout.contains("library_tool_agent"),
         "per-agent counts: {stdout}"
@@ -290,11 +288,7 @@ fn a_late_failure_leaves_the_previous_set_whole() {
     std::fs::create_dir(&selection).unwrap();
     let o = run(&["--val-fraction", "0.5", "--seed", "3"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("c.selection.json': it is a directory"),
-        "{}",
-        stderr(&o)
-    );
+    assert_contains(&stderr(&o), "c.selection.json': it is a directory");
     assert_eq!(
         std::fs::read(&out).unwrap(),
         before,

@@ -3,6 +3,7 @@
 //! at every step the counts are the rows written so far, and the finished run's figures are the
 //! merged run's profile and health.
 
+use crate::common::assert_success;
 use crate::common::run_gymscope;
 use gymscope::native::follow;
 use gymscope::watch::{FileKind, Snapshot, Watch};
@@ -122,7 +123,7 @@ fn refresh(watch: &mut Watch, shards: &[Shard], buf: &mut Vec<u8>) -> Snapshot {
 
 fn cli_snapshot(glob: &str) -> Value {
     let o = run_gymscope(&["watch", "--once", "--format", "json", glob]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_success(&o);
     serde_json::from_slice(&o.stdout).unwrap()
 }
 
@@ -200,7 +201,7 @@ fn counts_follow_a_growing_run_and_the_end_is_the_profile() {
         .spawn()
         .unwrap();
     let o = child.wait_with_output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_success(&o);
     assert!(start.elapsed() < Duration::from_secs(30));
     let last: Value =
         serde_json::from_str(String::from_utf8_lossy(&o.stdout).lines().last().unwrap()).unwrap();
@@ -290,11 +291,7 @@ fn a_torn_line_waits_and_becomes_an_error_only_at_the_end() {
     shards[0].write(3, true);
     let path = shards[0].rollouts.to_str().unwrap().to_string();
     let once = run_gymscope(&["watch", "--once", "--format", "json", &path]);
-    assert!(
-        once.status.success(),
-        "{}",
-        String::from_utf8_lossy(&once.stderr)
-    );
+    assert_success(&once);
     let snap: Value = serde_json::from_slice(&once.stdout).unwrap();
     assert_eq!(snap["totals"]["done"], 3);
     assert_eq!(snap["unreadable_rows"], 0);

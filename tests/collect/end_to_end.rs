@@ -2,6 +2,7 @@
 //! routing, HTTP errors, resume, SIGTERM and kill -9 mid-run, shards and merge, secrets.
 #![allow(unsafe_code)] // libc::kill sends the signal under test
 
+use crate::common::assert_contains;
 use crate::common::gym_standin;
 
 use gym_standin::{StandIn, SECRET};
@@ -108,15 +109,13 @@ fn fresh_run_routes_each_class_then_resume_retries_the_right_ones() {
     let r = gymscope(&args);
     // Rollouts remain in the failures sidecar: exit 3, with the counts (issue 10).
     assert_eq!(r.status.code(), Some(3), "{}", text(&r));
-    assert!(
-        text(&r).contains("6 of 12 rollouts did not succeed (4 with failures recorded in '"),
-        "{}",
-        text(&r)
+    assert_contains(
+        &text(&r),
+        "6 of 12 rollouts did not succeed (4 with failures recorded in '",
     );
-    assert!(
-        text(&r).contains("`--resume` would retry 4 of them (2 are terminal or out of attempts)."),
-        "{}",
-        text(&r)
+    assert_contains(
+        &text(&r),
+        "`--resume` would retry 4 of them (2 are terminal or out of attempts).",
     );
 
     let mat =
@@ -220,11 +219,7 @@ fn http_errors_are_recorded_or_abort_with_fail_fast() {
     ];
     let r = gymscope(&base);
     assert_eq!(r.status.code(), Some(3), "{}", text(&r));
-    assert!(
-        text(&r).contains("1 of 3 rollouts did not succeed"),
-        "{}",
-        text(&r)
-    );
+    assert_contains(&text(&r), "1 of 3 rollouts did not succeed");
     assert_eq!(keys(&lines(&out)), [(0, 0), (2, 0)]);
     let side = lines(&dir.path().join("r_failures.jsonl"));
     assert_eq!(side.len(), 1);
@@ -263,11 +258,7 @@ fn http_errors_are_recorded_or_abort_with_fail_fast() {
         "{}",
         text(&r)
     );
-    assert!(
-        text(&r).contains("rollout dropped from the score: row="),
-        "{}",
-        text(&r)
-    );
+    assert_contains(&text(&r), "rollout dropped from the score: row=");
 
     let mut ff = base.to_vec();
     ff.push("--fail-fast");
@@ -344,10 +335,9 @@ fn unreachable_agent_times_out_per_rollout_and_head_errors_are_clear() {
         "--head-server",
         "127.0.0.1:9",
     ]);
-    assert!(
-        text(&r).contains("Could not connect to the head server at http://127.0.0.1:9"),
-        "{}",
-        text(&r)
+    assert_contains(
+        &text(&r),
+        "Could not connect to the head server at http://127.0.0.1:9",
     );
 }
 
@@ -519,11 +509,7 @@ fn kill_9_mid_run_then_resume_keeps_every_key_once() {
     resume.push("--resume");
     let r = gymscope(&resume);
     assert!(r.status.success(), "{}", text(&r));
-    assert!(
-        text(&r).contains("Dropped a truncated final line (32 bytes) from"),
-        "{}",
-        text(&r)
-    );
+    assert_contains(&text(&r), "Dropped a truncated final line (32 bytes) from");
     assert!(std::fs::read(dir.path().join("r.jsonl.torn"))
         .unwrap()
         .starts_with(b"{\"responses_create_params\""));

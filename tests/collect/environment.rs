@@ -4,6 +4,7 @@
 
 use crate::common::gym_standin::StandIn;
 use crate::common::output_text as text;
+use crate::common::{assert_contains, assert_lacks};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -75,10 +76,7 @@ fn rollouts_and_metrics_go_through_each_agents_environment_server() {
     assert_eq!(side[0]["_ng_environment_server"], "beta_environment_server");
     assert_eq!(side[0]["_ng_result_type"], "legacy_agent");
     let message = side[0]["_ng_failure_message"].as_str().unwrap();
-    assert!(
-        !message.contains(&format!(":{}/", gym.addr.port())),
-        "{message}"
-    );
+    assert_lacks(message, &format!(":{}/", gym.addr.port()));
     // Six /run and two /aggregate_metrics, all through an environment server.
     assert_eq!(gym.relayed.load(Ordering::Relaxed), 8);
     let metrics: Value = serde_json::from_slice(
@@ -115,14 +113,11 @@ fn rollouts_and_metrics_go_through_each_agents_environment_server() {
         ]
     );
     let stdout = String::from_utf8_lossy(&r.stdout);
-    assert!(
-        stdout.contains("Per-task latency over 4 completed rollout(s): median "),
-        "{stdout}"
+    assert_contains(
+        &stdout,
+        "Per-task latency over 4 completed rollout(s): median ",
     );
-    assert!(
-        stdout.contains("Task-time delivered: 0.0 task-hours"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "Task-time delivered: 0.0 task-hours");
 }
 
 #[test]
@@ -147,11 +142,7 @@ fn a_row_stamped_with_a_server_the_stack_lacks_stops_before_any_run() {
         &gym.head(),
     ]);
     assert_eq!(r.status.code(), Some(1), "{}", text(&r));
-    assert!(
-        text(&r).contains("r_materialized_inputs.jsonl' line 2: Environment servers are not present in the running config: ['gone_env'] (available: ['alpha_environment_server', 'taskset_environment_server'])"),
-        "{}",
-        text(&r)
-    );
+    assert_contains(&text(&r), "r_materialized_inputs.jsonl' line 2: Environment servers are not present in the running config: ['gone_env'] (available: ['alpha_environment_server', 'taskset_environment_server'])");
     assert_eq!(gym.relayed.load(Ordering::Relaxed), 0);
     assert!(gym.runs.lock().unwrap().is_empty());
 }
@@ -311,10 +302,7 @@ fn counted_zeros_join_the_score_only() {
         assert!(stdout.contains(line), "`{line}` not in {stdout}");
     }
     // Covered in full: no missing line.
-    assert!(
-        !stdout.contains("Rollouts missing from the score"),
-        "{stdout}"
-    );
+    assert_lacks(&stdout, "Rollouts missing from the score");
     // The files are unchanged: two rows in the main file, one in the sidecar.
     assert_eq!(rows(&out).len(), 2);
     assert_eq!(rows(&dir.path().join("r_failures.jsonl")).len(), 1);
@@ -391,10 +379,9 @@ fn a_spent_dispatch_budget_starts_nothing_and_resume_runs_it() {
     args.push("+dispatch_budget_s=0");
     let r = gymscope(&args);
     assert_eq!(r.status.code(), Some(2), "{}", text(&r));
-    assert!(
-        text(&r).contains("dispatch_budget_s requires a finite positive num_samples_in_parallel"),
-        "{}",
-        text(&r)
+    assert_contains(
+        &text(&r),
+        "dispatch_budget_s requires a finite positive num_samples_in_parallel",
     );
     args.push("+num_samples_in_parallel=2");
     let r = gymscope(&args);
@@ -456,10 +443,7 @@ fn resume_moves_invalid_judge_rows_reuses_deliverables_and_starts_the_longest_fi
     ]);
     let r = gymscope(&resume);
     let stdout = String::from_utf8_lossy(&r.stdout);
-    assert!(
-        stdout.contains("Dispatching longest-first: 2 row(s) with known timings (longest 2 min) ahead of 2 unseen row(s)"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "Dispatching longest-first: 2 row(s) with known timings (longest 2 min) ahead of 2 unseen row(s)");
     // Longest first (task 1: 90 s, task 2: 30 s), then the rest in file order.
     let order: Vec<i64> = gym
         .runs

@@ -3,6 +3,8 @@
 //! `ng_trajectory` evidence of upstream's own test cases: healthy, unhealthy and unobserved
 //! rollouts; `--no-health-check`; shards (no reports) and `--merge` (reports); `health-check`.
 
+use crate::common::assert_contains;
+use crate::common::assert_success;
 use crate::common::gym_standin;
 
 use gym_standin::{Responder, StandIn};
@@ -229,7 +231,7 @@ fn no_health_check_and_hydra_spellings() {
     assert!(!dir.path().join("quality_summary.json").exists());
     assert!(!dir.path().join("rollout_verdicts.jsonl").exists());
     let o = collect(&s, &input, &output, &["+disable_health_check=true"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_success(&o);
     assert!(!dir.path().join("quality_summary.json").exists());
     // `--disable-aggregation` skips it too (task checks need every shard).
     let o = collect(&s, &input, &output, &["--disable-aggregation"]);
@@ -241,7 +243,7 @@ fn no_health_check_and_hydra_spellings() {
         &output,
         &["++health_check_ignored_checks=[model_call_failed]"],
     );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_success(&o);
     assert_eq!(
         summary(dir.path())["run"]["ignored_checks"],
         json!(["model_call_failed"])
@@ -273,7 +275,7 @@ fn shards_write_no_reports_and_merge_writes_them_once() {
     for i in 0..2 {
         let shard = format!("{i}/2");
         let o = collect(&s, &input, &output, &["--shard", &shard]);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_success(&o);
         assert!(!out(&o).contains("Rollout health:"));
     }
     assert!(!dir.path().join("quality_summary.json").exists());
@@ -285,11 +287,10 @@ fn shards_write_no_reports_and_merge_writes_them_once() {
         "--head-server",
         &s.head(),
     ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(
-        out(&o).contains("Rollout health: 4 checked, 2 healthy, 1 unhealthy, 1 unobserved\n"),
-        "{}",
-        out(&o)
+    assert_success(&o);
+    assert_contains(
+        &out(&o),
+        "Rollout health: 4 checked, 2 healthy, 1 unhealthy, 1 unobserved\n",
     );
     assert_eq!(verdicts(dir.path()).len(), 4);
     let o = gymscope(&[

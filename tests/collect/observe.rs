@@ -4,6 +4,7 @@
 //! 422), stale captures cleared before dispatch, torn and missing captures as gaps, and the
 //! health reports over the result; a harness agent's `ng_agent_observations` joined and projected.
 
+use crate::common::assert_success;
 use crate::common::gym_standin;
 
 use gym_standin::{Responder, StandIn, SECRET};
@@ -129,7 +130,7 @@ fn ng_perf_is_written_with_observability() {
     // v0.7.0 writes `ng_perf` on every observed row (`--ng-perf` is no longer needed), and none
     // with observability off.
     let (_dir, o, rows) = run_agent_with(responder(), &["ok"], true, false);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_success(&o);
     assert!(rows[0].get("ng_trajectory").is_some());
     assert!(
         rows[0]["ng_perf"]["total_latency_ms"].as_f64().is_some(),
@@ -137,7 +138,7 @@ fn ng_perf_is_written_with_observability() {
         rows[0]
     );
     let (_dir, o, rows) = run_agent_with(responder(), &["ok"], false, false);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_success(&o);
     assert!(rows[0].get("ng_perf").is_none(), "{}", rows[0]);
 }
 
@@ -460,7 +461,7 @@ fn codes(gaps: &Value) -> Vec<&str> {
 fn a_harness_agents_observations_are_joined_and_projected() {
     let agent = gym_standin::harness_agent("policy_model");
     let (dir, o, rows) = run_agent(agent, &["ok", "invalid", "unmatched"], true);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_success(&o);
     // The health checks read the joined trajectories: only the reference to a call nobody
     // captured is a finding.
     let verdicts = self::rows(&dir.path().join("rollout_verdicts.jsonl"));
@@ -576,7 +577,7 @@ fn a_harness_agents_observations_are_joined_and_projected() {
 fn without_observability_a_harness_agents_observations_still_give_the_trajectory() {
     let agent = gym_standin::harness_agent("policy_model");
     let (_dir, o, rows) = run_agent(agent, &["ok"], false);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_success(&o);
     let row = &rows[0];
     assert!(row.get("ng_model_call_capture").is_none());
     // Not joined (no capture): references as the agent gave them, observations untouched.

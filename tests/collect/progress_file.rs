@@ -3,6 +3,7 @@
 //! reading the same run while it grows.
 #![allow(unsafe_code)] // libc::kill stops the run midway
 
+use crate::common::assert_success;
 use crate::common::gym_standin::StandIn;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -83,7 +84,7 @@ fn the_count_grows_with_the_rows_survives_a_resume_and_is_off_by_default() {
         .args(["watch", "--once", "--format", "json", out.to_str().unwrap()])
         .output()
         .unwrap();
-    assert!(w.status.success(), "{}", String::from_utf8_lossy(&w.stderr));
+    assert_success(&w);
     let snap: serde_json::Value = serde_json::from_slice(&w.stdout).unwrap();
     assert_eq!(snap["totals"]["expected"], 60);
     assert!(snap["totals"]["done"].as_u64().unwrap() >= 20, "{snap}");
@@ -110,7 +111,7 @@ fn the_count_grows_with_the_rows_survives_a_resume_and_is_off_by_default() {
         .args(&resume)
         .output()
         .unwrap();
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_success(&r);
     assert_eq!(published(&progress), Some(60));
     let leftovers: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
@@ -137,6 +138,6 @@ fn the_count_grows_with_the_rows_survives_a_resume_and_is_off_by_default() {
         .args(&plain_args)
         .output()
         .unwrap();
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_success(&r);
     assert!(!dir.path().join("plain_progress").exists());
 }

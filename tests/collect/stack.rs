@@ -3,6 +3,7 @@
 //! while rollouts only retry a connection. Against the stand-in server (real HTTP on 127.0.0.1).
 #![allow(unsafe_code)] // libc::kill sends the signal under test
 
+use crate::common::assert_contains;
 use crate::common::gym_standin;
 
 use gym_standin::StandIn;
@@ -83,21 +84,13 @@ fn upstream_keys_are_taken_named_or_implemented() {
     unknown.push("+no_such_option=3");
     let r = gymscope(&unknown, &[]);
     assert_eq!(r.status.code(), Some(2));
-    assert!(
-        text(&r).contains("unknown key `+no_such_option`"),
-        "{}",
-        text(&r)
-    );
+    assert_contains(&text(&r), "unknown key `+no_such_option`");
     assert!(!text(&r).contains("shard"), "{}", text(&r));
     let mut unsupported = base.to_vec();
     unsupported.push("+prompt_config=prompt.yaml");
     let r = gymscope(&unsupported, &[]);
     assert_eq!(r.status.code(), Some(2));
-    assert!(
-        text(&r).contains("not supported by gymscope: prompt_config"),
-        "{}",
-        text(&r)
-    );
+    assert_contains(&text(&r), "not supported by gymscope: prompt_config");
 }
 
 #[test]
@@ -130,10 +123,7 @@ fn relative_inputs_are_found_under_nemo_gym_extra_roots() {
     );
     assert_eq!(r.status.code(), Some(1));
     let t = text(&r);
-    assert!(
-        t.contains(&format!("'{}/data/input.jsonl'", missing.display())),
-        "{t}"
-    );
+    assert_contains(&t, &format!("'{}/data/input.jsonl'", missing.display()));
     assert!(t.contains("'data/input.jsonl'"), "{t}");
 }
 
@@ -208,10 +198,7 @@ fn sigterm_stops_rollouts_that_only_retry_a_connection_at_once() {
     assert_eq!(status.code(), Some(130));
     let mut err = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
-    assert!(
-        err.contains("Connection error to agent `dead_agent`"),
-        "{err}"
-    );
+    assert_contains(&err, "Connection error to agent `dead_agent`");
     assert!(err.contains("Stopped by SIGTERM"), "{err}");
 }
 

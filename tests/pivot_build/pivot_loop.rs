@@ -2,6 +2,7 @@
 //! --num-repeats 8` against a stand-in pivot agent on 127.0.0.1 that answers deterministically and
 //! scores with the core's action comparison → `profile` → `select-pivot`.
 
+use crate::common::assert_contains;
 use crate::common::gym_standin;
 
 use gym_standin::{Responder, StandIn};
@@ -132,7 +133,8 @@ fn build_collect_profile_select() {
     let behaviour = said.lines().find(|l| l.starts_with("Behaviour:")).unwrap();
     assert!(
         behaviour.contains("single-step run: ") && behaviour.contains("0.0 % without an action"),
-        "{behaviour}"
+        "{}",
+        behaviour
     );
     let r = gymscope(&[
         "health",
@@ -147,13 +149,10 @@ fn build_collect_profile_select() {
         r.status.success(),
         "no BAD rate on a single-step run: {said}"
     );
-    assert!(
-        said.contains("mode: single-step (rows carry expected_action"),
-        "{said}"
-    );
-    assert!(
-        said.contains("Consistently unhealthy tasks (every repeat flagged, at least 2): 0"),
-        "{said}"
+    assert_contains(&said, "mode: single-step (rows carry expected_action");
+    assert_contains(
+        &said,
+        "Consistently unhealthy tasks (every repeat flagged, at least 2): 0",
     );
     let r = gymscope(&[
         "profile",
@@ -414,11 +413,7 @@ fn build_collect_profile_select() {
     ]);
     // Nothing kept: exit 1 saying why, and the earlier selection is left as it was.
     assert_eq!(r.status.code(), Some(1), "{}", text(&r));
-    assert!(
-        text(&r).contains(&format!("{} all_failure", rows.len())),
-        "{}",
-        text(&r)
-    );
+    assert_contains(&text(&r), &format!("{} all_failure", rows.len()));
     assert_eq!(ids(&jsonl(&capped)), expect);
     // --min-rollouts above 8: nothing is sufficiently profiled.
     let r = gymscope(&[
@@ -433,11 +428,7 @@ fn build_collect_profile_select() {
         "9",
     ]);
     assert_eq!(r.status.code(), Some(1), "{}", text(&r));
-    assert!(
-        text(&r).contains("every profiled pivot has 8 rollouts; --min-rollouts is 9: collect with --num-repeats 9 or lower it"),
-        "{}",
-        text(&r)
-    );
+    assert_contains(&text(&r), "every profiled pivot has 8 rollouts; --min-rollouts is 9: collect with --num-repeats 9 or lower it");
     assert_eq!(ids(&jsonl(&capped)), expect);
 }
 

@@ -96,6 +96,12 @@ impl Browser {
         self.wait_text_for(css, want, 30).await
     }
 
+    /// [`Browser::wait_text`] of `[data-testid=testid]`.
+    pub async fn wait_testid(&self, testid: &str, want: &str) -> String {
+        self.wait_text(&format!("[data-testid={testid}]"), want)
+            .await
+    }
+
     /// [`Browser::wait_text`] with a time limit in seconds.
     pub async fn wait_text_for(&self, css: &str, want: &str, seconds: u64) -> String {
         let t0 = Instant::now();
@@ -201,6 +207,33 @@ impl Browser {
             .unwrap();
         input.send_keys(path.to_str().unwrap()).await.unwrap();
     }
+}
+
+/// `dist/` served, a browser started and the app opened at `hash` (`""` for its first page).
+pub async fn start_app(hash: &str) -> (crate::static_server::StaticServer, Browser) {
+    start(hash, None).await
+}
+
+/// [`start_app`] in a window `width` × `height` pixels large from the start.
+pub async fn start_app_sized(
+    hash: &str,
+    width: u32,
+    height: u32,
+) -> (crate::static_server::StaticServer, Browser) {
+    start(hash, Some((width, height))).await
+}
+
+async fn start(
+    hash: &str,
+    size: Option<(u32, u32)>,
+) -> (crate::static_server::StaticServer, Browser) {
+    let server = crate::static_server::StaticServer::start(&dist());
+    let b = Browser::start().await;
+    if let Some((width, height)) = size {
+        b.client.set_window_size(width, height).await.unwrap();
+    }
+    b.open_app(&server.url(), hash).await;
+    (server, b)
 }
 
 /// The built app (`scripts/trunk.sh build --release`).

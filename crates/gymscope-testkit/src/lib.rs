@@ -99,6 +99,28 @@ pub fn gymscope_bin() -> PathBuf {
     bin
 }
 
+/// Stops the test unless `text` holds `needle`; the message is the whole text.
+#[track_caller]
+pub fn assert_contains(text: &str, needle: &str) {
+    assert!(text.contains(needle), "{text}");
+}
+
+/// Stops the test if `text` holds `needle`; the message is the whole text.
+#[track_caller]
+pub fn assert_lacks(text: &str, needle: &str) {
+    assert!(!text.contains(needle), "{text}");
+}
+
+/// Stops the test unless the command succeeded; the message is its stderr.
+#[track_caller]
+pub fn assert_success(out: &std::process::Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// A finished command's stdout then stderr, for assertions and their messages.
 pub fn output_text(o: &std::process::Output) -> String {
     format!(
