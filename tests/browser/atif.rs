@@ -30,11 +30,7 @@ fn export_files(name: &str) -> Vec<PathBuf> {
 /// Opens the first task's first rollout and checks what the trajectory's steps became.
 async fn shows_the_trajectory(b: &Browser) {
     b.wait_testid("status", "Profile ready").await;
-    assert_eq!(
-        b.eval("return document.querySelectorAll('[data-testid=task-row]').length")
-            .await,
-        json!(2)
-    );
+    assert_eq!(b.count("[data-testid=task-row]").await, 2);
     b.click("[data-testid=task-row]").await;
     b.click("[data-testid=open-rollout]").await;
     b.wait_testid("rollout-view", "get_weather").await;

@@ -81,10 +81,7 @@ async fn comparison_report_works_from_a_file_url() {
             .await,
         json!("1400px")
     );
-    assert_eq!(
-        br.eval("return window.__pwned === undefined").await,
-        json!(true)
-    );
+    br.assert_no_script_ran().await;
     assert!(br
         .eval("return document.title")
         .await
@@ -118,14 +115,7 @@ async fn comparison_report_works_from_a_file_url() {
         "task 1 opened",
     )
     .await;
-    assert_eq!(
-        br.eval("return document.querySelectorAll('#pair-1 .side').length")
-            .await,
-        json!(2)
-    );
-    assert_eq!(
-        br.eval("return window.__pwned === undefined").await,
-        json!(true)
-    );
+    assert_eq!(br.count("#pair-1 .side").await, 2);
+    br.assert_no_script_ran().await;
     br.close().await;
 }

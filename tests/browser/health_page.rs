@@ -409,14 +409,7 @@ async fn hostile_agent_and_tool_names_are_shown_as_text() {
         .await;
     let badges = b.wait_testid("rollout-flags", "loop: ").await;
     assert!(badges.contains(EVIL_TOOL), "{badges}");
-    assert_eq!(
-        b.eval("return window.__pwned === undefined").await,
-        json!(true)
-    );
-    assert_eq!(
-        b.eval("return document.querySelectorAll('main img, main script, main b').length")
-            .await,
-        json!(0)
-    );
+    b.assert_no_script_ran().await;
+    assert_eq!(b.count("main img, main script, main b").await, 0);
     b.close().await;
 }

@@ -278,15 +278,8 @@ async fn model_text_is_shown_and_never_run() {
         .eval("return document.querySelector('[data-testid=agent-metrics]').textContent")
         .await;
     assert!(agents.as_str().unwrap().contains(evil));
-    assert_eq!(
-        b.eval("return window.__pwned === undefined").await,
-        json!(true)
-    );
-    assert_eq!(
-        b.eval("return document.querySelectorAll('main img, main script').length")
-            .await,
-        json!(0)
-    );
+    b.assert_no_script_ran().await;
+    assert_eq!(b.count("main img, main script").await, 0);
     assert_eq!(
         server.requests.load(std::sync::atomic::Ordering::SeqCst),
         loaded_requests,
@@ -441,11 +434,7 @@ async fn existing_profile_files_are_shown_directly() {
             }
         }
     }
-    assert_eq!(
-        b.eval("return document.querySelectorAll('[data-testid=agent-row]').length")
-            .await,
-        json!(1)
-    );
+    assert_eq!(b.count("[data-testid=agent-row]").await, 1);
     // A rollout's numbers are there; its text is not in these files, and the page says so.
     click(&b, "[data-testid=task-row]").await;
     click(&b, "[data-testid=open-rollout]").await;
@@ -578,10 +567,7 @@ async fn markdown_renders_safely_and_arguments_read_as_code() {
     // "As written" shows the text as it is in the row.
     b.click_testid("rollout-as-written").await;
     b.wait_text(view, "# Result").await;
-    assert_eq!(
-        b.eval("return window.__pwned === undefined").await,
-        json!(true)
-    );
+    b.assert_no_script_ran().await;
     assert_eq!(
         server.requests.load(std::sync::atomic::Ordering::SeqCst),
         loaded,

@@ -169,11 +169,7 @@ async fn verdict_files_dropped_with_the_run_show_on_the_health_page() {
         )
         .await;
     assert_contains(&unhealthy, "task 1 · rollout 0 (1-0)");
-    assert_eq!(
-        b.eval("return document.querySelectorAll('[data-testid=health-upstream-open]').length")
-            .await,
-        json!(1)
-    );
+    assert_eq!(b.count("[data-testid=health-upstream-open]").await, 1);
     // The worst rollouts carry upstream's verdict beside gymscope's reason.
     let worst = b.wait_testid("health-worst-upstream", "unhealthy · ").await;
     assert!(worst.contains(EVIL_CHECK), "{worst}");
@@ -216,15 +212,8 @@ async fn hostile_check_ids_are_text_on_the_page_and_in_the_badge() {
         .wait_testid("rollout-upstream-verdict", "NeMo Gym: unhealthy")
         .await;
     assert!(badge.contains(EVIL_CHECK), "{badge}");
-    assert_eq!(
-        b.eval("return window.__pwned === undefined").await,
-        json!(true)
-    );
-    assert_eq!(
-        b.eval("return document.querySelectorAll('main img, main script').length")
-            .await,
-        json!(0)
-    );
+    b.assert_no_script_ran().await;
+    assert_eq!(b.count("main img, main script").await, 0);
     b.close().await;
 }
 
@@ -290,9 +279,9 @@ async fn output_items_show_their_generated_token_count() {
     assert!(note.contains("5 tokens generated"), "{note}");
     // Without ng_trajectory the response is shown as recorded, with no turns.
     assert_eq!(
-        b.eval("return document.querySelectorAll('[data-testid=rollout-trajectory], [data-testid=rollout-recorded]').length")
+        b.count("[data-testid=rollout-trajectory], [data-testid=rollout-recorded]")
             .await,
-        json!(0)
+        0
     );
     b.close().await;
 }

@@ -7,14 +7,11 @@
 use crate::common;
 use crate::common::assert_contains;
 use crate::common::gen_run;
+use crate::common::run_gymscope as gymscope;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-fn gymscope(args: &[&str]) -> Output {
-    common::run_gymscope(args)
-}
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()

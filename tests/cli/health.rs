@@ -6,17 +6,10 @@ use crate::common;
 use crate::common::assert_contains;
 use crate::common::assert_success;
 use crate::common::gen_run;
+use crate::common::run_gymscope as gymscope;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn gymscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 fn fixture(name: &str) -> (PathBuf, PathBuf) {
     let dir = common::fixtures_dir().join(name);

@@ -4,23 +4,17 @@
 
 use crate::common::assert_contains;
 use crate::common::gym_standin;
+use crate::common::run_gymscope as gymscope;
 
 use gym_standin::{StandIn, SECRET};
 use gymscope::profile::ProfileOptions;
 use serde_json::Value;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const AGENT: &str = "standin_agent";
-
-fn gymscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(args)
-        .output()
-        .expect("run gymscope")
-}
 
 use crate::common::output_text as text;
 

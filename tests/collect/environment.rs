@@ -4,26 +4,11 @@
 
 use crate::common::gym_standin::StandIn;
 use crate::common::output_text as text;
+use crate::common::read_jsonl as rows;
+use crate::common::run_gymscope as gymscope;
 use crate::common::{assert_contains, assert_lacks};
 use serde_json::Value;
-use std::path::Path;
-use std::process::{Command, Output};
 use std::sync::atomic::Ordering;
-
-fn gymscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(args)
-        .output()
-        .expect("run gymscope")
-}
-
-fn rows(p: &Path) -> Vec<Value> {
-    std::fs::read_to_string(p)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
 
 fn tail_keys(row: &Value, n: usize) -> Vec<String> {
     let keys: Vec<String> = row.as_object().unwrap().keys().cloned().collect();

@@ -6,21 +6,15 @@
 use crate::common::assert_contains;
 use crate::common::assert_success;
 use crate::common::gym_standin;
+use crate::common::run_gymscope as gymscope;
 
 use gym_standin::{Responder, StandIn};
 use serde_json::{json, Map, Value};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::Arc;
 
 const AGENT: &str = "standin_agent";
-
-fn gymscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(args)
-        .output()
-        .expect("run gymscope")
-}
 
 fn out(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()

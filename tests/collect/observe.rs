@@ -6,11 +6,12 @@
 
 use crate::common::assert_success;
 use crate::common::gym_standin;
+use crate::common::run_gymscope as gymscope;
 
 use gym_standin::{Responder, StandIn, SECRET};
 use serde_json::{json, Map, Value};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::Arc;
 
 const AGENT: &str = "standin_agent";
@@ -104,19 +105,8 @@ fn responder() -> Responder {
     })
 }
 
-fn gymscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(args)
-        .output()
-        .expect("run gymscope")
-}
-
 fn rows(p: &Path) -> Vec<Value> {
-    let mut rows: Vec<Value> = std::fs::read_to_string(p)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let mut rows = crate::common::read_jsonl(p);
     rows.sort_by_key(|r| r["_ng_task_index"].as_i64());
     rows
 }

@@ -4,14 +4,7 @@
 use super::*;
 use crate::common::assert_contains;
 use crate::common::assert_success;
-use std::process::{Command, Output};
-
-fn gymscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(args)
-        .output()
-        .expect("run gymscope")
-}
+use crate::common::run_gymscope as gymscope;
 
 fn names_in(dir: &std::path::Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)

@@ -4,6 +4,8 @@
 
 use crate::common::assert_contains;
 use crate::common::gym_standin;
+use crate::common::read_jsonl as jsonl;
+use crate::common::run_gymscope as gymscope;
 
 use gym_standin::{Responder, StandIn};
 use gymscope::verifier::{compare, Action, ComparatorConfig};
@@ -14,27 +16,12 @@ use std::sync::Arc;
 
 const AGENT: &str = "loop_pivot_single_step_tool_use_with_argument_comparison_agent";
 
-fn gymscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(args)
-        .output()
-        .expect("run gymscope")
-}
-
 fn text(o: &Output) -> String {
     format!(
         "{}\n{}",
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     )
-}
-
-fn jsonl(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 /// The stand-in policy, from the pivot's content: a third of the pivots always right, a third

@@ -149,6 +149,22 @@ impl Browser {
             .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
     }
 
+    /// How many elements `css` selects.
+    pub async fn count(&self, css: &str) -> u64 {
+        self.eval(&format!("return document.querySelectorAll('{css}').length"))
+            .await
+            .as_u64()
+            .unwrap()
+    }
+
+    /// Stops the test if a script planted in the data ran (it sets `window.__pwned`).
+    pub async fn assert_no_script_ran(&self) {
+        assert_eq!(
+            self.eval("return window.__pwned === undefined").await,
+            serde_json::json!(true)
+        );
+    }
+
     /// Clicks the element `css` names.
     pub async fn click(&self, css: &str) {
         self.client

@@ -99,6 +99,15 @@ pub fn gymscope_bin() -> PathBuf {
     bin
 }
 
+/// The JSON values of a JSONL file, one a line.
+pub fn read_jsonl(p: &Path) -> Vec<Value> {
+    std::fs::read_to_string(p)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 /// Stops the test unless `text` holds `needle`; the message is the whole text.
 #[track_caller]
 pub fn assert_contains(text: &str, needle: &str) {
