@@ -47,12 +47,7 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 fn every_recorded_export_gives_v07s_files_or_reasons() {
     let root = std::env::var_os("GYMSCOPE_ATIF_V07")
         .map_or_else(|| repo_root().join("tests/fixtures/atif-v07"), Into::into);
-    let mut cases: Vec<_> = fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("rollouts.jsonl").exists())
-        .collect();
-    cases.sort();
+    let cases = crate::common::fixture_files::case_dirs(&root, "rollouts.jsonl");
     let (mut ok, mut refused) = (0, 0);
     let mut failures = Vec::new();
     for case in &cases {

@@ -15,13 +15,7 @@ use std::path::{Path, PathBuf};
 
 fn exported_cases() -> Vec<PathBuf> {
     let root = repo_root().join("tests/fixtures/atif-v07");
-    let mut cases: Vec<PathBuf> = fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("expected/out/manifest.jsonl").exists())
-        .collect();
-    cases.sort();
-    cases
+    crate::common::fixture_files::case_dirs(&root, "expected/out/manifest.jsonl")
 }
 
 fn s(p: &Path) -> String {
