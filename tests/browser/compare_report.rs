@@ -3,27 +3,13 @@
 //! filters the paired-task table. Needs chromium + chromedriver (scripts/setup.sh --browser).
 
 use crate::common;
-use crate::common::gen_run;
+use crate::common::{compare_runs, gen_run};
 
 use common::browser::Browser;
-use gymscope::compare::{self, CompareOptions, RunTasks};
-use gymscope::output::profile_bytes;
-use gymscope::profile::ProfileOptions;
+use gymscope::compare::{self, CompareOptions};
 use gymscope::report::ReportMeta;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
-
-fn side(inputs: &str, rollouts: &str, name: &str) -> RunTasks {
-    let p = profile_bytes(
-        inputs.as_bytes(),
-        "in.jsonl",
-        rollouts.as_bytes(),
-        name,
-        ProfileOptions::default(),
-    )
-    .unwrap();
-    RunTasks::from_profile(&p, &mut inputs.as_bytes(), "in.jsonl", name).unwrap()
-}
 
 async fn wait_for(b: &Browser, script: &str, what: &str) -> Value {
     let t0 = Instant::now();
@@ -43,7 +29,8 @@ async fn comparison_report_works_from_a_file_url() {
     // Hostile strings everywhere; B's rewards all 0, so every task regressed.
     let (ia, ra) = gen_run::hostile_run();
     let rb = ra.replace("\"reward\":1.0", "\"reward\":0.0");
-    let (a, b) = (side(&ia, &ra, "a.jsonl"), side(&ia, &rb, "b.jsonl"));
+    let side = |rollouts: &str, name| compare_runs::side(&(ia.clone(), rollouts.to_string()), name);
+    let (a, b) = (side(&ra, "a.jsonl"), side(&rb, "b.jsonl"));
     let c = compare::compare(&a, &b, CompareOptions::default()).unwrap();
     let convs = compare::conversations::read(
         &c,

@@ -9,7 +9,6 @@ use crate::common::browser::{start_app, start_app_sized};
 
 use common::browser::Browser;
 use common::static_server::StaticServer;
-use fantoccini::Locator;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -57,20 +56,10 @@ fn cli_build_as(source: &Path, agent: &str, flags: &[&str]) -> (tempfile::TempDi
     (dir, out, output)
 }
 
-async fn set_text(b: &Browser, testid: &str, value: &str) {
-    let el = b
-        .client
-        .find(Locator::Css(&format!("[data-testid={testid}]")))
-        .await
-        .unwrap();
-    el.clear().await.unwrap();
-    el.send_keys(value).await.unwrap();
-}
-
 async fn open_page() -> (StaticServer, Browser, usize) {
     let (server, b) = start_app("#pivot-build").await;
     b.wait_testid("pb-status", "Choose a rollouts file").await;
-    set_text(&b, "pb-agent-ref", AGENT).await;
+    b.set_text("pb-agent-ref", AGENT).await;
     let loaded = server.requests.load(std::sync::atomic::Ordering::SeqCst);
     (server, b, loaded)
 }
@@ -104,7 +93,7 @@ async fn counts_and_every_file_are_the_clis() {
     let (dir, out, cli) = cli_build(&source, &["--min-reward", "0.5"]);
     assert!(cli.status.success(), "{cli:?}");
     let (_server, b, _) = open_page().await;
-    set_text(&b, "pb-min-reward", "0.5").await;
+    b.set_text("pb-min-reward", "0.5").await;
     b.choose_file("pb-source-file", &source).await;
     let stdout = String::from_utf8(cli.stdout).unwrap();
     let headline = b.wait_testid("pb-headline", "pivots: ").await;
@@ -182,7 +171,7 @@ async fn a_pivot_opens_beside_its_rollout_with_prefix_and_action_marked() {
         .rfind(|(_, r)| r["expected_action"]["type"] == "function_call")
         .unwrap();
     assert!(i > 0, "a pivot other than the first");
-    set_text(&b, "pb-open-line", &(i + 1).to_string()).await;
+    b.set_text("pb-open-line", &(i + 1).to_string()).await;
     b.click_testid("pb-open").await;
     let title = b
         .wait_testid(
@@ -238,7 +227,7 @@ async fn the_validators_verdict_is_shown_for_what_was_built() {
     );
     assert!(check.status.success(), "{check:?}");
     let (_server, b, _) = open_page().await;
-    set_text(&b, "pb-min-reward", "0.5").await;
+    b.set_text("pb-min-reward", "0.5").await;
     b.choose_file("pb-source-file", &source).await;
     b.wait_testid("pb-verdict", "Valid: 15 rows pass every check.")
         .await;

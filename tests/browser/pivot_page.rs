@@ -14,16 +14,6 @@ async fn click(b: &Browser, testid: &str) {
     b.click_testid(testid).await;
 }
 
-async fn set_text(b: &Browser, testid: &str, value: &str) {
-    let el = b
-        .client
-        .find(Locator::Css(&format!("[data-testid={testid}]")))
-        .await
-        .unwrap();
-    el.clear().await.unwrap();
-    el.send_keys(value).await.unwrap();
-}
-
 /// The pivot page, loaded, with its worker ready; returns the request count at that point.
 async fn open_pivot_page() -> (StaticServer, Browser, usize) {
     let server = StaticServer::start(&dist());
@@ -80,7 +70,7 @@ async fn errors_are_grouped_by_check_and_a_click_marks_the_value() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_fixed_copy_is_valid_and_its_summary_is_the_clis() {
     let (_server, b, _) = open_pivot_page().await;
-    set_text(&b, "pivot-agent-ref", AGENT).await;
+    b.set_text("pivot-agent-ref", AGENT).await;
     click(&b, "pivot-fix").await;
     b.choose_file("pivot-file", &upstream_example()).await;
     let link = b

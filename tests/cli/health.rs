@@ -643,11 +643,9 @@ fn a_row_health_cannot_read_costs_the_report_its_section_not_the_report() {
         .contains("<section id=\"health\">"));
 }
 
-/// A run that mixes agents and environment servers (NeMo Gym v0.7.0): health's agents are the
-/// labels v0.7.0's own profile gave the run (its `*_agent_metrics.json`), in both readers.
-#[test]
-fn agents_are_v07_labels_when_environment_servers_share_an_agent() {
-    let dir = common::repo_root().join("tests/fixtures/generated-v07/env_servers");
+/// The agent labels of v0.7.0's own profile of a run (its `expected/rollouts_agent_metrics.json`),
+/// sorted.
+pub(crate) fn v07_agent_labels(dir: &std::path::Path) -> Vec<String> {
     let metrics: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join("expected/rollouts_agent_metrics.json")).unwrap(),
     )
@@ -659,6 +657,15 @@ fn agents_are_v07_labels_when_environment_servers_share_an_agent() {
         .map(|a| a["agent_ref"]["name"].as_str().unwrap().to_string())
         .collect();
     labels.sort();
+    labels
+}
+
+/// A run that mixes agents and environment servers (NeMo Gym v0.7.0): health's agents are the
+/// labels v0.7.0's own profile gave the run (its `*_agent_metrics.json`), in both readers.
+#[test]
+fn agents_are_v07_labels_when_environment_servers_share_an_agent() {
+    let dir = common::repo_root().join("tests/fixtures/generated-v07/env_servers");
+    let labels = v07_agent_labels(&dir);
     let doc = json(&[
         "health",
         dir.join("rollouts.jsonl").to_str().unwrap(),

@@ -368,17 +368,7 @@ fn agents_are_v07_labels_when_environment_servers_share_an_agent() {
         dir.join("rollouts.jsonl"),
         dir.join("rollouts_materialized_inputs.jsonl"),
     );
-    let metrics: Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("expected/rollouts_agent_metrics.json")).unwrap(),
-    )
-    .unwrap();
-    let mut labels: Vec<String> = metrics
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a["agent_ref"]["name"].as_str().unwrap().to_string())
-        .collect();
-    labels.sort();
+    let labels = crate::health::v07_agent_labels(&dir);
     let o = run_gymscope(&[
         "query",
         s(&rollouts),

@@ -181,6 +181,17 @@ impl Browser {
         self.click(&format!("[data-testid={testid}]")).await;
     }
 
+    /// Replaces the text of the input `[data-testid=testid]` with `value`, as typed.
+    pub async fn set_text(&self, testid: &str, value: &str) {
+        let el = self
+            .client
+            .find(Locator::Css(&format!("[data-testid={testid}]")))
+            .await
+            .unwrap();
+        el.clear().await.unwrap();
+        el.send_keys(value).await.unwrap();
+    }
+
     /// Chooses several files at once in an `<input type=file multiple>`.
     pub async fn choose_files(&self, testid: &str, files: &[PathBuf]) {
         let input = self
