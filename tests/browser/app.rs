@@ -169,8 +169,7 @@ async fn open_app() -> (StaticServer, Browser, usize) {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_embedded_example_is_one_click_away() {
     let (server, b, loaded) = open_app().await;
-    b.click_testid("load-example").await;
-    b.wait_testid("status", "Profile ready").await;
+    b.load_example().await;
     b.wait_testid(
         "summary",
         "Reward profile completion: 120/120 rollout rows (100.00%)",

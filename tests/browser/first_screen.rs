@@ -282,8 +282,7 @@ async fn the_first_screen_shows_the_figures_the_plot_and_the_agents() {
 #[tokio::test(flavor = "multi_thread")]
 async fn at_phone_width_the_tabs_a_rollout_and_health_fit_the_screen() {
     let (_server, b) = start_app_sized("", 390, 844).await;
-    b.click_testid("load-example").await;
-    b.wait_testid("status", "Profile ready").await;
+    b.load_example().await;
     let (width, height) = viewport(&b).await;
     let tabs: Vec<Vec<f64>> = serde_json::from_value(
         b.eval("return Array.from(document.querySelectorAll('header nav .tab')).map(t => { const r = t.getBoundingClientRect(); return [r.left, r.right, r.width]; })")

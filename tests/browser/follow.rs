@@ -195,8 +195,7 @@ async fn the_scroll_stays_through_a_refresh() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_chosen_file_is_a_snapshot_and_the_page_says_why_there_is_no_follow() {
     let (_server, b) = start_app("").await;
-    b.click_testid("load-example").await;
-    b.wait_testid("status", "Profile ready").await;
+    b.load_example().await;
     b.wait_testid("follow-why", "snapshots").await;
     let switches = b
         .eval("return document.querySelectorAll('[data-testid=follow-switch]').length")

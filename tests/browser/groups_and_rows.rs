@@ -312,8 +312,7 @@ async fn compare_numbers_and_the_band_axis_read_right() {
     }
     // The band: bars where their values lie between the ticks 0 and 1.
     b.open_app(&server.url(), "").await;
-    b.click_testid("load-example").await;
-    b.wait_testid("status", "Profile ready").await;
+    b.load_example().await;
     b.eval("document.querySelector('[data-testid=pass-band] summary').click()")
         .await;
     b.wait_testid("band-status", "tasks kept").await;

@@ -179,8 +179,7 @@ async fn row_keys(b: &Browser) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_example_run_shows_its_rates_coloured_and_its_flags() {
     let (_server, b) = start_app("").await;
-    b.click_testid("load-example").await;
-    b.wait_testid("status", "Profile ready").await;
+    b.load_example().await;
     b.click_testid("tab-health").await;
     b.wait_testid("health-headline", "120 rollouts · 9 flagged")
         .await;

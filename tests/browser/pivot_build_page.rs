@@ -6,12 +6,13 @@
 use crate::common;
 use crate::common::assert_contains;
 use crate::common::browser::{start_app, start_app_sized};
+use crate::common::run_gymscope_in as gymscope_in;
 
 use common::browser::Browser;
 use common::static_server::StaticServer;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 const AGENT: &str = "tasks_pivot_single_step_tool_use_with_argument_comparison_agent";
 
@@ -19,15 +20,6 @@ fn upstream(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/pivot-build/upstream")
         .join(name)
-}
-
-/// `gymscope` run in `dir` (so paths in its files are the bare names the browser uses).
-fn gymscope_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 /// A copy of `source` in a fresh folder, and `build-pivot` run on it with `flags`.

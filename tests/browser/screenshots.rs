@@ -67,8 +67,7 @@ async fn every_page_at_desktop_and_phone_width() {
         };
         b.client.set_window_size(width, height).await.unwrap();
         b.open_app(&server.url(), "").await;
-        b.click_testid("load-example").await;
-        b.wait_testid("status", "Profile ready").await;
+        b.load_example().await;
         pause(800).await;
         save("profile").await;
         b.click("[data-testid=task-row]").await;
@@ -111,8 +110,7 @@ async fn every_page_at_desktop_and_phone_width() {
         save("pivot-validate").await;
         // The pass-rate band on its numeric axis.
         b.open_app(&server.url(), "").await;
-        b.click_testid("load-example").await;
-        b.wait_testid("status", "Profile ready").await;
+        b.load_example().await;
         b.eval("document.querySelector('[data-testid=pass-band] summary').click()")
             .await;
         b.wait_testid("band-status", "tasks kept").await;
@@ -194,8 +192,7 @@ async fn every_page_at_desktop_and_phone_width() {
 #[ignore = "writes pictures to look at; run by hand"]
 async fn screenshots_of_the_selections() {
     let (_server, b) = start_app_sized("#profile", 1440, 900).await;
-    b.click_testid("load-example").await;
-    b.wait_testid("status", "Profile ready").await;
+    b.load_example().await;
     b.eval("document.querySelector('[data-testid=pass-band] summary').click()")
         .await;
     b.wait_testid("band-status", "tasks kept").await;

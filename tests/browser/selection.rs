@@ -6,22 +6,14 @@
 
 use crate::common;
 use crate::common::browser::start_app;
+use crate::common::run_gymscope_in as gymscope_in;
 
 use common::browser::Browser;
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 const AGENT: &str = "tasks_pivot_single_step_tool_use_with_argument_comparison_agent";
-
-fn gymscope_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 async fn download(b: &Browser, testid: &str) -> String {
     let script = format!(

@@ -267,7 +267,6 @@ fn a_refused_export_leaves_no_folder_it_made() {
 fn a_signal_during_an_export_leaves_nothing() {
     use std::os::unix::process::ExitStatusExt;
     use std::process::{Command, Stdio};
-    use std::time::{Duration, Instant};
     let case = repo_root().join("tests/fixtures/atif-v07/tool_then_answer");
     let line = read_text(&case.join("rollouts.jsonl"))
         .lines()
@@ -304,28 +303,13 @@ fn a_signal_during_an_export_leaves_nothing() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let start = Instant::now();
-        let mut signalled = false;
-        while start.elapsed() < Duration::from_secs(120) {
-            if child.try_wait().unwrap().is_some() {
-                break;
-            }
-            let staged = fs::read_dir(&made)
+        let signalled = crate::common::signal_when(&mut child, sig, || {
+            fs::read_dir(&made)
                 .into_iter()
                 .flatten()
                 .flatten()
-                .any(|e| fs::read_dir(e.path()).is_ok_and(|mut d| d.next().is_some()));
-            if staged {
-                #[allow(unsafe_code)] // the signal under test
-                // SAFETY: kill(2) on our own child's pid.
-                unsafe {
-                    libc::kill(child.id() as i32, sig)
-                };
-                signalled = true;
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(2));
-        }
+                .any(|e| fs::read_dir(e.path()).is_ok_and(|mut d| d.next().is_some()))
+        });
         let out = child.wait_with_output().unwrap();
         assert!(
             signalled,

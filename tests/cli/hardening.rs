@@ -483,19 +483,7 @@ fn a_signal_during_a_write_leaves_no_temporary_file() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    let mut signalled = false;
-    while start.elapsed() < Duration::from_secs(120) {
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        if !temps(&out).is_empty() {
-            unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-            signalled = true;
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    }
+    let signalled = common::signal_when(&mut child, libc::SIGTERM, || !temps(&out).is_empty());
     let status = child.wait().unwrap();
     assert!(signalled, "the write was not caught in progress");
     use std::os::unix::process::ExitStatusExt;

@@ -209,6 +209,12 @@ impl Browser {
         self.wait_worker_ready().await;
     }
 
+    /// Loads the app's example run from its first screen and waits for its profile.
+    pub async fn load_example(&self) {
+        self.click_testid("load-example").await;
+        self.wait_testid("status", "Profile ready").await;
+    }
+
     /// The text of the file a download link (`[data-testid=testid]`) offers, once the link is
     /// there: a profile's output files are written after it is shown.
     pub async fn download_text(&self, testid: &str) -> String {

@@ -130,6 +130,29 @@ pub fn assert_success(out: &std::process::Output) {
     );
 }
 
+/// Sends `signal` to `child` once `ready()` holds, polling every 2 ms for up to two minutes;
+/// false when the child ended first (or the time ran out).
+#[allow(unsafe_code)] // the signal under test
+pub fn signal_when(
+    child: &mut std::process::Child,
+    signal: libc::c_int,
+    mut ready: impl FnMut() -> bool,
+) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < std::time::Duration::from_secs(120) {
+        if child.try_wait().unwrap().is_some() {
+            return false;
+        }
+        if ready() {
+            // SAFETY: kill(2) on our own child's pid.
+            unsafe { libc::kill(child.id() as i32, signal) };
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    false
+}
+
 /// A finished command's stdout then stderr, for assertions and their messages.
 pub fn output_text(o: &std::process::Output) -> String {
     format!(
@@ -141,6 +164,15 @@ pub fn output_text(o: &std::process::Output) -> String {
 
 pub fn run_gymscope(args: &[&str]) -> std::process::Output {
     std::process::Command::new(gymscope_bin())
+        .args(args)
+        .output()
+        .expect("run gymscope")
+}
+
+/// [`run_gymscope`] in `dir` (so paths in its files are the bare names a browser uses).
+pub fn run_gymscope_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(gymscope_bin())
+        .current_dir(dir)
         .args(args)
         .output()
         .expect("run gymscope")
