@@ -6,6 +6,7 @@
 use crate::common;
 use crate::common::assert_contains;
 use crate::common::assert_success;
+use crate::common::run_on;
 
 use common::browser::{dist, Browser};
 use common::static_server::StaticServer;
@@ -240,13 +241,7 @@ async fn rows_without_index_keys_name_file_line_and_field() {
 async fn the_page_shows_the_reward_per_repeat_and_across_repeats() {
     let tmp = tempfile::tempdir().unwrap();
     let (inputs, rollouts) = gen_run::generate_agentic(tmp.path(), "rollouts", 40, 4, 1500);
-    let out = run_gymscope(&[
-        "profile",
-        "--inputs",
-        inputs.to_str().unwrap(),
-        "--rollouts",
-        rollouts.to_str().unwrap(),
-    ]);
+    let out = run_on("profile", &inputs, &rollouts, &[]);
     assert!(out.status.success());
     let read = |name: &str| -> Value {
         serde_json::from_str(&std::fs::read_to_string(tmp.path().join(name)).unwrap()).unwrap()
@@ -320,13 +315,7 @@ async fn a_run_without_any_number_still_profiles() {
         "{\"_ng_task_index\":0,\"_ng_rollout_index\":0,\"response\":{\"output\":[]}}\n",
     )
     .unwrap();
-    let out = run_gymscope(&[
-        "profile",
-        "--inputs",
-        inputs.to_str().unwrap(),
-        "--rollouts",
-        rollouts.to_str().unwrap(),
-    ]);
+    let out = run_on("profile", &inputs, &rollouts, &[]);
     assert_success(&out);
     let (_server, b, _) = open_app().await;
     b.choose_files("files", &[inputs, rollouts]).await;

@@ -2,6 +2,7 @@
 //! pages and the pass-rate band. Needs `dist/` and chromium: scripts/test.sh.
 
 use crate::common;
+use crate::common::run_on;
 use crate::round_three::{apply_query, json, open, soft_wait, Checks};
 use common::browser::Browser;
 use serde_json::Value;
@@ -125,13 +126,7 @@ async fn every_page_follows_the_query_and_names_each_rate_once() {
         example.join("example_rollouts_materialized_inputs.jsonl"),
         example.join("example_rollouts.jsonl"),
     );
-    let cli = common::run_gymscope(&[
-        "health",
-        "--inputs",
-        inputs.to_str().unwrap(),
-        "--rollouts",
-        rollouts.to_str().unwrap(),
-    ]);
+    let cli = run_on("health", &inputs, &rollouts, &[]);
     let text =
         String::from_utf8_lossy(&cli.stdout).to_string() + &String::from_utf8_lossy(&cli.stderr);
     for name in ["no final answer", "tool errors", "usage missing"] {

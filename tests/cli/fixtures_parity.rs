@@ -1,6 +1,7 @@
 //! `gymscope profile` on every real NeMo Gym example against what upstream wrote for it.
 
 use crate::common;
+use crate::common::run_on;
 
 use common::*;
 use std::fs;
@@ -31,13 +32,7 @@ fn every_fixture_matches_upstream_outputs_and_summary() {
         .unwrap();
         fs::copy(dir.join(&rollouts_name), &rollouts).unwrap();
 
-        let out = run_gymscope(&[
-            "profile",
-            "--inputs",
-            inputs.to_str().unwrap(),
-            "--rollouts",
-            rollouts.to_str().unwrap(),
-        ]);
+        let out = run_on("profile", &inputs, &rollouts, &[]);
         assert_summary(&out, tmp.path(), &expected, &name);
 
         let got =

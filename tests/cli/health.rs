@@ -7,6 +7,7 @@ use crate::common::assert_contains;
 use crate::common::assert_success;
 use crate::common::gen_run;
 use crate::common::run_gymscope as gymscope;
+use crate::common::run_on;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -495,15 +496,7 @@ fn upstream_verdict_files_beside_the_rollouts_are_shown() {
     );
     // The report shows them too.
     let html = dir.path().join("r.html");
-    let out = gymscope(&[
-        "report",
-        "--inputs",
-        i.to_str().unwrap(),
-        "--rollouts",
-        r.to_str().unwrap(),
-        "-o",
-        html.to_str().unwrap(),
-    ]);
+    let out = run_on("report", &i, &r, &["-o", html.to_str().unwrap()]);
     assert_success(&out);
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(
@@ -552,15 +545,7 @@ fn report_health_section_escapes_hostile_text() {
     std::fs::write(&i, inputs).unwrap();
     std::fs::write(&r, rollouts).unwrap();
     let html = dir.path().join("h.html");
-    let out = gymscope(&[
-        "report",
-        "--inputs",
-        i.to_str().unwrap(),
-        "--rollouts",
-        r.to_str().unwrap(),
-        "-o",
-        html.to_str().unwrap(),
-    ]);
+    let out = run_on("report", &i, &r, &["-o", html.to_str().unwrap()]);
     assert_success(&out);
     let page = std::fs::read_to_string(&html).unwrap();
     let start = page.find("<section id=\"health\">").unwrap();
@@ -579,15 +564,7 @@ fn report_health_section_escapes_hostile_text() {
     assert!(section.contains("bad:"), "{section}");
     // Same inputs, same bytes.
     let again = dir.path().join("h2.html");
-    gymscope(&[
-        "report",
-        "--inputs",
-        i.to_str().unwrap(),
-        "--rollouts",
-        r.to_str().unwrap(),
-        "-o",
-        again.to_str().unwrap(),
-    ]);
+    run_on("report", &i, &r, &["-o", again.to_str().unwrap()]);
     assert_eq!(std::fs::read(&again).unwrap(), page.as_bytes());
     // The health command's JSON keeps the payloads as data.
     let h = json(&[
@@ -627,15 +604,7 @@ fn a_row_health_cannot_read_costs_the_report_its_section_not_the_report() {
         String::from_utf8_lossy(&out.stderr).contains("line 1: field `agent_ref` is not an object")
     );
     let html = dir.path().join("r.html");
-    let out = gymscope(&[
-        "report",
-        "--inputs",
-        i.to_str().unwrap(),
-        "--rollouts",
-        r.to_str().unwrap(),
-        "-o",
-        html.to_str().unwrap(),
-    ]);
+    let out = run_on("report", &i, &r, &["-o", html.to_str().unwrap()]);
     assert_success(&out);
     assert!(String::from_utf8_lossy(&out.stderr).contains("Warning: no Health section:"));
     assert!(!std::fs::read_to_string(&html)

@@ -6,6 +6,7 @@ use crate::common;
 use crate::common::assert_contains;
 use crate::common::assert_success;
 use crate::common::gen_run;
+use crate::common::run_on;
 
 use gymscope::conversation::conversation;
 use gymscope::output::{profile_bytes, render_in_memory};
@@ -236,6 +237,9 @@ fn a_100k_rollout_run_stays_under_12_mb() {
 #[test]
 fn cli_writes_the_same_file_twice() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/generated/multi_agent");
+    let inputs = root.join("rollouts_materialized_inputs.jsonl");
+    let rollouts = root.join("rollouts.jsonl");
+    let (inputs, rollouts) = (inputs.to_str().unwrap(), rollouts.to_str().unwrap());
     let tmp = tempfile::tempdir().unwrap();
     let mut outputs = Vec::new();
     for name in ["a.html", "b.html"] {
@@ -243,11 +247,9 @@ fn cli_writes_the_same_file_twice() {
         let run = common::run_gymscope(&[
             "report",
             "--inputs",
-            root.join("rollouts_materialized_inputs.jsonl")
-                .to_str()
-                .unwrap(),
+            inputs,
             "--rollouts",
-            root.join("rollouts.jsonl").to_str().unwrap(),
+            rollouts,
             "-o",
             out.to_str().unwrap(),
             "--date",
@@ -262,11 +264,9 @@ fn cli_writes_the_same_file_twice() {
     let prof = common::run_gymscope(&[
         "profile",
         "--inputs",
-        root.join("rollouts_materialized_inputs.jsonl")
-            .to_str()
-            .unwrap(),
+        inputs,
         "--rollouts",
-        root.join("rollouts.jsonl").to_str().unwrap(),
+        rollouts,
         "--out-dir",
         tmp.path().to_str().unwrap(),
     ]);
@@ -379,15 +379,7 @@ fn a_report_opens_on_its_key_figures_and_is_titled_by_its_run_folder() {
     std::fs::create_dir(&dir).unwrap();
     let (inputs, rollouts) = gen_run::generate_agentic(&dir, "rollouts", 30, 4, 1500);
     let out = dir.join("r.html");
-    let o = common::run_gymscope(&[
-        "report",
-        "--inputs",
-        inputs.to_str().unwrap(),
-        "--rollouts",
-        rollouts.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let o = run_on("report", &inputs, &rollouts, &["-o", out.to_str().unwrap()]);
     assert_success(&o);
     let html = std::fs::read_to_string(&out).unwrap();
     assert!(

@@ -5,6 +5,7 @@
 
 use crate::common::assert_success;
 use crate::common::run_gymscope;
+use crate::common::run_on;
 use gymscope::native::follow;
 use gymscope::watch::{FileKind, Snapshot, Watch};
 use gymscope_testkit::gen_run::generate_agentic;
@@ -208,15 +209,12 @@ fn counts_follow_a_growing_run_and_the_end_is_the_profile() {
     assert_eq!(last["complete"], true);
     assert_eq!(last["totals"]["done"], expected as u64);
     let out = dir.path().join("prof");
-    let p = run_gymscope(&[
+    let p = run_on(
         "profile",
-        "--inputs",
-        full_inputs.to_str().unwrap(),
-        "--rollouts",
-        full_rollouts.to_str().unwrap(),
-        "--out-dir",
-        out.to_str().unwrap(),
-    ]);
+        &full_inputs,
+        &full_rollouts,
+        &["--out-dir", out.to_str().unwrap()],
+    );
     assert!(p.status.success());
     let metrics: Value =
         serde_json::from_slice(&std::fs::read(out.join("run_agent_metrics.json")).unwrap())

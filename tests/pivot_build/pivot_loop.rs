@@ -6,6 +6,7 @@ use crate::common::assert_contains;
 use crate::common::gym_standin;
 use crate::common::read_jsonl as jsonl;
 use crate::common::run_gymscope as gymscope;
+use crate::common::run_on;
 
 use gym_standin::{Responder, StandIn};
 use gymscope::verifier::{compare, Action, ComparatorConfig};
@@ -141,13 +142,7 @@ fn build_collect_profile_select() {
         &said,
         "Consistently unhealthy tasks (every repeat flagged, at least 2): 0",
     );
-    let r = gymscope(&[
-        "profile",
-        "--inputs",
-        inputs.to_str().unwrap(),
-        "--rollouts",
-        rollouts.to_str().unwrap(),
-    ]);
+    let r = run_on("profile", &inputs, &rollouts, &[]);
     assert!(r.status.success(), "{}", text(&r));
     let profile = dir.path().join("prof/rollouts_reward_profiling.jsonl");
 

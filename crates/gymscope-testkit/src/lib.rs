@@ -169,6 +169,24 @@ pub fn run_gymscope(args: &[&str]) -> std::process::Output {
         .expect("run gymscope")
 }
 
+/// `gymscope <command> --inputs <inputs> --rollouts <rollouts>` and then `extra`.
+pub fn run_on(
+    command: &str,
+    inputs: &Path,
+    rollouts: &Path,
+    extra: &[&str],
+) -> std::process::Output {
+    let mut args = vec![
+        command,
+        "--inputs",
+        inputs.to_str().expect("a UTF-8 path"),
+        "--rollouts",
+        rollouts.to_str().expect("a UTF-8 path"),
+    ];
+    args.extend(extra);
+    run_gymscope(&args)
+}
+
 /// [`run_gymscope`] in `dir` (so paths in its files are the bare names a browser uses).
 pub fn run_gymscope_in(dir: &Path, args: &[&str]) -> std::process::Output {
     std::process::Command::new(gymscope_bin())
@@ -186,17 +204,9 @@ pub fn write_report(
     out: &Path,
     extra: &[&str],
 ) -> std::process::Output {
-    let mut args = vec![
-        "report",
-        "--inputs",
-        inputs.to_str().expect("a UTF-8 path"),
-        "--rollouts",
-        rollouts.to_str().expect("a UTF-8 path"),
-        "-o",
-        out.to_str().expect("a UTF-8 path"),
-    ];
+    let mut args = vec!["-o", out.to_str().expect("a UTF-8 path")];
     args.extend(extra);
-    let run = run_gymscope(&args);
+    let run = run_on("report", inputs, rollouts, &args);
     assert!(run.status.success(), "{}", output_text(&run));
     run
 }
