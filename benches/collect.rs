@@ -11,7 +11,7 @@
 //!   GYMSCOPE_BIN=old/gymscope cargo bench --bench collect   (another build, for before/after)
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
-use gymscope_testkit::{bench, gym_standin};
+use gymscope_testkit::{bench, collect_args, gym_standin};
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -64,18 +64,7 @@ fn run(args: &[&str]) -> (f64, f64) {
 /// `gymscope collect` of `input` into `out` for `bench_agent` with `--concurrency` and then
 /// the rest of `concurrency_and_flags`, as [`run`].
 fn collect(input: &Path, out: &Path, head: &str, concurrency_and_flags: &[&str]) -> (f64, f64) {
-    let mut args = vec![
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "-a",
-        "bench_agent",
-        "--head-server",
-        head,
-        "--concurrency",
-    ];
+    let mut args = collect_args(input, out, "bench_agent", head, &["--concurrency"]);
     args.extend(concurrency_and_flags);
     args.push("--no-progress");
     run(&args)

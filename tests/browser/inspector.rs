@@ -7,6 +7,7 @@ use crate::common;
 use crate::common::assert_contains;
 use crate::common::assert_success;
 use crate::common::browser::start_app;
+use crate::common::collect_args;
 use crate::common::gym_standin;
 
 use common::browser::{dist, Browser};
@@ -455,20 +456,13 @@ fn collected_files_load_in_the_app() {
         .collect();
     std::fs::write(&input, rows).unwrap();
     let out = dir.path().join("rollouts.jsonl");
-    let collected = common::run_gymscope(&[
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "-a",
+    let collected = common::run_gymscope(&collect_args(
+        &input,
+        &out,
         "standin_agent",
-        "--num-repeats",
-        "3",
-        "--head-server",
         &format!("127.0.0.1:{}", gym.addr.port()),
-        "--no-progress",
-    ]);
+        &["--num-repeats", "3", "--no-progress"],
+    ));
     assert_success(&collected);
     let materialized = dir.path().join("rollouts_materialized_inputs.jsonl");
     assert!(materialized.exists());

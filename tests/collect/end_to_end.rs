@@ -3,6 +3,7 @@
 #![allow(unsafe_code)] // libc::kill sends the signal under test
 
 use crate::common::assert_contains;
+use crate::common::collect_args;
 use crate::common::gym_standin;
 use crate::common::run_gymscope as gymscope;
 
@@ -198,19 +199,8 @@ fn http_errors_are_recorded_or_abort_with_fail_fast() {
     let dir = tempfile::tempdir().unwrap();
     let input = write_input(dir.path(), &["ok", "http500", "ok"]);
     let out = dir.path().join("r.jsonl");
-    let base = [
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "-a",
-        AGENT,
-        "--head-server",
-        &gym.head(),
-        "--concurrency",
-        "1",
-    ];
+    let head = gym.head();
+    let base = collect_args(&input, &out, AGENT, &head, &["--concurrency", "1"]);
     let r = gymscope(&base);
     assert_eq!(r.status.code(), Some(3), "{}", text(&r));
     assert_contains(&text(&r), "1 of 3 rollouts did not succeed");
@@ -254,7 +244,7 @@ fn http_errors_are_recorded_or_abort_with_fail_fast() {
     );
     assert_contains(&text(&r), "rollout dropped from the score: row=");
 
-    let mut ff = base.to_vec();
+    let mut ff = base.clone();
     ff.push("--fail-fast");
     let r = gymscope(&ff);
     assert_eq!(r.status.code(), Some(1), "{}", text(&r));
@@ -271,17 +261,7 @@ fn a_failure_message_has_the_servers_reason_phrase() {
     let dir = tempfile::tempdir().unwrap();
     let input = write_input(dir.path(), &["ok", "http422"]);
     let out = dir.path().join("r.jsonl");
-    let r = gymscope(&[
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "-a",
-        AGENT,
-        "--head-server",
-        &gym.head(),
-    ]);
+    let r = gymscope(&collect_args(&input, &out, AGENT, &gym.head(), &[]));
     assert_eq!(r.status.code(), Some(3), "{}", text(&r));
     let side = lines(&dir.path().join("r_failures.jsonl"));
     assert_eq!(
@@ -302,33 +282,19 @@ fn unreachable_agent_times_out_per_rollout_and_head_errors_are_clear() {
     let dir = tempfile::tempdir().unwrap();
     let input = write_input(dir.path(), &["ok"]);
     let out = dir.path().join("r.jsonl");
-    let r = gymscope(&[
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "-a",
+    let r = gymscope(&collect_args(
+        &input,
+        &out,
         "no_such_agent",
-        "--head-server",
         &gym.head(),
-    ]);
+        &[],
+    ));
     assert!(!r.status.success());
     // v0.7.0's words, before any `/run`.
     assert!(text(&r).contains("Rows reference agents not present in the running config: 'no_such_agent'. Include the agent's config in the run, or re-route with +agent_map/+agent_name."), "{}", text(&r));
     assert!(gym.runs.lock().unwrap().is_empty());
     drop(gym);
-    let r = gymscope(&[
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "-a",
-        AGENT,
-        "--head-server",
-        "127.0.0.1:9",
-    ]);
+    let r = gymscope(&collect_args(&input, &out, AGENT, "127.0.0.1:9", &[]));
     assert_contains(
         &text(&r),
         "Could not connect to the head server at http://127.0.0.1:9",
@@ -343,17 +309,7 @@ fn secrets_in_the_head_config_appear_in_no_output() {
     let out = dir.path().join("r.jsonl");
     let mut all = String::new();
     for agent in [AGENT, "missing_agent"] {
-        let r = gymscope(&[
-            "collect",
-            "-i",
-            input.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "-a",
-            agent,
-            "--head-server",
-            &gym.head(),
-        ]);
+        let r = gymscope(&collect_args(&input, &out, agent, &gym.head(), &[]));
         all.push_str(&text(&r));
     }
     for e in std::fs::read_dir(dir.path()).unwrap() {
@@ -379,21 +335,10 @@ fn sigterm_stops_cleanly_and_resume_finishes() {
     let dir = tempfile::tempdir().unwrap();
     let input = write_input(dir.path(), &["sleep:0.1"; 40]);
     let out = dir.path().join("r.jsonl");
-    let args = [
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "-a",
-        AGENT,
-        "--head-server",
-        &gym.head(),
-        "--concurrency",
-        "4",
-    ];
+    let head = gym.head();
+    let args = collect_args(&input, &out, AGENT, &head, &["--concurrency", "4"]);
     let child = Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(args)
+        .args(&args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -409,7 +354,7 @@ fn sigterm_stops_cleanly_and_resume_finishes() {
     );
     let done = lines(&out).len();
     assert!((4..40).contains(&done), "{done}");
-    let mut resume = args.to_vec();
+    let mut resume = args.clone();
     resume.push("--resume");
     let r = gymscope(&resume);
     assert!(r.status.success(), "{}", text(&r));
@@ -467,23 +412,16 @@ fn kill_9_mid_run_then_resume_keeps_every_key_once() {
     let dir = tempfile::tempdir().unwrap();
     let input = write_input(dir.path(), &["sleep:0.02"; 300]);
     let out = dir.path().join("r.jsonl");
-    let args = [
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "-a",
+    let head = gym.head();
+    let args = collect_args(
+        &input,
+        &out,
         AGENT,
-        "--head-server",
-        &gym.head(),
-        "--concurrency",
-        "16",
-        "--num-repeats",
-        "2",
-    ];
+        &head,
+        &["--concurrency", "16", "--num-repeats", "2"],
+    );
     let mut child = Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(args)
+        .args(&args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -499,7 +437,7 @@ fn kill_9_mid_run_then_resume_keeps_every_key_once() {
         .open(&out)
         .and_then(|mut f| std::io::Write::write_all(&mut f, b"{\"responses_create_params\":{\"inp"))
         .unwrap();
-    let mut resume = args.to_vec();
+    let mut resume = args.clone();
     resume.push("--resume");
     let r = gymscope(&resume);
     assert!(r.status.success(), "{}", text(&r));
@@ -522,22 +460,19 @@ fn shards_cover_the_run_once_and_merge_aggregates() {
     let out = dir.path().join("r.jsonl");
     for i in 0..3 {
         let shard = format!("{i}/3");
-        let r = gymscope(&[
-            "collect",
-            "-i",
-            input.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "-a",
+        let r = gymscope(&collect_args(
+            &input,
+            &out,
             AGENT,
-            "--head-server",
             &gym.head(),
-            "--num-repeats",
-            "2",
-            "--shard",
-            &shard,
-            "--disable-aggregation",
-        ]);
+            &[
+                "--num-repeats",
+                "2",
+                "--shard",
+                &shard,
+                "--disable-aggregation",
+            ],
+        ));
         assert!(r.status.success(), "{}", text(&r));
         let s = dir.path().join(format!("r-shard{i}-of-3.jsonl"));
         assert_profiles(&s, false);
@@ -634,19 +569,8 @@ fn timeout_records_a_failure_that_resume_retries() {
     let dir = tempfile::tempdir().unwrap();
     let input = write_input(dir.path(), &["ok", "sleep:3"]);
     let out = dir.path().join("r.jsonl");
-    let args = [
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "-a",
-        AGENT,
-        "--head-server",
-        &gym.head(),
-        "--timeout",
-        "0.3",
-    ];
+    let head = gym.head();
+    let args = collect_args(&input, &out, AGENT, &head, &["--timeout", "0.3"]);
     let started = Instant::now();
     let r = gymscope(&args);
     assert_eq!(r.status.code(), Some(3), "{}", text(&r));
@@ -656,7 +580,7 @@ fn timeout_records_a_failure_that_resume_retries() {
     assert_eq!(side[0]["_ng_failure_class"], "agent_request_failed");
     assert_eq!(side[0]["_ng_failure_type"], "TimeoutError");
     assert!(side[0]["_ng_failure_http_status"].is_null());
-    let mut resume = args.to_vec();
+    let mut resume = args.clone();
     resume.push("--resume");
     gym.runs.lock().unwrap().clear();
     gymscope(&resume);

@@ -5,6 +5,7 @@
 //! health reports over the result; a harness agent's `ng_agent_observations` joined and projected.
 
 use crate::common::assert_success;
+use crate::common::collect_args_routed;
 use crate::common::gym_standin;
 use crate::common::run_gymscope as gymscope;
 
@@ -167,16 +168,7 @@ fn run_agent_with(
     let output = dir.path().join("rollouts.jsonl");
     let dir_arg = format!("++model_call_capture_dir={}", capture.display());
     let head = s.head();
-    let mut args = vec![
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        output.to_str().unwrap(),
-        "--head-server",
-        &head,
-        "--no-progress",
-    ];
+    let mut args = collect_args_routed(&input, &output, &head, &["--no-progress"]);
     if observability {
         args.extend(["++observability_enabled=true", &dir_arg]);
     }
@@ -412,16 +404,12 @@ fn without_observability_the_agents_trajectory_is_still_normalized() {
     let input = dir.path().join("input.jsonl");
     std::fs::write(&input, format!("{}\n", json!({"responses_create_params": {"input": "q"}, "agent_ref": {"name": AGENT}, "case": "ok"}))).unwrap();
     let output = dir.path().join("rollouts.jsonl");
-    let o = gymscope(&[
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        output.to_str().unwrap(),
-        "--head-server",
+    let o = gymscope(&collect_args_routed(
+        &input,
+        &output,
         &s.head(),
-        "--no-progress",
-    ]);
+        &["--no-progress"],
+    ));
     assert!(o.status.success());
     let row = &rows(&output)[0];
     assert!(row.get("ng_model_call_capture").is_none());

@@ -4,6 +4,7 @@
 #![allow(unsafe_code)] // libc::kill sends the signal under test
 
 use crate::common::assert_contains;
+use crate::common::collect_args;
 use crate::common::gym_standin;
 
 use gym_standin::StandIn;
@@ -102,17 +103,8 @@ fn relative_inputs_are_found_under_nemo_gym_extra_roots() {
     let input = write_input(&root.join("data"), 1);
     assert!(input.ends_with("data/input.jsonl"));
     let out = dir.path().join("r.jsonl");
-    let args = [
-        "collect",
-        "-i",
-        "data/input.jsonl",
-        "-o",
-        out.to_str().unwrap(),
-        "-a",
-        AGENT,
-        "--head-server",
-        &gym.head(),
-    ];
+    let head = gym.head();
+    let args = collect_args(Path::new("data/input.jsonl"), &out, AGENT, &head, &[]);
     let missing = dir.path().join("nothing-here");
     let roots = format!("{}:{}", missing.display(), root.display());
     let r = gymscope(&args, &[("NEMO_GYM_EXTRA_ROOTS", &roots)]);
@@ -134,19 +126,7 @@ fn small_runs_print_each_percentage_once() {
     let input = write_input(dir.path(), 3);
     let out = dir.path().join("r.jsonl");
     let r = gymscope(
-        &[
-            "collect",
-            "-i",
-            input.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "-a",
-            AGENT,
-            "--head-server",
-            &gym.head(),
-            "--concurrency",
-            "1",
-        ],
+        &collect_args(&input, &out, AGENT, &gym.head(), &["--concurrency", "1"]),
         &[],
     );
     assert!(r.status.success(), "{}", text(&r));
@@ -215,20 +195,7 @@ fn a_fresh_run_never_replaces_its_input() {
         (input.clone(), input.clone()),
         (named.clone(), dir.path().join("r.jsonl")),
     ] {
-        let r = gymscope(
-            &[
-                "collect",
-                "-i",
-                i.to_str().unwrap(),
-                "-o",
-                o.to_str().unwrap(),
-                "-a",
-                AGENT,
-                "--head-server",
-                &gym.head(),
-            ],
-            &[],
-        );
+        let r = gymscope(&collect_args(&i, &o, AGENT, &gym.head(), &[]), &[]);
         assert_eq!(r.status.code(), Some(2), "{}", text(&r));
         assert!(text(&r).contains("refusing to write"), "{}", text(&r));
         assert_eq!(std::fs::read(&i).unwrap(), before);

@@ -187,6 +187,43 @@ pub fn run_on(
     run_gymscope(&args)
 }
 
+/// `collect -i <input> -o <out> -a <agent> --head-server <head>` and then `extra`.
+pub fn collect_args<'a>(
+    input: &'a Path,
+    out: &'a Path,
+    agent: &'a str,
+    head: &'a str,
+    extra: &[&'a str],
+) -> Vec<&'a str> {
+    let mut args = collect_io(input, out);
+    args.extend(["-a", agent, "--head-server", head]);
+    args.extend(extra);
+    args
+}
+
+/// [`collect_args`] without `-a`: the rows name their agents.
+pub fn collect_args_routed<'a>(
+    input: &'a Path,
+    out: &'a Path,
+    head: &'a str,
+    extra: &[&'a str],
+) -> Vec<&'a str> {
+    let mut args = collect_io(input, out);
+    args.extend(["--head-server", head]);
+    args.extend(extra);
+    args
+}
+
+fn collect_io<'a>(input: &'a Path, out: &'a Path) -> Vec<&'a str> {
+    vec![
+        "collect",
+        "-i",
+        input.to_str().expect("a UTF-8 path"),
+        "-o",
+        out.to_str().expect("a UTF-8 path"),
+    ]
+}
+
 /// [`run_gymscope`] in `dir` (so paths in its files are the bare names a browser uses).
 pub fn run_gymscope_in(dir: &Path, args: &[&str]) -> std::process::Output {
     std::process::Command::new(gymscope_bin())
