@@ -41,6 +41,15 @@ async fn profile_in_app(b: &Browser, base: &str, workers: u32, files: &[PathBuf]
     first_text(b, status, "the profile").await
 }
 
+/// [`profile_in_app`], stopping the test unless the profile is ready.
+async fn profile_ready(b: &Browser, base: &str, workers: u32, files: &[PathBuf]) {
+    let status = profile_in_app(b, base, workers, files).await;
+    assert!(
+        status.contains("Profile ready"),
+        "{workers} workers: {status}"
+    );
+}
+
 async fn read_workers(b: &Browser) -> u64 {
     let n = b
         .eval("return Number(document.body.dataset.readWorkers || 0)")
@@ -59,11 +68,7 @@ async fn two_workers_read_a_run_as_one_worker_and_the_cli() {
     let server = StaticServer::start(&dist());
     let b = Browser::start().await;
     for workers in [1, 2] {
-        let status = profile_in_app(&b, &server.url(), workers, &files).await;
-        assert!(
-            status.contains("Profile ready"),
-            "{workers} workers: {status}"
-        );
+        profile_ready(&b, &server.url(), workers, &files).await;
         assert_eq!(read_workers(&b).await, u64::from(workers));
         let got = (
             b.download_text("download-profiling").await,
@@ -194,11 +199,7 @@ async fn a_text_query_read_by_two_workers_matches_one_worker_and_the_cli() {
     let server = StaticServer::start(&dist());
     let b = Browser::start().await;
     for workers in [1, 2] {
-        let status = profile_in_app(&b, &server.url(), workers, &files).await;
-        assert!(
-            status.contains("Profile ready"),
-            "{workers} workers: {status}"
-        );
+        profile_ready(&b, &server.url(), workers, &files).await;
         for (expr, want) in exprs.iter().zip(&wants) {
             assert_eq!(
                 &query_in_app(&b, expr).await,
