@@ -8,6 +8,7 @@ use crate::common;
 use crate::common::assert_contains;
 use crate::common::gen_run;
 use crate::common::run_gymscope as gymscope;
+use crate::common::run_on;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -52,15 +53,7 @@ fn a_line_over_the_limit_fails_naming_file_and_line_in_every_command() {
     let limit = "300"; // blackjack rows are longer than this
     let want = "line 1 is longer than 300 bytes";
 
-    let o = gymscope(&[
-        "profile",
-        "--inputs",
-        s(&m),
-        "--rollouts",
-        s(&r),
-        "--max-line-bytes",
-        limit,
-    ]);
+    let o = run_on("profile", &m, &r, &["--max-line-bytes", limit]);
     assert_eq!(o.status.code(), Some(1));
     assert_contains(&stderr(&o), &format!("'{}' {want}", s(&m)));
 
@@ -85,15 +78,7 @@ fn a_line_over_the_limit_fails_naming_file_and_line_in_every_command() {
 
     // `report --profile` reads the profiling file whole: the limit applies there too.
     let out = dir.path().join("out");
-    let o = gymscope(&[
-        "profile",
-        "--inputs",
-        s(&m),
-        "--rollouts",
-        s(&r),
-        "--out-dir",
-        s(&out),
-    ]);
+    let o = run_on("profile", &m, &r, &["--out-dir", s(&out)]);
     assert!(o.status.success(), "{}", stderr(&o));
     let profiling = out.join("r_reward_profiling.jsonl");
     let o = gymscope(&[
@@ -291,7 +276,7 @@ fn no_command_writes_over_one_of_its_inputs() {
     // profile: an input named like the output it would write.
     let named = dir.path().join("r_reward_profiling.jsonl");
     std::fs::rename(&m, &named).unwrap();
-    let out = gymscope(&["profile", "--inputs", s(&named), "--rollouts", s(&r)]);
+    let out = run_on("profile", &named, &r, &[]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("(--inputs)"), "{}", stderr(&out));
     std::fs::rename(&named, &m).unwrap();
@@ -384,7 +369,7 @@ fn merge_checks_everything_before_writing() {
 fn swapped_or_identical_run_files_are_named() {
     let dir = tempfile::tempdir().unwrap();
     let (m, r) = example_run(dir.path());
-    let o = gymscope(&["profile", "--inputs", s(&r), "--rollouts", s(&m)]);
+    let o = run_on("profile", &r, &m, &[]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
     assert!(
@@ -427,13 +412,7 @@ fn messages_say_what_they_found_once() {
             format!("{{\"_ng_task_index\":{value},\"_ng_rollout_index\":0,\"reward\":1}}\n"),
         )
         .unwrap();
-        let o = gymscope(&[
-            "profile",
-            "--inputs",
-            s(&inputs),
-            "--rollouts",
-            s(&rollouts),
-        ]);
+        let o = run_on("profile", &inputs, &rollouts, &[]);
         assert_eq!(o.status.code(), Some(1));
         assert!(
             stderr(&o).contains(&format!(
