@@ -165,6 +165,21 @@ impl Browser {
         );
     }
 
+    /// An exported page (the report, the comparison report) fetched nothing and its inline style
+    /// applied under its own CSP (the body's 1400 px width).
+    pub async fn assert_self_contained(&self) {
+        assert_eq!(
+            self.eval("return performance.getEntriesByType('resource').length")
+                .await,
+            serde_json::json!(0)
+        );
+        assert_eq!(
+            self.eval("return getComputedStyle(document.body).maxWidth")
+                .await,
+            serde_json::json!("1400px")
+        );
+    }
+
     /// Clicks the element `css` names.
     pub async fn click(&self, css: &str) {
         self.client
