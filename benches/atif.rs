@@ -8,48 +8,23 @@
 //!
 //! For comparison, NeMo Gym v0.7.0's `gym eval export` on 5,000 live-stack rows (75 MB) took
 //! 33 s and 270 MB where gymscope took 3.5 s and 16 MB (docs/atif.md).
-#![allow(unsafe_code)] // libc::wait4 reads the peak RSS measured
 #![allow(clippy::unwrap_used)] // a benchmark stops at what must hold
 
+use gymscope_testkit::bench;
 use serde_json::Value;
 use std::io::Write;
 use std::path::Path;
-use std::process::Command;
-use std::time::Instant;
 
+/// Runs gymscope with `args`; returns (seconds, exit code, peak RSS in MB) of that child alone.
 fn run(args: &[&str]) -> (f64, i32, f64) {
-    let t = Instant::now();
-    // Reaped by wait4 below, which also gives this child's own peak RSS.
-    #[allow(clippy::zombie_processes)]
-    let child = Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(args)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut status = 0;
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::wait4(child.id() as i32, &raw mut status, 0, &raw mut usage) };
-    let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else {
-        128 + libc::WTERMSIG(status)
-    };
-    (
-        t.elapsed().as_secs_f64(),
-        code,
-        usage.ru_maxrss as f64 / 1024.0,
-    )
+    bench::run_reaped(env!("CARGO_BIN_EXE_gymscope"), args)
 }
 
 fn main() {
-    if std::env::args().any(|a| a == "--list") {
+    if bench::listing_only() {
         return;
     }
-    let n: usize = std::env::var("ATIF_ROLLOUTS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(5000);
+    let n = bench::env_usize("ATIF_ROLLOUTS", 5000);
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = root.join("target/bench-data/atif");
     let _ = std::fs::remove_dir_all(&dir);
@@ -67,7 +42,7 @@ fn main() {
         out.write_all(b"\n").unwrap();
     }
     drop(out);
-    let mb = std::fs::metadata(&rollouts).unwrap().len() as f64 / 1e6;
+    let mb = bench::file_mb(&rollouts);
     let (r, o) = (rollouts.to_str().unwrap(), dir.join("out"));
     let o = o.to_str().unwrap();
     let (secs, code, rss) = run(&[

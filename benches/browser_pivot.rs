@@ -9,6 +9,7 @@
 //! build_pivot`, with each pool size.
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
+use gymscope_testkit::bench;
 use gymscope_testkit::browser;
 use gymscope_testkit::static_server;
 
@@ -17,14 +18,11 @@ use std::time::Instant;
 
 #[tokio::main]
 async fn main() {
-    if std::env::args().any(|a| a == "--list") {
+    if bench::listing_only() {
         return;
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mb: usize = std::env::var("BENCH_PIVOT_MB")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(500);
+    let mb = bench::env_usize("BENCH_PIVOT_MB", 500);
     let data = root.join(format!("target/bench-data/pivot_{mb}mb.jsonl"));
     if !data.exists() {
         eprintln!(
@@ -33,7 +31,7 @@ async fn main() {
         );
         std::process::exit(1);
     }
-    let size = std::fs::metadata(&data).unwrap().len() as f64 / 1e6;
+    let size = bench::file_mb(&data);
     let server = static_server::StaticServer::start(&root.join("dist"));
     let b = browser::Browser::start().await;
     let workers = std::env::var("BENCH_WORKERS").unwrap_or_else(|_| "1,2,4".into());
@@ -72,10 +70,7 @@ async fn main() {
 /// (`BENCH_BUILD_PIVOT_MB`, default 50; skipped when that bench has not made them): time from
 /// choosing the file to the outcome line, with each pool size.
 async fn build(b: &browser::Browser, base: &str, root: &Path, workers: &str) {
-    let mb: usize = std::env::var("BENCH_BUILD_PIVOT_MB")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(50);
+    let mb = bench::env_usize("BENCH_BUILD_PIVOT_MB", 50);
     let data = root.join(format!("target/bench-data/rollouts_{mb}mb.jsonl"));
     if !data.exists() {
         println!(
@@ -84,7 +79,7 @@ async fn build(b: &browser::Browser, base: &str, root: &Path, workers: &str) {
         );
         return;
     }
-    let size = std::fs::metadata(&data).unwrap().len() as f64 / 1e6;
+    let size = bench::file_mb(&data);
     for n in workers
         .split(',')
         .filter_map(|n| n.trim().parse::<u32>().ok())

@@ -13,6 +13,7 @@
 //!   cargo bench --bench browser_plot          (BENCH_ROLLOUTS=1000000 by default, 8 per task)
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
+use gymscope_testkit::bench;
 use gymscope_testkit::browser;
 use gymscope_testkit::gen_run;
 use gymscope_testkit::static_server;
@@ -95,14 +96,11 @@ new PerformanceObserver((list) => {
 
 #[tokio::main]
 async fn main() {
-    if std::env::args().any(|a| a == "--list") {
+    if bench::listing_only() {
         return;
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let rollouts: usize = std::env::var("BENCH_ROLLOUTS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1_000_000);
+    let rollouts = bench::env_usize("BENCH_ROLLOUTS", 1_000_000);
     let tasks = rollouts / 8;
     let files = gen_run::generate_compact(
         &root.join("target/bench-data"),
@@ -110,7 +108,7 @@ async fn main() {
         tasks,
         8,
     );
-    let mb = |p: &Path| std::fs::metadata(p).unwrap().len() as f64 / 1e6;
+    let mb = bench::file_mb;
     println!(
         "data: {} rollouts of 4 agents, rollouts file {:.0} MB + inputs {:.0} MB",
         tasks * 8,

@@ -12,6 +12,7 @@
 //!   BENCH_SHAPES=agentic BENCH_WORKERS=1,2,4 cargo bench --bench browser_profile
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
+use gymscope_testkit::bench;
 use gymscope_testkit::browser;
 use gymscope_testkit::gen_run;
 use gymscope_testkit::static_server;
@@ -66,19 +67,16 @@ const QUERY_SAID: &str =
 
 #[tokio::main]
 async fn main() {
-    if std::env::args().any(|a| a == "--list") {
+    if bench::listing_only() {
         return;
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let tasks: usize = std::env::var("BENCH_TASKS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(45_000);
+    let tasks = bench::env_usize("BENCH_TASKS", 45_000);
     let server = static_server::StaticServer::start(&root.join("dist"));
     let b = browser::Browser::start().await;
     for shape in list("BENCH_SHAPES", "simple,agentic,dense") {
         let (inputs, rollouts) = generate(&shape, &root.join("target/bench-data"), tasks);
-        let mb = |p: &Path| std::fs::metadata(p).unwrap().len() as f64 / 1e6;
+        let mb = bench::file_mb;
         let size = mb(&inputs) + mb(&rollouts);
 
         let t = Instant::now();

@@ -10,6 +10,7 @@
 //!   BENCH_WORKERS=2 cargo bench --bench browser_query
 #![allow(clippy::unwrap_used)] // a benchmark stops at what must hold
 
+use gymscope_testkit::bench;
 use gymscope_testkit::browser;
 use gymscope_testkit::gen_run;
 use gymscope_testkit::static_server;
@@ -24,7 +25,7 @@ const EXPRESSIONS: [&str; 4] = [
 
 #[tokio::main]
 async fn main() {
-    if std::env::args().any(|a| a == "--list") {
+    if bench::listing_only() {
         return;
     }
     let env = |k: &str, d: usize| {
@@ -42,7 +43,7 @@ async fn main() {
         4,
         4500,
     );
-    let mb = std::fs::metadata(&rollouts).unwrap().len() as f64 / 1e6;
+    let mb = bench::file_mb(&rollouts);
     println!(
         "data: {} rollouts, rollouts file {mb:.0} MB; {workers} worker(s)",
         tasks * 4

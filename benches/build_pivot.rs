@@ -6,125 +6,55 @@
 //!
 //!   cargo bench --bench build_pivot          (data generated once into target/bench-data/)
 //!   BENCH_BUILD_PIVOT_MB=50 cargo bench --bench build_pivot
-#![allow(unsafe_code)] // libc::getrusage reads the peak RSS measured
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use gymscope_testkit::bench::{self, words};
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-const WORDS: &[&str] = &[
-    "ticket", "order", "refund", "seat", "policy", "customer", "verify", "event", "the", "and",
-    "agent", "must", "before", "après", "über", "→", "request", "confirm", "user", "id",
-];
-
-fn words(rng: &mut Rng, bytes: usize) -> String {
-    let mut s = String::with_capacity(bytes + 16);
-    while s.len() < bytes {
-        s.push_str(WORDS[rng.below(WORDS.len())]);
-        s.push(if rng.below(15) == 0 { '\n' } else { ' ' });
-    }
-    serde_json::to_string(&s).unwrap()
-}
-
-fn tools(rng: &mut Rng) -> String {
-    let items: Vec<String> = (0..14)
-        .map(|i| {
-            format!(
-                r#"{{"type":"function","name":"tool_{i}","description":{},"parameters":{{"type":"object","properties":{{"order_id":{{"type":"string","description":"The order id"}},"quantity":{{"type":"integer"}},"reason":{{"type":"string","enum":["a","b","c"]}}}},"required":["order_id"],"additionalProperties":false}},"strict":true}}"#,
-                words(rng, 150)
-            )
-        })
-        .collect();
-    format!("[{}]", items.join(","))
-}
 
 /// Upstream's ~19 null request fields, as collected rollouts carry them.
 const NULLS: &str = r#""background":null,"include":null,"instructions":null,"max_output_tokens":null,"max_tool_calls":null,"metadata":null,"model":null,"previous_response_id":null,"prompt":null,"reasoning":null,"service_tier":null,"store":null,"temperature":null,"text":null,"top_logprobs":null,"top_p":null,"truncation":null,"user":null,"stream":null"#;
 
 fn generate(path: &Path, megabytes: usize) {
-    if path.exists() {
-        return;
-    }
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let mut rng = Rng(0x5DEE_CE66_D1CE_4E5B);
-    let mut w = BufWriter::new(File::create(path).unwrap());
-    let (mut written, mut row) = (0usize, 0usize);
-    let tools = tools(&mut rng);
-    let system = words(&mut rng, 6000);
-    while written < megabytes * 1_000_000 {
+    bench::write_lines_once(path, megabytes, |rng, tools, system, row| {
         let (task, rollout) = (row / 4, row % 4);
         let mut output = Vec::new();
         for step in 0..6 {
             let id = format!("call_{row}_{step}");
             output.push(format!(
                 r#"{{"id":"rs_{row}_{step}","summary":[{{"text":{},"type":"summary_text"}}],"type":"reasoning","encrypted_content":null}}"#,
-                words(&mut rng, 300)
+                words(rng, 300)
             ));
             output.push(format!(
                 r#"{{"arguments":"{{\"order_id\":\"O{row}\",\"quantity\":{step}}}","call_id":"{id}","name":"tool_{}","type":"function_call","id":"fc_{row}_{step}","status":"completed"}}"#,
                 (row + step) % 14
             ));
-            output.push(format!(r#"{{"call_id":"{id}","output":{},"type":"function_call_output","id":null,"status":null}}"#, words(&mut rng, 800)));
+            output.push(format!(r#"{{"call_id":"{id}","output":{},"type":"function_call_output","id":null,"status":null}}"#, words(rng, 800)));
         }
         output.push(format!(
             r#"{{"id":"msg_{row}","content":[{{"annotations":[],"text":{},"type":"output_text","logprobs":[]}}],"role":"assistant","status":"completed","type":"message"}}"#,
-            words(&mut rng, 400)
+            words(rng, 400)
         ));
         let reward = if rollout == (task % 4) { 0.0 } else { 1.0 };
-        let line = format!(
+        format!(
             r#"{{"responses_create_params":{{"input":[{{"role":"system","content":{system},"type":"message"}},{{"role":"user","content":{},"type":"message"}}],"tools":{tools},"parallel_tool_calls":true,"tool_choice":"auto",{NULLS}}},"response":{{"id":"resp_{row}","output":[{}],"incomplete_details":null,"usage":{{"input_tokens":9000,"output_tokens":900,"total_tokens":9900}}}},"reward":{reward:?},"_ng_task_index":{task},"_ng_rollout_index":{rollout},"agent_ref":{{"type":"responses_api_agents","name":"bench_agent"}}}}"#,
-            words(&mut rng, 400),
+            words(rng, 400),
             output.join(",")
-        );
-        w.write_all(line.as_bytes()).unwrap();
-        w.write_all(b"\n").unwrap();
-        written += line.len() + 1;
-        row += 1;
-    }
-    w.flush().unwrap();
-}
-
-/// Peak RSS (MB) and user / system CPU seconds of the finished children.
-fn children_usage() -> (f64, f64, f64) {
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &raw mut usage) };
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    (
-        usage.ru_maxrss as f64 / 1024.0,
-        secs(usage.ru_utime),
-        secs(usage.ru_stime),
-    )
+        )
+    });
 }
 
 fn main() {
-    if std::env::args().any(|a| a == "--list") {
+    if bench::listing_only() {
         return;
     }
-    let mb: usize = std::env::var("BENCH_BUILD_PIVOT_MB")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(500);
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    let mb = bench::env_usize("BENCH_BUILD_PIVOT_MB", 500);
+    let dir = bench::data_dir();
     let input = dir.join(format!("rollouts_{mb}mb.jsonl"));
     let t0 = Instant::now();
     generate(&input, mb);
-    let in_mb = std::fs::metadata(&input).unwrap().len() as f64 / 1e6;
+    let in_mb = bench::file_mb(&input);
     println!(
         "data: {in_mb:.0} MB rollouts file (ready in {:.1} s)",
         t0.elapsed().as_secs_f64()
@@ -145,7 +75,7 @@ fn main() {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let out_mb = std::fs::metadata(&out).unwrap().len() as f64 / 1e6;
+    let out_mb = bench::file_mb(&out);
     print!(
         "{}",
         String::from_utf8_lossy(&run.stdout)
@@ -159,7 +89,7 @@ fn main() {
         in_mb / secs,
         out_mb / secs
     );
-    let (rss, user, sys) = children_usage();
+    let (rss, user, sys) = bench::children_usage();
     // On a shared machine the wall time includes waiting for a core and for fsync; the CPU
     // figures say what the work itself costs.
     println!(

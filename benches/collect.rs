@@ -11,7 +11,7 @@
 //!   GYMSCOPE_BIN=old/gymscope cargo bench --bench collect   (another build, for before/after)
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
-use gymscope_testkit::gym_standin;
+use gymscope_testkit::{bench, collect_args, gym_standin};
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -61,11 +61,17 @@ fn run(args: &[&str]) -> (f64, f64) {
     (start.elapsed().as_secs_f64(), peak_kb as f64 / 1024.0)
 }
 
+/// `gymscope collect` of `input` into `out` for `bench_agent` with `--concurrency` and then
+/// the rest of `concurrency_and_flags`, as [`run`].
+fn collect(input: &Path, out: &Path, head: &str, concurrency_and_flags: &[&str]) -> (f64, f64) {
+    let mut args = collect_args(input, out, "bench_agent", head, &["--concurrency"]);
+    args.extend(concurrency_and_flags);
+    args.push("--no-progress");
+    run(&args)
+}
+
 fn main() {
-    let rows: usize = std::env::var("BENCH_ROWS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(100_000);
+    let rows = bench::env_usize("BENCH_ROWS", 100_000);
     for (stack, gym) in [
         (
             "pre-v0.7 stack",
@@ -88,21 +94,7 @@ fn bench_stack(stack: &str, gym: &gym_standin::StandIn, rows: usize) {
         write_input(&input, n);
         for conc in ["1", "64", "1024"] {
             let out = dir.path().join(format!("r{n}_{conc}.jsonl"));
-            let (secs, rss) = run(&[
-                "collect",
-                "-i",
-                input.to_str().unwrap(),
-                "-o",
-                out.to_str().unwrap(),
-                "-a",
-                "bench_agent",
-                "--head-server",
-                &head,
-                "--concurrency",
-                conc,
-                "--disable-aggregation",
-                "--no-progress",
-            ]);
+            let (secs, rss) = collect(&input, &out, &head, &[conc, "--disable-aggregation"]);
             gym.runs.lock().unwrap().clear();
             println!(
                 "gymscope collect, {stack}: {n:>7} rows, concurrency {conc:>4}: {secs:6.2} s, {:8.0} rollouts/s, peak RSS {rss:6.1} MB",
@@ -110,20 +102,7 @@ fn bench_stack(stack: &str, gym: &gym_standin::StandIn, rows: usize) {
             );
         }
         let out = dir.path().join(format!("r{n}_agg.jsonl"));
-        let (secs, rss) = run(&[
-            "collect",
-            "-i",
-            input.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "-a",
-            "bench_agent",
-            "--head-server",
-            &head,
-            "--concurrency",
-            "64",
-            "--no-progress",
-        ]);
+        let (secs, rss) = collect(&input, &out, &head, &["64"]);
         println!(
             "gymscope collect, {stack}: {n:>7} rows, concurrency   64 with aggregation: {secs:6.2} s, peak RSS {rss:6.1} MB"
         );

@@ -11,6 +11,7 @@
 #![allow(unsafe_code)] // libc::getrusage reads the peak RSS measured
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
+use gymscope_testkit::bench;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -80,19 +81,13 @@ fn profile_args<'a>(inputs: &'a Path, rollouts: &'a Path, out: &'a Path) -> [&'a
     ]
 }
 
-fn size(p: &Path) -> f64 {
-    std::fs::metadata(p).unwrap().len() as f64 / 1e6
-}
-
 fn main() {
-    if std::env::args().any(|a| a == "--list") {
+    if bench::listing_only() {
         return; // `cargo test --benches` asks for a list; nothing to list
     }
-    let tasks: usize = std::env::var("BENCH_TASKS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(25_000);
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    let tasks = bench::env_usize("BENCH_TASKS", 25_000);
+    let dir = bench::data_dir();
+    let size = bench::file_mb;
     let t0 = Instant::now();
     let gen = |name: &str, variant| -> (PathBuf, PathBuf) {
         let name = format!("{name}_{tasks}");

@@ -15,6 +15,7 @@ use gymscope::health::HealthBuilder;
 use gymscope::native::read::{for_each_chunk, ReadError};
 use gymscope::native::run_read::read_run;
 use gymscope::profile::ProfileOptions;
+use gymscope_testkit::bench;
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -27,13 +28,6 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const REPEATS: usize = 4;
 const TEXT_BYTES: usize = 3600;
-
-/// Peak resident set of the largest child waited for so far, in MB.
-fn children_peak_rss_mb() -> f64 {
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &raw mut usage) };
-    usage.ru_maxrss as f64 / 1024.0
-}
 
 /// User + system CPU seconds of this process (`RUSAGE_SELF`) or of its waited-for children.
 fn cpu_seconds(who: libc::c_int) -> f64 {
@@ -70,15 +64,12 @@ fn load() -> String {
 }
 
 fn main() {
-    if std::env::args().any(|a| a == "--list") {
+    if bench::listing_only() {
         return;
     }
     gymscope::native::allocator::configure();
-    let tasks: usize = std::env::var("BENCH_TASKS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(25_000);
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    let tasks = bench::env_usize("BENCH_TASKS", 25_000);
+    let dir = bench::data_dir();
     let shapes = std::env::var("BENCH_SHAPES").unwrap_or_else(|_| "agentic,simple".into());
     for shape in shapes.split(',') {
         let (inputs, rollouts) = match shape {
@@ -95,8 +86,8 @@ fn main() {
 }
 
 fn bench(shape: &str, inputs: &Path, rollouts: &Path) {
-    let in_mb = std::fs::metadata(inputs).unwrap().len() as f64 / 1e6;
-    let r_mb = std::fs::metadata(rollouts).unwrap().len() as f64 / 1e6;
+    let in_mb = bench::file_mb(inputs);
+    let r_mb = bench::file_mb(rollouts);
     println!("data ({shape}): rollouts file {r_mb:.0} MB + inputs {in_mb:.0} MB");
     let mb = in_mb + r_mb;
     // As `gymscope profile` and `gymscope report` read a run: every core, one read.
@@ -155,7 +146,7 @@ fn bench(shape: &str, inputs: &Path, rollouts: &Path) {
     println!(
         "  gymscope health --inputs: best {t:.2} s, {:.0} MB/s, CPU {cpu:.2} s, peak RSS {:.1} MB, load {}",
         mb / t,
-        children_peak_rss_mb(),
+        bench::children_peak_rss_mb(),
         load()
     );
 }

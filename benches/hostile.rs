@@ -18,20 +18,11 @@
 //!
 //!   cargo bench --bench hostile
 //!   HOSTILE_SCALE=4 cargo bench --bench hostile   (every size × 4)
-#![allow(unsafe_code)] // libc::getrusage reads the peak RSS measured
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
+use gymscope_testkit::bench;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Instant;
-
-fn env_or(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 fn own_field(dir: &Path, tasks: usize) -> (PathBuf, PathBuf) {
     let m = dir.join(format!("own_{tasks}_materialized_inputs.jsonl"));
@@ -154,74 +145,42 @@ fn unreadable(dir: &Path, lines: usize) -> PathBuf {
 
 /// Runs gymscope with `args`; returns (seconds, exit code, peak RSS in MB) of that child alone.
 fn run(args: &[&str]) -> (f64, i32, f64) {
-    let t = Instant::now();
-    // Waited for with wait4 below, which also gives this child's own peak RSS.
-    #[allow(clippy::zombie_processes)]
-    let child = Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(args)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut status = 0;
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::wait4(child.id() as i32, &raw mut status, 0, &raw mut usage) };
-    let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else {
-        128 + libc::WTERMSIG(status)
-    };
-    (
-        t.elapsed().as_secs_f64(),
-        code,
-        usage.ru_maxrss as f64 / 1024.0,
-    )
+    bench::run_reaped(env!("CARGO_BIN_EXE_gymscope"), args)
+}
+
+/// `gymscope profile` of `inputs` and `rollouts` into `out`, with `extra` flags, as [`run`].
+fn profile(inputs: &Path, rollouts: &str, out: &str, extra: &[&str]) -> (f64, i32, f64) {
+    let mut args = vec![
+        "profile",
+        "--inputs",
+        inputs.to_str().unwrap(),
+        "--rollouts",
+        rollouts,
+        "--out-dir",
+        out,
+    ];
+    args.extend(extra);
+    run(&args)
 }
 
 fn main() {
-    if std::env::args().any(|a| a == "--list") {
+    if bench::listing_only() {
         return;
     }
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data/hostile");
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("out");
     let out_s = out.to_str().unwrap();
-    let tasks = env_or("HOSTILE_TASKS", 4000);
+    let tasks = bench::env_usize("HOSTILE_TASKS", 4000);
     let (m, r) = own_field(&dir, tasks);
-    let (secs, code, rss) = run(&[
-        "profile",
-        "--inputs",
-        m.to_str().unwrap(),
-        "--rollouts",
-        r.to_str().unwrap(),
-        "--out-dir",
-        out_s,
-    ]);
+    let (secs, code, rss) = profile(&m, r.to_str().unwrap(), out_s, &[]);
     println!("own-field: {tasks} tasks each with its own field: {secs:.2} s, exit {code}, peak RSS {rss:.1} MB");
-    let fields = env_or("HOSTILE_FIELDS", 128_000);
+    let fields = bench::env_usize("HOSTILE_FIELDS", 128_000);
     let (m, r) = wide_row(&dir, fields);
-    let (secs, code, rss) = run(&[
-        "profile",
-        "--inputs",
-        m.to_str().unwrap(),
-        "--rollouts",
-        r.to_str().unwrap(),
-        "--out-dir",
-        out_s,
-    ]);
+    let (secs, code, rss) = profile(&m, r.to_str().unwrap(), out_s, &[]);
     println!("wide-row: one row with {fields} numeric fields: {secs:.2} s, exit {code}, peak RSS {rss:.1} MB");
     let (m, _) = own_field(&dir, 10);
-    let (secs, code, rss) = run(&[
-        "profile",
-        "--inputs",
-        m.to_str().unwrap(),
-        "--rollouts",
-        "/dev/zero",
-        "--out-dir",
-        out_s,
-        "--max-line-bytes",
-        "67108864",
-    ]);
+    let (secs, code, rss) = profile(&m, "/dev/zero", out_s, &["--max-line-bytes", "67108864"]);
     println!("endless-line: /dev/zero with a 64 MiB limit: {secs:.2} s, exit {code}, peak RSS {rss:.1} MB");
     // A regular file of one 300 MB line under a 256 MiB limit, through the commands that read
     // once and `report --profile` (which keeps the file): each near the limit, not 2-3x it.
@@ -247,7 +206,7 @@ fn main() {
     }
     let _ = std::fs::remove_file(&endless);
 
-    let scale = env_or("HOSTILE_SCALE", 1);
+    let scale = bench::env_usize("HOSTILE_SCALE", 1);
     let s = |p: &Path| p.to_str().unwrap().to_string();
     let report = |label: &str, m: &Path, r: &Path| {
         let html = dir.join("out/report.html");
@@ -278,7 +237,7 @@ fn main() {
     }
     for steps in [1000, 2000].map(|n| n * scale) {
         let r = long_trajectory(&dir, steps);
-        let input_mb = std::fs::metadata(&r).unwrap().len() as f64 / 1e6;
+        let input_mb = bench::file_mb(&r);
         let pivots = dir.join("out/pivots/long.jsonl");
         let (secs, code, rss) = run(&[
             "build-pivot",

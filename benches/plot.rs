@@ -14,6 +14,7 @@ use gymscope::plot::binned::{binned_means, BINS};
 use gymscope::plot::brush::{tasks_in, Brush};
 use gymscope::plot::raster::{scatter, Frame, Style};
 use gymscope::plot::scatter_scales;
+use gymscope_testkit::bench;
 use std::time::Instant;
 
 fn median_ms(mut f: impl FnMut()) -> f64 {
@@ -29,10 +30,7 @@ fn median_ms(mut f: impl FnMut()) -> f64 {
 }
 
 fn main() {
-    let n: usize = std::env::var("PLOT_POINTS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1_000_000);
+    let n = bench::env_usize("PLOT_POINTS", 1_000_000);
     let repeats = 8;
     let mut z = 0x9E37_79B9_7F4A_7C15_u64;
     let mut next = || {

@@ -10,9 +10,9 @@
 //!   cargo bench --bench profile            (data is generated once into target/bench-data/)
 //!   BENCH_TASKS=2500 cargo bench --bench profile   (a smaller run)
 //!   BENCH_SHAPES=dense cargo bench --bench profile (shapes: agentic, simple, dense)
-#![allow(unsafe_code)] // libc::getrusage reads the peak RSS measured
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
+use gymscope_testkit::bench;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -88,13 +88,8 @@ fn density(rollouts: &Path) -> String {
 
 /// The children's resource use so far: peak RSS in MB and CPU seconds (user + system).
 fn children_usage() -> (f64, f64) {
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &raw mut usage) };
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    (
-        usage.ru_maxrss as f64 / 1024.0,
-        secs(usage.ru_utime) + secs(usage.ru_stime),
-    )
+    let (rss, user, sys) = bench::children_usage();
+    (rss, user + sys)
 }
 
 /// Runs `gymscope profile` three times; prints each run and the best.
@@ -138,14 +133,11 @@ fn bench(shape: &str, inputs: &Path, rollouts: &Path, out_dir: &Path) {
 }
 
 fn main() {
-    if std::env::args().any(|a| a == "--list") {
+    if bench::listing_only() {
         return; // `cargo test --benches` asks for a list; nothing to list
     }
-    let tasks: usize = std::env::var("BENCH_TASKS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(25_000);
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    let tasks = bench::env_usize("BENCH_TASKS", 25_000);
+    let dir = bench::data_dir();
     let out_dir = dir.join("out");
     let shapes = std::env::var("BENCH_SHAPES").unwrap_or_else(|_| "agentic,simple".into());
     for shape in shapes.split(',') {
@@ -156,7 +148,7 @@ fn main() {
             "dense" => generate_dense(&dir, tasks),
             other => panic!("BENCH_SHAPES: unknown shape {other} (agentic, simple, dense)"),
         };
-        let mb = |p: &Path| std::fs::metadata(p).unwrap().len() as f64 / 1e6;
+        let mb = bench::file_mb;
         println!(
             "data ({shape}): {} rollouts, rollouts file {:.0} MB ({:.1} KB a line) + inputs {:.0} MB \
              (ready in {:.1} s); {}",

@@ -12,13 +12,13 @@
 //!
 //!   cargo bench --bench query                   (data generated once into target/bench-data/)
 //!   BENCH_TASKS=5000 cargo bench --bench query  (a smaller run)
-#![allow(unsafe_code)] // libc::getrusage reads the peak RSS
 #![allow(clippy::unwrap_used)] // a benchmark stops at what must hold
 
 use gymscope::inspect::run::RunView;
 use gymscope::inspect::run_query::{answer, Answer};
 use gymscope::query::{Query, RunFacts};
 use gymscope::record::KeyTable;
+use gymscope_testkit::bench;
 use gymscope_testkit::gen_run;
 use std::path::Path;
 use std::process::Command;
@@ -61,25 +61,16 @@ fn best_of_three(command: &mut Command) -> Option<(f64, String)> {
     best
 }
 
-fn children_peak_rss_mb() -> f64 {
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &raw mut usage) };
-    usage.ru_maxrss as f64 / 1024.0
-}
-
 fn main() {
-    if std::env::args().any(|a| a == "--list") {
+    if bench::listing_only() {
         return;
     }
-    let tasks: usize = std::env::var("BENCH_TASKS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(25_000);
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    let tasks = bench::env_usize("BENCH_TASKS", 25_000);
+    let dir = bench::data_dir();
     let (inputs, rollouts) =
         gen_run::generate_agentic(&dir, &format!("agentic_{tasks}"), tasks, 4, 4500);
     let exe = Path::new(env!("CARGO_BIN_EXE_gymscope"));
-    let mb = std::fs::metadata(&rollouts).unwrap().len() as f64 / 1e6;
+    let mb = bench::file_mb(&rollouts);
     // End to end first, before this process holds the file: a child forked from a large
     // process would count that memory in its peak RSS.
     let mut cli = Vec::new();
@@ -92,7 +83,7 @@ fn main() {
         ]))
         .unwrap();
         // The largest peak of any run so far (getrusage keeps the maximum over children).
-        cli.push((wall, count, children_peak_rss_mb()));
+        cli.push((wall, count, bench::children_peak_rss_mb()));
     }
     // grep on the same file in the same run: what a text search is compared with.
     let grep = |flags: &str, pattern: &str| {

@@ -23,6 +23,7 @@
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
 use gymscope::native::run_read::read_run;
+use gymscope_testkit::bench;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -198,18 +199,12 @@ fn utf8_controls_skim(line: &[u8]) -> bool {
 }
 
 fn main() {
-    if std::env::args().any(|a| a == "--list") {
+    if bench::listing_only() {
         return; // `cargo test --benches` asks for a list; nothing to list
     }
     gymscope::native::allocator::configure();
-    let tasks: usize = std::env::var("BENCH_TASKS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(25_000);
-    let dir = std::env::var_os("BENCH_DATA").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data"),
-        PathBuf::from,
-    );
+    let tasks = bench::env_usize("BENCH_TASKS", 25_000);
+    let dir = std::env::var_os("BENCH_DATA").map_or_else(bench::data_dir, PathBuf::from);
     let (inputs, rollouts) =
         gen_run::generate_agentic(&dir, &format!("agentic_{tasks}"), tasks, REPEATS, 4500);
     let files = [inputs.clone(), rollouts.clone()];

@@ -8,40 +8,27 @@
 //!   BENCH_TASKS=2500 cargo bench --bench report
 #![allow(clippy::unwrap_used)] // a test or benchmark stops at what must hold
 
+use gymscope_testkit::bench;
 use gymscope_testkit::browser;
 use gymscope_testkit::gen_run;
 
-use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 fn gymscope(args: &[&str]) -> f64 {
-    let t = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    t.elapsed().as_secs_f64()
+    bench::time_ok(Command::new(env!("CARGO_BIN_EXE_gymscope")).args(args))
 }
 
 #[tokio::main]
 async fn main() {
-    if std::env::args().any(|a| a == "--list") {
+    if bench::listing_only() {
         return;
     }
-    let tasks: usize = std::env::var("BENCH_TASKS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(25_000);
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    let tasks = bench::env_usize("BENCH_TASKS", 25_000);
+    let dir = bench::data_dir();
     let name = format!("report_{tasks}x4");
     let (inputs, rollouts) = gen_run::generate(&dir, &name, tasks, 4, 1500);
-    let size = |p: &Path| std::fs::metadata(p).unwrap().len() as f64 / 1e6;
+    let size = bench::file_mb;
     println!(
         "data: {} rollouts / {tasks} tasks, rollouts {:.0} MB + inputs {:.0} MB",
         tasks * 4,

@@ -4,6 +4,9 @@
 //! provides all three.
 
 use crate::common;
+use crate::common::assert_contains;
+use crate::common::assert_success;
+use crate::common::run_on;
 
 use common::browser::{dist, Browser};
 use common::static_server::StaticServer;
@@ -77,10 +80,10 @@ async fn check_fixture(b: &Browser, name: &str, first: bool) {
         // last run's rollouts, and the second choice would cancel that job (a fresh worker).
         b.choose_files("files", &[inputs, rollouts.clone()]).await;
     }
-    b.wait_text("[data-testid=status]", "Profile ready").await;
+    b.wait_testid("status", "Profile ready").await;
     // The zone folds into one line naming the files, so the run starts on the first screen.
-    b.wait_text(
-        "[data-testid=loaded-files]",
+    b.wait_testid(
+        "loaded-files",
         &format!("Loaded: {stem}_materialized_inputs.jsonl + {stem}.jsonl"),
     )
     .await;
@@ -89,13 +92,11 @@ async fn check_fixture(b: &Browser, name: &str, first: bool) {
         .await;
     assert_eq!(folded, serde_json::json!("none"), "the pickers fold away");
     b.click_testid("change-files").await;
-    b.wait_text("[data-testid=rollouts-name]", &format!("{stem}.jsonl"))
+    b.wait_testid("rollouts-name", &format!("{stem}.jsonl"))
         .await;
 
     let stdout = std::fs::read_to_string(expected.join("stdout.txt")).unwrap();
-    let summary = b
-        .wait_text("[data-testid=summary]", "Reward profile completion")
-        .await;
+    let summary = b.wait_testid("summary", "Reward profile completion").await;
     for line in stdout.lines().skip(1).take(2) {
         assert!(
             summary.contains(line),
@@ -161,8 +162,7 @@ async fn open_app() -> (StaticServer, Browser, usize) {
     let server = StaticServer::start(&dist());
     let b = Browser::start().await;
     b.open_app(&server.url(), "").await; // the worker is started, and fetched, with the page
-    b.wait_text("[data-testid=status]", "Choose both files")
-        .await;
+    b.wait_testid("status", "Choose both files").await;
     let loaded = server.requests.load(std::sync::atomic::Ordering::SeqCst);
     (server, b, loaded)
 }
@@ -170,15 +170,13 @@ async fn open_app() -> (StaticServer, Browser, usize) {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_embedded_example_is_one_click_away() {
     let (server, b, loaded) = open_app().await;
-    b.click_testid("load-example").await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
-    b.wait_text(
-        "[data-testid=summary]",
+    b.load_example().await;
+    b.wait_testid(
+        "summary",
         "Reward profile completion: 120/120 rollout rows (100.00%)",
     )
     .await;
-    b.wait_text("[data-testid=task-count]", "30 of 30 tasks")
-        .await;
+    b.wait_testid("task-count", "30 of 30 tasks").await;
     // A run worth a first look (issue 44, item 14): three agents on the plot's legend and in
     // the agent lines, and a binned mean drawn across the repeats.
     let agents = b
@@ -228,10 +226,10 @@ async fn rows_without_index_keys_name_file_line_and_field() {
     .await;
     b.choose_file("rollouts-file", &dir.join("example_rollouts.jsonl"))
         .await;
-    let err = b.wait_text("[data-testid=status]", "is missing").await;
-    assert!(
-        err.contains("'example_rollouts.jsonl' line 1: field `_ng_task_index` is missing"),
-        "{err}"
+    let err = b.wait_testid("status", "is missing").await;
+    assert_contains(
+        &err,
+        "'example_rollouts.jsonl' line 1: field `_ng_task_index` is missing",
     );
     b.close().await;
 }
@@ -243,13 +241,7 @@ async fn rows_without_index_keys_name_file_line_and_field() {
 async fn the_page_shows_the_reward_per_repeat_and_across_repeats() {
     let tmp = tempfile::tempdir().unwrap();
     let (inputs, rollouts) = gen_run::generate_agentic(tmp.path(), "rollouts", 40, 4, 1500);
-    let out = run_gymscope(&[
-        "profile",
-        "--inputs",
-        inputs.to_str().unwrap(),
-        "--rollouts",
-        rollouts.to_str().unwrap(),
-    ]);
+    let out = run_on("profile", &inputs, &rollouts, &[]);
     assert!(out.status.success());
     let read = |name: &str| -> Value {
         serde_json::from_str(&std::fs::read_to_string(tmp.path().join(name)).unwrap()).unwrap()
@@ -260,7 +252,7 @@ async fn the_page_shows_the_reward_per_repeat_and_across_repeats() {
 
     let (_server, b, _) = open_app().await;
     b.choose_files("files", &[inputs, rollouts]).await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
+    b.wait_testid("status", "Profile ready").await;
     let shown = table(&b, "repeat-metrics").await;
     assert_eq!(shown.len(), repeats.len());
     for ((agent, cells), want) in shown.iter().zip(repeats) {
@@ -323,32 +315,21 @@ async fn a_run_without_any_number_still_profiles() {
         "{\"_ng_task_index\":0,\"_ng_rollout_index\":0,\"response\":{\"output\":[]}}\n",
     )
     .unwrap();
-    let out = run_gymscope(&[
-        "profile",
-        "--inputs",
-        inputs.to_str().unwrap(),
-        "--rollouts",
-        rollouts.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run_on("profile", &inputs, &rollouts, &[]);
+    assert_success(&out);
     let (_server, b, _) = open_app().await;
     b.choose_files("files", &[inputs, rollouts]).await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
-    b.wait_text(
-        "[data-testid=summary]",
+    b.wait_testid("status", "Profile ready").await;
+    b.wait_testid(
+        "summary",
         "Reward profile completion: 1/1 rollout rows (100.00%)",
     )
     .await;
     assert_eq!(table(&b, "task-table").await.len(), 1);
-    b.wait_text("[data-testid=no-plot]", "Nothing to plot")
-        .await;
+    b.wait_testid("no-plot", "Nothing to plot").await;
     // The rollout opens from its task.
     b.click("[data-testid=task-row]").await;
     b.click("[data-testid=open-rollout]").await;
-    b.wait_text("[data-testid=rollout-view]", "").await;
+    b.wait_testid("rollout-view", "").await;
     b.close().await;
 }

@@ -5,9 +5,10 @@
 //! changed after the export is refused by name. Needs `dist/` and chromium: scripts/test.sh.
 
 use crate::common;
+use crate::common::assert_contains;
+use crate::common::browser::start_app;
 
-use common::browser::{dist, Browser};
-use common::static_server::StaticServer;
+use common::browser::Browser;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -28,19 +29,12 @@ fn export_files(name: &str) -> Vec<PathBuf> {
 
 /// Opens the first task's first rollout and checks what the trajectory's steps became.
 async fn shows_the_trajectory(b: &Browser) {
-    b.wait_text("[data-testid=status]", "Profile ready").await;
-    assert_eq!(
-        b.eval("return document.querySelectorAll('[data-testid=task-row]').length")
-            .await,
-        json!(2)
-    );
+    b.wait_testid("status", "Profile ready").await;
+    assert_eq!(b.count("[data-testid=task-row]").await, 2);
     b.click("[data-testid=task-row]").await;
     b.click("[data-testid=open-rollout]").await;
-    b.wait_text("[data-testid=rollout-view]", "get_weather")
-        .await;
-    let view = b
-        .wait_text("[data-testid=rollout-view]", "It is cold in SF")
-        .await;
+    b.wait_testid("rollout-view", "get_weather").await;
+    let view = b.wait_testid("rollout-view", "It is cold in SF").await;
     assert!(view.contains("San Francisco"), "{view}");
     let kinds = b
         .eval("return Array.from(document.querySelectorAll('[data-testid=rollout-view] [data-testid=rollout-item]')).map(i => i.dataset.kind)")
@@ -49,7 +43,7 @@ async fn shows_the_trajectory(b: &Browser) {
     for want in ["function_call", "function_call_output", "message"] {
         assert!(kinds.iter().any(|k| k == want), "{want} in {kinds:?}");
     }
-    let reward = b.wait_text("[data-testid=rollout-reward]", "1").await;
+    let reward = b.wait_testid("rollout-reward", "1").await;
     assert!(reward.starts_with('1'), "{reward}");
     if let Ok(path) = std::env::var("GYMSCOPE_ATIF_SCREENSHOT") {
         b.client.set_window_size(1200, 2200).await.unwrap();
@@ -59,9 +53,7 @@ async fn shows_the_trajectory(b: &Browser) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_exported_folder_opens_by_picker_and_shows_its_steps() {
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.open_app(&server.url(), "").await;
+    let (_server, b) = start_app("").await;
     let mut files = export_files("tool_then_answer");
     files.push(case("tool_then_answer").join("rollouts.jsonl"));
     b.choose_files("files", &files).await;
@@ -77,24 +69,19 @@ async fn an_exported_folder_opens_by_the_folder_picker() {
     for f in export_files("tool_then_answer") {
         std::fs::copy(&f, dir.join(f.file_name().unwrap())).unwrap();
     }
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.open_app(&server.url(), "").await;
+    let (_server, b) = start_app("").await;
     b.choose_file("atif-folder", &dir).await;
     // No rewards came with the folder: the run opens, its rollouts without a reward.
-    b.wait_text("[data-testid=status]", "Profile ready").await;
+    b.wait_testid("status", "Profile ready").await;
     b.click("[data-testid=task-row]").await;
     b.click("[data-testid=open-rollout]").await;
-    b.wait_text("[data-testid=rollout-view]", "get_weather")
-        .await;
+    b.wait_testid("rollout-view", "get_weather").await;
     b.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_exported_folder_opens_by_drop_and_a_changed_file_is_refused() {
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.open_app(&server.url(), "").await;
+    let (server, b) = start_app("").await;
     let drop_files = |files: Vec<(String, String)>| {
         format!(
             "const files = {};
@@ -131,9 +118,7 @@ async fn an_exported_folder_opens_by_drop_and_a_changed_file_is_refused() {
         }
     }
     b2.eval(&drop_files(files)).await;
-    let status = b2
-        .wait_text("[data-testid=status]", "expected_sha256")
-        .await;
+    let status = b2.wait_testid("status", "expected_sha256").await;
     assert!(status.contains("0-1.json"), "{status}");
     b2.close().await;
     b.close().await;
@@ -153,24 +138,19 @@ async fn the_app_lists_what_the_schema_check_finds_and_still_opens_the_run() {
                   {"step_id": 3, "source": "agent", "message": "There is notes.txt.",
                    "metrics": {"prompt_tokens": 20, "completion_tokens": 6}}]});
     std::fs::write(&file, serde_json::to_vec_pretty(&trajectory).unwrap()).unwrap();
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.open_app(&server.url(), "").await;
+    let (_server, b) = start_app("").await;
     b.choose_files("files", &[file]).await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
+    b.wait_testid("status", "Profile ready").await;
     let problems = b
         .eval("return document.querySelector('[data-testid=atif-problems]').textContent")
         .await;
     let problems = problems.as_str().unwrap();
     assert!(problems.contains("2 problem(s)"), "{problems}");
     assert!(problems.contains("bogus: unexpected field"), "{problems}");
-    assert!(
-        problems.contains("agent.version: required field is missing"),
-        "{problems}"
-    );
+    assert_contains(problems, "agent.version: required field is missing");
     b.click("[data-testid=task-row]").await;
     b.click("[data-testid=open-rollout]").await;
-    b.wait_text("[data-testid=rollout-view]", "notes.txt").await;
+    b.wait_testid("rollout-view", "notes.txt").await;
     b.close().await;
 }
 
@@ -181,11 +161,9 @@ async fn the_app_lists_what_the_schema_check_finds_and_still_opens_the_run() {
 async fn a_harbor_job_folder_opens_with_its_tasks_and_rewards() {
     let tmp = tempfile::tempdir().unwrap();
     let job = common::harbor_job::write(tmp.path());
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.open_app(&server.url(), "").await;
+    let (_server, b) = start_app("").await;
     b.choose_file("atif-folder", &job).await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
+    b.wait_testid("status", "Profile ready").await;
     let tasks = b
         .eval("return Array.from(document.querySelectorAll('[data-testid=task-row]')).map(r => r.innerText)")
         .await;
@@ -203,8 +181,8 @@ async fn a_harbor_job_folder_opens_with_its_tasks_and_rewards() {
     );
     b.click("[data-testid=task-row]").await;
     b.click("[data-testid=open-rollout]").await;
-    b.wait_text("[data-testid=rollout-view]", "file.txt").await;
-    let reward = b.wait_text("[data-testid=rollout-reward]", "").await;
+    b.wait_testid("rollout-view", "file.txt").await;
+    let reward = b.wait_testid("rollout-reward", "").await;
     assert!(
         reward.starts_with('1') || reward.starts_with('0'),
         "a reward: {reward}"

@@ -3,9 +3,12 @@
 //! text and never run, no request after load. Needs `dist/` and chromium: scripts/test.sh.
 
 use crate::common;
+use crate::common::assert_contains;
+use crate::common::assert_success;
+use crate::common::browser::start_app;
 use crate::common::gen_run;
 
-use common::browser::{dist, Browser};
+use common::browser::Browser;
 use common::static_server::StaticServer;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -18,19 +21,9 @@ fn example(name: &str) -> PathBuf {
 }
 
 async fn open_compare_page() -> (StaticServer, Browser) {
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.open_app(&server.url(), "#compare").await;
-    b.wait_text("[data-testid=compare-status]", "Choose both runs")
-        .await;
+    let (server, b) = start_app("#compare").await;
+    b.wait_testid("compare-status", "Choose both runs").await;
     (server, b)
-}
-
-async fn count(b: &Browser, css: &str) -> u64 {
-    b.eval(&format!("return document.querySelectorAll('{css}').length"))
-        .await
-        .as_u64()
-        .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -38,7 +31,7 @@ async fn the_example_pair_shows_the_clis_numbers() {
     let (server, b) = open_compare_page().await;
     let loaded = server.requests.load(Ordering::SeqCst);
     b.click_testid("compare-example").await;
-    b.wait_text("[data-testid=compare-status]", "Compared: 24 paired tasks")
+    b.wait_testid("compare-status", "Compared: 24 paired tasks")
         .await;
     // The headline is the report's (same core renderer): compare with the CLI's JSON.
     let out = common::run_gymscope(&[
@@ -50,12 +43,12 @@ async fn the_example_pair_shows_the_clis_numbers() {
     ]);
     assert!(out.status.success());
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let summary = b.wait_text("[data-testid=compare-summary]", "24").await;
+    let summary = b.wait_testid("compare-summary", "24").await;
     for key in ["improved", "regressed", "unchanged"] {
         let n = doc[key].as_u64().unwrap().to_string();
         assert!(summary.contains(&n), "{key} {n} not in {summary}");
     }
-    assert_eq!(count(&b, "[data-testid=compare-task-row]").await, 24);
+    assert_eq!(b.count("[data-testid=compare-task-row]").await, 24);
     // Worst regression first, as in the CLI's `tasks`.
     let first = b
         .eval("return document.querySelector('[data-testid=compare-task-row]').dataset.taskA")
@@ -73,27 +66,18 @@ async fn the_example_pair_shows_the_clis_numbers() {
 async fn a_task_opens_both_runs_rollouts_side_by_side() {
     let (_server, b) = open_compare_page().await;
     b.click_testid("compare-example").await;
-    b.wait_text("[data-testid=compare-status]", "Compared")
-        .await;
+    b.wait_testid("compare-status", "Compared").await;
     b.click("[data-testid=compare-task-row]").await;
-    b.wait_text("[data-testid=compare-side-a]", "rollout 0")
-        .await;
-    b.wait_text("[data-testid=compare-side-b]", "rollout 3")
-        .await;
+    b.wait_testid("compare-side-a", "rollout 0").await;
+    b.wait_testid("compare-side-b", "rollout 3").await;
     assert_eq!(
-        count(
-            &b,
-            "[data-testid=compare-side-a] [data-testid=compare-rollout]"
-        )
-        .await,
+        b.count("[data-testid=compare-side-a] [data-testid=compare-rollout]")
+            .await,
         4
     );
     assert_eq!(
-        count(
-            &b,
-            "[data-testid=compare-side-b] [data-testid=compare-rollout]"
-        )
-        .await,
+        b.count("[data-testid=compare-side-b] [data-testid=compare-rollout]")
+            .await,
         4
     );
     b.close().await;
@@ -119,30 +103,21 @@ async fn a_task_of_many_rollouts_says_how_many_it_shows() {
         b.choose_files(testid, &[PathBuf::from(inputs), PathBuf::from(rollouts)])
             .await;
     }
-    b.wait_text("[data-testid=compare-status]", "Compared: 1")
-        .await;
+    b.wait_testid("compare-status", "Compared: 1").await;
     b.click("[data-testid=compare-task-row]").await;
-    let side_a = b
-        .wait_text("[data-testid=compare-side-a]", "rollout 0")
-        .await;
-    assert!(
-        side_a.contains("The first 8 of this task's 12 rollouts in this run."),
-        "{side_a}"
+    let side_a = b.wait_testid("compare-side-a", "rollout 0").await;
+    assert_contains(
+        &side_a,
+        "The first 8 of this task's 12 rollouts in this run.",
     );
     assert_eq!(
-        count(
-            &b,
-            "[data-testid=compare-side-a] [data-testid=compare-rollout]"
-        )
-        .await,
+        b.count("[data-testid=compare-side-a] [data-testid=compare-rollout]")
+            .await,
         8
     );
     assert_eq!(
-        count(
-            &b,
-            "[data-testid=compare-side-b] [data-testid=compare-sampled]"
-        )
-        .await,
+        b.count("[data-testid=compare-side-b] [data-testid=compare-sampled]")
+            .await,
         0
     );
     b.close().await;
@@ -167,14 +142,10 @@ async fn export_report_is_the_clis_report() {
         ],
     )
     .await;
-    b.wait_text("[data-testid=compare-status]", "Compared: 24")
-        .await;
+    b.wait_testid("compare-status", "Compared: 24").await;
     b.click_testid("compare-export").await;
-    b.wait_text(
-        "[data-testid=compare-report-download]",
-        "base_vs_step200_compare.html",
-    )
-    .await;
+    b.wait_testid("compare-report-download", "base_vs_step200_compare.html")
+        .await;
     let html = b
         .eval_async(
             "const done = arguments[arguments.length - 1];
@@ -190,11 +161,7 @@ async fn export_report_is_the_clis_report() {
         "--report",
         out.to_str().unwrap(),
     ]);
-    assert!(
-        cli.status.success(),
-        "{}",
-        String::from_utf8_lossy(&cli.stderr)
-    );
+    assert_success(&cli);
     assert!(
         html.as_str().unwrap() == std::fs::read_to_string(&out).unwrap(),
         "the app's report differs from the CLI's"
@@ -219,27 +186,18 @@ async fn model_text_is_shown_and_never_run() {
     }
     b.choose_files("compare-a", &files[0]).await;
     b.choose_files("compare-b", &files[1]).await;
-    b.wait_text("[data-testid=compare-status]", "Compared: 3")
-        .await;
-    b.wait_text("[data-testid=compare-tasks]", "<img src=x onerror")
-        .await;
+    b.wait_testid("compare-status", "Compared: 3").await;
+    b.wait_testid("compare-tasks", "<img src=x onerror").await;
     b.click("[data-testid=compare-task-row]").await;
-    b.wait_text("[data-testid=compare-side-a]", "rollout 0")
-        .await;
+    b.wait_testid("compare-side-a", "rollout 0").await;
     b.eval(
         "document.querySelectorAll('[data-testid=compare-rollout]').forEach(d => d.open = true)",
     )
     .await;
+    b.assert_no_script_ran().await;
     assert_eq!(
-        b.eval("return window.__pwned === undefined").await,
-        json!(true)
-    );
-    assert_eq!(
-        count(
-            &b,
-            "main img, main script, [data-testid=compare-summary] a[href^=javascript]"
-        )
-        .await,
+        b.count("main img, main script, [data-testid=compare-summary] a[href^=javascript]")
+            .await,
         0
     );
     b.close().await;
@@ -264,7 +222,7 @@ async fn three_runs_dropped_at_once_get_a_verdict_row_each() {
     std::fs::copy(example("base_materialized_inputs.jsonl"), &again_inputs).unwrap();
     std::fs::copy(example("base.jsonl"), &again).unwrap();
     // No baseline dropdown before there are runs to choose from (issue 44, item 6).
-    assert_eq!(count(&b, "[data-testid=compare-baseline]").await, 0);
+    assert_eq!(b.count("[data-testid=compare-baseline]").await, 0);
     b.choose_files(
         "compare-runs",
         &[
@@ -278,18 +236,17 @@ async fn three_runs_dropped_at_once_get_a_verdict_row_each() {
     )
     .await;
     // Runs in name order: again.jsonl is the baseline until another is chosen.
-    b.wait_text("[data-testid=compare-status]", "Compared: 24")
-        .await;
+    b.wait_testid("compare-status", "Compared: 24").await;
     b.eval(
         "const s = document.querySelector('[data-testid=compare-baseline]');
          s.value = '1'; s.dispatchEvent(new Event('change'));",
     )
     .await;
-    b.wait_text("[data-testid=compare-summary]", "Baseline base.jsonl")
+    b.wait_testid("compare-summary", "Baseline base.jsonl")
         .await;
     // The runs chosen are listed by name.
-    b.wait_text(
-        "[data-testid=compare-runs-names]",
+    b.wait_testid(
+        "compare-runs-names",
         "3 runs: again.jsonl, base.jsonl, step200.jsonl",
     )
     .await;
@@ -370,11 +327,10 @@ async fn three_runs_dropped_at_once_get_a_verdict_row_each() {
          s.value = '2'; s.dispatchEvent(new Event('change'));",
     )
     .await;
-    b.wait_text("[data-testid=compare-summary]", "Baseline step200.jsonl")
+    b.wait_testid("compare-summary", "Baseline step200.jsonl")
         .await;
     b.click("[data-testid=compare-summary] a.flip").await;
-    b.wait_text("[data-testid=compare-side-a]", "rollout 0")
-        .await;
+    b.wait_testid("compare-side-a", "rollout 0").await;
     assert_eq!(b.eval("return location.hash").await, json!("#compare"));
     b.close().await;
 }
@@ -386,8 +342,7 @@ async fn three_runs_dropped_at_once_get_a_verdict_row_each() {
 async fn only_the_reward_is_coloured_better_or_worse() {
     let (_server, b) = open_compare_page().await;
     b.click_testid("compare-example").await;
-    b.wait_text("[data-testid=compare-status]", "Compared")
-        .await;
+    b.wait_testid("compare-status", "Compared").await;
     let coloured: Vec<(String, String, String)> = serde_json::from_value(
         b.eval(
             "return Array.from(document.querySelectorAll('#verdict-table tbody tr')).map(r => [r.cells[1].textContent, r.cells[4].querySelector('.delta').className, r.cells[8].textContent])",
@@ -410,7 +365,7 @@ async fn only_the_reward_is_coloured_better_or_worse() {
         );
     }
     assert_eq!(
-        count(&b, "[data-testid=compare-summary] .delta.up.worse, [data-testid=compare-summary] .delta.down.better").await,
+        b.count("[data-testid=compare-summary] .delta.up.worse, [data-testid=compare-summary] .delta.down.better").await,
         0
     );
     let swatch: Vec<String> = serde_json::from_value(

@@ -3,27 +3,13 @@
 //! filters the paired-task table. Needs chromium + chromedriver (scripts/setup.sh --browser).
 
 use crate::common;
-use crate::common::gen_run;
+use crate::common::{compare_runs, gen_run};
 
 use common::browser::Browser;
-use gymscope::compare::{self, CompareOptions, RunTasks};
-use gymscope::output::profile_bytes;
-use gymscope::profile::ProfileOptions;
+use gymscope::compare::{self, CompareOptions};
 use gymscope::report::ReportMeta;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
-
-fn side(inputs: &str, rollouts: &str, name: &str) -> RunTasks {
-    let p = profile_bytes(
-        inputs.as_bytes(),
-        "in.jsonl",
-        rollouts.as_bytes(),
-        name,
-        ProfileOptions::default(),
-    )
-    .unwrap();
-    RunTasks::from_profile(&p, &mut inputs.as_bytes(), "in.jsonl", name).unwrap()
-}
 
 async fn wait_for(b: &Browser, script: &str, what: &str) -> Value {
     let t0 = Instant::now();
@@ -43,7 +29,8 @@ async fn comparison_report_works_from_a_file_url() {
     // Hostile strings everywhere; B's rewards all 0, so every task regressed.
     let (ia, ra) = gen_run::hostile_run();
     let rb = ra.replace("\"reward\":1.0", "\"reward\":0.0");
-    let (a, b) = (side(&ia, &ra, "a.jsonl"), side(&ia, &rb, "b.jsonl"));
+    let side = |rollouts: &str, name| compare_runs::side(&(ia.clone(), rollouts.to_string()), name);
+    let (a, b) = (side(&ra, "a.jsonl"), side(&rb, "b.jsonl"));
     let c = compare::compare(&a, &b, CompareOptions::default()).unwrap();
     let convs = compare::conversations::read(
         &c,
@@ -70,21 +57,9 @@ async fn comparison_report_works_from_a_file_url() {
         "the page's script",
     )
     .await;
-    assert_eq!(
-        br.eval("return performance.getEntriesByType('resource').length")
-            .await,
-        json!(0)
-    );
+    br.assert_self_contained().await;
     // The inline style applied (its CSP hash matched) and nothing from the data ran.
-    assert_eq!(
-        br.eval("return getComputedStyle(document.body).maxWidth")
-            .await,
-        json!("1400px")
-    );
-    assert_eq!(
-        br.eval("return window.__pwned === undefined").await,
-        json!(true)
-    );
+    br.assert_no_script_ran().await;
     assert!(br
         .eval("return document.title")
         .await
@@ -118,14 +93,7 @@ async fn comparison_report_works_from_a_file_url() {
         "task 1 opened",
     )
     .await;
-    assert_eq!(
-        br.eval("return document.querySelectorAll('#pair-1 .side').length")
-            .await,
-        json!(2)
-    );
-    assert_eq!(
-        br.eval("return window.__pwned === undefined").await,
-        json!(true)
-    );
+    assert_eq!(br.count("#pair-1 .side").await, 2);
+    br.assert_no_script_ran().await;
     br.close().await;
 }

@@ -4,8 +4,9 @@
 //! sideways (at 390×844 either). Needs `dist/` and chromium: scripts/test.sh.
 
 use crate::common;
+use crate::common::browser::start_app_sized;
 
-use common::browser::{dist, Browser};
+use common::browser::Browser;
 use common::gen_run;
 use common::static_server::StaticServer;
 use serde_json::Value;
@@ -59,12 +60,9 @@ async fn overflow(b: &Browser) -> f64 {
 async fn open_generated_run(tasks: usize) -> (tempfile::TempDir, StaticServer, Browser) {
     let tmp = tempfile::tempdir().unwrap();
     let (inputs, rollouts) = gen_run::generate_agentic(tmp.path(), "rollouts", tasks, 4, 1500);
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.client.set_window_size(1440, 900).await.unwrap();
-    b.open_app(&server.url(), "").await;
+    let (server, b) = start_app_sized("", 1440, 900).await;
     b.choose_files("files", &[inputs, rollouts]).await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
+    b.wait_testid("status", "Profile ready").await;
     (tmp, server, b)
 }
 
@@ -194,13 +192,11 @@ async fn the_first_screen_shows_the_figures_the_plot_and_the_agents() {
     );
     b.eval("const i = document.querySelector('[data-testid=query-input]'); i.value = 'reward == 0'; i.dispatchEvent(new Event('input')); document.querySelector('[data-testid=query-apply]').click(); return 0")
         .await;
-    let count = b
-        .wait_text("[data-testid=query-count]", "rollouts match")
-        .await;
+    let count = b.wait_testid("query-count", "rollouts match").await;
     let matched: u64 = count.split(' ').next().unwrap().parse().unwrap();
     assert!(matched > 0 && matched < 480, "{count}");
-    b.wait_text(
-        "[data-testid=plot-count]",
+    b.wait_testid(
+        "plot-count",
         &format!("{matched} of 480 rollouts (the query's)"),
     )
     .await;
@@ -211,8 +207,7 @@ async fn the_first_screen_shows_the_figures_the_plot_and_the_agents() {
         "the curves hold {binned_query} points; the query matched {matched}"
     );
     b.click("[data-testid=query-clear]").await;
-    b.wait_text("[data-testid=plot-count]", "480 rollouts")
-        .await;
+    b.wait_testid("plot-count", "480 rollouts").await;
     assert_eq!(
         binned().await,
         binned_all,
@@ -232,7 +227,7 @@ async fn the_first_screen_shows_the_figures_the_plot_and_the_agents() {
     );
     // Item 2: a task row opens its first rollout in the panel, no second click.
     b.click("[data-testid=task-row]").await;
-    let title = b.wait_text("[data-testid=rollout-title]", "rollout").await;
+    let title = b.wait_testid("rollout-title", "rollout").await;
     let first = b
         .eval("return document.querySelector('[data-testid=task-row]').dataset.key")
         .await;
@@ -286,12 +281,8 @@ async fn the_first_screen_shows_the_figures_the_plot_and_the_agents() {
 /// the pivot builder with a pivot open, the pivot validator with its findings.
 #[tokio::test(flavor = "multi_thread")]
 async fn at_phone_width_the_tabs_a_rollout_and_health_fit_the_screen() {
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.client.set_window_size(390, 844).await.unwrap();
-    b.open_app(&server.url(), "").await;
-    b.click_testid("load-example").await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
+    let (_server, b) = start_app_sized("", 390, 844).await;
+    b.load_example().await;
     let (width, height) = viewport(&b).await;
     let tabs: Vec<Vec<f64>> = serde_json::from_value(
         b.eval("return Array.from(document.querySelectorAll('header nav .tab')).map(t => { const r = t.getBoundingClientRect(); return [r.left, r.right, r.width]; })")
@@ -307,7 +298,7 @@ async fn at_phone_width_the_tabs_a_rollout_and_health_fit_the_screen() {
     }
     assert_eq!(overflow(&b).await, 0.0);
     b.click("[data-testid=task-row]").await;
-    b.wait_text("[data-testid=rollout-title]", "rollout").await;
+    b.wait_testid("rollout-title", "rollout").await;
     tokio::time::sleep(std::time::Duration::from_millis(800)).await;
     let pane = rect(&b, "[data-testid=pane-rollout]").await;
     assert!(
@@ -317,8 +308,7 @@ async fn at_phone_width_the_tabs_a_rollout_and_health_fit_the_screen() {
     assert_eq!(overflow(&b).await, 0.0);
     keep_screenshot(&b, "rollout-open-390").await;
     b.click_testid("tab-health").await;
-    b.wait_text("[data-testid=health-headline]", "120 rollouts")
-        .await;
+    b.wait_testid("health-headline", "120 rollouts").await;
     for table in ["health-rates", "health-buckets", "health-worst"] {
         let wrap = rect(&b, &format!("div.table-wrap:has(> [data-testid={table}])")).await;
         assert!(
@@ -336,8 +326,7 @@ async fn at_phone_width_the_tabs_a_rollout_and_health_fit_the_screen() {
     // screen too.
     b.click_testid("tab-compare").await;
     b.click_testid("compare-example").await;
-    b.wait_text("[data-testid=compare-status]", "Compared")
-        .await;
+    b.wait_testid("compare-status", "Compared").await;
     assert_eq!(
         wider_than_the_page(&b).await,
         Value::from(vec![0]),
@@ -345,9 +334,9 @@ async fn at_phone_width_the_tabs_a_rollout_and_health_fit_the_screen() {
     );
     b.click_testid("tab-pivot-build").await;
     b.click_testid("pb-build").await;
-    b.wait_text("[data-testid=pb-headline]", "pivots: ").await;
+    b.wait_testid("pb-headline", "pivots: ").await;
     b.click("[data-testid=pb-pivot]").await;
-    b.wait_text("[data-testid=pb-pair-title]", "Pivot").await;
+    b.wait_testid("pb-pair-title", "Pivot").await;
     assert_eq!(
         wider_than_the_page(&b).await,
         Value::from(vec![0]),
@@ -356,7 +345,7 @@ async fn at_phone_width_the_tabs_a_rollout_and_health_fit_the_screen() {
     b.click_testid("tab-pivot").await;
     let pivots = common::repo_root().join("tests/fixtures/pivot/upstream/example.jsonl");
     b.choose_file("pivot-file", &pivots).await;
-    b.wait_text("[data-testid=pivot-verdict]", "Invalid").await;
+    b.wait_testid("pivot-verdict", "Invalid").await;
     assert_eq!(
         wider_than_the_page(&b).await,
         Value::from(vec![0]),

@@ -5,7 +5,8 @@
 //! appends to the rollouts through the handle (`createWritable({keepExistingData: true})`),
 //! with a torn last line, while the page follows them.
 
-use crate::common::browser::{dist, Browser};
+use crate::common::browser::Browser;
+use crate::common::browser::{start_app, start_app_sized};
 use crate::common::static_server::StaticServer;
 use crate::query_bar::query;
 use serde_json::Value;
@@ -73,10 +74,7 @@ pub async fn append(b: &Browser, text: &str) {
 /// The page with the example run's inputs and its first [`FIRST`] rows (and a torn one) in
 /// OPFS, opened with "Open to follow…", a query applied, a rollout open and the page scrolled.
 pub async fn open_followed(width: u32, height: u32) -> (StaticServer, Browser) {
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.client.set_window_size(width, height).await.unwrap();
-    b.open_app(&server.url(), "").await;
+    let (server, b) = start_app_sized("", width, height).await;
     let (first, torn) = chunk(&lines(), 0, FIRST);
     let body = format!(
         "const root = await navigator.storage.getDirectory();
@@ -98,8 +96,8 @@ pub async fn open_followed(width: u32, height: u32) -> (StaticServer, Browser) {
     run_js(&b, &body).await;
     b.click_testid("follow-open").await;
     // A run opened to follow is partial by nature: no offer to click, the torn line waits.
-    b.wait_text("[data-testid=status]", "Profile ready").await;
-    b.wait_text("[data-testid=totals]", &format!("{FIRST} of 120 rollouts"))
+    b.wait_testid("status", "Profile ready").await;
+    b.wait_testid("totals", &format!("{FIRST} of 120 rollouts"))
         .await;
     (server, b)
 }
@@ -122,18 +120,15 @@ async fn a_followed_file_grows_and_the_query_and_the_open_rollout_stay() {
     // The switch is offered for files opened through the handles.
     query(&b, "task < 10").await;
     let want = format!("{} of {FIRST} rollouts match", matching(FIRST));
-    b.wait_text("[data-testid=query-count]", &want).await;
+    b.wait_testid("query-count", &want).await;
     b.click("[data-testid=task-row]").await;
     b.click("[data-testid=open-rollout]").await;
-    let title = b.wait_text("[data-testid=rollout-title]", "rollout").await;
+    let title = b.wait_testid("rollout-title", "rollout").await;
 
     b.click_testid("follow-switch").await;
-    b.wait_text("[data-testid=follow-badge]", "rows/min").await;
-    b.wait_text(
-        "[data-testid=follow-badge]",
-        &format!("{FIRST} of 120 rollouts"),
-    )
-    .await;
+    b.wait_testid("follow-badge", "rows/min").await;
+    b.wait_testid("follow-badge", &format!("{FIRST} of 120 rollouts"))
+        .await;
     // The rest of the torn line, rows up to SECOND, and the next row torn.
     let all = lines();
     let half = all[FIRST].len() / 2;
@@ -143,19 +138,16 @@ async fn a_followed_file_grows_and_the_query_and_the_open_rollout_stay() {
     let want = format!("{} of {SECOND} rollouts match", matching(SECOND));
     b.wait_text_for("[data-testid=query-count]", &want, 5).await;
     println!("the new count showed {:?} after the append", t0.elapsed());
-    b.wait_text("[data-testid=totals]", &format!("{SECOND} of 120 rollouts"))
+    b.wait_testid("totals", &format!("{SECOND} of 120 rollouts"))
         .await;
-    b.wait_text(
-        "[data-testid=follow-badge]",
-        &format!("{SECOND} of 120 rollouts"),
-    )
-    .await;
+    b.wait_testid("follow-badge", &format!("{SECOND} of 120 rollouts"))
+        .await;
     // The query and the open rollout stayed.
     let input = b
         .eval("return document.querySelector('[data-testid=query-input]').value")
         .await;
     assert_eq!(input, "task < 10");
-    b.wait_text("[data-testid=rollout-title]", &title).await;
+    b.wait_testid("rollout-title", &title).await;
 
     // The last rows: the run is complete, and following stops by itself, saying so.
     let half = all[SECOND].len() / 2;
@@ -163,8 +155,7 @@ async fn a_followed_file_grows_and_the_query_and_the_open_rollout_stay() {
     append(&b, &format!("{}{rest}", &all[SECOND][half..])).await;
     b.wait_text_for("[data-testid=follow-note]", "the run is complete", 10)
         .await;
-    b.wait_text("[data-testid=totals]", "120 of 120 rollouts")
-        .await;
+    b.wait_testid("totals", "120 of 120 rollouts").await;
     let on = b
         .eval("return document.querySelector('[data-testid=follow-switch]').checked")
         .await;
@@ -180,7 +171,7 @@ async fn the_scroll_stays_through_a_refresh() {
     let (_server, b) = open_followed(1440, 900).await;
     b.click("[data-testid=task-row]").await;
     b.click("[data-testid=open-rollout]").await;
-    b.wait_text("[data-testid=rollout-title]", "rollout").await;
+    b.wait_testid("rollout-title", "rollout").await;
     b.eval("window.scrollTo(0, 400)").await;
     let y = scroll_y(&b).await;
     assert!(y > 300.0, "the page should scroll: {y}");
@@ -203,12 +194,9 @@ async fn the_scroll_stays_through_a_refresh() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_chosen_file_is_a_snapshot_and_the_page_says_why_there_is_no_follow() {
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.open_app(&server.url(), "").await;
-    b.click_testid("load-example").await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
-    b.wait_text("[data-testid=follow-why]", "snapshots").await;
+    let (_server, b) = start_app("").await;
+    b.load_example().await;
+    b.wait_testid("follow-why", "snapshots").await;
     let switches = b
         .eval("return document.querySelectorAll('[data-testid=follow-switch]').length")
         .await;
@@ -218,10 +206,7 @@ async fn a_chosen_file_is_a_snapshot_and_the_page_says_why_there_is_no_follow() 
         .await;
     b.click_testid("change-files").await;
     b.click_testid("load-example").await;
-    b.wait_text(
-        "[data-testid=follow-why]",
-        "this browser gives only snapshots",
-    )
-    .await;
+    b.wait_testid("follow-why", "this browser gives only snapshots")
+        .await;
     b.close().await;
 }

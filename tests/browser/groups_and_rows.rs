@@ -5,11 +5,11 @@
 //! test saves what it shows to target/screenshots/ to look at. Needs `dist/` and chromium.
 
 use crate::common;
+use crate::common::browser::start_app_sized;
 use crate::round_three::{
     apply_query, continuous_run, json, open, significant, task_fields, Checks,
 };
-use common::browser::{dist, Browser};
-use common::static_server::StaticServer;
+use common::browser::Browser;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -94,7 +94,7 @@ async fn group_by_any_field_follows_the_query() {
         );
     }
     choose(&b, "group-by", "field:metadata.difficulty").await;
-    b.wait_text("[data-testid=group-note]", "values of metadata.difficulty")
+    b.wait_testid("group-note", "values of metadata.difficulty")
         .await;
     let mut checks = Checks::default();
     let header: String = json(
@@ -169,13 +169,9 @@ async fn deltas(b: &Browser) -> Vec<Option<f64>> {
 /// with what differs marked (for an improvement, A's worst rollout against B's best).
 #[tokio::test(flavor = "multi_thread")]
 async fn compare_sorts_by_delta_and_marks_what_differs() {
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.client.set_window_size(1440, 900).await.unwrap();
-    b.open_app(&server.url(), "#compare").await;
+    let (_server, b) = start_app_sized("#compare", 1440, 900).await;
     b.click_testid("compare-example").await;
-    b.wait_text("[data-testid=compare-status]", "Compared")
-        .await;
+    b.wait_testid("compare-status", "Compared").await;
     let mut checks = Checks::default();
     let order = |d: &[Option<f64>], descending: bool| {
         let known: Vec<f64> = d.iter().map_while(|x| *x).collect();
@@ -281,13 +277,9 @@ async fn compare_sorts_by_delta_and_marks_what_differs() {
 /// bars on a numeric x axis (0.25 a quarter of the way from 0 to 1, round ticks below).
 #[tokio::test(flavor = "multi_thread")]
 async fn compare_numbers_and_the_band_axis_read_right() {
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.client.set_window_size(1440, 900).await.unwrap();
-    b.open_app(&server.url(), "#compare").await;
+    let (server, b) = start_app_sized("#compare", 1440, 900).await;
     b.click_testid("compare-example").await;
-    b.wait_text("[data-testid=compare-status]", "Compared")
-        .await;
+    b.wait_testid("compare-status", "Compared").await;
     let mut checks = Checks::default();
     let rows: Vec<Vec<String>> = json(&b, "return Array.from(document.querySelectorAll('#verdict-table tbody tr')).map(r => Array.from(r.cells).map(c => c.textContent))").await;
     assert!(!rows.is_empty());
@@ -320,11 +312,10 @@ async fn compare_numbers_and_the_band_axis_read_right() {
     }
     // The band: bars where their values lie between the ticks 0 and 1.
     b.open_app(&server.url(), "").await;
-    b.click_testid("load-example").await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
+    b.load_example().await;
     b.eval("document.querySelector('[data-testid=pass-band] summary').click()")
         .await;
-    b.wait_text("[data-testid=band-status]", "tasks kept").await;
+    b.wait_testid("band-status", "tasks kept").await;
     let ticks: Vec<(String, f64)> = json(&b, "return Array.from(document.querySelectorAll('[data-testid=band-histogram] [data-testid=x-tick]')).map(t => { const r = t.getBoundingClientRect(); return [t.textContent, r.left + r.width / 2]; })").await;
     let at = |label: &str| ticks.iter().find(|t| t.0 == label).map(|t| t.1);
     checks.check(

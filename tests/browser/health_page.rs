@@ -5,8 +5,10 @@
 //! and chromium: scripts/test.sh.
 
 use crate::common;
+use crate::common::assert_contains;
+use crate::common::browser::start_app;
 
-use common::browser::{dist, Browser};
+use common::browser::Browser;
 use common::static_server::StaticServer;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -126,11 +128,9 @@ fn run(dir: &Path) -> [PathBuf; 2] {
 
 /// The app at `hash` with the generated run loaded.
 async fn open_run(dir: &Path, hash: &str) -> (StaticServer, Browser) {
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.open_app(&server.url(), hash).await;
+    let (server, b) = start_app(hash).await;
     b.choose_files("files", &run(dir)).await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
+    b.wait_testid("status", "Profile ready").await;
     (server, b)
 }
 
@@ -178,13 +178,10 @@ async fn row_keys(b: &Browser) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_example_run_shows_its_rates_coloured_and_its_flags() {
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.open_app(&server.url(), "").await;
-    b.click_testid("load-example").await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
+    let (_server, b) = start_app("").await;
+    b.load_example().await;
     b.click_testid("tab-health").await;
-    b.wait_text("[data-testid=health-headline]", "120 rollouts · 9 flagged")
+    b.wait_testid("health-headline", "120 rollouts · 9 flagged")
         .await;
     // The math agent is clean; the tool agent's folded city names come back as tool errors;
     // the code agent runs out of tokens on hard tasks.
@@ -201,9 +198,7 @@ async fn the_example_run_shows_its_rates_coloured_and_its_flags() {
         (Some("warn"), Some("bad")),
         "{code:?}"
     );
-    let text = b
-        .wait_text("[data-testid=health-rates]", "3 of 40 rollouts")
-        .await;
+    let text = b.wait_testid("health-rates", "3 of 40 rollouts").await;
     assert!(text.contains("warn > 2 %, bad > 10 %"), "{text}");
     // The buckets per agent (code, tool, math): 7 never-pass, 12 sometimes, 11 always in all.
     let buckets = b
@@ -234,14 +229,11 @@ async fn rates_past_their_thresholds_are_coloured_warn_and_bad() {
     let tmp = tempfile::tempdir().unwrap();
     let (_server, b) = open_run(tmp.path(), "").await;
     b.click_testid("tab-health").await;
-    b.wait_text("[data-testid=health-headline]", "8 rollouts · 5 flagged")
+    b.wait_testid("health-headline", "8 rollouts · 5 flagged")
         .await;
     // The verdict names rates as the table does (issue 44, item 11).
     let verdict = b
-        .wait_text(
-            "[data-testid=health-verdict]",
-            "above their warning threshold",
-        )
+        .wait_testid("health-verdict", "above their warning threshold")
         .await;
     assert!(
         verdict.contains("tool errors") && !verdict.contains("tool_error_calls"),
@@ -261,11 +253,8 @@ async fn rates_past_their_thresholds_are_coloured_warn_and_bad() {
     let (cell, ok) = colours(&b, PLAIN, "loops", "--ok").await;
     assert_eq!(cell, ok);
     assert_ne!(bad, warn);
-    b.wait_text(
-        "[data-testid=health-findings]",
-        "plain_agent: truncated 50.0 %",
-    )
-    .await;
+    b.wait_testid("health-findings", "plain_agent: truncated 50.0 %")
+        .await;
     b.close().await;
 }
 
@@ -305,8 +294,7 @@ async fn a_rate_cell_becomes_the_query_of_the_profile_page() {
     let (_server, b) = open_run(tmp.path(), "").await;
     assert_eq!(row_keys(&b).await, ["0", "1", "2", "3"]);
     b.click_testid("tab-health").await;
-    b.wait_text("[data-testid=health-headline]", "8 rollouts")
-        .await;
+    b.wait_testid("health-headline", "8 rollouts").await;
     // The evil agent's tool-error cell: task 0 only (task 3's error is the other agent's).
     b.eval(&format!(
         "Array.from(document.querySelectorAll('[data-testid=rate-cell][data-rate=tool_error_calls]')).find(c => c.dataset.agent === {}).querySelector('button').click()",
@@ -326,14 +314,11 @@ async fn a_rate_cell_becomes_the_query_of_the_profile_page() {
     );
     wait_rows(&b, &["0"]).await;
     // The task's flags column, and its rollout list narrowed to the matching rollout.
-    let flags = b.wait_text("[data-testid=task-flags]", "tool error").await;
+    let flags = b.wait_testid("task-flags", "tool error").await;
     assert!(!flags.contains("loop"), "{flags}");
     b.click("[data-testid=task-row][data-key='0']").await;
     let rollouts = b
-        .wait_text(
-            "[data-testid=task-rollouts]",
-            "1 not matching the query hidden",
-        )
+        .wait_testid("task-rollouts", "1 not matching the query hidden")
         .await;
     assert!(rollouts.contains("rollout 1"), "{rollouts}");
     assert!(!rollouts.contains("rollout 0 "), "{rollouts}");
@@ -369,11 +354,8 @@ async fn rollout_badges_mark_the_offending_items() {
     let tmp = tempfile::tempdir().unwrap();
     // The loop: every call of the repeated signature (prompt item 0, then output items 1..).
     let (_server, b) = open_run(tmp.path(), "#profile&task=1&rollout=0").await;
-    let badges = b.wait_text("[data-testid=rollout-flags]", "loop: ").await;
-    assert!(
-        badges.contains(&format!("loop: {EVIL_TOOL} ×3")),
-        "{badges}"
-    );
+    let badges = b.wait_testid("rollout-flags", "loop: ").await;
+    assert_contains(&badges, &format!("loop: {EVIL_TOOL} ×3"));
     assert_eq!(
         marked(&b, "loop").await,
         json!(["1:function_call", "3:function_call", "5:function_call"])
@@ -382,7 +364,7 @@ async fn rollout_badges_mark_the_offending_items() {
     b.click("[data-testid=task-row][data-key='0']").await;
     b.click("[data-testid=task-rollouts] button:nth-of-type(2)")
         .await;
-    b.wait_text("[data-testid=rollout-flags]", "tool error: 1 of 1 calls")
+    b.wait_testid("rollout-flags", "tool error: 1 of 1 calls")
         .await;
     assert_eq!(
         marked(&b, "tool_error").await,
@@ -392,11 +374,8 @@ async fn rollout_badges_mark_the_offending_items() {
     b.click("[data-testid=task-row][data-key='2']").await;
     b.click("[data-testid=task-rollouts] button:nth-of-type(1)")
         .await;
-    b.wait_text(
-        "[data-testid=rollout-flags]",
-        "truncated (max_output_tokens)",
-    )
-    .await;
+    b.wait_testid("rollout-flags", "truncated (max_output_tokens)")
+        .await;
     assert_eq!(marked(&b, "truncated").await, json!(["2:message"]));
     let note = b
         .wait_text("[data-testid=rollout-view] .offending", "truncated")
@@ -406,8 +385,7 @@ async fn rollout_badges_mark_the_offending_items() {
     b.click("[data-testid=task-row][data-key='1']").await;
     b.click("[data-testid=task-rollouts] button:nth-of-type(2)")
         .await;
-    b.wait_text("[data-testid=rollout-flags]", "no health flags")
-        .await;
+    b.wait_testid("rollout-flags", "no health flags").await;
     b.close().await;
 }
 
@@ -417,27 +395,20 @@ async fn hostile_agent_and_tool_names_are_shown_as_text() {
     let (_server, b) = open_run(tmp.path(), "").await;
     b.click_testid("tab-health").await;
     let page = b
-        .wait_text("[data-testid=health-page]", "onerror=\"window.__pwned=1\"")
+        .wait_testid("health-page", "onerror=\"window.__pwned=1\"")
         .await;
     assert!(
         page.contains(EVIL_AGENT),
         "the agent's name as text: {page}"
     );
-    let worst = b.wait_text("[data-testid=health-worst]", "loop: ").await;
+    let worst = b.wait_testid("health-worst", "loop: ").await;
     assert!(worst.contains(&format!("loop: {EVIL_TOOL} ×3")), "{worst}");
     // A worst rollout opens on the profile page; its badge names the tool as text too.
     b.eval("Array.from(document.querySelectorAll('[data-testid=health-open-rollout]')).find(e => e.textContent.includes('task 1 · rollout 0')).click()")
         .await;
-    let badges = b.wait_text("[data-testid=rollout-flags]", "loop: ").await;
+    let badges = b.wait_testid("rollout-flags", "loop: ").await;
     assert!(badges.contains(EVIL_TOOL), "{badges}");
-    assert_eq!(
-        b.eval("return window.__pwned === undefined").await,
-        json!(true)
-    );
-    assert_eq!(
-        b.eval("return document.querySelectorAll('main img, main script, main b').length")
-            .await,
-        json!(0)
-    );
+    b.assert_no_script_ran().await;
+    assert_eq!(b.count("main img, main script, main b").await, 0);
     b.close().await;
 }

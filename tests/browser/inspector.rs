@@ -4,6 +4,10 @@
 //! the page has loaded. Needs `dist/` and chromium: scripts/test.sh.
 
 use crate::common;
+use crate::common::assert_contains;
+use crate::common::assert_success;
+use crate::common::browser::start_app;
+use crate::common::collect_args;
 use crate::common::gym_standin;
 
 use common::browser::{dist, Browser};
@@ -42,14 +46,11 @@ fn partial_run(tmp: &Path) -> [PathBuf; 2] {
 
 /// The app with the partial run loaded in partial mode.
 async fn open_partial_run(tmp: &Path) -> (StaticServer, Browser) {
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.open_app(&server.url(), "").await;
+    let (server, b) = start_app("").await;
     choose_files(&b, "files", &partial_run(tmp)).await;
-    b.wait_text("[data-testid=status]", "Missing rollout results")
-        .await;
+    b.wait_testid("status", "Missing rollout results").await;
     click(&b, "[data-testid=partial-offer]").await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
+    b.wait_testid("status", "Profile ready").await;
     (server, b)
 }
 
@@ -62,42 +63,35 @@ async fn hover_point(b: &Browser, task: i64, rollout: i64) -> String {
          return [x, y];"
     );
     b.eval(&script).await;
-    b.wait_text(
-        "[data-testid=plot-tooltip]",
-        &format!("task {task} · rollout {rollout}"),
-    )
-    .await
+    b.wait_testid("plot-tooltip", &format!("task {task} · rollout {rollout}"))
+        .await
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn files_are_recognized_by_content_and_strict_by_default() {
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.open_app(&server.url(), "").await;
-    b.wait_text("[data-testid=status]", "Choose both files")
-        .await;
+    let (_server, b) = start_app("").await;
+    b.wait_testid("status", "Choose both files").await;
     let tmp = tempfile::tempdir().unwrap();
     choose_files(&b, "files", &partial_run(tmp.path())).await;
     let roles = b
-        .wait_text("[data-testid=file-roles]", "c.jsonl — materialized inputs")
+        .wait_testid("file-roles", "c.jsonl — materialized inputs")
         .await;
     assert!(roles.contains("a.jsonl — rollouts"), "{roles}");
     // Strict by default; the missing rollouts are counted and partial mode is one click away.
     let err = b
-        .wait_text(
-            "[data-testid=status]",
+        .wait_testid(
+            "status",
             "Missing rollout results for 15 materialized input rows",
         )
         .await;
     assert!(err.contains("'c.jsonl' line"), "{err}");
     click(&b, "[data-testid=partial-offer]").await;
-    b.wait_text(
-        "[data-testid=summary]",
+    b.wait_testid(
+        "summary",
         "Reward profile completion: 13/28 rollout rows (46.43%)",
     )
     .await;
-    b.wait_text("[data-testid=totals]", "5 tasks · 13 of 28 rollouts")
-        .await;
+    b.wait_testid("totals", "5 tasks · 13 of 28 rollouts").await;
     b.close().await;
 }
 
@@ -122,13 +116,11 @@ async fn task_table_sorts_by_any_column_and_searches() {
         .await
         .unwrap();
     search.send_keys("12").await.unwrap();
-    b.wait_text("[data-testid=task-count]", "1 of 5 tasks")
-        .await;
+    b.wait_testid("task-count", "1 of 5 tasks").await;
     assert_eq!(row_keys(&b).await, ["12"]);
     search.clear().await.unwrap();
     search.send_keys(" ").await.unwrap();
-    b.wait_text("[data-testid=task-count]", "5 of 5 tasks")
-        .await;
+    b.wait_testid("task-count", "5 of 5 tasks").await;
     b.close().await;
 }
 
@@ -143,12 +135,11 @@ async fn keyboard_selects_a_task_and_enter_opens_its_rollout() {
         .unwrap();
     // Keys go to the focused table (no click: that would select the row under the pointer).
     wrap.send_keys("\u{E015}").await.unwrap(); // ArrowDown
-    b.wait_text("[data-testid=task-rollouts]", "Task -3").await;
+    b.wait_testid("task-rollouts", "Task -3").await;
     wrap.send_keys("\u{E015}").await.unwrap();
-    b.wait_text("[data-testid=task-rollouts]", "Task 0").await;
+    b.wait_testid("task-rollouts", "Task 0").await;
     wrap.send_keys("\u{E007}").await.unwrap(); // Enter
-    b.wait_text("[data-testid=rollout-title]", "task 0 · rollout")
-        .await;
+    b.wait_testid("rollout-title", "task 0 · rollout").await;
     b.close().await;
 }
 
@@ -163,8 +154,7 @@ async fn plot_hover_names_a_rollout_and_click_opens_it() {
          document.querySelector('[data-testid=scatter]').dispatchEvent(new MouseEvent('click', {clientX: x, clientY: y, bubbles: true}));",
     )
     .await;
-    b.wait_text("[data-testid=rollout-title]", "task 5 · rollout 2")
-        .await;
+    b.wait_testid("rollout-title", "task 5 · rollout 2").await;
     if let Ok(path) = std::env::var("GYMSCOPE_SCREENSHOT") {
         hover_point(&b, 5, 1).await;
         b.client.set_window_size(1200, 2600).await.unwrap();
@@ -182,7 +172,7 @@ async fn plot_hover_names_a_rollout_and_click_opens_it() {
         "{kinds}"
     );
     click(&b, "[data-testid=rollout-raw-toggle]").await;
-    b.wait_text("[data-testid=rollout-raw]", "\"_ng_rollout_index\": 2")
+    b.wait_testid("rollout-raw", "\"_ng_rollout_index\": 2")
         .await;
     b.close().await;
 }
@@ -216,19 +206,15 @@ async fn a_reload_with_the_same_files_lands_on_the_same_rollout() {
     b.client.refresh().await.unwrap();
     b.wait_worker_ready().await;
     choose_files(&b, "files", &partial_run(tmp.path())).await;
-    b.wait_text("[data-testid=status]", "Missing rollout results")
-        .await;
+    b.wait_testid("status", "Missing rollout results").await;
     click(&b, "[data-testid=partial-offer]").await;
-    b.wait_text("[data-testid=rollout-title]", "task 5 · rollout 2")
-        .await;
+    b.wait_testid("rollout-title", "task 5 · rollout 2").await;
     b.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn every_page_is_a_tab_chosen_by_the_hash() {
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.open_app(&server.url(), "#pivot-build").await;
+    let (_server, b) = start_app("#pivot-build").await;
     let shown = "return Array.from(document.querySelectorAll('main > div')).filter(d => d.style.display !== 'none').map(d => d.dataset.testid || '')";
     assert_eq!(b.eval(shown).await, json!(["page-pivot-build"]));
     for route in ["profile", "pivot", "pivot-build", "compare", "health"] {
@@ -281,31 +267,20 @@ async fn model_text_is_shown_and_never_run() {
         ],
     )
     .await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
+    b.wait_testid("status", "Profile ready").await;
     // The deep link opened the rollout; every hostile string is there as text.
     let view = b
-        .wait_text("[data-testid=rollout-view]", "onerror=\"window.__pwned=2\"")
+        .wait_testid("rollout-view", "onerror=\"window.__pwned=2\"")
         .await;
-    assert!(
-        view.contains("</script><script>window.__pwned=1</script>"),
-        "{view}"
-    );
-    b.wait_text("[data-testid=agent-metrics]", "<img src=x")
-        .await;
+    assert_contains(&view, "</script><script>window.__pwned=1</script>");
+    b.wait_testid("agent-metrics", "<img src=x").await;
     hover_point(&b, 0, 0).await;
     let agents = b
         .eval("return document.querySelector('[data-testid=agent-metrics]').textContent")
         .await;
     assert!(agents.as_str().unwrap().contains(evil));
-    assert_eq!(
-        b.eval("return window.__pwned === undefined").await,
-        json!(true)
-    );
-    assert_eq!(
-        b.eval("return document.querySelectorAll('main img, main script').length")
-            .await,
-        json!(0)
-    );
+    b.assert_no_script_ran().await;
+    assert_eq!(b.count("main img, main script").await, 0);
     assert_eq!(
         server.requests.load(std::sync::atomic::Ordering::SeqCst),
         loaded_requests,
@@ -339,7 +314,7 @@ async fn exported_report_is_the_clis_report() {
     b.client.goto(&server.url()).await.unwrap();
     b.wait_worker_ready().await;
     choose_files(&b, "files", &[inputs.clone(), rollouts.clone()]).await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
+    b.wait_testid("status", "Profile ready").await;
     let date = b
         .client
         .find(Locator::Css("[data-testid=report-date]"))
@@ -370,10 +345,8 @@ async fn exported_report_is_the_clis_report() {
         serde_json::json!(expr)
     ))
     .await;
-    b.wait_text("[data-testid=query-count]", "3 of 5 rollouts match")
-        .await;
-    b.wait_text("[data-testid=export-query]", "3 matching rollouts")
-        .await;
+    b.wait_testid("query-count", "3 of 5 rollouts match").await;
+    b.wait_testid("export-query", "3 matching rollouts").await;
     let want = std::fs::read_to_string(&cli_report).unwrap();
     assert!(want.contains("3 of 5 rollouts match"), "the CLI's page");
     assert_eq!(exported_report(&b).await, want);
@@ -390,11 +363,8 @@ async fn exported_report(b: &Browser) -> String {
     )
     .await;
     click(b, "[data-testid=export-report]").await;
-    b.wait_text(
-        "[data-testid=report-download]",
-        "example_rollouts_report.html",
-    )
-    .await;
+    b.wait_testid("report-download", "example_rollouts_report.html")
+        .await;
     assert_eq!(
         b.eval("return window.__saved").await,
         serde_json::json!(["example_rollouts_report.html"]),
@@ -428,11 +398,10 @@ async fn existing_profile_files_are_shown_directly() {
         ],
     )
     .await;
-    b.wait_text("[data-testid=file-roles]", "shown directly")
-        .await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
-    b.wait_text(
-        "[data-testid=summary]",
+    b.wait_testid("file-roles", "shown directly").await;
+    b.wait_testid("status", "Profile ready").await;
+    b.wait_testid(
+        "summary",
         "Reward profile completion: 5/5 rollout rows (100.00%)",
     )
     .await;
@@ -466,18 +435,13 @@ async fn existing_profile_files_are_shown_directly() {
             }
         }
     }
-    assert_eq!(
-        b.eval("return document.querySelectorAll('[data-testid=agent-row]').length")
-            .await,
-        json!(1)
-    );
+    assert_eq!(b.count("[data-testid=agent-row]").await, 1);
     // A rollout's numbers are there; its text is not in these files, and the page says so.
     click(&b, "[data-testid=task-row]").await;
     click(&b, "[data-testid=open-rollout]").await;
-    b.wait_text("[data-testid=rollout-view]", "reward").await;
+    b.wait_testid("rollout-view", "reward").await;
     click(&b, "[data-testid=rollout-raw-toggle]").await;
-    b.wait_text("[data-testid=rollout-raw]", "not in a profile file")
-        .await;
+    b.wait_testid("rollout-raw", "not in a profile file").await;
     b.close().await;
 }
 
@@ -492,25 +456,14 @@ fn collected_files_load_in_the_app() {
         .collect();
     std::fs::write(&input, rows).unwrap();
     let out = dir.path().join("rollouts.jsonl");
-    let collected = common::run_gymscope(&[
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "-a",
+    let collected = common::run_gymscope(&collect_args(
+        &input,
+        &out,
         "standin_agent",
-        "--num-repeats",
-        "3",
-        "--head-server",
         &format!("127.0.0.1:{}", gym.addr.port()),
-        "--no-progress",
-    ]);
-    assert!(
-        collected.status.success(),
-        "{}",
-        String::from_utf8_lossy(&collected.stderr)
-    );
+        &["--num-repeats", "3", "--no-progress"],
+    ));
+    assert_success(&collected);
     let materialized = dir.path().join("rollouts_materialized_inputs.jsonl");
     assert!(materialized.exists());
 
@@ -520,11 +473,10 @@ fn collected_files_load_in_the_app() {
         b.client.goto(&server.url()).await.unwrap();
         b.wait_worker_ready().await;
         choose_files(&b, "files", &[out.clone(), materialized.clone()]).await;
-        b.wait_text("[data-testid=status]", "Profile ready").await;
-        b.wait_text("[data-testid=totals]", "6 tasks · 18 of 18 rollouts")
-            .await;
-        b.wait_text(
-            "[data-testid=summary]",
+        b.wait_testid("status", "Profile ready").await;
+        b.wait_testid("totals", "6 tasks · 18 of 18 rollouts").await;
+        b.wait_testid(
+            "summary",
             "Reward profile completion: 18/18 rollout rows (100.00%)",
         )
         .await;
@@ -554,9 +506,7 @@ async fn markdown_renders_safely_and_arguments_read_as_code() {
     )
     .unwrap();
     std::fs::write(tmp.path().join("md.jsonl"), format!("{rollout}\n")).unwrap();
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.open_app(&server.url(), "#profile&task=0&rollout=0").await;
+    let (server, b) = start_app("#profile&task=0&rollout=0").await;
     let loaded = server.requests.load(std::sync::atomic::Ordering::SeqCst);
     choose_files(
         &b,
@@ -567,7 +517,7 @@ async fn markdown_renders_safely_and_arguments_read_as_code() {
         ],
     )
     .await;
-    b.wait_text("[data-testid=rollout-view]", "Result").await;
+    b.wait_testid("rollout-view", "Result").await;
     let view = "[data-testid=rollout-view]";
     let q = |css: &str| format!("return document.querySelectorAll('{view} {css}').length");
     assert_eq!(b.eval(&q(".md h1")).await, json!(1), "Markdown heading");
@@ -587,14 +537,11 @@ async fn markdown_renders_safely_and_arguments_read_as_code() {
     let text = b
         .wait_text(view, "[image: chart] (https://example.com/chart.png)")
         .await;
-    assert!(
-        text.contains("<img src=https://example.com/p.png onerror=window.__pwned=2>"),
-        "{text}"
+    assert_contains(
+        &text,
+        "<img src=https://example.com/p.png onerror=window.__pwned=2>",
     );
-    assert!(
-        text.contains("<iframe src=https://example.com></iframe>"),
-        "{text}"
-    );
+    assert_contains(&text, "<iframe src=https://example.com></iframe>");
     // The empty message is left out; the arguments read as code.
     let kinds = b.eval(&format!("return Array.from(document.querySelectorAll('{view} [data-testid=rollout-item]')).map(i => i.dataset.kind)")).await;
     assert_eq!(kinds, json!(["function_call", "message"]));
@@ -614,10 +561,7 @@ async fn markdown_renders_safely_and_arguments_read_as_code() {
     // "As written" shows the text as it is in the row.
     b.click_testid("rollout-as-written").await;
     b.wait_text(view, "# Result").await;
-    assert_eq!(
-        b.eval("return window.__pwned === undefined").await,
-        json!(true)
-    );
+    b.assert_no_script_ran().await;
     assert_eq!(
         server.requests.load(std::sync::atomic::Ordering::SeqCst),
         loaded,

@@ -4,13 +4,15 @@
 //! and chromium: scripts/test.sh.
 
 use crate::common;
+use crate::common::assert_contains;
+use crate::common::browser::{start_app, start_app_sized};
+use crate::common::run_gymscope_in as gymscope_in;
 
-use common::browser::{dist, Browser};
+use common::browser::Browser;
 use common::static_server::StaticServer;
-use fantoccini::Locator;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 const AGENT: &str = "tasks_pivot_single_step_tool_use_with_argument_comparison_agent";
 
@@ -18,15 +20,6 @@ fn upstream(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/pivot-build/upstream")
         .join(name)
-}
-
-/// `gymscope` run in `dir` (so paths in its files are the bare names the browser uses).
-fn gymscope_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 /// A copy of `source` in a fresh folder, and `build-pivot` run on it with `flags`.
@@ -55,23 +48,10 @@ fn cli_build_as(source: &Path, agent: &str, flags: &[&str]) -> (tempfile::TempDi
     (dir, out, output)
 }
 
-async fn set_text(b: &Browser, testid: &str, value: &str) {
-    let el = b
-        .client
-        .find(Locator::Css(&format!("[data-testid={testid}]")))
-        .await
-        .unwrap();
-    el.clear().await.unwrap();
-    el.send_keys(value).await.unwrap();
-}
-
 async fn open_page() -> (StaticServer, Browser, usize) {
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.open_app(&server.url(), "#pivot-build").await;
-    b.wait_text("[data-testid=pb-status]", "Choose a rollouts file")
-        .await;
-    set_text(&b, "pb-agent-ref", AGENT).await;
+    let (server, b) = start_app("#pivot-build").await;
+    b.wait_testid("pb-status", "Choose a rollouts file").await;
+    b.set_text("pb-agent-ref", AGENT).await;
     let loaded = server.requests.load(std::sync::atomic::Ordering::SeqCst);
     (server, b, loaded)
 }
@@ -105,10 +85,10 @@ async fn counts_and_every_file_are_the_clis() {
     let (dir, out, cli) = cli_build(&source, &["--min-reward", "0.5"]);
     assert!(cli.status.success(), "{cli:?}");
     let (_server, b, _) = open_page().await;
-    set_text(&b, "pb-min-reward", "0.5").await;
+    b.set_text("pb-min-reward", "0.5").await;
     b.choose_file("pb-source-file", &source).await;
     let stdout = String::from_utf8(cli.stdout).unwrap();
-    let headline = b.wait_text("[data-testid=pb-headline]", "pivots: ").await;
+    let headline = b.wait_testid("pb-headline", "pivots: ").await;
     assert_eq!(headline, stdout.lines().next().unwrap());
     let metrics: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.path().join(out.replace(".jsonl", ".metrics.json"))).unwrap(),
@@ -116,7 +96,7 @@ async fn counts_and_every_file_are_the_clis() {
     .unwrap();
     assert_eq!(skip_counts(&b).await, metrics["skip_reasons"]);
     assert_eq!(metrics["skip_reasons"]["below_min_reward"], json!(2)); // the filter took effect
-    let kept = b.wait_text("[data-testid=pb-kept]", "").await;
+    let kept = b.wait_testid("pb-kept", "").await;
     assert_eq!(kept, metrics["counts"]["pivot_rows_written"].to_string());
     let stem = out.strip_suffix(".jsonl").unwrap();
     for (testid, name) in [
@@ -144,8 +124,7 @@ async fn mixed_only_filters_every_group_and_says_nothing_was_written() {
     let (_server, b, _) = open_page().await;
     b.click_testid("pb-group-all_success").await; // leaves mixed only
     b.choose_file("pb-source-file", &source).await;
-    b.wait_text("[data-testid=pb-empty]", "No pivot written")
-        .await;
+    b.wait_testid("pb-empty", "No pivot written").await;
     let metrics: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.path().join(out.replace(".jsonl", ".metrics.json"))).unwrap(),
     )
@@ -176,8 +155,7 @@ async fn a_pivot_opens_beside_its_rollout_with_prefix_and_action_marked() {
         .collect();
     let (_server, b, _) = open_page().await;
     b.choose_file("pb-source-file", &source).await;
-    b.wait_text("[data-testid=pb-headline]", "pivots: 11 rows")
-        .await;
+    b.wait_testid("pb-headline", "pivots: 11 rows").await;
     // Open the last tool-call pivot by its line number.
     let (i, last) = rows
         .iter()
@@ -185,18 +163,15 @@ async fn a_pivot_opens_beside_its_rollout_with_prefix_and_action_marked() {
         .rfind(|(_, r)| r["expected_action"]["type"] == "function_call")
         .unwrap();
     assert!(i > 0, "a pivot other than the first");
-    set_text(&b, "pb-open-line", &(i + 1).to_string()).await;
+    b.set_text("pb-open-line", &(i + 1).to_string()).await;
     b.click_testid("pb-open").await;
     let title = b
-        .wait_text(
-            "[data-testid=pb-pair-title]",
+        .wait_testid(
+            "pb-pair-title",
             last["pivot_info"]["pivot_id"].as_str().unwrap(),
         )
         .await;
-    assert!(
-        title.contains(&format!("source row {}", last["trajectory_id"])),
-        "{title}"
-    );
+    assert_contains(&title, &format!("source row {}", last["trajectory_id"]));
     let marks = b.eval("return Array.from(document.querySelectorAll('[data-testid=pb-source-item]')).map(e => e.dataset.mark)").await;
     let marks: Vec<&str> = marks
         .as_array()
@@ -219,14 +194,14 @@ async fn a_pivot_opens_beside_its_rollout_with_prefix_and_action_marked() {
             .len())
     );
     let action = b.eval("return Array.from(document.querySelectorAll('[data-testid=pb-source-item][data-mark=action]')).map(e => e.textContent).join('\\n')").await;
-    let expected = b.wait_text("[data-testid=pb-expected]", "").await;
+    let expected = b.wait_testid("pb-expected", "").await;
     let name = last["expected_action"]["name"].as_str().unwrap();
     assert!(expected.contains(name), "{expected}");
     assert!(action.as_str().unwrap().contains(name), "{action}");
     // The list opens rows too: the first pivot.
     b.click("[data-testid=pb-pivot][data-line='1']").await;
-    b.wait_text(
-        "[data-testid=pb-pair-title]",
+    b.wait_testid(
+        "pb-pair-title",
         rows[0]["pivot_info"]["pivot_id"].as_str().unwrap(),
     )
     .await;
@@ -244,14 +219,11 @@ async fn the_validators_verdict_is_shown_for_what_was_built() {
     );
     assert!(check.status.success(), "{check:?}");
     let (_server, b, _) = open_page().await;
-    set_text(&b, "pb-min-reward", "0.5").await;
+    b.set_text("pb-min-reward", "0.5").await;
     b.choose_file("pb-source-file", &source).await;
-    b.wait_text(
-        "[data-testid=pb-verdict]",
-        "Valid: 15 rows pass every check.",
-    )
-    .await;
-    let command = b.wait_text("[data-testid=pb-command]", "").await;
+    b.wait_testid("pb-verdict", "Valid: 15 rows pass every check.")
+        .await;
+    let command = b.wait_testid("pb-command", "").await;
     assert!(command.contains("--min-reward 0.5"), "{command}");
     b.close().await;
 }
@@ -268,27 +240,14 @@ async fn model_text_is_shown_never_run_and_nothing_is_fetched() {
     .unwrap();
     let (server, b, loaded) = open_page().await;
     b.choose_file("pb-source-file", &hostile).await;
-    b.wait_text("[data-testid=pb-headline]", "pivots: 1 rows")
-        .await;
+    b.wait_testid("pb-headline", "pivots: 1 rows").await;
     b.click("[data-testid=pb-pivot][data-line='1']").await;
-    b.wait_text(
-        "[data-testid=pb-source]",
-        "<img src=x onerror=window.__pwned=1>",
-    )
-    .await;
-    b.wait_text(
-        "[data-testid=pb-expected]",
-        "<script>window.__pwned=2</script>",
-    )
-    .await;
-    assert_eq!(
-        b.eval("return window.__pwned === undefined").await,
-        json!(true)
-    );
-    assert_eq!(
-        b.eval("return document.querySelectorAll('[data-testid=pb-pair] img, [data-testid=pb-pair] script, [data-testid=pb-pivots] script').length").await,
-        json!(0)
-    );
+    b.wait_testid("pb-source", "<img src=x onerror=window.__pwned=1>")
+        .await;
+    b.wait_testid("pb-expected", "<script>window.__pwned=2</script>")
+        .await;
+    b.assert_no_script_ran().await;
+    assert_eq!(b.count("[data-testid=pb-pair] img, [data-testid=pb-pair] script, [data-testid=pb-pivots] script").await, 0);
     assert_eq!(
         server.requests.load(std::sync::atomic::Ordering::SeqCst),
         loaded,
@@ -343,9 +302,8 @@ async fn the_selection_from_pivots_and_profile_is_select_pivots() {
     b.choose_file("pb-profile-file", &dir.path().join(profile_name))
         .await;
     b.click_testid("pb-select").await;
-    b.wait_text("[data-testid=pb-select-status]", "3 pivots selected")
-        .await;
-    let counts = b.wait_text("[data-testid=pb-select-counts]", "mixed").await;
+    b.wait_testid("pb-select-status", "3 pivots selected").await;
+    let counts = b.wait_testid("pb-select-counts", "mixed").await;
     // The CLI's table as a table (no raw Markdown on the page), cell for cell, and each line
     // under it as written.
     let want_cells: Vec<String> = table
@@ -391,15 +349,12 @@ async fn the_run_loaded_on_the_profile_page_is_the_source() {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/example-run/example_rollouts.jsonl");
     let (dir, out, cli) = cli_build_as(&source, SUGGESTED, &[]);
     assert!(cli.status.success(), "{cli:?}");
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.client.set_window_size(1440, 900).await.unwrap();
-    b.open_app(&server.url(), "#profile").await;
+    let (_server, b) = start_app_sized("#profile", 1440, 900).await;
     b.click_testid("load-example").await;
-    b.wait_text("[data-testid=task-count]", "task").await;
+    b.wait_testid("task-count", "task").await;
     b.click_testid("tab-pivot-build").await;
     let said = b
-        .wait_text("[data-testid=pb-source-name]", "example_rollouts.jsonl")
+        .wait_testid("pb-source-name", "example_rollouts.jsonl")
         .await;
     assert!(said.contains("loaded on the Profile page"), "{said}");
     let field = b
@@ -407,7 +362,7 @@ async fn the_run_loaded_on_the_profile_page_is_the_source() {
         .await;
     assert_eq!(field, serde_json::json!(["", SUGGESTED]));
     b.click_testid("pb-build").await;
-    let headline = b.wait_text("[data-testid=pb-headline]", "pivots: ").await;
+    let headline = b.wait_testid("pb-headline", "pivots: ").await;
     let stdout = String::from_utf8(cli.stdout).unwrap();
     assert_eq!(headline, stdout.lines().next().unwrap());
     // Both skip counts are named, so neither reads as the other.
@@ -423,7 +378,7 @@ async fn the_run_loaded_on_the_profile_page_is_the_source() {
     );
     // A pivot opened from the list is brought into view, and the page never widens.
     b.click("[data-testid=pb-pivot]").await;
-    b.wait_text("[data-testid=pb-pair-title]", "Pivot").await;
+    b.wait_testid("pb-pair-title", "Pivot").await;
     tokio::time::sleep(std::time::Duration::from_millis(600)).await;
     let (top, overflow) = serde_json::from_value::<(f64, f64)>(
         b.eval(

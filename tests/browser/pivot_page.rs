@@ -3,6 +3,7 @@
 //! fixed copy downloads and validates. Needs `dist/` and chromium: scripts/test.sh.
 
 use crate::common;
+use crate::common::assert_success;
 
 use common::browser::{dist, Browser};
 use common::static_server::StaticServer;
@@ -13,22 +14,12 @@ async fn click(b: &Browser, testid: &str) {
     b.click_testid(testid).await;
 }
 
-async fn set_text(b: &Browser, testid: &str, value: &str) {
-    let el = b
-        .client
-        .find(Locator::Css(&format!("[data-testid={testid}]")))
-        .await
-        .unwrap();
-    el.clear().await.unwrap();
-    el.send_keys(value).await.unwrap();
-}
-
 /// The pivot page, loaded, with its worker ready; returns the request count at that point.
 async fn open_pivot_page() -> (StaticServer, Browser, usize) {
     let server = StaticServer::start(&dist());
     let b = Browser::start().await;
     b.open_app(&server.url(), "#pivot").await; // the worker is started, and fetched, with the page
-    b.wait_text("[data-testid=pivot-status]", "Choose a pivot JSONL file")
+    b.wait_testid("pivot-status", "Choose a pivot JSONL file")
         .await;
     let loaded = server.requests.load(std::sync::atomic::Ordering::SeqCst);
     (server, b, loaded)
@@ -44,13 +35,10 @@ const AGENT: &str = "single_step_tool_use_with_argument_comparison_agent";
 async fn errors_are_grouped_by_check_and_a_click_marks_the_value() {
     let (_server, b, _) = open_pivot_page().await;
     b.choose_file("pivot-file", &upstream_example()).await;
-    b.wait_text(
-        "[data-testid=pivot-verdict]",
-        "Invalid: 10 errors in 5 of 5 rows",
-    )
-    .await;
-    b.wait_text(
-        "[data-testid=pivot-upstream]",
+    b.wait_testid("pivot-verdict", "Invalid: 10 errors in 5 of 5 rows")
+        .await;
+    b.wait_testid(
+        "pivot-upstream",
         "validation failed: line 1: missing required key 'agent_ref'",
     )
     .await;
@@ -72,7 +60,7 @@ async fn errors_are_grouped_by_check_and_a_click_marks_the_value() {
         .unwrap();
     assert_eq!(findings.len(), 10);
     findings[5].click().await.unwrap(); // first P2 finding: metadata null on line 1
-    let row = b.wait_text("[data-testid=pivot-row]", "\"metadata\"").await;
+    let row = b.wait_testid("pivot-row", "\"metadata\"").await;
     assert!(row.contains("\"responses_create_params\""), "{row}");
     let marked = b.eval("return Array.from(document.querySelectorAll('[data-testid=pivot-row] mark')).map(m => m.textContent)").await;
     assert_eq!(marked, serde_json::json!(["null"]));
@@ -82,11 +70,11 @@ async fn errors_are_grouped_by_check_and_a_click_marks_the_value() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_fixed_copy_is_valid_and_its_summary_is_the_clis() {
     let (_server, b, _) = open_pivot_page().await;
-    set_text(&b, "pivot-agent-ref", AGENT).await;
+    b.set_text("pivot-agent-ref", AGENT).await;
     click(&b, "pivot-fix").await;
     b.choose_file("pivot-file", &upstream_example()).await;
     let link = b
-        .wait_text("[data-testid=pivot-fix-download]", "5 rows, 5 changed")
+        .wait_testid("pivot-fix-download", "5 rows, 5 changed")
         .await;
     assert!(link.contains("example.fixed.jsonl"), "{link}");
     let fixed = b
@@ -105,19 +93,14 @@ async fn the_fixed_copy_is_valid_and_its_summary_is_the_clis() {
         "--agent-ref",
         AGENT,
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     // The valid file: upstream's summary, exactly as the CLI prints it.
     click(&b, "pivot-fix").await;
     b.choose_file("pivot-file", &fixed_path).await;
-    let summary = b.wait_text("[data-testid=pivot-summary]", "rows: 5").await;
+    let summary = b.wait_testid("pivot-summary", "rows: 5").await;
     let cli = String::from_utf8(out.stdout).unwrap();
     assert_eq!(summary.trim(), cli.trim());
-    b.wait_text("[data-testid=pivot-verdict]", "Valid: 5 rows")
-        .await;
+    b.wait_testid("pivot-verdict", "Valid: 5 rows").await;
     b.close().await;
 }
 
@@ -131,13 +114,10 @@ async fn an_empty_fixed_copy_says_why() {
     let broken = tmp.path().join("broken.jsonl");
     std::fs::write(&broken, "{\"responses_create_params\": \n").unwrap();
     b.choose_file("pivot-file", &broken).await;
-    b.wait_text(
-        "[data-testid=pivot-verdict]",
-        "Invalid: 1 error in 1 of 1 row.",
-    )
-    .await;
-    b.wait_text(
-        "[data-testid=pivot-fix-note]",
+    b.wait_testid("pivot-verdict", "Invalid: 1 error in 1 of 1 row.")
+        .await;
+    b.wait_testid(
+        "pivot-fix-note",
         "The fixed copy is empty: the one row has an error a fix cannot repair",
     )
     .await;
@@ -159,22 +139,20 @@ async fn model_text_is_shown_never_run_and_nothing_is_fetched() {
     )
     .unwrap();
     b.choose_file("pivot-file", &hostile).await;
-    b.wait_text(
-        "[data-testid=pivot-upstream]",
+    b.wait_testid(
+        "pivot-upstream",
         "tool_choice should be 'auto', found '<script>",
     )
     .await;
     click(&b, "pivot-finding").await;
-    b.wait_text(
-        "[data-testid=pivot-row]",
-        "<img src=x onerror=window.__pwned=1>",
-    )
-    .await;
+    b.wait_testid("pivot-row", "<img src=x onerror=window.__pwned=1>")
+        .await;
+    b.assert_no_script_ran().await;
     assert_eq!(
-        b.eval("return window.__pwned === undefined").await,
-        serde_json::json!(true)
+        b.count("[data-testid=pivot-row] img, [data-testid=pivot-row] script")
+            .await,
+        0
     );
-    assert_eq!(b.eval("return document.querySelectorAll('[data-testid=pivot-row] img, [data-testid=pivot-row] script').length").await, serde_json::json!(0));
     assert_eq!(
         server.requests.load(std::sync::atomic::Ordering::SeqCst),
         loaded_requests,

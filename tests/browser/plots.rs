@@ -4,9 +4,10 @@
 //! beside the table. Needs `dist/` and chromium: scripts/test.sh.
 
 use crate::common;
+use crate::common::browser::start_app_sized;
 use crate::common::gen_run;
 
-use common::browser::{dist, Browser};
+use common::browser::Browser;
 use common::static_server::StaticServer;
 use std::path::{Path, PathBuf};
 
@@ -20,12 +21,9 @@ fn run_files(dir: &Path) -> [PathBuf; 2] {
 
 /// The app with the generated run profiled.
 async fn open_run(dir: &Path, width: u32) -> (StaticServer, Browser) {
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.client.set_window_size(width, 900).await.unwrap();
-    b.open_app(&server.url(), "").await;
+    let (server, b) = start_app_sized("", width, 900).await;
     b.choose_files("files", &run_files(dir)).await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
+    b.wait_testid("status", "Profile ready").await;
     (server, b)
 }
 
@@ -120,11 +118,8 @@ async fn the_legend_toggles_agents() {
         .await;
     assert_eq!(drawn_pixels(&b).await, all, "shown again, drawn as before");
     b.eval(hover).await;
-    b.wait_text(
-        "[data-testid=plot-tooltip]",
-        "task 1 · rollout 0 · math_agent_1",
-    )
-    .await;
+    b.wait_testid("plot-tooltip", "task 1 · rollout 0 · math_agent_1")
+        .await;
     b.close().await;
 }
 
@@ -156,7 +151,7 @@ async fn a_brush_filters_the_task_table_and_lives_in_the_hash() {
     assert!(want > 0 && want < TASKS, "{want}");
     let count = format!("{want} of {TASKS} tasks");
     assert_eq!(task_count(&b).await, count);
-    b.wait_text("[data-testid=brush-status]", &format!("{want} tasks"))
+    b.wait_testid("brush-status", &format!("{want} tasks"))
         .await;
     // A reload with the same files lands on the same brush.
     b.client
@@ -165,7 +160,7 @@ async fn a_brush_filters_the_task_table_and_lives_in_the_hash() {
         .unwrap();
     b.wait_worker_ready().await;
     b.choose_files("files", &run_files(tmp.path())).await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
+    b.wait_testid("status", "Profile ready").await;
     assert_eq!(task_count(&b).await, count);
     b.click("[data-testid=brush-clear]").await;
     assert_eq!(task_count(&b).await, total);
@@ -180,7 +175,7 @@ async fn escape_clears_the_brush() {
     let (_server, b) = open_run(tmp.path(), 1200).await;
     let total = format!("{TASKS} of {TASKS} tasks");
     drag(&b, 0.05, 0.02, 0.3, 0.3).await;
-    b.wait_text("[data-testid=brush-status]", "tasks").await;
+    b.wait_testid("brush-status", "tasks").await;
     assert_ne!(task_count(&b).await, total, "the brush filters");
     // A real key press, with the focus on the task table (not on the plot).
     b.client
@@ -252,8 +247,7 @@ async fn at_1440_px_the_rollout_opens_beside_the_table() {
     let before = b.eval("return window.scrollY").await;
     b.eval("document.querySelector('[data-testid=open-rollout]').click()")
         .await;
-    b.wait_text("[data-testid=rollout-title]", "task 0 · rollout")
-        .await;
+    b.wait_testid("rollout-title", "task 0 · rollout").await;
     let layout = b
         .eval(
             "const box = s => document.querySelector(s).getBoundingClientRect();

@@ -2,6 +2,7 @@
 //! downloads, the first error, a text query's matches and a comparison's report of one worker,
 //! and of the CLI.
 
+use crate::common::assert_success;
 use crate::common::browser::{dist, Browser};
 use crate::common::gen_run;
 use crate::common::static_server::StaticServer;
@@ -40,6 +41,15 @@ async fn profile_in_app(b: &Browser, base: &str, workers: u32, files: &[PathBuf]
     first_text(b, status, "the profile").await
 }
 
+/// [`profile_in_app`], stopping the test unless the profile is ready.
+async fn profile_ready(b: &Browser, base: &str, workers: u32, files: &[PathBuf]) {
+    let status = profile_in_app(b, base, workers, files).await;
+    assert!(
+        status.contains("Profile ready"),
+        "{workers} workers: {status}"
+    );
+}
+
 async fn read_workers(b: &Browser) -> u64 {
     let n = b
         .eval("return Number(document.body.dataset.readWorkers || 0)")
@@ -58,11 +68,7 @@ async fn two_workers_read_a_run_as_one_worker_and_the_cli() {
     let server = StaticServer::start(&dist());
     let b = Browser::start().await;
     for workers in [1, 2] {
-        let status = profile_in_app(&b, &server.url(), workers, &files).await;
-        assert!(
-            status.contains("Profile ready"),
-            "{workers} workers: {status}"
-        );
+        profile_ready(&b, &server.url(), workers, &files).await;
         assert_eq!(read_workers(&b).await, u64::from(workers));
         let got = (
             b.download_text("download-profiling").await,
@@ -193,11 +199,7 @@ async fn a_text_query_read_by_two_workers_matches_one_worker_and_the_cli() {
     let server = StaticServer::start(&dist());
     let b = Browser::start().await;
     for workers in [1, 2] {
-        let status = profile_in_app(&b, &server.url(), workers, &files).await;
-        assert!(
-            status.contains("Profile ready"),
-            "{workers} workers: {status}"
-        );
+        profile_ready(&b, &server.url(), workers, &files).await;
         for (expr, want) in exprs.iter().zip(&wants) {
             assert_eq!(
                 &query_in_app(&b, expr).await,
@@ -250,11 +252,7 @@ async fn two_runs_compared_by_two_workers_are_the_clis_report() {
         .arg(&out)
         .output()
         .unwrap();
-    assert!(
-        cli.status.success(),
-        "{}",
-        String::from_utf8_lossy(&cli.stderr)
-    );
+    assert_success(&cli);
     let want = std::fs::read_to_string(&out).unwrap();
 
     let server = StaticServer::start(&dist());
@@ -262,24 +260,19 @@ async fn two_runs_compared_by_two_workers_are_the_clis_report() {
     for workers in [1u32, 2] {
         b.open_app(&format!("{}?workers={workers}", server.url()), "#compare")
             .await;
-        b.wait_text("[data-testid=compare-status]", "Choose both runs")
-            .await;
+        b.wait_testid("compare-status", "Choose both runs").await;
         b.choose_files("compare-a", &[base_in.clone(), base.clone()])
             .await;
         b.choose_files("compare-b", &[cand_in.clone(), cand.clone()])
             .await;
-        b.wait_text("[data-testid=compare-status]", "Compared: 600")
-            .await;
+        b.wait_testid("compare-status", "Compared: 600").await;
         let read_by = b
             .eval("return Number(document.body.dataset.compareWorkers || 0)")
             .await;
         assert_eq!(read_by.as_u64(), Some(u64::from(workers)));
         b.click_testid("compare-export").await;
-        b.wait_text(
-            "[data-testid=compare-report-download]",
-            "base_vs_cand_compare.html",
-        )
-        .await;
+        b.wait_testid("compare-report-download", "base_vs_cand_compare.html")
+            .await;
         let html = b.download_text("compare-report-download").await;
         assert!(
             html == want,

@@ -94,7 +94,7 @@ async fn a_pivot_file_checked_by_two_workers_is_one_workers_and_the_clis() {
     for workers in [1u32, 2] {
         b.open_app(&format!("{}?workers={workers}", server.url()), "#pivot")
             .await;
-        b.wait_text("[data-testid=pivot-status]", "Choose a pivot JSONL file")
+        b.wait_testid("pivot-status", "Choose a pivot JSONL file")
             .await;
         let agent = b
             .client
@@ -183,8 +183,7 @@ async fn a_build_converted_by_two_workers_is_one_workers_and_the_clis() {
             "#pivot-build",
         )
         .await;
-        b.wait_text("[data-testid=pb-status]", "Choose a rollouts file")
-            .await;
+        b.wait_testid("pb-status", "Choose a rollouts file").await;
         let agent = b
             .client
             .find(Locator::Css("[data-testid=pb-agent-ref]"))

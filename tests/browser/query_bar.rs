@@ -3,6 +3,7 @@
 //! file in the worker with the core's evaluation, a malformed one names its column, and hostile
 //! text in an expression stays text.
 
+use crate::common::browser::start_app;
 use crate::common::browser::{dist, Browser};
 use crate::common::static_server::StaticServer;
 use serde_json::Value;
@@ -20,10 +21,9 @@ async fn open(server: &StaticServer, hash: &str) -> Browser {
     let b = Browser::start().await;
     b.open_app(&server.url(), hash).await;
     b.choose_files("files", &partial()).await;
-    b.wait_text("[data-testid=status]", "Missing rollout results")
-        .await;
+    b.wait_testid("status", "Missing rollout results").await;
     b.click("[data-testid=partial-offer]").await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
+    b.wait_testid("status", "Profile ready").await;
     b
 }
 
@@ -71,8 +71,8 @@ async fn a_field_query_filters_the_table_and_the_scatter_and_survives_a_reload()
         .iter()
         .filter(|r| r["_ng_task_index"] == 5 || r["_ng_task_index"] == 12)
         .count();
-    b.wait_text(
-        "[data-testid=query-count]",
+    b.wait_testid(
+        "query-count",
         &format!("{want} of 13 rollouts match · 2 tasks"),
     )
     .await;
@@ -89,15 +89,13 @@ async fn a_field_query_filters_the_table_and_the_scatter_and_survives_a_reload()
     b.client.refresh().await.unwrap();
     b.wait_worker_ready().await;
     b.choose_files("files", &partial()).await;
-    b.wait_text("[data-testid=status]", "Missing rollout results")
-        .await;
+    b.wait_testid("status", "Missing rollout results").await;
     b.click("[data-testid=partial-offer]").await;
-    b.wait_text("[data-testid=query-count]", "2 tasks").await;
+    b.wait_testid("query-count", "2 tasks").await;
     assert_eq!(rows(&b).await, ["5", "12"]);
     // Clearing shows everything again.
     b.click("[data-testid=query-clear]").await;
-    b.wait_text("[data-testid=task-count]", "5 of 5 tasks")
-        .await;
+    b.wait_testid("task-count", "5 of 5 tasks").await;
     assert_eq!(points(&b).await, all);
     b.close().await;
 }
@@ -127,8 +125,8 @@ async fn a_text_query_reads_the_file_in_the_worker() {
     assert!(!want.is_empty() && want.len() < 13);
     let tasks: std::collections::BTreeSet<i64> = want.iter().map(|k| k.0).collect();
     query(&b, r#"prompt ~ "gamma" and reward >= 0"#).await;
-    b.wait_text(
-        "[data-testid=query-count]",
+    b.wait_testid(
+        "query-count",
         &format!(
             "{} of 13 rollouts match · {} tasks",
             want.len(),
@@ -145,20 +143,16 @@ async fn a_malformed_or_hostile_query_is_said_and_stays_text() {
     let server = StaticServer::start(&dist());
     let b = open(&server, "").await;
     query(&b, "reward >> 1").await;
-    b.wait_text(
-        "[data-testid=query-error]",
-        "column 9: expected a value after `>`",
-    )
-    .await;
+    b.wait_testid("query-error", "column 9: expected a value after `>`")
+        .await;
     assert_eq!(rows(&b).await.len(), 5, "a malformed query filters nothing");
     let evil = r#"agent == "<img src=x onerror=window.__pwned=1>" or prompt ~ "<script>window.__pwned=2</script>""#;
     query(&b, evil).await;
-    b.wait_text("[data-testid=query-count]", "0 of 13 rollouts match")
-        .await;
+    b.wait_testid("query-count", "0 of 13 rollouts match").await;
     let pwned = b.eval("return [window.__pwned === undefined, document.querySelectorAll('.query-bar img, .query-bar script').length]").await;
     assert_eq!(pwned, serde_json::json!([true, 0]));
     query(&b, "nope >").await;
-    let err = b.wait_text("[data-testid=query-error]", "column").await;
+    let err = b.wait_testid("query-error", "column").await;
     assert!(err.contains("expected a value after `>`"), "{err}");
     b.close().await;
 }
@@ -186,19 +180,16 @@ async fn a_slow_text_query_can_be_cancelled_and_the_run_stays() {
     }
     std::fs::write(&inputs, i).unwrap();
     std::fs::write(&rollouts, r).unwrap();
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.open_app(&server.url(), "").await;
+    let (_server, b) = start_app("").await;
     b.choose_files("files", &[inputs, rollouts]).await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
+    b.wait_testid("status", "Profile ready").await;
     query(&b, r"output ~ /(?i)\w{60}c/").await;
-    b.wait_text("[data-testid=query-status]", "Cancel").await;
+    b.wait_testid("query-status", "Cancel").await;
     b.click("[data-testid=query-cancel]").await;
-    b.wait_text("[data-testid=query-status]", "Cancelled.")
-        .await;
+    b.wait_testid("query-status", "Cancelled.").await;
     // The run is still there: a field query answers from the loaded columns.
     query(&b, "task < 10").await;
-    b.wait_text("[data-testid=query-count]", "10 of 20,000 rollouts match")
+    b.wait_testid("query-count", "10 of 20,000 rollouts match")
         .await;
     b.close().await;
 }

@@ -129,16 +129,7 @@ async fn nothing_is_fetched_and_the_table_reads_as_the_static_one() {
     let tmp = tempfile::tempdir().unwrap();
     let (_, input, b) = open_distinct_report(tmp.path()).await;
     // Nothing fetched; the inline style and script run under the page's own CSP.
-    assert_eq!(
-        b.eval("return performance.getEntriesByType('resource').length")
-            .await,
-        json!(0)
-    );
-    assert_eq!(
-        b.eval("return getComputedStyle(document.body).maxWidth")
-            .await,
-        json!("1400px")
-    );
+    b.assert_self_contained().await;
     b.wait_text("#task-count", "1200 of 1200 tasks").await;
     b.wait_text("#task-page", "page 1 of 12").await;
 
@@ -323,15 +314,8 @@ async fn hostile_strings_show_as_text_and_never_run() {
     b.eval(&select).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
 
-    assert_eq!(
-        b.eval("return window.__pwned === undefined").await,
-        json!(true)
-    );
-    assert_eq!(
-        b.eval("return document.querySelectorAll('img, a, iframe, object, embed').length")
-            .await,
-        json!(0)
-    );
+    b.assert_no_script_ran().await;
+    assert_eq!(b.count("img, a, iframe, object, embed").await, 0);
     assert_eq!(b.eval("return document.scripts.length").await, json!(2));
     let text = b.eval("return document.body.innerText").await;
     let text = text.as_str().unwrap();
@@ -355,10 +339,7 @@ async fn hostile_strings_show_as_text_and_never_run() {
     );
     let agents = b.eval("return Array.from(document.querySelectorAll('#agent-table tbody th')).map(th => th.textContent)").await;
     assert_eq!(agents, json!([script_payload, img_payload, js_payload]));
-    assert_eq!(
-        b.eval("return window.__pwned === undefined").await,
-        json!(true)
-    );
+    b.assert_no_script_ran().await;
     b.close().await;
 }
 
@@ -393,11 +374,7 @@ async fn without_javascript_the_page_still_reads() {
     .await;
     b.wait_text("#agent-table", "agent_1").await;
     // The first 1,000 tasks, with a note saying so; the script's controls stay hidden.
-    assert_eq!(
-        b.eval("return document.querySelectorAll('#task-table tbody tr').length")
-            .await,
-        json!(1000)
-    );
+    assert_eq!(b.count("#task-table tbody tr").await, 1000);
     b.wait_text("#task-static-note", "the first 1000 of 1200 tasks")
         .await;
     assert_eq!(
@@ -431,17 +408,9 @@ async fn without_javascript_the_page_still_reads() {
         .await,
         json!(true)
     );
-    assert_eq!(
-        b.eval("return document.querySelectorAll('#histogram rect').length")
-            .await,
-        json!(20)
-    );
+    assert_eq!(b.count("#histogram rect").await, 20);
     // Conversations, collapsed, and readable when opened.
-    assert_eq!(
-        b.eval("return document.querySelectorAll('#task-details details.task').length")
-            .await,
-        json!(20)
-    );
+    assert_eq!(b.count("#task-details details.task").await, 20);
     b.eval("document.getElementById('task-3').open = true; document.getElementById('task-3-rollout-1').open = true").await;
     b.wait_text("#task-3-rollout-1", "What is 3 + 1?").await;
     b.close().await;

@@ -5,7 +5,8 @@
 //! the fixes showed each item failing. Needs `dist/` and chromium: scripts/test.sh.
 
 use crate::common;
-use common::browser::{dist, Browser};
+use crate::common::browser::start_app_sized;
+use common::browser::Browser;
 use common::static_server::StaticServer;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -69,15 +70,12 @@ pub fn continuous_run(dir: &Path, tasks: usize) -> [PathBuf; 2] {
 
 /// The app at `width`×`height` with the example run (`None`) or these files profiled.
 pub async fn open(files: Option<&[PathBuf]>, width: u32, height: u32) -> (StaticServer, Browser) {
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.client.set_window_size(width, height).await.unwrap();
-    b.open_app(&server.url(), "").await;
+    let (server, b) = start_app_sized("", width, height).await;
     match files {
         Some(files) => b.choose_files("files", files).await,
         None => b.click_testid("load-example").await,
     }
-    b.wait_text("[data-testid=status]", "Profile ready").await;
+    b.wait_testid("status", "Profile ready").await;
     (server, b)
 }
 
@@ -139,9 +137,7 @@ pub async fn apply_query(b: &Browser, expr: &str) -> (usize, usize) {
         serde_json::json!(expr)
     ))
     .await;
-    let count = b
-        .wait_text("[data-testid=query-count]", "rollouts match")
-        .await;
+    let count = b.wait_testid("query-count", "rollouts match").await;
     let number = |s: &str| s.replace(',', "").parse::<usize>().unwrap();
     let rollouts = number(count.split(' ').next().unwrap());
     let tasks = number(
@@ -204,8 +200,7 @@ async fn the_cards_and_the_agent_table_follow_the_query() {
     let (_server, b) = open(None, 1440, 900).await;
     let (matched, _) = apply_query(&b, "reward == 0").await;
     assert!(matched > 0 && matched < 120, "{matched}");
-    b.wait_text("[data-testid=plot-count]", "(the query's)")
-        .await;
+    b.wait_testid("plot-count", "(the query's)").await;
     let rows: Vec<String> = json(
         &b,
         "return Array.from(document.querySelectorAll('[data-testid=agent-line] td:nth-of-type(1)')).map(c => c.textContent)",
@@ -348,7 +343,7 @@ async fn a_continuous_run_reads_right() {
          document.querySelector('[data-testid=scatter]').dispatchEvent(new MouseEvent('mousemove', {clientX: x, clientY: y, bubbles: true}));",
     )
     .await;
-    b.wait_text("[data-testid=plot-tooltip]", "task ").await;
+    b.wait_testid("plot-tooltip", "task ").await;
     b.eval(
         "const c = document.querySelector('[data-testid=scatter]'); const r = c.getBoundingClientRect();
          const at = (fx, fy) => ({clientX: r.left + fx * r.width, clientY: r.top + fy * r.height, bubbles: true, button: 0});
@@ -358,7 +353,7 @@ async fn a_continuous_run_reads_right() {
          c.dispatchEvent(new MouseEvent('mouseup', at(0.52, 0.6)));",
     )
     .await;
-    let status = b.wait_text("[data-testid=brush-status]", "tasks").await;
+    let status = b.wait_testid("brush-status", "tasks").await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let tips: usize = json(
         &b,
@@ -445,7 +440,7 @@ async fn the_rollout_panel_and_the_files_read_for_people() {
         ))
         .await;
         tokio::time::sleep(Duration::from_millis(400)).await;
-        reward = b.wait_text("[data-testid=rollout-reward]", "").await;
+        reward = b.wait_testid("rollout-reward", "").await;
         if reward != "1" && reward != "1.0" && reward != "0" && reward != "0.0" {
             break;
         }
@@ -484,7 +479,7 @@ async fn the_rollout_panel_and_the_files_read_for_people() {
         overlaps.is_empty(),
         format!("item 12: Export report overlaps {overlaps:?}"),
     );
-    b.wait_text("[data-testid=download-profiling]", "(").await;
+    b.wait_testid("download-profiling", "(").await;
     let links: Vec<String> = json(
         &b,
         "return Array.from(document.querySelectorAll('.downloads a')).map(a => a.textContent)",
@@ -515,8 +510,8 @@ async fn numbers_hold_together_on_a_phone() {
     let (_server, b) = open(None, 390, 844).await;
     let mut checks = Checks::default();
     b.click("[data-testid=task-row]").await;
-    b.wait_text("[data-testid=rollout-title]", "rollout").await;
-    b.wait_text("[data-testid=rollout-view]", "Usage").await;
+    b.wait_testid("rollout-title", "rollout").await;
+    b.wait_testid("rollout-view", "Usage").await;
     let usage: Vec<(String, usize)> = json(
         &b,
         &format!("{LINES} return Array.from(document.querySelectorAll('[data-testid=rollout-view] table.fields td')).filter(td => /^[\\d,.]+$/.test(td.textContent)).map(td => [td.textContent, lines(td)])"),
@@ -528,8 +523,7 @@ async fn numbers_hold_together_on_a_phone() {
     }
     b.eval("window.scrollTo(0, 0)").await;
     b.click_testid("tab-health").await;
-    b.wait_text("[data-testid=health-headline]", "rollouts")
-        .await;
+    b.wait_testid("health-headline", "rollouts").await;
     let fit: (f64, f64) = json(
         &b,
         "const t = document.querySelector('[data-testid=health-rates]'); return [t.getBoundingClientRect().width, t.parentElement.clientWidth]",
@@ -541,8 +535,7 @@ async fn numbers_hold_together_on_a_phone() {
     );
     b.click_testid("tab-compare").await;
     b.click_testid("compare-example").await;
-    b.wait_text("[data-testid=compare-status]", "Compared")
-        .await;
+    b.wait_testid("compare-status", "Compared").await;
     let broken: Vec<(String, usize)> = json(
         &b,
         &format!("{LINES} return Array.from(document.querySelectorAll('[data-testid=compare-summary] td, [data-testid=compare-summary] .card .value')).filter(e => /^[-+−]?[\\d,.]+$/.test(e.textContent.trim())).map(e => [e.textContent, lines(e)]).filter(([, n]) => n > 1)"),
@@ -560,13 +553,9 @@ async fn numbers_hold_together_on_a_phone() {
 /// has the whole width, a delta is coloured only with a verdict, and token means read whole.
 #[tokio::test(flavor = "multi_thread")]
 async fn compare_starts_high_and_colours_by_its_verdict() {
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.client.set_window_size(1440, 900).await.unwrap();
-    b.open_app(&server.url(), "#compare").await;
+    let (_server, b) = start_app_sized("#compare", 1440, 900).await;
     b.click_testid("compare-example").await;
-    b.wait_text("[data-testid=compare-status]", "Compared")
-        .await;
+    b.wait_testid("compare-status", "Compared").await;
     let mut checks = Checks::default();
     let (top, width): (f64, f64) = json(
         &b,

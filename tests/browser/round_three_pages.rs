@@ -2,6 +2,7 @@
 //! pages and the pass-rate band. Needs `dist/` and chromium: scripts/test.sh.
 
 use crate::common;
+use crate::common::run_on;
 use crate::round_three::{apply_query, json, open, soft_wait, Checks};
 use common::browser::Browser;
 use serde_json::Value;
@@ -76,8 +77,7 @@ async fn every_page_follows_the_query_and_names_each_rate_once() {
     let mut seen = vec![("profile", main_text(&b).await)];
     b.eval("window.scrollTo(0, 0)").await;
     b.click_testid("tab-health").await;
-    b.wait_text("[data-testid=health-headline]", "rollouts")
-        .await;
+    b.wait_testid("health-headline", "rollouts").await;
     let note = soft_wait(&b, "[data-testid=scope-whole-run]", "whole run", 3).await;
     checks.check(note.is_some(), "Health does not say it shows the whole run");
     let health_unscoped: usize = json(
@@ -89,12 +89,11 @@ async fn every_page_follows_the_query_and_names_each_rate_once() {
     seen.push(("health", main_text(&b).await));
     b.click_testid("tab-compare").await;
     b.click_testid("compare-example").await;
-    b.wait_text("[data-testid=compare-status]", "Compared")
-        .await;
+    b.wait_testid("compare-status", "Compared").await;
     seen.push(("compare", main_text(&b).await));
     b.click_testid("tab-pivot-build").await;
     b.click_testid("pb-build").await;
-    b.wait_text("[data-testid=pb-headline]", "pivots: ").await;
+    b.wait_testid("pb-headline", "pivots: ").await;
     seen.push(("pivot-build", main_text(&b).await));
     b.click_testid("tab-pivot").await;
     seen.push(("pivot", main_text(&b).await));
@@ -127,13 +126,7 @@ async fn every_page_follows_the_query_and_names_each_rate_once() {
         example.join("example_rollouts_materialized_inputs.jsonl"),
         example.join("example_rollouts.jsonl"),
     );
-    let cli = common::run_gymscope(&[
-        "health",
-        "--inputs",
-        inputs.to_str().unwrap(),
-        "--rollouts",
-        rollouts.to_str().unwrap(),
-    ]);
+    let cli = run_on("health", &inputs, &rollouts, &[]);
     let text =
         String::from_utf8_lossy(&cli.stdout).to_string() + &String::from_utf8_lossy(&cli.stderr);
     for name in ["no final answer", "tool errors", "usage missing"] {
@@ -163,7 +156,7 @@ async fn the_band_and_the_pivot_pages_account_for_everything() {
     let mut checks = Checks::default();
     b.eval("document.querySelector('[data-testid=pass-band] summary').click()")
         .await;
-    b.wait_text("[data-testid=band-status]", "tasks kept").await;
+    b.wait_testid("band-status", "tasks kept").await;
     for at in ["0.25", "0.5", "0.75"] {
         b.eval(&format!(
             "const s = document.querySelector('[data-testid=band-min]'); s.value = '{at}';
@@ -200,7 +193,7 @@ async fn the_band_and_the_pivot_pages_account_for_everything() {
     b.eval("window.scrollTo(0, 0)").await;
     b.click_testid("tab-pivot-build").await;
     b.click_testid("pb-build").await;
-    b.wait_text("[data-testid=pb-headline]", "pivots: ").await;
+    b.wait_testid("pb-headline", "pivots: ").await;
     let funnel = soft_wait(&b, "[data-testid=pb-funnel]", "source rows", 2).await;
     let numbers: Vec<usize> = funnel
         .as_deref()
@@ -221,7 +214,7 @@ async fn the_band_and_the_pivot_pages_account_for_everything() {
         &common::repo_root().join("tests/fixtures/pivot/upstream/example.jsonl"),
     )
     .await;
-    b.wait_text("[data-testid=pivot-verdict]", "Invalid").await;
+    b.wait_testid("pivot-verdict", "Invalid").await;
     let badge: String = json(
         &b,
         "return document.querySelector('[data-testid=pivot-group] .check-id').textContent",

@@ -4,6 +4,7 @@
 //!   cargo test --test browser screenshots -- --ignored
 
 use crate::common;
+use crate::common::browser::start_app_sized;
 use common::browser::{dist, Browser};
 use common::static_server::StaticServer;
 
@@ -16,13 +17,10 @@ async fn shot(b: &Browser, name: &str) {
 
 /// The app at 1440×900 with a run loaded and its profile shown.
 async fn open_run(inputs: &std::path::Path, rollouts: &std::path::Path) -> (StaticServer, Browser) {
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.client.set_window_size(1440, 900).await.unwrap();
-    b.open_app(&server.url(), "").await;
+    let (server, b) = start_app_sized("", 1440, 900).await;
     b.choose_files("files", &[inputs.to_path_buf(), rollouts.to_path_buf()])
         .await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
+    b.wait_testid("status", "Profile ready").await;
     tokio::time::sleep(std::time::Duration::from_millis(800)).await;
     (server, b)
 }
@@ -69,24 +67,21 @@ async fn every_page_at_desktop_and_phone_width() {
         };
         b.client.set_window_size(width, height).await.unwrap();
         b.open_app(&server.url(), "").await;
-        b.click_testid("load-example").await;
-        b.wait_text("[data-testid=status]", "Profile ready").await;
+        b.load_example().await;
         pause(800).await;
         save("profile").await;
         b.click("[data-testid=task-row]").await;
-        b.wait_text("[data-testid=rollout-title]", "rollout").await;
+        b.wait_testid("rollout-title", "rollout").await;
         pause(800).await;
         save("profile-rollout").await;
         b.eval("window.scrollTo(0, 0)").await;
         b.click_testid("tab-health").await;
-        b.wait_text("[data-testid=health-headline]", "rollouts")
-            .await;
+        b.wait_testid("health-headline", "rollouts").await;
         pause(500).await;
         save("health").await;
         b.click_testid("tab-compare").await;
         b.click_testid("compare-example").await;
-        b.wait_text("[data-testid=compare-status]", "Compared")
-            .await;
+        b.wait_testid("compare-status", "Compared").await;
         pause(800).await;
         save("compare").await;
         // Row-level differences: the flipped tasks best first, one opened with its two
@@ -102,24 +97,23 @@ async fn every_page_at_desktop_and_phone_width() {
         save("compare-diff").await;
         b.click_testid("tab-pivot-build").await;
         b.click_testid("pb-build").await;
-        b.wait_text("[data-testid=pb-headline]", "pivots: ").await;
+        b.wait_testid("pb-headline", "pivots: ").await;
         b.click("[data-testid=pb-pivot]").await;
-        b.wait_text("[data-testid=pb-pair-title]", "Pivot").await;
+        b.wait_testid("pb-pair-title", "Pivot").await;
         pause(800).await;
         save("pivot-build").await;
         b.eval("window.scrollTo(0, 0)").await;
         b.click_testid("tab-pivot").await;
         b.choose_file("pivot-file", &pivots).await;
-        b.wait_text("[data-testid=pivot-verdict]", "").await;
+        b.wait_testid("pivot-verdict", "").await;
         pause(500).await;
         save("pivot-validate").await;
         // The pass-rate band on its numeric axis.
         b.open_app(&server.url(), "").await;
-        b.click_testid("load-example").await;
-        b.wait_text("[data-testid=status]", "Profile ready").await;
+        b.load_example().await;
         b.eval("document.querySelector('[data-testid=pass-band] summary').click()")
             .await;
-        b.wait_text("[data-testid=band-status]", "tasks kept").await;
+        b.wait_testid("band-status", "tasks kept").await;
         b.eval("document.querySelector('[data-testid=pass-band]').scrollIntoView()")
             .await;
         pause(500).await;
@@ -142,13 +136,13 @@ async fn every_page_at_desktop_and_phone_width() {
         b.client.set_window_size(width, height).await.unwrap();
         b.open_app(&server.url(), "").await;
         b.choose_files("files", &run).await;
-        b.wait_text("[data-testid=status]", "Profile ready").await;
+        b.wait_testid("status", "Profile ready").await;
         pause(800).await;
         save("continuous").await;
         // Grouped by a field of the materialized rows.
         b.eval("const s = document.querySelector('[data-testid=group-by]'); s.value = 'field:metadata.difficulty'; s.dispatchEvent(new Event('change', {bubbles: true}));")
             .await;
-        b.wait_text("[data-testid=group-note]", "values of").await;
+        b.wait_testid("group-note", "values of").await;
         b.eval(
             "document.querySelector('[data-testid=agent-lines]').scrollIntoView({block: 'center'})",
         )
@@ -157,18 +151,17 @@ async fn every_page_at_desktop_and_phone_width() {
         save("continuous-group-by").await;
         b.eval("window.scrollTo(0, 0)").await;
         b.click("[data-testid=task-row]").await;
-        b.wait_text("[data-testid=rollout-title]", "rollout").await;
+        b.wait_testid("rollout-title", "rollout").await;
         pause(800).await;
         save("continuous-rollout").await;
         b.eval("window.scrollTo(0, 0)").await;
         b.click_testid("tab-health").await;
-        b.wait_text("[data-testid=health-headline]", "rollouts")
-            .await;
+        b.wait_testid("health-headline", "rollouts").await;
         pause(500).await;
         save("continuous-health").await;
         b.open_app(&server.url(), "").await;
         b.choose_files("files", std::slice::from_ref(&atif)).await;
-        b.wait_text("[data-testid=status]", "Profile ready").await;
+        b.wait_testid("status", "Profile ready").await;
         pause(500).await;
         save("atif").await;
     }
@@ -198,15 +191,11 @@ async fn every_page_at_desktop_and_phone_width() {
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "writes pictures to look at; run by hand"]
 async fn screenshots_of_the_selections() {
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.client.set_window_size(1440, 900).await.unwrap();
-    b.open_app(&server.url(), "#profile").await;
-    b.click_testid("load-example").await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
+    let (_server, b) = start_app_sized("#profile", 1440, 900).await;
+    b.load_example().await;
     b.eval("document.querySelector('[data-testid=pass-band] summary').click()")
         .await;
-    b.wait_text("[data-testid=band-status]", "tasks kept").await;
+    b.wait_testid("band-status", "tasks kept").await;
     b.eval(
         "const s = document.querySelector('[data-testid=band-min]'); s.value = '0.5'; \
          s.dispatchEvent(new Event('input', {bubbles: true})); s.dispatchEvent(new Event('change', {bubbles: true})); \
@@ -259,8 +248,7 @@ async fn screenshots_of_the_selections() {
     b.eval("document.querySelector('[data-testid=pb-lambda-on]').click()")
         .await;
     b.click_testid("pb-select").await;
-    b.wait_text("[data-testid=pb-select-status]", "selected")
-        .await;
+    b.wait_testid("pb-select-status", "selected").await;
     b.eval("document.querySelector('[data-testid=pb-lambda]').scrollIntoView()")
         .await;
     tokio::time::sleep(std::time::Duration::from_millis(800)).await;
@@ -320,17 +308,14 @@ async fn following_a_growing_run() {
     use crate::follow::{append, chunk, lines, open_followed, FIRST};
     let (_server, b) = open_followed(1440, 900).await;
     b.click_testid("follow-switch").await;
-    b.wait_text("[data-testid=follow-badge]", "80 of 120 rollouts")
-        .await;
+    b.wait_testid("follow-badge", "80 of 120 rollouts").await;
     tokio::time::sleep(std::time::Duration::from_secs(3)).await;
     let all = lines();
     let half = all[FIRST].len() / 2;
     let (more, torn) = chunk(&all, FIRST + 1, 100);
     append(&b, &format!("{}{more}{torn}", &all[FIRST][half..])).await;
-    b.wait_text("[data-testid=follow-badge]", "100 of 120 rollouts")
-        .await;
-    b.wait_text("[data-testid=totals]", "100 of 120 rollouts")
-        .await;
+    b.wait_testid("follow-badge", "100 of 120 rollouts").await;
+    b.wait_testid("totals", "100 of 120 rollouts").await;
     tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
     let png = b.client.screenshot().await.unwrap();
     let dir = if std::env::var_os("GYMSCOPE_DOCS_SHOTS").is_some() {

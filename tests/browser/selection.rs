@@ -5,23 +5,15 @@
 //! `dist/` and chromium: scripts/test.sh.
 
 use crate::common;
+use crate::common::browser::start_app;
+use crate::common::run_gymscope_in as gymscope_in;
 
-use common::browser::{dist, Browser};
-use common::static_server::StaticServer;
+use common::browser::Browser;
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 const AGENT: &str = "tasks_pivot_single_step_tool_use_with_argument_comparison_agent";
-
-fn gymscope_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 async fn download(b: &Browser, testid: &str) -> String {
     let script = format!(
@@ -81,16 +73,13 @@ fn example_profile() -> tempfile::TempDir {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_pass_band_is_select_tasks_on_the_example_run() {
     let dir = example_profile();
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.open_app(&server.url(), "#profile").await;
+    let (_server, b) = start_app("#profile").await;
     b.click_testid("load-example").await;
-    b.wait_text("[data-testid=task-count]", "task").await;
+    b.wait_testid("task-count", "task").await;
     b.eval("document.querySelector('[data-testid=pass-band] summary').click()")
         .await;
     // Opening shows the whole band: every task, and the histogram of their pass rates.
-    b.wait_text("[data-testid=band-status]", "of 30 tasks kept")
-        .await;
+    b.wait_testid("band-status", "of 30 tasks kept").await;
     let bars = b
         .eval("return Array.from(document.querySelectorAll('[data-testid=band-bar]')).map(e => Number(e.dataset.count))")
         .await;
@@ -141,12 +130,9 @@ async fn the_pass_band_is_select_tasks_on_the_example_run() {
                 "the files",
             )
             .await;
-            b.wait_text(
-                "[data-testid=band-status]",
-                &format!("{kept} of 30 tasks kept"),
-            )
-            .await;
-            let counts = b.wait_text("[data-testid=band-counts]", "tasks read").await;
+            b.wait_testid("band-status", &format!("{kept} of 30 tasks kept"))
+                .await;
+            let counts = b.wait_testid("band-counts", "tasks read").await;
             let printed = &stdout[..stdout.find("curated tasks:").unwrap()];
             assert_eq!(counts.trim(), printed.trim(), "{lo}..{hi}");
             let want = std::fs::read_to_string(dir.path().join(&out)).unwrap();
@@ -160,25 +146,18 @@ async fn the_pass_band_is_select_tasks_on_the_example_run() {
         } else {
             // The CLI writes nothing and says why; so does the page.
             assert_eq!(cli.status.code(), Some(1), "{cli:?}");
-            let status = b
-                .wait_text("[data-testid=band-status]", "Nothing to write")
-                .await;
+            let status = b.wait_testid("band-status", "Nothing to write").await;
             assert!(status.starts_with("0 of 30 tasks kept"), "{status}");
             let stderr = String::from_utf8(cli.stderr).unwrap();
             let why = stderr.split(": ").last().unwrap().trim();
             assert!(status.contains(why), "{status} / {stderr}");
-            assert_eq!(
-                b.eval("return document.querySelectorAll('[data-testid^=band-download]').length")
-                    .await,
-                json!(0)
-            );
+            assert_eq!(b.count("[data-testid^=band-download]").await, 0);
         }
     }
     // A band upside down is refused as the CLI refuses it (exit 2), nothing sent.
     slide(&b, "band-min", 0.9, true).await;
     slide(&b, "band-max", 0.1, true).await;
-    b.wait_text("[data-testid=band-status]", "The band is empty")
-        .await;
+    b.wait_testid("band-status", "The band is empty").await;
     b.close().await;
 }
 
@@ -223,9 +202,7 @@ fn built_and_profiled() -> (tempfile::TempDir, String, String) {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_lambda_slider_is_select_pivot_max_mean() {
     let (dir, pivots, profile) = built_and_profiled();
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.open_app(&server.url(), "#pivot-build").await;
+    let (_server, b) = start_app("#pivot-build").await;
     b.choose_file("pb-pivots-file", &dir.path().join(&pivots))
         .await;
     b.choose_file("pb-profile-file", &dir.path().join(&profile))
@@ -235,8 +212,7 @@ async fn the_lambda_slider_is_select_pivot_max_mean() {
     b.eval("document.querySelector('[data-testid=pb-lambda-on]').click()")
         .await;
     b.click_testid("pb-select").await;
-    b.wait_text("[data-testid=pb-select-status]", "selected")
-        .await;
+    b.wait_testid("pb-select-status", "selected").await;
     let selected = "pivots.selected.jsonl";
     for x in [0.5, 0.3, 0.9, 0.1, 0.0] {
         let cli = gymscope_in(
@@ -256,8 +232,7 @@ async fn the_lambda_slider_is_select_pivot_max_mean() {
         let stdout = String::from_utf8(cli.stdout.clone()).unwrap();
         slide(&b, "pb-lambda", x, false).await;
         slide(&b, "pb-lambda", x, true).await;
-        b.wait_text("[data-testid=pb-lambda-value]", &x.to_string())
-            .await;
+        b.wait_testid("pb-lambda-value", &x.to_string()).await;
         if cli.status.success() {
             let table = &stdout[..stdout.find("selected pivots:").unwrap()];
             let kept_line = table.lines().find(|l| l.starts_with("| kept |")).unwrap();
@@ -268,20 +243,15 @@ async fn the_lambda_slider_is_select_pivot_max_mean() {
                 .split(' ')
                 .next()
                 .unwrap();
-            b.wait_text(
-                "[data-testid=pb-select-status]",
-                &format!("{kept} pivots selected"),
-            )
-            .await;
+            b.wait_testid("pb-select-status", &format!("{kept} pivots selected"))
+                .await;
             wait_for(
                 &b,
                 "return !!document.querySelector('[data-testid=pb-download-selected-config]')",
                 "the files",
             )
             .await;
-            let counts = b
-                .wait_text("[data-testid=pb-select-counts]", "kept per depth")
-                .await;
+            let counts = b.wait_testid("pb-select-counts", "kept per depth").await;
             for line in table
                 .lines()
                 .filter(|l| !l.starts_with('|') && !l.trim().is_empty())
@@ -323,16 +293,11 @@ async fn the_lambda_slider_is_select_pivot_max_mean() {
             assert_eq!(marks, json!(1));
         } else {
             assert_eq!(cli.status.code(), Some(1), "{cli:?}");
-            let status = b
-                .wait_text("[data-testid=pb-select-status]", "No pivot selected")
-                .await;
+            let status = b.wait_testid("pb-select-status", "No pivot selected").await;
             let stderr = String::from_utf8(cli.stderr).unwrap();
             let why = stderr.split_once("': ").unwrap().1.trim();
             assert!(status.contains(why), "{status} / {stderr}");
-            assert_eq!(
-                b.eval("return document.querySelectorAll('[data-testid^=pb-download-selected]').length").await,
-                json!(0)
-            );
+            assert_eq!(b.count("[data-testid^=pb-download-selected]").await, 0);
         }
     }
     let bars = b
@@ -414,9 +379,7 @@ async fn selection_timing() {
         pivots.len() as f64 / 1e6,
         profile.len() as f64 / 1e6
     );
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.open_app(&server.url(), "#pivot-build").await;
+    let (server, b) = start_app("#pivot-build").await;
     b.choose_file("pb-pivots-file", &dir.path().join("big.jsonl"))
         .await;
     b.choose_file("pb-profile-file", &dir.path().join("big_prof.jsonl"))

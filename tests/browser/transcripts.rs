@@ -11,7 +11,7 @@ async fn the_rollout_panel_moves_through_transcripts() {
     let (_server, b) = open(None, 1440, 900).await;
     let mut checks = Checks::default();
     b.click("[data-testid=task-row]").await;
-    let title = b.wait_text("[data-testid=rollout-title]", "rollout").await;
+    let title = b.wait_testid("rollout-title", "rollout").await;
     checks.check(
         AGENTS.iter().any(|a| title.ends_with(a)),
         format!("no agent in {title}"),
@@ -21,7 +21,7 @@ async fn the_rollout_panel_moves_through_transcripts() {
     if place.is_some() {
         b.click_testid("rollout-next").await;
         let second = soft_wait(&b, "[data-testid=rollout-place]", "2 of 120 shown", 3).await;
-        let title2 = b.wait_text("[data-testid=rollout-title]", "rollout").await;
+        let title2 = b.wait_testid("rollout-title", "rollout").await;
         checks.check(second.is_some() && title2 != title, "next → did not move");
         b.eval("document.activeElement.blur(); document.body.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true}))").await;
         checks.check(
@@ -46,7 +46,7 @@ async fn the_rollout_panel_moves_through_transcripts() {
         checks.check(repeats == 4, format!("{repeats} repeats"));
         b.eval("Array.from(document.querySelectorAll('[data-testid=rollout-repeat]')).find(x => !x.disabled).click()").await;
         tokio::time::sleep(std::time::Duration::from_millis(400)).await;
-        let title3 = b.wait_text("[data-testid=rollout-title]", "rollout").await;
+        let title3 = b.wait_testid("rollout-title", "rollout").await;
         checks.check(title3 != title2, "a repeat did not open");
         // Find in the transcript.
         b.eval(

@@ -6,8 +6,10 @@
 //! chromium: scripts/test.sh.
 
 use crate::common;
+use crate::common::assert_contains;
+use crate::common::browser::start_app;
 
-use common::browser::{dist, Browser};
+use common::browser::Browser;
 use common::static_server::StaticServer;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -129,11 +131,9 @@ fn verdict_files(dir: &Path) -> Vec<PathBuf> {
 
 /// The app at `hash` with `files` chosen together.
 async fn open_with(files: &[PathBuf], hash: &str) -> (StaticServer, Browser) {
-    let server = StaticServer::start(&dist());
-    let b = Browser::start().await;
-    b.open_app(&server.url(), hash).await;
+    let (server, b) = start_app(hash).await;
     b.choose_files("files", files).await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
+    b.wait_testid("status", "Profile ready").await;
     (server, b)
 }
 
@@ -143,55 +143,35 @@ async fn verdict_files_dropped_with_the_run_show_on_the_health_page() {
     let mut files = run(tmp.path());
     files.extend(verdict_files(tmp.path()));
     let (_server, b) = open_with(&files, "").await;
-    let roles = b
-        .wait_text("[data-testid=file-roles]", "rollout_verdicts.jsonl")
-        .await;
-    assert!(
-        roles.contains("summary-a.json — NeMo Gym health summary"),
-        "{roles}"
-    );
+    let roles = b.wait_testid("file-roles", "rollout_verdicts.jsonl").await;
+    assert_contains(&roles, "summary-a.json — NeMo Gym health summary");
     b.click_testid("tab-health").await;
     let verdicts = b
-        .wait_text("[data-testid=health-upstream-verdicts]", "unhealthy 2")
+        .wait_testid("health-upstream-verdicts", "unhealthy 2")
         .await;
     assert!(verdicts.contains("healthy 1"), "{verdicts}");
     // Findings per check id, the ones with none counted but not listed.
     let issues = b
-        .wait_text("[data-testid=health-upstream-issues]", "record_unreadable")
+        .wait_testid("health-upstream-issues", "record_unreadable")
         .await;
     assert!(!issues.contains("model_call_failed"), "{issues}");
-    b.wait_text(
-        "[data-testid=health-upstream]",
-        "checks without findings: 1",
-    )
-    .await;
-    let rollouts = b
-        .wait_text("[data-testid=health-upstream-rollouts]", "5 rollouts")
+    b.wait_testid("health-upstream", "checks without findings: 1")
         .await;
-    assert!(
-        rollouts.contains("4 of the run's 4 rollouts have a verdict"),
-        "{rollouts}"
-    );
+    let rollouts = b
+        .wait_testid("health-upstream-rollouts", "5 rollouts")
+        .await;
+    assert_contains(&rollouts, "4 of the run's 4 rollouts have a verdict");
     // Upstream's unhealthy rollouts: the run's one opens; the unreadable record is named.
     let unhealthy = b
-        .wait_text(
-            "[data-testid=health-upstream-unhealthy]",
+        .wait_testid(
+            "health-upstream-unhealthy",
             "__unreadable_record__:input-0:line-9",
         )
         .await;
-    assert!(
-        unhealthy.contains("task 1 · rollout 0 (1-0)"),
-        "{unhealthy}"
-    );
-    assert_eq!(
-        b.eval("return document.querySelectorAll('[data-testid=health-upstream-open]').length")
-            .await,
-        json!(1)
-    );
+    assert_contains(&unhealthy, "task 1 · rollout 0 (1-0)");
+    assert_eq!(b.count("[data-testid=health-upstream-open]").await, 1);
     // The worst rollouts carry upstream's verdict beside gymscope's reason.
-    let worst = b
-        .wait_text("[data-testid=health-worst-upstream]", "unhealthy · ")
-        .await;
+    let worst = b.wait_testid("health-worst-upstream", "unhealthy · ").await;
     assert!(worst.contains(EVIL_CHECK), "{worst}");
     b.close().await;
 }
@@ -201,8 +181,7 @@ async fn verdict_files_dropped_after_the_run_are_read_with_it() {
     let tmp = tempfile::tempdir().unwrap();
     let (_server, b) = open_with(&run(tmp.path()), "").await;
     b.click_testid("tab-health").await;
-    b.wait_text("[data-testid=health-headline]", "4 rollouts")
-        .await;
+    b.wait_testid("health-headline", "4 rollouts").await;
     assert_eq!(
         b.eval("return document.querySelectorAll('[data-testid=health-upstream]').length")
             .await,
@@ -211,9 +190,9 @@ async fn verdict_files_dropped_after_the_run_are_read_with_it() {
     );
     b.click_testid("tab-profile").await;
     b.choose_files("files", &verdict_files(tmp.path())).await;
-    b.wait_text("[data-testid=status]", "Profile ready").await;
+    b.wait_testid("status", "Profile ready").await;
     b.click_testid("tab-health").await;
-    b.wait_text("[data-testid=health-upstream-rollouts]", "4 of the run's 4")
+    b.wait_testid("health-upstream-rollouts", "4 of the run's 4")
         .await;
     b.close().await;
 }
@@ -225,28 +204,16 @@ async fn hostile_check_ids_are_text_on_the_page_and_in_the_badge() {
     files.extend(verdict_files(tmp.path()));
     let (_server, b) = open_with(&files, "").await;
     b.click_testid("tab-health").await;
-    let issues = b
-        .wait_text("[data-testid=health-upstream-issues]", "onerror=")
-        .await;
+    let issues = b.wait_testid("health-upstream-issues", "onerror=").await;
     assert!(issues.contains(EVIL_CHECK), "{issues}");
     // Open upstream's unhealthy rollout: its badge names the check as text.
     b.click_testid("health-upstream-open").await;
     let badge = b
-        .wait_text(
-            "[data-testid=rollout-upstream-verdict]",
-            "NeMo Gym: unhealthy",
-        )
+        .wait_testid("rollout-upstream-verdict", "NeMo Gym: unhealthy")
         .await;
     assert!(badge.contains(EVIL_CHECK), "{badge}");
-    assert_eq!(
-        b.eval("return window.__pwned === undefined").await,
-        json!(true)
-    );
-    assert_eq!(
-        b.eval("return document.querySelectorAll('main img, main script').length")
-            .await,
-        json!(0)
-    );
+    b.assert_no_script_ran().await;
+    assert_eq!(b.count("main img, main script").await, 0);
     b.close().await;
 }
 
@@ -256,11 +223,8 @@ async fn a_rollouts_badge_says_what_upstream_could_not_observe() {
     let mut files = run(tmp.path());
     files.extend(verdict_files(tmp.path()));
     let (_server, b) = open_with(&files, "#profile&task=0&rollout=1").await;
-    b.wait_text(
-        "[data-testid=rollout-upstream-verdict]",
-        "NeMo Gym: unobserved",
-    )
-    .await;
+    b.wait_testid("rollout-upstream-verdict", "NeMo Gym: unobserved")
+        .await;
     let title = b
         .eval("return document.querySelector('[data-testid=rollout-upstream-verdict]').title")
         .await;
@@ -273,7 +237,7 @@ async fn ng_trajectory_turns_show_with_tokens_and_tool_timings() {
     let tmp = tempfile::tempdir().unwrap();
     let (_server, b) = open_with(&run(tmp.path()), "#profile&task=0&rollout=0").await;
     let turns = b
-        .wait_text("[data-testid=rollout-trajectory]", "Turns (ng_trajectory)")
+        .wait_testid("rollout-trajectory", "Turns (ng_trajectory)")
         .await;
     assert_eq!(
         b.eval("return Array.from(document.querySelectorAll('[data-testid=rollout-turn] .turn-head')).map(e => e.textContent)")
@@ -315,9 +279,9 @@ async fn output_items_show_their_generated_token_count() {
     assert!(note.contains("5 tokens generated"), "{note}");
     // Without ng_trajectory the response is shown as recorded, with no turns.
     assert_eq!(
-        b.eval("return document.querySelectorAll('[data-testid=rollout-trajectory], [data-testid=rollout-recorded]').length")
+        b.count("[data-testid=rollout-trajectory], [data-testid=rollout-recorded]")
             .await,
-        json!(0)
+        0
     );
     b.close().await;
 }

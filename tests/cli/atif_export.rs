@@ -6,6 +6,7 @@
 //! (`(gymscope: ...)`), so reasons are compared with whitespace folded and that detail cut.
 
 use crate::common;
+use crate::common::assert_contains;
 
 use common::*;
 use std::fs;
@@ -46,12 +47,7 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 fn every_recorded_export_gives_v07s_files_or_reasons() {
     let root = std::env::var_os("GYMSCOPE_ATIF_V07")
         .map_or_else(|| repo_root().join("tests/fixtures/atif-v07"), Into::into);
-    let mut cases: Vec<_> = fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("rollouts.jsonl").exists())
-        .collect();
-    cases.sort();
+    let cases = crate::common::fixture_files::case_dirs(&root, "rollouts.jsonl");
     let (mut ok, mut refused) = (0, 0);
     let mut failures = Vec::new();
     for case in &cases {
@@ -160,11 +156,7 @@ fn an_existing_output_folder_is_refused_and_left_as_it_was() {
         "s",
     ]);
     assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
-    assert!(
-        output_text(&out).contains("Output path already exists"),
-        "{}",
-        output_text(&out)
-    );
+    assert_contains(&output_text(&out), "Output path already exists");
     assert_eq!(
         fs::read_to_string(out_dir.join("keep.txt")).unwrap(),
         "mine"
@@ -275,7 +267,6 @@ fn a_refused_export_leaves_no_folder_it_made() {
 fn a_signal_during_an_export_leaves_nothing() {
     use std::os::unix::process::ExitStatusExt;
     use std::process::{Command, Stdio};
-    use std::time::{Duration, Instant};
     let case = repo_root().join("tests/fixtures/atif-v07/tool_then_answer");
     let line = read_text(&case.join("rollouts.jsonl"))
         .lines()
@@ -312,28 +303,13 @@ fn a_signal_during_an_export_leaves_nothing() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let start = Instant::now();
-        let mut signalled = false;
-        while start.elapsed() < Duration::from_secs(120) {
-            if child.try_wait().unwrap().is_some() {
-                break;
-            }
-            let staged = fs::read_dir(&made)
+        let signalled = crate::common::signal_when(&mut child, sig, || {
+            fs::read_dir(&made)
                 .into_iter()
                 .flatten()
                 .flatten()
-                .any(|e| fs::read_dir(e.path()).is_ok_and(|mut d| d.next().is_some()));
-            if staged {
-                #[allow(unsafe_code)] // the signal under test
-                // SAFETY: kill(2) on our own child's pid.
-                unsafe {
-                    libc::kill(child.id() as i32, sig)
-                };
-                signalled = true;
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(2));
-        }
+                .any(|e| fs::read_dir(e.path()).is_ok_and(|mut d| d.next().is_some()))
+        });
         let out = child.wait_with_output().unwrap();
         assert!(
             signalled,

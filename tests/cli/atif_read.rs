@@ -5,6 +5,7 @@
 //! a named error and nothing outside the folder is read. And `validate-atif`.
 
 use crate::common;
+use crate::common::assert_contains;
 
 use common::harbor_job::trajectory;
 use common::*;
@@ -14,13 +15,7 @@ use std::path::{Path, PathBuf};
 
 fn exported_cases() -> Vec<PathBuf> {
     let root = repo_root().join("tests/fixtures/atif-v07");
-    let mut cases: Vec<PathBuf> = fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("expected/out/manifest.jsonl").exists())
-        .collect();
-    cases.sort();
-    cases
+    crate::common::fixture_files::case_dirs(&root, "expected/out/manifest.jsonl")
 }
 
 fn s(p: &Path) -> String {
@@ -126,11 +121,7 @@ fn without_rewards_the_run_says_so_and_profile_reads_it_with_them() {
         "reward >= 1",
     ]);
     assert!(out.status.success(), "{}", output_text(&out));
-    assert!(
-        output_text(&out).contains("3 of them have no reward"),
-        "{}",
-        output_text(&out)
-    );
+    assert_contains(&output_text(&out), "3 of them have no reward");
 
     let tmp = tempfile::tempdir().unwrap();
     let copy = tmp.path().join("eval_atif");
@@ -180,11 +171,7 @@ fn harbor_job_folders_read_their_trials_rewards() {
         "{}",
         output_text(&out)
     );
-    assert!(
-        output_text(&out).contains("Harbor job, 3 trials"),
-        "{}",
-        output_text(&out)
-    );
+    assert_contains(&output_text(&out), "Harbor job, 3 trials");
 }
 
 #[test]
@@ -207,10 +194,9 @@ fn single_files_multimodal_subagents_and_zero_call_steps_are_read() {
     assert!(v.status.success(), "{}", output_text(&v));
     let v = run_gymscope(&["validate-atif", &s(&f)]);
     assert_eq!(v.status.code(), Some(1));
-    assert!(
-        output_text(&v).contains("referenced image file does not exist: img.png"),
-        "{}",
-        output_text(&v)
+    assert_contains(
+        &output_text(&v),
+        "referenced image file does not exist: img.png",
     );
 }
 
@@ -300,11 +286,7 @@ fn hostile_atif_ends_in_a_named_error_and_nothing_outside_is_read() {
     refused(&bad, "not JSON");
     let v = run_gymscope(&["validate-atif", &s(&bad), &s(&deep)]);
     assert_eq!(v.status.code(), Some(1), "{}", output_text(&v));
-    assert!(
-        output_text(&v).contains("invalid JSON"),
-        "{}",
-        output_text(&v)
-    );
+    assert_contains(&output_text(&v), "invalid JSON");
     // Nothing is left in the temporary folder's place.
     let leftovers: Vec<_> = fs::read_dir(std::env::temp_dir())
         .unwrap()

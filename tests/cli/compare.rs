@@ -4,6 +4,8 @@
 //! `tests/compare_report.rs`.
 
 use crate::common;
+use crate::common::assert_contains;
+use crate::common::assert_success;
 use crate::common::compare_runs;
 
 use common::run_gymscope;
@@ -254,11 +256,7 @@ fn upstream_profile_files_pair_with_their_runs() {
 
 fn json_of(args: &[&str]) -> Value {
     let out = run_gymscope(args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -338,14 +336,11 @@ fn cli_json_schema() {
     // Text: headline, transition table, regressions.
     let out = run_gymscope(&["compare", &ra, &rb]);
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        text.contains("Paired 4 tasks by content (1 only in A, 0 only in B)"),
-        "{text}"
+    assert_contains(
+        &text,
+        "Paired 4 tasks by content (1 only in A, 0 only in B)",
     );
-    assert!(
-        text.contains("Mean reward: A 0.625 → B 0.375 (Δ -0.25, 95% CI"),
-        "{text}"
-    );
+    assert_contains(&text, "Mean reward: A 0.625 → B 0.375 (Δ -0.25, 95% CI");
     assert!(text.contains("all_success"), "{text}");
     assert!(text.contains("Largest regressions:"), "{text}");
 }
@@ -375,10 +370,7 @@ fn errors_name_file_line_and_column() {
     )
     .unwrap();
     let e = err(&["compare", &ra, profile.to_str().unwrap()]);
-    assert!(
-        e.contains("p_reward_profiling.jsonl' at line 2, column 3"),
-        "{e}"
-    );
+    assert_contains(&e, "p_reward_profiling.jsonl' at line 2, column 3");
     std::fs::write(
         &profile,
         "{\"_ng_task_index\":0,\"mean/reward\":1.0,\"rollout_infos\":[]}\n",
@@ -391,10 +383,7 @@ fn errors_name_file_line_and_column() {
     let other = run(&[task(0, "unrelated", &[1.0])], 0.6, 0);
     let (_, ro) = write_run(dir.path(), "other", &other);
     let e = err(&["compare", &ra, &ro]);
-    assert!(
-        e.contains("no task of 'a.jsonl' is in 'other.jsonl'"),
-        "{e}"
-    );
+    assert_contains(&e, "no task of 'a.jsonl' is in 'other.jsonl'");
     assert!(e.contains("--pair-by index"), "{e}");
 
     // A rollouts file without its inputs beside it; a file that is neither.
@@ -403,10 +392,7 @@ fn errors_name_file_line_and_column() {
     let e = err(&["compare", &ra, lonely.to_str().unwrap()]);
     assert!(e.contains("INPUTS:ROLLOUTS"), "{e}");
     let e = err(&["compare", &ra, "missing.jsonl"]);
-    assert!(
-        e.contains("Input file not found: 'missing.jsonl' (B)"),
-        "{e}"
-    );
+    assert_contains(&e, "Input file not found: 'missing.jsonl' (B)");
 
     // The report never replaces an input: refused as a usage error (exit 2) before writing.
     let before = std::fs::read(&ra).unwrap();

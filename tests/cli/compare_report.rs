@@ -4,6 +4,7 @@
 //! atomically. The browser side is `tests/browser_compare.rs`.
 
 use crate::common;
+use crate::common::assert_success;
 use crate::common::compare_runs;
 
 use crate::common::gen_run;
@@ -142,11 +143,7 @@ fn report_from_the_cli_with_a_profile_file_side() {
         "a vs b",
     ];
     let first = run_gymscope(&args);
-    assert!(
-        first.status.success(),
-        "{}",
-        String::from_utf8_lossy(&first.stderr)
-    );
+    assert_success(&first);
     let html = std::fs::read_to_string(&out).unwrap();
     assert!(run_gymscope(&args).status.success());
     assert_eq!(std::fs::read_to_string(&out).unwrap(), html, "same bytes");

@@ -197,20 +197,15 @@ fn base(command: &str, flag: Option<&str>) -> Option<Vec<&'static str>> {
             "{out}/merged.jsonl",
             "--disable-aggregation",
         ],
-        ("collect", Some("--model-call-capture-dir")) => vec![
-            "collect",
-            "-i",
-            "{in}/r_materialized_inputs.jsonl",
-            "-o",
-            "{out}/col.jsonl",
-            "-a",
-            "x",
-            "--head-server",
-            "127.0.0.1:9",
-            "--observability",
-            "--model-call-capture-dir",
-            "{in}/capture",
-        ],
+        ("collect", Some("--model-call-capture-dir")) => {
+            let mut observed = base_of("collect")?;
+            observed.extend([
+                "--observability",
+                "--model-call-capture-dir",
+                "{in}/capture",
+            ]);
+            observed
+        }
         _ => return base_of(command),
     })
 }

@@ -1,6 +1,7 @@
 //! Where a user meets the tool first: missing output folders, outputs that are devices, and
 //! outputs that are files a command reads beside its inputs.
 
+use crate::common::assert_contains;
 use crate::common::{fixtures_dir, repo_root, run_gymscope};
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -555,11 +556,7 @@ fn build_pivot_refuses_to_write_over_its_tools_or_one_output_over_another() {
     // `--config-out` equal to `--output`.
     let r = run(&[&base[..], &["--output", s(&out), "--config-out", s(&out)]].concat());
     assert_eq!(r.status.code(), Some(2), "{}", text(&r));
-    assert!(
-        text(&r).contains("is both --output and --config-out"),
-        "{}",
-        text(&r)
-    );
+    assert_contains(&text(&r), "is both --output and --config-out");
     assert!(!out.exists());
 }
 

@@ -3,6 +3,7 @@
 #![allow(unsafe_code)] // libc: mkfifo, setrlimit before exec, kill
 
 use crate::common::{self, output_text, run_gymscope};
+use crate::common::{assert_contains, assert_lacks};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -126,11 +127,7 @@ fn huge_durations_are_refused_not_a_panic() {
             "{flag:?}: {}",
             output_text(&out)
         );
-        assert!(
-            !output_text(&out).contains("panicked"),
-            "{}",
-            output_text(&out)
-        );
+        assert_lacks(&output_text(&out), "panicked");
     }
 }
 
@@ -679,11 +676,7 @@ fn hydra_dicts_are_parsed_as_hydra_parses_them() {
             "127.0.0.1:9",
         ]);
         assert_eq!(out.status.code(), Some(2), "{map}: {}", output_text(&out));
-        assert!(
-            output_text(&out).contains("--agent-map"),
-            "{}",
-            output_text(&out)
-        );
+        assert_contains(&output_text(&out), "--agent-map");
     }
 }
 

@@ -1,6 +1,7 @@
 //! `gymscope profile` on every real NeMo Gym example against what upstream wrote for it.
 
 use crate::common;
+use crate::common::run_on;
 
 use common::*;
 use std::fs;
@@ -31,26 +32,8 @@ fn every_fixture_matches_upstream_outputs_and_summary() {
         .unwrap();
         fs::copy(dir.join(&rollouts_name), &rollouts).unwrap();
 
-        let out = run_gymscope(&[
-            "profile",
-            "--inputs",
-            inputs.to_str().unwrap(),
-            "--rollouts",
-            rollouts.to_str().unwrap(),
-        ]);
-        assert!(
-            out.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let stdout = String::from_utf8(out.stdout)
-            .unwrap()
-            .replace(tmp.path().to_str().unwrap(), "<dir>");
-        assert_eq!(
-            stdout,
-            fs::read_to_string(expected.join("stdout.txt")).unwrap(),
-            "{name}: summary"
-        );
+        let out = run_on("profile", &inputs, &rollouts, &[]);
+        assert_summary(&out, tmp.path(), &expected, &name);
 
         let got =
             fs::read_to_string(tmp.path().join(format!("{stem}_reward_profiling.jsonl"))).unwrap();
@@ -159,6 +142,27 @@ fn numeric_agent_names_are_a_repeat_level_column() {
     v07_case("numeric_agent_name");
 }
 
+/// Stops the test unless `out` succeeded and printed the summary in `expected/stdout.txt`
+/// (`<dir>` standing for its output folder `tmp`).
+fn assert_summary(
+    out: &std::process::Output,
+    tmp: &std::path::Path,
+    expected: &std::path::Path,
+    name: &str,
+) {
+    assert!(
+        out.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout).replace(tmp.to_str().unwrap(), "<dir>");
+    assert_eq!(
+        stdout,
+        fs::read_to_string(expected.join("stdout.txt")).unwrap(),
+        "{name}: summary"
+    );
+}
+
 /// `gymscope profile` on a case folder writes what v0.7.0 wrote for it (`expected/`).
 fn same_as_recorded(dir: &std::path::Path) {
     {
@@ -178,20 +182,8 @@ fn same_as_recorded(dir: &std::path::Path) {
         ];
         argv.extend(args.split_whitespace().map(String::from));
         let out = run_gymscope(&argv.iter().map(String::as_str).collect::<Vec<_>>());
-        assert!(
-            out.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
         let expected = dir.join("expected");
-        let stdout = String::from_utf8(out.stdout)
-            .unwrap()
-            .replace(tmp.path().to_str().unwrap(), "<dir>");
-        assert_eq!(
-            stdout,
-            fs::read_to_string(expected.join("stdout.txt")).unwrap(),
-            "{name}: summary"
-        );
+        assert_summary(&out, tmp.path(), &expected, &name);
         let got = fs::read_to_string(tmp.path().join("rollouts_reward_profiling.jsonl")).unwrap();
         let want = fs::read_to_string(expected.join("rollouts_reward_profiling.jsonl")).unwrap();
         assert_profiles_eq(&got, &want, &name);

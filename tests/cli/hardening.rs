@@ -5,15 +5,14 @@
 #![allow(unsafe_code)] // libc::mkfifo and libc::kill make the FIFOs and signals under test
 
 use crate::common;
+use crate::common::assert_contains;
 use crate::common::gen_run;
+use crate::common::run_gymscope as gymscope;
+use crate::common::run_on;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-fn gymscope(args: &[&str]) -> Output {
-    common::run_gymscope(args)
-}
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
@@ -54,21 +53,9 @@ fn a_line_over_the_limit_fails_naming_file_and_line_in_every_command() {
     let limit = "300"; // blackjack rows are longer than this
     let want = "line 1 is longer than 300 bytes";
 
-    let o = gymscope(&[
-        "profile",
-        "--inputs",
-        s(&m),
-        "--rollouts",
-        s(&r),
-        "--max-line-bytes",
-        limit,
-    ]);
+    let o = run_on("profile", &m, &r, &["--max-line-bytes", limit]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains(&format!("'{}' {want}", s(&m))),
-        "{}",
-        stderr(&o)
-    );
+    assert_contains(&stderr(&o), &format!("'{}' {want}", s(&m)));
 
     let o = gymscope(&[
         "report",
@@ -84,23 +71,14 @@ fn a_line_over_the_limit_fails_naming_file_and_line_in_every_command() {
 
     let o = gymscope(&["validate-pivot", "--path", s(&r), "--max-line-bytes", limit]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains(&format!("validation failed: '{}' {want}", s(&r))),
-        "{}",
-        stderr(&o)
+    assert_contains(
+        &stderr(&o),
+        &format!("validation failed: '{}' {want}", s(&r)),
     );
 
     // `report --profile` reads the profiling file whole: the limit applies there too.
     let out = dir.path().join("out");
-    let o = gymscope(&[
-        "profile",
-        "--inputs",
-        s(&m),
-        "--rollouts",
-        s(&r),
-        "--out-dir",
-        s(&out),
-    ]);
+    let o = run_on("profile", &m, &r, &["--out-dir", s(&out)]);
     assert!(o.status.success(), "{}", stderr(&o));
     let profiling = out.join("r_reward_profiling.jsonl");
     let o = gymscope(&[
@@ -111,11 +89,7 @@ fn a_line_over_the_limit_fails_naming_file_and_line_in_every_command() {
         limit,
     ]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains(&format!("'{}' {want}", s(&profiling))),
-        "{}",
-        stderr(&o)
-    );
+    assert_contains(&stderr(&o), &format!("'{}' {want}", s(&profiling)));
 
     // A device that never ends a line: bounded by the limit, not by memory.
     let o = gymscope(&[
@@ -128,10 +102,9 @@ fn a_line_over_the_limit_fails_naming_file_and_line_in_every_command() {
         "1000000",
     ]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("'/dev/zero' line 1 is longer than 1000000 bytes"),
-        "{}",
-        stderr(&o)
+    assert_contains(
+        &stderr(&o),
+        "'/dev/zero' line 1 is longer than 1000000 bytes",
     );
     assert!(temps(dir.path()).is_empty());
 }
@@ -293,11 +266,7 @@ fn no_command_writes_over_one_of_its_inputs() {
     for o in [&r, &link, &dotted] {
         let out = gymscope(&["report", "--inputs", s(&m), "--rollouts", s(&r), "-o", s(o)]);
         assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-        assert!(
-            stderr(&out).contains("refusing to write"),
-            "{}",
-            stderr(&out)
-        );
+        assert_contains(&stderr(&out), "refusing to write");
     }
 
     // validate-pivot --fix onto --path.
@@ -307,7 +276,7 @@ fn no_command_writes_over_one_of_its_inputs() {
     // profile: an input named like the output it would write.
     let named = dir.path().join("r_reward_profiling.jsonl");
     std::fs::rename(&m, &named).unwrap();
-    let out = gymscope(&["profile", "--inputs", s(&named), "--rollouts", s(&r)]);
+    let out = run_on("profile", &named, &r, &[]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("(--inputs)"), "{}", stderr(&out));
     std::fs::rename(&named, &m).unwrap();
@@ -381,20 +350,14 @@ fn merge_checks_everything_before_writing() {
         let o = merge(&out);
         assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
         let e = stderr(&o);
-        assert!(
-            e.contains(&format!("r-shard1-of-2.jsonl' line 1: field `_ng_rollout_index` must be an integer, found {found}")),
-            "{e}"
-        );
+        assert_contains(&e, &format!("r-shard1-of-2.jsonl' line 1: field `_ng_rollout_index` must be an integer, found {found}"));
         assert!(!out.exists() && !d.join("m_materialized_inputs.jsonl").exists());
     }
 
     // Bad JSON: one line number (the file's), the column, and "invalid UTF-8" as `profile` says.
     std::fs::write(shard(1), b"{\"_ng_task_index\":1,\n").unwrap();
     let e = stderr(&merge(&d.join("m.jsonl")));
-    assert!(
-        e.contains("r-shard1-of-2.jsonl' line 1: Malformed JSON at column"),
-        "{e}"
-    );
+    assert_contains(&e, "r-shard1-of-2.jsonl' line 1: Malformed JSON at column");
     assert!(!e.contains("at line 1 column"), "{e}");
     std::fs::write(shard(1), b"{\"_ng_task_index\":1,\"x\":\"\xff\"}\n").unwrap();
     let e = stderr(&merge(&d.join("m.jsonl")));
@@ -406,7 +369,7 @@ fn merge_checks_everything_before_writing() {
 fn swapped_or_identical_run_files_are_named() {
     let dir = tempfile::tempdir().unwrap();
     let (m, r) = example_run(dir.path());
-    let o = gymscope(&["profile", "--inputs", s(&r), "--rollouts", s(&m)]);
+    let o = run_on("profile", &r, &m, &[]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
     assert!(
@@ -449,13 +412,7 @@ fn messages_say_what_they_found_once() {
             format!("{{\"_ng_task_index\":{value},\"_ng_rollout_index\":0,\"reward\":1}}\n"),
         )
         .unwrap();
-        let o = gymscope(&[
-            "profile",
-            "--inputs",
-            s(&inputs),
-            "--rollouts",
-            s(&rollouts),
-        ]);
+        let o = run_on("profile", &inputs, &rollouts, &[]);
         assert_eq!(o.status.code(), Some(1));
         assert!(
             stderr(&o).contains(&format!(
@@ -481,11 +438,7 @@ fn messages_say_what_they_found_once() {
     std::fs::write(&p, b"{\"_ng_task_index\":0,\"mean/reward\":\"\xff\"}\n").unwrap();
     let o = gymscope(&["report", "--profile", s(&p)]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("line 1, column 36: invalid UTF-8"),
-        "{}",
-        stderr(&o)
-    );
+    assert_contains(&stderr(&o), "line 1, column 36: invalid UTF-8");
 }
 
 #[test]
@@ -509,19 +462,7 @@ fn a_signal_during_a_write_leaves_no_temporary_file() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    let mut signalled = false;
-    while start.elapsed() < Duration::from_secs(120) {
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        if !temps(&out).is_empty() {
-            unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-            signalled = true;
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    }
+    let signalled = common::signal_when(&mut child, libc::SIGTERM, || !temps(&out).is_empty());
     let status = child.wait().unwrap();
     assert!(signalled, "the write was not caught in progress");
     use std::os::unix::process::ExitStatusExt;

@@ -3,18 +3,14 @@
 //! section with hostile text.
 
 use crate::common;
+use crate::common::assert_contains;
+use crate::common::assert_success;
 use crate::common::gen_run;
+use crate::common::run_gymscope as gymscope;
+use crate::common::run_on;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn gymscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 fn fixture(name: &str) -> (PathBuf, PathBuf) {
     let dir = common::fixtures_dir().join(name);
@@ -31,11 +27,7 @@ fn fixture(name: &str) -> (PathBuf, PathBuf) {
 
 fn json(args: &[&str]) -> Value {
     let out = gymscope(args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -356,9 +348,9 @@ fn fail_on_bad_exits_3_and_findings_alone_never_change_the_exit_code() {
     let out = gymscope(&["health", fixture("polymath").0.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(
-        err.contains("example_rollouts.jsonl' line 1: field `_ng_task_index` is missing"),
-        "{err}"
+    assert_contains(
+        &err,
+        "example_rollouts.jsonl' line 1: field `_ng_task_index` is missing",
     );
 }
 
@@ -497,30 +489,15 @@ fn upstream_verdict_files_beside_the_rollouts_are_shown() {
     assert_eq!(u["rollout_verdicts"]["unhealthy"][0]["rollout_id"], "3-0");
     let out = gymscope(&["health", r.to_str().unwrap()]);
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        text.contains("verdicts healthy 0, unhealthy 1, unobserved 4"),
-        "{text}"
-    );
-    assert!(
-        text.contains("unhealthy: task 3 rollout 0 (3-0): model_call_last_failed"),
-        "{text}"
+    assert_contains(&text, "verdicts healthy 0, unhealthy 1, unobserved 4");
+    assert_contains(
+        &text,
+        "unhealthy: task 3 rollout 0 (3-0): model_call_last_failed",
     );
     // The report shows them too.
     let html = dir.path().join("r.html");
-    let out = gymscope(&[
-        "report",
-        "--inputs",
-        i.to_str().unwrap(),
-        "--rollouts",
-        r.to_str().unwrap(),
-        "-o",
-        html.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run_on("report", &i, &r, &["-o", html.to_str().unwrap()]);
+    assert_success(&out);
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(
         page.contains("findings by check model_call_last_failed 1"),
@@ -568,26 +545,14 @@ fn report_health_section_escapes_hostile_text() {
     std::fs::write(&i, inputs).unwrap();
     std::fs::write(&r, rollouts).unwrap();
     let html = dir.path().join("h.html");
-    let out = gymscope(&[
-        "report",
-        "--inputs",
-        i.to_str().unwrap(),
-        "--rollouts",
-        r.to_str().unwrap(),
-        "-o",
-        html.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run_on("report", &i, &r, &["-o", html.to_str().unwrap()]);
+    assert_success(&out);
     let page = std::fs::read_to_string(&html).unwrap();
     let start = page.find("<section id=\"health\">").unwrap();
     let section = &page[start..start + page[start..].find("</section>").unwrap()];
-    assert!(
-        section.contains("&lt;/script&gt;&lt;script&gt;window.__pwned=1&lt;/script&gt;"),
-        "{section}"
+    assert_contains(
+        section,
+        "&lt;/script&gt;&lt;script&gt;window.__pwned=1&lt;/script&gt;",
     );
     assert!(
         !section.contains("<script")
@@ -599,15 +564,7 @@ fn report_health_section_escapes_hostile_text() {
     assert!(section.contains("bad:"), "{section}");
     // Same inputs, same bytes.
     let again = dir.path().join("h2.html");
-    gymscope(&[
-        "report",
-        "--inputs",
-        i.to_str().unwrap(),
-        "--rollouts",
-        r.to_str().unwrap(),
-        "-o",
-        again.to_str().unwrap(),
-    ]);
+    run_on("report", &i, &r, &["-o", again.to_str().unwrap()]);
     assert_eq!(std::fs::read(&again).unwrap(), page.as_bytes());
     // The health command's JSON keeps the payloads as data.
     let h = json(&[
@@ -629,10 +586,7 @@ fn a_line_over_the_limit_names_the_file_and_line_even_on_a_device() {
     let out = gymscope(&["health", "/dev/zero", "--max-line-bytes", "1000000"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(
-        err.contains("'/dev/zero' line 1 is longer than 1000000 bytes (the limit; raise it with --max-line-bytes)"),
-        "{err}"
-    );
+    assert_contains(&err, "'/dev/zero' line 1 is longer than 1000000 bytes (the limit; raise it with --max-line-bytes)");
 }
 
 #[test]
@@ -650,31 +604,17 @@ fn a_row_health_cannot_read_costs_the_report_its_section_not_the_report() {
         String::from_utf8_lossy(&out.stderr).contains("line 1: field `agent_ref` is not an object")
     );
     let html = dir.path().join("r.html");
-    let out = gymscope(&[
-        "report",
-        "--inputs",
-        i.to_str().unwrap(),
-        "--rollouts",
-        r.to_str().unwrap(),
-        "-o",
-        html.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run_on("report", &i, &r, &["-o", html.to_str().unwrap()]);
+    assert_success(&out);
     assert!(String::from_utf8_lossy(&out.stderr).contains("Warning: no Health section:"));
     assert!(!std::fs::read_to_string(&html)
         .unwrap()
         .contains("<section id=\"health\">"));
 }
 
-/// A run that mixes agents and environment servers (NeMo Gym v0.7.0): health's agents are the
-/// labels v0.7.0's own profile gave the run (its `*_agent_metrics.json`), in both readers.
-#[test]
-fn agents_are_v07_labels_when_environment_servers_share_an_agent() {
-    let dir = common::repo_root().join("tests/fixtures/generated-v07/env_servers");
+/// The agent labels of v0.7.0's own profile of a run (its `expected/rollouts_agent_metrics.json`),
+/// sorted.
+pub(crate) fn v07_agent_labels(dir: &std::path::Path) -> Vec<String> {
     let metrics: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join("expected/rollouts_agent_metrics.json")).unwrap(),
     )
@@ -686,6 +626,15 @@ fn agents_are_v07_labels_when_environment_servers_share_an_agent() {
         .map(|a| a["agent_ref"]["name"].as_str().unwrap().to_string())
         .collect();
     labels.sort();
+    labels
+}
+
+/// A run that mixes agents and environment servers (NeMo Gym v0.7.0): health's agents are the
+/// labels v0.7.0's own profile gave the run (its `*_agent_metrics.json`), in both readers.
+#[test]
+fn agents_are_v07_labels_when_environment_servers_share_an_agent() {
+    let dir = common::repo_root().join("tests/fixtures/generated-v07/env_servers");
+    let labels = v07_agent_labels(&dir);
     let doc = json(&[
         "health",
         dir.join("rollouts.jsonl").to_str().unwrap(),

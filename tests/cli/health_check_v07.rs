@@ -20,12 +20,7 @@ fn every_recorded_run_dir_gives_v07s_files_lines_and_status() {
         .map_or_else(|| repo_root().join("tests/fixtures/health-v07"), Into::into);
     let mut checked = 0;
     let mut failures = Vec::new();
-    let mut cases: Vec<_> = fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("rollouts.jsonl").exists())
-        .collect();
-    cases.sort();
+    let cases = crate::common::fixture_files::case_dirs(&root, "rollouts.jsonl");
     for case in cases {
         let name = case.file_name().unwrap().to_string_lossy().to_string();
         let tmp = tempfile::tempdir().unwrap();

@@ -3,6 +3,8 @@
 //! generated agentic run, and on a run of hand-made edge rows; fed in chunks, and through
 //! `native::run_read` (every core, beside the profile), as `report` reads.
 
+use crate::common::assert_contains;
+use crate::common::assert_success;
 use crate::common::fixture_files;
 use crate::common::gen_run;
 
@@ -226,11 +228,7 @@ fn the_cli_on_every_core_gives_the_one_thread_report() {
         inputs.as_os_str(),
         rollouts.as_os_str(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let name = rollouts.display().to_string();
     let mut b = HealthBuilder::new(&name, 1.0);
     let in_name = inputs.display().to_string();
@@ -258,8 +256,5 @@ fn the_cli_on_every_core_gives_the_one_thread_report() {
     std::fs::write(&rollouts, lines.join("\n")).unwrap();
     let out = cli(&limit);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("line 1901 is longer than 65536"),
-        "{stderr}"
-    );
+    assert_contains(&stderr, "line 1901 is longer than 65536");
 }

@@ -129,6 +129,66 @@ pub(crate) fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     files
 }
 
+/// The seed (`MUTATION_SEED`, else `default_seed`), its generator and the time budget
+/// (`MUTATION_SECONDS`, else `default_seconds`).
+pub(crate) fn seeded(default_seed: u64, default_seconds: u64) -> (u64, Rng, Duration) {
+    let env = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(default)
+    };
+    let seed = env("MUTATION_SEED", default_seed);
+    let budget = Duration::from_secs(env("MUTATION_SECONDS", default_seconds));
+    (seed, Rng(seed | 1), budget)
+}
+
+/// The blackjack fixture's materialized inputs and rollouts, as bytes.
+pub(crate) fn blackjack() -> (Vec<u8>, Vec<u8>) {
+    let dir = common::fixtures_dir().join("blackjack");
+    let inputs = std::fs::read(dir.join("example_rollouts_materialized_inputs.jsonl")).unwrap();
+    let rollouts = std::fs::read(dir.join("example_rollouts.jsonl")).unwrap();
+    (inputs, rollouts)
+}
+
+/// A run in `d` (`m.jsonl`, `r.jsonl`) with one of its files mutated, or both; returns their bytes.
+pub(crate) fn mutated_run(
+    rng: &mut Rng,
+    inputs: &[u8],
+    rollouts: &[u8],
+    d: &Path,
+) -> (Vec<u8>, Vec<u8>) {
+    let which = rng.below(3);
+    let m_bytes = if which == 1 {
+        inputs.to_vec()
+    } else {
+        mutate(rng, inputs)
+    };
+    let r_bytes = if which != 0 {
+        mutate(rng, rollouts)
+    } else {
+        rollouts.to_vec()
+    };
+    std::fs::write(d.join("m.jsonl"), &m_bytes).unwrap();
+    std::fs::write(d.join("r.jsonl"), &r_bytes).unwrap();
+    (m_bytes, r_bytes)
+}
+
+/// Stops the test if a run changed one of its inputs: `before` and `after` are [`snapshot`]s.
+pub(crate) fn assert_inputs_unchanged(
+    inputs: &[PathBuf],
+    before: &[(PathBuf, Vec<u8>)],
+    after: &[(PathBuf, Vec<u8>)],
+    ctx: &str,
+) {
+    for (path, bytes) in before {
+        if inputs.contains(path) {
+            let now = after.iter().find(|(q, _)| q == path).map(|(_, b)| b);
+            assert_eq!(now, Some(bytes), "{ctx} changed {}", path.display());
+        }
+    }
+}
+
 pub(crate) struct Case<'a> {
     pub(crate) what: &'a str,
     pub(crate) args: Vec<String>,
@@ -203,21 +263,8 @@ pub(crate) fn check_replay(out: &Output, again: &Output, full: bool, ctx: &str) 
 
 #[test]
 fn mutated_inputs_never_panic_or_break_the_rules() {
-    let seed: u64 = std::env::var("MUTATION_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x5EED_0010);
-    let budget = Duration::from_secs(
-        std::env::var("MUTATION_SECONDS")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(45),
-    );
-    let mut rng = Rng(seed | 1);
-    let fixtures = common::fixtures_dir().join("blackjack");
-    let inputs =
-        std::fs::read(fixtures.join("example_rollouts_materialized_inputs.jsonl")).unwrap();
-    let rollouts = std::fs::read(fixtures.join("example_rollouts.jsonl")).unwrap();
+    let (seed, mut rng, budget) = seeded(0x5EED_0010, 45);
+    let (inputs, rollouts) = blackjack();
     let pivot = std::fs::read(
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/pivot/upstream/swe_pivot_example.jsonl"),
@@ -236,19 +283,7 @@ fn mutated_inputs_never_panic_or_break_the_rules() {
         let p = |n: &str| d.join(n);
         let s = |n: &str| p(n).to_string_lossy().into_owned();
         // The run's files, one of them mutated (or both).
-        let which = rng.below(3);
-        let m_bytes = if which == 1 {
-            inputs.clone()
-        } else {
-            mutate(&mut rng, &inputs)
-        };
-        let r_bytes = if which != 0 {
-            mutate(&mut rng, &rollouts)
-        } else {
-            rollouts.clone()
-        };
-        std::fs::write(p("m.jsonl"), &m_bytes).unwrap();
-        std::fs::write(p("r.jsonl"), &r_bytes).unwrap();
+        let (m_bytes, r_bytes) = mutated_run(&mut rng, &inputs, &rollouts, d);
         std::fs::write(p("pivots.jsonl"), mutate(&mut rng, &pivot)).unwrap();
         // A one-shard collection: the shard is the run itself.
         std::fs::write(p("c-shard0-of-1_materialized_inputs.jsonl"), &m_bytes).unwrap();
@@ -399,19 +434,8 @@ fn mutated_inputs_never_panic_or_break_the_rules() {
             *seen
                 .entry((case.what.to_string(), out.status.code().unwrap_or(-1)))
                 .or_default() += 1;
-            let after = snapshot(d);
-            for (path, bytes) in &before {
-                if case.inputs.contains(path) {
-                    let now = after.iter().find(|(p, _)| p == path).map(|(_, b)| b);
-                    assert_eq!(
-                        now,
-                        Some(bytes),
-                        "seed {seed} round {rounds}: {} changed {}",
-                        case.what,
-                        path.display()
-                    );
-                }
-            }
+            let ctx = format!("seed {seed} round {rounds}: {}", case.what);
+            assert_inputs_unchanged(&case.inputs, &before, &snapshot(d), &ctx);
         }
     }
     eprintln!(

@@ -7,7 +7,10 @@
 //!   MUTATION_SEED=7 MUTATION_SECONDS=600 cargo test --test cli mutation_commands
 
 use crate::common;
-use crate::mutation::{check, check_replay, mutate, snapshot, stdout_to, Case, Rng, NASTY};
+use crate::mutation::{
+    assert_inputs_unchanged, blackjack, check, check_replay, mutate, mutated_run, seeded, snapshot,
+    stdout_to, Case, Rng, NASTY,
+};
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -209,24 +212,13 @@ fn strings(args: &[&str]) -> Vec<String> {
 
 #[test]
 fn round_three_commands_hold_under_mutation() {
-    let seed: u64 = std::env::var("MUTATION_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x5EED_0042);
-    let budget = Duration::from_secs(
-        std::env::var("MUTATION_SECONDS")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(30),
-    );
-    let mut rng = Rng(seed | 1);
+    let (seed, mut rng, budget) = seeded(0x5EED_0042, 30);
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let blackjack = common::fixtures_dir().join("blackjack");
-    let inputs =
-        std::fs::read(blackjack.join("example_rollouts_materialized_inputs.jsonl")).unwrap();
-    let rollouts = std::fs::read(blackjack.join("example_rollouts.jsonl")).unwrap();
-    let profiling =
-        std::fs::read(blackjack.join("expected/example_rollouts_reward_profiling.jsonl")).unwrap();
+    let (inputs, rollouts) = blackjack();
+    let profiling = std::fs::read(
+        common::fixtures_dir().join("blackjack/expected/example_rollouts_reward_profiling.jsonl"),
+    )
+    .unwrap();
     // Pivots with their Gym config, built once from a multi-step run.
     let clean = tempfile::tempdir().unwrap();
     let built = common::run_gymscope(&[
@@ -270,19 +262,7 @@ fn round_three_commands_hold_under_mutation() {
         let tmp = tempfile::tempdir().unwrap();
         let d = tmp.path();
         let p = |n: &str| d.join(n);
-        let which = rng.below(3);
-        let m_bytes = if which == 1 {
-            inputs.clone()
-        } else {
-            mutate(&mut rng, &inputs)
-        };
-        let r_bytes = if which != 0 {
-            mutate(&mut rng, &rollouts)
-        } else {
-            rollouts.clone()
-        };
-        std::fs::write(p("m.jsonl"), &m_bytes).unwrap();
-        std::fs::write(p("r.jsonl"), &r_bytes).unwrap();
+        let (_, r_bytes) = mutated_run(&mut rng, &inputs, &rollouts, d);
         let r2 = if rng.below(2) == 0 {
             mutate(&mut rng, &rollouts)
         } else {
@@ -469,13 +449,7 @@ fn round_three_commands_hold_under_mutation() {
                     check_replay(&out, &again, full, &ctx);
                 }
             }
-            let after = snapshot(d);
-            for (path, bytes) in &before {
-                if case.inputs.contains(path) {
-                    let now = after.iter().find(|(q, _)| q == path).map(|(_, b)| b);
-                    assert_eq!(now, Some(bytes), "{ctx} changed {}", path.display());
-                }
-            }
+            assert_inputs_unchanged(&case.inputs, &before, &snapshot(d), &ctx);
             let copy = std::fs::read(p("hc/r.jsonl")).unwrap();
             assert_eq!(copy, r_bytes, "{ctx} changed hc/r.jsonl");
         }

@@ -1,6 +1,7 @@
 //! `validate-pivot --gym-repo DIR` (issue 10): upstream's import failure when DIR is not a Gym
 //! checkout; otherwise Gym's Pydantic rules for `responses_create_params`, checked by gymscope.
 
+use crate::common::assert_contains;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -92,8 +93,8 @@ fn with_a_checkout_rows_are_checked_against_gyms_model() {
     ] {
         assert!(stderr.contains(want), "{want}: {stderr}");
     }
-    assert!(
-        stderr.contains("[G] responses_create_params passes Gym's model (--gym-repo): 4"),
-        "{stderr}"
+    assert_contains(
+        &stderr,
+        "[G] responses_create_params passes Gym's model (--gym-repo): 4",
     );
 }

@@ -5,6 +5,8 @@
 //! upstream's single line exactly.
 
 use crate::common;
+use crate::common::assert_contains;
+use crate::common::assert_success;
 
 use serde_json::Value;
 use std::path::Path;
@@ -123,21 +125,13 @@ fn fix_turns_upstream_examples_into_valid_pivot_files() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "the original is invalid");
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("5 rows written"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_contains(&String::from_utf8_lossy(&out.stderr), "5 rows written");
     let out = Command::new(env!("CARGO_BIN_EXE_gymscope"))
         .args(["validate-pivot", "--agent-ref", agent, "--path"])
         .arg(&fixed)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     // Upstream's validator printed exactly this for the same normalized rows (case v20).
     let want = "rows: 5\nagent_ref:\n  single_step_tool_use_with_argument_comparison_agent: 5\nexpected_tool:\n  authenticate_user: 1\n  check_seat_availability: 1\n  transfer_to_human_agents: 1\nexpected_action_split:\n  function_call: 3 (60.00%)\n  message: 2 (40.00%)\navg_input_items: 11.00\navg_tools: 14.00\n";
     assert_eq!(String::from_utf8_lossy(&out.stdout), want);

@@ -11,13 +11,7 @@ use std::path::Path;
 
 fn fixtures() -> Vec<std::path::PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gym-examples");
-    let mut dirs: Vec<_> = std::fs::read_dir(root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("example_rollouts.jsonl").exists())
-        .collect();
-    dirs.sort();
-    dirs
+    crate::common::fixture_files::case_dirs(&root, "example_rollouts.jsonl")
 }
 
 #[test]

@@ -2,6 +2,8 @@
 //! with file, line (and column) named, or profiles correctly. Plus streaming invariants.
 
 use crate::common;
+use crate::common::assert_contains;
+use crate::common::assert_success;
 
 use gymscope::output::{profile_bytes, render_in_memory, RenderedProfile};
 use gymscope::profile::{Profile, ProfileBuilder, ProfileOptions};
@@ -162,9 +164,9 @@ fn malformed_json_names_file_line_and_column() {
     }
     let bom = format!("\u{feff}{}", lines(&[rollout(0, 0, 1.0)]));
     let err = profile(&inputs, &bom, PARTIAL).unwrap_err();
-    assert!(
-        err.contains("line 1, column 1: the file starts with a UTF-8 byte order mark"),
-        "{err}"
+    assert_contains(
+        &err,
+        "line 1, column 1: the file starts with a UTF-8 byte order mark",
     );
     let mut bad_utf8 = rollout(0, 0, 1.0).into_bytes();
     bad_utf8[30] = 0xff;
@@ -377,11 +379,7 @@ fn cli_reports_missing_files_and_errors_with_exit_1() {
         ),
         "++allow_partial_rollouts=True",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert!(String::from_utf8_lossy(&out.stdout)
         .contains("Reward profile completion: 1/4 rollout rows (25.00%)"));
     assert!(dir.path().join("r_reward_profiling.jsonl").exists());

@@ -2,6 +2,7 @@
 //! byte-for-byte rows, usage errors with their column (exit 2), bad rows naming file and line,
 //! the inputs' agents, `--strict`, upstream's verdicts beside the run, and a closed pipe.
 
+use crate::common::{assert_contains, assert_lacks};
 use crate::common::{gymscope_bin, run_gymscope};
 use gymscope_testkit::gen_run::generate_agentic;
 use serde_json::Value;
@@ -142,10 +143,7 @@ fn a_malformed_expression_is_a_usage_error_naming_its_column() {
     let o = run_gymscope(&["query", s(&rollouts), "reward >> 1"]);
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
-    assert!(
-        err.contains("column 9: expected a value after `>`"),
-        "{err}"
-    );
+    assert_contains(&err, "column 9: expected a value after `>`");
     assert!(err.contains("  reward >> 1\n          ^"), "{err}");
     let o = run_gymscope(&["query", s(&rollouts)]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
@@ -154,11 +152,7 @@ fn a_malformed_expression_is_a_usage_error_naming_its_column() {
     // An unknown field is missing, said when nothing matches; --strict makes it an error.
     let o = run_gymscope(&["query", s(&rollouts), "no_such_field > 0"]);
     assert_eq!(o.status.code(), Some(0));
-    assert!(
-        stderr(&o).contains("No rollout matches `no_such_field > 0`"),
-        "{}",
-        stderr(&o)
-    );
+    assert_contains(&stderr(&o), "No rollout matches `no_such_field > 0`");
     let o = run_gymscope(&["query", s(&rollouts), "no_such_field > 0", "--strict"]);
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
@@ -180,9 +174,9 @@ fn a_row_that_cannot_be_read_names_the_file_line_and_field() {
     let o = run_gymscope(&["query", s(&p), "reward >= 0"]);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
-    assert!(
-        err.contains("r.jsonl' line 2: field `_ng_rollout_index` is missing"),
-        "{err}"
+    assert_contains(
+        &err,
+        "r.jsonl' line 2: field `_ng_rollout_index` is missing",
     );
     std::fs::write(
         &p,
@@ -347,11 +341,7 @@ fn the_table_highlights_on_a_terminal_and_is_quiet_when_stdout_is_gone() {
         .output()
         .unwrap();
     assert_eq!(closed.status.code(), Some(0));
-    assert!(
-        !stderr(&closed).contains("No rollout matches"),
-        "{}",
-        stderr(&closed)
-    );
+    assert_lacks(&stderr(&closed), "No rollout matches");
     if Path::new("/dev/full").exists() {
         let full = std::fs::File::options()
             .write(true)
@@ -364,11 +354,7 @@ fn the_table_highlights_on_a_terminal_and_is_quiet_when_stdout_is_gone() {
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(1));
-        assert!(
-            !stderr(&out).contains("No rollout matches"),
-            "{}",
-            stderr(&out)
-        );
+        assert_lacks(&stderr(&out), "No rollout matches");
         assert!(stderr(&out).contains("No space left"), "{}", stderr(&out));
     }
 }
@@ -382,17 +368,7 @@ fn agents_are_v07_labels_when_environment_servers_share_an_agent() {
         dir.join("rollouts.jsonl"),
         dir.join("rollouts_materialized_inputs.jsonl"),
     );
-    let metrics: Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("expected/rollouts_agent_metrics.json")).unwrap(),
-    )
-    .unwrap();
-    let mut labels: Vec<String> = metrics
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a["agent_ref"]["name"].as_str().unwrap().to_string())
-        .collect();
-    labels.sort();
+    let labels = crate::health::v07_agent_labels(&dir);
     let o = run_gymscope(&[
         "query",
         s(&rollouts),

@@ -3,7 +3,10 @@
 //! and a 100,000-rollout run stays under 12 MB. The browser side is `tests/browser_report.rs`.
 
 use crate::common;
+use crate::common::assert_contains;
+use crate::common::assert_success;
 use crate::common::gen_run;
+use crate::common::run_on;
 
 use gymscope::conversation::conversation;
 use gymscope::output::{profile_bytes, render_in_memory};
@@ -234,6 +237,9 @@ fn a_100k_rollout_run_stays_under_12_mb() {
 #[test]
 fn cli_writes_the_same_file_twice() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/generated/multi_agent");
+    let inputs = root.join("rollouts_materialized_inputs.jsonl");
+    let rollouts = root.join("rollouts.jsonl");
+    let (inputs, rollouts) = (inputs.to_str().unwrap(), rollouts.to_str().unwrap());
     let tmp = tempfile::tempdir().unwrap();
     let mut outputs = Vec::new();
     for name in ["a.html", "b.html"] {
@@ -241,21 +247,15 @@ fn cli_writes_the_same_file_twice() {
         let run = common::run_gymscope(&[
             "report",
             "--inputs",
-            root.join("rollouts_materialized_inputs.jsonl")
-                .to_str()
-                .unwrap(),
+            inputs,
             "--rollouts",
-            root.join("rollouts.jsonl").to_str().unwrap(),
+            rollouts,
             "-o",
             out.to_str().unwrap(),
             "--date",
             "2026-01-01",
         ]);
-        assert!(
-            run.status.success(),
-            "{}",
-            String::from_utf8_lossy(&run.stderr)
-        );
+        assert_success(&run);
         outputs.push(std::fs::read(out).unwrap());
     }
     assert_eq!(outputs[0], outputs[1]);
@@ -264,11 +264,9 @@ fn cli_writes_the_same_file_twice() {
     let prof = common::run_gymscope(&[
         "profile",
         "--inputs",
-        root.join("rollouts_materialized_inputs.jsonl")
-            .to_str()
-            .unwrap(),
+        inputs,
         "--rollouts",
-        root.join("rollouts.jsonl").to_str().unwrap(),
+        rollouts,
         "--out-dir",
         tmp.path().to_str().unwrap(),
     ]);
@@ -281,11 +279,7 @@ fn cli_writes_the_same_file_twice() {
             .to_str()
             .unwrap(),
     ]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    assert_success(&run);
     let html = std::fs::read_to_string(tmp.path().join("rollouts_report.html")).unwrap();
     assert!(
         html.contains("rollouts_agent_metrics.json"),
@@ -350,15 +344,9 @@ fn a_query_stores_the_clis_matches_in_the_page() {
         );
         assert_eq!(shown.is_empty(), !any, "{expr}: {shown:?}");
         let said = common::output_text(&run);
-        assert!(
-            said.contains(&format!("Query: {} of", keys.len())),
-            "{said}"
-        );
+        assert_contains(&said, &format!("Query: {} of", keys.len()));
         if !any {
-            assert!(
-                said.contains("the page opens with an empty table"),
-                "{said}"
-            );
+            assert_contains(&said, "the page opens with an empty table");
         }
     }
     let bad = common::run_gymscope(&[
@@ -391,16 +379,8 @@ fn a_report_opens_on_its_key_figures_and_is_titled_by_its_run_folder() {
     std::fs::create_dir(&dir).unwrap();
     let (inputs, rollouts) = gen_run::generate_agentic(&dir, "rollouts", 30, 4, 1500);
     let out = dir.join("r.html");
-    let o = common::run_gymscope(&[
-        "report",
-        "--inputs",
-        inputs.to_str().unwrap(),
-        "--rollouts",
-        rollouts.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run_on("report", &inputs, &rollouts, &["-o", out.to_str().unwrap()]);
+    assert_success(&o);
     let html = std::fs::read_to_string(&out).unwrap();
     assert!(
         html.contains("<h1>math_eval_run</h1>"),
@@ -493,10 +473,7 @@ fn every_section_of_a_query_report_is_the_matches() {
     // The histogram of the matches: one bar, at 0, of n rollouts.
     let hist = html.split("id=\"histogram-query\"").nth(1).unwrap();
     let hist = hist.split("</figure>").next().unwrap();
-    assert!(
-        hist.contains(&format!("of the {n} matching rollouts")),
-        "{hist}"
-    );
+    assert_contains(hist, &format!("of the {n} matching rollouts"));
     for id in ["agents", "repeats", "health", "histogram", "figures"] {
         let open = html.split(&format!("id=\"{id}\"")).nth(1).unwrap();
         let open = open.split('>').next().unwrap();

@@ -3,10 +3,18 @@
 //! samples and splits are reproducible and disjoint; refusals exit 2 or 1 naming why and leave
 //! nothing behind.
 
+use crate::common::assert_contains;
 use crate::common::run_gymscope;
 use gymscope_testkit::gen_run::generate_agentic;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+
+/// `select-tasks --profile <profile> -o <out>` and then `extra`.
+fn select(profile: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let mut argv = vec!["select-tasks", "--profile", s(profile), "-o", s(out)];
+    argv.extend(extra);
+    run_gymscope(&argv)
+}
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
@@ -71,17 +79,11 @@ fn rows(p: &Path) -> Vec<String> {
 fn a_band_keeps_the_tasks_a_reference_keeps_as_their_samples() {
     let (dir, profile) = profiled();
     let out = dir.path().join("new/curated.jsonl");
-    let o = run_gymscope(&[
-        "select-tasks",
-        "--profile",
-        s(&profile),
-        "-o",
-        s(&out),
-        "--min-pass",
-        "0.25",
-        "--max-pass",
-        "0.75",
-    ]);
+    let o = select(
+        &profile,
+        &out,
+        &["--min-pass", "0.25", "--max-pass", "0.75"],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let want: Vec<String> = reference(&profile)
         .into_iter()
@@ -95,10 +97,7 @@ fn a_band_keeps_the_tasks_a_reference_keeps_as_their_samples() {
     );
     assert_eq!(rows(&out), want);
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        stdout.contains(&format!("kept: {} (", want.len())),
-        "{stdout}"
-    );
+    assert_contains(&stdout, &format!("kept: {} (", want.len()));
     assert!(
         stdout.contains("library_tool_agent"),
         "per-agent counts: {stdout}"
@@ -119,16 +118,7 @@ fn a_band_keeps_the_tasks_a_reference_keeps_as_their_samples() {
     // --drop-saturated is the mixed tasks; --where says the same in the query language.
     let a = dir.path().join("a.jsonl");
     let b = dir.path().join("b.jsonl");
-    assert!(run_gymscope(&[
-        "select-tasks",
-        "--profile",
-        s(&profile),
-        "-o",
-        s(&a),
-        "--drop-saturated"
-    ])
-    .status
-    .success());
+    assert!(select(&profile, &a, &["--drop-saturated"]).status.success());
     let o = run_gymscope(&[
         "select-tasks",
         "--profile",
@@ -147,22 +137,21 @@ fn a_seeded_sample_and_split_are_reproducible_and_disjoint() {
     let (dir, profile) = profiled();
     let run = |name: &str, seed: &str| {
         let out = dir.path().join(name);
-        let o = run_gymscope(&[
-            "select-tasks",
-            "--profile",
-            s(&profile),
-            "-o",
-            s(&out),
-            "--max-tasks",
-            "40",
-            "--seed",
-            seed,
-            "--stratify",
-            "agent",
-            "--val-fraction",
-            "0.25",
-            "--annotate",
-        ]);
+        let o = select(
+            &profile,
+            &out,
+            &[
+                "--max-tasks",
+                "40",
+                "--seed",
+                seed,
+                "--stratify",
+                "agent",
+                "--val-fraction",
+                "0.25",
+                "--annotate",
+            ],
+        );
         assert!(o.status.success(), "{}", stderr(&o));
         (
             rows(&out),
@@ -203,17 +192,11 @@ fn a_seeded_sample_and_split_are_reproducible_and_disjoint() {
     }
     // grouped by agent: no agent in both
     let out = dir.path().join("grouped.jsonl");
-    let o = run_gymscope(&[
-        "select-tasks",
-        "--profile",
-        s(&profile),
-        "-o",
-        s(&out),
-        "--val-fraction",
-        "0.3",
-        "--group-by",
-        "agent",
-    ]);
+    let o = select(
+        &profile,
+        &out,
+        &["--val-fraction", "0.3", "--group-by", "agent"],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let agent = |l: &String| serde_json::from_str::<Value>(l).unwrap()["agent_ref"]["name"].clone();
     let val_agents: Vec<Value> = rows(&dir.path().join("grouped.val.jsonl"))
@@ -229,9 +212,7 @@ fn refusals_name_why_and_leave_nothing_behind() {
     let (dir, profile) = profiled();
     let out = dir.path().join("out/curated.jsonl");
     let code = |args: &[&str]| {
-        let mut all = vec!["select-tasks", "--profile", s(&profile), "-o", s(&out)];
-        all.extend(args);
-        let o = run_gymscope(&all);
+        let o = select(&profile, &out, args);
         (o.status.code(), stderr(&o))
     };
     let (c, e) = code(&["--min-pass", "0.9", "--max-pass", "0.1"]);
@@ -251,7 +232,7 @@ fn refusals_name_why_and_leave_nothing_behind() {
     assert_eq!(c, Some(2), "--stratify needs --max-tasks: {e}");
     // a rollouts file is not a profile
     let rollouts = dir.path().join("run.jsonl");
-    let o = run_gymscope(&["select-tasks", "--profile", s(&rollouts), "-o", s(&out)]);
+    let o = select(&rollouts, &out, &[]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
         stderr(&o)
@@ -261,7 +242,7 @@ fn refusals_name_why_and_leave_nothing_behind() {
     );
     // the output is never the input
     let before = std::fs::read(&profile).unwrap();
-    let o = run_gymscope(&["select-tasks", "--profile", s(&profile), "-o", s(&profile)]);
+    let o = select(&profile, &profile, &[]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert_eq!(std::fs::read(&profile).unwrap(), before);
     // nothing written by any refusal, no temp file
@@ -277,11 +258,7 @@ fn refusals_name_why_and_leave_nothing_behind() {
 fn a_late_failure_leaves_the_previous_set_whole() {
     let (dir, profile) = profiled();
     let out = dir.path().join("c.jsonl");
-    let run = |extra: &[&str]| {
-        let mut argv = vec!["select-tasks", "--profile", s(&profile), "-o", s(&out)];
-        argv.extend(extra);
-        run_gymscope(&argv)
-    };
+    let run = |extra: &[&str]| select(&profile, &out, extra);
     let o = run(&[]);
     assert!(o.status.success(), "{}", stderr(&o));
     let before = std::fs::read(&out).unwrap();
@@ -290,11 +267,7 @@ fn a_late_failure_leaves_the_previous_set_whole() {
     std::fs::create_dir(&selection).unwrap();
     let o = run(&["--val-fraction", "0.5", "--seed", "3"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("c.selection.json': it is a directory"),
-        "{}",
-        stderr(&o)
-    );
+    assert_contains(&stderr(&o), "c.selection.json': it is a directory");
     assert_eq!(
         std::fs::read(&out).unwrap(),
         before,

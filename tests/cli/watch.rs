@@ -3,7 +3,9 @@
 //! at every step the counts are the rows written so far, and the finished run's figures are the
 //! merged run's profile and health.
 
+use crate::common::assert_success;
 use crate::common::run_gymscope;
+use crate::common::run_on;
 use gymscope::native::follow;
 use gymscope::watch::{FileKind, Snapshot, Watch};
 use gymscope_testkit::gen_run::generate_agentic;
@@ -122,7 +124,7 @@ fn refresh(watch: &mut Watch, shards: &[Shard], buf: &mut Vec<u8>) -> Snapshot {
 
 fn cli_snapshot(glob: &str) -> Value {
     let o = run_gymscope(&["watch", "--once", "--format", "json", glob]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_success(&o);
     serde_json::from_slice(&o.stdout).unwrap()
 }
 
@@ -200,22 +202,19 @@ fn counts_follow_a_growing_run_and_the_end_is_the_profile() {
         .spawn()
         .unwrap();
     let o = child.wait_with_output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_success(&o);
     assert!(start.elapsed() < Duration::from_secs(30));
     let last: Value =
         serde_json::from_str(String::from_utf8_lossy(&o.stdout).lines().last().unwrap()).unwrap();
     assert_eq!(last["complete"], true);
     assert_eq!(last["totals"]["done"], expected as u64);
     let out = dir.path().join("prof");
-    let p = run_gymscope(&[
+    let p = run_on(
         "profile",
-        "--inputs",
-        full_inputs.to_str().unwrap(),
-        "--rollouts",
-        full_rollouts.to_str().unwrap(),
-        "--out-dir",
-        out.to_str().unwrap(),
-    ]);
+        &full_inputs,
+        &full_rollouts,
+        &["--out-dir", out.to_str().unwrap()],
+    );
     assert!(p.status.success());
     let metrics: Value =
         serde_json::from_slice(&std::fs::read(out.join("run_agent_metrics.json")).unwrap())
@@ -290,11 +289,7 @@ fn a_torn_line_waits_and_becomes_an_error_only_at_the_end() {
     shards[0].write(3, true);
     let path = shards[0].rollouts.to_str().unwrap().to_string();
     let once = run_gymscope(&["watch", "--once", "--format", "json", &path]);
-    assert!(
-        once.status.success(),
-        "{}",
-        String::from_utf8_lossy(&once.stderr)
-    );
+    assert_success(&once);
     let snap: Value = serde_json::from_slice(&once.stdout).unwrap();
     assert_eq!(snap["totals"]["done"], 3);
     assert_eq!(snap["unreadable_rows"], 0);

@@ -88,19 +88,33 @@ fn entry_shape(v: &Value) -> Vec<(String, Vec<String>)> {
     shape
 }
 
-#[test]
-fn aggregate_replays_v07s_recorded_cases() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/aggregate-v07");
+/// Calls `check(case, name, gym)` for every case recorded under `tests/fixtures/<fixtures>`, on
+/// the single-agent v0.7.0 stack or, for a case recorded on a stack of another shape, on the
+/// stack its `stack.json` names (aggregate_shapes.sh, collect_shapes.sh); returns the count.
+pub(crate) fn replay_recorded(
+    fixtures: &str,
+    mut check: impl FnMut(&Path, &str, &StandIn),
+) -> usize {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(fixtures);
     let single = StandIn::start_v07(&[AGENT]);
     let mut cases = 0;
     for case in std::fs::read_dir(&root).unwrap() {
         let case = case.unwrap().path();
         let name = case.file_name().unwrap().to_string_lossy().into_owned();
-        // A case recorded on a stack of another shape names it (aggregate_shapes.sh).
         let shaped = std::fs::read(case.join("stack.json"))
             .ok()
             .map(|s| StandIn::start_shaped(&serde_json::from_slice(&s).unwrap()));
-        let gym = shaped.as_ref().unwrap_or(&single);
+        check(&case, &name, shaped.as_ref().unwrap_or(&single));
+        cases += 1;
+    }
+    cases
+}
+
+#[test]
+fn aggregate_replays_v07s_recorded_cases() {
+    let cases = replay_recorded("aggregate-v07", |case, name, gym| {
         let args: Vec<String> = std::fs::read_to_string(case.join("args"))
             .unwrap()
             .lines()
@@ -187,8 +201,7 @@ fn aggregate_replays_v07s_recorded_cases() {
                 );
             }
         }
-        cases += 1;
-    }
+    });
     assert!(cases >= 13, "{cases} cases");
 }
 

@@ -9,13 +9,10 @@
 
 #![allow(unsafe_code)] // the SIGINT case: SIG_IGN before exec, kill(2) of the child
 
-use crate::common::gym_standin::StandIn;
 use crate::common::output_text as text;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::Command;
-
-const AGENT: &str = "example_single_tool_call_simple_agent";
 
 /// Lines of upstream's stdout about materialization and routing (not progress or metrics).
 const ROUTING_LINES: [&str; 8] = [
@@ -38,17 +35,7 @@ fn routing_lines(stdout: &str) -> Vec<&str> {
 
 #[test]
 fn collect_replays_v07s_recorded_routing_cases() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/collect-v07");
-    let single = StandIn::start_v07(&[AGENT]);
-    let mut cases = 0;
-    for case in std::fs::read_dir(&root).unwrap() {
-        let case = case.unwrap().path();
-        let name = case.file_name().unwrap().to_string_lossy().into_owned();
-        // A case recorded on a stack of another shape names it (collect_shapes.sh).
-        let shaped = std::fs::read(case.join("stack.json"))
-            .ok()
-            .map(|s| StandIn::start_shaped(&serde_json::from_slice(&s).unwrap()));
-        let gym = shaped.as_ref().unwrap_or(&single);
+    let cases = crate::aggregate_v07::replay_recorded("collect-v07", |case, name, gym| {
         let expected = case.join("expected");
         let read = |f: &str| std::fs::read_to_string(expected.join(f)).unwrap_or_default();
         let args: Vec<String> = std::fs::read_to_string(case.join("args"))
@@ -112,8 +99,7 @@ fn collect_replays_v07s_recorded_routing_cases() {
             routing_lines(&read("stdout")),
             "{name}: routing lines"
         );
-        cases += 1;
-    }
+    });
     assert!(cases >= 19, "{cases} cases");
 }
 

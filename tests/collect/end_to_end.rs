@@ -2,24 +2,20 @@
 //! routing, HTTP errors, resume, SIGTERM and kill -9 mid-run, shards and merge, secrets.
 #![allow(unsafe_code)] // libc::kill sends the signal under test
 
+use crate::common::assert_contains;
+use crate::common::collect_args;
 use crate::common::gym_standin;
+use crate::common::run_gymscope as gymscope;
 
 use gym_standin::{StandIn, SECRET};
 use gymscope::profile::ProfileOptions;
 use serde_json::Value;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const AGENT: &str = "standin_agent";
-
-fn gymscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(args)
-        .output()
-        .expect("run gymscope")
-}
 
 use crate::common::output_text as text;
 
@@ -108,15 +104,13 @@ fn fresh_run_routes_each_class_then_resume_retries_the_right_ones() {
     let r = gymscope(&args);
     // Rollouts remain in the failures sidecar: exit 3, with the counts (issue 10).
     assert_eq!(r.status.code(), Some(3), "{}", text(&r));
-    assert!(
-        text(&r).contains("6 of 12 rollouts did not succeed (4 with failures recorded in '"),
-        "{}",
-        text(&r)
+    assert_contains(
+        &text(&r),
+        "6 of 12 rollouts did not succeed (4 with failures recorded in '",
     );
-    assert!(
-        text(&r).contains("`--resume` would retry 4 of them (2 are terminal or out of attempts)."),
-        "{}",
-        text(&r)
+    assert_contains(
+        &text(&r),
+        "`--resume` would retry 4 of them (2 are terminal or out of attempts).",
     );
 
     let mat =
@@ -205,26 +199,11 @@ fn http_errors_are_recorded_or_abort_with_fail_fast() {
     let dir = tempfile::tempdir().unwrap();
     let input = write_input(dir.path(), &["ok", "http500", "ok"]);
     let out = dir.path().join("r.jsonl");
-    let base = [
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "-a",
-        AGENT,
-        "--head-server",
-        &gym.head(),
-        "--concurrency",
-        "1",
-    ];
+    let head = gym.head();
+    let base = collect_args(&input, &out, AGENT, &head, &["--concurrency", "1"]);
     let r = gymscope(&base);
     assert_eq!(r.status.code(), Some(3), "{}", text(&r));
-    assert!(
-        text(&r).contains("1 of 3 rollouts did not succeed"),
-        "{}",
-        text(&r)
-    );
+    assert_contains(&text(&r), "1 of 3 rollouts did not succeed");
     assert_eq!(keys(&lines(&out)), [(0, 0), (2, 0)]);
     let side = lines(&dir.path().join("r_failures.jsonl"));
     assert_eq!(side.len(), 1);
@@ -263,13 +242,9 @@ fn http_errors_are_recorded_or_abort_with_fail_fast() {
         "{}",
         text(&r)
     );
-    assert!(
-        text(&r).contains("rollout dropped from the score: row="),
-        "{}",
-        text(&r)
-    );
+    assert_contains(&text(&r), "rollout dropped from the score: row=");
 
-    let mut ff = base.to_vec();
+    let mut ff = base.clone();
     ff.push("--fail-fast");
     let r = gymscope(&ff);
     assert_eq!(r.status.code(), Some(1), "{}", text(&r));
@@ -286,17 +261,7 @@ fn a_failure_message_has_the_servers_reason_phrase() {
     let dir = tempfile::tempdir().unwrap();
     let input = write_input(dir.path(), &["ok", "http422"]);
     let out = dir.path().join("r.jsonl");
-    let r = gymscope(&[
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "-a",
-        AGENT,
-        "--head-server",
-        &gym.head(),
-    ]);
+    let r = gymscope(&collect_args(&input, &out, AGENT, &gym.head(), &[]));
     assert_eq!(r.status.code(), Some(3), "{}", text(&r));
     let side = lines(&dir.path().join("r_failures.jsonl"));
     assert_eq!(
@@ -317,37 +282,22 @@ fn unreachable_agent_times_out_per_rollout_and_head_errors_are_clear() {
     let dir = tempfile::tempdir().unwrap();
     let input = write_input(dir.path(), &["ok"]);
     let out = dir.path().join("r.jsonl");
-    let r = gymscope(&[
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "-a",
+    let r = gymscope(&collect_args(
+        &input,
+        &out,
         "no_such_agent",
-        "--head-server",
         &gym.head(),
-    ]);
+        &[],
+    ));
     assert!(!r.status.success());
     // v0.7.0's words, before any `/run`.
     assert!(text(&r).contains("Rows reference agents not present in the running config: 'no_such_agent'. Include the agent's config in the run, or re-route with +agent_map/+agent_name."), "{}", text(&r));
     assert!(gym.runs.lock().unwrap().is_empty());
     drop(gym);
-    let r = gymscope(&[
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "-a",
-        AGENT,
-        "--head-server",
-        "127.0.0.1:9",
-    ]);
-    assert!(
-        text(&r).contains("Could not connect to the head server at http://127.0.0.1:9"),
-        "{}",
-        text(&r)
+    let r = gymscope(&collect_args(&input, &out, AGENT, "127.0.0.1:9", &[]));
+    assert_contains(
+        &text(&r),
+        "Could not connect to the head server at http://127.0.0.1:9",
     );
 }
 
@@ -359,17 +309,7 @@ fn secrets_in_the_head_config_appear_in_no_output() {
     let out = dir.path().join("r.jsonl");
     let mut all = String::new();
     for agent in [AGENT, "missing_agent"] {
-        let r = gymscope(&[
-            "collect",
-            "-i",
-            input.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "-a",
-            agent,
-            "--head-server",
-            &gym.head(),
-        ]);
+        let r = gymscope(&collect_args(&input, &out, agent, &gym.head(), &[]));
         all.push_str(&text(&r));
     }
     for e in std::fs::read_dir(dir.path()).unwrap() {
@@ -395,21 +335,10 @@ fn sigterm_stops_cleanly_and_resume_finishes() {
     let dir = tempfile::tempdir().unwrap();
     let input = write_input(dir.path(), &["sleep:0.1"; 40]);
     let out = dir.path().join("r.jsonl");
-    let args = [
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "-a",
-        AGENT,
-        "--head-server",
-        &gym.head(),
-        "--concurrency",
-        "4",
-    ];
+    let head = gym.head();
+    let args = collect_args(&input, &out, AGENT, &head, &["--concurrency", "4"]);
     let child = Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(args)
+        .args(&args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -425,7 +354,7 @@ fn sigterm_stops_cleanly_and_resume_finishes() {
     );
     let done = lines(&out).len();
     assert!((4..40).contains(&done), "{done}");
-    let mut resume = args.to_vec();
+    let mut resume = args.clone();
     resume.push("--resume");
     let r = gymscope(&resume);
     assert!(r.status.success(), "{}", text(&r));
@@ -483,23 +412,16 @@ fn kill_9_mid_run_then_resume_keeps_every_key_once() {
     let dir = tempfile::tempdir().unwrap();
     let input = write_input(dir.path(), &["sleep:0.02"; 300]);
     let out = dir.path().join("r.jsonl");
-    let args = [
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "-a",
+    let head = gym.head();
+    let args = collect_args(
+        &input,
+        &out,
         AGENT,
-        "--head-server",
-        &gym.head(),
-        "--concurrency",
-        "16",
-        "--num-repeats",
-        "2",
-    ];
+        &head,
+        &["--concurrency", "16", "--num-repeats", "2"],
+    );
     let mut child = Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(args)
+        .args(&args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -515,15 +437,11 @@ fn kill_9_mid_run_then_resume_keeps_every_key_once() {
         .open(&out)
         .and_then(|mut f| std::io::Write::write_all(&mut f, b"{\"responses_create_params\":{\"inp"))
         .unwrap();
-    let mut resume = args.to_vec();
+    let mut resume = args.clone();
     resume.push("--resume");
     let r = gymscope(&resume);
     assert!(r.status.success(), "{}", text(&r));
-    assert!(
-        text(&r).contains("Dropped a truncated final line (32 bytes) from"),
-        "{}",
-        text(&r)
-    );
+    assert_contains(&text(&r), "Dropped a truncated final line (32 bytes) from");
     assert!(std::fs::read(dir.path().join("r.jsonl.torn"))
         .unwrap()
         .starts_with(b"{\"responses_create_params\""));
@@ -542,22 +460,19 @@ fn shards_cover_the_run_once_and_merge_aggregates() {
     let out = dir.path().join("r.jsonl");
     for i in 0..3 {
         let shard = format!("{i}/3");
-        let r = gymscope(&[
-            "collect",
-            "-i",
-            input.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "-a",
+        let r = gymscope(&collect_args(
+            &input,
+            &out,
             AGENT,
-            "--head-server",
             &gym.head(),
-            "--num-repeats",
-            "2",
-            "--shard",
-            &shard,
-            "--disable-aggregation",
-        ]);
+            &[
+                "--num-repeats",
+                "2",
+                "--shard",
+                &shard,
+                "--disable-aggregation",
+            ],
+        ));
         assert!(r.status.success(), "{}", text(&r));
         let s = dir.path().join(format!("r-shard{i}-of-3.jsonl"));
         assert_profiles(&s, false);
@@ -654,19 +569,8 @@ fn timeout_records_a_failure_that_resume_retries() {
     let dir = tempfile::tempdir().unwrap();
     let input = write_input(dir.path(), &["ok", "sleep:3"]);
     let out = dir.path().join("r.jsonl");
-    let args = [
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "-a",
-        AGENT,
-        "--head-server",
-        &gym.head(),
-        "--timeout",
-        "0.3",
-    ];
+    let head = gym.head();
+    let args = collect_args(&input, &out, AGENT, &head, &["--timeout", "0.3"]);
     let started = Instant::now();
     let r = gymscope(&args);
     assert_eq!(r.status.code(), Some(3), "{}", text(&r));
@@ -676,7 +580,7 @@ fn timeout_records_a_failure_that_resume_retries() {
     assert_eq!(side[0]["_ng_failure_class"], "agent_request_failed");
     assert_eq!(side[0]["_ng_failure_type"], "TimeoutError");
     assert!(side[0]["_ng_failure_http_status"].is_null());
-    let mut resume = args.to_vec();
+    let mut resume = args.clone();
     resume.push("--resume");
     gym.runs.lock().unwrap().clear();
     gymscope(&resume);

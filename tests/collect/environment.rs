@@ -2,27 +2,15 @@
 //! a `legacy_agent` environment server): every `/run` and `/aggregate_metrics` goes through the
 //! server, every result names it, the metrics file has one entry per server.
 
+use crate::common::collect_args;
+use crate::common::collect_args_routed;
 use crate::common::gym_standin::StandIn;
 use crate::common::output_text as text;
+use crate::common::read_jsonl as rows;
+use crate::common::run_gymscope as gymscope;
+use crate::common::{assert_contains, assert_lacks};
 use serde_json::Value;
-use std::path::Path;
-use std::process::{Command, Output};
 use std::sync::atomic::Ordering;
-
-fn gymscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(args)
-        .output()
-        .expect("run gymscope")
-}
-
-fn rows(p: &Path) -> Vec<Value> {
-    std::fs::read_to_string(p)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
 
 fn tail_keys(row: &Value, n: usize) -> Vec<String> {
     let keys: Vec<String> = row.as_object().unwrap().keys().cloned().collect();
@@ -42,18 +30,12 @@ fn rollouts_and_metrics_go_through_each_agents_environment_server() {
     )
     .unwrap();
     let out = dir.path().join("o").join("r.jsonl");
-    let r = gymscope(&[
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--head-server",
+    let r = gymscope(&collect_args_routed(
+        &input,
+        &out,
         &gym.head(),
-        "+num_repeats=2",
-        "--concurrency",
-        "1",
-    ]);
+        &["+num_repeats=2", "--concurrency", "1"],
+    ));
     assert_eq!(r.status.code(), Some(3), "{}", text(&r));
     let main = rows(&out);
     assert_eq!(main.len(), 4);
@@ -75,10 +57,7 @@ fn rollouts_and_metrics_go_through_each_agents_environment_server() {
     assert_eq!(side[0]["_ng_environment_server"], "beta_environment_server");
     assert_eq!(side[0]["_ng_result_type"], "legacy_agent");
     let message = side[0]["_ng_failure_message"].as_str().unwrap();
-    assert!(
-        !message.contains(&format!(":{}/", gym.addr.port())),
-        "{message}"
-    );
+    assert_lacks(message, &format!(":{}/", gym.addr.port()));
     // Six /run and two /aggregate_metrics, all through an environment server.
     assert_eq!(gym.relayed.load(Ordering::Relaxed), 8);
     let metrics: Value = serde_json::from_slice(
@@ -115,14 +94,11 @@ fn rollouts_and_metrics_go_through_each_agents_environment_server() {
         ]
     );
     let stdout = String::from_utf8_lossy(&r.stdout);
-    assert!(
-        stdout.contains("Per-task latency over 4 completed rollout(s): median "),
-        "{stdout}"
+    assert_contains(
+        &stdout,
+        "Per-task latency over 4 completed rollout(s): median ",
     );
-    assert!(
-        stdout.contains("Task-time delivered: 0.0 task-hours"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "Task-time delivered: 0.0 task-hours");
 }
 
 #[test]
@@ -137,21 +113,9 @@ fn a_row_stamped_with_a_server_the_stack_lacks_stops_before_any_run() {
     )
     .unwrap();
     let out = dir.path().join("r.jsonl");
-    let r = gymscope(&[
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--head-server",
-        &gym.head(),
-    ]);
+    let r = gymscope(&collect_args_routed(&input, &out, &gym.head(), &[]));
     assert_eq!(r.status.code(), Some(1), "{}", text(&r));
-    assert!(
-        text(&r).contains("r_materialized_inputs.jsonl' line 2: Environment servers are not present in the running config: ['gone_env'] (available: ['alpha_environment_server', 'taskset_environment_server'])"),
-        "{}",
-        text(&r)
-    );
+    assert_contains(&text(&r), "r_materialized_inputs.jsonl' line 2: Environment servers are not present in the running config: ['gone_env'] (available: ['alpha_environment_server', 'taskset_environment_server'])");
     assert_eq!(gym.relayed.load(Ordering::Relaxed), 0);
     assert!(gym.runs.lock().unwrap().is_empty());
 }
@@ -168,19 +132,17 @@ fn taskset_rows_are_episodes_of_their_routed_server() {
     )
     .unwrap();
     let out = dir.path().join("r.jsonl");
-    let r = gymscope(&[
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--head-server",
+    let r = gymscope(&collect_args_routed(
+        &input,
+        &out,
         &gym.head(),
-        "+environment_server_routes={ts: taskset_environment_server}",
-        "+num_repeats=2",
-        "--concurrency",
-        "1",
-    ]);
+        &[
+            "+environment_server_routes={ts: taskset_environment_server}",
+            "+num_repeats=2",
+            "--concurrency",
+            "1",
+        ],
+    ));
     assert_eq!(r.status.code(), Some(3), "{}", text(&r));
     // Materialized as v0.7.0 writes taskset rows: no agent, the server after the task index.
     let mat = std::fs::read_to_string(dir.path().join("r_materialized_inputs.jsonl")).unwrap();
@@ -224,21 +186,15 @@ fn coverage_require_complete_and_retried_terminal_timeouts() {
     )
     .unwrap();
     let out = dir.path().join("r.jsonl");
-    let base = [
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "-a",
+    let head = gym.head();
+    let base = collect_args(
+        &input,
+        &out,
         "alpha",
-        "--head-server",
-        &gym.head(),
-        "--concurrency",
-        "1",
-        "--no-health-check",
-    ];
-    let mut args = base.to_vec();
+        &head,
+        &["--concurrency", "1", "--no-health-check"],
+    );
+    let mut args = base.clone();
     args.extend(["+route_failures_to_sidecar=true", "+require_complete=true"]);
     let r = gymscope(&args);
     assert_eq!(r.status.code(), Some(1), "{}", text(&r));
@@ -262,7 +218,7 @@ fn coverage_require_complete_and_retried_terminal_timeouts() {
     );
     // On resume the terminal timeout is retried only with --retry-terminal-timeouts.
     let runs_of_task_1 = || gym.runs.lock().unwrap().iter().filter(|r| r.0 == 1).count();
-    let mut resume = base.to_vec();
+    let mut resume = base.clone();
     resume.push("--resume");
     let r = gymscope(&resume);
     assert_eq!(r.status.code(), Some(3), "{}", text(&r));
@@ -287,20 +243,17 @@ fn counted_zeros_join_the_score_only() {
     )
     .unwrap();
     let out = dir.path().join("r.jsonl");
-    let r = gymscope(&[
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "-a",
+    let r = gymscope(&collect_args(
+        &input,
+        &out,
         "alpha",
-        "--head-server",
         &gym.head(),
-        "--no-health-check",
-        "+count_failure_classes_as_zero=[agent_run_error]",
-        "+count_missing_rollouts_as_zero=true",
-    ]);
+        &[
+            "--no-health-check",
+            "+count_failure_classes_as_zero=[agent_run_error]",
+            "+count_missing_rollouts_as_zero=true",
+        ],
+    ));
     assert_eq!(r.status.code(), Some(3), "{}", text(&r));
     let stdout = String::from_utf8_lossy(&r.stdout);
     for line in [
@@ -311,10 +264,7 @@ fn counted_zeros_join_the_score_only() {
         assert!(stdout.contains(line), "`{line}` not in {stdout}");
     }
     // Covered in full: no missing line.
-    assert!(
-        !stdout.contains("Rollouts missing from the score"),
-        "{stdout}"
-    );
+    assert_lacks(&stdout, "Rollouts missing from the score");
     // The files are unchanged: two rows in the main file, one in the sidecar.
     assert_eq!(rows(&out).len(), 2);
     assert_eq!(rows(&dir.path().join("r_failures.jsonl")).len(), 1);
@@ -338,19 +288,13 @@ fn a_run_where_nothing_succeeded_ends_as_v07s_with_exit_1() {
     )
     .unwrap();
     let out = dir.path().join("r.jsonl");
-    let r = gymscope(&[
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "-a",
+    let r = gymscope(&collect_args(
+        &input,
+        &out,
         "alpha",
-        "--head-server",
         &gym.head(),
-        "--concurrency",
-        "1",
-    ]);
+        &["--concurrency", "1"],
+    ));
     assert_eq!(r.status.code(), Some(1), "{}", text(&r));
     let side = dir.path().join("r_failures.jsonl");
     assert!(
@@ -375,26 +319,15 @@ fn a_spent_dispatch_budget_starts_nothing_and_resume_runs_it() {
     )
     .unwrap();
     let out = dir.path().join("r.jsonl");
-    let base = [
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "-a",
-        "alpha",
-        "--head-server",
-        &gym.head(),
-        "--no-health-check",
-    ];
-    let mut args = base.to_vec();
+    let head = gym.head();
+    let base = collect_args(&input, &out, "alpha", &head, &["--no-health-check"]);
+    let mut args = base.clone();
     args.push("+dispatch_budget_s=0");
     let r = gymscope(&args);
     assert_eq!(r.status.code(), Some(2), "{}", text(&r));
-    assert!(
-        text(&r).contains("dispatch_budget_s requires a finite positive num_samples_in_parallel"),
-        "{}",
-        text(&r)
+    assert_contains(
+        &text(&r),
+        "dispatch_budget_s requires a finite positive num_samples_in_parallel",
     );
     args.push("+num_samples_in_parallel=2");
     let r = gymscope(&args);
@@ -402,7 +335,7 @@ fn a_spent_dispatch_budget_starts_nothing_and_resume_runs_it() {
     assert!(String::from_utf8_lossy(&r.stdout).contains("Dispatch budget: 0 min. New rollouts stop being dispatched once less time remains than this run's observed p75 task duration."), "{}", text(&r));
     assert!(text(&r).contains("None of the 2 dispatched rollouts produced a result {}. 2 of them were never started because dispatch_budget_s ran out; resume_from_cache dispatches them in the next run."), "{}", text(&r));
     assert!(gym.runs.lock().unwrap().is_empty());
-    let mut resume = base.to_vec();
+    let mut resume = base.clone();
     resume.push("--resume");
     let r = gymscope(&resume);
     assert_eq!(r.status.code(), Some(0), "{}", text(&r));
@@ -430,25 +363,19 @@ fn resume_moves_invalid_judge_rows_reuses_deliverables_and_starts_the_longest_fi
     )
     .unwrap();
     let out = dir.path().join("r.jsonl");
-    let base = [
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "-a",
+    let head = gym.head();
+    let base = collect_args(
+        &input,
+        &out,
         "alpha",
-        "--head-server",
-        &gym.head(),
-        "--concurrency",
-        "1",
-        "--no-health-check",
-    ];
+        &head,
+        &["--concurrency", "1", "--no-health-check"],
+    );
     let r = gymscope(&base);
     assert_eq!(r.status.code(), Some(3), "{}", text(&r));
     assert_eq!(rows(&out).len(), 1);
     gym.runs.lock().unwrap().clear();
-    let mut resume = base.to_vec();
+    let mut resume = base.clone();
     resume.extend([
         "--resume",
         "+retry_invalid_judge_responses=true",
@@ -456,10 +383,7 @@ fn resume_moves_invalid_judge_rows_reuses_deliverables_and_starts_the_longest_fi
     ]);
     let r = gymscope(&resume);
     let stdout = String::from_utf8_lossy(&r.stdout);
-    assert!(
-        stdout.contains("Dispatching longest-first: 2 row(s) with known timings (longest 2 min) ahead of 2 unseen row(s)"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "Dispatching longest-first: 2 row(s) with known timings (longest 2 min) ahead of 2 unseen row(s)");
     // Longest first (task 1: 90 s, task 2: 30 s), then the rest in file order.
     let order: Vec<i64> = gym
         .runs

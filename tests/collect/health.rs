@@ -3,22 +3,18 @@
 //! `ng_trajectory` evidence of upstream's own test cases: healthy, unhealthy and unobserved
 //! rollouts; `--no-health-check`; shards (no reports) and `--merge` (reports); `health-check`.
 
+use crate::common::assert_contains;
+use crate::common::assert_success;
 use crate::common::gym_standin;
+use crate::common::run_gymscope as gymscope;
 
 use gym_standin::{Responder, StandIn};
 use serde_json::{json, Map, Value};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::Arc;
 
 const AGENT: &str = "standin_agent";
-
-fn gymscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(args)
-        .output()
-        .expect("run gymscope")
-}
 
 fn out(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
@@ -53,44 +49,22 @@ fn responder() -> Responder {
             "rollout_id": format!("{task}-{rollout}"), "invocations": [], "turns": turns,
             "model_calls": calls, "tool_calls": [], "gaps": []})
         };
-        match row["case"].as_str().unwrap_or("") {
-            "healthy" => {
-                result.insert(
-                    "ng_trajectory".into(),
-                    trajectory(
-                        turn(json!("ok")),
-                        json!([trajectory_call(200, Some(5), "stop")]),
-                    ),
-                );
-            }
-            "failed" => {
-                result.insert(
-                    "ng_trajectory".into(),
-                    trajectory(
-                        turn(json!("ok")),
-                        json!([trajectory_call(500, Some(5), "stop")]),
-                    ),
-                );
-            }
-            "hollow" => {
-                result.insert(
-                    "ng_trajectory".into(),
-                    trajectory(
-                        turn(Value::Null),
-                        json!([trajectory_call(200, Some(5), "stop")]),
-                    ),
-                );
-            }
-            "runaway" => {
-                result.insert(
-                    "ng_trajectory".into(),
-                    trajectory(
-                        turn(json!("ok")),
-                        json!([trajectory_call(200, Some(5), "length")]),
-                    ),
-                );
-            }
-            _ => {}
+        // Per case: the turn's answer, and the model call's status code and finish reason.
+        let evidence = match row["case"].as_str().unwrap_or("") {
+            "healthy" => Some((json!("ok"), 200, "stop")),
+            "failed" => Some((json!("ok"), 500, "stop")),
+            "hollow" => Some((Value::Null, 200, "stop")),
+            "runaway" => Some((json!("ok"), 200, "length")),
+            _ => None,
+        };
+        if let Some((answer, status, finish)) = evidence {
+            result.insert(
+                "ng_trajectory".into(),
+                trajectory(
+                    turn(answer),
+                    json!([trajectory_call(status, Some(5), finish)]),
+                ),
+            );
         }
         Value::Object(result)
     })
@@ -107,15 +81,26 @@ fn write_input(dir: &Path, cases: &[&str]) -> String {
 }
 
 fn verdicts(dir: &Path) -> Vec<Value> {
-    std::fs::read_to_string(dir.join("rollout_verdicts.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    crate::common::read_jsonl(&dir.join("rollout_verdicts.jsonl"))
 }
 
 fn summary(dir: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(dir.join("quality_summary.json")).unwrap()).unwrap()
+}
+
+/// `collect --merge` of the shards of `output`, and then `extra`.
+fn merge(standin: &StandIn, output: &Path, extra: &[&str]) -> Output {
+    let head = standin.head();
+    let mut args = vec![
+        "collect",
+        "--merge",
+        "--output",
+        output.to_str().unwrap(),
+        "--head-server",
+        &head,
+    ];
+    args.extend_from_slice(extra);
+    gymscope(&args)
 }
 
 fn collect(standin: &StandIn, input: &str, output: &Path, extra: &[&str]) -> Output {
@@ -229,7 +214,7 @@ fn no_health_check_and_hydra_spellings() {
     assert!(!dir.path().join("quality_summary.json").exists());
     assert!(!dir.path().join("rollout_verdicts.jsonl").exists());
     let o = collect(&s, &input, &output, &["+disable_health_check=true"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_success(&o);
     assert!(!dir.path().join("quality_summary.json").exists());
     // `--disable-aggregation` skips it too (task checks need every shard).
     let o = collect(&s, &input, &output, &["--disable-aggregation"]);
@@ -241,7 +226,7 @@ fn no_health_check_and_hydra_spellings() {
         &output,
         &["++health_check_ignored_checks=[model_call_failed]"],
     );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_success(&o);
     assert_eq!(
         summary(dir.path())["run"]["ignored_checks"],
         json!(["model_call_failed"])
@@ -273,34 +258,18 @@ fn shards_write_no_reports_and_merge_writes_them_once() {
     for i in 0..2 {
         let shard = format!("{i}/2");
         let o = collect(&s, &input, &output, &["--shard", &shard]);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_success(&o);
         assert!(!out(&o).contains("Rollout health:"));
     }
     assert!(!dir.path().join("quality_summary.json").exists());
-    let o = gymscope(&[
-        "collect",
-        "--merge",
-        "--output",
-        output.to_str().unwrap(),
-        "--head-server",
-        &s.head(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(
-        out(&o).contains("Rollout health: 4 checked, 2 healthy, 1 unhealthy, 1 unobserved\n"),
-        "{}",
-        out(&o)
+    let o = merge(&s, &output, &[]);
+    assert_success(&o);
+    assert_contains(
+        &out(&o),
+        "Rollout health: 4 checked, 2 healthy, 1 unhealthy, 1 unobserved\n",
     );
     assert_eq!(verdicts(dir.path()).len(), 4);
-    let o = gymscope(&[
-        "collect",
-        "--merge",
-        "--output",
-        output.to_str().unwrap(),
-        "--head-server",
-        &s.head(),
-        "--no-health-check",
-    ]);
+    let o = merge(&s, &output, &["--no-health-check"]);
     assert!(o.status.success());
     assert!(!out(&o).contains("Rollout health:"));
 }

@@ -4,12 +4,15 @@
 //! 422), stale captures cleared before dispatch, torn and missing captures as gaps, and the
 //! health reports over the result; a harness agent's `ng_agent_observations` joined and projected.
 
+use crate::common::assert_success;
+use crate::common::collect_args_routed;
 use crate::common::gym_standin;
+use crate::common::run_gymscope as gymscope;
 
 use gym_standin::{Responder, StandIn, SECRET};
 use serde_json::{json, Map, Value};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::Arc;
 
 const AGENT: &str = "standin_agent";
@@ -103,19 +106,8 @@ fn responder() -> Responder {
     })
 }
 
-fn gymscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(args)
-        .output()
-        .expect("run gymscope")
-}
-
 fn rows(p: &Path) -> Vec<Value> {
-    let mut rows: Vec<Value> = std::fs::read_to_string(p)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let mut rows = crate::common::read_jsonl(p);
     rows.sort_by_key(|r| r["_ng_task_index"].as_i64());
     rows
 }
@@ -129,7 +121,7 @@ fn ng_perf_is_written_with_observability() {
     // v0.7.0 writes `ng_perf` on every observed row (`--ng-perf` is no longer needed), and none
     // with observability off.
     let (_dir, o, rows) = run_agent_with(responder(), &["ok"], true, false);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_success(&o);
     assert!(rows[0].get("ng_trajectory").is_some());
     assert!(
         rows[0]["ng_perf"]["total_latency_ms"].as_f64().is_some(),
@@ -137,7 +129,7 @@ fn ng_perf_is_written_with_observability() {
         rows[0]
     );
     let (_dir, o, rows) = run_agent_with(responder(), &["ok"], false, false);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_success(&o);
     assert!(rows[0].get("ng_perf").is_none(), "{}", rows[0]);
 }
 
@@ -176,16 +168,7 @@ fn run_agent_with(
     let output = dir.path().join("rollouts.jsonl");
     let dir_arg = format!("++model_call_capture_dir={}", capture.display());
     let head = s.head();
-    let mut args = vec![
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        output.to_str().unwrap(),
-        "--head-server",
-        &head,
-        "--no-progress",
-    ];
+    let mut args = collect_args_routed(&input, &output, &head, &["--no-progress"]);
     if observability {
         args.extend(["++observability_enabled=true", &dir_arg]);
     }
@@ -421,16 +404,12 @@ fn without_observability_the_agents_trajectory_is_still_normalized() {
     let input = dir.path().join("input.jsonl");
     std::fs::write(&input, format!("{}\n", json!({"responses_create_params": {"input": "q"}, "agent_ref": {"name": AGENT}, "case": "ok"}))).unwrap();
     let output = dir.path().join("rollouts.jsonl");
-    let o = gymscope(&[
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        output.to_str().unwrap(),
-        "--head-server",
+    let o = gymscope(&collect_args_routed(
+        &input,
+        &output,
         &s.head(),
-        "--no-progress",
-    ]);
+        &["--no-progress"],
+    ));
     assert!(o.status.success());
     let row = &rows(&output)[0];
     assert!(row.get("ng_model_call_capture").is_none());
@@ -460,7 +439,7 @@ fn codes(gaps: &Value) -> Vec<&str> {
 fn a_harness_agents_observations_are_joined_and_projected() {
     let agent = gym_standin::harness_agent("policy_model");
     let (dir, o, rows) = run_agent(agent, &["ok", "invalid", "unmatched"], true);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_success(&o);
     // The health checks read the joined trajectories: only the reference to a call nobody
     // captured is a finding.
     let verdicts = self::rows(&dir.path().join("rollout_verdicts.jsonl"));
@@ -576,7 +555,7 @@ fn a_harness_agents_observations_are_joined_and_projected() {
 fn without_observability_a_harness_agents_observations_still_give_the_trajectory() {
     let agent = gym_standin::harness_agent("policy_model");
     let (_dir, o, rows) = run_agent(agent, &["ok"], false);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_success(&o);
     let row = &rows[0];
     assert!(row.get("ng_model_call_capture").is_none());
     // Not joined (no capture): references as the agent gave them, observations untouched.

@@ -3,6 +3,8 @@
 //! reading the same run while it grows.
 #![allow(unsafe_code)] // libc::kill stops the run midway
 
+use crate::common::assert_success;
+use crate::common::collect_args;
 use crate::common::gym_standin::StandIn;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -41,21 +43,15 @@ fn the_count_grows_with_the_rows_survives_a_resume_and_is_off_by_default() {
     let input = input(dir.path(), 60);
     let out = dir.path().join("run.jsonl");
     let progress = dir.path().join("run_progress");
-    let args = [
-        "collect",
-        "-i",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "-a",
+    let head = gym.head();
+    let args = collect_args(
+        &input,
+        &out,
         AGENT,
-        "--head-server",
-        &gym.head(),
-        "--concurrency",
-        "2",
-        "--no-progress",
-    ];
-    let mut with_flag = args.to_vec();
+        &head,
+        &["--concurrency", "2", "--no-progress"],
+    );
+    let mut with_flag = args.clone();
     with_flag.push("--progress-file");
     let mut child = Command::new(env!("CARGO_BIN_EXE_gymscope"))
         .args(&with_flag)
@@ -83,7 +79,7 @@ fn the_count_grows_with_the_rows_survives_a_resume_and_is_off_by_default() {
         .args(["watch", "--once", "--format", "json", out.to_str().unwrap()])
         .output()
         .unwrap();
-    assert!(w.status.success(), "{}", String::from_utf8_lossy(&w.stderr));
+    assert_success(&w);
     let snap: serde_json::Value = serde_json::from_slice(&w.stdout).unwrap();
     assert_eq!(snap["totals"]["expected"], 60);
     assert!(snap["totals"]["done"].as_u64().unwrap() >= 20, "{snap}");
@@ -110,7 +106,7 @@ fn the_count_grows_with_the_rows_survives_a_resume_and_is_off_by_default() {
         .args(&resume)
         .output()
         .unwrap();
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_success(&r);
     assert_eq!(published(&progress), Some(60));
     let leftovers: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
@@ -131,12 +127,12 @@ fn the_count_grows_with_the_rows_survives_a_resume_and_is_off_by_default() {
 
     // Without the flag nothing is published.
     let plain = dir.path().join("plain.jsonl");
-    let mut plain_args = args.to_vec();
+    let mut plain_args = args.clone();
     plain_args[4] = plain.to_str().unwrap();
     let r = Command::new(env!("CARGO_BIN_EXE_gymscope"))
         .args(&plain_args)
         .output()
         .unwrap();
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_success(&r);
     assert!(!dir.path().join("plain_progress").exists());
 }

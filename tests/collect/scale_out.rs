@@ -2,6 +2,7 @@
 //! exactly as written; and the merge's guards: the head server asked before anything is
 //! written, exit 3 when rollouts or shards are missing, `--shard` refused as a usage error.
 
+use crate::common::assert_contains;
 use crate::common::gym_standin::StandIn;
 use crate::common::{repo_root, run_gymscope};
 use std::path::Path;
@@ -64,10 +65,7 @@ fn the_readme_recipe_runs_as_written() {
             "docs/collect.md's scale-out paragraph: want a shard line and a merge line, got {lines:?}"
         )
     };
-    assert!(
-        shard_line.contains("--shard $SLURM_ARRAY_TASK_ID/8"),
-        "{shard_line}"
-    );
+    assert_contains(shard_line, "--shard $SLURM_ARRAY_TASK_ID/8");
     for task in 0..8 {
         let r = run_line(shard_line, dir.path(), &gym.head(), task);
         assert!(r.status.success(), "shard {task}: {}", text(&r));
@@ -154,20 +152,12 @@ fn missing_rollouts_and_missing_shards_end_the_merge_with_3() {
     args.extend(seven.iter().map(String::as_str));
     let r = merge(dir.path(), &args);
     assert_eq!(r.status.code(), Some(1), "{}", text(&r));
-    assert!(
-        text(&r).contains("rollouts-shard5-of-8.jsonl"),
-        "{}",
-        text(&r)
-    );
+    assert_contains(&text(&r), "rollouts-shard5-of-8.jsonl");
     assert!(text(&r).contains("--allow-missing-shards"), "{}", text(&r));
     args.push("--allow-missing-shards");
     let r = merge(dir.path(), &args);
     assert_eq!(r.status.code(), Some(3), "{}", text(&r));
-    assert!(
-        text(&r).contains("rollouts-shard5-of-8.jsonl"),
-        "{}",
-        text(&r)
-    );
+    assert_contains(&text(&r), "rollouts-shard5-of-8.jsonl");
     assert!(results.join("rollouts.jsonl").exists());
 }
 

@@ -3,6 +3,8 @@
 //! while rollouts only retry a connection. Against the stand-in server (real HTTP on 127.0.0.1).
 #![allow(unsafe_code)] // libc::kill sends the signal under test
 
+use crate::common::assert_contains;
+use crate::common::collect_args;
 use crate::common::gym_standin;
 
 use gym_standin::StandIn;
@@ -83,21 +85,13 @@ fn upstream_keys_are_taken_named_or_implemented() {
     unknown.push("+no_such_option=3");
     let r = gymscope(&unknown, &[]);
     assert_eq!(r.status.code(), Some(2));
-    assert!(
-        text(&r).contains("unknown key `+no_such_option`"),
-        "{}",
-        text(&r)
-    );
+    assert_contains(&text(&r), "unknown key `+no_such_option`");
     assert!(!text(&r).contains("shard"), "{}", text(&r));
     let mut unsupported = base.to_vec();
     unsupported.push("+prompt_config=prompt.yaml");
     let r = gymscope(&unsupported, &[]);
     assert_eq!(r.status.code(), Some(2));
-    assert!(
-        text(&r).contains("not supported by gymscope: prompt_config"),
-        "{}",
-        text(&r)
-    );
+    assert_contains(&text(&r), "not supported by gymscope: prompt_config");
 }
 
 #[test]
@@ -109,17 +103,8 @@ fn relative_inputs_are_found_under_nemo_gym_extra_roots() {
     let input = write_input(&root.join("data"), 1);
     assert!(input.ends_with("data/input.jsonl"));
     let out = dir.path().join("r.jsonl");
-    let args = [
-        "collect",
-        "-i",
-        "data/input.jsonl",
-        "-o",
-        out.to_str().unwrap(),
-        "-a",
-        AGENT,
-        "--head-server",
-        &gym.head(),
-    ];
+    let head = gym.head();
+    let args = collect_args(Path::new("data/input.jsonl"), &out, AGENT, &head, &[]);
     let missing = dir.path().join("nothing-here");
     let roots = format!("{}:{}", missing.display(), root.display());
     let r = gymscope(&args, &[("NEMO_GYM_EXTRA_ROOTS", &roots)]);
@@ -130,10 +115,7 @@ fn relative_inputs_are_found_under_nemo_gym_extra_roots() {
     );
     assert_eq!(r.status.code(), Some(1));
     let t = text(&r);
-    assert!(
-        t.contains(&format!("'{}/data/input.jsonl'", missing.display())),
-        "{t}"
-    );
+    assert_contains(&t, &format!("'{}/data/input.jsonl'", missing.display()));
     assert!(t.contains("'data/input.jsonl'"), "{t}");
 }
 
@@ -144,19 +126,7 @@ fn small_runs_print_each_percentage_once() {
     let input = write_input(dir.path(), 3);
     let out = dir.path().join("r.jsonl");
     let r = gymscope(
-        &[
-            "collect",
-            "-i",
-            input.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "-a",
-            AGENT,
-            "--head-server",
-            &gym.head(),
-            "--concurrency",
-            "1",
-        ],
+        &collect_args(&input, &out, AGENT, &gym.head(), &["--concurrency", "1"]),
         &[],
     );
     assert!(r.status.success(), "{}", text(&r));
@@ -208,10 +178,7 @@ fn sigterm_stops_rollouts_that_only_retry_a_connection_at_once() {
     assert_eq!(status.code(), Some(130));
     let mut err = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
-    assert!(
-        err.contains("Connection error to agent `dead_agent`"),
-        "{err}"
-    );
+    assert_contains(&err, "Connection error to agent `dead_agent`");
     assert!(err.contains("Stopped by SIGTERM"), "{err}");
 }
 
@@ -228,20 +195,7 @@ fn a_fresh_run_never_replaces_its_input() {
         (input.clone(), input.clone()),
         (named.clone(), dir.path().join("r.jsonl")),
     ] {
-        let r = gymscope(
-            &[
-                "collect",
-                "-i",
-                i.to_str().unwrap(),
-                "-o",
-                o.to_str().unwrap(),
-                "-a",
-                AGENT,
-                "--head-server",
-                &gym.head(),
-            ],
-            &[],
-        );
+        let r = gymscope(&collect_args(&i, &o, AGENT, &gym.head(), &[]), &[]);
         assert_eq!(r.status.code(), Some(2), "{}", text(&r));
         assert!(text(&r).contains("refusing to write"), "{}", text(&r));
         assert_eq!(std::fs::read(&i).unwrap(), before);

@@ -2,14 +2,9 @@
 //! the Gym config, byte-identical reruns, and never writing over the input.
 
 use super::*;
-use std::process::{Command, Output};
-
-fn gymscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(args)
-        .output()
-        .expect("run gymscope")
-}
+use crate::common::assert_contains;
+use crate::common::assert_success;
+use crate::common::run_gymscope as gymscope;
 
 fn names_in(dir: &std::path::Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
@@ -35,7 +30,7 @@ fn writes_every_output_next_to_out_and_reruns_identically() {
         AGENT,
     ];
     let r = gymscope(&args);
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_success(&r);
     let stdout = String::from_utf8(r.stdout).unwrap();
     assert_eq!(
         names_in(dir.path()),
@@ -165,7 +160,7 @@ fn config_flags_and_batch_config() {
         "--multi-call",
         "batch",
     ]);
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_success(&r);
     assert!(!dir.path().join("p.gym.yaml").exists());
     let yaml = std::fs::read_to_string(&cfg).unwrap();
     assert!(yaml.starts_with("plain_resources_server:\n"));
@@ -260,7 +255,7 @@ fn bad_rows_are_audited_not_fatal_and_input_is_never_overwritten() {
         "--agent-ref",
         AGENT,
     ]);
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_success(&r);
     let audit = lines(&std::fs::read(dir.path().join("out.skipped.jsonl")).unwrap());
     let invalid: Vec<&Value> = audit
         .iter()
@@ -351,7 +346,7 @@ fn tools_file_supplies_missing_schemas() {
     let tools = dir.path().join("tools.json");
     std::fs::write(&tools, r#"[{"type": "function", "function": {"name": "bash", "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}}}}]"#).unwrap();
     let r = gymscope(&[&base[..], &["--tools", tools.to_str().unwrap()]].concat());
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_success(&r);
     let rows = lines(&std::fs::read(&out).unwrap());
     assert_eq!(
         rows[0]["responses_create_params"]["tools"][0]["name"],
@@ -380,10 +375,9 @@ fn select_pivot_usage_errors_name_the_problem() {
         out.to_str().unwrap(),
     ]);
     assert_eq!(r.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&r.stderr).contains("p.gym.yaml' does not exist"),
-        "{}",
-        String::from_utf8_lossy(&r.stderr)
+    assert_contains(
+        &String::from_utf8_lossy(&r.stderr),
+        "p.gym.yaml' does not exist",
     );
     std::fs::write(
         dir.path().join("p.gym.yaml"),

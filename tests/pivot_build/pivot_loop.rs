@@ -2,7 +2,11 @@
 //! --num-repeats 8` against a stand-in pivot agent on 127.0.0.1 that answers deterministically and
 //! scores with the core's action comparison → `profile` → `select-pivot`.
 
+use crate::common::assert_contains;
 use crate::common::gym_standin;
+use crate::common::read_jsonl as jsonl;
+use crate::common::run_gymscope as gymscope;
+use crate::common::run_on;
 
 use gym_standin::{Responder, StandIn};
 use gymscope::verifier::{compare, Action, ComparatorConfig};
@@ -13,27 +17,12 @@ use std::sync::Arc;
 
 const AGENT: &str = "loop_pivot_single_step_tool_use_with_argument_comparison_agent";
 
-fn gymscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(args)
-        .output()
-        .expect("run gymscope")
-}
-
 fn text(o: &Output) -> String {
     format!(
         "{}\n{}",
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     )
-}
-
-fn jsonl(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 /// The stand-in policy, from the pivot's content: a third of the pivots always right, a third
@@ -132,7 +121,8 @@ fn build_collect_profile_select() {
     let behaviour = said.lines().find(|l| l.starts_with("Behaviour:")).unwrap();
     assert!(
         behaviour.contains("single-step run: ") && behaviour.contains("0.0 % without an action"),
-        "{behaviour}"
+        "{}",
+        behaviour
     );
     let r = gymscope(&[
         "health",
@@ -147,21 +137,12 @@ fn build_collect_profile_select() {
         r.status.success(),
         "no BAD rate on a single-step run: {said}"
     );
-    assert!(
-        said.contains("mode: single-step (rows carry expected_action"),
-        "{said}"
+    assert_contains(&said, "mode: single-step (rows carry expected_action");
+    assert_contains(
+        &said,
+        "Consistently unhealthy tasks (every repeat flagged, at least 2): 0",
     );
-    assert!(
-        said.contains("Consistently unhealthy tasks (every repeat flagged, at least 2): 0"),
-        "{said}"
-    );
-    let r = gymscope(&[
-        "profile",
-        "--inputs",
-        inputs.to_str().unwrap(),
-        "--rollouts",
-        rollouts.to_str().unwrap(),
-    ]);
+    let r = run_on("profile", &inputs, &rollouts, &[]);
     assert!(r.status.success(), "{}", text(&r));
     let profile = dir.path().join("prof/rollouts_reward_profiling.jsonl");
 
@@ -414,11 +395,7 @@ fn build_collect_profile_select() {
     ]);
     // Nothing kept: exit 1 saying why, and the earlier selection is left as it was.
     assert_eq!(r.status.code(), Some(1), "{}", text(&r));
-    assert!(
-        text(&r).contains(&format!("{} all_failure", rows.len())),
-        "{}",
-        text(&r)
-    );
+    assert_contains(&text(&r), &format!("{} all_failure", rows.len()));
     assert_eq!(ids(&jsonl(&capped)), expect);
     // --min-rollouts above 8: nothing is sufficiently profiled.
     let r = gymscope(&[
@@ -433,11 +410,7 @@ fn build_collect_profile_select() {
         "9",
     ]);
     assert_eq!(r.status.code(), Some(1), "{}", text(&r));
-    assert!(
-        text(&r).contains("every profiled pivot has 8 rollouts; --min-rollouts is 9: collect with --num-repeats 9 or lower it"),
-        "{}",
-        text(&r)
-    );
+    assert_contains(&text(&r), "every profiled pivot has 8 rollouts; --min-rollouts is 9: collect with --num-repeats 9 or lower it");
     assert_eq!(ids(&jsonl(&capped)), expect);
 }
 

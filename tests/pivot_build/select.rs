@@ -1,6 +1,7 @@
 //! `select-pivot`'s rules (docs/pivots.md, "gymscope select-pivot") on made-up profiles: PivotRL's illustration, the
 //! tie-back by task index when the profile has no `pivot_id`, and a contradicting tie.
 
+use crate::common::assert_contains;
 use gymscope::pivot_build::select::{
     selected_row, Class, ProfileIndex, SelectOptions, Selector, Sort,
 };
@@ -168,9 +169,9 @@ fn ties_by_task_index_without_ids_and_refuses_contradictions() {
         SelectOptions::default(),
     )
     .unwrap_err();
-    assert!(
-        err.contains("'prof.jsonl' line 1: field `rollout_infos` is missing"),
-        "{err}"
+    assert_contains(
+        &err,
+        "'prof.jsonl' line 1: field `rollout_infos` is missing",
     );
 }
 

@@ -96,6 +96,12 @@ impl Browser {
         self.wait_text_for(css, want, 30).await
     }
 
+    /// [`Browser::wait_text`] of `[data-testid=testid]`.
+    pub async fn wait_testid(&self, testid: &str, want: &str) -> String {
+        self.wait_text(&format!("[data-testid={testid}]"), want)
+            .await
+    }
+
     /// [`Browser::wait_text`] with a time limit in seconds.
     pub async fn wait_text_for(&self, css: &str, want: &str, seconds: u64) -> String {
         let t0 = Instant::now();
@@ -143,6 +149,37 @@ impl Browser {
             .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
     }
 
+    /// How many elements `css` selects.
+    pub async fn count(&self, css: &str) -> u64 {
+        self.eval(&format!("return document.querySelectorAll('{css}').length"))
+            .await
+            .as_u64()
+            .unwrap()
+    }
+
+    /// Stops the test if a script planted in the data ran (it sets `window.__pwned`).
+    pub async fn assert_no_script_ran(&self) {
+        assert_eq!(
+            self.eval("return window.__pwned === undefined").await,
+            serde_json::json!(true)
+        );
+    }
+
+    /// An exported page (the report, the comparison report) fetched nothing and its inline style
+    /// applied under its own CSP (the body's 1400 px width).
+    pub async fn assert_self_contained(&self) {
+        assert_eq!(
+            self.eval("return performance.getEntriesByType('resource').length")
+                .await,
+            serde_json::json!(0)
+        );
+        assert_eq!(
+            self.eval("return getComputedStyle(document.body).maxWidth")
+                .await,
+            serde_json::json!("1400px")
+        );
+    }
+
     /// Clicks the element `css` names.
     pub async fn click(&self, css: &str) {
         self.client
@@ -157,6 +194,17 @@ impl Browser {
     /// Clicks `[data-testid=testid]`.
     pub async fn click_testid(&self, testid: &str) {
         self.click(&format!("[data-testid={testid}]")).await;
+    }
+
+    /// Replaces the text of the input `[data-testid=testid]` with `value`, as typed.
+    pub async fn set_text(&self, testid: &str, value: &str) {
+        let el = self
+            .client
+            .find(Locator::Css(&format!("[data-testid={testid}]")))
+            .await
+            .unwrap();
+        el.clear().await.unwrap();
+        el.send_keys(value).await.unwrap();
     }
 
     /// Chooses several files at once in an `<input type=file multiple>`.
@@ -174,6 +222,12 @@ impl Browser {
     pub async fn open_app(&self, base: &str, hash: &str) {
         self.client.goto(&format!("{base}{hash}")).await.unwrap();
         self.wait_worker_ready().await;
+    }
+
+    /// Loads the app's example run from its first screen and waits for its profile.
+    pub async fn load_example(&self) {
+        self.click_testid("load-example").await;
+        self.wait_testid("status", "Profile ready").await;
     }
 
     /// The text of the file a download link (`[data-testid=testid]`) offers, once the link is
@@ -201,6 +255,33 @@ impl Browser {
             .unwrap();
         input.send_keys(path.to_str().unwrap()).await.unwrap();
     }
+}
+
+/// `dist/` served, a browser started and the app opened at `hash` (`""` for its first page).
+pub async fn start_app(hash: &str) -> (crate::static_server::StaticServer, Browser) {
+    start(hash, None).await
+}
+
+/// [`start_app`] in a window `width` × `height` pixels large from the start.
+pub async fn start_app_sized(
+    hash: &str,
+    width: u32,
+    height: u32,
+) -> (crate::static_server::StaticServer, Browser) {
+    start(hash, Some((width, height))).await
+}
+
+async fn start(
+    hash: &str,
+    size: Option<(u32, u32)>,
+) -> (crate::static_server::StaticServer, Browser) {
+    let server = crate::static_server::StaticServer::start(&dist());
+    let b = Browser::start().await;
+    if let Some((width, height)) = size {
+        b.client.set_window_size(width, height).await.unwrap();
+    }
+    b.open_app(&server.url(), hash).await;
+    (server, b)
 }
 
 /// The built app (`scripts/trunk.sh build --release`).

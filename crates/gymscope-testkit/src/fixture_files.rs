@@ -1,4 +1,5 @@
-//! Every JSONL file under tests/fixtures, for tests that read them all.
+//! Every JSONL file under tests/fixtures, for tests that read them all; the case folders of a
+//! recorded fixture set.
 
 use std::path::{Path, PathBuf};
 
@@ -18,4 +19,15 @@ pub fn every_jsonl() -> Vec<PathBuf> {
     walk(&crate::repo_root().join("tests/fixtures"), &mut files);
     files.sort();
     files
+}
+
+/// The folders directly under `root` that hold `marker` (a file of every case), sorted.
+pub fn case_dirs(root: &Path, marker: &str) -> Vec<PathBuf> {
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join(marker).exists())
+        .collect();
+    cases.sort();
+    cases
 }

@@ -7,6 +7,7 @@
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+pub mod bench;
 pub mod browser;
 pub mod compare_runs;
 pub mod fixture_files;
@@ -98,6 +99,60 @@ pub fn gymscope_bin() -> PathBuf {
     bin
 }
 
+/// The JSON values of a JSONL file, one a line.
+pub fn read_jsonl(p: &Path) -> Vec<Value> {
+    std::fs::read_to_string(p)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Stops the test unless `text` holds `needle`; the message is the whole text.
+#[track_caller]
+pub fn assert_contains(text: &str, needle: &str) {
+    assert!(text.contains(needle), "{text}");
+}
+
+/// Stops the test if `text` holds `needle`; the message is the whole text.
+#[track_caller]
+pub fn assert_lacks(text: &str, needle: &str) {
+    assert!(!text.contains(needle), "{text}");
+}
+
+/// Stops the test unless the command succeeded; the message is its stderr.
+#[track_caller]
+pub fn assert_success(out: &std::process::Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Sends `signal` to `child` once `ready()` holds, polling every 2 ms for up to two minutes;
+/// false when the child ended first (or the time ran out).
+#[allow(unsafe_code)] // the signal under test
+pub fn signal_when(
+    child: &mut std::process::Child,
+    signal: libc::c_int,
+    mut ready: impl FnMut() -> bool,
+) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < std::time::Duration::from_secs(120) {
+        if child.try_wait().unwrap().is_some() {
+            return false;
+        }
+        if ready() {
+            // SAFETY: kill(2) on our own child's pid.
+            unsafe { libc::kill(child.id() as i32, signal) };
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    false
+}
+
 /// A finished command's stdout then stderr, for assertions and their messages.
 pub fn output_text(o: &std::process::Output) -> String {
     format!(
@@ -114,6 +169,70 @@ pub fn run_gymscope(args: &[&str]) -> std::process::Output {
         .expect("run gymscope")
 }
 
+/// `gymscope <command> --inputs <inputs> --rollouts <rollouts>` and then `extra`.
+pub fn run_on(
+    command: &str,
+    inputs: &Path,
+    rollouts: &Path,
+    extra: &[&str],
+) -> std::process::Output {
+    let mut args = vec![
+        command,
+        "--inputs",
+        inputs.to_str().expect("a UTF-8 path"),
+        "--rollouts",
+        rollouts.to_str().expect("a UTF-8 path"),
+    ];
+    args.extend(extra);
+    run_gymscope(&args)
+}
+
+/// `collect -i <input> -o <out> -a <agent> --head-server <head>` and then `extra`.
+pub fn collect_args<'a>(
+    input: &'a Path,
+    out: &'a Path,
+    agent: &'a str,
+    head: &'a str,
+    extra: &[&'a str],
+) -> Vec<&'a str> {
+    let mut args = collect_io(input, out);
+    args.extend(["-a", agent, "--head-server", head]);
+    args.extend(extra);
+    args
+}
+
+/// [`collect_args`] without `-a`: the rows name their agents.
+pub fn collect_args_routed<'a>(
+    input: &'a Path,
+    out: &'a Path,
+    head: &'a str,
+    extra: &[&'a str],
+) -> Vec<&'a str> {
+    let mut args = collect_io(input, out);
+    args.extend(["--head-server", head]);
+    args.extend(extra);
+    args
+}
+
+fn collect_io<'a>(input: &'a Path, out: &'a Path) -> Vec<&'a str> {
+    vec![
+        "collect",
+        "-i",
+        input.to_str().expect("a UTF-8 path"),
+        "-o",
+        out.to_str().expect("a UTF-8 path"),
+    ]
+}
+
+/// [`run_gymscope`] in `dir` (so paths in its files are the bare names a browser uses).
+pub fn run_gymscope_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(gymscope_bin())
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("run gymscope")
+}
+
 /// `gymscope report` of a run into `out`, with `extra` flags (`--query`, `--date`); stops the
 /// test when it fails.
 pub fn write_report(
@@ -122,17 +241,9 @@ pub fn write_report(
     out: &Path,
     extra: &[&str],
 ) -> std::process::Output {
-    let mut args = vec![
-        "report",
-        "--inputs",
-        inputs.to_str().expect("a UTF-8 path"),
-        "--rollouts",
-        rollouts.to_str().expect("a UTF-8 path"),
-        "-o",
-        out.to_str().expect("a UTF-8 path"),
-    ];
+    let mut args = vec!["-o", out.to_str().expect("a UTF-8 path")];
     args.extend(extra);
-    let run = run_gymscope(&args);
+    let run = run_on("report", inputs, rollouts, &args);
     assert!(run.status.success(), "{}", output_text(&run));
     run
 }
