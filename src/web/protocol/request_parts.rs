@@ -11,7 +11,7 @@ use web_sys::File;
 pub enum RangeTask {
     /// The profile and health (`joint_read::pooled`).
     Profile,
-    /// The profile alone (a compared run: `profile::ranges`).
+    /// The profile alone (a compared run: `profile::pooled`).
     ProfileOnly,
     /// One of a query's reads (`query::pooled`).
     Query(crate::query::pooled::QueryRead),

@@ -1,5 +1,5 @@
 //! One reading driver for readers that share no memory (the app's pool of Web Workers): each
-//! reads byte ranges of a run's files on its own ([`read_range`]: cut with `profile::ranges`,
+//! reads byte ranges of a run's files on its own ([`read_range`]: cut with `read::ranges`,
 //! each batch of lines turned into a job's own result), sends its [`Part`]s as bytes, and one
 //! [`InOrder`] hands them to the job's [`Recorder`] in file order, numbering the lines. Every
 //! job that reads whole files in the pool goes through here: the profile with health
