@@ -339,3 +339,39 @@ async fn compare_numbers_and_the_band_axis_read_right() {
     checks.done();
     b.close().await;
 }
+
+/// On a phone the band's end labels (`≥ 0`, `≤ 1`) read whole: each lies inside the plot's
+/// box and the nearest box that clips it (the right one was cut in half at 390 px).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_band_labels_read_whole_on_a_phone() {
+    let (_server, b) = start_app_sized("", 390, 844).await;
+    b.load_example().await;
+    b.eval("document.querySelector('[data-testid=pass-band] summary').click()")
+        .await;
+    b.wait_testid("band-status", "tasks kept").await;
+    b.eval("document.querySelector('[data-testid=band-histogram]').scrollIntoView()")
+        .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Each label with the box of the histogram and of its nearest clipping ancestor.
+    let labels: Vec<(String, [f64; 4])> = json(
+        &b,
+        "const plot = document.querySelector('[data-testid=band-histogram]').getBoundingClientRect();
+         return Array.from(document.querySelectorAll('[data-testid=band-histogram] [data-testid=histogram-mark] > span')).map(s => {
+           let clip = s.parentElement;
+           while (clip && clip !== document.body && getComputedStyle(clip).overflowX === 'visible') clip = clip.parentElement;
+           const c = clip ? clip.getBoundingClientRect() : { left: 0, right: innerWidth };
+           const r = s.getBoundingClientRect();
+           return [s.textContent, [r.left - Math.max(c.left, 0), Math.min(c.right, innerWidth) - r.right, r.left - plot.left, plot.right - r.right]];
+         })",
+    )
+    .await;
+    assert_eq!(labels.len(), 2, "{labels:?}");
+    for (text, room) in &labels {
+        assert!(
+            room.iter().all(|r| *r >= -0.5),
+            "the band's label {text:?} runs out of its box by {room:?} (left, right of the clip; of the plot)"
+        );
+    }
+    save(&b, "band-labels-390.png").await;
+    b.close().await;
+}

@@ -104,7 +104,10 @@ pub fn Bars(
         .into_iter()
         .map(|m| {
             let title = m.label.clone();
-            view! { <span class="threshold" data-testid="histogram-mark" style:left=format!("{:.1}%", m.at * 100.0) title=title><span>{m.label}</span></span> }
+            // A line in the right half has its label on its left, so the label never runs past
+            // the plot's edge (a phone cut the band's "≤ 1" in half, issue 60).
+            let end = m.at > 0.5;
+            view! { <span class="threshold" class:end=end data-testid="histogram-mark" style:left=format!("{:.1}%", m.at * 100.0) title=title><span>{m.label}</span></span> }
         })
         .collect_view();
     view! {
