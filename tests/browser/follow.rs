@@ -163,10 +163,9 @@ async fn a_followed_file_grows_and_the_query_and_the_open_rollout_stay() {
     b.close().await;
 }
 
-/// Known to fail (issue 62, item 4, left): after a refresh the page lands near its top (400 px
-/// became 97 with the page held at its height), so something in the new inspector scrolls it.
+/// A refresh keeps the page where the reader left it (issue 62, item 4: 400 px became 97 when
+/// the scroll was taken as the new profile arrived, after the page had shrunk).
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "known failure: a refresh does not keep the page's scroll yet"]
 async fn the_scroll_stays_through_a_refresh() {
     let (_server, b) = open_followed(1440, 900).await;
     b.click("[data-testid=task-row]").await;

@@ -16,9 +16,14 @@ pub(super) fn send(
     request: &Request,
     phase: RwSignal<Phase, LocalStorage>,
     files: RwSignal<OutputFiles, LocalStorage>,
-    // A followed run's refresh: the shown run stays until the new one replaces it in place.
-    follow: Option<Follow>,
+    // A followed run's refresh: the shown run stays until the new one replaces it in place, and
+    // the scroll taken when the refresh began is put back once it has.
+    follow: Option<(Follow, Box<dyn FnOnce()>)>,
 ) {
+    let (follow, mut put_back) = match follow {
+        Some((f, put_back)) => (Some(f), Some(put_back)),
+        None => (None, None),
+    };
     worker.with_value(|w| {
         w.request(request, move |reply| match reply {
             Reply::Progress(progress) => phase.update(|p| {
@@ -38,9 +43,8 @@ pub(super) fn send(
                 } else {
                     OutputFiles::None
                 });
-                let put_back = follow.map(|_| keep_scroll());
                 phase.set(Phase::Done(Arc::new(run)));
-                if let Some(put_back) = put_back {
+                if let Some(put_back) = put_back.take() {
                     put_back();
                 }
             }
@@ -58,7 +62,12 @@ pub(super) fn send(
                 files.set(OutputFiles::Failed(f.message));
             }
             Reply::Failed(f) => match follow {
-                Some(follow) => follow.failed(&f.message),
+                Some(follow) => {
+                    if let Some(put_back) = put_back.take() {
+                        put_back();
+                    }
+                    follow.failed(&f.message);
+                }
                 None => phase.set(Phase::Failed(f)),
             },
             _ => phase.set(Phase::Failed(Failure::from(
@@ -83,6 +92,9 @@ pub(super) fn refresher(
         {
             return false;
         }
+        // The scroll as it is now: the page may shrink while the new snapshot is read (its
+        // files' list changes first), and a scroll taken later would be the shrunk page's.
+        let put_back: Box<dyn FnOnce()> = Box::new(keep_scroll());
         slots.update(|s| {
             s.inputs = Some(inputs.clone());
             s.rollouts = Some(rollouts.clone());
@@ -100,7 +112,7 @@ pub(super) fn refresher(
             }),
             workers: crate::web::readers::reading_workers(total),
         };
-        send(worker, &request, phase, files, Some(follow));
+        send(worker, &request, phase, files, Some((follow, put_back)));
         true
     })
 }
