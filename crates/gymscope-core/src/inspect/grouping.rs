@@ -13,8 +13,8 @@
 use super::model::{field_of, spans};
 use super::run::RunView;
 use crate::fast_map::FastMap;
-use crate::report::key_figures::{agent_lines, AgentLine, PointFacts};
 use crate::reward_group::RewardGroup;
+use crate::table::key_figures::{agent_lines, AgentLine, PointFacts};
 use serde_json::Value;
 
 /// Most groups a field shows; the rarer values are one group (`other values (12)`).

@@ -4,8 +4,8 @@
 
 use crate::conversation::{conversation, Item};
 use crate::profile::Profile;
-use crate::report::key_figures::{key_figures, TaskSpan};
 use crate::report::ReportInput;
+use crate::table::key_figures::{key_figures, TaskSpan};
 use crate::table::{self, Table};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -25,7 +25,7 @@ pub struct TaskMeta {
     pub num_rollouts: u32,
 }
 
-pub use crate::report::key_figures::Totals;
+pub use crate::table::key_figures::Totals;
 
 /// The inspector's view of a run (the small part; the big arrays travel in [`Columns`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -44,10 +44,10 @@ pub struct InspectView {
     pub repeat_notes: Vec<String>,
     /// The run's key figures, the page's first cards (`key_figures`).
     #[serde(default)]
-    pub figures: Vec<crate::report::key_figures::KeyFigure>,
+    pub figures: Vec<crate::table::key_figures::KeyFigure>,
     /// One line per agent beside the plot (`key_figures::agent_lines`).
     #[serde(default)]
-    pub agent_lines: Vec<crate::report::key_figures::AgentLine>,
+    pub agent_lines: Vec<crate::table::key_figures::AgentLine>,
     /// Numeric fields of the rollouts (reward, tokens, verifier fields): the plot's axes.
     pub metrics: Vec<String>,
     /// Headers of the task table (`mean/reward`, …, `reward_profile_completion_pct`).
@@ -337,15 +337,15 @@ pub(crate) fn lines_of(
     cols: &Columns,
     across: &[table::RewardAcross],
     keep: impl Fn(usize) -> bool,
-) -> Vec<crate::report::key_figures::AgentLine> {
+) -> Vec<crate::table::key_figures::AgentLine> {
     let (reward, output_tokens) = (
         field_of(metrics, cols, "reward"),
         field_of(metrics, cols, "output_tokens"),
     );
-    crate::report::key_figures::agent_lines(
+    crate::table::key_figures::agent_lines(
         names,
         tasks,
-        |p| crate::report::key_figures::PointFacts {
+        |p| crate::table::key_figures::PointFacts {
             agent: cols
                 .point_agent
                 .get(p)

@@ -5,7 +5,7 @@
 use super::model::{field_of, lines_of, spans};
 use super::run::RunView;
 use crate::figures::count;
-use crate::report::key_figures::{key_figures, AgentLine, KeyFigure, Totals};
+use crate::table::key_figures::{key_figures, AgentLine, KeyFigure, Totals};
 
 /// What the page says when no rollout carries a reward, and how to add one (docs/atif.md).
 pub fn no_reward_note(from_atif: bool) -> String {

@@ -152,7 +152,7 @@ impl ReportInput {
             Some((file, bytes)) => Some(agent_table(file, bytes, &mut columns)?),
             None => None,
         };
-        let figures = super::key_figures::of_points(
+        let figures = super::key_figures_of(
             &points,
             summary.expected_rollout_rows,
             agents.as_ref().map_or(0, |a| a.rows.len()),

@@ -169,7 +169,7 @@ fn figures(out: &mut String, r: &ReportInput) {
     out.push_str("</section>\n");
 }
 
-fn cards(out: &mut String, figures: &[super::key_figures::KeyFigure]) {
+fn cards(out: &mut String, figures: &[crate::table::key_figures::KeyFigure]) {
     for f in figures {
         let _ = write!(
             out,

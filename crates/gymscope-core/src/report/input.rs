@@ -48,7 +48,7 @@ impl ReportInput {
     ) -> ReportInput {
         conversations.sort_by_key(|(k, _)| *k);
         let points = points(p);
-        let figures = super::key_figures::of_points(
+        let figures = super::key_figures_of(
             &points,
             p.summary.expected_rollout_rows,
             p.agents.len(),

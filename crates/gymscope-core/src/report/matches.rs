@@ -7,12 +7,13 @@
 //! (pandas' mean, median and sample std per column, a t interval per repeat); the health is
 //! `gymscope health`'s judgement of the matching rows, read back by their spans.
 
-use super::{key_figures::KeyFigure, Points};
+use super::Points;
 use crate::health::{HealthBuilder, HealthError, HealthReport};
 use crate::json::Num;
 use crate::profile::Profile;
 use crate::render::LineSource;
 use crate::stats::{Scratch, Spread};
+use crate::table::key_figures::KeyFigure;
 use crate::table::{Cell, Row, Table};
 
 /// Everything the report shows of a query's matches.

@@ -8,8 +8,8 @@
 //!
 //! - [`ReportInput`]: the report as plain data, built by [`ReportInput::from_profile`] (a fresh
 //!   profile) or [`ReportInput::from_profile_files`] (upstream's or gymscope's output files);
-//! - [`key_figures`]: the run's key figures as cards and one line per agent (the app's Profile
-//!   page shows the same);
+//! - its key figures and agent lines are `table::key_figures`' (the app's Profile page shows the
+//!   same), of its points by [`key_figures_of`];
 //! - [`QueryParts`] (`matches`): the sections of a query's matches, which the page opens on;
 //! - `data`: the compact columnar JSON the page's script reads;
 //! - `svg`: the static plots, shown without JavaScript;
@@ -21,7 +21,6 @@ mod files;
 mod health;
 mod html;
 mod input;
-pub mod key_figures;
 mod matches;
 mod part;
 mod svg;
@@ -145,7 +144,7 @@ pub struct ReportInput {
     pub summary_note: Option<String>,
     pub warnings: Vec<String>,
     /// The run's key figures, the report's first cards (`key_figures`).
-    pub figures: Vec<key_figures::KeyFigure>,
+    pub figures: Vec<crate::table::key_figures::KeyFigure>,
     /// `None` when there is no agent metrics file.
     pub agents: Option<Table>,
     /// v0.7.0's per-repeat reward (`table::repeat_table`), when computed from the rollouts.
@@ -217,7 +216,7 @@ impl ReportInput {
         agents.dedup();
         self.query_parts = QueryParts {
             // The interval across repeats is the whole run's: none for a part of it.
-            figures: key_figures::of_points(&matched, matched.len(), agents.len(), &[]),
+            figures: key_figures_of(&matched, matched.len(), agents.len(), &[]),
             agents: self
                 .agents
                 .is_some()
@@ -243,3 +242,44 @@ impl ReportInput {
 
 /// How many tasks get their conversations by default.
 pub const DEFAULT_CONVERSATION_TASKS: usize = 20;
+
+/// The cards of a report's points (grouped by task, in order): the page's figures for the
+/// static report (`report::html`).
+pub(crate) fn key_figures_of(
+    points: &Points,
+    expected_rollouts: usize,
+    agents: usize,
+    across: &[crate::table::RewardAcross],
+) -> Vec<crate::table::key_figures::KeyFigure> {
+    let mean = |values: &mut dyn Iterator<Item = f64>| {
+        let v: Vec<f64> = values.filter(|v| !v.is_nan()).collect();
+        (!v.is_empty()).then(|| crate::stats::np_sum(&v) / v.len() as f64)
+    };
+    let field = |name: &str| {
+        let f = points.fields.iter().position(|n| n == name)?;
+        mean(&mut points.values[f].iter().flatten().copied())
+    };
+    use crate::table::key_figures::{key_figures, TaskSpan, Totals};
+    let mut tasks: Vec<TaskSpan> = Vec::new();
+    for (i, &task) in points.task.iter().enumerate() {
+        match tasks.last_mut() {
+            Some(t) if points.task[t.first] == task => t.n += 1,
+            _ => tasks.push(TaskSpan { first: i, n: 1 }),
+        }
+    }
+    let totals = Totals {
+        tasks: tasks.len(),
+        rollouts: points.len(),
+        expected_rollouts,
+        agents,
+        mean_reward: mean(&mut points.reward.iter().flatten().copied()),
+        mean_output_tokens: field("output_tokens"),
+        mean_total_tokens: field("total_tokens"),
+    };
+    key_figures(
+        &totals,
+        &tasks,
+        |p| points.reward.get(p).copied().flatten(),
+        across,
+    )
+}

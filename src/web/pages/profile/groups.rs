@@ -6,7 +6,7 @@
 
 use crate::inspect::grouping::{fields_in_head, FieldGroups};
 use crate::inspect::run::RunView;
-use crate::report::key_figures::AgentLine;
+use crate::table::key_figures::AgentLine;
 use crate::web::pages::profile::summary::{breakable, scope};
 use crate::web::protocol::{Progress, Reply, Request};
 use crate::web::state::Selection;

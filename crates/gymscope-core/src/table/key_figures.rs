@@ -162,46 +162,6 @@ pub fn key_figures(
     cards
 }
 
-/// The cards of a report's points (grouped by task, in order): the page's figures for the
-/// static report (`report::html`).
-pub fn of_points(
-    points: &super::Points,
-    expected_rollouts: usize,
-    agents: usize,
-    across: &[RewardAcross],
-) -> Vec<KeyFigure> {
-    let mean = |values: &mut dyn Iterator<Item = f64>| {
-        let v: Vec<f64> = values.filter(|v| !v.is_nan()).collect();
-        (!v.is_empty()).then(|| crate::stats::np_sum(&v) / v.len() as f64)
-    };
-    let field = |name: &str| {
-        let f = points.fields.iter().position(|n| n == name)?;
-        mean(&mut points.values[f].iter().flatten().copied())
-    };
-    let mut tasks: Vec<TaskSpan> = Vec::new();
-    for (i, &task) in points.task.iter().enumerate() {
-        match tasks.last_mut() {
-            Some(t) if points.task[t.first] == task => t.n += 1,
-            _ => tasks.push(TaskSpan { first: i, n: 1 }),
-        }
-    }
-    let totals = Totals {
-        tasks: tasks.len(),
-        rollouts: points.len(),
-        expected_rollouts,
-        agents,
-        mean_reward: mean(&mut points.reward.iter().flatten().copied()),
-        mean_output_tokens: field("output_tokens"),
-        mean_total_tokens: field("total_tokens"),
-    };
-    key_figures(
-        &totals,
-        &tasks,
-        |p| points.reward.get(p).copied().flatten(),
-        across,
-    )
-}
-
 /// One agent in a line, beside the plot: its rollouts, mean reward with the interval across
 /// repeats, pass@1 and mean output tokens, as people read them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,6 +1,8 @@
 //! The profile as display tables (per task, per agent) and summary lines: what the web app shows,
 //! computed here so the page only lays it out. Cell headers are the output files' keys.
 
+pub mod key_figures;
+
 use crate::json::Num;
 use crate::profile::{AcrossRepeats, ColumnSummary, Profile};
 use std::collections::HashMap;
