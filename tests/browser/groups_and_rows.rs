@@ -352,25 +352,42 @@ async fn the_band_labels_read_whole_on_a_phone() {
     b.eval("document.querySelector('[data-testid=band-histogram]').scrollIntoView()")
         .await;
     tokio::time::sleep(Duration::from_millis(300)).await;
-    // Each label with the box of the histogram and of its nearest clipping ancestor.
-    let labels: Vec<(String, [f64; 4])> = json(
-        &b,
-        "const plot = document.querySelector('[data-testid=band-histogram]').getBoundingClientRect();
-         return Array.from(document.querySelectorAll('[data-testid=band-histogram] [data-testid=histogram-mark] > span')).map(s => {
-           let clip = s.parentElement;
-           while (clip && clip !== document.body && getComputedStyle(clip).overflowX === 'visible') clip = clip.parentElement;
-           const c = clip ? clip.getBoundingClientRect() : { left: 0, right: innerWidth };
-           const r = s.getBoundingClientRect();
-           return [s.textContent, [r.left - Math.max(c.left, 0), Math.min(c.right, innerWidth) - r.right, r.left - plot.left, plot.right - r.right]];
-         })",
-    )
-    .await;
-    assert_eq!(labels.len(), 2, "{labels:?}");
-    for (text, room) in &labels {
-        assert!(
-            room.iter().all(|r| *r >= -0.5),
-            "the band's label {text:?} runs out of its box by {room:?} (left, right of the clip; of the plot)"
-        );
+    // Each label with its room to the nearest box that clips it and to the histogram's sides,
+    // and what it lies on (the other label, a bar's count, a tick), at two bands.
+    for at in ["0", "0.9"] {
+        b.eval(&format!(
+            "const s = document.querySelector('[data-testid=band-min]'); s.value = '{at}';
+             s.dispatchEvent(new Event('input', {{bubbles: true}})); s.dispatchEvent(new Event('change', {{bubbles: true}}));"
+        ))
+        .await;
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        let labels: Vec<(String, [f64; 4], Vec<String>)> = json(
+            &b,
+            "const plot = document.querySelector('[data-testid=band-histogram]').getBoundingClientRect();
+             const spans = Array.from(document.querySelectorAll('[data-testid=band-histogram] [data-testid=histogram-mark] > span'));
+             const others = Array.from(document.querySelectorAll('[data-testid=band-histogram] .bar-count, [data-testid=band-histogram] .tick')).concat(spans);
+             const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+             return spans.map(s => {
+               let clip = s.parentElement;
+               while (clip && clip !== document.body && getComputedStyle(clip).overflowX === 'visible') clip = clip.parentElement;
+               const c = clip ? clip.getBoundingClientRect() : { left: 0, right: innerWidth };
+               const r = s.getBoundingClientRect();
+               const on = others.filter(o => o !== s && meet(r, o.getBoundingClientRect())).map(o => o.textContent);
+               return [s.textContent, [r.left - Math.max(c.left, 0), Math.min(c.right, innerWidth) - r.right, r.left - plot.left, plot.right - r.right], on];
+             })",
+        )
+        .await;
+        assert_eq!(labels.len(), 2, "{labels:?}");
+        for (text, room, on) in &labels {
+            assert!(
+                room.iter().all(|r| *r >= -0.5),
+                "band from {at}: the label {text:?} runs out of its box by {room:?} (left, right of the clip; of the plot)"
+            );
+            assert!(
+                on.is_empty(),
+                "band from {at}: the label {text:?} lies on {on:?}"
+            );
+        }
     }
     save(&b, "band-labels-390.png").await;
     b.close().await;

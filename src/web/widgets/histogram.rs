@@ -19,13 +19,18 @@ pub fn Histogram(histogram: plot::Histogram) -> impl IntoView {
 pub struct Mark {
     pub at: f64,
     pub label: String,
+    /// A band's upper end: its label a row higher, so a band's two labels never meet.
+    pub upper: bool,
 }
 
 impl Mark {
     /// A line at `x` (`inclusive_left`: as `plot::Histogram::mark_fraction`), or none.
     pub fn of(h: &plot::Histogram, x: f64, inclusive_left: bool, label: String) -> Option<Mark> {
-        h.mark_fraction(x, inclusive_left)
-            .map(|at| Mark { at, label })
+        h.mark_fraction(x, inclusive_left).map(|at| Mark {
+            at,
+            label,
+            upper: false,
+        })
     }
 }
 
@@ -38,7 +43,11 @@ impl Mark {
         inclusive_left: bool,
         label: String,
     ) -> Option<Mark> {
-        axis.mark(h, x, inclusive_left).map(|at| Mark { at, label })
+        axis.mark(h, x, inclusive_left).map(|at| Mark {
+            at,
+            label,
+            upper: false,
+        })
     }
 }
 
@@ -105,9 +114,10 @@ pub fn Bars(
         .map(|m| {
             let title = m.label.clone();
             // A line in the right half has its label on its left, so the label never runs past
-            // the plot's edge (a phone cut the band's "≤ 1" in half, issue 60).
+            // the plot's edge (a phone cut the band's "≤ 1" in half, issue 60); labels sit in rows
+            // above the bars' counts, a band's upper end a row higher (style/main.css).
             let end = m.at > 0.5;
-            view! { <span class="threshold" class:end=end data-testid="histogram-mark" style:left=format!("{:.1}%", m.at * 100.0) title=title><span>{m.label}</span></span> }
+            view! { <span class="threshold" class:end=end class:upper=m.upper data-testid="histogram-mark" style:left=format!("{:.1}%", m.at * 100.0) title=title><span>{m.label}</span></span> }
         })
         .collect_view();
     view! {

@@ -41,12 +41,18 @@ pub fn PassBand(worker: SharedWorker, sel: Selection) -> impl IntoView {
     let hi = RwSignal::new(1.0_f64);
     let rates = RwSignal::new(None::<Arc<Vec<f64>>>);
     let shown = RwSignal::new_local(None::<Result<Shown, String>>);
+    // The band shown is upside down: a reply to an earlier band, still on its way, must not
+    // replace the refusal (a test saw "11 of 30 tasks kept" after "0.9 is above 0.1").
+    let refused = StoredValue::new(false);
     let follower = Follower::new(worker, move |reply| match reply {
         Reply::TasksCurated(c) => {
             let mut c = *c;
             let r = std::mem::take(&mut c.rates);
             if !r.is_empty() || rates.with_untracked(Option::is_none) {
                 rates.set(Some(Arc::new(r)));
+            }
+            if refused.get_value() {
+                return;
             }
             let links = [
                 ("band-download-curated", c.curated.take()),
@@ -62,12 +68,14 @@ pub fn PassBand(worker: SharedWorker, sel: Selection) -> impl IntoView {
             })));
         }
         Reply::Progress(_) => {}
+        Reply::Failed(_) if refused.get_value() => {}
         Reply::Failed(f) => shown.set(Some(Err(f.message))),
         _ => shown.set(Some(Err("unexpected reply from the worker".into()))),
     });
     // `files`: the slider was let go: the band becomes the query and the files are made.
     let moved = move |files: bool| {
         let (a, b) = (lo.get_untracked(), hi.get_untracked());
+        refused.set_value(a > b);
         if a > b {
             shown.set(Some(Err(format!("The band is empty: {a} is above {b}."))));
             return;
@@ -98,7 +106,7 @@ pub fn PassBand(worker: SharedWorker, sel: Selection) -> impl IntoView {
         let axis = crate::plot::value_axis::ValueAxis::new(0.0, 1.0);
         let marks = [
             Mark::on_axis(&axis, &h, a, true, format!("≥ {a}")),
-            Mark::on_axis(&axis, &h, b, false, format!("≤ {b}")),
+            Mark::on_axis(&axis, &h, b, false, format!("≤ {b}")).map(|m| Mark { upper: true, ..m }),
         ];
         Some(
             view! { <Bars histogram=h what="pass rate" unit="tasks" testid="band-histogram" bar_testid="band-bar" marks=marks.into_iter().flatten().collect() axis=axis /> },
