@@ -41,12 +41,10 @@ async fn drawn_pixels(b: &Browser) -> u64 {
     .unwrap()
 }
 
+/// The task table's count, once the table is on the page (a loaded machine showed the status
+/// line a moment before the table).
 async fn task_count(b: &Browser) -> String {
-    b.eval("return document.querySelector('[data-testid=task-count]').textContent")
-        .await
-        .as_str()
-        .unwrap()
-        .to_string()
+    b.wait_testid("task-count", " tasks").await
 }
 
 /// Drags on the rollout scatter from (`x0`, `y0`) to (`x1`, `y1`), fractions of its size.
