@@ -169,9 +169,7 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
 fn interrupted() -> Option<ExitCode> {
     let sig = signals::caught()?;
     crate::note!("Interrupted: nothing was written.");
-    Some(ExitCode::from(
-        128u8.saturating_add(u8::try_from(sig).unwrap_or(0)),
-    ))
+    Some(crate::native::signals::exit_code(sig))
 }
 
 fn set_mode_755(dir: &Path) -> Result<()> {

@@ -93,10 +93,7 @@ pub fn run(args: &QueryArgs) -> Result<ExitCode> {
         |found| {
             // What a batch found before the signal counts; then the read stops.
             printer.add(found, &name)?;
-            match crate::native::signals::caught() {
-                Some(sig) => Err(Halt::Interrupted(sig)),
-                None => Ok(()),
-            }
+            Halt::if_signalled()
         },
     );
     match read {
@@ -108,9 +105,7 @@ pub fn run(args: &QueryArgs) -> Result<ExitCode> {
                 printer.lines_done,
                 printer.count
             );
-            return Ok(ExitCode::from(
-                128u8.saturating_add(u8::try_from(sig).unwrap_or(0)),
-            ));
+            return Ok(crate::native::signals::exit_code(sig));
         }
     }
     printer.finish();
@@ -348,19 +343,14 @@ fn print_rows(
         line.clear();
         row.write_json(&mut line);
         crate::native::out::stdout_bytes(&line);
-        match crate::native::signals::caught() {
-            Some(sig) => Err(Halt::Interrupted(sig)),
-            None => Ok(()),
-        }
+        Halt::if_signalled()
     });
     match read {
         Ok(()) | Err(Halt::Limit) => {}
         Err(Halt::Error(e)) => return Err(e),
         Err(Halt::Interrupted(sig)) => {
             crate::note!("Interrupted: {count} matching rollout(s) so far.");
-            return Ok(ExitCode::from(
-                128u8.saturating_add(u8::try_from(sig).unwrap_or(0)),
-            ));
+            return Ok(crate::native::signals::exit_code(sig));
         }
     }
     if count == 0 && !crate::native::out::stdout_gone() {

@@ -70,9 +70,7 @@ pub fn run(args: &WatchArgs) -> Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         if let Some(sig) = pause(args.interval) {
-            return Ok(ExitCode::from(
-                128u8.saturating_add(u8::try_from(sig).unwrap_or(0)),
-            ));
+            return Ok(crate::native::signals::exit_code(sig));
         }
     };
     if let Some(bad) = snapshot.unreadable.first() {

@@ -127,6 +127,16 @@ pub enum Halt {
     Interrupted(i32),
 }
 
+impl Halt {
+    /// Stops a read after Ctrl-C or SIGTERM, between batches.
+    pub fn if_signalled() -> Result<(), Halt> {
+        match crate::native::signals::caught() {
+            Some(sig) => Err(Halt::Interrupted(sig)),
+            None => Ok(()),
+        }
+    }
+}
+
 impl From<ReadError> for Halt {
     fn from(e: ReadError) -> Self {
         Halt::Error(e.into())
@@ -299,10 +309,7 @@ fn first_pass(
                 facts.add_rollout(key.0, reward);
                 present.extend(keys);
             }
-            match crate::native::signals::caught() {
-                Some(sig) => Err(Halt::Interrupted(sig)),
-                None => Ok(()),
-            }
+            Halt::if_signalled()
         },
     );
     match read {

@@ -109,6 +109,11 @@ pub fn stop_with(stop: std::sync::Arc<AtomicBool>) {
     STOP.with(|s| *s.borrow_mut() = Some(stop));
 }
 
+/// The shell's exit status of a command ended by signal `sig` (128 + its number).
+pub fn exit_code(sig: i32) -> std::process::ExitCode {
+    std::process::ExitCode::from(128u8.saturating_add(u8::try_from(sig).unwrap_or(0)))
+}
+
 /// The signal caught since the process started, if any (while [`handled_elsewhere`] is held,
 /// the process goes on after SIGINT and SIGTERM; the command checks this to stop), or SIGINT
 /// once this thread's host asked it to stop ([`stop_with`]).
