@@ -164,19 +164,21 @@ async fn a_followed_file_grows_and_the_query_and_the_open_rollout_stay() {
 }
 
 /// A refresh keeps the page where the reader left it (issue 62, item 4): the scroll is taken
-/// when the refresh begins and put back once the new profile is shown.
+/// when the refresh begins and put back once the new profile is shown, unless the reader moved
+/// the page meanwhile. Turning Follow on refreshes at once; the reader scrolls (a real wheel)
+/// while that refresh is read, and neither it nor the next one takes the page back.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_scroll_stays_through_a_refresh() {
     let (_server, b) = open_followed(1440, 900).await;
     b.click("[data-testid=task-row]").await;
     b.click("[data-testid=open-rollout]").await;
     b.wait_testid("rollout-title", "rollout").await;
-    // The switch first: WebDriver's click scrolls its element into view (that, not the
-    // refresh, took the page from 400 to 97 before).
+    // WebDriver's click scrolls the switch into view; the wheel then moves the page down.
     b.click_testid("follow-switch").await;
-    b.eval("window.scrollTo(0, 400)").await;
-    let y = scroll_y(&b).await;
-    assert!(y > 300.0, "the page should scroll: {y}");
+    let before = scroll_y(&b).await;
+    wheel(&b, 400).await;
+    let y = settled_scroll(&b).await;
+    assert!(y > before + 300.0, "the wheel should scroll: {before} to {y}");
     let all = lines();
     let half = all[FIRST].len() / 2;
     let (more, torn) = chunk(&all, FIRST + 1, SECOND);
@@ -187,10 +189,41 @@ async fn the_scroll_stays_through_a_refresh() {
         5,
     )
     .await;
-    tokio::time::sleep(Duration::from_secs(1)).await;
-    let after = scroll_y(&b).await;
+    let after = settled_scroll(&b).await;
     assert!((after - y).abs() < 2.0, "scrolled from {y} to {after}");
     b.close().await;
+}
+
+/// A reader's wheel: `dy` pixels down, at the page's left margin (over no scrolling box:
+/// the task table and the rollout pane scroll on their own).
+async fn wheel(b: &Browser, dy: i64) {
+    use fantoccini::actions::{InputSource, WheelAction, WheelActions};
+    let scroll = WheelActions::new("wheel".into()).then(WheelAction::Scroll {
+        duration: None,
+        x: 4,
+        y: 450,
+        delta_x: 0,
+        delta_y: dy,
+    });
+    b.client.perform_actions(scroll).await.unwrap();
+}
+
+/// The page's scroll once nothing has moved it for two seconds (longer than a refresh puts the
+/// scroll back after its profile is shown).
+async fn settled_scroll(b: &Browser) -> f64 {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut last = scroll_y(b).await;
+    let mut since = Instant::now();
+    loop {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let y = scroll_y(b).await;
+        if (y - last).abs() > 0.5 {
+            (last, since) = (y, Instant::now());
+        } else if since.elapsed() > Duration::from_secs(2) {
+            return y;
+        }
+        assert!(Instant::now() < deadline, "the page never stopped scrolling");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

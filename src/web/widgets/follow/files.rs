@@ -5,7 +5,6 @@
 //! refresh asks the handle for a new one.
 
 use js_sys::{Array, Function, Object, Promise, Reflect};
-use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
@@ -103,48 +102,4 @@ pub async fn sleep(ms: i32) {
             .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
     });
     let _ = JsFuture::from(promise).await;
-}
-
-/// The page's and the rollout pane's scroll positions, to put back after a refresh re-lays out
-/// the inspector. Meanwhile the page may not get shorter (its tables and the rollout come in
-/// after it is laid out), which would clamp the scroll.
-pub fn keep_scroll() -> impl FnOnce() {
-    let window = gloo_utils::window();
-    let document = gloo_utils::document();
-    let y = window.scroll_y().unwrap_or(0.0);
-    let pane_of = || {
-        gloo_utils::document()
-            .query_selector("[data-testid=pane-rollout]")
-            .ok()
-            .flatten()
-    };
-    let pane = pane_of().map_or(0, |p| p.scroll_top());
-    let height = document.document_element().map_or(0, |e| e.scroll_height());
-    if let Some(body) = document.body() {
-        let _ = body.set_attribute("style", &format!("min-height: {height}px"));
-    }
-    move || {
-        let put_back = move || {
-            gloo_utils::window().scroll_to_with_x_and_y(0.0, y);
-            if let Some(p) = pane_of() {
-                p.set_scroll_top(pane);
-            }
-        };
-        let later = |ms: i32, f: wasm_bindgen::JsValue| {
-            let _ = gloo_utils::window()
-                .set_timeout_with_callback_and_timeout_and_arguments_0(f.unchecked_ref(), ms);
-        };
-        // Once the new inspector is in the page (its effects run in microtasks), and once its
-        // rollout has been read.
-        later(0, Closure::once_into_js(put_back));
-        later(600, Closure::once_into_js(put_back));
-        later(
-            1500,
-            Closure::once_into_js(|| {
-                if let Some(body) = gloo_utils::document().body() {
-                    let _ = body.remove_attribute("style");
-                }
-            }),
-        );
-    }
 }

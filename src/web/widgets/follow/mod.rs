@@ -7,9 +7,10 @@
 //! complete or its rollouts have not grown for ten minutes, and says so.
 
 mod files;
+mod scroll;
 mod step;
 
-pub use files::keep_scroll;
+pub use scroll::keep_scroll;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::rc::Rc;
