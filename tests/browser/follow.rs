@@ -178,7 +178,10 @@ async fn the_scroll_stays_through_a_refresh() {
     let before = scroll_y(&b).await;
     wheel(&b, 400).await;
     let y = settled_scroll(&b).await;
-    assert!(y > before + 300.0, "the wheel should scroll: {before} to {y}");
+    assert!(
+        y > before + 300.0,
+        "the wheel should scroll: {before} to {y}"
+    );
     let all = lines();
     let half = all[FIRST].len() / 2;
     let (more, torn) = chunk(&all, FIRST + 1, SECOND);
@@ -222,7 +225,10 @@ async fn settled_scroll(b: &Browser) -> f64 {
         } else if since.elapsed() > Duration::from_secs(2) {
             return y;
         }
-        assert!(Instant::now() < deadline, "the page never stopped scrolling");
+        assert!(
+            Instant::now() < deadline,
+            "the page never stopped scrolling"
+        );
     }
 }
 

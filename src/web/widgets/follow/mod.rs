@@ -10,9 +10,9 @@ mod files;
 mod scroll;
 mod step;
 
-pub use scroll::keep_scroll;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+pub use scroll::keep_scroll;
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
 
