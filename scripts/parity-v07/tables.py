@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the two number tables gymscope needs to match NeMo Gym v0.7.0's confidence intervals to
-the last bit (`crates/gymscope-core/src/python_math.rs` reads them):
+the last bit (`crates/gymscope-base/src/python_math.rs` reads them):
 
 - `t975.bin`: scipy's `stats.t.ppf(0.975, df)` (Boost's Student-t quantile, not correctly rounded)
   for df 1 ... 100,000. df 1 ... 999 as float64 little-endian; df 1,000 ... 100,000 as the
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-OUT = Path("crates/gymscope-core/data")
+OUT = Path("crates/gymscope-base/data")
 EXACT_BELOW = 1000
 LAST_DF = 100_000
 Z = 1.959963984540054  # the normal 0.975 quantile

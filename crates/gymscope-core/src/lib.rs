@@ -35,33 +35,26 @@ pub mod collect;
 pub mod compare;
 pub mod conversation;
 pub mod curate;
-pub mod error;
-pub mod fast_map;
-pub mod figures;
-pub mod gym;
 pub mod health;
-pub mod html;
 pub mod inspect;
 pub mod joint_read;
-pub mod json;
-pub mod markdown;
 pub mod model_text;
-pub mod names;
 pub mod output;
 pub mod pivot;
 pub mod pivot_build;
 pub mod plot;
 pub mod profile;
-pub mod python_math;
 pub mod query;
-pub mod read;
-pub mod record;
 pub mod render;
 pub mod report;
-pub mod reward_group;
-pub mod seeded;
-pub mod skim;
-pub mod stats;
 pub mod table;
 pub mod verifier;
 pub mod watch;
+
+// The layers below, each a crate Cargo keeps below this one, under their modules' own names: the
+// faces and every module here write `gymscope_core::json`, `crate::read`, as before the split.
+pub use gymscope_base::{
+    error, fast_map, figures, gym, html, json, markdown, names, python_math, reward_group, seeded,
+    skim, stats,
+};
+pub use gymscope_read::{read, record};

@@ -59,7 +59,7 @@ impl LineBatch {
 
 /// Hands out the splitter's last line (a file's end without a newline) and the pending batch:
 /// the end of a file's cut (`batch`) or of a range's (`ranges`).
-pub(crate) fn flush_last(
+pub fn flush_last(
     splitter: &mut LineSplitter,
     pending: &mut Option<LineBatch>,
     kind: RowKind,

@@ -101,7 +101,7 @@ fn model_ref(v: &Value, at: &str) -> R<Option<ModelRef>> {
     }))
 }
 
-pub(crate) fn call_ref(v: &Value, at: &str) -> R<CallRef> {
+pub fn call_ref(v: &Value, at: &str) -> R<CallRef> {
     let m = object(v, at)?;
     only(m, at, &schema::CALL_REF)?;
     let r = CallRef {
@@ -130,7 +130,7 @@ fn refs(m: &Map<String, Value>, at: &str) -> R<Vec<CallRef>> {
         .collect()
 }
 
-pub(crate) fn invocation(v: &Value, at: &str) -> R<(String, Vec<CallRef>)> {
+pub fn invocation(v: &Value, at: &str) -> R<(String, Vec<CallRef>)> {
     let m = object(v, at)?;
     only(m, at, &schema::INVOCATION)?;
     literal(m, at, "kind", &["agent_invocation"])?;
@@ -221,7 +221,7 @@ fn model_call(v: &Value, at: &str) -> R<Call> {
 
 /// A trajectory's tool call (`TrajectoryToolCall`), or with `with_output` false an agent's
 /// `ToolCallObservation` (the same fields but `output`).
-pub(crate) fn tool_call(v: &Value, at: &str, with_output: bool) -> R<()> {
+pub fn tool_call(v: &Value, at: &str, with_output: bool) -> R<()> {
     let m = object(v, at)?;
     let fields = schema::TOOL_CALL;
     only(m, at, &fields[..fields.len() - usize::from(!with_output)])?;
@@ -258,7 +258,7 @@ pub(crate) fn tool_call(v: &Value, at: &str, with_output: bool) -> R<()> {
     Ok(())
 }
 
-pub(crate) fn gap(v: &Value, at: &str) -> R<Gap> {
+pub fn gap(v: &Value, at: &str) -> R<Gap> {
     let m = object(v, at)?;
     only(m, at, &schema::GAP)?;
     Ok(Gap {

@@ -8,7 +8,7 @@ use crate::json::{number_to_num, Num};
 use serde_json::{Map, Value};
 
 /// A validation's result: the error is the field's place and what is wrong there.
-pub(crate) type R<T> = Result<T, String>;
+pub type R<T> = Result<T, String>;
 
 /// A scalar as Pydantic's lax mode sees it, from whichever JSON tree holds it (a
 /// `serde_json::Value`, or the pivot validator's tree).
@@ -90,12 +90,12 @@ pub fn lax_float<'a>(v: impl Into<Scalar<'a>>) -> Option<f64> {
 }
 
 /// The value as a model (a JSON object).
-pub(crate) fn object<'a>(v: &'a Value, at: &str) -> R<&'a Map<String, Value>> {
+pub fn object<'a>(v: &'a Value, at: &str) -> R<&'a Map<String, Value>> {
     v.as_object().ok_or_else(|| format!("{at}: not an object"))
 }
 
 /// Refuses keys the model does not declare (`extra="forbid"`).
-pub(crate) fn only(m: &Map<String, Value>, at: &str, allowed: &[&str]) -> R<()> {
+pub fn only(m: &Map<String, Value>, at: &str, allowed: &[&str]) -> R<()> {
     match m.keys().find(|k| !allowed.contains(&k.as_str())) {
         Some(k) => Err(format!("{at}.{k}: extra inputs are not permitted")),
         None => Ok(()),
@@ -103,7 +103,7 @@ pub(crate) fn only(m: &Map<String, Value>, at: &str, allowed: &[&str]) -> R<()> 
 }
 
 /// A required `str` field.
-pub(crate) fn req_str(m: &Map<String, Value>, at: &str, k: &str) -> R<String> {
+pub fn req_str(m: &Map<String, Value>, at: &str, k: &str) -> R<String> {
     match m.get(k) {
         Some(Value::String(s)) => Ok(s.clone()),
         Some(_) => Err(format!("{at}.{k}: not a string")),
@@ -112,7 +112,7 @@ pub(crate) fn req_str(m: &Map<String, Value>, at: &str, k: &str) -> R<String> {
 }
 
 /// An `Optional[str]` field.
-pub(crate) fn opt_str(m: &Map<String, Value>, at: &str, k: &str) -> R<Option<String>> {
+pub fn opt_str(m: &Map<String, Value>, at: &str, k: &str) -> R<Option<String>> {
     match m.get(k) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -121,12 +121,7 @@ pub(crate) fn opt_str(m: &Map<String, Value>, at: &str, k: &str) -> R<Option<Str
 }
 
 /// An `Optional[int]` field, at least `min` when given ([`lax_int`]).
-pub(crate) fn opt_int(
-    m: &Map<String, Value>,
-    at: &str,
-    k: &str,
-    min: Option<i64>,
-) -> R<Option<i64>> {
+pub fn opt_int(m: &Map<String, Value>, at: &str, k: &str, min: Option<i64>) -> R<Option<i64>> {
     match m.get(k) {
         None | Some(Value::Null) => Ok(None),
         Some(v) => {
@@ -142,7 +137,7 @@ pub(crate) fn opt_int(
 }
 
 /// An `Optional[bool]` field ([`lax_bool`]).
-pub(crate) fn opt_bool(m: &Map<String, Value>, at: &str, k: &str) -> R<Option<bool>> {
+pub fn opt_bool(m: &Map<String, Value>, at: &str, k: &str) -> R<Option<bool>> {
     match m.get(k) {
         None | Some(Value::Null) => Ok(None),
         Some(v) => lax_bool(v)
@@ -152,12 +147,7 @@ pub(crate) fn opt_bool(m: &Map<String, Value>, at: &str, k: &str) -> R<Option<bo
 }
 
 /// An `Optional[float]` field, not negative when `non_negative` ([`lax_float`]).
-pub(crate) fn opt_float(
-    m: &Map<String, Value>,
-    at: &str,
-    k: &str,
-    non_negative: bool,
-) -> R<Option<f64>> {
+pub fn opt_float(m: &Map<String, Value>, at: &str, k: &str, non_negative: bool) -> R<Option<f64>> {
     match m.get(k) {
         None | Some(Value::Null) => Ok(None),
         Some(v) => {
@@ -171,7 +161,7 @@ pub(crate) fn opt_float(
 }
 
 /// A `Literal[...]` field with a default: absent, or one of `allowed`.
-pub(crate) fn literal(m: &Map<String, Value>, at: &str, k: &str, allowed: &[&str]) -> R<()> {
+pub fn literal(m: &Map<String, Value>, at: &str, k: &str, allowed: &[&str]) -> R<()> {
     match m.get(k) {
         None => Ok(()),
         Some(Value::String(s)) if allowed.contains(&s.as_str()) => Ok(()),
@@ -180,7 +170,7 @@ pub(crate) fn literal(m: &Map<String, Value>, at: &str, k: &str, allowed: &[&str
 }
 
 /// A `list` field with an empty default.
-pub(crate) fn list<'a>(m: &'a Map<String, Value>, at: &str, k: &str) -> R<&'a [Value]> {
+pub fn list<'a>(m: &'a Map<String, Value>, at: &str, k: &str) -> R<&'a [Value]> {
     match m.get(k) {
         None => Ok(&[]),
         Some(Value::Array(a)) => Ok(a),

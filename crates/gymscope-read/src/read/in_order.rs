@@ -203,9 +203,10 @@ impl<R: Recorder> InOrder<R> {
 
 /// For the recorders' tests: every range of `files` (inputs, rollouts) read alone by `lines`, its
 /// parts made the bytes a pool worker posts, then handed to `order` last range first (so each is
-/// held until its turn). The first error in file order, as the pool meets it.
-#[cfg(test)]
-pub(crate) fn record_last_first<R: Recorder>(
+/// held until its turn). The first error in file order, as the pool meets it. For the tests of
+/// the layers above too, through the `testing` feature.
+#[cfg(any(test, feature = "testing"))]
+pub fn record_last_first<R: Recorder>(
     order: &mut InOrder<R>,
     files: (&[u8], &[u8]),
     max: u64,
