@@ -31,7 +31,7 @@ layout() {
   local banned
   banned=$(cargo tree --locked -p gymscope-core -e normal --target all --prefix none 2>/dev/null |
     awk '{print $1}' | grep -xE 'tokio|hyper|hyper-util|web-sys|js-sys|wasm-bindgen|leptos|clap|indicatif' | sort -u || true)
-  if [[ -n $banned ]]; then echo "the core (gymscope-core and the base and read crates below it) depends on: $banned (a face's crates)" >&2; bad=1; fi
+  if [[ -n $banned ]]; then echo "the core (gymscope-core and the crates below it) depends on: $banned (a face's crates)" >&2; bad=1; fi
   return $bad
 }
 

@@ -27,9 +27,10 @@ fn table_names(doc: &str, heading: &str) -> Vec<String> {
         .collect()
 }
 
-/// The three crates of the core, top first (ARCHITECTURE.md, "Layers").
-const CORE: [&str; 3] = [
+/// The four crates of the core, top first (ARCHITECTURE.md, "Layers").
+const CORE: [&str; 4] = [
     "crates/gymscope-core/src",
+    "crates/gymscope-profile/src",
     "crates/gymscope-read/src",
     "crates/gymscope-base/src",
 ];

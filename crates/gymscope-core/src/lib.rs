@@ -14,7 +14,9 @@
 //! readable: [`inspect`] (every page's view model), [`plot`] and [`report`] (one self-contained
 //! page, [`report::ReportInput`]). See ARCHITECTURE.md for the layers and a line per module.
 //!
-//! The modules by layer, each using only its own and the layers below:
+//! The modules by layer, each using only its own and the layers below (the lowest three bands
+//! are crates of their own, re-exported here: `gymscope-base`, `gymscope-read`,
+//! `gymscope-profile`; Cargo keeps them from importing up):
 //! - base: [`gym`] (upstream's semantics: row keys, Python's truthiness and `repr`, Pydantic's
 //!   coercions, the trajectory record), [`json`], [`skim`], [`fast_map`], [`stats`],
 //!   [`python_math`], [`seeded`], [`names`] (every derived file name), [`error`],
@@ -39,15 +41,11 @@ pub mod health;
 pub mod inspect;
 pub mod joint_read;
 pub mod model_text;
-pub mod output;
 pub mod pivot;
 pub mod pivot_build;
 pub mod plot;
-pub mod profile;
 pub mod query;
-pub mod render;
 pub mod report;
-pub mod table;
 pub mod verifier;
 pub mod watch;
 
@@ -57,4 +55,5 @@ pub use gymscope_base::{
     error, fast_map, figures, gym, html, json, markdown, names, python_math, reward_group, seeded,
     skim, stats,
 };
+pub use gymscope_profile::{output, profile, render, table};
 pub use gymscope_read::{read, record};
