@@ -1,5 +1,6 @@
-//! gymscope's core: everything computed about a NeMo Gym run, with no browser, network or
-//! terminal types (its Cargo.toml lists none), compiled for both faces and tested natively.
+//! gymscope's core: everything computed about a NeMo Gym run (this crate: the views, over the
+//! crates it re-exports), with no browser, network or terminal types (no Cargo.toml of the core
+//! lists one), compiled for both faces and tested natively.
 //!
 //! A run is two JSONL files, the materialized inputs and the rollouts. [`read`] turns them into
 //! numbered lines, whatever drives it: one thread ([`read::chunks::for_each_chunk`]), every core
@@ -14,9 +15,9 @@
 //! readable: [`inspect`] (every page's view model), [`plot`] and [`report`] (one self-contained
 //! page, [`report::ReportInput`]). See ARCHITECTURE.md for the layers and a line per module.
 //!
-//! The modules by layer, each using only its own and the layers below (the lowest three bands
+//! The modules by layer, each using only its own and the layers below (all but the top two
 //! are crates of their own, re-exported here: `gymscope-base`, `gymscope-read`,
-//! `gymscope-profile`; Cargo keeps them from importing up):
+//! `gymscope-profile`, `gymscope-analyses`; Cargo keeps them from importing up):
 //! - base: [`gym`] (upstream's semantics: row keys, Python's truthiness and `repr`, Pydantic's
 //!   coercions, the trajectory record), [`json`], [`skim`], [`fast_map`], [`stats`],
 //!   [`python_math`], [`seeded`], [`names`] (every derived file name), [`error`],
@@ -32,25 +33,16 @@
 //! - pages: [`report`];
 //! - showing: [`inspect`], [`compare`].
 
-pub mod atif;
-pub mod collect;
 pub mod compare;
-pub mod conversation;
-pub mod curate;
-pub mod health;
 pub mod inspect;
-pub mod joint_read;
-pub mod model_text;
-pub mod pivot;
-pub mod pivot_build;
-pub mod plot;
-pub mod query;
 pub mod report;
-pub mod verifier;
-pub mod watch;
 
 // The layers below, each a crate Cargo keeps below this one, under their modules' own names: the
 // faces and every module here write `gymscope_core::json`, `crate::read`, as before the split.
+pub use gymscope_analyses::{
+    atif, collect, conversation, curate, health, joint_read, model_text, pivot, pivot_build, plot,
+    query, verifier, watch,
+};
 pub use gymscope_base::{
     error, fast_map, figures, gym, html, json, markdown, names, python_math, reward_group, seeded,
     skim, stats,

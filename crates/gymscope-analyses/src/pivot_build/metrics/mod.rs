@@ -141,7 +141,8 @@ fn dist(m: &BTreeMap<String, u64>) -> Value {
     )
 }
 
-pub(crate) const GROUPS: [&str; 3] = ["all_success", "all_failure", "mixed"];
+/// The three groups a pivot build counts, in the order its metrics name them.
+pub const GROUPS: [&str; 3] = ["all_success", "all_failure", "mixed"];
 
 impl Metrics {
     pub fn skipped_decision_points(&self) -> u64 {
