@@ -8,7 +8,7 @@
 use super::export_steps::build_groups;
 use super::export_turns::apply_turns;
 use super::gym_items::reject_unknown;
-use super::ng_record::{self, Record};
+use super::ng_record::{self, call_dump, Strict};
 use super::strict_model::{dump, is_blank};
 use crate::gym::keys;
 use serde_json::{Map, Value};
@@ -50,10 +50,13 @@ pub fn convert(
     }
     let raw = row.get("ng_trajectory").unwrap_or(&Value::Null);
     ng_record::preflight(raw)?;
-    let record: Record = ng_record::read(raw).map_err(|why| {
+    let Strict {
+        record,
+        conversations,
+    } = ng_record::read(raw).map_err(|why| {
         format!("ng_trajectory: missing or invalid v1.0 trajectory (gymscope: {why})")
     })?;
-    if record.has_gaps {
+    if !record.gaps.is_empty() {
         return Err(
             "ng_trajectory.gaps: source coverage gaps are not supported by strict export".into(),
         );
@@ -105,14 +108,14 @@ pub fn convert(
     let task_index = index(row, keys::TASK_INDEX).unwrap_or(0);
     let rollout_index = index(row, keys::ROLLOUT_INDEX).unwrap_or(0);
 
-    let (mut steps, groups) = build_groups(&record, invocation)?;
+    let (mut steps, groups) = build_groups(&record, invocation, &conversations[0])?;
     let used = apply_turns(&record, &groups, &mut steps)?;
     let surplus: Vec<Value> = record
         .model_calls
         .iter()
         .enumerate()
         .filter(|(i, _)| !used.contains(i))
-        .map(|(_, c)| c.dump.clone())
+        .map(|(_, c)| call_dump(c))
         .collect();
 
     let agent_steps: Vec<&Map<String, Value>> = groups

@@ -4,10 +4,11 @@
 //! Each agent step is then matched with its turn by [`super::export_turns`].
 
 use super::gym_items::{Item, ItemKind, MessageModel};
-use super::ng_record::{Invocation, Record};
+use super::ng_record::tool_timing;
 use super::strict_json::{self, values_equal};
 use super::strict_model::{dump, is_blank};
 use crate::gym::py::str_repr;
+use crate::gym::trajectory::{Invocation, Record, ToolCall};
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -173,8 +174,8 @@ fn opt_repr(s: Option<&str>) -> String {
 pub fn build_groups<'r>(
     record: &'r Record,
     invocation: &'r Invocation,
+    conversation: &'r [Item],
 ) -> Result<(Vec<Value>, Vec<AgentGroup<'r>>), String> {
-    let conversation = &invocation.conversation;
     let mut tool_records = HashMap::new();
     for r in &record.tool_calls {
         tool_records.insert(r.tool_call_id.as_str(), r);
@@ -330,8 +331,7 @@ pub fn build_groups<'r>(
                 ));
             }
             let mut atif_calls = Vec::new();
-            let mut results_by_id: HashMap<&str, (Value, &super::ng_record::ToolRecord)> =
-                HashMap::new();
+            let mut results_by_id: HashMap<&str, (Value, &ToolCall)> = HashMap::new();
             for (call_index, call) in calls.iter().enumerate() {
                 let ItemKind::FunctionCall {
                     call_id,
@@ -382,7 +382,7 @@ pub fn build_groups<'r>(
                     output,
                     &format!("{item_path}.tool_results[{}].output", str_repr(call_id)),
                 )?;
-                if !record.output.is_null() && !values_equal(&record.output, output) {
+                if !record.output.is_null() && !values_equal(record.output, output) {
                     return Err(format!(
                         "{item_path}: tool execution {} has a different recorded output",
                         str_repr(call_id)
@@ -418,7 +418,7 @@ pub fn build_groups<'r>(
                 })
                 .map(|(call_id, id)| {
                     let (content, record) = &results_by_id[call_id.as_str()];
-                    let mut source: Vec<(&str, Value)> = record.timing.clone();
+                    let mut source: Vec<(&str, Value)> = tool_timing(record);
                     source.push((
                         "source_item_id",
                         id.clone().map_or(Value::Null, Value::from),

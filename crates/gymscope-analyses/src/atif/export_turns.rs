@@ -6,10 +6,11 @@
 use super::export_steps::AgentGroup;
 use super::gym_items::{Item, ItemKind, MessageModel};
 use super::iso_time::iso_utc;
-use super::ng_record::{CallRef, ModelCall, Record};
+use super::ng_record::call_dump;
 use super::strict_json::values_equal;
 use super::strict_model::{dump, is_blank};
 use crate::gym::py::str_repr;
+use crate::gym::trajectory::{CallRef, ModelCall, Record};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 
@@ -38,7 +39,7 @@ fn resolve<'r>(
     r: &CallRef,
     calls: &'r [ModelCall],
     path: &str,
-) -> Result<(usize, &'r ModelCall), String> {
+) -> Result<(usize, &'r ModelCall<'r>), String> {
     if r.model_call_id.as_deref().is_some_and(is_blank) {
         return Err(format!("{path}.model_call_id: cannot be blank"));
     }
@@ -71,10 +72,10 @@ fn resolve<'r>(
                 .iter()
                 .enumerate()
                 .filter(|(_, c)| {
-                    c.model_ref.is_some()
-                        && c.response_id.as_deref().is_some_and(|s| !is_blank(s))
-                        && c.model_ref == r.model_ref
-                        && c.response_id == r.response_id
+                    c.meta.model_ref.is_some()
+                        && c.meta.response_id.as_deref().is_some_and(|s| !is_blank(s))
+                        && c.meta.model_ref == r.model_ref
+                        && c.meta.response_id == r.response_id
                 })
                 .map(|(i, _)| i)
                 .collect();
@@ -97,17 +98,17 @@ fn resolve<'r>(
             "ng_trajectory.model_calls[{index}].model_call_id: cannot be blank"
         ));
     }
-    if call.response_id.as_deref().is_some_and(is_blank) {
+    if call.meta.response_id.as_deref().is_some_and(is_blank) {
         return Err(format!(
             "ng_trajectory.model_calls[{index}].response_metadata.response_id: cannot be blank"
         ));
     }
-    if r.response_id.is_some() && r.response_id != call.response_id {
+    if r.response_id.is_some() && r.response_id != call.meta.response_id {
         return Err(format!(
             "{path}: response_id conflicts with the captured model call"
         ));
     }
-    if r.model_ref.is_some() && r.model_ref != call.model_ref {
+    if r.model_ref.is_some() && r.model_ref != call.meta.model_ref {
         return Err(format!(
             "{path}: model_ref conflicts with the captured model call"
         ));
@@ -134,26 +135,29 @@ const INCOMPLETE_FINISH_REASONS: [&str; 14] = [
 
 /// The checks of a turn's model call that prove a complete response (`_apply_turns`).
 fn check_call(call: &ModelCall, has_tool_calls: bool, path: &str) -> Result<(), String> {
-    if !matches!(call.response_status.as_deref(), None | Some("completed")) {
+    if !matches!(
+        call.meta.response_status.as_deref(),
+        None | Some("completed")
+    ) {
         return Err(format!(
             "{path}: model call is {}, not completed",
-            opt_repr(call.response_status.as_deref())
+            opt_repr(call.meta.response_status.as_deref())
         ));
     }
-    if call.error_category.is_some() {
+    if call.meta.error_category.is_some() {
         return Err(format!(
             "{path}: model call contains provider error evidence"
         ));
     }
-    if let Some(code) = call.status_code.filter(|c| !(200..300).contains(c)) {
+    if let Some(code) = call.meta.status_code.filter(|c| !(200..300).contains(c)) {
         return Err(format!(
             "{path}: model call returned non-success status {code}"
         ));
     }
-    if call.model.as_deref().is_some_and(is_blank) {
+    if call.meta.model.as_deref().is_some_and(is_blank) {
         return Err(format!("{path}.model_calls[0].model: cannot be blank"));
     }
-    let Some(reason) = call.finish_reason.as_deref() else {
+    let Some(reason) = call.meta.finish_reason.as_deref() else {
         return Ok(());
     };
     if is_blank(reason) {
@@ -171,7 +175,7 @@ fn check_call(call: &ModelCall, has_tool_calls: bool, path: &str) -> Result<(), 
         ));
     }
     let n = normalized.as_str();
-    match call.dialect.as_deref() {
+    match call.meta.dialect.as_deref() {
         Some("chat") => {
             let ok = if has_tool_calls {
                 matches!(n, "tool_calls" | "function_call")
@@ -243,7 +247,7 @@ pub fn apply_turns(
         }
         previous_turn_no = turn.turn_no;
         if !values_equal(
-            &canonical_copy(&turn.question, &format!("{path}.question"))?,
+            &canonical_copy(turn.question, &format!("{path}.question"))?,
             &dumps(&group.question),
         ) {
             return Err(format!(
@@ -251,7 +255,7 @@ pub fn apply_turns(
             ));
         }
         if !values_equal(
-            &canonical_copy(&turn.answer, &format!("{path}.answer"))?,
+            &canonical_copy(turn.answer, &format!("{path}.answer"))?,
             &dumps(&group.answer),
         ) {
             return Err(format!(
@@ -264,10 +268,7 @@ pub fn apply_turns(
             dumps(&group.reasoning)
         };
         if !values_equal(
-            &canonical_copy(
-                &turn.reasoning_content,
-                &format!("{path}.reasoning_content"),
-            )?,
+            &canonical_copy(turn.reasoning_content, &format!("{path}.reasoning_content"))?,
             &reasoning,
         ) {
             return Err(format!(
@@ -339,7 +340,7 @@ pub fn apply_turns(
             "nemo_gym",
             dump(vec![
                 ("turn", turn_dump),
-                ("model_call", call.dump.clone()),
+                ("model_call", call_dump(call)),
                 (
                     "source_items",
                     if source_items.is_empty() {
@@ -358,7 +359,7 @@ pub fn apply_turns(
         fields.push(("timestamp", timestamp.into()));
         fields.push((
             "model_name",
-            call.model.clone().map_or(Value::Null, Value::from),
+            call.meta.model.clone().map_or(Value::Null, Value::from),
         ));
         for key in ["reasoning_content", "tool_calls", "observation"] {
             fields.push((key, step.get(key).cloned().unwrap_or(Value::Null)));

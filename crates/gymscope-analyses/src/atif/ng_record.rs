@@ -1,109 +1,93 @@
 //! A row's `ng_trajectory` (schema "1.0") read strictly, as NeMo Gym v0.7.0's ATIF export reads
 //! it (`TrajectoryRecord.model_validate(raw, strict=True)`, models in
 //! `nemo_gym/rollout_observability.py`), after the preflight that refuses fields the models
-//! would drop (`_preflight_raw_trajectory`). gymscope's lax reading for the health checks is
-//! [`crate::gym::trajectory`]; this one is for a conversion that must lose nothing.
+//! would drop (`_preflight_raw_trajectory`). The record's types are the one set of
+//! [`crate::gym::trajectory`] (whose lax reading the health checks use); this layer adds the
+//! strict checks, the conversations read as items, and the dumps the export writes.
 
 use super::gym_items::{self, reject_unknown, Item, Refusal};
-use super::strict_model::{dump, float_value, object, Fields, Invalid};
-use crate::gym::trajectory::schema;
+use super::strict_model::{dump, float_value, list, object, Fields, Invalid};
+use crate::gym::trajectory::{
+    schema, CallRef, Gap, Invocation, ModelCall, ModelRef, Record, ResponseMeta, TokenStats,
+    ToolCall, Turn, NULL,
+};
 use serde_json::Value;
 use std::collections::HashSet;
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct ModelRef {
-    pub kind: String,
-    pub name: String,
+/// A record read strictly, with each invocation's conversation as Responses items.
+pub struct Strict<'a> {
+    pub record: Record<'a>,
+    /// One list per invocation, in `record.invocations`' order.
+    pub conversations: Vec<Vec<Item>>,
 }
 
-impl ModelRef {
-    pub fn dump(&self) -> Value {
-        dump(vec![
-            ("type", self.kind.clone().into()),
-            ("name", self.name.clone().into()),
-        ])
-    }
+/// `ModelServerRef.model_dump(mode="json")`.
+fn model_ref_dump(r: &ModelRef) -> Value {
+    dump(vec![
+        ("type", r.kind.clone().into()),
+        ("name", r.name.clone().into()),
+    ])
 }
 
-#[derive(Clone, Debug)]
-pub struct CallRef {
-    pub model_call_id: Option<String>,
-    pub model_ref: Option<ModelRef>,
-    pub response_id: Option<String>,
+fn opt<T: Into<Value>>(v: Option<T>) -> Value {
+    v.map_or(Value::Null, Into::into)
 }
 
-#[derive(Clone, Debug)]
-pub struct Invocation {
-    pub invocation_id: String,
-    pub parent_invocation_id: Option<String>,
-    pub spawned_by_tool_call_id: Option<String>,
-    pub status: String,
-    pub duration_ms: Option<f64>,
-    pub error_type: Option<String>,
-    pub model_calls: Vec<CallRef>,
-    pub conversation: Vec<Item>,
+/// A model call's `model_dump(mode="json", exclude_none=True)`, as the ATIF step's extra
+/// carries it.
+pub fn call_dump(c: &ModelCall) -> Value {
+    let m = &c.meta;
+    let t = &c.tokens;
+    let meta = dump(vec![
+        ("response_id", opt(m.response_id.clone())),
+        (
+            "model_ref",
+            m.model_ref.as_ref().map_or(Value::Null, model_ref_dump),
+        ),
+        ("model", opt(m.model.clone())),
+        ("dialect", opt(m.dialect.clone())),
+        ("status_code", opt(m.status_code)),
+        ("response_status", opt(m.response_status.clone())),
+        ("finish_reason", opt(m.finish_reason.clone())),
+        ("upstream_attempted", opt(m.upstream_attempted)),
+        ("response_source", opt(m.response_source.clone())),
+        ("upstream_status_code", opt(m.upstream_status_code)),
+        (
+            "local_response_reason",
+            opt(m.local_response_reason.clone()),
+        ),
+        ("error_category", opt(m.error_category.clone())),
+        ("latency_ttft_ms", float_value(m.latency_ttft_ms)),
+    ]);
+    let tokens = dump(vec![
+        ("prompt_tokens", opt(t.prompt_tokens)),
+        ("completion_tokens", opt(t.completion_tokens)),
+        ("reasoning_tokens", opt(t.reasoning_tokens)),
+        ("total_tokens", opt(t.total_tokens)),
+        ("cached_tokens", opt(t.cached_tokens)),
+    ]);
+    dump(vec![
+        ("model_call_id", opt(c.model_call_id.clone())),
+        ("started_at", float_value(c.started_at)),
+        ("completed_at", float_value(c.completed_at)),
+        ("duration_ms", float_value(c.duration_ms)),
+        ("request", c.request.clone()),
+        ("response", c.response.clone()),
+        ("response_metadata", meta),
+        ("token_stats", tokens),
+    ])
 }
 
-#[derive(Clone, Debug)]
-pub struct Turn {
-    pub invocation_id: String,
-    pub turn_no: i64,
-    pub timestamp: f64,
-    pub question: Value,
-    pub answer: Value,
-    pub reasoning_content: Value,
-    pub resolved: Option<bool>,
-    pub step_count: i64,
-    pub model_calls: Vec<CallRef>,
-}
-
-#[derive(Clone, Debug, Default)]
-pub struct TokenStats {
-    pub prompt_tokens: Option<i64>,
-    pub completion_tokens: Option<i64>,
-    pub reasoning_tokens: Option<i64>,
-    pub total_tokens: Option<i64>,
-    pub cached_tokens: Option<i64>,
-}
-
-#[derive(Clone, Debug)]
-pub struct ModelCall {
-    pub model_call_id: Option<String>,
-    pub response_id: Option<String>,
-    pub model_ref: Option<ModelRef>,
-    pub model: Option<String>,
-    pub dialect: Option<String>,
-    pub status_code: Option<i64>,
-    pub response_status: Option<String>,
-    pub finish_reason: Option<String>,
-    pub error_category: Option<String>,
-    pub tokens: TokenStats,
-    /// `model_dump(mode="json", exclude_none=True)`, as the ATIF step's extra carries it.
-    pub dump: Value,
-}
-
-#[derive(Clone, Debug)]
-pub struct ToolRecord {
-    pub invocation_id: String,
-    pub tool_call_id: String,
-    pub tool_name: Option<String>,
-    pub status: String,
-    pub error_type: Option<String>,
-    pub output: Value,
-    /// The timing the observation's extra keeps (sandbox id, start, end, duration, source).
-    pub timing: Vec<(&'static str, Value)>,
-}
-
-#[derive(Clone, Debug)]
-pub struct Record {
-    pub schema_version: String,
-    pub task_id: String,
-    pub rollout_id: String,
-    pub invocations: Vec<Invocation>,
-    pub turns: Vec<Turn>,
-    pub model_calls: Vec<ModelCall>,
-    pub tool_calls: Vec<ToolRecord>,
-    pub has_gaps: bool,
+/// The timing an observation's extra keeps of a tool call (sandbox id, start, end, duration,
+/// source).
+pub fn tool_timing(t: &ToolCall) -> Vec<(&'static str, Value)> {
+    vec![
+        ("sandbox_id", opt(t.sandbox_id.clone())),
+        ("started_at", float_value(t.started_at)),
+        ("completed_at", float_value(t.completed_at)),
+        ("duration_ms", float_value(t.duration_ms)),
+        ("timing_source", opt(t.timing_source.clone())),
+    ]
 }
 
 fn preflight_model_ref(value: Option<&Value>, path: &str) -> Result<(), Refusal> {
@@ -204,11 +188,11 @@ fn call_refs(f: &Fields, key: &str) -> Result<Vec<CallRef>, Invalid> {
         .collect()
 }
 
-fn invocation(v: &Value, path: &str) -> Result<Invocation, Invalid> {
+fn invocation<'a>(v: &'a Value, path: &str) -> Result<(Invocation<'a>, Vec<Item>), Invalid> {
     let f = object(v, path)?;
     f.forbid_extra(&schema::INVOCATION)?;
     f.literal("kind", &["agent_invocation"], Some("agent_invocation"))?;
-    Ok(Invocation {
+    let mut invocation = Invocation {
         invocation_id: f.req_str("invocation_id")?.to_string(),
         parent_invocation_id: f.opt_str("parent_invocation_id")?.map(str::to_string),
         spawned_by_tool_call_id: f.opt_str("spawned_by_tool_call_id")?.map(str::to_string),
@@ -218,23 +202,30 @@ fn invocation(v: &Value, path: &str) -> Result<Invocation, Invalid> {
         duration_ms: f.opt_float("duration_ms", true)?,
         error_type: f.opt_str("error_type")?.map(str::to_string),
         model_calls: call_refs(&f, "model_calls")?,
-        conversation: match f.map.get("conversation") {
-            None => Vec::new(),
-            Some(c) => gym_items::read_all(c, &f.at("conversation"))?,
-        },
-    })
+        conversation: &[],
+    };
+    let items = match f.map.get("conversation") {
+        None => Vec::new(),
+        Some(c) => {
+            let items = gym_items::read_all(c, &f.at("conversation"))?;
+            invocation.conversation = list(c, &f.at("conversation"))?;
+            items
+        }
+    };
+    Ok((invocation, items))
 }
 
-fn turn(v: &Value, path: &str) -> Result<(Turn, String, String), Invalid> {
+fn turn<'a>(v: &'a Value, path: &str) -> Result<(Turn<'a>, String, String), Invalid> {
     let f = object(v, path)?;
     f.forbid_extra(&schema::TURN)?;
+    let any = |k: &str| f.map.get(k).unwrap_or(&NULL);
     let t = Turn {
         invocation_id: f.req_str("invocation_id")?.to_string(),
         turn_no: f.req_int("turn_no", 1)?,
         timestamp: f.req_float("timestamp")?,
-        question: f.any("question"),
-        answer: f.any("answer"),
-        reasoning_content: f.any("reasoning_content"),
+        question: any("question"),
+        answer: any("answer"),
+        reasoning_content: any("reasoning_content"),
         resolved: f.opt_bool("resolved")?,
         step_count: f.req_int("step_count", 0)?,
         model_calls: call_refs(&f, "model_calls")?,
@@ -246,10 +237,10 @@ fn turn(v: &Value, path: &str) -> Result<(Turn, String, String), Invalid> {
     ))
 }
 
-fn model_call(v: &Value, path: &str) -> Result<ModelCall, Invalid> {
+fn model_call<'a>(v: &'a Value, path: &str) -> Result<ModelCall<'a>, Invalid> {
     let f = object(v, path)?;
     f.forbid_extra(&schema::MODEL_CALL)?;
-    let model_call_id = f.opt_str("model_call_id")?;
+    let model_call_id = f.opt_str("model_call_id")?.map(str::to_string);
     let started_at = f.opt_float("started_at", false)?;
     let completed_at = f.opt_float("completed_at", false)?;
     let duration_ms = f.opt_float("duration_ms", true)?;
@@ -263,40 +254,12 @@ fn model_call(v: &Value, path: &str) -> Result<ModelCall, Invalid> {
     )?;
     m.forbid_extra(&schema::CALL_META)?;
     let mref = model_ref(m.map.get("model_ref"), &m.at("model_ref"))?;
-    let s = |k| m.opt_str(k).map(|o| o.map(str::to_string));
-    let meta_dump = dump(vec![
-        ("response_id", m.any("response_id")),
-        (
-            "model_ref",
-            mref.as_ref().map_or(Value::Null, ModelRef::dump),
-        ),
-        ("model", m.any("model")),
-        ("dialect", m.any("dialect")),
-        ("status_code", m.any("status_code")),
-        ("response_status", m.any("response_status")),
-        ("finish_reason", m.any("finish_reason")),
-        (
-            "upstream_attempted",
-            m.opt_bool("upstream_attempted")?
-                .map_or(Value::Null, Value::Bool),
-        ),
-        (
-            "response_source",
-            m.literal("response_source", &["upstream", "local"], None)?
-                .map_or(Value::Null, Value::from),
-        ),
-        (
-            "upstream_status_code",
-            m.opt_int("upstream_status_code", false)?
-                .map_or(Value::Null, Value::from),
-        ),
-        ("local_response_reason", m.any("local_response_reason")),
-        ("error_category", m.any("error_category")),
-        (
-            "latency_ttft_ms",
-            float_value(m.opt_float("latency_ttft_ms", true)?),
-        ),
-    ]);
+    // The checks in the order v0.7.0 meets them (its dump's field order), then the fields
+    // read as strings.
+    let upstream_attempted = m.opt_bool("upstream_attempted")?;
+    let response_source = m.literal("response_source", &["upstream", "local"], None)?;
+    let upstream_status_code = m.opt_int("upstream_status_code", false)?;
+    let latency_ttft_ms = m.opt_float("latency_ttft_ms", true)?;
 
     let t = object(
         f.map.get("token_stats").unwrap_or(&empty),
@@ -310,16 +273,8 @@ fn model_call(v: &Value, path: &str) -> Result<ModelCall, Invalid> {
         total_tokens: t.opt_int("total_tokens", true)?,
         cached_tokens: t.opt_int("cached_tokens", true)?,
     };
-    let int = |i: Option<i64>| i.map_or(Value::Null, Value::from);
-    let tokens_dump = dump(vec![
-        ("prompt_tokens", int(tokens.prompt_tokens)),
-        ("completion_tokens", int(tokens.completion_tokens)),
-        ("reasoning_tokens", int(tokens.reasoning_tokens)),
-        ("total_tokens", int(tokens.total_tokens)),
-        ("cached_tokens", int(tokens.cached_tokens)),
-    ]);
-    let call = ModelCall {
-        model_call_id: model_call_id.map(str::to_string),
+    let s = |k| m.opt_str(k).map(|o| o.map(str::to_string));
+    let meta = ResponseMeta {
         response_id: s("response_id")?,
         model_ref: mref,
         model: s("model")?,
@@ -327,27 +282,26 @@ fn model_call(v: &Value, path: &str) -> Result<ModelCall, Invalid> {
         status_code: m.opt_int("status_code", false)?,
         response_status: s("response_status")?,
         finish_reason: s("finish_reason")?,
+        upstream_attempted,
+        response_source,
+        upstream_status_code,
         error_category: s("error_category")?,
-        tokens,
-        dump: dump(vec![
-            (
-                "model_call_id",
-                model_call_id.map_or(Value::Null, Value::from),
-            ),
-            ("started_at", float_value(started_at)),
-            ("completed_at", float_value(completed_at)),
-            ("duration_ms", float_value(duration_ms)),
-            ("request", f.any("request")),
-            ("response", f.any("response")),
-            ("response_metadata", meta_dump),
-            ("token_stats", tokens_dump),
-        ]),
+        local_response_reason: s("local_response_reason")?,
+        latency_ttft_ms,
     };
-    s("local_response_reason")?;
-    Ok(call)
+    Ok(ModelCall {
+        model_call_id,
+        started_at,
+        completed_at,
+        duration_ms,
+        request: f.map.get("request").unwrap_or(&NULL),
+        response: f.map.get("response").unwrap_or(&NULL),
+        meta,
+        tokens,
+    })
 }
 
-fn tool_record(v: &Value, path: &str) -> Result<ToolRecord, Invalid> {
+fn tool_call<'a>(v: &'a Value, path: &str) -> Result<ToolCall<'a>, Invalid> {
     let f = object(v, path)?;
     f.forbid_extra(&schema::TOOL_CALL)?;
     f.literal("kind", &["tool_call"], Some("tool_call"))?;
@@ -358,57 +312,39 @@ fn tool_record(v: &Value, path: &str) -> Result<ToolRecord, Invalid> {
             return Err(format!("{path}: completed_at must not precede started_at"));
         }
     }
-    let sandbox_id = f.opt_str("sandbox_id")?;
-    let timing_source = f.literal("timing_source", &["executor", "artifact", "harness"], None)?;
-    Ok(ToolRecord {
+    let sandbox_id = f.opt_str("sandbox_id")?.map(str::to_string);
+    let timing_source = f.literal("timing_source", &schema::TIMING_SOURCE, None)?;
+    Ok(ToolCall {
         invocation_id: f.req_str("invocation_id")?.to_string(),
         tool_call_id: f.req_str("tool_call_id")?.to_string(),
         tool_name: f.opt_str("tool_name")?.map(str::to_string),
         status: f
-            .literal(
-                "status",
-                &[
-                    "completed",
-                    "failed",
-                    "timeout",
-                    "cancelled",
-                    "incomplete",
-                    "unknown",
-                ],
-                Some("unknown"),
-            )?
+            .literal("status", &schema::TOOL_STATUS, Some("unknown"))?
             .unwrap_or_default(),
         error_type: f.opt_str("error_type")?.map(str::to_string),
-        output: f.any("output"),
-        timing: vec![
-            ("sandbox_id", sandbox_id.map_or(Value::Null, Value::from)),
-            ("started_at", float_value(started_at)),
-            ("completed_at", float_value(completed_at)),
-            (
-                "duration_ms",
-                float_value(f.opt_float("duration_ms", true)?),
-            ),
-            (
-                "timing_source",
-                timing_source.map_or(Value::Null, Value::from),
-            ),
-        ],
+        output: f.map.get("output").unwrap_or(&NULL),
+        sandbox_id,
+        started_at,
+        completed_at,
+        duration_ms: f.opt_float("duration_ms", true)?,
+        timing_source,
     })
 }
 
-fn gap(v: &Value, path: &str) -> Result<(), Invalid> {
+fn gap(v: &Value, path: &str) -> Result<Gap, Invalid> {
     let f = object(v, path)?;
     f.forbid_extra(&schema::GAP)?;
-    f.req_str("code")?;
-    f.opt_str("invocation_id")?;
-    f.opt_str("detail")?;
-    Ok(())
+    Ok(Gap {
+        code: f.req_str("code")?.to_string(),
+        invocation_id: f.opt_str("invocation_id")?.map(str::to_string),
+        detail: f.opt_str("detail")?.map(str::to_string),
+    })
 }
 
-fn each<T>(
-    f: &Fields,
+fn each<'a, T>(
+    f: &Fields<'a>,
     key: &str,
-    read: impl Fn(&Value, &str) -> Result<T, Invalid>,
+    read: impl Fn(&'a Value, &str) -> Result<T, Invalid>,
 ) -> Result<Vec<T>, Invalid> {
     f.opt_list(key)?
         .iter()
@@ -418,7 +354,7 @@ fn each<T>(
 }
 
 /// Reads the record strictly, with the record-level checks of its model validator.
-pub fn read(raw: &Value) -> Result<Record, Invalid> {
+pub fn read(raw: &Value) -> Result<Strict<'_>, Invalid> {
     let f = object(raw, "ng_trajectory")?;
     f.forbid_extra(&schema::RECORD)?;
     let schema_version = f
@@ -426,21 +362,33 @@ pub fn read(raw: &Value) -> Result<Record, Invalid> {
         .unwrap_or_default();
     let task_id = f.req_str("task_id")?.to_string();
     let rollout_id = f.req_str("rollout_id")?.to_string();
-    let invocations = each(&f, "invocations", invocation)?;
+    let (invocations, conversations) = each(&f, "invocations", invocation)?.into_iter().unzip();
     let turns_read = each(&f, "turns", turn)?;
     let model_calls = each(&f, "model_calls", model_call)?;
-    let tool_calls = each(&f, "tool_calls", tool_record)?;
+    let tool_calls = each(&f, "tool_calls", tool_call)?;
     let gaps = each(&f, "gaps", gap)?;
+    let record = Record {
+        schema_version,
+        task_id,
+        rollout_id,
+        invocations,
+        turns: Vec::new(),
+        model_calls,
+        tool_calls,
+        gaps,
+    };
 
     let mut ids = HashSet::new();
-    if !invocations
+    if !record
+        .invocations
         .iter()
         .all(|i| ids.insert(i.invocation_id.as_str()))
     {
         return Err("ng_trajectory: invocation_id must be unique within a trajectory".into());
     }
     let mut call_ids = HashSet::new();
-    if !model_calls
+    if !record
+        .model_calls
         .iter()
         .filter_map(|c| c.model_call_id.as_deref().filter(|s| !s.is_empty()))
         .all(|id| call_ids.insert(id))
@@ -450,7 +398,7 @@ pub fn read(raw: &Value) -> Result<Record, Invalid> {
     let mut keys = HashSet::new();
     let mut turns = Vec::with_capacity(turns_read.len());
     for (t, turn_task, turn_rollout) in turns_read {
-        if turn_task != task_id || turn_rollout != rollout_id {
+        if turn_task != record.task_id || turn_rollout != record.rollout_id {
             return Err("ng_trajectory: turn identity must match the trajectory".into());
         }
         if !keys.insert((t.invocation_id.clone(), t.turn_no)) {
@@ -458,14 +406,8 @@ pub fn read(raw: &Value) -> Result<Record, Invalid> {
         }
         turns.push(t);
     }
-    Ok(Record {
-        schema_version,
-        task_id,
-        rollout_id,
-        invocations,
-        turns,
-        model_calls,
-        tool_calls,
-        has_gaps: !gaps.is_empty(),
+    Ok(Strict {
+        record: Record { turns, ..record },
+        conversations,
     })
 }

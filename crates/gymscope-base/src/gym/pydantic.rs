@@ -160,11 +160,16 @@ pub fn opt_float(m: &Map<String, Value>, at: &str, k: &str, non_negative: bool) 
     }
 }
 
-/// A `Literal[...]` field with a default: absent, or one of `allowed`.
-pub fn literal(m: &Map<String, Value>, at: &str, k: &str, allowed: &[&str]) -> R<()> {
+/// A `Literal[...]` field with a default: absent (`None`), or one of `allowed`.
+pub fn literal<'a>(
+    m: &'a Map<String, Value>,
+    at: &str,
+    k: &str,
+    allowed: &[&str],
+) -> R<Option<&'a str>> {
     match m.get(k) {
-        None => Ok(()),
-        Some(Value::String(s)) if allowed.contains(&s.as_str()) => Ok(()),
+        None => Ok(None),
+        Some(Value::String(s)) if allowed.contains(&s.as_str()) => Ok(Some(s)),
         Some(_) => Err(format!("{at}.{k}: not one of {allowed:?}")),
     }
 }

@@ -3,7 +3,7 @@
 //! reference them, and grouped per model to tell whether a model's last call failed.
 
 use crate::gym::py;
-use crate::gym::trajectory::{Call, CallRef, ModelRef, Trajectory};
+use crate::gym::trajectory::{CallRef, ModelCall, ModelRef, Record};
 use std::collections::HashMap;
 
 /// A turn or invocation reference as a key (`_call_ref_key`): `call:ID`, else
@@ -20,11 +20,11 @@ pub(super) fn ref_key(r: &CallRef) -> Option<String> {
     }
 }
 
-pub(super) fn call_identity(c: &Call) -> Option<String> {
+pub(super) fn call_identity(c: &ModelCall<'_>) -> Option<String> {
     if let Some(id) = c.model_call_id.as_deref().filter(|s| !s.is_empty()) {
         return Some(format!("call:{id}"));
     }
-    match (&c.model_ref, c.response_id.as_deref()) {
+    match (&c.meta.model_ref, c.meta.response_id.as_deref()) {
         (Some(m), Some(rid)) if !rid.is_empty() => {
             Some(format!("response:{}:{}:{rid}", m.kind, m.name))
         }
@@ -33,17 +33,17 @@ pub(super) fn call_identity(c: &Call) -> Option<String> {
     }
 }
 
-pub(super) fn is_failed(c: &Call) -> bool {
-    c.status_code.is_some_and(|s| s >= 400)
-        || py::truthy_opt_str(c.error_category.as_deref())
+pub(super) fn is_failed(c: &ModelCall<'_>) -> bool {
+    c.meta.status_code.is_some_and(|s| s >= 400)
+        || py::truthy_opt_str(c.meta.error_category.as_deref())
         || matches!(
-            c.response_status.as_deref(),
+            c.meta.response_status.as_deref(),
             Some("failed" | "error" | "cancelled")
         )
 }
 
-pub(super) fn is_successful(c: &Call) -> bool {
-    !is_failed(c) && c.status_code.is_none_or(|s| (200..400).contains(&s))
+pub(super) fn is_successful(c: &ModelCall<'_>) -> bool {
+    !is_failed(c) && c.meta.status_code.is_none_or(|s| (200..400).contains(&s))
 }
 
 /// Calls bound to the policy model by exact references (upstream's `_CallBindings`).
@@ -88,21 +88,21 @@ fn distinct_refs<'a>(refs: impl Iterator<Item = &'a CallRef>) -> Vec<(String, &'
 
 /// The turn-only and the turn-or-invocation bindings (upstream's `_bind_policy_call_views`,
 /// v0.7.0 `nemo_gym/health/checks.py`).
-pub(super) fn bind_views(t: &Trajectory) -> (Bindings, Bindings) {
+pub(super) fn bind_views(t: &Record<'_>) -> (Bindings, Bindings) {
     let turn_refs = distinct_refs(t.turns.iter().flat_map(|turn| turn.model_calls.iter()));
     let owned_refs = distinct_refs(
         turn_refs
             .iter()
             .map(|(_, r)| *r)
-            .chain(t.invocation_refs.iter().flatten()),
+            .chain(t.invocations.iter().flat_map(|i| i.model_calls.iter())),
     );
     let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut by_response: HashMap<(&str, &str, &str), Vec<usize>> = HashMap::new();
-    for (i, c) in t.calls.iter().enumerate() {
+    for (i, c) in t.model_calls.iter().enumerate() {
         if let Some(id) = c.model_call_id.as_deref().filter(|s| !s.is_empty()) {
             by_id.entry(id).or_default().push(i);
         }
-        if let (Some(m), Some(rid)) = (&c.model_ref, c.response_id.as_deref()) {
+        if let (Some(m), Some(rid)) = (&c.meta.model_ref, c.meta.response_id.as_deref()) {
             if !rid.is_empty() {
                 by_response
                     .entry((m.kind.as_str(), m.name.as_str(), rid))
@@ -119,9 +119,9 @@ pub(super) fn bind_views(t: &Trajectory) -> (Bindings, Bindings) {
                     v.iter()
                         .copied()
                         .filter(|i| {
-                            let c = &t.calls[*i];
-                            (r.model_ref.is_none() || r.model_ref == c.model_ref)
-                                && (r.response_id.is_none() || r.response_id == c.response_id)
+                            let c = &t.model_calls[*i];
+                            (r.model_ref.is_none() || r.model_ref == c.meta.model_ref)
+                                && (r.response_id.is_none() || r.response_id == c.meta.response_id)
                         })
                         .collect()
                 })
@@ -157,10 +157,12 @@ pub(super) fn bind_views(t: &Trajectory) -> (Bindings, Bindings) {
 
 /// The calls (positions) grouped by the model they went to, models in order of first
 /// appearance; calls without a model reference form one chain (upstream's `_model_chains`).
-pub(super) fn model_chains(calls: &[Call]) -> Vec<(Option<&ModelRef>, Vec<usize>)> {
+pub(super) fn model_chains<'a>(
+    calls: &'a [ModelCall<'_>],
+) -> Vec<(Option<&'a ModelRef>, Vec<usize>)> {
     let mut chains: Vec<(Option<&ModelRef>, Vec<usize>)> = Vec::new();
     for (i, c) in calls.iter().enumerate() {
-        let model = c.model_ref.as_ref();
+        let model = c.meta.model_ref.as_ref();
         match chains.iter_mut().find(|(m, _)| *m == model) {
             Some((_, chain)) => chain.push(i),
             None => chains.push((model, vec![i])),
@@ -171,7 +173,7 @@ pub(super) fn model_chains(calls: &[Call]) -> Vec<(Option<&ModelRef>, Vec<usize>
 
 /// The chain's last call in time: sorted by (start, position), a missing start as 0.0
 /// (upstream sorts on `started_at or 0.0`).
-pub(super) fn last_in_time(calls: &[Call], chain: &[usize]) -> usize {
+pub(super) fn last_in_time(calls: &[ModelCall<'_>], chain: &[usize]) -> usize {
     let start = |i: usize| calls[i].started_at.unwrap_or(0.0);
     chain
         .iter()
@@ -188,7 +190,7 @@ pub(super) fn last_in_time(calls: &[Call], chain: &[usize]) -> usize {
 /// Whether a model's own last call failed (upstream's `_chain_ended_on_failure`, v0.7.0
 /// `nemo_gym/health/checks.py`): every call failed, or all have a start time and the last
 /// one in time failed. Without start times a mixed chain cannot be ordered, so it says no.
-pub(super) fn chain_ended_on_failure(calls: &[Call], chain: &[usize]) -> bool {
+pub(super) fn chain_ended_on_failure(calls: &[ModelCall<'_>], chain: &[usize]) -> bool {
     let failed = chain.iter().filter(|i| is_failed(&calls[**i])).count();
     if failed == 0 {
         return false;
@@ -203,7 +205,7 @@ pub(super) fn chain_ended_on_failure(calls: &[Call], chain: &[usize]) -> bool {
 }
 
 /// Whether some model's own last call failed (`run.stats.model_call_errors.ended_on_error`).
-pub(super) fn ended_on_failed_call(calls: &[Call]) -> bool {
+pub(super) fn ended_on_failed_call(calls: &[ModelCall<'_>]) -> bool {
     model_chains(calls)
         .iter()
         .any(|(_, chain)| chain_ended_on_failure(calls, chain))

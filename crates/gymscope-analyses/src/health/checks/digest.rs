@@ -6,7 +6,7 @@ use super::calls::{
     is_successful, last_in_time, model_chains, ref_key, Bindings,
 };
 use super::{Finding, Reads, REGISTRY};
-use crate::gym::trajectory::{self, Call, Trajectory};
+use crate::gym::trajectory::{self, ModelCall, Record};
 use crate::gym::{keys, py};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -126,6 +126,12 @@ const REFERENCE_CONTRADICTION_GAPS: [(&str, &str); 3] = [
 
 const LENGTH_LIMIT_FINISH_REASONS: [&str; 3] = ["length", "max_output_tokens", "max_tokens"];
 
+/// The call stopped at its length limit (v0.7.0's runaway-generation check).
+fn length_limited(c: &ModelCall<'_>) -> bool {
+    let reason = c.meta.finish_reason.as_deref();
+    reason.is_some_and(|f| LENGTH_LIMIT_FINISH_REASONS.contains(&f))
+}
+
 const AGENT_TOOL_CALL_TYPES: [&str; 13] = [
     "function_call",
     "tool_call",
@@ -208,12 +214,12 @@ fn has_tool_call(v: &Value) -> Result<bool, Raised> {
 
 /// Each turn's (has a message, has tool calls), every turn computed as upstream's `_agent_steps`
 /// does, so a turn that raises fails the whole check.
-fn agent_steps(t: &Trajectory) -> Result<Vec<(bool, bool)>, Raised> {
+fn agent_steps(t: &Record<'_>) -> Result<Vec<(bool, bool)>, Raised> {
     t.turns
         .iter()
         .map(|turn| {
-            let message = nonempty(&turn.answer) || nonempty(&turn.reasoning_content);
-            Ok((message, has_tool_call(&turn.answer)?))
+            let message = nonempty(turn.answer) || nonempty(turn.reasoning_content);
+            Ok((message, has_tool_call(turn.answer)?))
         })
         .collect()
 }
@@ -280,12 +286,12 @@ fn transcript_tokens(row: &Map<String, Value>) -> (i64, i64, bool) {
     (p.unwrap_or(0), c.unwrap_or(0), p.is_some() && c.is_some())
 }
 
-fn call_locator(c: &Call, position: usize) -> Map<String, Value> {
+fn call_locator(c: &ModelCall<'_>, position: usize) -> Map<String, Value> {
     let id = c
         .model_call_id
         .clone()
         .filter(|s| !s.is_empty())
-        .or_else(|| c.response_id.clone().filter(|s| !s.is_empty()))
+        .or_else(|| c.meta.response_id.clone().filter(|s| !s.is_empty()))
         .unwrap_or_else(|| position.to_string());
     let mut m = Map::new();
     m.insert("call_id".into(), Value::from(id));
@@ -306,10 +312,15 @@ fn last_part(s: &str) -> String {
 fn run_check(
     id: &'static str,
     row: &Map<String, Value>,
-    t: &Trajectory,
+    t: &Record<'_>,
     b: &Bindings,
 ) -> Result<Vec<Finding>, Raised> {
-    let matched = || b.matched.iter().enumerate().map(|(p, i)| (p, &t.calls[*i]));
+    let matched = || {
+        b.matched
+            .iter()
+            .enumerate()
+            .map(|(p, i)| (p, &t.model_calls[*i]))
+    };
     Ok(match id {
         "rollout_missing_agent_turns" => {
             let steps = agent_steps(t)?;
@@ -340,7 +351,7 @@ fn run_check(
             })
             .collect(),
         "model_call_zero_completion_tokens" => matched()
-            .filter(|(_, c)| c.tokens_out == Some(0))
+            .filter(|(_, c)| c.tokens.completion_tokens == Some(0))
             .map(|(p, c)| {
                 Finding::new(
                     id,
@@ -350,13 +361,13 @@ fn run_check(
             })
             .collect(),
         "model_call_missing_token_counts" => matched()
-            .filter(|(_, c)| c.tokens_in.is_none() || c.tokens_out.is_none())
+            .filter(|(_, c)| c.tokens.prompt_tokens.is_none() || c.tokens.completion_tokens.is_none())
             .map(|(p, c)| {
                 let mut missing = Vec::new();
-                if c.tokens_in.is_none() {
+                if c.tokens.prompt_tokens.is_none() {
                     missing.push("prompt_tokens");
                 }
-                if c.tokens_out.is_none() {
+                if c.tokens.completion_tokens.is_none() {
                     missing.push("completion_tokens");
                 }
                 Finding::new(id, Some(call_locator(c, p)), json!({ "missing": missing }))
@@ -422,8 +433,8 @@ fn run_check(
                         id,
                         Some(call_locator(c, p)),
                         json!({
-                            "status": c.status_code,
-                            "error_category": c.error_category,
+                            "status": c.meta.status_code,
+                            "error_category": c.meta.error_category,
                             "terminal": b.complete() && p == last,
                         }),
                     )
@@ -432,8 +443,8 @@ fn run_check(
         }
         "rollout_token_count_mismatch" => {
             let (tp, tc, present) = transcript_tokens(row);
-            let cp: i64 = matched().map(|(_, c)| token(c.tokens_in)).sum();
-            let cc: i64 = matched().map(|(_, c)| token(c.tokens_out)).sum();
+            let cp: i64 = matched().map(|(_, c)| token(c.tokens.prompt_tokens)).sum();
+            let cc: i64 = matched().map(|(_, c)| token(c.tokens.completion_tokens)).sum();
             if present && (tp != cp || tc != cc) {
                 vec![Finding::new(
                     id,
@@ -448,35 +459,31 @@ fn run_check(
         "model_call_runaway_generation" => {
             let mut out = Vec::new();
             for (p, c) in matched() {
-                let limited = c
-                    .finish_reason
-                    .as_deref()
-                    .is_some_and(|f| LENGTH_LIMIT_FINISH_REASONS.contains(&f));
-                if limited && !response_has_content(&c.response)? {
+                if length_limited(c) && !response_has_content(c.response)? {
                     out.push(Finding::new(
                         id,
                         Some(call_locator(c, p)),
-                        json!({"finish_reason": c.finish_reason}),
+                        json!({"finish_reason": c.meta.finish_reason}),
                     ));
                 }
             }
             out
         }
-        "rollout_ended_on_failed_model_call" => model_chains(&t.calls)
+        "rollout_ended_on_failed_model_call" => model_chains(&t.model_calls)
             .into_iter()
-            .filter(|(_, chain)| chain_ended_on_failure(&t.calls, chain))
+            .filter(|(_, chain)| chain_ended_on_failure(&t.model_calls, chain))
             .map(|(model, chain)| {
-                let last = &t.calls[last_in_time(&t.calls, &chain)];
-                let position = last_in_time(&t.calls, &chain);
+                let last = &t.model_calls[last_in_time(&t.model_calls, &chain)];
+                let position = last_in_time(&t.model_calls, &chain);
                 Finding::new(
                     id,
                     Some(call_locator(last, position)),
                     json!({
                         "model_ref": model.map(|m| format!("{}/{}", m.kind, m.name)),
-                        "status": last.status_code,
-                        "error_category": last.error_category,
+                        "status": last.meta.status_code,
+                        "error_category": last.meta.error_category,
                         "observed_calls": chain.len(),
-                        "successful_calls": chain.iter().filter(|i| is_successful(&t.calls[**i])).count(),
+                        "successful_calls": chain.iter().filter(|i| is_successful(&t.model_calls[**i])).count(),
                     }),
                 )
             })
@@ -577,7 +584,7 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
         .filter(|t| !t.has_gap("trajectory_projection_failed"));
     let turns_observed = observed.is_some_and(|t| !t.has_gap("turns_unavailable"));
     let calls_observed = observed.is_some_and(|t| !t.has_any_gap(&INCOMPLETE_MODEL_CALL_GAPS));
-    let empty = Trajectory::default();
+    let empty = Record::default();
     let t = observed.unwrap_or(&empty);
     let scope_complete = observed.is_some_and(|t| !t.has_gap("turn_model_call_scope_incomplete"));
     let (turn_b, owned_b) = bind_views(t);
@@ -632,7 +639,7 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
             unobserved |= bit(spec.id);
             continue;
         }
-        if spec.reads == Reads::ObservedCalls && (!calls_observed || t.calls.is_empty()) {
+        if spec.reads == Reads::ObservedCalls && (!calls_observed || t.model_calls.is_empty()) {
             unobserved |= bit(spec.id);
             continue;
         }
@@ -666,9 +673,10 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
                 || !b.complete()
                 || b.matched.is_empty()
                 || !transcript_tokens(&row).2
-                || b.matched
-                    .iter()
-                    .any(|i| t.calls[*i].tokens_in.is_none() || t.calls[*i].tokens_out.is_none()))
+                || b.matched.iter().any(|i| {
+                    t.model_calls[*i].tokens.prompt_tokens.is_none()
+                        || t.model_calls[*i].tokens.completion_tokens.is_none()
+                }))
         {
             unobserved |= bit(spec.id);
             continue;
@@ -676,11 +684,8 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
         // A length-limited call with no response at all: nothing to judge as runaway.
         if spec.id == "model_call_runaway_generation"
             && b.matched.iter().any(|i| {
-                let c = &t.calls[*i];
-                c.response.is_null()
-                    && c.finish_reason
-                        .as_deref()
-                        .is_some_and(|f| LENGTH_LIMIT_FINISH_REASONS.contains(&f))
+                let c = &t.model_calls[*i];
+                c.response.is_null() && length_limited(c)
             })
         {
             unobserved |= bit(spec.id);
@@ -709,11 +714,12 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
     } else {
         "healthy"
     };
-    let calls = &t.calls;
-    let failed: Vec<&Call> = calls.iter().filter(|c| is_failed(c)).collect();
+    let calls = &t.model_calls;
+    let failed: Vec<&ModelCall<'_>> = calls.iter().filter(|c| is_failed(c)).collect();
     let mut errors_by_status = BTreeMap::new();
     for c in &failed {
         let k = c
+            .meta
             .status_code
             .map_or_else(|| "unknown".to_string(), |s| s.to_string());
         *errors_by_status.entry(k).or_insert(0) += 1;
@@ -744,8 +750,11 @@ pub(super) fn digest(at: &LineAt, bytes: &[u8], ignored: &[String]) -> Digest {
         duplicated_calls: identities.values().filter(|n| **n > 1).map(|n| n - 1).sum(),
         transcript_prompt: tp,
         transcript_completion: tc,
-        capture_prompt: calls.iter().map(|c| token(c.tokens_in)).sum(),
-        capture_completion: calls.iter().map(|c| token(c.tokens_out)).sum(),
+        capture_prompt: calls.iter().map(|c| token(c.tokens.prompt_tokens)).sum(),
+        capture_completion: calls
+            .iter()
+            .map(|c| token(c.tokens.completion_tokens))
+            .sum(),
     }
 }
 

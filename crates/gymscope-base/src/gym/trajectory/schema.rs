@@ -103,5 +103,18 @@ pub const TOOL_CALL: [&str; 12] = [
     "output",
 ];
 
+/// A tool call's `status` literal (default "unknown").
+pub const TOOL_STATUS: [&str; 6] = [
+    "completed",
+    "failed",
+    "timeout",
+    "cancelled",
+    "incomplete",
+    "unknown",
+];
+
+/// A tool call's `timing_source` literal.
+pub const TIMING_SOURCE: [&str; 3] = ["executor", "artifact", "harness"];
+
 /// `TrajectoryGap`.
 pub const GAP: [&str; 3] = ["code", "invocation_id", "detail"];
