@@ -5,9 +5,10 @@ use super::args::{BuildPivotArgs, MultiCallArg, ReasoningArg, SelfcheckArg, Sour
 use crate::names;
 use crate::native::atomic::AtomicFile;
 use crate::native::files::{clear_outputs, Cleared};
+use crate::native::in_order::{read_in_order, InOrderJob};
 use crate::native::inputs::{check_input, Input};
-use crate::native::parallel::{self, OrderedPool};
-use crate::native::read::for_each_chunk;
+use crate::native::parallel;
+use crate::native::read::{for_each_chunk, ReadError};
 use crate::native::UsageError;
 use crate::pivot_build::config::{self, ConfigOptions};
 use crate::pivot_build::{
@@ -276,70 +277,77 @@ enum Stop {
     Read(anyhow::Error),
 }
 
-/// The second pass: lines cut on this thread, converted on every core (`OrderedPool`), taken
-/// back in file order (`PivotBuilder::apply`, so the output is the one-thread output), and each
-/// batch's rows and audit handed to `write`, which returns false when the writer failed.
+impl From<ReadError> for Stop {
+    fn from(e: ReadError) -> Self {
+        Stop::Read(e.into())
+    }
+}
+
+/// The second pass: lines cut on this thread, converted on every core, taken back in file order
+/// (`PivotBuilder::apply`, so the output is the one-thread output), and each batch's rows and
+/// audit handed to `write`, which returns false when the writer failed.
 fn convert_on_every_core(
     input: &Path,
     builder: &mut PivotBuilder,
     spare: &Spare,
-    mut write: impl FnMut(Vec<u8>, Vec<u8>) -> bool,
+    write: impl FnMut(Vec<u8>, Vec<u8>) -> bool,
 ) -> Result<()> {
     let converter = builder.converter();
-    let stopped = std::thread::scope(|scope| {
-        let workers = (0..parallel::workers()).map(|_| {
-            let mut converter = converter.clone();
-            move |batch: ConvertBatch| {
-                if let Some(buffer) = spare.take() {
-                    converter.give_back(buffer);
-                }
-                let converted = converter.run(&batch);
-                (batch, converted)
+    let workers = (0..parallel::workers()).map(|_| {
+        let mut converter = converter.clone();
+        move |batch: ConvertBatch| {
+            if let Some(buffer) = spare.take() {
+                converter.give_back(buffer);
             }
-        });
-        let mut pool = OrderedPool::start(scope, workers);
-        // Takes one batch back in order and hands its output to the writer.
-        let mut take_back =
-            |builder: &mut PivotBuilder, (batch, converted): (ConvertBatch, Converted)| {
-                if let Some(buffer) = spare.take() {
-                    builder.give_back(buffer);
-                }
-                let go_on = builder.apply(&batch, converted);
-                if write(builder.take_rows(), builder.take_audit()) && go_on {
-                    Ok(())
-                } else {
-                    Err(Stop::Done)
-                }
-            };
-        let (mut early, mut cut_failed) = (false, false);
-        let read = for_each_chunk::<anyhow::Error>(input, &input.display().to_string(), |chunk| {
-            for batch in builder.cut(chunk) {
-                // An error here is `Stop::Done`: the reading ends and `finish` reports why.
-                early = pool
-                    .send(batch, &mut |out| take_back(builder, out))
-                    .is_err();
-                if early {
-                    break;
-                }
-            }
-            // A line over the limit: the batches before it are still taken back below.
-            cut_failed = builder.cut_failed();
-            Ok(!early && !cut_failed)
-        });
-        match read {
-            Err(e) => return Err(Stop::Read(e)),
-            Ok(()) if early => return Err(Stop::Done),
-            Ok(()) => {}
+            let converted = converter.run(&batch);
+            (batch, converted)
         }
-        if !cut_failed {
-            let last = builder.cut_end();
-            pool.send(last, &mut |out| take_back(builder, out))?;
-        }
-        pool.finish(&mut |out| take_back(builder, out))
     });
-    match stopped {
+    let name = input.display().to_string();
+    let mut job = SecondPass {
+        builder,
+        spare,
+        write,
+    };
+    match read_in_order(&[(input, &name)], &mut job, workers) {
         Ok(()) | Err(Stop::Done) => Ok(()),
         Err(Stop::Read(e)) => Err(e),
+    }
+}
+
+/// The second pass as a job: the builder cuts (a line over the limit ends the cut; `finish`
+/// says why) and applies each converted batch, whose output goes to the writer.
+struct SecondPass<'a, W> {
+    builder: &'a mut PivotBuilder,
+    spare: &'a Spare,
+    write: W,
+}
+
+impl<W: FnMut(Vec<u8>, Vec<u8>) -> bool> InOrderJob for SecondPass<'_, W> {
+    type Batch = ConvertBatch;
+    type Parsed = (ConvertBatch, Converted);
+    type Error = Stop;
+
+    fn cut(&mut self, _: usize, chunk: &[u8], out: &mut Vec<ConvertBatch>) -> Result<bool, Stop> {
+        out.extend(self.builder.cut(chunk));
+        Ok(!self.builder.cut_failed())
+    }
+
+    fn cut_end(&mut self, _: usize, out: &mut Vec<ConvertBatch>) {
+        out.push(self.builder.cut_end());
+    }
+
+    fn record(&mut self, (batch, converted): (ConvertBatch, Converted)) -> Result<(), Stop> {
+        if let Some(buffer) = self.spare.take() {
+            self.builder.give_back(buffer);
+        }
+        let go_on = self.builder.apply(&batch, converted);
+        let written = (self.write)(self.builder.take_rows(), self.builder.take_audit());
+        if written && go_on {
+            Ok(())
+        } else {
+            Err(Stop::Done)
+        }
     }
 }
 

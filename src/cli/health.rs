@@ -4,12 +4,11 @@
 
 use super::args::{FailOn, HealthArgs, HealthFormat};
 use crate::health::upstream::{self, RolloutVerdicts, Upstream};
-use crate::health::{
-    read_rollout_batch, HealthBuilder, HealthError, HealthReport, Level, RolloutRead,
-};
+use crate::health::{read_rollout_batch, HealthBuilder, HealthReport, Level, RolloutRead};
 use crate::names;
 use crate::native::files::clear_outputs;
-use crate::native::parallel::{self, OrderedPool};
+use crate::native::in_order::{read_in_order, InOrderJob};
+use crate::native::parallel;
 use crate::native::read::{for_each_chunk, for_each_line};
 use crate::native::{check_input, Input};
 use crate::read::batch::LineBatch;
@@ -103,38 +102,33 @@ pub fn run(args: &HealthArgs) -> Result<ExitCode> {
 /// core reads them, and they are recorded in file order, so the report and the first error are
 /// the one-thread read's. A line over the limit is reported after the lines before it.
 fn read_rollouts(builder: &mut HealthBuilder, path: &Path, name: &str) -> Result<()> {
-    type Lines = Vec<(u64, Result<Option<RolloutRead>, String>)>;
-    fn record(builder: &mut HealthBuilder, lines: Lines) -> Result<(), HealthError> {
-        lines
-            .into_iter()
-            .try_for_each(|(n, read)| builder.record_rollout(n, read))
+    let readers = (0..parallel::workers()).map(|_| |batch: LineBatch| read_rollout_batch(&batch));
+    read_in_order(&[(path, name)], &mut RolloutsRead(builder), readers)
+}
+
+/// The rollouts file read for health as a job: the builder cuts and records.
+struct RolloutsRead<'a>(&'a mut HealthBuilder);
+
+impl InOrderJob for RolloutsRead<'_> {
+    type Batch = LineBatch;
+    type Parsed = Vec<(u64, Result<Option<RolloutRead>, String>)>;
+    type Error = anyhow::Error;
+
+    fn cut(&mut self, _: usize, chunk: &[u8], out: &mut Vec<LineBatch>) -> Result<bool> {
+        self.0.cut_rollouts(chunk, |b| out.push(b))?;
+        Ok(true)
     }
-    std::thread::scope(|scope| {
-        let readers =
-            (0..parallel::workers()).map(|_| |batch: LineBatch| read_rollout_batch(&batch));
-        let mut pool = OrderedPool::start(scope, readers);
-        let mut cut = Vec::new();
-        let mut too_long = None;
-        for_each_chunk::<anyhow::Error>(path, name, |chunk| {
-            let r = builder.cut_rollouts(chunk, |b| cut.push(b));
-            for batch in cut.drain(..) {
-                pool.send(batch, &mut |lines| record(builder, lines))?;
-            }
-            if let Err(e) = r {
-                too_long = Some(e);
-                return Ok(false);
-            }
-            Ok(true)
-        })?;
-        if too_long.is_none() {
-            builder.cut_rollouts_end(|b| cut.push(b));
-            for batch in cut.drain(..) {
-                pool.send(batch, &mut |lines| record(builder, lines))?;
-            }
+
+    fn cut_end(&mut self, _: usize, out: &mut Vec<LineBatch>) {
+        self.0.cut_rollouts_end(|b| out.push(b));
+    }
+
+    fn record(&mut self, lines: Self::Parsed) -> Result<()> {
+        for (n, read) in lines {
+            self.0.record_rollout(n, read)?;
         }
-        pool.finish(&mut |lines| record(builder, lines))?;
-        too_long.map_or(Ok(()), |e| Err(e.into()))
-    })
+        Ok(())
+    }
 }
 
 /// The JSON document (2-space indent, newline-terminated).

@@ -10,6 +10,7 @@ pub mod atomic;
 pub mod example;
 pub mod files;
 pub mod follow;
+pub mod in_order;
 pub mod inputs;
 pub mod out;
 pub mod parallel;

@@ -5,13 +5,14 @@
 //! (`for_each_batch`), the matching keys (`matching_keys`) and the run as one row per rollout
 //! (`rollout_rows`, the core's `query::rows`).
 
-use crate::native::parallel::{self, OrderedPool};
-use crate::native::read::{for_each_chunk, for_each_line, ReadError};
+use crate::native::in_order::{read_in_order, InOrderJob};
+use crate::native::parallel;
+use crate::native::read::{for_each_line, ReadError};
 use crate::native::{check_input, Input, UsageError};
 use crate::query::rows::{read_row, RolloutRow, RowColumns};
 use crate::query::{read_keyed_with, Field, Matched, Query, RunFacts};
 use crate::read::batch::LineBatch;
-use crate::read::jsonl::{LineSplitter, SplitError};
+use crate::read::jsonl::LineSplitter;
 use crate::record::RowKind;
 use anyhow::{anyhow, Result};
 use std::collections::BTreeSet;
@@ -151,52 +152,65 @@ pub fn for_each_batch<Out: Send>(
     name: &str,
     max_line: u64,
     work: impl Fn(&LineBatch) -> Out + Sync,
-    mut done: impl FnMut(Out) -> Result<(), Halt>,
+    done: impl FnMut(Out) -> Result<(), Halt>,
 ) -> Result<(), Halt> {
-    std::thread::scope(|scope| {
-        let work = &work;
-        let workers = (0..parallel::workers()).map(|_| move |batch: LineBatch| work(&batch));
-        let mut pool = OrderedPool::start(scope, workers);
-        let mut splitter = LineSplitter::with_max_line_bytes(max_line);
-        let mut batch = LineBatch::new(RowKind::Rollout);
-        let mut full = Vec::new();
-        let mut too_long = None;
-        let cut = |span, line: &[u8], batch: &mut LineBatch, full: &mut Vec<LineBatch>| {
-            batch.push(span, line);
-            if batch.is_full() {
-                full.push(std::mem::replace(batch, LineBatch::new(RowKind::Rollout)));
-            }
-            Ok::<_, std::convert::Infallible>(())
-        };
-        for_each_chunk::<Halt>(path, name, |chunk| {
-            let pushed = splitter.push(chunk, |span, line| cut(span, line, &mut batch, &mut full));
-            for b in full.drain(..) {
-                pool.send(b, &mut done)?;
-            }
-            if let Err(SplitError::TooLong(t)) = pushed {
-                too_long = Some(t);
-                return Ok(false);
-            }
-            Ok(true)
-        })?;
-        if too_long.is_none() {
-            let Ok(()) = splitter.finish(|span, line| cut(span, line, &mut batch, &mut full));
-        }
-        full.push(batch);
-        for b in full.drain(..).filter(|b| !b.is_empty()) {
-            pool.send(b, &mut done)?;
-        }
-        pool.finish(&mut done)?;
-        match too_long {
-            Some(t) => Err(ReadError::TooLong {
-                file: name.to_string(),
+    let mut job = RolloutLines {
+        name,
+        splitter: LineSplitter::with_max_line_bytes(max_line),
+        pending: None,
+        done,
+        out: std::marker::PhantomData,
+    };
+    let work = &work;
+    let parsers = (0..parallel::workers()).map(|_| move |batch: LineBatch| work(&batch));
+    read_in_order(&[(path, name)], &mut job, parsers)
+}
+
+/// A rollouts file cut into batches, each batch's result handed to `done` in file order.
+struct RolloutLines<'a, D, Out> {
+    name: &'a str,
+    splitter: LineSplitter,
+    pending: Option<LineBatch>,
+    done: D,
+    out: std::marker::PhantomData<fn(Out)>,
+}
+
+impl<D: FnMut(Out) -> Result<(), Halt>, Out: Send> InOrderJob for RolloutLines<'_, D, Out> {
+    type Batch = LineBatch;
+    type Parsed = Out;
+    type Error = Halt;
+
+    fn cut(&mut self, _: usize, chunk: &[u8], out: &mut Vec<LineBatch>) -> Result<bool, Halt> {
+        let kind = RowKind::Rollout;
+        crate::read::batch::cut(
+            &mut self.splitter,
+            &mut self.pending,
+            kind,
+            chunk,
+            &mut |b| {
+                out.push(b);
+            },
+        )
+        .map_err(|t| {
+            Halt::from(ReadError::TooLong {
+                file: self.name.to_string(),
                 line: t.line,
                 limit: t.limit,
-            }
-            .into()),
-            None => Ok(()),
-        }
-    })
+            })
+        })?;
+        Ok(true)
+    }
+
+    fn cut_end(&mut self, _: usize, out: &mut Vec<LineBatch>) {
+        let kind = RowKind::Rollout;
+        crate::read::batch::flush_last(&mut self.splitter, &mut self.pending, kind, &mut |b| {
+            out.push(b);
+        });
+    }
+
+    fn record(&mut self, parsed: Out) -> Result<(), Halt> {
+        (self.done)(parsed)
+    }
 }
 
 pub fn eval_batch(

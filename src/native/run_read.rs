@@ -3,8 +3,8 @@
 //! parsing threads read each batch for the profile and for health, and both builders record the
 //! batches in file order, so results and first errors are those of a one-thread read.
 
-use super::parallel::{self, OrderedPool};
-use super::read::for_each_chunk;
+use super::in_order::{read_in_order, InOrderJob};
+use super::parallel;
 use crate::error::ProfileError;
 use crate::health::{HealthBuilder, HealthError, HealthReport};
 use crate::joint_read::{self, HealthLines};
@@ -26,7 +26,7 @@ pub fn read_run(
     rollouts: &Path,
     max_line_bytes: u64,
     mut health: Option<HealthBuilder>,
-    mut on_bytes: impl FnMut(usize),
+    on_bytes: impl FnMut(usize),
 ) -> Result<RunRead, ProfileError> {
     let inputs_name = inputs.display().to_string();
     let rollouts_name = rollouts.display().to_string();
@@ -38,67 +38,26 @@ pub fn read_run(
         h.expect_inputs();
     }
     let mut health_failed = None;
-    let read = std::thread::scope(|scope| {
-        // The reading thread cuts lines into batches, parsing threads read them, and the
-        // builders record them in file order (`profile::batch`).
-        let parsers = (0..parallel::workers()).map(|_| {
-            move |batch: LineBatch| {
-                if with_health {
-                    let (parsed, lines) = joint_read::parse_batch(&batch);
-                    (parsed, Some(lines))
-                } else {
-                    (parse_batch(&batch), None)
-                }
-            }
-        });
-        let mut pool = OrderedPool::start(scope, parsers);
-        let mut sink = Sink {
-            profile: &mut builder,
-            health: health.as_mut(),
-            health_failed: &mut health_failed,
-            inputs_name: &inputs_name,
-        };
-        // A line over the limit stops the read, but the lines before it are recorded first:
-        // the first error in file order is reported, as a one-thread read reports it.
-        let mut too_long = None;
-        let mut stopped = None;
-        for (path, name, kind) in [
-            (inputs, &inputs_name, RowKind::Input),
-            (rollouts, &rollouts_name, RowKind::Rollout),
-        ] {
-            let mut full = Vec::new();
-            for_each_chunk(path, name, |chunk| {
-                if super::signals::caught().is_some() {
-                    stopped = Some(name.clone());
-                    return Ok(false);
-                }
-                let cut = sink.profile.cut(kind, chunk, |batch| full.push(batch));
-                for batch in full.drain(..) {
-                    pool.send(batch, &mut |parsed| sink.record(parsed))?;
-                }
-                if let Err(e) = cut {
-                    too_long = Some(e);
-                    return Ok(false);
-                }
-                on_bytes(chunk.len());
-                Ok::<_, ProfileError>(true)
-            })?;
-            if too_long.is_some() || stopped.is_some() {
-                break;
-            }
-            sink.profile.cut_end(kind, |batch| full.push(batch));
-            for batch in full.drain(..) {
-                pool.send(batch, &mut |parsed| sink.record(parsed))?;
+    let mut job = RunJob {
+        profile: &mut builder,
+        health: health.as_mut(),
+        health_failed: &mut health_failed,
+        names: [&inputs_name, &rollouts_name],
+        on_bytes,
+    };
+    // Parsing threads read each batch for the profile, and for health when wanted.
+    let parsers = (0..parallel::workers()).map(|_| {
+        move |batch: LineBatch| {
+            if with_health {
+                let (parsed, lines) = joint_read::parse_batch(&batch);
+                (parsed, Some(lines))
+            } else {
+                (parse_batch(&batch), None)
             }
         }
-        if let Some(file) = stopped {
-            let why = std::io::Error::new(std::io::ErrorKind::Interrupted, "interrupted");
-            return Err(ProfileError::io(&file, why));
-        }
-        pool.finish(&mut |parsed| sink.record(parsed))?;
-        too_long.map_or(Ok(()), Err)
     });
-    read?;
+    let files = [(inputs, &*inputs_name), (rollouts, &*rollouts_name)];
+    read_in_order(&files, &mut job, parsers)?;
     let health = health.map(|h| match health_failed {
         Some(e) => Err(e),
         None => h.finish(),
@@ -106,25 +65,59 @@ pub fn read_run(
     Ok((builder, health))
 }
 
-/// Where parsed batches are recorded, in file order: the profile, and health when wanted (until
-/// its first error, which is kept).
-struct Sink<'a> {
+/// The files in the order they are read.
+const KINDS: [RowKind; 2] = [RowKind::Input, RowKind::Rollout];
+
+/// The read as a job: the profile builder cuts, and parsed batches are recorded by the profile
+/// and by health when wanted (until its first error, which is kept).
+struct RunJob<'a, F> {
     profile: &'a mut ProfileBuilder,
     health: Option<&'a mut HealthBuilder>,
     health_failed: &'a mut Option<HealthError>,
-    inputs_name: &'a str,
+    names: [&'a str; 2],
+    on_bytes: F,
 }
 
-impl Sink<'_> {
+impl<F: FnMut(usize)> InOrderJob for RunJob<'_, F> {
+    type Batch = LineBatch;
+    type Parsed = (ParsedBatch, Option<HealthLines>);
+    type Error = ProfileError;
+
+    fn start_chunk(&mut self, file: usize) -> Result<(), ProfileError> {
+        if super::signals::caught().is_some() {
+            let why = std::io::Error::new(std::io::ErrorKind::Interrupted, "interrupted");
+            return Err(ProfileError::io(self.names[file], why));
+        }
+        Ok(())
+    }
+
+    fn cut(
+        &mut self,
+        file: usize,
+        chunk: &[u8],
+        out: &mut Vec<LineBatch>,
+    ) -> Result<bool, ProfileError> {
+        self.profile.cut(KINDS[file], chunk, |b| out.push(b))?;
+        Ok(true)
+    }
+
+    fn cut_end(&mut self, file: usize, out: &mut Vec<LineBatch>) {
+        self.profile.cut_end(KINDS[file], |b| out.push(b));
+    }
+
     fn record(
         &mut self,
         (parsed, lines): (ParsedBatch, Option<HealthLines>),
     ) -> Result<(), ProfileError> {
         self.profile.record(parsed)?;
         if let (Some(h), Some(lines), None) = (&mut self.health, lines, &*self.health_failed) {
-            *self.health_failed = joint_read::record_health(h, self.inputs_name, lines).err();
+            *self.health_failed = joint_read::record_health(h, self.names[0], lines).err();
         }
         Ok(())
+    }
+
+    fn chunk_done(&mut self, bytes: usize) {
+        (self.on_bytes)(bytes);
     }
 }
 

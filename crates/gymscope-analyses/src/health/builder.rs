@@ -161,35 +161,17 @@ impl HealthBuilder {
         mut full: impl FnMut(LineBatch),
     ) -> Result<(), HealthError> {
         self.end_inputs()?;
-        let pushed = jsonl::push_held(self, rollouts_splitter, chunk, |b, span, line| {
-            let batch = b
-                .pending
-                .get_or_insert_with(|| LineBatch::new(RowKind::Rollout));
-            batch.push(span, line);
-            if batch.is_full() {
-                full(std::mem::replace(batch, LineBatch::new(RowKind::Rollout)));
-            }
-            Ok::<_, HealthError>(())
-        });
-        if pushed.is_err() {
-            if let Some(batch) = self.pending.take().filter(|b| !b.is_empty()) {
-                full(batch);
-            }
-        }
-        pushed.map_err(|e| split_error(&self.rollouts.name, e))
+        let (splitter, pending) = (&mut self.rollouts.splitter, &mut self.pending);
+        crate::read::batch::cut(splitter, pending, RowKind::Rollout, chunk, &mut full)
+            .map_err(|t| split_error(&self.rollouts.name, SplitError::TooLong(t)))
     }
 
     /// The rollouts file is over: its last line (even without a newline) and the partial batch.
     pub fn cut_rollouts_end(&mut self, mut full: impl FnMut(LineBatch)) {
-        let Ok(()) = jsonl::finish_held(self, rollouts_splitter, |b, span, line| {
-            b.pending
-                .get_or_insert_with(|| LineBatch::new(RowKind::Rollout))
-                .push(span, line);
-            Ok::<_, std::convert::Infallible>(())
-        });
-        if let Some(batch) = self.pending.take().filter(|b| !b.is_empty()) {
-            full(batch);
-        }
+        // The file is over: a fresh splitter, as `jsonl::finish_held` leaves one.
+        let mut splitter = std::mem::take(&mut self.rollouts.splitter);
+        let kind = RowKind::Rollout;
+        crate::read::batch::flush_last(&mut splitter, &mut self.pending, kind, &mut full);
     }
 
     /// Records a rollout line read by [`read_rollout`] (perhaps on another thread); lines must

@@ -84,23 +84,14 @@ impl ProfileBuilder {
         if kind == RowKind::Rollout {
             self.end_input_lines(&mut full);
         }
-        let pending = &mut self.pending;
-        let pushed = self.splitter.push(chunk, |span, line| {
-            let batch = pending.get_or_insert_with(|| LineBatch::new(kind));
-            batch.push(span, line);
-            if batch.is_full() {
-                full(std::mem::replace(batch, LineBatch::new(kind)));
-            }
-            Ok::<_, ProfileError>(())
-        });
-        if pushed.is_err() {
-            // The lines before the one over the limit may hold an earlier error: they are handed
-            // out, so that the first error in file order can still be found.
-            if let Some(batch) = self.pending.take().filter(|b| !b.is_empty()) {
-                full(batch);
-            }
-        }
-        pushed.map_err(|e| super::scan::too_long(e, self.file_of(kind)))
+        crate::read::batch::cut(
+            &mut self.splitter,
+            &mut self.pending,
+            kind,
+            chunk,
+            &mut full,
+        )
+        .map_err(|t| self.line_too_long(kind, t))
     }
 
     /// Ends the file being cut: its last line (even without a newline) and the partial batch.

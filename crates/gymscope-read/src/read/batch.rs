@@ -2,7 +2,7 @@
 //! (`batch`), health's and the joint read hand to other threads.
 
 use super::RowKind;
-use crate::read::jsonl::{LineSpan, LineSplitter};
+use crate::read::jsonl::{LineSpan, LineSplitter, LineTooLong, SplitError};
 
 /// About this many bytes of complete lines make a batch: large enough that each batch's own costs
 /// (its field-name table, merged when recorded; a hand-over between threads) are spread thin,
@@ -54,6 +54,37 @@ impl LineBatch {
                 .map_or(self.bytes.len(), |next| next.1);
             (span, &self.bytes[start..end])
         })
+    }
+}
+
+/// Cuts `chunk` (the next bytes of a file of `kind`) into lines and the lines into batches,
+/// `pending` being the one that fills up, each full one handed to `full`. On a line over the
+/// limit, the lines cut before it are handed out too: the caller records them before it reports
+/// the limit, since one of them may hold the first error.
+pub fn cut(
+    splitter: &mut LineSplitter,
+    pending: &mut Option<LineBatch>,
+    kind: RowKind,
+    chunk: &[u8],
+    full: &mut impl FnMut(LineBatch),
+) -> Result<(), LineTooLong> {
+    let pushed = splitter.push(chunk, |span, line| {
+        let batch = pending.get_or_insert_with(|| LineBatch::new(kind));
+        batch.push(span, line);
+        if batch.is_full() {
+            full(std::mem::replace(batch, LineBatch::new(kind)));
+        }
+        Ok::<_, std::convert::Infallible>(())
+    });
+    match pushed {
+        Ok(()) => Ok(()),
+        Err(SplitError::TooLong(t)) => {
+            if let Some(batch) = pending.take().filter(|b| !b.is_empty()) {
+                full(batch);
+            }
+            Err(t)
+        }
+        Err(SplitError::Line(never)) => match never {},
     }
 }
 
