@@ -29,105 +29,68 @@ pub fn start() {
     console_error_panic_hook::set_once();
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-        let request = decode::<Request>(e.data()).map_err(Failure::from);
-        // The jobs that post their own replies, later or in parts.
-        match &request {
-            Ok(Request::ReadRange {
-                file,
-                range,
-                index,
-                task,
-            }) => return range_job::run(file, *range, *index, *task),
-            Ok(Request::ConvertSetup { setup, starts }) => {
-                if let Err(failure) = range_job::set_up_converting(&setup.to_vec(), starts.clone())
-                {
-                    post(&Reply::Failed(failure));
-                }
-                return;
-            }
-            Ok(Request::BuildPivots {
-                file,
-                options,
-                workers,
-            }) if *workers > 1
-                && pivot_build_pool::pooled(file, options.clone(), *workers).is_ok() =>
-            {
-                return
-            }
-            Ok(Request::PivotSetup { options }) => {
-                return range_job::set_up_checking(options.clone())
-            }
-            Ok(Request::ValidatePivot {
-                file,
-                options,
-                workers,
-            }) if *workers > 1 && pivot_job::pooled(file, options.clone(), *workers).is_ok() => {
-                return
-            }
-            Ok(Request::MatchSetup { expr, facts }) => {
-                // A failed setup fails each of its ranges (no reader is set up).
-                if let Err(failure) = range_job::set_up_matching(expr, &facts.to_vec()) {
-                    post(&Reply::Failed(failure));
-                }
-                return;
-            }
-            // A pool that cannot start (no nested workers) leaves this worker to read alone.
-            Ok(Request::Profile {
-                inputs,
-                rollouts,
-                options,
-                upstream,
-                workers,
-            }) if *workers > 1 => {
-                let pooled = profile_finish::pooled(inputs, rollouts, *options, upstream, *workers);
-                if pooled.is_ok() {
-                    return;
-                }
-            }
-            Ok(Request::Query {
-                inputs,
-                rollouts,
-                expr,
-                workers,
-            }) if *workers > 1 && query_job::pooled(inputs, rollouts, expr, *workers).is_ok() => {
-                return
-            }
-            Ok(Request::Compare {
-                a,
-                b,
-                more,
-                options,
-                workers,
-            }) if *workers > 1 && {
-                let sides = [a, b].into_iter().chain(more).cloned().collect();
-                compare_read::pooled(sides, *options, *workers).is_ok()
-            } =>
-            {
-                return
-            }
-            _ => {}
+        let answer = match decode::<Request>(e.data()) {
+            Ok(request) => handle(request),
+            Err(e) => Some(Err(Failure::from(e))),
+        };
+        if let Some(reply) = answer {
+            post(&reply.unwrap_or_else(Reply::Failed));
         }
-        post(&request.and_then(handle).unwrap_or_else(Reply::Failed));
     });
     scope.set_onmessage(Some(handler.as_ref().unchecked_ref()));
     handler.forget(); // the handler lives as long as the worker
     post(&Reply::Ready);
 }
 
-fn handle(request: Request) -> Result<Reply, Failure> {
-    match request {
+/// A pool of `workers` started by `start`; false leaves this worker to do the job alone (one
+/// worker asked for, or a pool that cannot start: no nested workers).
+fn pool_started<E>(workers: u32, start: impl FnOnce() -> Result<(), E>) -> bool {
+    workers > 1 && start().is_ok()
+}
+
+/// Runs a request's job: its reply, or `None` when the job posts its own replies (a pool's read,
+/// a pool worker's range, a pool worker's setup).
+fn handle(request: Request) -> Option<Result<Reply, Failure>> {
+    Some(match request {
         Request::Profile {
             inputs,
             rollouts,
             options,
             upstream,
-            workers: _,
-        } => profile_job::run(&inputs, &rollouts, options, &upstream),
+            workers,
+        } => {
+            let pool = || profile_finish::pooled(&inputs, &rollouts, options, &upstream, workers);
+            if pool_started(workers, pool) {
+                return None;
+            }
+            profile_job::run(&inputs, &rollouts, options, &upstream)
+        }
         Request::ProfileFiles { profiling, metrics } => {
             profile_job::run_files(&profiling, metrics.as_ref())
         }
-        Request::ValidatePivot { file, options, .. } => pivot_job::run(&file, options),
-        Request::BuildPivots { file, options, .. } => pivot_build_job::build(&file, options),
+        Request::ValidatePivot {
+            file,
+            options,
+            workers,
+        } => {
+            if pool_started(workers, || {
+                pivot_job::pooled(&file, options.clone(), workers)
+            }) {
+                return None;
+            }
+            pivot_job::run(&file, options)
+        }
+        Request::BuildPivots {
+            file,
+            options,
+            workers,
+        } => {
+            let pool = || pivot_build_pool::pooled(&file, options.clone(), workers);
+            if pool_started(workers, pool) {
+                return None;
+            }
+            pivot_build_job::build(&file, options)
+        }
         Request::SelectPivots {
             pivots,
             profile,
@@ -142,8 +105,14 @@ fn handle(request: Request) -> Result<Reply, Failure> {
             b,
             more,
             options,
-            workers: _,
-        } => compare_job::run(a, b, more, options),
+            workers,
+        } => {
+            let sides = || [&a, &b].into_iter().chain(&more).cloned().collect();
+            if pool_started(workers, || compare_read::pooled(sides(), options, workers)) {
+                return None;
+            }
+            compare_job::run(a, b, more, options)
+        }
         Request::CompareCandidate { index } => compare_job::candidate(index),
         Request::CompareTask { index } => compare_job::task(index),
         Request::CompareReport(request) => compare_job::report(request),
@@ -151,16 +120,46 @@ fn handle(request: Request) -> Result<Reply, Failure> {
             inputs,
             rollouts,
             expr,
-            workers: _,
-        } => query_job::run(&inputs, &rollouts, &expr),
+            workers,
+        } => {
+            if pool_started(workers, || {
+                query_job::pooled(&inputs, &rollouts, &expr, workers)
+            }) {
+                return None;
+            }
+            query_job::run(&inputs, &rollouts, &expr)
+        }
         Request::GroupField {
             inputs,
             field,
             tasks,
         } => group_job::run(&inputs, &field, &tasks),
-        Request::ReadRange { .. }
-        | Request::MatchSetup { .. }
-        | Request::PivotSetup { .. }
-        | Request::ConvertSetup { .. } => Err(Failure::from("a range is read by a pool worker")),
-    }
+        // A pool worker's parts of a pooled job.
+        Request::ReadRange {
+            file,
+            range,
+            index,
+            task,
+        } => {
+            range_job::run(&file, range, index, task);
+            return None;
+        }
+        Request::ConvertSetup { setup, starts } => {
+            match range_job::set_up_converting(&setup.to_vec(), starts) {
+                Ok(()) => return None,
+                Err(failure) => Err(failure),
+            }
+        }
+        Request::PivotSetup { options } => {
+            range_job::set_up_checking(options);
+            return None;
+        }
+        Request::MatchSetup { expr, facts } => {
+            // A failed setup fails each of its ranges (no reader is set up).
+            match range_job::set_up_matching(&expr, &facts.to_vec()) {
+                Ok(()) => return None,
+                Err(failure) => Err(failure),
+            }
+        }
+    })
 }
