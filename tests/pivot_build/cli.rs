@@ -5,6 +5,7 @@ use super::*;
 use crate::common::assert_contains;
 use crate::common::assert_success;
 use crate::common::run_gymscope as gymscope;
+use crate::common::write_in;
 
 fn names_in(dir: &std::path::Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
@@ -251,8 +252,7 @@ fn bad_rows_are_audited_not_fatal_and_input_is_never_overwritten() {
     assert_eq!(std::fs::read(&src).unwrap(), before);
 
     // A first line in no known layout is an error naming the line.
-    let weird = dir.path().join("weird.jsonl");
-    std::fs::write(&weird, "\n{\"x\": 1}\n").unwrap();
+    let weird = write_in(dir.path(), "weird.jsonl", "\n{\"x\": 1}\n");
     let r = build_pivot(&weird, &out, AGENT, &[]);
     assert_eq!(r.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&r.stderr)
@@ -267,8 +267,7 @@ fn tools_file_supplies_missing_schemas() {
     let row = serde_json::json!({"responses_create_params": {"input": [{"role": "user", "content": "list files", "type": "message"}], "tools": []},
         "response": {"output": [{"type": "function_call", "name": "bash", "arguments": "{\"cmd\": \"ls\"}", "call_id": "c1", "id": "fc_1", "status": "completed"}]},
         "reward": 1.0});
-    let src = dir.path().join("harness.jsonl");
-    std::fs::write(&src, format!("{row}\n")).unwrap();
+    let src = write_in(dir.path(), "harness.jsonl", format!("{row}\n"));
     let out = dir.path().join("p.jsonl");
     let r = build_pivot(&src, &out, AGENT, &[]);
     assert_eq!(r.status.code(), Some(1));
@@ -277,8 +276,11 @@ fn tools_file_supplies_missing_schemas() {
     assert!(info.contains(
         "1 tool-call decision points were skipped because the source recorded no tool schemas"
     ));
-    let tools = dir.path().join("tools.json");
-    std::fs::write(&tools, r#"[{"type": "function", "function": {"name": "bash", "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}}}}]"#).unwrap();
+    let tools = write_in(
+        dir.path(),
+        "tools.json",
+        r#"[{"type": "function", "function": {"name": "bash", "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}}}}]"#,
+    );
     let r = build_pivot(&src, &out, AGENT, &["--tools", tools.to_str().unwrap()]);
     assert_success(&r);
     let rows = lines(&std::fs::read(&out).unwrap());
@@ -293,10 +295,12 @@ fn tools_file_supplies_missing_schemas() {
 #[test]
 fn select_pivot_usage_errors_name_the_problem() {
     let dir = tempfile::tempdir().unwrap();
-    let pivots = dir.path().join("p.jsonl");
-    std::fs::write(&pivots, "{\"pivot_info\": {\"pivot_id\": \"x\"}}\n").unwrap();
-    let profile = dir.path().join("prof.jsonl");
-    std::fs::write(&profile, "{\"_ng_task_index\": 0}\n").unwrap();
+    let pivots = write_in(
+        dir.path(),
+        "p.jsonl",
+        "{\"pivot_info\": {\"pivot_id\": \"x\"}}\n",
+    );
+    let profile = write_in(dir.path(), "prof.jsonl", "{\"_ng_task_index\": 0}\n");
     let out = dir.path().join("s.jsonl");
     // Without the build's config (`p.gym.yaml`) the selection could not be trained on: refused.
     let r = select_pivot(&pivots, &profile, &out, &[]);

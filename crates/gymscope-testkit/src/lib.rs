@@ -108,6 +108,35 @@ pub fn read_jsonl(p: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// Each element's `key` of the JSON array `array`, as text (stops the test on anything else).
+pub fn strs<'a>(array: &'a Value, key: &str) -> Vec<&'a str> {
+    fields(array, key)
+        .into_iter()
+        .map(|v| v.as_str().unwrap())
+        .collect()
+}
+
+/// Each element's `key` of the JSON array `array` (stops the test unless it is an array).
+pub fn fields<'a>(array: &'a Value, key: &str) -> Vec<&'a Value> {
+    array.as_array().unwrap().iter().map(|e| &e[key]).collect()
+}
+
+/// `contents` written to `name` in `dir`; the file's path.
+pub fn write_in(dir: &Path, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
+/// Stops the test unless the command exited with `code` and its stderr holds `needle`; the
+/// message is its stderr.
+#[track_caller]
+pub fn assert_exit(out: &std::process::Output, code: i32, needle: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{err}");
+    assert!(err.contains(needle), "{err}");
+}
+
 /// Stops the test unless `text` holds `needle`; the message is the whole text.
 #[track_caller]
 pub fn assert_contains(text: &str, needle: &str) {
