@@ -4,6 +4,7 @@
 
 use crate::common;
 use crate::common::assert_contains;
+use crate::common::assert_exit;
 use crate::common::assert_success;
 use crate::common::gen_run;
 use crate::common::run_gymscope as gymscope;
@@ -510,9 +511,7 @@ fn upstream_verdict_files_beside_the_rollouts_are_shown() {
     )
     .unwrap();
     let out = gymscope(&["health", r.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr)
-        .contains("rollout_verdicts.jsonl' line 1: field `verdict`"));
+    assert_exit(&out, 1, "rollout_verdicts.jsonl' line 1: field `verdict`");
 }
 
 #[test]

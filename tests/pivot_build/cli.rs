@@ -3,8 +3,8 @@
 
 use super::*;
 use crate::common::assert_contains;
+use crate::common::assert_exit;
 use crate::common::assert_success;
-use crate::common::run_gymscope as gymscope;
 use crate::common::write_in;
 
 fn names_in(dir: &std::path::Path) -> Vec<String> {
@@ -156,14 +156,7 @@ fn config_flags_and_batch_config() {
     assert!(yaml.starts_with("plain_resources_server:\n"));
     assert!(yaml.contains("        parallel_tool_call_rewarding: true\n        allow_subset: true\n        allow_superset: true\n        parallel_tool_call_reward_mode: f1\n"));
     assert!(yaml.contains("      - name: validation\n        type: validation\n        jsonl_fpath: val.jsonl\n        num_repeats: 1\n        license: Apache 2.0\n"));
-    let r = gymscope(&[
-        "validate-pivot",
-        "--path",
-        out.to_str().unwrap(),
-        "--agent-ref",
-        "plain",
-        "--allow-batch",
-    ]);
+    let r = validate_pivot(&out, &["--agent-ref", "plain", "--allow-batch"]);
     assert!(r.status.success());
 
     for (flag, value, says) in [
@@ -244,8 +237,7 @@ fn bad_rows_are_audited_not_fatal_and_input_is_never_overwritten() {
     let before = std::fs::read(&src).unwrap();
     let r = build_pivot(&src, &src, AGENT, &[]);
     // Refused by identity as a usage error (exit 2), before anything is written.
-    assert_eq!(r.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&r.stderr).contains("it is the input"));
+    assert_exit(&r, 2, "it is the input");
     assert_eq!(std::fs::read(&src).unwrap(), before);
     let r = build_pivot(&src, &out, AGENT, &["--config-out", src.to_str().unwrap()]);
     assert_eq!(r.status.code(), Some(2));
@@ -254,9 +246,11 @@ fn bad_rows_are_audited_not_fatal_and_input_is_never_overwritten() {
     // A first line in no known layout is an error naming the line.
     let weird = write_in(dir.path(), "weird.jsonl", "\n{\"x\": 1}\n");
     let r = build_pivot(&weird, &out, AGENT, &[]);
-    assert_eq!(r.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&r.stderr)
-        .contains("weird.jsonl' line 2: the first row fits no source layout"));
+    assert_exit(
+        &r,
+        1,
+        "weird.jsonl' line 2: the first row fits no source layout",
+    );
 }
 
 /// `--tools FILE` supplies schemas a harness rollout did not record; without it those calls are
@@ -270,8 +264,7 @@ fn tools_file_supplies_missing_schemas() {
     let src = write_in(dir.path(), "harness.jsonl", format!("{row}\n"));
     let out = dir.path().join("p.jsonl");
     let r = build_pivot(&src, &out, AGENT, &[]);
-    assert_eq!(r.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&r.stderr).contains("tool_not_in_tools: 1"));
+    assert_exit(&r, 1, "tool_not_in_tools: 1");
     let info = std::fs::read_to_string(dir.path().join("p.info.md")).unwrap();
     assert!(info.contains(
         "1 tool-call decision points were skipped because the source recorded no tool schemas"
@@ -315,14 +308,15 @@ fn select_pivot_usage_errors_name_the_problem() {
     )
     .unwrap();
     let r = select_pivot(&pivots, &profile, &out, &[]);
-    assert_eq!(r.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&r.stderr)
-        .contains("prof.jsonl' line 1: field `rollout_infos` is missing"));
+    assert_exit(
+        &r,
+        1,
+        "prof.jsonl' line 1: field `rollout_infos` is missing",
+    );
     let r = select_pivot(&pivots, &profile, &out, &["--keep", "sometimes"]);
     assert!(String::from_utf8_lossy(&r.stderr).contains("--keep: 'sometimes'"));
     let r = select_pivot(&pivots, &profile, &pivots, &[]);
-    assert_eq!(r.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&r.stderr).contains("it is the input"));
+    assert_exit(&r, 2, "it is the input");
     assert_eq!(
         names_in(dir.path()),
         ["p.gym.yaml", "p.jsonl", "prof.jsonl"],

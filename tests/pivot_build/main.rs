@@ -41,6 +41,12 @@ pub fn select_pivot(pivots: &Path, profile: &Path, out: &Path, extra: &[&str]) -
     common::run_gymscope(&[&args[..], extra].concat())
 }
 
+/// `gymscope validate-pivot --path PATH`, then `extra`.
+pub fn validate_pivot(path: &Path, extra: &[&str]) -> Output {
+    let args = ["validate-pivot", "--path", path.to_str().unwrap()];
+    common::run_gymscope(&[&args[..], extra].concat())
+}
+
 pub fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/pivot-build")

@@ -3,6 +3,7 @@
 //! scores with the core's action comparison → `profile` → `select-pivot`.
 
 use crate::common::assert_contains;
+use crate::common::collect_args_routed;
 use crate::common::gym_standin;
 use crate::common::read_jsonl as jsonl;
 use crate::common::run_gymscope as gymscope;
@@ -88,22 +89,9 @@ fn build_collect_profile_select() {
     let gym = StandIn::start_responding(&[AGENT], pivot_agent());
     let rollouts = dir.path().join("prof/rollouts.jsonl");
     let head = gym.head();
-    let r = gymscope(&[
-        "collect",
-        "-i",
-        p,
-        "-o",
-        rollouts.to_str().unwrap(),
-        "--num-repeats",
-        "8",
-        "--temperature",
-        "1.0",
-        "--head-server",
-        &head,
-        "--concurrency",
-        "16",
-        "--no-progress",
-    ]);
+    let repeats = ["--num-repeats", "8", "--temperature", "1.0"];
+    let flags = [&repeats[..], &["--concurrency", "16", "--no-progress"]].concat();
+    let r = gymscope(&collect_args_routed(&pivots, &rollouts, &head, &flags));
     assert!(r.status.success(), "{}", text(&r));
     assert_eq!(jsonl(&rollouts).len(), rows.len() * 8);
     let inputs = dir.path().join("prof/rollouts_materialized_inputs.jsonl");
