@@ -163,7 +163,7 @@ async fn open_app() -> (StaticServer, Browser, usize) {
     let b = Browser::start().await;
     b.open_app(&server.url(), "").await; // the worker is started, and fetched, with the page
     b.wait_testid("status", "Choose both files").await;
-    let loaded = server.requests.load(std::sync::atomic::Ordering::SeqCst);
+    let loaded = server.served();
     (server, b, loaded)
 }
 
@@ -186,12 +186,7 @@ async fn the_embedded_example_is_one_click_away() {
     if let Ok(path) = std::env::var("GYMSCOPE_SCREENSHOT") {
         std::fs::write(path, b.client.screenshot().await.unwrap()).unwrap();
     }
-    assert_eq!(
-        server.requests.load(std::sync::atomic::Ordering::SeqCst),
-        loaded,
-        "no request after load: {:?}",
-        server.paths.lock().unwrap()
-    );
+    server.assert_none_since(loaded, "no request after load");
     b.close().await;
 }
 
@@ -205,12 +200,7 @@ async fn web_app_profiles_fixtures_like_upstream() {
         check_fixture(&b, name, i == 0).await;
     }
     // Everything ran locally: no request left the page after it loaded.
-    assert_eq!(
-        server.requests.load(std::sync::atomic::Ordering::SeqCst),
-        loaded,
-        "requests: {:?}",
-        server.paths.lock().unwrap()
-    );
+    server.assert_none_since(loaded, "requests");
     b.close().await;
 }
 

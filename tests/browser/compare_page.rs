@@ -12,7 +12,6 @@ use common::browser::Browser;
 use common::static_server::StaticServer;
 use serde_json::json;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 
 fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -29,7 +28,7 @@ async fn open_compare_page() -> (StaticServer, Browser) {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_example_pair_shows_the_clis_numbers() {
     let (server, b) = open_compare_page().await;
-    let loaded = server.requests.load(Ordering::SeqCst);
+    let loaded = server.served();
     b.click_testid("compare-example").await;
     b.wait_testid("compare-status", "Compared: 24 paired tasks")
         .await;
@@ -54,11 +53,7 @@ async fn the_example_pair_shows_the_clis_numbers() {
         .eval("return document.querySelector('[data-testid=compare-task-row]').dataset.taskA")
         .await;
     assert_eq!(first, json!(doc["tasks"][0]["task_a"].to_string()));
-    assert_eq!(
-        server.requests.load(Ordering::SeqCst),
-        loaded,
-        "no request after load"
-    );
+    server.assert_none_since(loaded, "no request after load");
     b.close().await;
 }
 

@@ -257,7 +257,7 @@ async fn model_text_is_shown_and_never_run() {
         .await
         .unwrap();
     b.wait_worker_ready().await;
-    let loaded_requests = server.requests.load(std::sync::atomic::Ordering::SeqCst);
+    let loaded_requests = server.served();
     choose_files(
         &b,
         "files",
@@ -281,12 +281,7 @@ async fn model_text_is_shown_and_never_run() {
     assert!(agents.as_str().unwrap().contains(evil));
     b.assert_no_script_ran().await;
     assert_eq!(b.count("main img, main script").await, 0);
-    assert_eq!(
-        server.requests.load(std::sync::atomic::Ordering::SeqCst),
-        loaded_requests,
-        "{:?}",
-        server.paths.lock().unwrap()
-    );
+    server.assert_none_since(loaded_requests, "requests");
     b.close().await;
 }
 
@@ -507,7 +502,7 @@ async fn markdown_renders_safely_and_arguments_read_as_code() {
     .unwrap();
     std::fs::write(tmp.path().join("md.jsonl"), format!("{rollout}\n")).unwrap();
     let (server, b) = start_app("#profile&task=0&rollout=0").await;
-    let loaded = server.requests.load(std::sync::atomic::Ordering::SeqCst);
+    let loaded = server.served();
     choose_files(
         &b,
         "files",
@@ -562,10 +557,6 @@ async fn markdown_renders_safely_and_arguments_read_as_code() {
     b.click_testid("rollout-as-written").await;
     b.wait_text(view, "# Result").await;
     b.assert_no_script_ran().await;
-    assert_eq!(
-        server.requests.load(std::sync::atomic::Ordering::SeqCst),
-        loaded,
-        "no request after load"
-    );
+    server.assert_none_since(loaded, "no request after load");
     b.close().await;
 }

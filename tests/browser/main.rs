@@ -28,3 +28,19 @@ mod screenshots;
 mod selection;
 mod transcripts;
 mod upstream;
+
+/// The value of `script` once it is neither null nor false; stops the test after 20 s.
+pub async fn wait_for(b: &common::browser::Browser, script: &str, what: &str) -> serde_json::Value {
+    let t0 = std::time::Instant::now();
+    loop {
+        let v = b.eval(script).await;
+        if !v.is_null() && v != serde_json::json!(false) {
+            return v;
+        }
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(20),
+            "timed out waiting for {what}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}

@@ -52,7 +52,7 @@ async fn open_page() -> (StaticServer, Browser, usize) {
     let (server, b) = start_app("#pivot-build").await;
     b.wait_testid("pb-status", "Choose a rollouts file").await;
     b.set_text("pb-agent-ref", AGENT).await;
-    let loaded = server.requests.load(std::sync::atomic::Ordering::SeqCst);
+    let loaded = server.served();
     (server, b, loaded)
 }
 
@@ -248,11 +248,7 @@ async fn model_text_is_shown_never_run_and_nothing_is_fetched() {
         .await;
     b.assert_no_script_ran().await;
     assert_eq!(b.count("[data-testid=pb-pair] img, [data-testid=pb-pair] script, [data-testid=pb-pivots] script").await, 0);
-    assert_eq!(
-        server.requests.load(std::sync::atomic::Ordering::SeqCst),
-        loaded,
-        "no request after load"
-    );
+    server.assert_none_since(loaded, "no request after load");
     b.close().await;
 }
 

@@ -21,7 +21,7 @@ async fn open_pivot_page() -> (StaticServer, Browser, usize) {
     b.open_app(&server.url(), "#pivot").await; // the worker is started, and fetched, with the page
     b.wait_testid("pivot-status", "Choose a pivot JSONL file")
         .await;
-    let loaded = server.requests.load(std::sync::atomic::Ordering::SeqCst);
+    let loaded = server.served();
     (server, b, loaded)
 }
 
@@ -153,10 +153,6 @@ async fn model_text_is_shown_never_run_and_nothing_is_fetched() {
             .await,
         0
     );
-    assert_eq!(
-        server.requests.load(std::sync::atomic::Ordering::SeqCst),
-        loaded_requests,
-        "no request after load"
-    );
+    server.assert_none_since(loaded_requests, "no request after load");
     b.close().await;
 }

@@ -6,6 +6,7 @@
 
 use crate::common;
 use crate::common::gen_run;
+use crate::wait_for;
 
 use common::browser::Browser;
 use gymscope::conversation::conversation;
@@ -15,7 +16,7 @@ use gymscope::render::LineSource;
 use gymscope::report::{self, ReportInput, ReportMeta};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Writes the report of a run (conversations for the first 20 tasks) and returns its path and
 /// its input.
@@ -51,21 +52,6 @@ fn write_report(dir: &Path, name: &str, inputs: &str, rollouts: &str) -> (PathBu
 
 fn url(path: &Path) -> String {
     format!("file://{}", path.display())
-}
-
-async fn wait_for(b: &Browser, script: &str, what: &str) -> Value {
-    let t0 = Instant::now();
-    loop {
-        let v = b.eval(script).await;
-        if !v.is_null() && v != json!(false) {
-            return v;
-        }
-        assert!(
-            t0.elapsed() < Duration::from_secs(20),
-            "timed out waiting for {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 async fn open(b: &Browser, target: &str) {

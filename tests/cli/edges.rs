@@ -558,12 +558,11 @@ fn build_pivot_refuses_to_write_over_its_tools_or_one_output_over_another() {
 
 /// Runs gymscope with `args`, killed (and the test failed) when it still runs after 20 s.
 fn run_bounded(args: &[&str]) -> Output {
-    let child = std::process::Command::new(crate::common::gymscope_bin())
-        .args(args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = crate::common::spawn_gymscope(
+        args,
+        std::process::Stdio::piped(),
+        std::process::Stdio::piped(),
+    );
     let id = child.id();
     let (done, finished) = std::sync::mpsc::channel::<()>();
     let watchdog = std::thread::spawn(move || {

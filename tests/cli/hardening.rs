@@ -11,7 +11,7 @@ use crate::common::run_gymscope as gymscope;
 use crate::common::run_on;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn stderr(o: &Output) -> String {
@@ -448,20 +448,11 @@ fn a_signal_during_a_write_leaves_no_temporary_file() {
     let (m, r) = gen_run::generate(dir.path(), "run", 20_000, 4, 600);
     let out = dir.path().join("out");
     std::fs::create_dir(&out).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args([
-            "profile",
-            "--inputs",
-            s(&m),
-            "--rollouts",
-            s(&r),
-            "--out-dir",
-            s(&out),
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = crate::common::spawn_gymscope(
+        crate::common::on_args("profile", &m, &r, &["--out-dir", s(&out)]),
+        Stdio::null(),
+        Stdio::null(),
+    );
     let signalled = common::signal_when(&mut child, libc::SIGTERM, || !temps(&out).is_empty());
     let status = child.wait().unwrap();
     assert!(signalled, "the write was not caught in progress");
@@ -535,12 +526,11 @@ fn an_interrupted_query_says_how_far_it_got() {
         text.push('\n');
     }
     std::fs::write(&path, text).unwrap();
-    let child = Command::new(common::gymscope_bin())
-        .args(["query", s(&path), "--count", r"output ~ /(?i)\w{60}c/"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = crate::common::spawn_gymscope(
+        ["query", s(&path), "--count", r"output ~ /(?i)\w{60}c/"],
+        Stdio::piped(),
+        Stdio::piped(),
+    );
     // The signal once the read is under way (its first line to stderr would be too late to
     // wait for: the count goes to stdout at the end).
     std::thread::sleep(Duration::from_secs(3));

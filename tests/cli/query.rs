@@ -220,12 +220,11 @@ fn agents_come_from_the_inputs_and_verdicts_from_beside_the_run() {
 fn a_closed_pipe_stops_the_read_quietly() {
     let dir = tempfile::tempdir().unwrap();
     let (_, rollouts) = generate_agentic(dir.path(), "run", 200, 4, 3000);
-    let mut child = std::process::Command::new(gymscope_bin())
-        .args(["query", s(&rollouts), "reward >= 0"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = crate::common::spawn_gymscope(
+        ["query", s(&rollouts), "reward >= 0"],
+        std::process::Stdio::piped(),
+        std::process::Stdio::piped(),
+    );
     {
         use std::io::Read;
         let mut first = [0u8; 4];

@@ -337,12 +337,7 @@ fn sigterm_stops_cleanly_and_resume_finishes() {
     let out = dir.path().join("r.jsonl");
     let head = gym.head();
     let args = collect_args(&input, &out, AGENT, &head, &["--concurrency", "4"]);
-    let child = Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(&args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = crate::common::spawn_gymscope(&args, Stdio::piped(), Stdio::piped());
     wait_for_lines(&out, 4, Duration::from_secs(20));
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let r = child.wait_with_output().unwrap();
@@ -420,12 +415,7 @@ fn kill_9_mid_run_then_resume_keeps_every_key_once() {
         &head,
         &["--concurrency", "16", "--num-repeats", "2"],
     );
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(&args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = crate::common::spawn_gymscope(&args, Stdio::null(), Stdio::null());
     wait_for_lines(&out, 50, Duration::from_secs(20));
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();

@@ -147,8 +147,8 @@ fn sigterm_stops_rollouts_that_only_retry_a_connection_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let input = write_input(dir.path(), 3);
     let out = dir.path().join("r.jsonl");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args([
+    let mut child = crate::common::spawn_gymscope(
+        [
             "collect",
             "-i",
             input.to_str().unwrap(),
@@ -160,11 +160,10 @@ fn sigterm_stops_rollouts_that_only_retry_a_connection_at_once() {
             &gym.head(),
             "--grace",
             "30",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        ],
+        Stdio::null(),
+        Stdio::piped(),
+    );
     // Let the rollouts reach their backoff (the first retry is printed after 0 s).
     std::thread::sleep(Duration::from_millis(1500));
     let sent = Instant::now();

@@ -198,6 +198,17 @@ pub fn run_gymscope(args: &[&str]) -> std::process::Output {
         .expect("run gymscope")
 }
 
+/// Starts `gymscope <args>` with its stdout and stderr as given (`Stdio::null()`, `piped()`).
+pub fn spawn_gymscope<S: AsRef<std::ffi::OsStr>>(
+    args: impl IntoIterator<Item = S>,
+    stdout: std::process::Stdio,
+    stderr: std::process::Stdio,
+) -> std::process::Child {
+    let mut command = std::process::Command::new(gymscope_bin());
+    command.args(args).stdout(stdout).stderr(stderr);
+    command.spawn().expect("start gymscope")
+}
+
 /// `gymscope <command> --inputs <inputs> --rollouts <rollouts>` and then `extra`.
 pub fn run_on(
     command: &str,
@@ -205,15 +216,20 @@ pub fn run_on(
     rollouts: &Path,
     extra: &[&str],
 ) -> std::process::Output {
-    let mut args = vec![
-        command,
-        "--inputs",
-        inputs.to_str().expect("a UTF-8 path"),
-        "--rollouts",
-        rollouts.to_str().expect("a UTF-8 path"),
-    ];
+    run_gymscope(&on_args(command, inputs, rollouts, extra))
+}
+
+/// The arguments of [`run_on`]: `<command> --inputs <inputs> --rollouts <rollouts>`, `extra`.
+pub fn on_args<'a>(
+    command: &'a str,
+    inputs: &'a Path,
+    rollouts: &'a Path,
+    extra: &[&'a str],
+) -> Vec<&'a str> {
+    let mut args = vec![command, "--inputs", inputs.to_str().expect("a UTF-8 path")];
+    args.extend(["--rollouts", rollouts.to_str().expect("a UTF-8 path")]);
     args.extend(extra);
-    run_gymscope(&args)
+    args
 }
 
 /// `collect -i <input> -o <out> -a <agent> --head-server <head>` and then `extra`.
