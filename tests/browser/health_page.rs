@@ -127,11 +127,12 @@ fn run(dir: &Path) -> [PathBuf; 2] {
 }
 
 /// The app at `hash` with the generated run loaded.
-async fn open_run(dir: &Path, hash: &str) -> (StaticServer, Browser) {
+async fn open_run(hash: &str) -> (tempfile::TempDir, StaticServer, Browser) {
+    let tmp = tempfile::tempdir().unwrap();
     let (server, b) = start_app(hash).await;
-    b.choose_files("files", &run(dir)).await;
+    b.choose_files("files", &run(tmp.path())).await;
     b.wait_testid("status", "Profile ready").await;
-    (server, b)
+    (tmp, server, b)
 }
 
 /// Each rate cell of `agent`: rate → level.
@@ -226,8 +227,7 @@ async fn the_example_run_shows_its_rates_coloured_and_its_flags() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn rates_past_their_thresholds_are_coloured_warn_and_bad() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_server, b) = open_run(tmp.path(), "").await;
+    let (_tmp, _server, b) = open_run("").await;
     b.click_testid("tab-health").await;
     b.wait_testid("health-headline", "8 rollouts · 5 flagged")
         .await;
@@ -290,8 +290,7 @@ async fn wait_rows(b: &Browser, want: &[&str]) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_rate_cell_becomes_the_query_of_the_profile_page() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_server, b) = open_run(tmp.path(), "").await;
+    let (_tmp, _server, b) = open_run("").await;
     assert_eq!(row_keys(&b).await, ["0", "1", "2", "3"]);
     b.click_testid("tab-health").await;
     b.wait_testid("health-headline", "8 rollouts").await;
@@ -342,8 +341,7 @@ async fn a_rate_cell_becomes_the_query_of_the_profile_page() {
 /// the query it stands for.
 #[tokio::test(flavor = "multi_thread")]
 async fn an_old_health_filter_link_applies_as_a_query() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_server, b) = open_run(tmp.path(), "#profile&flag=truncated").await;
+    let (_tmp, _server, b) = open_run("#profile&flag=truncated").await;
     wait_query(&b, "health.truncated == true").await;
     wait_rows(&b, &["2"]).await;
     b.close().await;
@@ -351,9 +349,8 @@ async fn an_old_health_filter_link_applies_as_a_query() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn rollout_badges_mark_the_offending_items() {
-    let tmp = tempfile::tempdir().unwrap();
     // The loop: every call of the repeated signature (prompt item 0, then output items 1..).
-    let (_server, b) = open_run(tmp.path(), "#profile&task=1&rollout=0").await;
+    let (_tmp, _server, b) = open_run("#profile&task=1&rollout=0").await;
     let badges = b.wait_testid("rollout-flags", "loop: ").await;
     assert_contains(&badges, &format!("loop: {EVIL_TOOL} ×3"));
     assert_eq!(
@@ -391,8 +388,7 @@ async fn rollout_badges_mark_the_offending_items() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn hostile_agent_and_tool_names_are_shown_as_text() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_server, b) = open_run(tmp.path(), "").await;
+    let (_tmp, _server, b) = open_run("").await;
     b.click_testid("tab-health").await;
     let page = b
         .wait_testid("health-page", "onerror=\"window.__pwned=1\"")

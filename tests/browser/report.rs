@@ -100,6 +100,23 @@ async fn at_point(b: &Browser, task: i64, rollout: i64, event: &str) {
     b.eval(&script).await;
 }
 
+/// The page table's column of `mean/reward` (after the task key's).
+fn mean_reward_column(input: &ReportInput) -> usize {
+    1 + input
+        .tasks
+        .headers
+        .iter()
+        .position(|h| h == "mean/reward")
+        .unwrap()
+}
+
+/// Column `col` of the shown rows, as numbers.
+fn numbers_at(rows: &[Vec<String>], col: usize) -> Vec<f64> {
+    rows.iter()
+        .map(|r| r[col].parse::<f64>().unwrap())
+        .collect()
+}
+
 /// A 1,200-task report opened from `file://`, its script ready.
 async fn open_distinct_report(dir: &Path) -> (PathBuf, ReportInput, Browser) {
     let (inputs, rollouts) = gen_run::distinct_run(1_200, 4);
@@ -135,17 +152,8 @@ async fn nothing_is_fetched_and_the_table_reads_as_the_static_one() {
 async fn sorting_by_a_column_orders_both_ways() {
     let tmp = tempfile::tempdir().unwrap();
     let (_, input, b) = open_distinct_report(tmp.path()).await;
-    let col = 1 + input
-        .tasks
-        .headers
-        .iter()
-        .position(|h| h == "mean/reward")
-        .unwrap();
-    let values = |rows: &[Vec<String>]| {
-        rows.iter()
-            .map(|r| r[col].parse::<f64>().unwrap())
-            .collect::<Vec<_>>()
-    };
+    let col = mean_reward_column(&input);
+    let values = |rows: &[Vec<String>]| numbers_at(rows, col);
     // Sorting: by mean/reward, highest first, then lowest first; missing values never first.
     let click = format!("document.querySelectorAll('#task-table thead th')[{col}].click()");
     b.eval(&click).await;
@@ -170,17 +178,8 @@ async fn sorting_by_a_column_orders_both_ways() {
 async fn filters_take_conditions_task_indexes_and_say_what_is_wrong() {
     let tmp = tempfile::tempdir().unwrap();
     let (_, input, b) = open_distinct_report(tmp.path()).await;
-    let col = 1 + input
-        .tasks
-        .headers
-        .iter()
-        .position(|h| h == "mean/reward")
-        .unwrap();
-    let values = |rows: &[Vec<String>]| {
-        rows.iter()
-            .map(|r| r[col].parse::<f64>().unwrap())
-            .collect::<Vec<_>>()
-    };
+    let col = mean_reward_column(&input);
+    let values = |rows: &[Vec<String>]| numbers_at(rows, col);
     // Filtering (the query language): a condition on any column, a task index, and a readable
     // error.
     set_filter(&b, "`mean/reward` >= 0.6 and `num_rollouts` == 4").await;
