@@ -45,13 +45,14 @@ fn partial_run(tmp: &Path) -> [PathBuf; 2] {
 }
 
 /// The app with the partial run loaded in partial mode.
-async fn open_partial_run(tmp: &Path) -> (StaticServer, Browser) {
+async fn open_partial_run() -> (tempfile::TempDir, StaticServer, Browser) {
+    let tmp = tempfile::tempdir().unwrap();
     let (server, b) = start_app("").await;
-    choose_files(&b, "files", &partial_run(tmp)).await;
+    choose_files(&b, "files", &partial_run(tmp.path())).await;
     b.wait_testid("status", "Missing rollout results").await;
     click(&b, "[data-testid=partial-offer]").await;
     b.wait_testid("status", "Profile ready").await;
-    (server, b)
+    (tmp, server, b)
 }
 
 /// Moves the mouse onto a plotted point (located by the page's hook), returns the tooltip text.
@@ -97,8 +98,7 @@ async fn files_are_recognized_by_content_and_strict_by_default() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn task_table_sorts_by_any_column_and_searches() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_server, b) = open_partial_run(tmp.path()).await;
+    let (_tmp, _server, b) = open_partial_run().await;
     assert_eq!(row_keys(&b).await, ["-3", "0", "2", "5", "12"]);
     let counts = || async {
         let v = b.eval("return Array.from(document.querySelectorAll('[data-testid=task-row] td[data-key=num_rollouts]')).map(td => Number(td.dataset.value))").await;
@@ -126,8 +126,7 @@ async fn task_table_sorts_by_any_column_and_searches() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn keyboard_selects_a_task_and_enter_opens_its_rollout() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_server, b) = open_partial_run(tmp.path()).await;
+    let (_tmp, _server, b) = open_partial_run().await;
     let wrap = b
         .client
         .find(Locator::Css("[data-testid=task-table-wrap]"))
@@ -145,8 +144,7 @@ async fn keyboard_selects_a_task_and_enter_opens_its_rollout() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn plot_hover_names_a_rollout_and_click_opens_it() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_server, b) = open_partial_run(tmp.path()).await;
+    let (_tmp, _server, b) = open_partial_run().await;
     let tip = hover_point(&b, 5, 2).await;
     assert!(tip.contains("reward"), "{tip}");
     b.eval(
@@ -179,8 +177,7 @@ async fn plot_hover_names_a_rollout_and_click_opens_it() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn plots_have_axis_titles_and_the_histogram_counts() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_server, b) = open_partial_run(tmp.path()).await;
+    let (_tmp, _server, b) = open_partial_run().await;
     let titles = b.eval("return Array.from(document.querySelectorAll('[data-testid=axis-title-x], [data-testid=axis-title-y]')).map(e => e.textContent)").await;
     let titles: Vec<String> = serde_json::from_value(titles).unwrap();
     assert!(titles.contains(&"reward".to_string()), "{titles:?}");
@@ -197,8 +194,7 @@ async fn plots_have_axis_titles_and_the_histogram_counts() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_reload_with_the_same_files_lands_on_the_same_rollout() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (server, b) = open_partial_run(tmp.path()).await;
+    let (tmp, server, b) = open_partial_run().await;
     b.client
         .goto(&format!("{}#profile&task=5&rollout=2", server.url()))
         .await

@@ -118,19 +118,19 @@ fn numbers_at(rows: &[Vec<String>], col: usize) -> Vec<f64> {
 }
 
 /// A 1,200-task report opened from `file://`, its script ready.
-async fn open_distinct_report(dir: &Path) -> (PathBuf, ReportInput, Browser) {
+async fn open_distinct_report() -> (tempfile::TempDir, PathBuf, ReportInput, Browser) {
+    let tmp = tempfile::tempdir().unwrap();
     let (inputs, rollouts) = gen_run::distinct_run(1_200, 4);
-    let (path, input) = write_report(dir, "distinct", &inputs, &rollouts);
+    let (path, input) = write_report(tmp.path(), "distinct", &inputs, &rollouts);
     let b = Browser::start().await;
     open(&b, &url(&path)).await;
     b.wait_text("#task-count", "1200 of 1200 tasks").await;
-    (path, input, b)
+    (tmp, path, input, b)
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn nothing_is_fetched_and_the_table_reads_as_the_static_one() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_, input, b) = open_distinct_report(tmp.path()).await;
+    let (_tmp, _, input, b) = open_distinct_report().await;
     // Nothing fetched; the inline style and script run under the page's own CSP.
     b.assert_self_contained().await;
     b.wait_text("#task-count", "1200 of 1200 tasks").await;
@@ -150,8 +150,7 @@ async fn nothing_is_fetched_and_the_table_reads_as_the_static_one() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn sorting_by_a_column_orders_both_ways() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_, input, b) = open_distinct_report(tmp.path()).await;
+    let (_tmp, _, input, b) = open_distinct_report().await;
     let col = mean_reward_column(&input);
     let values = |rows: &[Vec<String>]| numbers_at(rows, col);
     // Sorting: by mean/reward, highest first, then lowest first; missing values never first.
@@ -176,8 +175,7 @@ async fn sorting_by_a_column_orders_both_ways() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn filters_take_conditions_task_indexes_and_say_what_is_wrong() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_, input, b) = open_distinct_report(tmp.path()).await;
+    let (_tmp, _, input, b) = open_distinct_report().await;
     let col = mean_reward_column(&input);
     let values = |rows: &[Vec<String>]| numbers_at(rows, col);
     // Filtering (the query language): a condition on any column, a task index, and a readable
@@ -220,8 +218,7 @@ async fn filters_take_conditions_task_indexes_and_say_what_is_wrong() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn plot_hover_names_a_rollout_and_click_deep_links_to_it() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_, _, b) = open_distinct_report(tmp.path()).await;
+    let (_tmp, _, _, b) = open_distinct_report().await;
     // The plot: hovering a rollout names it; clicking it opens it (task 5 has conversations).
     assert_eq!(
         b.eval("return document.getElementById('scatter-static').hidden")
@@ -263,8 +260,7 @@ async fn plot_hover_names_a_rollout_and_click_deep_links_to_it() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_deep_link_from_outside_opens_a_task_without_conversations() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (path, _, b) = open_distinct_report(tmp.path()).await;
+    let (_tmp, path, _, b) = open_distinct_report().await;
     // A deep link opened from outside, to a task without conversations: its numbers are shown.
     b.client.goto("about:blank").await.unwrap();
     open(&b, &format!("{}#task=700&rollout=3", url(&path))).await;
