@@ -313,9 +313,7 @@ async fn compare_numbers_and_the_band_axis_read_right() {
     // The band: bars where their values lie between the ticks 0 and 1.
     b.open_app(&server.url(), "").await;
     b.load_example().await;
-    b.eval("document.querySelector('[data-testid=pass-band] summary').click()")
-        .await;
-    b.wait_testid("band-status", "tasks kept").await;
+    crate::open_pass_band(&b).await;
     let ticks: Vec<(String, f64)> = json(&b, "return Array.from(document.querySelectorAll('[data-testid=band-histogram] [data-testid=x-tick]')).map(t => { const r = t.getBoundingClientRect(); return [t.textContent, r.left + r.width / 2]; })").await;
     let at = |label: &str| ticks.iter().find(|t| t.0 == label).map(|t| t.1);
     checks.check(
@@ -346,9 +344,7 @@ async fn compare_numbers_and_the_band_axis_read_right() {
 async fn the_band_labels_read_whole_on_a_phone() {
     let (_server, b) = start_app_sized("", 390, 844).await;
     b.load_example().await;
-    b.eval("document.querySelector('[data-testid=pass-band] summary').click()")
-        .await;
-    b.wait_testid("band-status", "tasks kept").await;
+    crate::open_pass_band(&b).await;
     b.eval("document.querySelector('[data-testid=band-histogram]').scrollIntoView()")
         .await;
     tokio::time::sleep(Duration::from_millis(300)).await;

@@ -361,13 +361,7 @@ async fn exported_report(b: &Browser) -> String {
         serde_json::json!(["example_rollouts_report.html"]),
         "one press of Export report saves the file"
     );
-    let html = b
-        .eval_async(
-            "const done = arguments[arguments.length - 1];
-             fetch(document.querySelector('[data-testid=report-download]').href).then(r => r.text()).then(done);",
-        )
-        .await;
-    html.as_str().unwrap().to_string()
+    b.link_text("report-download").await
 }
 
 /// Existing profile files (upstream's own, here) are recognized and shown directly.

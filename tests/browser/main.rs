@@ -44,3 +44,10 @@ pub async fn wait_for(b: &common::browser::Browser, script: &str, what: &str) ->
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
 }
+
+/// Opens the pass-rate band (its `<summary>`) and waits for its status line.
+pub async fn open_pass_band(b: &common::browser::Browser) {
+    b.eval("document.querySelector('[data-testid=pass-band] summary').click()")
+        .await;
+    b.wait_testid("band-status", "tasks kept").await;
+}

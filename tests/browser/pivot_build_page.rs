@@ -56,15 +56,6 @@ async fn open_page() -> (StaticServer, Browser, usize) {
     (server, b, loaded)
 }
 
-/// The text behind a download link (a `blob:` URL).
-async fn download(b: &Browser, testid: &str) -> String {
-    let script = format!(
-        "const done = arguments[arguments.length - 1];
-         fetch(document.querySelector('[data-testid={testid}]').href).then(r => r.text()).then(done);"
-    );
-    b.eval_async(&script).await.as_str().unwrap().to_string()
-}
-
 async fn attr(b: &Browser, testid: &str, name: &str) -> String {
     b.eval(&format!(
         "return document.querySelector('[data-testid={testid}]').getAttribute('{name}')"
@@ -109,7 +100,7 @@ async fn counts_and_every_file_are_the_clis() {
         assert_eq!(attr(&b, testid, "download").await, name);
         let want = std::fs::read_to_string(dir.path().join(&name)).unwrap();
         assert!(
-            download(&b, testid).await == want,
+            b.link_text(testid).await == want,
             "{name} differs from the CLI's"
         );
     }
@@ -326,12 +317,12 @@ async fn the_selection_from_pivots_and_profile_is_select_pivots() {
     assert_eq!(attr(&b, "pb-download-selected", "download").await, selected);
     let want = std::fs::read_to_string(dir.path().join(&selected)).unwrap();
     assert!(
-        download(&b, "pb-download-selected").await == want,
+        b.link_text("pb-download-selected").await == want,
         "selected rows differ"
     );
     let selection = selected.replace(".selected.jsonl", ".selected.selection.json");
     let want = std::fs::read_to_string(dir.path().join(&selection)).unwrap();
-    assert_eq!(download(&b, "pb-download-selection").await, want);
+    assert_eq!(b.link_text("pb-download-selection").await, want);
     b.close().await;
 }
 
@@ -369,7 +360,7 @@ async fn the_run_loaded_on_the_profile_page_is_the_source() {
     let rows = std::fs::read_to_string(dir.path().join(&out)).unwrap();
     assert!(!rows.is_empty());
     assert!(
-        download(&b, "pb-download-rows").await == rows,
+        b.link_text("pb-download-rows").await == rows,
         "rows differ from the CLI's"
     );
     // A pivot opened from the list is brought into view, and the page never widens.

@@ -77,15 +77,10 @@ async fn the_fixed_copy_is_valid_and_its_summary_is_the_clis() {
         .wait_testid("pivot-fix-download", "5 rows, 5 changed")
         .await;
     assert!(link.contains("example.fixed.jsonl"), "{link}");
-    let fixed = b
-        .eval_async(
-            "const done = arguments[arguments.length - 1];
-             fetch(document.querySelector('[data-testid=pivot-fix-download]').href).then(r => r.text()).then(done);",
-        )
-        .await;
+    let fixed = b.link_text("pivot-fix-download").await;
     let tmp = tempfile::tempdir().unwrap();
     let fixed_path = tmp.path().join("example.fixed.jsonl");
-    std::fs::write(&fixed_path, fixed.as_str().unwrap()).unwrap();
+    std::fs::write(&fixed_path, fixed).unwrap();
     let out = common::run_gymscope(&[
         "validate-pivot",
         "--path",

@@ -111,9 +111,7 @@ async fn every_page_at_desktop_and_phone_width() {
         // The pass-rate band on its numeric axis.
         b.open_app(&server.url(), "").await;
         b.load_example().await;
-        b.eval("document.querySelector('[data-testid=pass-band] summary').click()")
-            .await;
-        b.wait_testid("band-status", "tasks kept").await;
+        crate::open_pass_band(&b).await;
         b.eval("document.querySelector('[data-testid=pass-band]').scrollIntoView()")
             .await;
         pause(500).await;
@@ -193,9 +191,7 @@ async fn every_page_at_desktop_and_phone_width() {
 async fn screenshots_of_the_selections() {
     let (_server, b) = start_app_sized("#profile", 1440, 900).await;
     b.load_example().await;
-    b.eval("document.querySelector('[data-testid=pass-band] summary').click()")
-        .await;
-    b.wait_testid("band-status", "tasks kept").await;
+    crate::open_pass_band(&b).await;
     b.eval(
         "const s = document.querySelector('[data-testid=band-min]'); s.value = '0.5'; \
          s.dispatchEvent(new Event('input', {bubbles: true})); s.dispatchEvent(new Event('change', {bubbles: true})); \

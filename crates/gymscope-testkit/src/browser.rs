@@ -246,6 +246,15 @@ impl Browser {
         self.eval_async(&script).await.as_str().unwrap().to_string()
     }
 
+    /// The text behind the link `testid` as it is now (a `blob:` URL), fetched by the page.
+    pub async fn link_text(&self, testid: &str) -> String {
+        let script = format!(
+            "const done = arguments[arguments.length - 1];
+             fetch(document.querySelector('[data-testid={testid}]').href).then(r => r.text()).then(done);"
+        );
+        self.eval_async(&script).await.as_str().unwrap().to_string()
+    }
+
     /// Chooses a file in an `<input type=file>` (what a person picking a file does).
     pub async fn choose_file(&self, testid: &str, path: &std::path::Path) {
         let input = self
