@@ -272,12 +272,7 @@ async fn the_page_shows_the_reward_per_repeat_and_across_repeats() {
         );
     }
     let notes = b.eval("return Array.from(document.querySelectorAll('[data-testid=repeat-note]')).map(p => p.textContent)").await;
-    let notes: Vec<&str> = notes
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n.as_str().unwrap())
-        .collect();
+    let notes: Vec<&str> = crate::common::str_items(&notes);
     assert!(
         notes
             .iter()

@@ -164,12 +164,7 @@ async fn a_pivot_opens_beside_its_rollout_with_prefix_and_action_marked() {
         .await;
     assert_contains(&title, &format!("source row {}", last["trajectory_id"]));
     let marks = b.eval("return Array.from(document.querySelectorAll('[data-testid=pb-source-item]')).map(e => e.dataset.mark)").await;
-    let marks: Vec<&str> = marks
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m.as_str().unwrap())
-        .collect();
+    let marks: Vec<&str> = crate::common::str_items(&marks);
     let at = last["pivot_info"]["source_item_index"].as_u64().unwrap() as usize;
     assert!(marks[..at].iter().all(|m| *m == "prefix"), "{marks:?}");
     assert_eq!(marks[at], "action", "{marks:?}");

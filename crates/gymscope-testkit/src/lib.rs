@@ -108,6 +108,16 @@ pub fn read_jsonl(p: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// The JSON array `array`'s strings (stops the test on anything else).
+pub fn str_items(array: &Value) -> Vec<&str> {
+    array
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect()
+}
+
 /// Each element's `key` of the JSON array `array`, as text (stops the test on anything else).
 pub fn strs<'a>(array: &'a Value, key: &str) -> Vec<&'a str> {
     fields(array, key)
