@@ -79,16 +79,12 @@ async fn main() {
         let size = mb(&inputs) + mb(&rollouts);
 
         let t = Instant::now();
-        let status = bench::profile_args(
+        bench::run_quiet(bench::profile_args(
             &mut std::process::Command::new(env!("CARGO_BIN_EXE_gymscope")),
             &inputs,
             &rollouts,
             &root.join("target/bench-data/out"),
-        )
-        .stdout(std::process::Stdio::null())
-        .status()
-        .unwrap();
-        assert!(status.success());
+        ));
         println!(
             "{shape}: {size:.0} MB ({} rollouts); native gymscope profile {:.2} s",
             tasks * 4,

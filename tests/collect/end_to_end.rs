@@ -282,13 +282,8 @@ fn unreachable_agent_times_out_per_rollout_and_head_errors_are_clear() {
     let dir = tempfile::tempdir().unwrap();
     let input = write_input(dir.path(), &["ok"]);
     let out = dir.path().join("r.jsonl");
-    let r = gymscope(&collect_args(
-        &input,
-        &out,
-        "no_such_agent",
-        &gym.head(),
-        &[],
-    ));
+    let head = gym.head();
+    let r = gymscope(&collect_args(&input, &out, "no_such_agent", &head, &[]));
     assert!(!r.status.success());
     // v0.7.0's words, before any `/run`.
     assert!(text(&r).contains("Rows reference agents not present in the running config: 'no_such_agent'. Include the agent's config in the run, or re-route with +agent_map/+agent_name."), "{}", text(&r));

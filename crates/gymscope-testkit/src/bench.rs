@@ -21,6 +21,15 @@ pub fn root() -> Option<&'static Path> {
     (!listing_only()).then(crate::repo_root)
 }
 
+/// Runs `command` to its end with its stdout discarded; stops the bench unless it succeeded.
+pub fn run_quiet(command: &mut Command) {
+    let status = command
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
 /// Adds `profile --inputs <inputs> --rollouts <rollouts> --out-dir <out_dir>` to `command`.
 pub fn profile_args<'a>(
     command: &'a mut Command,
