@@ -195,12 +195,8 @@ async fn plots_have_axis_titles_and_the_histogram_counts() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_reload_with_the_same_files_lands_on_the_same_rollout() {
     let (tmp, server, b) = open_partial_run().await;
-    b.client
-        .goto(&format!("{}#profile&task=5&rollout=2", server.url()))
-        .await
-        .unwrap();
-    b.client.refresh().await.unwrap();
-    b.wait_worker_ready().await;
+    b.reload_at(&format!("{}#profile&task=5&rollout=2", server.url()))
+        .await;
     choose_files(&b, "files", &partial_run(tmp.path())).await;
     b.wait_testid("status", "Missing rollout results").await;
     click(&b, "[data-testid=partial-offer]").await;

@@ -27,6 +27,13 @@ fn cli_build(source: &Path, flags: &[&str]) -> (tempfile::TempDir, String, Outpu
     cli_build_as(source, AGENT, flags)
 }
 
+/// [`cli_build_as`], which must succeed.
+fn cli_built(source: &Path, agent: &str, flags: &[&str]) -> (tempfile::TempDir, String) {
+    let (dir, out, cli) = cli_build_as(source, agent, flags);
+    assert!(cli.status.success(), "{cli:?}");
+    (dir, out)
+}
+
 /// [`cli_build`] for the pivot agent `agent`.
 fn cli_build_as(source: &Path, agent: &str, flags: &[&str]) -> (tempfile::TempDir, String, Output) {
     let dir = tempfile::tempdir().unwrap();
@@ -137,8 +144,7 @@ async fn mixed_only_filters_every_group_and_says_nothing_was_written() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_pivot_opens_beside_its_rollout_with_prefix_and_action_marked() {
     let source = upstream("workplace_assistant.example_rollouts.jsonl");
-    let (dir, out, cli) = cli_build(&source, &[]);
-    assert!(cli.status.success(), "{cli:?}");
+    let (dir, out) = cli_built(&source, AGENT, &[]);
     let rows: Vec<Value> = std::fs::read_to_string(dir.path().join(&out))
         .unwrap()
         .lines()
@@ -197,8 +203,7 @@ async fn a_pivot_opens_beside_its_rollout_with_prefix_and_action_marked() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_validators_verdict_is_shown_for_what_was_built() {
     let source = upstream("newton_bench.example_rollouts.jsonl");
-    let (dir, out, cli) = cli_build(&source, &["--min-reward", "0.5"]);
-    assert!(cli.status.success(), "{cli:?}");
+    let (dir, out) = cli_built(&source, AGENT, &["--min-reward", "0.5"]);
     let check = gymscope_in(
         dir.path(),
         &["validate-pivot", "--path", &out, "--agent-ref", AGENT],
@@ -241,8 +246,7 @@ async fn model_text_is_shown_never_run_and_nothing_is_fetched() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_selection_from_pivots_and_profile_is_select_pivots() {
     let source = upstream("workplace_assistant.example_rollouts.jsonl");
-    let (dir, out, cli) = cli_build(&source, &[]);
-    assert!(cli.status.success(), "{cli:?}");
+    let (dir, out) = cli_built(&source, AGENT, &[]);
     // A profile of the pivots' on-policy rollouts: mixed, all_success, all_failure, too few.
     let pivots = std::fs::read_to_string(dir.path().join(&out)).unwrap();
     let mut profile = String::new();

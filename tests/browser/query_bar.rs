@@ -82,12 +82,7 @@ async fn a_field_query_filters_the_table_and_the_scatter_and_survives_a_reload()
     let hash = b.eval("return location.hash").await;
     let hash = hash.as_str().unwrap().to_string();
     assert!(hash.contains("q=task%20%3D%3D%205"), "{hash}");
-    b.client
-        .goto(&format!("{}{hash}", server.url()))
-        .await
-        .unwrap();
-    b.client.refresh().await.unwrap();
-    b.wait_worker_ready().await;
+    b.reload_at(&format!("{}{hash}", server.url())).await;
     b.choose_files("files", &partial()).await;
     b.wait_testid("status", "Missing rollout results").await;
     b.click("[data-testid=partial-offer]").await;

@@ -177,7 +177,6 @@ async fn sorting_by_a_column_orders_both_ways() {
 async fn filters_take_conditions_task_indexes_and_say_what_is_wrong() {
     let (_tmp, _, input, b) = open_distinct_report().await;
     let col = mean_reward_column(&input);
-    let values = |rows: &[Vec<String>]| numbers_at(rows, col);
     // Filtering (the query language): a condition on any column, a task index, and a readable
     // error.
     set_filter(&b, "`mean/reward` >= 0.6 and `num_rollouts` == 4").await;
@@ -199,7 +198,9 @@ async fn filters_take_conditions_task_indexes_and_say_what_is_wrong() {
         .filter(|r| r.cells[col - 1].text().parse::<f64>().unwrap() >= 0.6)
         .count();
     assert_eq!(shown, want, "{count}");
-    assert!(values(&table_rows(&b).await).iter().all(|&v| v >= 0.6));
+    assert!(numbers_at(&table_rows(&b).await, col)
+        .iter()
+        .all(|&v| v >= 0.6));
     set_filter(&b, "task == 17").await;
     let rows = table_rows(&b).await;
     assert_eq!(rows.len(), 1);

@@ -246,6 +246,13 @@ impl Browser {
         self.eval_async(&script).await.as_str().unwrap().to_string()
     }
 
+    /// Goes to `url` and reloads it (a fresh page with that address), its worker ready.
+    pub async fn reload_at(&self, url: &str) {
+        self.client.goto(url).await.unwrap();
+        self.client.refresh().await.unwrap();
+        self.wait_worker_ready().await;
+    }
+
     /// The text behind the link `testid` as it is now (a `blob:` URL), fetched by the page.
     pub async fn link_text(&self, testid: &str) -> String {
         let script = format!(
