@@ -155,8 +155,7 @@ async fn group_by_any_field_follows_the_query() {
             .all(|g| ["always ≥ 1", "sometimes ≥ 1", "never ≥ 1"].contains(&g.0.as_str())),
         format!("reward groups say their rule: {groups:?}"),
     );
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }
 
 /// The example comparison's paired-task rows: each one's delta (`None`: no delta).
@@ -268,8 +267,7 @@ async fn compare_sorts_by_delta_and_marks_what_differs() {
         .await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     save(&b, "compare-diff-1440.png").await;
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }
 
 /// Numbers for people on Compare's verdict table (Δ and its interval by the metric: tokens
@@ -334,8 +332,7 @@ async fn compare_numbers_and_the_band_axis_read_right() {
         .await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     save(&b, "band-axis-1440.png").await;
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }
 
 /// On a phone the band's end labels (`≥ 0`, `≤ 1`) read whole: each lies inside the plot's

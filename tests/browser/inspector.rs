@@ -302,13 +302,7 @@ async fn exported_report_is_the_clis_report() {
     b.wait_worker_ready().await;
     choose_files(&b, "files", &[inputs.clone(), rollouts.clone()]).await;
     b.wait_testid("status", "Profile ready").await;
-    let date = b
-        .client
-        .find(Locator::Css("[data-testid=report-date]"))
-        .await
-        .unwrap();
-    date.clear().await.unwrap();
-    date.send_keys("2026-11-29").await.unwrap();
+    b.set_text("report-date", "2026-11-29").await;
     assert_eq!(
         exported_report(&b).await,
         std::fs::read_to_string(&cli_report).unwrap()

@@ -184,13 +184,7 @@ async fn a_build_converted_by_two_workers_is_one_workers_and_the_clis() {
         )
         .await;
         b.wait_testid("pb-status", "Choose a rollouts file").await;
-        let agent = b
-            .client
-            .find(Locator::Css("[data-testid=pb-agent-ref]"))
-            .await
-            .unwrap();
-        agent.clear().await.unwrap();
-        agent.send_keys(AGENT).await.unwrap();
+        b.set_text("pb-agent-ref", AGENT).await;
         b.choose_file("pb-source-file", &dir.path().join("src.jsonl"))
             .await;
         let headline = b

@@ -96,13 +96,15 @@ impl Checks {
         }
     }
 
-    pub fn done(self) {
+    /// Stops the test if any check failed; else closes the browser.
+    pub async fn done(self, b: Browser) {
         assert!(
             self.0.is_empty(),
             "{} check(s) failed:\n- {}",
             self.0.len(),
             self.0.join("\n- ")
         );
+        b.close().await;
     }
 }
 
@@ -189,8 +191,7 @@ async fn agent_names_break_only_between_their_words() {
             );
         }
     }
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }
 
 /// Item 2 (a rule, docs/app.md): with a query applied, the key figures and the per-agent
@@ -224,8 +225,7 @@ async fn the_cards_and_the_agent_table_follow_the_query() {
         card.replace(',', "") == matched.to_string(),
         format!("the rollouts card says {card}, the query {matched}"),
     );
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }
 
 /// Item 11: an ATIF file without rewards says why there is no reward and how to add one, and
@@ -258,8 +258,7 @@ async fn atif_without_rewards_says_how_to_add_them() {
         detail == "no rollout has a reward",
         format!("the card's detail: {detail:?}"),
     );
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }
 
 /// One ATIF trajectory of two steps, without a reward.
@@ -410,8 +409,7 @@ async fn a_continuous_run_reads_right() {
             format!("item 6: at a threshold of 0.3, task 2 says {cell:?}"),
         );
     }
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }
 
 /// Item 4 on the example run: the rollout panel's reward and usage for people (exact in the
@@ -493,8 +491,7 @@ async fn the_rollout_panel_and_the_files_read_for_people() {
             .is_some_and(|n| n.len() > 3);
         checks.check(!raw, format!("item 4: {l}"));
     }
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }
 
 /// Lines an element's text takes (distinct tops of its characters' boxes).
@@ -545,8 +542,7 @@ async fn numbers_hold_together_on_a_phone() {
         broken.is_empty(),
         format!("Compare's numbers broken across lines: {broken:?}"),
     );
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }
 
 /// Item 8 (and 4): Compare's pickers fold once compared so the result starts high, the page
@@ -614,8 +610,7 @@ async fn compare_starts_high_and_colours_by_its_verdict() {
             format!("item 4: a token mean {t}"),
         );
     }
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }
 
 /// Item 12 on the example run: the agents' intervals stay within [0, 1] and say when they were
@@ -685,6 +680,5 @@ async fn intervals_labels_and_the_keyboard() {
             .is_some_and(|(tip, title)| tip.starts_with(&title)),
         format!("Enter on the plot opened {title:?}"),
     );
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }

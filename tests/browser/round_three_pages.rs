@@ -143,8 +143,7 @@ async fn every_page_follows_the_query_and_names_each_rate_once() {
         html.contains(">tool errors <small>") && !html.contains(">tool_error_calls <small>"),
         "the report's rate headers",
     );
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }
 
 /// Items 10 and 12 on the pass-rate band and the pivot pages: the band's marker label never
@@ -219,6 +218,5 @@ async fn the_band_and_the_pivot_pages_account_for_everything() {
     )
     .await;
     checks.check(badge == "check R2", format!("item 12: the badge {badge:?}"));
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }

@@ -82,8 +82,7 @@ async fn the_rollout_panel_moves_through_transcripts() {
         .is_some(),
         "the query's order",
     );
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }
 
 /// The run header: each agent's model, sampling parameters and agent config, from its first
