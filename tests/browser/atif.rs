@@ -34,8 +34,8 @@ async fn shows_the_trajectory(b: &Browser) {
     b.click("[data-testid=task-row]").await;
     b.click("[data-testid=open-rollout]").await;
     b.wait_testid("rollout-view", "get_weather").await;
-    let view = b.wait_testid("rollout-view", "It is cold in SF").await;
-    assert!(view.contains("San Francisco"), "{view}");
+    b.wait_testid_holding("rollout-view", "It is cold in SF", "San Francisco")
+        .await;
     let kinds = b
         .eval("return Array.from(document.querySelectorAll('[data-testid=rollout-view] [data-testid=rollout-item]')).map(i => i.dataset.kind)")
         .await;

@@ -74,18 +74,19 @@ async fn files_are_recognized_by_content_and_strict_by_default() {
     b.wait_testid("status", "Choose both files").await;
     let tmp = tempfile::tempdir().unwrap();
     choose_files(&b, "files", &partial_run(tmp.path())).await;
-    let roles = b
-        .wait_testid("file-roles", "c.jsonl — materialized inputs")
-        .await;
-    assert!(roles.contains("a.jsonl — rollouts"), "{roles}");
+    b.wait_testid_holding(
+        "file-roles",
+        "c.jsonl — materialized inputs",
+        "a.jsonl — rollouts",
+    )
+    .await;
     // Strict by default; the missing rollouts are counted and partial mode is one click away.
-    let err = b
-        .wait_testid(
-            "status",
-            "Missing rollout results for 15 materialized input rows",
-        )
-        .await;
-    assert!(err.contains("'c.jsonl' line"), "{err}");
+    b.wait_testid_holding(
+        "status",
+        "Missing rollout results for 15 materialized input rows",
+        "'c.jsonl' line",
+    )
+    .await;
     click(&b, "[data-testid=partial-offer]").await;
     b.wait_testid(
         "summary",

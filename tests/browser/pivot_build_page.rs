@@ -214,8 +214,8 @@ async fn the_validators_verdict_is_shown_for_what_was_built() {
     b.choose_file("pb-source-file", &source).await;
     b.wait_testid("pb-verdict", "Valid: 15 rows pass every check.")
         .await;
-    let command = b.wait_testid("pb-command", "").await;
-    assert!(command.contains("--min-reward 0.5"), "{command}");
+    b.wait_testid_holding("pb-command", "", "--min-reward 0.5")
+        .await;
     b.close().await;
 }
 
@@ -339,10 +339,12 @@ async fn the_run_loaded_on_the_profile_page_is_the_source() {
     b.click_testid("load-example").await;
     b.wait_testid("task-count", "task").await;
     b.click_testid("tab-pivot-build").await;
-    let said = b
-        .wait_testid("pb-source-name", "example_rollouts.jsonl")
-        .await;
-    assert!(said.contains("loaded on the Profile page"), "{said}");
+    b.wait_testid_holding(
+        "pb-source-name",
+        "example_rollouts.jsonl",
+        "loaded on the Profile page",
+    )
+    .await;
     let field = b
         .eval("const i = document.querySelector('[data-testid=pb-agent-ref]'); return [i.value, i.placeholder]")
         .await;

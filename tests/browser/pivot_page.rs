@@ -60,8 +60,8 @@ async fn errors_are_grouped_by_check_and_a_click_marks_the_value() {
         .unwrap();
     assert_eq!(findings.len(), 10);
     findings[5].click().await.unwrap(); // first P2 finding: metadata null on line 1
-    let row = b.wait_testid("pivot-row", "\"metadata\"").await;
-    assert!(row.contains("\"responses_create_params\""), "{row}");
+    b.wait_testid_holding("pivot-row", "\"metadata\"", "\"responses_create_params\"")
+        .await;
     let marked = b.eval("return Array.from(document.querySelectorAll('[data-testid=pivot-row] mark')).map(m => m.textContent)").await;
     assert_eq!(marked, serde_json::json!(["null"]));
     b.close().await;
@@ -73,10 +73,12 @@ async fn the_fixed_copy_is_valid_and_its_summary_is_the_clis() {
     b.set_text("pivot-agent-ref", AGENT).await;
     click(&b, "pivot-fix").await;
     b.choose_file("pivot-file", &upstream_example()).await;
-    let link = b
-        .wait_testid("pivot-fix-download", "5 rows, 5 changed")
-        .await;
-    assert!(link.contains("example.fixed.jsonl"), "{link}");
+    b.wait_testid_holding(
+        "pivot-fix-download",
+        "5 rows, 5 changed",
+        "example.fixed.jsonl",
+    )
+    .await;
     let fixed = b.link_text("pivot-fix-download").await;
     let tmp = tempfile::tempdir().unwrap();
     let fixed_path = tmp.path().join("example.fixed.jsonl");

@@ -227,8 +227,8 @@ async fn plot_hover_names_a_rollout_and_click_deep_links_to_it() {
         json!(true)
     );
     at_point(&b, 5, 2, "mousemove").await;
-    let tip = b.wait_text("#scatter-tip", "task 5 · rollout 2").await;
-    assert!(tip.contains("output_tokens 320"), "{tip}");
+    b.wait_text_holding("#scatter-tip", "task 5 · rollout 2", "output_tokens 320")
+        .await;
     at_point(&b, 5, 2, "click").await;
     wait_for(
         &b,

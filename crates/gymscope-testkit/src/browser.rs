@@ -246,6 +246,20 @@ impl Browser {
         self.eval_async(&script).await.as_str().unwrap().to_string()
     }
 
+    /// [`Browser::wait_testid`], then stops the test unless the text also holds `also`.
+    pub async fn wait_testid_holding(&self, testid: &str, want: &str, also: &str) -> String {
+        let text = self.wait_testid(testid, want).await;
+        assert!(text.contains(also), "{text}");
+        text
+    }
+
+    /// [`Browser::wait_text`], then stops the test unless the text also holds `also`.
+    pub async fn wait_text_holding(&self, css: &str, want: &str, also: &str) -> String {
+        let text = self.wait_text(css, want).await;
+        assert!(text.contains(also), "{text}");
+        text
+    }
+
     /// Goes to `url` and reloads it (a fresh page with that address), its worker ready.
     pub async fn reload_at(&self, url: &str) {
         self.client.goto(url).await.unwrap();
