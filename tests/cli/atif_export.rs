@@ -12,10 +12,6 @@ use common::*;
 use std::fs;
 use std::path::Path;
 
-fn read_text(p: &Path) -> String {
-    fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
-
 /// The reasons as words: the gymscope detail cut from each line, whitespace folded.
 fn reasons(text: &str) -> String {
     let cut: Vec<&str> = text
@@ -69,10 +65,7 @@ fn every_recorded_export_gives_v07s_files_or_reasons() {
         args.extend(extra.iter().map(String::as_str));
         let out = run_gymscope(&args);
         let expected = case.join("expected");
-        let want_code: i32 = read_text(&expected.join("exit_code"))
-            .trim()
-            .parse()
-            .unwrap();
+        let want_code = expected_exit_code(&expected);
         let mut problems = Vec::new();
         if out.status.code() != Some(want_code) {
             problems.push(format!(

@@ -10,7 +10,9 @@ use crate::common::compare_runs;
 use crate::common::write_in;
 
 use common::run_gymscope;
-use compare_runs::{by_content, profile_side, run, side, task, two_runs, write_run, Task};
+use compare_runs::{
+    by_content, profile_side, run, side, task, two_runs, two_runs_in, write_run, Task,
+};
 use gymscope::compare::{self, CompareOptions, PairBy};
 use serde_json::{json, Value};
 
@@ -264,9 +266,7 @@ fn json_of(args: &[&str]) -> Value {
 #[test]
 fn cli_json_schema() {
     let dir = tempfile::tempdir().unwrap();
-    let (a, b) = two_runs();
-    let (_, ra) = write_run(dir.path(), "a", &a);
-    let (ib, rb) = write_run(dir.path(), "b", &b);
+    let ((_, ra), (ib, rb)) = two_runs_in(dir.path());
     let doc = json_of(&["compare", &ra, &format!("{ib}:{rb}"), "--format", "json"]);
     assert_eq!(doc["a"], json!({"name": "a.jsonl", "tasks": 5}));
     assert_eq!(doc["b"], json!({"name": "b.jsonl", "tasks": 4}));

@@ -147,20 +147,9 @@ fn sigterm_stops_rollouts_that_only_retry_a_connection_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let input = write_input(dir.path(), 3);
     let out = dir.path().join("r.jsonl");
+    let head = gym.head();
     let mut child = crate::common::spawn_gymscope(
-        [
-            "collect",
-            "-i",
-            input.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "-a",
-            "dead_agent",
-            "--head-server",
-            &gym.head(),
-            "--grace",
-            "30",
-        ],
+        collect_args(&input, &out, "dead_agent", &head, &["--grace", "30"]),
         Stdio::null(),
         Stdio::piped(),
     );

@@ -107,6 +107,12 @@ pub fn write_run(dir: &Path, name: &str, files: &(String, String)) -> (String, S
     )
 }
 
+/// [`two_runs`] written to `dir` as `a` and `b` ([`write_run`]): their files' paths.
+pub fn two_runs_in(dir: &Path) -> ((String, String), (String, String)) {
+    let (a, b) = two_runs();
+    (write_run(dir, "a", &a), write_run(dir, "b", &b))
+}
+
 pub fn two_runs() -> ((String, String), (String, String)) {
     let a = run(
         &[

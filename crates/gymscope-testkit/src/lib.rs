@@ -108,6 +108,19 @@ pub fn read_jsonl(p: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// A text file's content; the message names the file.
+pub fn read_text(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// The exit code an oracle recorded: `<expected>/exit_code`.
+pub fn expected_exit_code(expected: &Path) -> i32 {
+    read_text(&expected.join("exit_code"))
+        .trim()
+        .parse()
+        .unwrap()
+}
+
 /// The JSON array `array`'s strings (stops the test on anything else).
 pub fn str_items(array: &Value) -> Vec<&str> {
     array
