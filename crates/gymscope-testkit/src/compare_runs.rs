@@ -30,6 +30,15 @@ pub fn task<'a>(index: i64, prompt: &'a str, rewards: &[f64]) -> Task<'a> {
 
 /// The two files of a run. `temperature` differs between runs of the same tasks and must not
 /// matter; rollout rows are written in a scrambled order (`scramble` > 0), as collection does.
+/// Tasks numbered 0, 1, … in order, each its prompt and its rollouts' rewards ([`task`]).
+pub fn numbered<'a>(rows: &[(&'a str, &[f64])]) -> Vec<Task<'a>> {
+    let mut tasks = Vec::new();
+    for (i, (prompt, rewards)) in rows.iter().enumerate() {
+        tasks.push(task(i as i64, prompt, rewards));
+    }
+    tasks
+}
+
 pub fn run(tasks: &[Task], temperature: f64, scramble: usize) -> (String, String) {
     let (mut inputs, mut rows) = (String::new(), Vec::new());
     for t in tasks {
