@@ -111,16 +111,10 @@ async fn task_table_sorts_by_any_column_and_searches() {
     click(&b, "[data-testid=sort][data-key='num_rollouts']").await;
     let c = counts().await;
     assert!(c.windows(2).all(|w| w[0] <= w[1]), "ascending: {c:?}");
-    let search = b
-        .client
-        .find(Locator::Css("[data-testid=task-search]"))
-        .await
-        .unwrap();
-    search.send_keys("12").await.unwrap();
+    b.type_into("task-search", "12").await;
     b.wait_testid("task-count", "1 of 5 tasks").await;
     assert_eq!(row_keys(&b).await, ["12"]);
-    search.clear().await.unwrap();
-    search.send_keys(" ").await.unwrap();
+    b.set_text("task-search", " ").await;
     b.wait_testid("task-count", "5 of 5 tasks").await;
     b.close().await;
 }

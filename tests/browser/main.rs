@@ -51,3 +51,20 @@ pub async fn open_pass_band(b: &common::browser::Browser) {
         .await;
     b.wait_testid("band-status", "tasks kept").await;
 }
+
+/// On the pivot builder: chooses the pivots, the profile and the build's config, turns λ on and
+/// selects; waits for the selection.
+pub async fn select_with_lambda(
+    b: &common::browser::Browser,
+    pivots: &std::path::Path,
+    profile: &std::path::Path,
+    config: &std::path::Path,
+) {
+    b.choose_file("pb-pivots-file", pivots).await;
+    b.choose_file("pb-profile-file", profile).await;
+    b.choose_file("pb-config-file", config).await;
+    b.eval("document.querySelector('[data-testid=pb-lambda-on]').click()")
+        .await;
+    b.click_testid("pb-select").await;
+    b.wait_testid("pb-select-status", "selected").await;
+}

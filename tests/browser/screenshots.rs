@@ -235,16 +235,13 @@ async fn screenshots_of_the_selections() {
         .collect();
     std::fs::write(dir.path().join("prof.jsonl"), profile).unwrap();
     b.click_testid("tab-pivot-build").await;
-    b.choose_file("pb-pivots-file", &dir.path().join("p.jsonl"))
-        .await;
-    b.choose_file("pb-profile-file", &dir.path().join("prof.jsonl"))
-        .await;
-    b.choose_file("pb-config-file", &dir.path().join("p.gym.yaml"))
-        .await;
-    b.eval("document.querySelector('[data-testid=pb-lambda-on]').click()")
-        .await;
-    b.click_testid("pb-select").await;
-    b.wait_testid("pb-select-status", "selected").await;
+    crate::select_with_lambda(
+        &b,
+        &dir.path().join("p.jsonl"),
+        &dir.path().join("prof.jsonl"),
+        &dir.path().join("p.gym.yaml"),
+    )
+    .await;
     b.eval("document.querySelector('[data-testid=pb-lambda]').scrollIntoView()")
         .await;
     tokio::time::sleep(std::time::Duration::from_millis(800)).await;

@@ -422,13 +422,7 @@ fn every_section_of_a_query_report_is_the_matches() {
     let expr = "reward == 0";
     let run = common::write_report(&inputs, &rollouts, &page, &["--query", expr]);
     assert!(run.status.success(), "{}", common::output_text(&run));
-    let keys = common::run_gymscope(&[
-        "query",
-        "--inputs",
-        inputs.to_str().unwrap(),
-        rollouts.to_str().unwrap(),
-        expr,
-    ]);
+    let keys = common::run_gymscope(&common::query_args(&inputs, &rollouts, expr));
     let n = String::from_utf8(keys.stdout).unwrap().lines().count();
     assert!(n > 0);
     let html = std::fs::read_to_string(&page).unwrap();

@@ -260,6 +260,16 @@ impl Browser {
         text
     }
 
+    /// Types `text` into the field `testid` (after what it holds).
+    pub async fn type_into(&self, testid: &str, text: &str) {
+        let el = self
+            .client
+            .find(Locator::Css(&format!("[data-testid={testid}]")))
+            .await
+            .unwrap();
+        el.send_keys(text).await.unwrap();
+    }
+
     /// Goes to `url` and reloads it (a fresh page with that address), its worker ready.
     pub async fn reload_at(&self, url: &str) {
         self.client.goto(url).await.unwrap();

@@ -242,6 +242,18 @@ pub fn run_on(
     run_gymscope(&on_args(command, inputs, rollouts, extra))
 }
 
+/// `query --inputs <inputs> <rollouts> <expr>`: the arguments of `gymscope query` on a run.
+pub fn query_args<'a>(inputs: &'a Path, rollouts: &'a Path, expr: &'a str) -> Vec<&'a str> {
+    let inputs = inputs.to_str().expect("a UTF-8 path");
+    vec![
+        "query",
+        "--inputs",
+        inputs,
+        rollouts.to_str().expect("a UTF-8 path"),
+        expr,
+    ]
+}
+
 /// The arguments of [`run_on`]: `<command> --inputs <inputs> --rollouts <rollouts>`, `extra`.
 pub fn on_args<'a>(
     command: &'a str,
