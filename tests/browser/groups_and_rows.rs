@@ -168,9 +168,7 @@ async fn deltas(b: &Browser) -> Vec<Option<f64>> {
 /// with what differs marked (for an improvement, A's worst rollout against B's best).
 #[tokio::test(flavor = "multi_thread")]
 async fn compare_sorts_by_delta_and_marks_what_differs() {
-    let (_server, b) = start_app_sized("#compare", 1440, 900).await;
-    b.click_testid("compare-example").await;
-    b.wait_testid("compare-status", "Compared").await;
+    let (_server, b) = crate::round_three::compare_example().await;
     let mut checks = Checks::default();
     let order = |d: &[Option<f64>], descending: bool| {
         let known: Vec<f64> = d.iter().map_while(|x| *x).collect();
@@ -275,9 +273,7 @@ async fn compare_sorts_by_delta_and_marks_what_differs() {
 /// bars on a numeric x axis (0.25 a quarter of the way from 0 to 1, round ticks below).
 #[tokio::test(flavor = "multi_thread")]
 async fn compare_numbers_and_the_band_axis_read_right() {
-    let (server, b) = start_app_sized("#compare", 1440, 900).await;
-    b.click_testid("compare-example").await;
-    b.wait_testid("compare-status", "Compared").await;
+    let (server, b) = crate::round_three::compare_example().await;
     let mut checks = Checks::default();
     let rows: Vec<Vec<String>> = json(&b, "return Array.from(document.querySelectorAll('#verdict-table tbody tr')).map(r => Array.from(r.cells).map(c => c.textContent))").await;
     assert!(!rows.is_empty());

@@ -100,6 +100,15 @@ async fn at_point(b: &Browser, task: i64, rollout: i64, event: &str) {
     b.eval(&script).await;
 }
 
+/// [`gen_run::generate`]'s run of `tasks` tasks (4 rollouts each), as text.
+fn generated_text(dir: &Path, name: &str, tasks: usize) -> (String, String) {
+    let (inputs, rollouts) = gen_run::generate(dir, name, tasks, 4, 100);
+    (
+        std::fs::read_to_string(inputs).unwrap(),
+        std::fs::read_to_string(rollouts).unwrap(),
+    )
+}
+
 /// The page table's column of `mean/reward` (after the task key's).
 fn mean_reward_column(input: &ReportInput) -> usize {
     1 + input
@@ -401,11 +410,7 @@ async fn without_javascript_the_page_still_reads() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_scatter_colours_agents_with_a_legend_that_toggles_them() {
     let dir = tempfile::tempdir().unwrap();
-    let (inputs, rollouts) = gen_run::generate(dir.path(), "agents", 60, 4, 100);
-    let (inputs, rollouts) = (
-        std::fs::read_to_string(inputs).unwrap(),
-        std::fs::read_to_string(rollouts).unwrap(),
-    );
+    let (inputs, rollouts) = generated_text(dir.path(), "agents", 60);
     let (path, _) = write_report(dir.path(), "agents", &inputs, &rollouts);
     let b = Browser::start().await;
     open(&b, &url(&path)).await;

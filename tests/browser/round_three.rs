@@ -108,6 +108,14 @@ impl Checks {
     }
 }
 
+/// The Compare page at 1440×900 with its example compared.
+pub async fn compare_example() -> (StaticServer, Browser) {
+    let (server, b) = start_app_sized("#compare", 1440, 900).await;
+    b.click_testid("compare-example").await;
+    b.wait_testid("compare-status", "Compared").await;
+    (server, b)
+}
+
 /// The visible text of `css` once it contains `want`, or `None` after `seconds`.
 pub async fn soft_wait(b: &Browser, css: &str, want: &str, seconds: u64) -> Option<String> {
     let t0 = Instant::now();
@@ -549,9 +557,7 @@ async fn numbers_hold_together_on_a_phone() {
 /// has the whole width, a delta is coloured only with a verdict, and token means read whole.
 #[tokio::test(flavor = "multi_thread")]
 async fn compare_starts_high_and_colours_by_its_verdict() {
-    let (_server, b) = start_app_sized("#compare", 1440, 900).await;
-    b.click_testid("compare-example").await;
-    b.wait_testid("compare-status", "Compared").await;
+    let (_server, b) = compare_example().await;
     let mut checks = Checks::default();
     let (top, width): (f64, f64) = json(
         &b,
