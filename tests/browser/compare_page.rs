@@ -243,12 +243,9 @@ async fn three_runs_dropped_at_once_get_a_verdict_row_each() {
     // The details follow the candidate picked (issue 44, item 4): the headline's B, and the
     // paired tasks' means.
     let headline = b
-        .eval("return document.querySelector('#headline .runs').textContent")
+        .eval_str("return document.querySelector('#headline .runs').textContent")
         .await;
-    assert!(
-        headline.as_str().unwrap().contains("B again.jsonl"),
-        "{headline}"
-    );
+    assert!(headline.contains("B again.jsonl"), "{headline}");
     let means_b = || async {
         b.eval("return Array.from(document.querySelectorAll('[data-testid=compare-task-row]')).map(r => r.cells[4].textContent).join(' ')")
             .await

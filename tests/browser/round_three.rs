@@ -69,6 +69,14 @@ pub fn continuous_run(dir: &Path, tasks: usize) -> [PathBuf; 2] {
 }
 
 /// The app at `width`×`height` with the example run (`None`) or these files profiled.
+/// A [`continuous_run`] of `tasks` tasks in a fresh folder, opened at 1440×900.
+pub async fn open_continuous(tasks: usize) -> (tempfile::TempDir, StaticServer, Browser) {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = continuous_run(tmp.path(), tasks);
+    let (server, b) = open(Some(&files), 1440, 900).await;
+    (tmp, server, b)
+}
+
 pub async fn open(files: Option<&[PathBuf]>, width: u32, height: u32) -> (StaticServer, Browser) {
     let (server, b) = start_app_sized("", width, height).await;
     match files {
@@ -286,9 +294,7 @@ pub fn atif_without_reward() -> String {
 /// label and URL read as people read them.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_continuous_run_reads_right() {
-    let tmp = tempfile::tempdir().unwrap();
-    let files = continuous_run(tmp.path(), 1500);
-    let (_server, b) = open(Some(&files), 1440, 900).await;
+    let (_tmp, _server, b) = open_continuous(1500).await;
     let mut checks = Checks::default();
 
     // Item 4: "6,000 rollouts" under a "6,000" card, not "6000".

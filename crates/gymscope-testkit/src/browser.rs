@@ -270,6 +270,11 @@ impl Browser {
         el.send_keys(text).await.unwrap();
     }
 
+    /// The value of `script`, which must be a string.
+    pub async fn eval_str(&self, script: &str) -> String {
+        self.eval(script).await.as_str().unwrap().to_string()
+    }
+
     /// Goes to `url` and reloads it (a fresh page with that address), its worker ready.
     pub async fn reload_at(&self, url: &str) {
         self.client.goto(url).await.unwrap();
