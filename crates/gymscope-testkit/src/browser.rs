@@ -198,24 +198,23 @@ impl Browser {
 
     /// Replaces the text of the input `[data-testid=testid]` with `value`, as typed.
     pub async fn set_text(&self, testid: &str, value: &str) {
-        let el = self
-            .client
-            .find(Locator::Css(&format!("[data-testid={testid}]")))
-            .await
-            .unwrap();
+        let el = self.testid(testid).await;
         el.clear().await.unwrap();
         el.send_keys(value).await.unwrap();
     }
 
-    /// Chooses several files at once in an `<input type=file multiple>`.
-    pub async fn choose_files(&self, testid: &str, files: &[PathBuf]) {
-        let input = self
-            .client
+    /// The element `[data-testid=testid]` (stops the test when there is none).
+    pub async fn testid(&self, testid: &str) -> fantoccini::elements::Element {
+        self.client
             .find(Locator::Css(&format!("[data-testid={testid}]")))
             .await
-            .unwrap();
+            .unwrap()
+    }
+
+    /// Chooses several files at once in an `<input type=file multiple>`.
+    pub async fn choose_files(&self, testid: &str, files: &[PathBuf]) {
         let paths: Vec<&str> = files.iter().map(|p| p.to_str().unwrap()).collect();
-        input.send_keys(&paths.join("\n")).await.unwrap();
+        self.type_into(testid, &paths.join("\n")).await;
     }
 
     /// Opens the built app served at `base` and waits for its workers.
@@ -262,12 +261,7 @@ impl Browser {
 
     /// Types `text` into the field `testid` (after what it holds).
     pub async fn type_into(&self, testid: &str, text: &str) {
-        let el = self
-            .client
-            .find(Locator::Css(&format!("[data-testid={testid}]")))
-            .await
-            .unwrap();
-        el.send_keys(text).await.unwrap();
+        self.testid(testid).await.send_keys(text).await.unwrap();
     }
 
     /// The value of `script`, which must be a string.
@@ -293,12 +287,7 @@ impl Browser {
 
     /// Chooses a file in an `<input type=file>` (what a person picking a file does).
     pub async fn choose_file(&self, testid: &str, path: &std::path::Path) {
-        let input = self
-            .client
-            .find(Locator::Css(&format!("[data-testid={testid}]")))
-            .await
-            .unwrap();
-        input.send_keys(path.to_str().unwrap()).await.unwrap();
+        self.type_into(testid, path.to_str().unwrap()).await;
     }
 }
 

@@ -321,9 +321,8 @@ pub fn write_report(
     out: &Path,
     extra: &[&str],
 ) -> std::process::Output {
-    let mut args = vec!["-o", out.to_str().expect("a UTF-8 path")];
-    args.extend(extra);
-    let run = run_on("report", inputs, rollouts, &args);
+    let out = ["-o", out.to_str().expect("a UTF-8 path")];
+    let run = run_on("report", inputs, rollouts, &[&out[..], extra].concat());
     assert!(run.status.success(), "{}", output_text(&run));
     run
 }
