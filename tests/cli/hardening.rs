@@ -140,13 +140,19 @@ fn collect_merge_applies_the_limit_to_shards() {
     assert!(temps(dir.path()).is_empty());
 }
 
+/// A named pipe `name` made in `dir`.
+fn fifo_in(dir: &Path, name: &str) -> PathBuf {
+    let fifo = dir.join(name);
+    let c = std::ffi::CString::new(s(&fifo)).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    fifo
+}
+
 #[test]
 fn pipes_as_inputs_are_refused_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let (m, r) = example_run(dir.path());
-    let fifo = dir.path().join("fifo.jsonl");
-    let c = std::ffi::CString::new(s(&fifo)).unwrap();
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let fifo = fifo_in(dir.path(), "fifo.jsonl");
     let out = dir.path().join("out.jsonl").display().to_string();
     let start = Instant::now();
     for args in [
@@ -190,9 +196,7 @@ fn pipes_as_inputs_are_refused_at_once() {
 fn a_pipe_without_a_writer_is_refused_after_a_short_wait() {
     let dir = tempfile::tempdir().unwrap();
     let (_, r) = example_run(dir.path());
-    let fifo = dir.path().join("nowriter.jsonl");
-    let c = std::ffi::CString::new(s(&fifo)).unwrap();
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let fifo = fifo_in(dir.path(), "nowriter.jsonl");
     let out = dir.path().join("o.jsonl").display().to_string();
     let html = dir.path().join("o.html").display().to_string();
     let f = s(&fifo);
