@@ -409,7 +409,6 @@ async fn hostile_agent_and_tool_names_are_shown_as_text() {
         .await;
     b.wait_testid_holding("rollout-flags", "loop: ", EVIL_TOOL)
         .await;
-    b.assert_no_script_ran().await;
-    assert_eq!(b.count("main img, main script, main b").await, 0);
+    b.assert_inert("main img, main script, main b").await;
     b.close().await;
 }

@@ -219,12 +219,9 @@ fn the_output_folders_parent_is_created_and_both_identities_are_required() {
         "v1",
     ]);
     assert_eq!(blank.status.code(), Some(2), "{}", output_text(&blank));
-    assert!(
-        output_text(&blank).contains(
-            "invalid configuration: session_id (Value error, must contain a non-whitespace character)."
-        ),
-        "{}",
-        output_text(&blank)
+    assert_contains(
+        &output_text(&blank),
+        "invalid configuration: session_id (Value error, must contain a non-whitespace character).",
     );
 }
 

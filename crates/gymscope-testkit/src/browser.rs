@@ -264,6 +264,12 @@ impl Browser {
         self.testid(testid).await.send_keys(text).await.unwrap();
     }
 
+    /// Stops the test if a script planted in the data ran or if `css` matches anything.
+    pub async fn assert_inert(&self, css: &str) {
+        self.assert_no_script_ran().await;
+        assert_eq!(self.count(css).await, 0, "{css}");
+    }
+
     /// The value of `script`, which must be a string.
     pub async fn eval_str(&self, script: &str) -> String {
         self.eval(script).await.as_str().unwrap().to_string()

@@ -6,6 +6,7 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use std::process::Output;
 
 pub mod bench;
 pub mod browser;
@@ -233,12 +234,7 @@ pub fn spawn_gymscope<S: AsRef<std::ffi::OsStr>>(
 }
 
 /// `gymscope <command> --inputs <inputs> --rollouts <rollouts>` and then `extra`.
-pub fn run_on(
-    command: &str,
-    inputs: &Path,
-    rollouts: &Path,
-    extra: &[&str],
-) -> std::process::Output {
+pub fn run_on(command: &str, inputs: &Path, rollouts: &Path, extra: &[&str]) -> Output {
     run_gymscope(&on_args(command, inputs, rollouts, extra))
 }
 
@@ -315,12 +311,7 @@ pub fn run_gymscope_in(dir: &Path, args: &[&str]) -> std::process::Output {
 
 /// `gymscope report` of a run into `out`, with `extra` flags (`--query`, `--date`); stops the
 /// test when it fails.
-pub fn write_report(
-    inputs: &Path,
-    rollouts: &Path,
-    out: &Path,
-    extra: &[&str],
-) -> std::process::Output {
+pub fn write_report(inputs: &Path, rollouts: &Path, out: &Path, extra: &[&str]) -> Output {
     let out = ["-o", out.to_str().expect("a UTF-8 path")];
     let run = run_on("report", inputs, rollouts, &[&out[..], extra].concat());
     assert!(run.status.success(), "{}", output_text(&run));
