@@ -313,8 +313,6 @@ async fn a_run_without_any_number_still_profiles() {
     assert_eq!(table(&b, "task-table").await.len(), 1);
     b.wait_testid("no-plot", "Nothing to plot").await;
     // The rollout opens from its task.
-    b.click("[data-testid=task-row]").await;
-    b.click("[data-testid=open-rollout]").await;
-    b.wait_testid("rollout-view", "").await;
+    b.open_first_rollout("").await;
     b.close().await;
 }

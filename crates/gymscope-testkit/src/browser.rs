@@ -270,6 +270,14 @@ impl Browser {
         assert_eq!(self.count(css).await, 0, "{css}");
     }
 
+    /// Opens the first task's first rollout (from the task table) and waits for its view to
+    /// show `want`; the view's text.
+    pub async fn open_first_rollout(&self, want: &str) -> String {
+        self.click("[data-testid=task-row]").await;
+        self.click("[data-testid=open-rollout]").await;
+        self.wait_testid("rollout-view", want).await
+    }
+
     /// The value of `script`, which must be a string.
     pub async fn eval_str(&self, script: &str) -> String {
         self.eval(script).await.as_str().unwrap().to_string()
