@@ -2,6 +2,7 @@
 //! routing, HTTP errors, resume, SIGTERM and kill -9 mid-run, shards and merge, secrets.
 #![allow(unsafe_code)] // libc::kill sends the signal under test
 
+use crate::common::assert_code;
 use crate::common::assert_contains;
 use crate::common::collect_args;
 use crate::common::gym_standin;
@@ -152,12 +153,7 @@ fn fresh_run_routes_each_class_then_resume_retries_the_right_ones() {
     let mut resume = args.to_vec();
     resume.push("--resume");
     let r = gymscope(&resume);
-    assert_eq!(
-        r.status.code(),
-        Some(3),
-        "terminal ones remain: {}",
-        text(&r)
-    );
+    assert_code(&r, 3, "terminal ones remain");
     let t = text(&r);
     assert!(t.contains("- 12 original input rows\n- 6 rows already done (in main jsonl)\n- 4 prior failure attempts (4 unique tasks) in sidecar\n- 2 sidecar-terminal"), "{t}");
     let mut runs: Vec<String> = gym

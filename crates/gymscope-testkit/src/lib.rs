@@ -152,6 +152,18 @@ pub fn write_in(dir: &Path, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
     path
 }
 
+/// Stops the test unless the command exited with `code`; the message is `what` and its stdout
+/// then stderr.
+#[track_caller]
+pub fn assert_code(out: &Output, code: i32, what: &str) {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{what}: {}",
+        output_text(out)
+    );
+}
+
 /// Stops the test unless the command exited with `code` and its stderr holds `needle`; the
 /// message is its stderr.
 #[track_caller]
