@@ -222,13 +222,12 @@ async fn the_validators_verdict_is_shown_for_what_was_built() {
 #[tokio::test(flavor = "multi_thread")]
 async fn model_text_is_shown_never_run_and_nothing_is_fetched() {
     let tmp = tempfile::tempdir().unwrap();
-    let hostile = tmp.path().join("hostile.jsonl");
-    std::fs::write(
-        &hostile,
+    let hostile = crate::common::write_in(
+        tmp.path(),
+        "hostile.jsonl",
         r#"{"responses_create_params":{"input":[{"role":"user","content":"<img src=x onerror=window.__pwned=1>","type":"message"}],"tools":[{"type":"function","name":"lookup","description":"<b>bold</b>","parameters":{"type":"object","properties":{"q":{"type":"string"}}}}]},"response":{"output":[{"type":"function_call","name":"lookup","arguments":"{\"q\":\"<script>window.__pwned=2</script>\"}","call_id":"c1","id":"fc1","status":"completed"}]},"reward":1.0}
 "#,
-    )
-    .unwrap();
+    );
     let (server, b, loaded) = open_page().await;
     b.choose_file("pb-source-file", &hostile).await;
     b.wait_testid("pb-headline", "pivots: 1 rows").await;

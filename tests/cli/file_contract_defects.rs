@@ -549,12 +549,8 @@ fn the_readers_accept_what_validate_atif_accepts() {
         let read = run_gymscope(&["query", &s(&file), "--count", "rollout >= 0"]);
         assert!(read.status.success(), "{name}: {}", output_text(&read));
     }
-    let late = run_gymscope(&[
-        "query",
-        &s(&folder.join("nested/deeper/late.json")),
-        "--count",
-        "rollout >= 0",
-    ]);
+    let late = s(&folder.join("nested/deeper/late.json"));
+    let late = run_gymscope(&["query", &late, "--count", "rollout >= 0"]);
     assert!(late.status.success(), "{}", output_text(&late));
 }
 

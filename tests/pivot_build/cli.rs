@@ -288,11 +288,8 @@ fn tools_file_supplies_missing_schemas() {
 #[test]
 fn select_pivot_usage_errors_name_the_problem() {
     let dir = tempfile::tempdir().unwrap();
-    let pivots = write_in(
-        dir.path(),
-        "p.jsonl",
-        "{\"pivot_info\": {\"pivot_id\": \"x\"}}\n",
-    );
+    let row = "{\"pivot_info\": {\"pivot_id\": \"x\"}}\n";
+    let pivots = write_in(dir.path(), "p.jsonl", row);
     let profile = write_in(dir.path(), "prof.jsonl", "{\"_ng_task_index\": 0}\n");
     let out = dir.path().join("s.jsonl");
     // Without the build's config (`p.gym.yaml`) the selection could not be trained on: refused.
