@@ -133,7 +133,7 @@ fn bench(shape: &str, inputs: &Path, rollouts: &Path) {
     );
     let (t, cpu) = best_of(3, libc::RUSAGE_CHILDREN, || {
         bench::run_quiet(
-            &mut Command::new(env!("CARGO_BIN_EXE_gymscope"))
+            Command::new(env!("CARGO_BIN_EXE_gymscope"))
                 .arg("health")
                 .arg(rollouts)
                 .arg("--inputs")
