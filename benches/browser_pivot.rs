@@ -18,10 +18,9 @@ use std::time::Instant;
 
 #[tokio::main]
 async fn main() {
-    if bench::listing_only() {
+    let Some(root) = bench::root() else {
         return;
-    }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    };
     let mb = bench::env_usize("BENCH_PIVOT_MB", 500);
     let data = root.join(format!("target/bench-data/pivot_{mb}mb.jsonl"));
     if !data.exists() {

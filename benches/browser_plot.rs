@@ -18,8 +18,6 @@ use gymscope_testkit::browser;
 use gymscope_testkit::gen_run;
 use gymscope_testkit::static_server;
 
-use std::path::Path;
-
 /// Times of one action repeated, in ms.
 struct Figures(Vec<f64>);
 
@@ -96,10 +94,9 @@ new PerformanceObserver((list) => {
 
 #[tokio::main]
 async fn main() {
-    if bench::listing_only() {
+    let Some(root) = bench::root() else {
         return;
-    }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    };
     let rollouts = bench::env_usize("BENCH_ROLLOUTS", 1_000_000);
     let tasks = rollouts / 8;
     let files = gen_run::generate_compact(

@@ -67,10 +67,9 @@ const QUERY_SAID: &str =
 
 #[tokio::main]
 async fn main() {
-    if bench::listing_only() {
+    let Some(root) = bench::root() else {
         return;
-    }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    };
     let tasks = bench::env_usize("BENCH_TASKS", 45_000);
     let server = static_server::StaticServer::start(&root.join("dist"));
     let b = browser::Browser::start().await;
@@ -80,17 +79,12 @@ async fn main() {
         let size = mb(&inputs) + mb(&rollouts);
 
         let t = Instant::now();
-        let status = std::process::Command::new(env!("CARGO_BIN_EXE_gymscope"))
-            .args(["profile", "--inputs"])
-            .arg(&inputs)
-            .arg("--rollouts")
-            .arg(&rollouts)
-            .arg("--out-dir")
-            .arg(root.join("target/bench-data/out"))
-            .stdout(std::process::Stdio::null())
-            .status()
-            .unwrap();
-        assert!(status.success());
+        bench::run_quiet(bench::profile_args(
+            &mut std::process::Command::new(env!("CARGO_BIN_EXE_gymscope")),
+            &inputs,
+            &rollouts,
+            &root.join("target/bench-data/out"),
+        ));
         println!(
             "{shape}: {size:.0} MB ({} rollouts); native gymscope profile {:.2} s",
             tasks * 4,

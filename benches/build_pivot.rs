@@ -52,13 +52,7 @@ fn main() {
     let mb = bench::env_usize("BENCH_BUILD_PIVOT_MB", 500);
     let dir = bench::data_dir();
     let input = dir.join(format!("rollouts_{mb}mb.jsonl"));
-    let t0 = Instant::now();
-    generate(&input, mb);
-    let in_mb = bench::file_mb(&input);
-    println!(
-        "data: {in_mb:.0} MB rollouts file (ready in {:.1} s)",
-        t0.elapsed().as_secs_f64()
-    );
+    let in_mb = bench::generated(&input, "rollouts file", |p| generate(p, mb));
     let out = dir.join("build_pivot_out/pivots.jsonl");
     std::fs::create_dir_all(out.parent().unwrap()).unwrap();
     let t = Instant::now();

@@ -132,16 +132,14 @@ fn bench(shape: &str, inputs: &Path, rollouts: &Path) {
         load()
     );
     let (t, cpu) = best_of(3, libc::RUSAGE_CHILDREN, || {
-        let status = Command::new(env!("CARGO_BIN_EXE_gymscope"))
-            .arg("health")
-            .arg(rollouts)
-            .arg("--inputs")
-            .arg(inputs)
-            .args(["--format", "json"])
-            .stdout(std::process::Stdio::null())
-            .status()
-            .unwrap();
-        assert!(status.success());
+        bench::run_quiet(
+            Command::new(env!("CARGO_BIN_EXE_gymscope"))
+                .arg("health")
+                .arg(rollouts)
+                .arg("--inputs")
+                .arg(inputs)
+                .args(["--format", "json"]),
+        );
     });
     println!(
         "  gymscope health --inputs: best {t:.2} s, {:.0} MB/s, CPU {cpu:.2} s, peak RSS {:.1} MB, load {}",

@@ -24,11 +24,22 @@ use gymscope_testkit::bench;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+type Writer = std::io::BufWriter<std::fs::File>;
+
+/// `<name>_materialized_inputs.jsonl` and `<name>.jsonl` in `dir`, created, each with its writer.
+fn create_run(dir: &Path, name: &str) -> ((PathBuf, Writer), (PathBuf, Writer)) {
+    let create = |p: PathBuf| {
+        let w = std::io::BufWriter::new(std::fs::File::create(&p).unwrap());
+        (p, w)
+    };
+    (
+        create(dir.join(format!("{name}_materialized_inputs.jsonl"))),
+        create(dir.join(format!("{name}.jsonl"))),
+    )
+}
+
 fn own_field(dir: &Path, tasks: usize) -> (PathBuf, PathBuf) {
-    let m = dir.join(format!("own_{tasks}_materialized_inputs.jsonl"));
-    let r = dir.join(format!("own_{tasks}.jsonl"));
-    let mut mi = std::io::BufWriter::new(std::fs::File::create(&m).unwrap());
-    let mut ro = std::io::BufWriter::new(std::fs::File::create(&r).unwrap());
+    let ((m, mut mi), (r, mut ro)) = create_run(dir, &format!("own_{tasks}"));
     for t in 0..tasks {
         writeln!(
             mi,
@@ -114,10 +125,7 @@ fn wide_meta(dir: &Path, keys: usize) -> PathBuf {
 
 /// N tasks of one rollout each, with a shared numeric field.
 fn many_tasks(dir: &Path, tasks: usize) -> (PathBuf, PathBuf) {
-    let m = dir.join(format!("many_{tasks}_materialized_inputs.jsonl"));
-    let r = dir.join(format!("many_{tasks}.jsonl"));
-    let mut mi = std::io::BufWriter::new(std::fs::File::create(&m).unwrap());
-    let mut ro = std::io::BufWriter::new(std::fs::File::create(&r).unwrap());
+    let ((m, mut mi), (r, mut ro)) = create_run(dir, &format!("many_{tasks}"));
     for t in 0..tasks {
         let input = format!(
             r#""responses_create_params":{{"input":[{{"role":"user","content":"Task {t}."}}]}}"#

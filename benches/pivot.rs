@@ -9,7 +9,6 @@
 use gymscope_testkit::bench::{self, words};
 use std::path::Path;
 use std::process::Command;
-use std::time::Instant;
 
 fn generate(path: &Path, megabytes: usize) {
     bench::write_lines_once(path, megabytes, |rng, tools, system, row| {
@@ -41,13 +40,7 @@ fn main() {
     }
     let mb = bench::env_usize("BENCH_PIVOT_MB", 500);
     let path = bench::data_dir().join(format!("pivot_{mb}mb.jsonl"));
-    let t0 = Instant::now();
-    generate(&path, mb);
-    let size = bench::file_mb(&path);
-    println!(
-        "data: {size:.0} MB pivot file (ready in {:.1} s)",
-        t0.elapsed().as_secs_f64()
-    );
+    let size = bench::generated(&path, "pivot file", |p| generate(p, mb));
     for (label, extra) in [
         ("validate-pivot", vec![]),
         ("validate-pivot --stats", vec!["--stats"]),

@@ -100,17 +100,12 @@ fn bench(shape: &str, inputs: &Path, rollouts: &Path, out_dir: &Path) {
     let (_, cpu_before) = children_usage();
     for run in 0..3 {
         let t = Instant::now();
-        let status = Command::new(env!("CARGO_BIN_EXE_gymscope"))
-            .args(["profile", "--inputs"])
-            .arg(inputs)
-            .arg("--rollouts")
-            .arg(rollouts)
-            .arg("--out-dir")
-            .arg(out_dir)
-            .stdout(std::process::Stdio::null())
-            .status()
-            .unwrap();
-        assert!(status.success());
+        bench::run_quiet(bench::profile_args(
+            &mut Command::new(env!("CARGO_BIN_EXE_gymscope")),
+            inputs,
+            rollouts,
+            out_dir,
+        ));
         let secs = t.elapsed().as_secs_f64();
         println!(
             "  {shape} run {run}: {secs:.2} s, {:.0} MB/s",

@@ -15,14 +15,8 @@
 # Tests and CI never run this: they replay `expected/` against gymscope's stand-in stack.
 set -euo pipefail
 out=${1:?usage: aggregate_cases.sh OUT_DIR}
-V07=${V07:-$HOME/.cache/gym07}
-HEAD=${HEAD:-127.0.0.1:11000}
-gym=$V07/bin/gym
+. "$(dirname "$0")/stack_env.sh"
 agent=example_single_tool_call_simple_agent
-head_arg="+head_server={host: ${HEAD%:*}, port: ${HEAD#*:}}"
-site=$("$V07/bin/python" -c 'import nemo_gym, pathlib; print(pathlib.Path(nemo_gym.__file__).parent.parent)')
-example=$site/resources_servers/example_single_tool_call/data/example.jsonl
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 
 # Input rows: the wheel's example, split in two; the second half numbered from task 3 (shards of
 # one run must not share keys) and its first row failing its model call.

@@ -43,14 +43,7 @@ EOF
 fi
 out=${2:?usage: aggregate_shapes.sh fan|twin OUT_DIR}
 mkdir -p "$out"; out=$(cd "$out" && pwd)
-V07=${V07:-$HOME/.cache/gym07}
-HEAD=${HEAD:-127.0.0.1:11000}
-gym=$V07/bin/gym
-py=$V07/bin/python
-head_arg="+head_server={host: ${HEAD%:*}, port: ${HEAD#*:}}"
-site=$("$py" -c 'import nemo_gym, pathlib; print(pathlib.Path(nemo_gym.__file__).parent.parent)')
-example=$site/resources_servers/example_single_tool_call/data/example.jsonl
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/stack_env.sh"
 
 stack_json() { # case: the stand-in's shape for this mode
   if [ "$mode" = fan ]; then

@@ -16,15 +16,9 @@
 # stand-in stack, which has the same agent, resources server and environment server names.
 set -euo pipefail
 out=${1:?usage: collect_cases.sh OUT_DIR}
-V07=${V07:-$HOME/.cache/gym07}
-HEAD=${HEAD:-127.0.0.1:11000}
-gym=$V07/bin/gym
+. "$(dirname "$0")/stack_env.sh"
 A=example_single_tool_call_simple_agent
 R=example_single_tool_call
-head_arg="+head_server={host: ${HEAD%:*}, port: ${HEAD#*:}}"
-site=$("$V07/bin/python" -c 'import nemo_gym, pathlib; print(pathlib.Path(nemo_gym.__file__).parent.parent)')
-example=$site/resources_servers/example_single_tool_call/data/example.jsonl
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 
 # make_input CASE KIND: the example's rows, reshaped.
 make_input() {

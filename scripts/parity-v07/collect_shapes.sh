@@ -23,17 +23,10 @@ set -euo pipefail
 out=${1:?usage: collect_shapes.sh OUT_DIR [GYMSCOPE_BIN]}
 mkdir -p "$out"; out=$(cd "$out" && pwd)
 gymscope=${2:-}
-V07=${V07:-$HOME/.cache/gym07}
-HEAD=${HEAD:-127.0.0.1:11000}
-gym=$V07/bin/gym
-py=$V07/bin/python
+. "$(dirname "$0")/stack_env.sh"
 A=example_single_tool_call_simple_agent
 B=example_single_tool_call_second_agent
 R=example_single_tool_call
-head_arg="+head_server={host: ${HEAD%:*}, port: ${HEAD#*:}}"
-site=$("$py" -c 'import nemo_gym, pathlib; print(pathlib.Path(nemo_gym.__file__).parent.parent)')
-example=$site/resources_servers/example_single_tool_call/data/example.jsonl
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 
 make_input() { # case kind
   "$py" - "$example" "$out/$1/input.jsonl" "$2" <<'PY'

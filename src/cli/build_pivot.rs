@@ -107,13 +107,14 @@ pub fn run(args: &BuildPivotArgs) -> Result<ExitCode> {
     check_input(Input::new(&args.input, "--input"), true)?;
     let options = options(args)?;
     let out_name = names::file_name_of(&args.output);
-    let skipped_path = names::sibling(&args.output, names::pivot_skipped(&out_name));
-    let metrics_path = names::sibling(&args.output, names::pivot_metrics(&out_name));
-    let info_path = names::sibling(&args.output, names::pivot_info(&out_name));
+    let beside = |name: fn(&str) -> String| names::sibling(&args.output, name(&out_name));
+    let skipped_path = beside(names::pivot_skipped);
+    let metrics_path = beside(names::pivot_metrics);
+    let info_path = beside(names::pivot_info);
     let config_path = args
         .config_out
         .clone()
-        .unwrap_or_else(|| names::sibling(&args.output, names::pivot_gym_config(&out_name)));
+        .unwrap_or_else(|| beside(names::pivot_gym_config));
     let mut inputs = vec![(args.input.as_path(), "--input")];
     if let Some(tools) = &args.tools {
         inputs.push((tools.as_path(), "--tools"));

@@ -21,7 +21,7 @@ use crate::render::SeekSource;
 use crate::report::{ReportMeta, Source};
 use anyhow::{bail, Context, Result};
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -304,9 +304,7 @@ fn present(args: &CompareArgs, judged: Paired) -> Result<ExitCode> {
         )?;
         let html = compare::report::render_multi(&all, &meta, &conversations)
             .context("no candidate to report on")?;
-        let mut file = cleared.create(out)?;
-        file.write_all(html.as_bytes())?;
-        file.commit()?;
+        super::report::write_html(cleared, out, &html)?;
         crate::note!(
             "Report: {} ({:.1} MB, {} paired tasks)",
             out.display(),

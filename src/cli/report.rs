@@ -16,6 +16,13 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// Writes a rendered page to `path` and renames it into place.
+pub(super) fn write_html(cleared: &Cleared, path: &Path, html: &str) -> Result<()> {
+    let mut out = cleared.create(path)?;
+    out.write_all(html.as_bytes())?;
+    Ok(out.commit()?)
+}
+
 pub fn run(args: &ReportArgs) -> Result<()> {
     let (input, (path, cleared)) = match (&args.inputs, &args.rollouts, &args.profile) {
         (Some(inputs), Some(rollouts), _) => from_run(args, inputs, rollouts)?,
@@ -30,9 +37,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         _ => bail!("give --inputs and --rollouts (a run), or --profile (its outputs)"),
     };
     let html = report::render(&input);
-    let mut out = cleared.create(&path)?;
-    out.write_all(html.as_bytes())?;
-    out.commit()?;
+    write_html(&cleared, &path, &html)?;
     crate::say!(
         "Report: {} ({:.1} MB, {} tasks, {} rollouts)",
         path.display(),

@@ -5,7 +5,7 @@ use super::args::{SelectPivotArgs, SortArg};
 use super::build_pivot::refuse_overwrite_all;
 use crate::names;
 use crate::native::atomic::AtomicFile;
-use crate::native::files::{read_document, DOCUMENT_CAP};
+use crate::native::files::{read_document, Cleared, DOCUMENT_CAP};
 use crate::native::inputs::{check_input, Input};
 use crate::native::read::for_each_chunk;
 use crate::native::UsageError;
@@ -19,6 +19,25 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::process::ExitCode;
+
+/// Writes `counts` (pretty JSON) to `path`, then renames every file into place: each is written
+/// whole before any is renamed, so a failure leaves the previous set as it was.
+pub(super) fn commit_with_counts(
+    cleared: &Cleared,
+    mut files: Vec<AtomicFile>,
+    path: &Path,
+    counts: &Value,
+) -> Result<()> {
+    let mut json = serde_json::to_string_pretty(counts)?;
+    json.push('\n');
+    let mut sel = cleared.create(path)?;
+    sel.write_all(json.as_bytes())?;
+    files.push(sel);
+    for f in files {
+        f.commit()?;
+    }
+    Ok(())
+}
 
 /// Reads a file in chunks through the one native reader: feeds `path` to `each` until the end or until it returns `false` (a refused line).
 pub(super) fn stream(path: &Path, mut each: impl FnMut(&[u8]) -> bool) -> Result<()> {
@@ -184,14 +203,7 @@ pub fn run(args: &SelectPivotArgs) -> Result<ExitCode> {
     let mut cfg = cleared.create(&config_out)?;
     cfg.write_all(config.as_bytes())?;
     files.push(cfg);
-    let mut json = serde_json::to_string_pretty(&plan.counts.to_json())?;
-    json.push('\n');
-    let mut sel = cleared.create(&selection_path)?;
-    sel.write_all(json.as_bytes())?;
-    files.push(sel);
-    for f in files {
-        f.commit()?;
-    }
+    commit_with_counts(&cleared, files, &selection_path, &plan.counts.to_json())?;
     let stdout = &mut crate::native::out::Stdout;
     write!(stdout, "{}", plan.counts.markdown())?;
     writeln!(stdout, "selected pivots: {}", args.output.display())?;

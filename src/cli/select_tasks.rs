@@ -4,7 +4,7 @@
 
 use super::args::SelectTasksArgs;
 use super::build_pivot::refuse_overwrite;
-use super::select_pivot::{copy_rows, stream};
+use super::select_pivot::{commit_with_counts, copy_rows, stream};
 use crate::curate::{self, curated_row, TaskOptions, TaskReader};
 use crate::names;
 use crate::native::atomic::AtomicFile;
@@ -89,14 +89,12 @@ pub fn run(args: &SelectTasksArgs) -> Result<ExitCode> {
     if options.val_fraction.is_some() {
         files.push(write(&val_path, &plan.validation)?);
     }
-    let mut json = serde_json::to_string_pretty(&plan.counts.to_json(&options))?;
-    json.push('\n');
-    let mut sel = cleared.create(&selection_path)?;
-    sel.write_all(json.as_bytes())?;
-    files.push(sel);
-    for f in files {
-        f.commit()?;
-    }
+    commit_with_counts(
+        &cleared,
+        files,
+        &selection_path,
+        &plan.counts.to_json(&options),
+    )?;
     let stdout = &mut crate::native::out::Stdout;
     write!(stdout, "{}", plan.counts.text())?;
     writeln!(stdout, "curated tasks: {}", args.output.display())?;

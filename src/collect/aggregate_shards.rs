@@ -13,6 +13,7 @@ use super::head::{aggregate_metrics, fetch_config};
 use super::http::Client;
 use super::key::{parse_row, to_line, KeyPart};
 use super::merge::{index, write_spans, LastLine, Span};
+use super::zeros::Latest;
 use super::{aggregate, discover, paths, CollectError, Row};
 use crate::gym::keys::{FAILURE_CLASS, ROLLOUT_INDEX, TASK_INDEX};
 use crate::native::files::{Cleared, FilePlan, Handles};
@@ -300,43 +301,27 @@ fn account(
             .map(|s| (s.key.0.clone(), s.key.1.clone()))
             .collect()
     };
-    let mut latest: Vec<(Identity, Row)> = Vec::new();
-    let mut at: HashMap<Identity, usize> = HashMap::new();
+    let mut latest: Latest<Identity> = Latest::default();
     let mut recorded: Vec<HashSet<(KeyPart, KeyPart)>> = vec![HashSet::new(); shards.len()];
     for (file, shard) in shards.iter().enumerate() {
         let sidecar = paths::failures(shard);
         if !sidecar.exists() {
             continue;
         }
-        let mut last: Vec<((KeyPart, KeyPart), Row)> = Vec::new();
-        let mut slot: HashMap<(KeyPart, KeyPart), usize> = HashMap::new();
-        each(&sidecar, &mut |row| {
-            let k = rollout_key(&row);
-            if let Some(i) = slot.get(&k) {
-                last[*i].1 = row;
-            } else {
-                slot.insert(k.clone(), last.len());
-                last.push((k, row));
-            }
-        })?;
+        let mut last: Latest<(KeyPart, KeyPart)> = Latest::default();
+        each(&sidecar, &mut |row| last.put(rollout_key(&row), row))?;
         let mine = own(file);
-        for (k, row) in last {
+        for (k, row) in last.rows {
             recorded[file].insert(k.clone());
             if mine.contains(&k) {
                 continue;
             }
-            let id = identity(&row, topology);
-            if let Some(i) = at.get(&id) {
-                latest[*i].1 = row;
-            } else {
-                at.insert(id.clone(), latest.len());
-                latest.push((id, row));
-            }
+            latest.put(identity(&row, topology), row);
         }
     }
     let mut out = Accounting::default();
     let counting = !zeros.classes.is_empty() || zeros.missing;
-    if latest.is_empty() && !zeros.missing {
+    if latest.rows.is_empty() && !zeros.missing {
         return Ok(out);
     }
     // The merged rows' identities, and the keys each group's rows carry.
@@ -351,7 +336,7 @@ fn account(
             carried.add_in(topology.metrics_group(&row), &row);
         }
     }
-    for (id, row) in &latest {
+    for (id, row) in &latest.rows {
         let class = row.get(FAILURE_CLASS).and_then(Value::as_str);
         if !landed.contains(id)
             && class.is_some_and(|c| zeros.classes.iter().any(|w| w == c))
@@ -363,7 +348,7 @@ fn account(
     out.failures = out.counted.len();
     if zeros.missing {
         let mut accounted: HashSet<Identity> = landed.clone();
-        accounted.extend(latest.iter().map(|(id, _)| id.clone()));
+        accounted.extend(latest.rows.iter().map(|(id, _)| id.clone()));
         for (file, shard) in shards.iter().enumerate() {
             let materialized = paths::materialized(shard);
             if !materialized.exists() {
@@ -420,7 +405,7 @@ fn account(
     }
     let counted_ids: HashSet<Identity> =
         out.counted.iter().map(|r| identity(r, topology)).collect();
-    for (id, row) in &latest {
+    for (id, row) in &latest.rows {
         if landed.contains(id) || counted_ids.contains(id) {
             continue;
         }

@@ -77,12 +77,8 @@ pub async fn run(opts: &MergeOptions) -> Result<Ending> {
     for s in &inputs {
         if let Some(other) = known.insert(&s.key, s) {
             bail!(
-                "rollout {} is in both '{}' line {} and '{}' line {}: these shards are not slices of one run",
-                s.key,
-                mats[other.file].display(),
-                other.line,
-                mats[s.file].display(),
-                s.line
+                "{}: these shards are not slices of one run",
+                in_both(&mats, other, s)
             );
         }
     }
@@ -98,14 +94,7 @@ pub async fn run(opts: &MergeOptions) -> Result<Ending> {
             );
         }
         if let Some(other) = seen.insert(&s.key, s) {
-            bail!(
-                "rollout {} is in both '{}' line {} and '{}' line {}",
-                s.key,
-                shards[other.file].display(),
-                other.line,
-                shards[s.file].display(),
-                s.line
-            );
+            bail!("{}", in_both(&shards, other, s));
         }
     }
     let missing = inputs.len() - rollouts.len();
@@ -198,6 +187,18 @@ pub async fn run(opts: &MergeOptions) -> Result<Ending> {
 
 /// The shards of `I/N` names that are not among `shards` (shard files carry their `-of-N`):
 /// empty when every one is there, or when the names do not say which run they slice.
+/// "rollout K is in both 'a' line 1 and 'b' line 2": one rollout at two spans of `files`.
+fn in_both(files: &[PathBuf], first: &Span, again: &Span) -> String {
+    format!(
+        "rollout {} is in both '{}' line {} and '{}' line {}",
+        again.key,
+        files[first.file].display(),
+        first.line,
+        files[again.file].display(),
+        again.line
+    )
+}
+
 fn absent_shards(shards: &[PathBuf], output: &Path) -> Result<Vec<String>> {
     let slices: Option<Vec<(u32, u32)>> = shards
         .iter()

@@ -61,21 +61,14 @@ pub fn count(
         Ok(())
     })?;
     // The last attempt of each rollout stands.
-    let mut latest: Vec<(Key, Row)> = Vec::new();
-    let mut at: HashMap<Key, usize> = HashMap::new();
+    let mut latest: Latest<Key> = Latest::default();
     each(failures, &mut |row| {
-        let k = key(&row);
-        if let Some(i) = at.get(&k) {
-            latest[*i].1 = row;
-        } else {
-            at.insert(k.clone(), latest.len());
-            latest.push((k, row));
-        }
+        latest.put(key(&row), row);
         Ok(())
     })?;
     let mut zeros = Zeros::default();
     let mut scored = success;
-    for (k, row) in &latest {
+    for (k, row) in &latest.rows {
         let class = row.get(FAILURE_CLASS).and_then(Value::as_str);
         if !scored.contains(k) && class.is_some_and(|c| classes.iter().any(|w| w == c)) {
             zeros.rows.push(failure_row(row));
@@ -95,7 +88,7 @@ pub fn count(
         let mut unroutable = 0u64;
         each(materialized, &mut |row| {
             let k = key(&row);
-            if scored.contains(&k) || at.contains_key(&k) {
+            if scored.contains(&k) || latest.contains(&k) {
                 return Ok(());
             }
             match zero_row(&row) {
@@ -129,4 +122,35 @@ pub fn count(
         })?;
     }
     Ok(zeros)
+}
+
+/// The last row of each key, in the order the keys first came (a later row replaces an earlier).
+pub(super) struct Latest<K> {
+    pub rows: Vec<(K, Row)>,
+    at: HashMap<K, usize>,
+}
+
+impl<K> Default for Latest<K> {
+    fn default() -> Self {
+        Latest {
+            rows: Vec::new(),
+            at: HashMap::new(),
+        }
+    }
+}
+
+impl<K: Eq + std::hash::Hash + Clone> Latest<K> {
+    /// Keeps `row` as the last of `k`.
+    pub fn put(&mut self, k: K, row: Row) {
+        if let Some(i) = self.at.get(&k) {
+            self.rows[*i].1 = row;
+        } else {
+            self.at.insert(k.clone(), self.rows.len());
+            self.rows.push((k, row));
+        }
+    }
+
+    pub fn contains(&self, k: &K) -> bool {
+        self.at.contains_key(k)
+    }
 }

@@ -163,7 +163,7 @@ async fn open_app() -> (StaticServer, Browser, usize) {
     let b = Browser::start().await;
     b.open_app(&server.url(), "").await; // the worker is started, and fetched, with the page
     b.wait_testid("status", "Choose both files").await;
-    let loaded = server.requests.load(std::sync::atomic::Ordering::SeqCst);
+    let loaded = server.served();
     (server, b, loaded)
 }
 
@@ -186,12 +186,7 @@ async fn the_embedded_example_is_one_click_away() {
     if let Ok(path) = std::env::var("GYMSCOPE_SCREENSHOT") {
         std::fs::write(path, b.client.screenshot().await.unwrap()).unwrap();
     }
-    assert_eq!(
-        server.requests.load(std::sync::atomic::Ordering::SeqCst),
-        loaded,
-        "no request after load: {:?}",
-        server.paths.lock().unwrap()
-    );
+    server.assert_none_since(loaded, "no request after load");
     b.close().await;
 }
 
@@ -205,12 +200,7 @@ async fn web_app_profiles_fixtures_like_upstream() {
         check_fixture(&b, name, i == 0).await;
     }
     // Everything ran locally: no request left the page after it loaded.
-    assert_eq!(
-        server.requests.load(std::sync::atomic::Ordering::SeqCst),
-        loaded,
-        "requests: {:?}",
-        server.paths.lock().unwrap()
-    );
+    server.assert_none_since(loaded, "requests");
     b.close().await;
 }
 
@@ -282,12 +272,7 @@ async fn the_page_shows_the_reward_per_repeat_and_across_repeats() {
         );
     }
     let notes = b.eval("return Array.from(document.querySelectorAll('[data-testid=repeat-note]')).map(p => p.textContent)").await;
-    let notes: Vec<&str> = notes
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n.as_str().unwrap())
-        .collect();
+    let notes: Vec<&str> = crate::common::str_items(&notes);
     assert!(
         notes
             .iter()
@@ -328,8 +313,6 @@ async fn a_run_without_any_number_still_profiles() {
     assert_eq!(table(&b, "task-table").await.len(), 1);
     b.wait_testid("no-plot", "Nothing to plot").await;
     // The rollout opens from its task.
-    b.click("[data-testid=task-row]").await;
-    b.click("[data-testid=open-rollout]").await;
-    b.wait_testid("rollout-view", "").await;
+    b.open_first_rollout("").await;
     b.close().await;
 }

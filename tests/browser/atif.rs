@@ -31,11 +31,9 @@ fn export_files(name: &str) -> Vec<PathBuf> {
 async fn shows_the_trajectory(b: &Browser) {
     b.wait_testid("status", "Profile ready").await;
     assert_eq!(b.count("[data-testid=task-row]").await, 2);
-    b.click("[data-testid=task-row]").await;
-    b.click("[data-testid=open-rollout]").await;
-    b.wait_testid("rollout-view", "get_weather").await;
-    let view = b.wait_testid("rollout-view", "It is cold in SF").await;
-    assert!(view.contains("San Francisco"), "{view}");
+    b.open_first_rollout("get_weather").await;
+    b.wait_testid_holding("rollout-view", "It is cold in SF", "San Francisco")
+        .await;
     let kinds = b
         .eval("return Array.from(document.querySelectorAll('[data-testid=rollout-view] [data-testid=rollout-item]')).map(i => i.dataset.kind)")
         .await;
@@ -73,9 +71,7 @@ async fn an_exported_folder_opens_by_the_folder_picker() {
     b.choose_file("atif-folder", &dir).await;
     // No rewards came with the folder: the run opens, its rollouts without a reward.
     b.wait_testid("status", "Profile ready").await;
-    b.click("[data-testid=task-row]").await;
-    b.click("[data-testid=open-rollout]").await;
-    b.wait_testid("rollout-view", "get_weather").await;
+    b.open_first_rollout("get_weather").await;
     b.close().await;
 }
 
@@ -148,9 +144,7 @@ async fn the_app_lists_what_the_schema_check_finds_and_still_opens_the_run() {
     assert!(problems.contains("2 problem(s)"), "{problems}");
     assert!(problems.contains("bogus: unexpected field"), "{problems}");
     assert_contains(problems, "agent.version: required field is missing");
-    b.click("[data-testid=task-row]").await;
-    b.click("[data-testid=open-rollout]").await;
-    b.wait_testid("rollout-view", "notes.txt").await;
+    b.open_first_rollout("notes.txt").await;
     b.close().await;
 }
 
@@ -179,9 +173,7 @@ async fn a_harbor_job_folder_opens_with_its_tasks_and_rewards() {
         mean.as_str().is_some_and(|m| m.starts_with("0.66")),
         "mean reward 2/3: {mean}"
     );
-    b.click("[data-testid=task-row]").await;
-    b.click("[data-testid=open-rollout]").await;
-    b.wait_testid("rollout-view", "file.txt").await;
+    b.open_first_rollout("file.txt").await;
     let reward = b.wait_testid("rollout-reward", "").await;
     assert!(
         reward.starts_with('1') || reward.starts_with('0'),

@@ -12,7 +12,6 @@ use common::browser::Browser;
 use common::static_server::StaticServer;
 use serde_json::json;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 
 fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -29,7 +28,7 @@ async fn open_compare_page() -> (StaticServer, Browser) {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_example_pair_shows_the_clis_numbers() {
     let (server, b) = open_compare_page().await;
-    let loaded = server.requests.load(Ordering::SeqCst);
+    let loaded = server.served();
     b.click_testid("compare-example").await;
     b.wait_testid("compare-status", "Compared: 24 paired tasks")
         .await;
@@ -54,11 +53,7 @@ async fn the_example_pair_shows_the_clis_numbers() {
         .eval("return document.querySelector('[data-testid=compare-task-row]').dataset.taskA")
         .await;
     assert_eq!(first, json!(doc["tasks"][0]["task_a"].to_string()));
-    assert_eq!(
-        server.requests.load(Ordering::SeqCst),
-        loaded,
-        "no request after load"
-    );
+    server.assert_none_since(loaded, "no request after load");
     b.close().await;
 }
 
@@ -146,12 +141,7 @@ async fn export_report_is_the_clis_report() {
     b.click_testid("compare-export").await;
     b.wait_testid("compare-report-download", "base_vs_step200_compare.html")
         .await;
-    let html = b
-        .eval_async(
-            "const done = arguments[arguments.length - 1];
-             fetch(document.querySelector('[data-testid=compare-report-download]').href).then(r => r.text()).then(done);",
-        )
-        .await;
+    let html = b.link_text("compare-report-download").await;
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("cli.html");
     let cli = common::run_gymscope(&[
@@ -163,7 +153,7 @@ async fn export_report_is_the_clis_report() {
     ]);
     assert_success(&cli);
     assert!(
-        html.as_str().unwrap() == std::fs::read_to_string(&out).unwrap(),
+        html == std::fs::read_to_string(&out).unwrap(),
         "the app's report differs from the CLI's"
     );
     b.close().await;
@@ -252,15 +242,10 @@ async fn three_runs_dropped_at_once_get_a_verdict_row_each() {
     .await;
     // The details follow the candidate picked (issue 44, item 4): the headline's B, and the
     // paired tasks' means.
-    let headline = || async {
-        b.eval("return document.querySelector('#headline .runs').textContent")
-            .await
-    };
-    assert!(
-        headline().await.as_str().unwrap().contains("B again.jsonl"),
-        "{}",
-        headline().await
-    );
+    let headline = b
+        .eval_str("return document.querySelector('#headline .runs').textContent")
+        .await;
+    assert!(headline.contains("B again.jsonl"), "{headline}");
     let means_b = || async {
         b.eval("return Array.from(document.querySelectorAll('[data-testid=compare-task-row]')).map(r => r.cells[4].textContent).join(' ')")
             .await

@@ -4,24 +4,11 @@
 
 use crate::common;
 use crate::common::{compare_runs, gen_run};
+use crate::wait_for;
 
 use common::browser::Browser;
 use gymscope::compare::{self, CompareOptions};
 use gymscope::report::ReportMeta;
-use serde_json::{json, Value};
-use std::time::{Duration, Instant};
-
-async fn wait_for(b: &Browser, script: &str, what: &str) -> Value {
-    let t0 = Instant::now();
-    loop {
-        let v = b.eval(script).await;
-        if !v.is_null() && v != json!(false) {
-            return v;
-        }
-        assert!(t0.elapsed() < Duration::from_secs(20), "timed out: {what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn comparison_report_works_from_a_file_url() {

@@ -327,35 +327,28 @@ async fn at_phone_width_the_tabs_a_rollout_and_health_fit_the_screen() {
     b.click_testid("tab-compare").await;
     b.click_testid("compare-example").await;
     b.wait_testid("compare-status", "Compared").await;
-    assert_eq!(
-        wider_than_the_page(&b).await,
-        Value::from(vec![0]),
-        "Compare"
-    );
+    assert_fits(&b, "Compare").await;
     b.click_testid("tab-pivot-build").await;
     b.click_testid("pb-build").await;
     b.wait_testid("pb-headline", "pivots: ").await;
     b.click("[data-testid=pb-pivot]").await;
     b.wait_testid("pb-pair-title", "Pivot").await;
-    assert_eq!(
-        wider_than_the_page(&b).await,
-        Value::from(vec![0]),
-        "Build pivots"
-    );
+    assert_fits(&b, "Build pivots").await;
     b.click_testid("tab-pivot").await;
     let pivots = common::repo_root().join("tests/fixtures/pivot/upstream/example.jsonl");
     b.choose_file("pivot-file", &pivots).await;
     b.wait_testid("pivot-verdict", "Invalid").await;
-    assert_eq!(
-        wider_than_the_page(&b).await,
-        Value::from(vec![0]),
-        "Pivot validator"
-    );
+    assert_fits(&b, "Pivot validator").await;
     b.close().await;
 }
 
 /// How far the page scrolls sideways, then the first elements past its width not inside a box
 /// that scrolls or clips on its own: `[0]` when it fits.
+/// Stops the test unless nothing on `what` (a page) is wider than the page.
+async fn assert_fits(b: &Browser, what: &str) {
+    assert_eq!(wider_than_the_page(b).await, Value::from(vec![0]), "{what}");
+}
+
 async fn wider_than_the_page(b: &Browser) -> Value {
     b.eval(
         "const w = document.documentElement.clientWidth;

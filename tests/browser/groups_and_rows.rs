@@ -155,8 +155,7 @@ async fn group_by_any_field_follows_the_query() {
             .all(|g| ["always ≥ 1", "sometimes ≥ 1", "never ≥ 1"].contains(&g.0.as_str())),
         format!("reward groups say their rule: {groups:?}"),
     );
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }
 
 /// The example comparison's paired-task rows: each one's delta (`None`: no delta).
@@ -169,9 +168,7 @@ async fn deltas(b: &Browser) -> Vec<Option<f64>> {
 /// with what differs marked (for an improvement, A's worst rollout against B's best).
 #[tokio::test(flavor = "multi_thread")]
 async fn compare_sorts_by_delta_and_marks_what_differs() {
-    let (_server, b) = start_app_sized("#compare", 1440, 900).await;
-    b.click_testid("compare-example").await;
-    b.wait_testid("compare-status", "Compared").await;
+    let (_server, b) = crate::round_three::compare_example().await;
     let mut checks = Checks::default();
     let order = |d: &[Option<f64>], descending: bool| {
         let known: Vec<f64> = d.iter().map_while(|x| *x).collect();
@@ -268,8 +265,7 @@ async fn compare_sorts_by_delta_and_marks_what_differs() {
         .await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     save(&b, "compare-diff-1440.png").await;
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }
 
 /// Numbers for people on Compare's verdict table (Δ and its interval by the metric: tokens
@@ -277,9 +273,7 @@ async fn compare_sorts_by_delta_and_marks_what_differs() {
 /// bars on a numeric x axis (0.25 a quarter of the way from 0 to 1, round ticks below).
 #[tokio::test(flavor = "multi_thread")]
 async fn compare_numbers_and_the_band_axis_read_right() {
-    let (server, b) = start_app_sized("#compare", 1440, 900).await;
-    b.click_testid("compare-example").await;
-    b.wait_testid("compare-status", "Compared").await;
+    let (server, b) = crate::round_three::compare_example().await;
     let mut checks = Checks::default();
     let rows: Vec<Vec<String>> = json(&b, "return Array.from(document.querySelectorAll('#verdict-table tbody tr')).map(r => Array.from(r.cells).map(c => c.textContent))").await;
     assert!(!rows.is_empty());
@@ -313,9 +307,7 @@ async fn compare_numbers_and_the_band_axis_read_right() {
     // The band: bars where their values lie between the ticks 0 and 1.
     b.open_app(&server.url(), "").await;
     b.load_example().await;
-    b.eval("document.querySelector('[data-testid=pass-band] summary').click()")
-        .await;
-    b.wait_testid("band-status", "tasks kept").await;
+    crate::open_pass_band(&b).await;
     let ticks: Vec<(String, f64)> = json(&b, "return Array.from(document.querySelectorAll('[data-testid=band-histogram] [data-testid=x-tick]')).map(t => { const r = t.getBoundingClientRect(); return [t.textContent, r.left + r.width / 2]; })").await;
     let at = |label: &str| ticks.iter().find(|t| t.0 == label).map(|t| t.1);
     checks.check(
@@ -336,8 +328,7 @@ async fn compare_numbers_and_the_band_axis_read_right() {
         .await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     save(&b, "band-axis-1440.png").await;
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }
 
 /// On a phone the band's end labels (`≥ 0`, `≤ 1`) read whole: each lies inside the plot's
@@ -346,9 +337,7 @@ async fn compare_numbers_and_the_band_axis_read_right() {
 async fn the_band_labels_read_whole_on_a_phone() {
     let (_server, b) = start_app_sized("", 390, 844).await;
     b.load_example().await;
-    b.eval("document.querySelector('[data-testid=pass-band] summary').click()")
-        .await;
-    b.wait_testid("band-status", "tasks kept").await;
+    crate::open_pass_band(&b).await;
     b.eval("document.querySelector('[data-testid=band-histogram]').scrollIntoView()")
         .await;
     tokio::time::sleep(Duration::from_millis(300)).await;

@@ -127,11 +127,12 @@ fn run(dir: &Path) -> [PathBuf; 2] {
 }
 
 /// The app at `hash` with the generated run loaded.
-async fn open_run(dir: &Path, hash: &str) -> (StaticServer, Browser) {
+async fn open_run(hash: &str) -> (tempfile::TempDir, StaticServer, Browser) {
+    let tmp = tempfile::tempdir().unwrap();
     let (server, b) = start_app(hash).await;
-    b.choose_files("files", &run(dir)).await;
+    b.choose_files("files", &run(tmp.path())).await;
     b.wait_testid("status", "Profile ready").await;
-    (server, b)
+    (tmp, server, b)
 }
 
 /// Each rate cell of `agent`: rate → level.
@@ -198,8 +199,8 @@ async fn the_example_run_shows_its_rates_coloured_and_its_flags() {
         (Some("warn"), Some("bad")),
         "{code:?}"
     );
-    let text = b.wait_testid("health-rates", "3 of 40 rollouts").await;
-    assert!(text.contains("warn > 2 %, bad > 10 %"), "{text}");
+    b.wait_testid_holding("health-rates", "3 of 40 rollouts", "warn > 2 %, bad > 10 %")
+        .await;
     // The buckets per agent (code, tool, math): 7 never-pass, 12 sometimes, 11 always in all.
     let buckets = b
         .eval("return Array.from(document.querySelectorAll('[data-testid=health-bucket-row] td[data-bucket]')).map(c => c.dataset.bucket + '=' + c.textContent)")
@@ -226,8 +227,7 @@ async fn the_example_run_shows_its_rates_coloured_and_its_flags() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn rates_past_their_thresholds_are_coloured_warn_and_bad() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_server, b) = open_run(tmp.path(), "").await;
+    let (_tmp, _server, b) = open_run("").await;
     b.click_testid("tab-health").await;
     b.wait_testid("health-headline", "8 rollouts · 5 flagged")
         .await;
@@ -290,8 +290,7 @@ async fn wait_rows(b: &Browser, want: &[&str]) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_rate_cell_becomes_the_query_of_the_profile_page() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_server, b) = open_run(tmp.path(), "").await;
+    let (_tmp, _server, b) = open_run("").await;
     assert_eq!(row_keys(&b).await, ["0", "1", "2", "3"]);
     b.click_testid("tab-health").await;
     b.wait_testid("health-headline", "8 rollouts").await;
@@ -318,9 +317,12 @@ async fn a_rate_cell_becomes_the_query_of_the_profile_page() {
     assert!(!flags.contains("loop"), "{flags}");
     b.click("[data-testid=task-row][data-key='0']").await;
     let rollouts = b
-        .wait_testid("task-rollouts", "1 not matching the query hidden")
+        .wait_testid_holding(
+            "task-rollouts",
+            "1 not matching the query hidden",
+            "rollout 1",
+        )
         .await;
-    assert!(rollouts.contains("rollout 1"), "{rollouts}");
     assert!(!rollouts.contains("rollout 0 "), "{rollouts}");
     // The query is in the URL hash (`q=`), so a reload keeps it; no filter of its own.
     let hash = b.eval("return location.hash").await;
@@ -342,8 +344,7 @@ async fn a_rate_cell_becomes_the_query_of_the_profile_page() {
 /// the query it stands for.
 #[tokio::test(flavor = "multi_thread")]
 async fn an_old_health_filter_link_applies_as_a_query() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_server, b) = open_run(tmp.path(), "#profile&flag=truncated").await;
+    let (_tmp, _server, b) = open_run("#profile&flag=truncated").await;
     wait_query(&b, "health.truncated == true").await;
     wait_rows(&b, &["2"]).await;
     b.close().await;
@@ -351,9 +352,8 @@ async fn an_old_health_filter_link_applies_as_a_query() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn rollout_badges_mark_the_offending_items() {
-    let tmp = tempfile::tempdir().unwrap();
     // The loop: every call of the repeated signature (prompt item 0, then output items 1..).
-    let (_server, b) = open_run(tmp.path(), "#profile&task=1&rollout=0").await;
+    let (_tmp, _server, b) = open_run("#profile&task=1&rollout=0").await;
     let badges = b.wait_testid("rollout-flags", "loop: ").await;
     assert_contains(&badges, &format!("loop: {EVIL_TOOL} ×3"));
     assert_eq!(
@@ -377,10 +377,12 @@ async fn rollout_badges_mark_the_offending_items() {
     b.wait_testid("rollout-flags", "truncated (max_output_tokens)")
         .await;
     assert_eq!(marked(&b, "truncated").await, json!(["2:message"]));
-    let note = b
-        .wait_text("[data-testid=rollout-view] .offending", "truncated")
-        .await;
-    assert!(note.contains("and then the answer is"), "{note}");
+    b.wait_text_holding(
+        "[data-testid=rollout-view] .offending",
+        "truncated",
+        "and then the answer is",
+    )
+    .await;
     // A healthy rollout says so.
     b.click("[data-testid=task-row][data-key='1']").await;
     b.click("[data-testid=task-rollouts] button:nth-of-type(2)")
@@ -391,8 +393,7 @@ async fn rollout_badges_mark_the_offending_items() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn hostile_agent_and_tool_names_are_shown_as_text() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_server, b) = open_run(tmp.path(), "").await;
+    let (_tmp, _server, b) = open_run("").await;
     b.click_testid("tab-health").await;
     let page = b
         .wait_testid("health-page", "onerror=\"window.__pwned=1\"")
@@ -401,14 +402,13 @@ async fn hostile_agent_and_tool_names_are_shown_as_text() {
         page.contains(EVIL_AGENT),
         "the agent's name as text: {page}"
     );
-    let worst = b.wait_testid("health-worst", "loop: ").await;
-    assert!(worst.contains(&format!("loop: {EVIL_TOOL} ×3")), "{worst}");
+    b.wait_testid_holding("health-worst", "loop: ", &format!("loop: {EVIL_TOOL} ×3"))
+        .await;
     // A worst rollout opens on the profile page; its badge names the tool as text too.
     b.eval("Array.from(document.querySelectorAll('[data-testid=health-open-rollout]')).find(e => e.textContent.includes('task 1 · rollout 0')).click()")
         .await;
-    let badges = b.wait_testid("rollout-flags", "loop: ").await;
-    assert!(badges.contains(EVIL_TOOL), "{badges}");
-    b.assert_no_script_ran().await;
-    assert_eq!(b.count("main img, main script, main b").await, 0);
+    b.wait_testid_holding("rollout-flags", "loop: ", EVIL_TOOL)
+        .await;
+    b.assert_inert("main img, main script, main b").await;
     b.close().await;
 }

@@ -45,13 +45,14 @@ fn partial_run(tmp: &Path) -> [PathBuf; 2] {
 }
 
 /// The app with the partial run loaded in partial mode.
-async fn open_partial_run(tmp: &Path) -> (StaticServer, Browser) {
+async fn open_partial_run() -> (tempfile::TempDir, StaticServer, Browser) {
+    let tmp = tempfile::tempdir().unwrap();
     let (server, b) = start_app("").await;
-    choose_files(&b, "files", &partial_run(tmp)).await;
+    choose_files(&b, "files", &partial_run(tmp.path())).await;
     b.wait_testid("status", "Missing rollout results").await;
     click(&b, "[data-testid=partial-offer]").await;
     b.wait_testid("status", "Profile ready").await;
-    (server, b)
+    (tmp, server, b)
 }
 
 /// Moves the mouse onto a plotted point (located by the page's hook), returns the tooltip text.
@@ -73,18 +74,19 @@ async fn files_are_recognized_by_content_and_strict_by_default() {
     b.wait_testid("status", "Choose both files").await;
     let tmp = tempfile::tempdir().unwrap();
     choose_files(&b, "files", &partial_run(tmp.path())).await;
-    let roles = b
-        .wait_testid("file-roles", "c.jsonl — materialized inputs")
-        .await;
-    assert!(roles.contains("a.jsonl — rollouts"), "{roles}");
+    b.wait_testid_holding(
+        "file-roles",
+        "c.jsonl — materialized inputs",
+        "a.jsonl — rollouts",
+    )
+    .await;
     // Strict by default; the missing rollouts are counted and partial mode is one click away.
-    let err = b
-        .wait_testid(
-            "status",
-            "Missing rollout results for 15 materialized input rows",
-        )
-        .await;
-    assert!(err.contains("'c.jsonl' line"), "{err}");
+    b.wait_testid_holding(
+        "status",
+        "Missing rollout results for 15 materialized input rows",
+        "'c.jsonl' line",
+    )
+    .await;
     click(&b, "[data-testid=partial-offer]").await;
     b.wait_testid(
         "summary",
@@ -97,8 +99,7 @@ async fn files_are_recognized_by_content_and_strict_by_default() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn task_table_sorts_by_any_column_and_searches() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_server, b) = open_partial_run(tmp.path()).await;
+    let (_tmp, _server, b) = open_partial_run().await;
     assert_eq!(row_keys(&b).await, ["-3", "0", "2", "5", "12"]);
     let counts = || async {
         let v = b.eval("return Array.from(document.querySelectorAll('[data-testid=task-row] td[data-key=num_rollouts]')).map(td => Number(td.dataset.value))").await;
@@ -110,24 +111,17 @@ async fn task_table_sorts_by_any_column_and_searches() {
     click(&b, "[data-testid=sort][data-key='num_rollouts']").await;
     let c = counts().await;
     assert!(c.windows(2).all(|w| w[0] <= w[1]), "ascending: {c:?}");
-    let search = b
-        .client
-        .find(Locator::Css("[data-testid=task-search]"))
-        .await
-        .unwrap();
-    search.send_keys("12").await.unwrap();
+    b.type_into("task-search", "12").await;
     b.wait_testid("task-count", "1 of 5 tasks").await;
     assert_eq!(row_keys(&b).await, ["12"]);
-    search.clear().await.unwrap();
-    search.send_keys(" ").await.unwrap();
+    b.set_text("task-search", " ").await;
     b.wait_testid("task-count", "5 of 5 tasks").await;
     b.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn keyboard_selects_a_task_and_enter_opens_its_rollout() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_server, b) = open_partial_run(tmp.path()).await;
+    let (_tmp, _server, b) = open_partial_run().await;
     let wrap = b
         .client
         .find(Locator::Css("[data-testid=task-table-wrap]"))
@@ -145,8 +139,7 @@ async fn keyboard_selects_a_task_and_enter_opens_its_rollout() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn plot_hover_names_a_rollout_and_click_opens_it() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_server, b) = open_partial_run(tmp.path()).await;
+    let (_tmp, _server, b) = open_partial_run().await;
     let tip = hover_point(&b, 5, 2).await;
     assert!(tip.contains("reward"), "{tip}");
     b.eval(
@@ -179,8 +172,7 @@ async fn plot_hover_names_a_rollout_and_click_opens_it() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn plots_have_axis_titles_and_the_histogram_counts() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_server, b) = open_partial_run(tmp.path()).await;
+    let (_tmp, _server, b) = open_partial_run().await;
     let titles = b.eval("return Array.from(document.querySelectorAll('[data-testid=axis-title-x], [data-testid=axis-title-y]')).map(e => e.textContent)").await;
     let titles: Vec<String> = serde_json::from_value(titles).unwrap();
     assert!(titles.contains(&"reward".to_string()), "{titles:?}");
@@ -197,14 +189,9 @@ async fn plots_have_axis_titles_and_the_histogram_counts() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_reload_with_the_same_files_lands_on_the_same_rollout() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (server, b) = open_partial_run(tmp.path()).await;
-    b.client
-        .goto(&format!("{}#profile&task=5&rollout=2", server.url()))
-        .await
-        .unwrap();
-    b.client.refresh().await.unwrap();
-    b.wait_worker_ready().await;
+    let (tmp, server, b) = open_partial_run().await;
+    b.reload_at(&format!("{}#profile&task=5&rollout=2", server.url()))
+        .await;
     choose_files(&b, "files", &partial_run(tmp.path())).await;
     b.wait_testid("status", "Missing rollout results").await;
     click(&b, "[data-testid=partial-offer]").await;
@@ -257,7 +244,7 @@ async fn model_text_is_shown_and_never_run() {
         .await
         .unwrap();
     b.wait_worker_ready().await;
-    let loaded_requests = server.requests.load(std::sync::atomic::Ordering::SeqCst);
+    let loaded_requests = server.served();
     choose_files(
         &b,
         "files",
@@ -279,14 +266,8 @@ async fn model_text_is_shown_and_never_run() {
         .eval("return document.querySelector('[data-testid=agent-metrics]').textContent")
         .await;
     assert!(agents.as_str().unwrap().contains(evil));
-    b.assert_no_script_ran().await;
-    assert_eq!(b.count("main img, main script").await, 0);
-    assert_eq!(
-        server.requests.load(std::sync::atomic::Ordering::SeqCst),
-        loaded_requests,
-        "{:?}",
-        server.paths.lock().unwrap()
-    );
+    b.assert_inert("main img, main script").await;
+    server.assert_none_since(loaded_requests, "requests");
     b.close().await;
 }
 
@@ -315,13 +296,7 @@ async fn exported_report_is_the_clis_report() {
     b.wait_worker_ready().await;
     choose_files(&b, "files", &[inputs.clone(), rollouts.clone()]).await;
     b.wait_testid("status", "Profile ready").await;
-    let date = b
-        .client
-        .find(Locator::Css("[data-testid=report-date]"))
-        .await
-        .unwrap();
-    date.clear().await.unwrap();
-    date.send_keys("2026-11-29").await.unwrap();
+    b.set_text("report-date", "2026-11-29").await;
     assert_eq!(
         exported_report(&b).await,
         std::fs::read_to_string(&cli_report).unwrap()
@@ -370,13 +345,7 @@ async fn exported_report(b: &Browser) -> String {
         serde_json::json!(["example_rollouts_report.html"]),
         "one press of Export report saves the file"
     );
-    let html = b
-        .eval_async(
-            "const done = arguments[arguments.length - 1];
-             fetch(document.querySelector('[data-testid=report-download]').href).then(r => r.text()).then(done);",
-        )
-        .await;
-    html.as_str().unwrap().to_string()
+    b.link_text("report-download").await
 }
 
 /// Existing profile files (upstream's own, here) are recognized and shown directly.
@@ -507,7 +476,7 @@ async fn markdown_renders_safely_and_arguments_read_as_code() {
     .unwrap();
     std::fs::write(tmp.path().join("md.jsonl"), format!("{rollout}\n")).unwrap();
     let (server, b) = start_app("#profile&task=0&rollout=0").await;
-    let loaded = server.requests.load(std::sync::atomic::Ordering::SeqCst);
+    let loaded = server.served();
     choose_files(
         &b,
         "files",
@@ -562,10 +531,6 @@ async fn markdown_renders_safely_and_arguments_read_as_code() {
     b.click_testid("rollout-as-written").await;
     b.wait_text(view, "# Result").await;
     b.assert_no_script_ran().await;
-    assert_eq!(
-        server.requests.load(std::sync::atomic::Ordering::SeqCst),
-        loaded,
-        "no request after load"
-    );
+    server.assert_none_since(loaded, "no request after load");
     b.close().await;
 }

@@ -27,6 +27,13 @@ fn cli_build(source: &Path, flags: &[&str]) -> (tempfile::TempDir, String, Outpu
     cli_build_as(source, AGENT, flags)
 }
 
+/// [`cli_build_as`], which must succeed.
+fn cli_built(source: &Path, agent: &str, flags: &[&str]) -> (tempfile::TempDir, String) {
+    let (dir, out, cli) = cli_build_as(source, agent, flags);
+    assert!(cli.status.success(), "{cli:?}");
+    (dir, out)
+}
+
 /// [`cli_build`] for the pivot agent `agent`.
 fn cli_build_as(source: &Path, agent: &str, flags: &[&str]) -> (tempfile::TempDir, String, Output) {
     let dir = tempfile::tempdir().unwrap();
@@ -52,17 +59,8 @@ async fn open_page() -> (StaticServer, Browser, usize) {
     let (server, b) = start_app("#pivot-build").await;
     b.wait_testid("pb-status", "Choose a rollouts file").await;
     b.set_text("pb-agent-ref", AGENT).await;
-    let loaded = server.requests.load(std::sync::atomic::Ordering::SeqCst);
+    let loaded = server.served();
     (server, b, loaded)
-}
-
-/// The text behind a download link (a `blob:` URL).
-async fn download(b: &Browser, testid: &str) -> String {
-    let script = format!(
-        "const done = arguments[arguments.length - 1];
-         fetch(document.querySelector('[data-testid={testid}]').href).then(r => r.text()).then(done);"
-    );
-    b.eval_async(&script).await.as_str().unwrap().to_string()
 }
 
 async fn attr(b: &Browser, testid: &str, name: &str) -> String {
@@ -109,7 +107,7 @@ async fn counts_and_every_file_are_the_clis() {
         assert_eq!(attr(&b, testid, "download").await, name);
         let want = std::fs::read_to_string(dir.path().join(&name)).unwrap();
         assert!(
-            download(&b, testid).await == want,
+            b.link_text(testid).await == want,
             "{name} differs from the CLI's"
         );
     }
@@ -146,8 +144,7 @@ async fn mixed_only_filters_every_group_and_says_nothing_was_written() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_pivot_opens_beside_its_rollout_with_prefix_and_action_marked() {
     let source = upstream("workplace_assistant.example_rollouts.jsonl");
-    let (dir, out, cli) = cli_build(&source, &[]);
-    assert!(cli.status.success(), "{cli:?}");
+    let (dir, out) = cli_built(&source, AGENT, &[]);
     let rows: Vec<Value> = std::fs::read_to_string(dir.path().join(&out))
         .unwrap()
         .lines()
@@ -173,12 +170,7 @@ async fn a_pivot_opens_beside_its_rollout_with_prefix_and_action_marked() {
         .await;
     assert_contains(&title, &format!("source row {}", last["trajectory_id"]));
     let marks = b.eval("return Array.from(document.querySelectorAll('[data-testid=pb-source-item]')).map(e => e.dataset.mark)").await;
-    let marks: Vec<&str> = marks
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m.as_str().unwrap())
-        .collect();
+    let marks: Vec<&str> = crate::common::str_items(&marks);
     let at = last["pivot_info"]["source_item_index"].as_u64().unwrap() as usize;
     assert!(marks[..at].iter().all(|m| *m == "prefix"), "{marks:?}");
     assert_eq!(marks[at], "action", "{marks:?}");
@@ -211,8 +203,7 @@ async fn a_pivot_opens_beside_its_rollout_with_prefix_and_action_marked() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_validators_verdict_is_shown_for_what_was_built() {
     let source = upstream("newton_bench.example_rollouts.jsonl");
-    let (dir, out, cli) = cli_build(&source, &["--min-reward", "0.5"]);
-    assert!(cli.status.success(), "{cli:?}");
+    let (dir, out) = cli_built(&source, AGENT, &["--min-reward", "0.5"]);
     let check = gymscope_in(
         dir.path(),
         &["validate-pivot", "--path", &out, "--agent-ref", AGENT],
@@ -223,21 +214,20 @@ async fn the_validators_verdict_is_shown_for_what_was_built() {
     b.choose_file("pb-source-file", &source).await;
     b.wait_testid("pb-verdict", "Valid: 15 rows pass every check.")
         .await;
-    let command = b.wait_testid("pb-command", "").await;
-    assert!(command.contains("--min-reward 0.5"), "{command}");
+    b.wait_testid_holding("pb-command", "", "--min-reward 0.5")
+        .await;
     b.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn model_text_is_shown_never_run_and_nothing_is_fetched() {
     let tmp = tempfile::tempdir().unwrap();
-    let hostile = tmp.path().join("hostile.jsonl");
-    std::fs::write(
-        &hostile,
+    let hostile = crate::common::write_in(
+        tmp.path(),
+        "hostile.jsonl",
         r#"{"responses_create_params":{"input":[{"role":"user","content":"<img src=x onerror=window.__pwned=1>","type":"message"}],"tools":[{"type":"function","name":"lookup","description":"<b>bold</b>","parameters":{"type":"object","properties":{"q":{"type":"string"}}}}]},"response":{"output":[{"type":"function_call","name":"lookup","arguments":"{\"q\":\"<script>window.__pwned=2</script>\"}","call_id":"c1","id":"fc1","status":"completed"}]},"reward":1.0}
 "#,
-    )
-    .unwrap();
+    );
     let (server, b, loaded) = open_page().await;
     b.choose_file("pb-source-file", &hostile).await;
     b.wait_testid("pb-headline", "pivots: 1 rows").await;
@@ -246,21 +236,18 @@ async fn model_text_is_shown_never_run_and_nothing_is_fetched() {
         .await;
     b.wait_testid("pb-expected", "<script>window.__pwned=2</script>")
         .await;
-    b.assert_no_script_ran().await;
-    assert_eq!(b.count("[data-testid=pb-pair] img, [data-testid=pb-pair] script, [data-testid=pb-pivots] script").await, 0);
-    assert_eq!(
-        server.requests.load(std::sync::atomic::Ordering::SeqCst),
-        loaded,
-        "no request after load"
-    );
+    b.assert_inert(
+        "[data-testid=pb-pair] img, [data-testid=pb-pair] script, [data-testid=pb-pivots] script",
+    )
+    .await;
+    server.assert_none_since(loaded, "no request after load");
     b.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_selection_from_pivots_and_profile_is_select_pivots() {
     let source = upstream("workplace_assistant.example_rollouts.jsonl");
-    let (dir, out, cli) = cli_build(&source, &[]);
-    assert!(cli.status.success(), "{cli:?}");
+    let (dir, out) = cli_built(&source, AGENT, &[]);
     // A profile of the pivots' on-policy rollouts: mixed, all_success, all_failure, too few.
     let pivots = std::fs::read_to_string(dir.path().join(&out)).unwrap();
     let mut profile = String::new();
@@ -330,12 +317,12 @@ async fn the_selection_from_pivots_and_profile_is_select_pivots() {
     assert_eq!(attr(&b, "pb-download-selected", "download").await, selected);
     let want = std::fs::read_to_string(dir.path().join(&selected)).unwrap();
     assert!(
-        download(&b, "pb-download-selected").await == want,
+        b.link_text("pb-download-selected").await == want,
         "selected rows differ"
     );
     let selection = selected.replace(".selected.jsonl", ".selected.selection.json");
     let want = std::fs::read_to_string(dir.path().join(&selection)).unwrap();
-    assert_eq!(download(&b, "pb-download-selection").await, want);
+    assert_eq!(b.link_text("pb-download-selection").await, want);
     b.close().await;
 }
 
@@ -353,10 +340,12 @@ async fn the_run_loaded_on_the_profile_page_is_the_source() {
     b.click_testid("load-example").await;
     b.wait_testid("task-count", "task").await;
     b.click_testid("tab-pivot-build").await;
-    let said = b
-        .wait_testid("pb-source-name", "example_rollouts.jsonl")
-        .await;
-    assert!(said.contains("loaded on the Profile page"), "{said}");
+    b.wait_testid_holding(
+        "pb-source-name",
+        "example_rollouts.jsonl",
+        "loaded on the Profile page",
+    )
+    .await;
     let field = b
         .eval("const i = document.querySelector('[data-testid=pb-agent-ref]'); return [i.value, i.placeholder]")
         .await;
@@ -373,7 +362,7 @@ async fn the_run_loaded_on_the_profile_page_is_the_source() {
     let rows = std::fs::read_to_string(dir.path().join(&out)).unwrap();
     assert!(!rows.is_empty());
     assert!(
-        download(&b, "pb-download-rows").await == rows,
+        b.link_text("pb-download-rows").await == rows,
         "rows differ from the CLI's"
     );
     // A pivot opened from the list is brought into view, and the page never widens.

@@ -21,7 +21,7 @@ async fn open_pivot_page() -> (StaticServer, Browser, usize) {
     b.open_app(&server.url(), "#pivot").await; // the worker is started, and fetched, with the page
     b.wait_testid("pivot-status", "Choose a pivot JSONL file")
         .await;
-    let loaded = server.requests.load(std::sync::atomic::Ordering::SeqCst);
+    let loaded = server.served();
     (server, b, loaded)
 }
 
@@ -60,8 +60,8 @@ async fn errors_are_grouped_by_check_and_a_click_marks_the_value() {
         .unwrap();
     assert_eq!(findings.len(), 10);
     findings[5].click().await.unwrap(); // first P2 finding: metadata null on line 1
-    let row = b.wait_testid("pivot-row", "\"metadata\"").await;
-    assert!(row.contains("\"responses_create_params\""), "{row}");
+    b.wait_testid_holding("pivot-row", "\"metadata\"", "\"responses_create_params\"")
+        .await;
     let marked = b.eval("return Array.from(document.querySelectorAll('[data-testid=pivot-row] mark')).map(m => m.textContent)").await;
     assert_eq!(marked, serde_json::json!(["null"]));
     b.close().await;
@@ -73,19 +73,16 @@ async fn the_fixed_copy_is_valid_and_its_summary_is_the_clis() {
     b.set_text("pivot-agent-ref", AGENT).await;
     click(&b, "pivot-fix").await;
     b.choose_file("pivot-file", &upstream_example()).await;
-    let link = b
-        .wait_testid("pivot-fix-download", "5 rows, 5 changed")
-        .await;
-    assert!(link.contains("example.fixed.jsonl"), "{link}");
-    let fixed = b
-        .eval_async(
-            "const done = arguments[arguments.length - 1];
-             fetch(document.querySelector('[data-testid=pivot-fix-download]').href).then(r => r.text()).then(done);",
-        )
-        .await;
+    b.wait_testid_holding(
+        "pivot-fix-download",
+        "5 rows, 5 changed",
+        "example.fixed.jsonl",
+    )
+    .await;
+    let fixed = b.link_text("pivot-fix-download").await;
     let tmp = tempfile::tempdir().unwrap();
     let fixed_path = tmp.path().join("example.fixed.jsonl");
-    std::fs::write(&fixed_path, fixed.as_str().unwrap()).unwrap();
+    std::fs::write(&fixed_path, fixed).unwrap();
     let out = common::run_gymscope(&[
         "validate-pivot",
         "--path",
@@ -153,10 +150,6 @@ async fn model_text_is_shown_never_run_and_nothing_is_fetched() {
             .await,
         0
     );
-    assert_eq!(
-        server.requests.load(std::sync::atomic::Ordering::SeqCst),
-        loaded_requests,
-        "no request after load"
-    );
+    server.assert_none_since(loaded_requests, "no request after load");
     b.close().await;
 }

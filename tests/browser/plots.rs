@@ -20,11 +20,12 @@ fn run_files(dir: &Path) -> [PathBuf; 2] {
 }
 
 /// The app with the generated run profiled.
-async fn open_run(dir: &Path, width: u32) -> (StaticServer, Browser) {
+async fn open_run(width: u32) -> (tempfile::TempDir, StaticServer, Browser) {
+    let tmp = tempfile::tempdir().unwrap();
     let (server, b) = start_app_sized("", width, 900).await;
-    b.choose_files("files", &run_files(dir)).await;
+    b.choose_files("files", &run_files(tmp.path())).await;
     b.wait_testid("status", "Profile ready").await;
-    (server, b)
+    (tmp, server, b)
 }
 
 /// Opaque pixels on the rollout scatter's canvas (after the redraw a click scheduled).
@@ -79,8 +80,7 @@ fn tasks_in(rollouts: &Path, brush: [f64; 4]) -> usize {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_legend_toggles_agents() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_server, b) = open_run(tmp.path(), 1200).await;
+    let (_tmp, _server, b) = open_run(1200).await;
     let agents = b.eval("return Array.from(document.querySelectorAll('[data-testid=plot-legend] [data-testid=plot-legend-item]')).map(e => e.dataset.agent)").await;
     assert_eq!(
         agents,
@@ -123,8 +123,7 @@ async fn the_legend_toggles_agents() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_brush_filters_the_task_table_and_lives_in_the_hash() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (server, b) = open_run(tmp.path(), 1200).await;
+    let (tmp, server, b) = open_run(1200).await;
     let total = format!("{TASKS} of {TASKS} tasks");
     assert_eq!(task_count(&b).await, total);
     // The upper left: short answers that succeeded.
@@ -169,8 +168,7 @@ async fn a_brush_filters_the_task_table_and_lives_in_the_hash() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn escape_clears_the_brush() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_server, b) = open_run(tmp.path(), 1200).await;
+    let (_tmp, _server, b) = open_run(1200).await;
     let total = format!("{TASKS} of {TASKS} tasks");
     drag(&b, 0.05, 0.02, 0.3, 0.3).await;
     b.wait_testid("brush-status", "tasks").await;
@@ -195,8 +193,7 @@ async fn escape_clears_the_brush() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn every_plot_downloads_as_svg_and_png() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_server, b) = open_run(tmp.path(), 1200).await;
+    let (_tmp, _server, b) = open_run(1200).await;
     for plot in ["reward-scatter", "task-scatter", "reward-histogram"] {
         b.click(&format!("[data-testid=download-svg][data-plot={plot}]"))
             .await;
@@ -234,8 +231,7 @@ async fn every_plot_downloads_as_svg_and_png() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn at_1440_px_the_rollout_opens_beside_the_table() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_server, b) = open_run(tmp.path(), 1440).await;
+    let (_tmp, _server, b) = open_run(1440).await;
     // Scroll to the table, open a task's first rollout from it.
     b.eval("document.querySelector('[data-testid=task-table-wrap]').scrollIntoView()")
         .await;

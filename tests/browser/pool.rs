@@ -11,15 +11,14 @@ use std::process::Command;
 
 /// The CLI's two output files, or its error message (from `Malformed JSON …` on).
 fn cli_profile(inputs: &Path, rollouts: &Path, out: &Path) -> Result<(String, String), String> {
-    let run = Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(["profile", "--inputs"])
-        .arg(inputs)
-        .arg("--rollouts")
-        .arg(rollouts)
-        .arg("--out-dir")
-        .arg(out)
-        .output()
-        .unwrap();
+    let run = gymscope_testkit::bench::profile_args(
+        &mut Command::new(env!("CARGO_BIN_EXE_gymscope")),
+        inputs,
+        rollouts,
+        out,
+    )
+    .output()
+    .unwrap();
     if !run.status.success() {
         let stderr = String::from_utf8(run.stderr).unwrap();
         let at = stderr.find("Malformed JSON").expect(&stderr);

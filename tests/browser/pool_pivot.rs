@@ -5,7 +5,6 @@
 
 use crate::common::browser::{dist, Browser};
 use crate::common::static_server::StaticServer;
-use fantoccini::Locator;
 use std::path::Path;
 use std::process::Command;
 
@@ -96,12 +95,7 @@ async fn a_pivot_file_checked_by_two_workers_is_one_workers_and_the_clis() {
             .await;
         b.wait_testid("pivot-status", "Choose a pivot JSONL file")
             .await;
-        let agent = b
-            .client
-            .find(Locator::Css("[data-testid=pivot-agent-ref]"))
-            .await
-            .unwrap();
-        agent.send_keys("a").await.unwrap();
+        b.type_into("pivot-agent-ref", "a").await;
         b.click_testid("pivot-stats-option").await;
         b.click_testid("pivot-fix").await;
         b.choose_file("pivot-file", &pivots).await;
@@ -184,13 +178,7 @@ async fn a_build_converted_by_two_workers_is_one_workers_and_the_clis() {
         )
         .await;
         b.wait_testid("pb-status", "Choose a rollouts file").await;
-        let agent = b
-            .client
-            .find(Locator::Css("[data-testid=pb-agent-ref]"))
-            .await
-            .unwrap();
-        agent.clear().await.unwrap();
-        agent.send_keys(AGENT).await.unwrap();
+        b.set_text("pb-agent-ref", AGENT).await;
         b.choose_file("pb-source-file", &dir.path().join("src.jsonl"))
             .await;
         let headline = b

@@ -6,6 +6,7 @@
 
 use crate::common;
 use crate::common::gen_run;
+use crate::wait_for;
 
 use common::browser::Browser;
 use gymscope::conversation::conversation;
@@ -15,7 +16,7 @@ use gymscope::render::LineSource;
 use gymscope::report::{self, ReportInput, ReportMeta};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Writes the report of a run (conversations for the first 20 tasks) and returns its path and
 /// its input.
@@ -51,21 +52,6 @@ fn write_report(dir: &Path, name: &str, inputs: &str, rollouts: &str) -> (PathBu
 
 fn url(path: &Path) -> String {
     format!("file://{}", path.display())
-}
-
-async fn wait_for(b: &Browser, script: &str, what: &str) -> Value {
-    let t0 = Instant::now();
-    loop {
-        let v = b.eval(script).await;
-        if !v.is_null() && v != json!(false) {
-            return v;
-        }
-        assert!(
-            t0.elapsed() < Duration::from_secs(20),
-            "timed out waiting for {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 async fn open(b: &Browser, target: &str) {
@@ -114,20 +100,46 @@ async fn at_point(b: &Browser, task: i64, rollout: i64, event: &str) {
     b.eval(&script).await;
 }
 
+/// [`gen_run::generate`]'s run of `tasks` tasks (4 rollouts each), as text.
+fn generated_text(dir: &Path, name: &str, tasks: usize) -> (String, String) {
+    let (inputs, rollouts) = gen_run::generate(dir, name, tasks, 4, 100);
+    (
+        std::fs::read_to_string(inputs).unwrap(),
+        std::fs::read_to_string(rollouts).unwrap(),
+    )
+}
+
+/// The page table's column of `mean/reward` (after the task key's).
+fn mean_reward_column(input: &ReportInput) -> usize {
+    1 + input
+        .tasks
+        .headers
+        .iter()
+        .position(|h| h == "mean/reward")
+        .unwrap()
+}
+
+/// Column `col` of the shown rows, as numbers.
+fn numbers_at(rows: &[Vec<String>], col: usize) -> Vec<f64> {
+    rows.iter()
+        .map(|r| r[col].parse::<f64>().unwrap())
+        .collect()
+}
+
 /// A 1,200-task report opened from `file://`, its script ready.
-async fn open_distinct_report(dir: &Path) -> (PathBuf, ReportInput, Browser) {
+async fn open_distinct_report() -> (tempfile::TempDir, PathBuf, ReportInput, Browser) {
+    let tmp = tempfile::tempdir().unwrap();
     let (inputs, rollouts) = gen_run::distinct_run(1_200, 4);
-    let (path, input) = write_report(dir, "distinct", &inputs, &rollouts);
+    let (path, input) = write_report(tmp.path(), "distinct", &inputs, &rollouts);
     let b = Browser::start().await;
     open(&b, &url(&path)).await;
     b.wait_text("#task-count", "1200 of 1200 tasks").await;
-    (path, input, b)
+    (tmp, path, input, b)
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn nothing_is_fetched_and_the_table_reads_as_the_static_one() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_, input, b) = open_distinct_report(tmp.path()).await;
+    let (_tmp, _, input, b) = open_distinct_report().await;
     // Nothing fetched; the inline style and script run under the page's own CSP.
     b.assert_self_contained().await;
     b.wait_text("#task-count", "1200 of 1200 tasks").await;
@@ -147,19 +159,9 @@ async fn nothing_is_fetched_and_the_table_reads_as_the_static_one() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn sorting_by_a_column_orders_both_ways() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_, input, b) = open_distinct_report(tmp.path()).await;
-    let col = 1 + input
-        .tasks
-        .headers
-        .iter()
-        .position(|h| h == "mean/reward")
-        .unwrap();
-    let values = |rows: &[Vec<String>]| {
-        rows.iter()
-            .map(|r| r[col].parse::<f64>().unwrap())
-            .collect::<Vec<_>>()
-    };
+    let (_tmp, _, input, b) = open_distinct_report().await;
+    let col = mean_reward_column(&input);
+    let values = |rows: &[Vec<String>]| numbers_at(rows, col);
     // Sorting: by mean/reward, highest first, then lowest first; missing values never first.
     let click = format!("document.querySelectorAll('#task-table thead th')[{col}].click()");
     b.eval(&click).await;
@@ -182,19 +184,8 @@ async fn sorting_by_a_column_orders_both_ways() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn filters_take_conditions_task_indexes_and_say_what_is_wrong() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_, input, b) = open_distinct_report(tmp.path()).await;
-    let col = 1 + input
-        .tasks
-        .headers
-        .iter()
-        .position(|h| h == "mean/reward")
-        .unwrap();
-    let values = |rows: &[Vec<String>]| {
-        rows.iter()
-            .map(|r| r[col].parse::<f64>().unwrap())
-            .collect::<Vec<_>>()
-    };
+    let (_tmp, _, input, b) = open_distinct_report().await;
+    let col = mean_reward_column(&input);
     // Filtering (the query language): a condition on any column, a task index, and a readable
     // error.
     set_filter(&b, "`mean/reward` >= 0.6 and `num_rollouts` == 4").await;
@@ -216,7 +207,9 @@ async fn filters_take_conditions_task_indexes_and_say_what_is_wrong() {
         .filter(|r| r.cells[col - 1].text().parse::<f64>().unwrap() >= 0.6)
         .count();
     assert_eq!(shown, want, "{count}");
-    assert!(values(&table_rows(&b).await).iter().all(|&v| v >= 0.6));
+    assert!(numbers_at(&table_rows(&b).await, col)
+        .iter()
+        .all(|&v| v >= 0.6));
     set_filter(&b, "task == 17").await;
     let rows = table_rows(&b).await;
     assert_eq!(rows.len(), 1);
@@ -235,8 +228,7 @@ async fn filters_take_conditions_task_indexes_and_say_what_is_wrong() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn plot_hover_names_a_rollout_and_click_deep_links_to_it() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (_, _, b) = open_distinct_report(tmp.path()).await;
+    let (_tmp, _, _, b) = open_distinct_report().await;
     // The plot: hovering a rollout names it; clicking it opens it (task 5 has conversations).
     assert_eq!(
         b.eval("return document.getElementById('scatter-static').hidden")
@@ -244,8 +236,8 @@ async fn plot_hover_names_a_rollout_and_click_deep_links_to_it() {
         json!(true)
     );
     at_point(&b, 5, 2, "mousemove").await;
-    let tip = b.wait_text("#scatter-tip", "task 5 · rollout 2").await;
-    assert!(tip.contains("output_tokens 320"), "{tip}");
+    b.wait_text_holding("#scatter-tip", "task 5 · rollout 2", "output_tokens 320")
+        .await;
     at_point(&b, 5, 2, "click").await;
     wait_for(
         &b,
@@ -278,8 +270,7 @@ async fn plot_hover_names_a_rollout_and_click_deep_links_to_it() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_deep_link_from_outside_opens_a_task_without_conversations() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (path, _, b) = open_distinct_report(tmp.path()).await;
+    let (_tmp, path, _, b) = open_distinct_report().await;
     // A deep link opened from outside, to a task without conversations: its numbers are shown.
     b.client.goto("about:blank").await.unwrap();
     open(&b, &format!("{}#task=700&rollout=3", url(&path))).await;
@@ -314,8 +305,7 @@ async fn hostile_strings_show_as_text_and_never_run() {
     b.eval(&select).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
 
-    b.assert_no_script_ran().await;
-    assert_eq!(b.count("img, a, iframe, object, embed").await, 0);
+    b.assert_inert("img, a, iframe, object, embed").await;
     assert_eq!(b.eval("return document.scripts.length").await, json!(2));
     let text = b.eval("return document.body.innerText").await;
     let text = text.as_str().unwrap();
@@ -419,11 +409,7 @@ async fn without_javascript_the_page_still_reads() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_scatter_colours_agents_with_a_legend_that_toggles_them() {
     let dir = tempfile::tempdir().unwrap();
-    let (inputs, rollouts) = gen_run::generate(dir.path(), "agents", 60, 4, 100);
-    let (inputs, rollouts) = (
-        std::fs::read_to_string(inputs).unwrap(),
-        std::fs::read_to_string(rollouts).unwrap(),
-    );
+    let (inputs, rollouts) = generated_text(dir.path(), "agents", 60);
     let (path, _) = write_report(dir.path(), "agents", &inputs, &rollouts);
     let b = Browser::start().await;
     open(&b, &url(&path)).await;

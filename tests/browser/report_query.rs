@@ -55,15 +55,9 @@ async fn shown(b: &Browser) -> (usize, Option<usize>, String) {
 
 /// `gymscope query --format json` on the run: (distinct tasks, rollouts) matched.
 fn cli_answer(inputs: &Path, rollouts: &Path, expr: &str) -> (usize, usize) {
-    let out = common::run_gymscope(&[
-        "query",
-        "--inputs",
-        inputs.to_str().unwrap(),
-        rollouts.to_str().unwrap(),
-        expr,
-        "--format",
-        "json",
-    ]);
+    let mut args = common::query_args(inputs, rollouts, expr);
+    args.extend(["--format", "json"]);
+    let out = common::run_gymscope(&args);
     assert!(
         out.status.success(),
         "{expr}: {}",

@@ -69,6 +69,14 @@ pub fn continuous_run(dir: &Path, tasks: usize) -> [PathBuf; 2] {
 }
 
 /// The app at `width`×`height` with the example run (`None`) or these files profiled.
+/// A [`continuous_run`] of `tasks` tasks in a fresh folder, opened at 1440×900.
+pub async fn open_continuous(tasks: usize) -> (tempfile::TempDir, StaticServer, Browser) {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = continuous_run(tmp.path(), tasks);
+    let (server, b) = open(Some(&files), 1440, 900).await;
+    (tmp, server, b)
+}
+
 pub async fn open(files: Option<&[PathBuf]>, width: u32, height: u32) -> (StaticServer, Browser) {
     let (server, b) = start_app_sized("", width, height).await;
     match files {
@@ -96,14 +104,24 @@ impl Checks {
         }
     }
 
-    pub fn done(self) {
+    /// Stops the test if any check failed; else closes the browser.
+    pub async fn done(self, b: Browser) {
         assert!(
             self.0.is_empty(),
             "{} check(s) failed:\n- {}",
             self.0.len(),
             self.0.join("\n- ")
         );
+        b.close().await;
     }
+}
+
+/// The Compare page at 1440×900 with its example compared.
+pub async fn compare_example() -> (StaticServer, Browser) {
+    let (server, b) = start_app_sized("#compare", 1440, 900).await;
+    b.click_testid("compare-example").await;
+    b.wait_testid("compare-status", "Compared").await;
+    (server, b)
 }
 
 /// The visible text of `css` once it contains `want`, or `None` after `seconds`.
@@ -189,8 +207,7 @@ async fn agent_names_break_only_between_their_words() {
             );
         }
     }
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }
 
 /// Item 2 (a rule, docs/app.md): with a query applied, the key figures and the per-agent
@@ -224,8 +241,7 @@ async fn the_cards_and_the_agent_table_follow_the_query() {
         card.replace(',', "") == matched.to_string(),
         format!("the rollouts card says {card}, the query {matched}"),
     );
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }
 
 /// Item 11: an ATIF file without rewards says why there is no reward and how to add one, and
@@ -258,8 +274,7 @@ async fn atif_without_rewards_says_how_to_add_them() {
         detail == "no rollout has a reward",
         format!("the card's detail: {detail:?}"),
     );
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }
 
 /// One ATIF trajectory of two steps, without a reward.
@@ -279,9 +294,7 @@ pub fn atif_without_reward() -> String {
 /// label and URL read as people read them.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_continuous_run_reads_right() {
-    let tmp = tempfile::tempdir().unwrap();
-    let files = continuous_run(tmp.path(), 1500);
-    let (_server, b) = open(Some(&files), 1440, 900).await;
+    let (_tmp, _server, b) = open_continuous(1500).await;
     let mut checks = Checks::default();
 
     // Item 4: "6,000 rollouts" under a "6,000" card, not "6000".
@@ -410,8 +423,7 @@ async fn a_continuous_run_reads_right() {
             format!("item 6: at a threshold of 0.3, task 2 says {cell:?}"),
         );
     }
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }
 
 /// Item 4 on the example run: the rollout panel's reward and usage for people (exact in the
@@ -493,8 +505,7 @@ async fn the_rollout_panel_and_the_files_read_for_people() {
             .is_some_and(|n| n.len() > 3);
         checks.check(!raw, format!("item 4: {l}"));
     }
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }
 
 /// Lines an element's text takes (distinct tops of its characters' boxes).
@@ -545,17 +556,14 @@ async fn numbers_hold_together_on_a_phone() {
         broken.is_empty(),
         format!("Compare's numbers broken across lines: {broken:?}"),
     );
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }
 
 /// Item 8 (and 4): Compare's pickers fold once compared so the result starts high, the page
 /// has the whole width, a delta is coloured only with a verdict, and token means read whole.
 #[tokio::test(flavor = "multi_thread")]
 async fn compare_starts_high_and_colours_by_its_verdict() {
-    let (_server, b) = start_app_sized("#compare", 1440, 900).await;
-    b.click_testid("compare-example").await;
-    b.wait_testid("compare-status", "Compared").await;
+    let (_server, b) = compare_example().await;
     let mut checks = Checks::default();
     let (top, width): (f64, f64) = json(
         &b,
@@ -614,8 +622,7 @@ async fn compare_starts_high_and_colours_by_its_verdict() {
             format!("item 4: a token mean {t}"),
         );
     }
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }
 
 /// Item 12 on the example run: the agents' intervals stay within [0, 1] and say when they were
@@ -685,6 +692,5 @@ async fn intervals_labels_and_the_keyboard() {
             .is_some_and(|(tip, title)| tip.starts_with(&title)),
         format!("Enter on the plot opened {title:?}"),
     );
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }

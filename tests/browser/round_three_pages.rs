@@ -143,8 +143,7 @@ async fn every_page_follows_the_query_and_names_each_rate_once() {
         html.contains(">tool errors <small>") && !html.contains(">tool_error_calls <small>"),
         "the report's rate headers",
     );
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }
 
 /// Items 10 and 12 on the pass-rate band and the pivot pages: the band's marker label never
@@ -154,9 +153,7 @@ async fn every_page_follows_the_query_and_names_each_rate_once() {
 async fn the_band_and_the_pivot_pages_account_for_everything() {
     let (_server, b) = open(None, 1440, 900).await;
     let mut checks = Checks::default();
-    b.eval("document.querySelector('[data-testid=pass-band] summary').click()")
-        .await;
-    b.wait_testid("band-status", "tasks kept").await;
+    crate::open_pass_band(&b).await;
     for at in ["0.25", "0.5", "0.75"] {
         b.eval(&format!(
             "const s = document.querySelector('[data-testid=band-min]'); s.value = '{at}';
@@ -221,6 +218,5 @@ async fn the_band_and_the_pivot_pages_account_for_everything() {
     )
     .await;
     checks.check(badge == "check R2", format!("item 12: the badge {badge:?}"));
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }

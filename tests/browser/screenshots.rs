@@ -111,9 +111,7 @@ async fn every_page_at_desktop_and_phone_width() {
         // The pass-rate band on its numeric axis.
         b.open_app(&server.url(), "").await;
         b.load_example().await;
-        b.eval("document.querySelector('[data-testid=pass-band] summary').click()")
-            .await;
-        b.wait_testid("band-status", "tasks kept").await;
+        crate::open_pass_band(&b).await;
         b.eval("document.querySelector('[data-testid=pass-band]').scrollIntoView()")
             .await;
         pause(500).await;
@@ -193,9 +191,7 @@ async fn every_page_at_desktop_and_phone_width() {
 async fn screenshots_of_the_selections() {
     let (_server, b) = start_app_sized("#profile", 1440, 900).await;
     b.load_example().await;
-    b.eval("document.querySelector('[data-testid=pass-band] summary').click()")
-        .await;
-    b.wait_testid("band-status", "tasks kept").await;
+    crate::open_pass_band(&b).await;
     b.eval(
         "const s = document.querySelector('[data-testid=band-min]'); s.value = '0.5'; \
          s.dispatchEvent(new Event('input', {bubbles: true})); s.dispatchEvent(new Event('change', {bubbles: true})); \
@@ -239,16 +235,13 @@ async fn screenshots_of_the_selections() {
         .collect();
     std::fs::write(dir.path().join("prof.jsonl"), profile).unwrap();
     b.click_testid("tab-pivot-build").await;
-    b.choose_file("pb-pivots-file", &dir.path().join("p.jsonl"))
-        .await;
-    b.choose_file("pb-profile-file", &dir.path().join("prof.jsonl"))
-        .await;
-    b.choose_file("pb-config-file", &dir.path().join("p.gym.yaml"))
-        .await;
-    b.eval("document.querySelector('[data-testid=pb-lambda-on]').click()")
-        .await;
-    b.click_testid("pb-select").await;
-    b.wait_testid("pb-select-status", "selected").await;
+    crate::select_with_lambda(
+        &b,
+        &dir.path().join("p.jsonl"),
+        &dir.path().join("prof.jsonl"),
+        &dir.path().join("p.gym.yaml"),
+    )
+    .await;
     b.eval("document.querySelector('[data-testid=pb-lambda]').scrollIntoView()")
         .await;
     tokio::time::sleep(std::time::Duration::from_millis(800)).await;

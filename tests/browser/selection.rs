@@ -203,16 +203,13 @@ fn built_and_profiled() -> (tempfile::TempDir, String, String) {
 async fn the_lambda_slider_is_select_pivot_max_mean() {
     let (dir, pivots, profile) = built_and_profiled();
     let (_server, b) = start_app("#pivot-build").await;
-    b.choose_file("pb-pivots-file", &dir.path().join(&pivots))
-        .await;
-    b.choose_file("pb-profile-file", &dir.path().join(&profile))
-        .await;
-    b.choose_file("pb-config-file", &dir.path().join("pivots.gym.yaml"))
-        .await;
-    b.eval("document.querySelector('[data-testid=pb-lambda-on]').click()")
-        .await;
-    b.click_testid("pb-select").await;
-    b.wait_testid("pb-select-status", "selected").await;
+    crate::select_with_lambda(
+        &b,
+        &dir.path().join(&pivots),
+        &dir.path().join(&profile),
+        &dir.path().join("pivots.gym.yaml"),
+    )
+    .await;
     let selected = "pivots.selected.jsonl";
     for x in [0.5, 0.3, 0.9, 0.1, 0.0] {
         let cli = gymscope_in(

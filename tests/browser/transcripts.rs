@@ -1,11 +1,23 @@
 //! The run header and moving through transcripts (issue 60's additions), on the example run at
 //! 1440×900. Needs `dist/` and chromium: scripts/test.sh.
 
+use crate::common::browser::Browser;
 use crate::round_three::{apply_query, json, open, soft_wait, Checks, AGENTS};
 
 /// The panel's header names the agent; previous / next (buttons and ←/→) step through the
 /// rollouts in the table's order and the query's; the task's other repeats open in one click;
 /// find marks the items holding a text.
+/// Presses `key` on the page; whether the rollout's place then reads `place` (within 3 s).
+async fn press(b: &Browser, key: &str, place: &str) -> bool {
+    b.eval(&format!(
+        "document.body.dispatchEvent(new KeyboardEvent('keydown', {{key: '{key}', bubbles: true}}))"
+    ))
+    .await;
+    soft_wait(b, "[data-testid=rollout-place]", place, 3)
+        .await
+        .is_some()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_rollout_panel_moves_through_transcripts() {
     let (_server, b) = open(None, 1440, 900).await;
@@ -23,20 +35,11 @@ async fn the_rollout_panel_moves_through_transcripts() {
         let second = soft_wait(&b, "[data-testid=rollout-place]", "2 of 120 shown", 3).await;
         let title2 = b.wait_testid("rollout-title", "rollout").await;
         checks.check(second.is_some() && title2 != title, "next → did not move");
-        b.eval("document.activeElement.blur(); document.body.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true}))").await;
-        checks.check(
-            soft_wait(&b, "[data-testid=rollout-place]", "3 of 120 shown", 3)
-                .await
-                .is_some(),
-            "→ did not move",
-        );
-        b.eval("document.body.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowLeft', bubbles: true}))").await;
-        checks.check(
-            soft_wait(&b, "[data-testid=rollout-place]", "2 of 120 shown", 3)
-                .await
-                .is_some(),
-            "← did not move",
-        );
+        b.eval("document.activeElement.blur()").await;
+        let moved = press(&b, "ArrowRight", "3 of 120 shown").await;
+        checks.check(moved, "→ did not move");
+        let moved = press(&b, "ArrowLeft", "2 of 120 shown").await;
+        checks.check(moved, "← did not move");
         // The task's other repeats.
         let repeats: usize = json(
             &b,
@@ -82,8 +85,7 @@ async fn the_rollout_panel_moves_through_transcripts() {
         .is_some(),
         "the query's order",
     );
-    checks.done();
-    b.close().await;
+    checks.done(b).await;
 }
 
 /// The run header: each agent's model, sampling parameters and agent config, from its first

@@ -12,10 +12,6 @@ use common::*;
 use std::fs;
 use std::path::Path;
 
-fn read_text(p: &Path) -> String {
-    fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
-
 /// The reasons as words: the gymscope detail cut from each line, whitespace folded.
 fn reasons(text: &str) -> String {
     let cut: Vec<&str> = text
@@ -69,10 +65,7 @@ fn every_recorded_export_gives_v07s_files_or_reasons() {
         args.extend(extra.iter().map(String::as_str));
         let out = run_gymscope(&args);
         let expected = case.join("expected");
-        let want_code: i32 = read_text(&expected.join("exit_code"))
-            .trim()
-            .parse()
-            .unwrap();
+        let want_code = expected_exit_code(&expected);
         let mut problems = Vec::new();
         if out.status.code() != Some(want_code) {
             problems.push(format!(
@@ -226,12 +219,9 @@ fn the_output_folders_parent_is_created_and_both_identities_are_required() {
         "v1",
     ]);
     assert_eq!(blank.status.code(), Some(2), "{}", output_text(&blank));
-    assert!(
-        output_text(&blank).contains(
-            "invalid configuration: session_id (Value error, must contain a non-whitespace character)."
-        ),
-        "{}",
-        output_text(&blank)
+    assert_contains(
+        &output_text(&blank),
+        "invalid configuration: session_id (Value error, must contain a non-whitespace character).",
     );
 }
 

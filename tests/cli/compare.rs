@@ -7,9 +7,12 @@ use crate::common;
 use crate::common::assert_contains;
 use crate::common::assert_success;
 use crate::common::compare_runs;
+use crate::common::write_in;
 
 use common::run_gymscope;
-use compare_runs::{by_content, profile_side, run, side, task, two_runs, write_run, Task};
+use compare_runs::{
+    by_content, profile_side, run, side, task, two_runs, two_runs_in, write_run, Task,
+};
 use gymscope::compare::{self, CompareOptions, PairBy};
 use serde_json::{json, Value};
 
@@ -263,9 +266,7 @@ fn json_of(args: &[&str]) -> Value {
 #[test]
 fn cli_json_schema() {
     let dir = tempfile::tempdir().unwrap();
-    let (a, b) = two_runs();
-    let (_, ra) = write_run(dir.path(), "a", &a);
-    let (ib, rb) = write_run(dir.path(), "b", &b);
+    let ((_, ra), (ib, rb)) = two_runs_in(dir.path());
     let doc = json_of(&["compare", &ra, &format!("{ib}:{rb}"), "--format", "json"]);
     assert_eq!(doc["a"], json!({"name": "a.jsonl", "tasks": 5}));
     assert_eq!(doc["b"], json!({"name": "b.jsonl", "tasks": 4}));
@@ -363,12 +364,7 @@ fn errors_name_file_line_and_column() {
     let e = err(&["compare", &ra, &rb]);
     assert!(e.contains("bad.jsonl' at line 3, column"), "{e}");
 
-    let profile = dir.path().join("p_reward_profiling.jsonl");
-    std::fs::write(
-        &profile,
-        "{\"_ng_task_index\":0,\"mean/reward\":1.0,\"sample\":{},\"rollout_infos\":[]}\n{\"_ng_task_index\":1,\"mean/reward\":tru}\n",
-    )
-    .unwrap();
+    let profile = write_in(dir.path(), "p_reward_profiling.jsonl", "{\"_ng_task_index\":0,\"mean/reward\":1.0,\"sample\":{},\"rollout_infos\":[]}\n{\"_ng_task_index\":1,\"mean/reward\":tru}\n");
     let e = err(&["compare", &ra, profile.to_str().unwrap()]);
     assert_contains(&e, "p_reward_profiling.jsonl' at line 2, column 3");
     std::fs::write(
@@ -387,8 +383,7 @@ fn errors_name_file_line_and_column() {
     assert!(e.contains("--pair-by index"), "{e}");
 
     // A rollouts file without its inputs beside it; a file that is neither.
-    let lonely = dir.path().join("lonely.jsonl");
-    std::fs::write(&lonely, &a.1).unwrap();
+    let lonely = write_in(dir.path(), "lonely.jsonl", &a.1);
     let e = err(&["compare", &ra, lonely.to_str().unwrap()]);
     assert!(e.contains("INPUTS:ROLLOUTS"), "{e}");
     let e = err(&["compare", &ra, "missing.jsonl"]);

@@ -3,6 +3,7 @@
 //! rollouts run, unpaired Welch without indices (said so), and their errors.
 
 use crate::common::compare_runs;
+use crate::common::write_in;
 
 use crate::compare_multi::{json_of, output};
 use compare_runs::{run, task, write_run};
@@ -187,12 +188,11 @@ fn without_indices_the_comparison_is_welch_and_says_so() {
 fn a_malformed_aggregate_names_its_file_and_entry() {
     let dir = tempfile::tempdir().unwrap();
     let good = aggregate(dir.path(), "good", &[(Some(0), 1.0, 1.0, 1.0)]);
-    let bad = dir.path().join("bad_aggregate_metrics.json");
-    std::fs::write(
-        &bad,
+    let bad = write_in(
+        dir.path(),
+        "bad_aggregate_metrics.json",
         r#"[{"agent_ref": {"name": "m"}, "mean/reward": 1, "group_level_metrics": [{"mean/reward": "x"}]}]"#,
-    )
-    .unwrap();
+    );
     let (code, _, stderr) = output(&["compare", &good, bad.to_str().unwrap()]);
     assert_eq!(code, 1, "{stderr}");
     assert!(

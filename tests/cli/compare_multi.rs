@@ -8,7 +8,7 @@ use crate::common;
 use crate::common::compare_runs;
 
 use common::run_gymscope;
-use compare_runs::{run, task, write_run};
+use compare_runs::{numbered, run, task, write_run};
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -16,26 +16,26 @@ use std::path::Path;
 fn three_runs(dir: &Path) -> [String; 3] {
     // The baseline's tasks (c2 is the baseline again, rows scrambled).
     let base_tasks = || {
-        [
-            task(0, "p0", &[0.0, 0.0]),
-            task(1, "p1", &[1.0, 0.0]),
-            task(2, "p2", &[0.0, 0.0]),
-            task(3, "p3", &[1.0, 1.0]),
-            task(4, "p4", &[1.0, 1.0]),
-            task(5, "only in base", &[1.0, 1.0]),
-        ]
+        numbered(&[
+            ("p0", &[0.0, 0.0]),
+            ("p1", &[1.0, 0.0]),
+            ("p2", &[0.0, 0.0]),
+            ("p3", &[1.0, 1.0]),
+            ("p4", &[1.0, 1.0]),
+            ("only in base", &[1.0, 1.0]),
+        ])
     };
     let base = run(&base_tasks(), 0.6, 0);
     // c1: deltas +1, +0.5, +1, 0, −0.5 (p0..p4); other indices, another order, one new task.
     let c1 = run(
-        &[
-            task(0, "p4", &[0.0, 1.0]),
-            task(1, "new", &[0.0, 0.0]),
-            task(2, "p2", &[1.0, 1.0]),
-            task(3, "p0", &[1.0, 1.0]),
-            task(4, "p1", &[1.0, 1.0]),
-            task(5, "p3", &[1.0, 1.0]),
-        ],
+        &numbered(&[
+            ("p4", &[0.0, 1.0]),
+            ("new", &[0.0, 0.0]),
+            ("p2", &[1.0, 1.0]),
+            ("p0", &[1.0, 1.0]),
+            ("p1", &[1.0, 1.0]),
+            ("p3", &[1.0, 1.0]),
+        ]),
         0.7,
         3,
     );

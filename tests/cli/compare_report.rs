@@ -10,7 +10,7 @@ use crate::common::compare_runs;
 use crate::common::gen_run;
 
 use common::run_gymscope;
-use compare_runs::{by_content, side, two_runs, write_run};
+use compare_runs::{by_content, side, two_runs_in};
 use gymscope::compare;
 use gymscope::report::{ReportMeta, Source};
 use serde_json::{json, Value};
@@ -121,9 +121,7 @@ fn report_is_deterministic_and_escapes_hostile_text() {
 #[test]
 fn report_from_the_cli_with_a_profile_file_side() {
     let dir = tempfile::tempdir().unwrap();
-    let (a, b) = two_runs();
-    let (_, ra) = write_run(dir.path(), "a", &a);
-    let (ib, rb) = write_run(dir.path(), "b", &b);
+    let ((_, ra), (ib, rb)) = two_runs_in(dir.path());
     assert!(
         run_gymscope(&["profile", "--inputs", &ib, "--rollouts", &rb])
             .status

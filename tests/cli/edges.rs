@@ -2,6 +2,7 @@
 //! outputs that are files a command reads beside its inputs.
 
 use crate::common::assert_contains;
+use crate::common::write_in;
 use crate::common::{fixtures_dir, repo_root, run_gymscope};
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -334,8 +335,7 @@ fn validate_pivot_writes_no_fixed_copy_when_it_stopped_at_a_long_line() {
     let first = rows.lines().next().unwrap();
     let limit = (first.len() + 100).to_string();
     let long = format!("{{\"pad\":\"{}\"}}", "x".repeat(first.len() + 200));
-    let path = dir.path().join("p.jsonl");
-    std::fs::write(&path, format!("{first}\n{long}\n{first}\n")).unwrap();
+    let path = write_in(dir.path(), "p.jsonl", format!("{first}\n{long}\n{first}\n"));
     let fixed = dir.path().join("fixed.jsonl");
     let r = run(&[
         "validate-pivot",
@@ -469,8 +469,7 @@ fn non_finite_thresholds_and_a_zero_line_limit_are_usage_errors() {
 #[test]
 fn an_empty_file_in_compare_is_said_to_be_empty() {
     let dir = tempfile::tempdir().unwrap();
-    let empty = dir.path().join("e.jsonl");
-    std::fs::write(&empty, "").unwrap();
+    let empty = write_in(dir.path(), "e.jsonl", "");
     let out = run(&["compare", s(&empty), s(&empty)]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(text(&out).contains("(it is empty)"), "{}", text(&out));
@@ -480,12 +479,11 @@ fn an_empty_file_in_compare_is_said_to_be_empty() {
 fn select_pivot_stops_at_the_first_bad_line_of_a_file_that_never_ends() {
     let pivots = repo_root().join("tests/fixtures/pivot/upstream/example.jsonl");
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("p.gym.yaml");
-    std::fs::write(
-        &config,
+    let config = write_in(
+        dir.path(),
+        "p.gym.yaml",
         "a:\n  datasets:\n  - name: train\n    jsonl_fpath: p.jsonl\n",
-    )
-    .unwrap();
+    );
     let mut child = std::process::Command::new(crate::common::gymscope_bin())
         .args([
             "select-pivot",
@@ -518,8 +516,7 @@ fn select_pivot_stops_at_the_first_bad_line_of_a_file_that_never_ends() {
 #[test]
 fn build_pivot_says_a_first_line_that_is_not_json_is_not_json() {
     let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("in.jsonl");
-    std::fs::write(&input, "<PLACEHOLDER ROW>\n").unwrap();
+    let input = write_in(dir.path(), "in.jsonl", "<PLACEHOLDER ROW>\n");
     let out = dir.path().join("p.jsonl");
     let r = run(&[
         "build-pivot",
@@ -544,8 +541,7 @@ fn build_pivot_refuses_to_write_over_its_tools_or_one_output_over_another() {
     let dir = tempfile::tempdir().unwrap();
     let source = repo_root()
         .join("tests/fixtures/pivot-build/upstream/example_multi_step.example_rollouts.jsonl");
-    let tools = dir.path().join("p.metrics.json");
-    std::fs::write(&tools, "[]\n").unwrap();
+    let tools = write_in(dir.path(), "p.metrics.json", "[]\n");
     let out = dir.path().join("p.jsonl");
     let base = ["build-pivot", "--input", s(&source), "--agent-ref", "a"];
     // The metrics file of `--output p.jsonl` is the `--tools` file.
@@ -562,12 +558,11 @@ fn build_pivot_refuses_to_write_over_its_tools_or_one_output_over_another() {
 
 /// Runs gymscope with `args`, killed (and the test failed) when it still runs after 20 s.
 fn run_bounded(args: &[&str]) -> Output {
-    let child = std::process::Command::new(crate::common::gymscope_bin())
-        .args(args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = crate::common::spawn_gymscope(
+        args,
+        std::process::Stdio::piped(),
+        std::process::Stdio::piped(),
+    );
     let id = child.id();
     let (done, finished) = std::sync::mpsc::channel::<()>();
     let watchdog = std::thread::spawn(move || {
@@ -602,8 +597,11 @@ fn validate_pivot_stops_at_the_first_line_that_is_not_utf8() {
     // In a file: the errors before the line are reported, the rows after it are not read, and
     // `--fix` writes no copy of a file it did not read to the end.
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("p.jsonl");
-    std::fs::write(&path, b"{\"a\": 1}\n\xff\xfe bad\n{\"b\": 2}\n").unwrap();
+    let path = write_in(
+        dir.path(),
+        "p.jsonl",
+        b"{\"a\": 1}\n\xff\xfe bad\n{\"b\": 2}\n",
+    );
     let fixed = dir.path().join("p.fixed.jsonl");
     let r = run(&["validate-pivot", "--path", s(&path), "--fix", s(&fixed)]);
     assert_eq!(r.status.code(), Some(1), "{}", text(&r));
@@ -618,12 +616,11 @@ fn build_pivot_names_line_and_column_of_bad_tools_and_bounds_their_read() {
     let dir = tempfile::tempdir().unwrap();
     let source = repo_root()
         .join("tests/fixtures/pivot-build/upstream/example_multi_step.example_rollouts.jsonl");
-    let tools = dir.path().join("tools.json");
-    std::fs::write(
-        &tools,
+    let tools = write_in(
+        dir.path(),
+        "tools.json",
         b"[\n  {\"type\": \"function\", \"name\": \"a\xff\"}\n]\n",
-    )
-    .unwrap();
+    );
     let out = dir.path().join("p.jsonl");
     let base = ["build-pivot", "--input", s(&source), "--agent-ref", "a"];
     let r = run(&[&base[..], &["--tools", s(&tools), "--output", s(&out)]].concat());

@@ -2,6 +2,7 @@
 //! (docs/files.md) broken by arguments, paths and file kinds rather than by file contents.
 #![allow(unsafe_code)] // libc: mkfifo, setrlimit before exec, kill
 
+use crate::common::assert_code;
 use crate::common::{self, output_text, run_gymscope};
 use crate::common::{assert_contains, assert_lacks};
 use std::os::unix::process::CommandExt;
@@ -121,12 +122,7 @@ fn huge_durations_are_refused_not_a_panic() {
         ];
         args.extend(flag.iter().copied());
         let out = run_gymscope(&args);
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{flag:?}: {}",
-            output_text(&out)
-        );
+        assert_code(&out, 2, &format!("{flag:?}"));
         assert_lacks(&output_text(&out), "panicked");
     }
 }
@@ -463,12 +459,7 @@ fn outputs_never_replace_atif_files_or_rewards() {
     let r_bytes = std::fs::read(&r).unwrap();
     for args in cases {
         let out = bounded(&args, 8 << 30, 1024, 60).expect("finished");
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{args:?}: {}",
-            output_text(&out)
-        );
+        assert_code(&out, 2, &format!("{args:?}"));
         assert_eq!(std::fs::read(&trajectory).unwrap(), bytes);
         assert_eq!(std::fs::read(&r).unwrap(), r_bytes);
         assert_eq!(
@@ -558,12 +549,8 @@ fn the_readers_accept_what_validate_atif_accepts() {
         let read = run_gymscope(&["query", &s(&file), "--count", "rollout >= 0"]);
         assert!(read.status.success(), "{name}: {}", output_text(&read));
     }
-    let late = run_gymscope(&[
-        "query",
-        &s(&folder.join("nested/deeper/late.json")),
-        "--count",
-        "rollout >= 0",
-    ]);
+    let late = s(&folder.join("nested/deeper/late.json"));
+    let late = run_gymscope(&["query", &late, "--count", "rollout >= 0"]);
     assert!(late.status.success(), "{}", output_text(&late));
 }
 
@@ -645,12 +632,7 @@ fn bad_values_exit_2() {
     ] {
         let args: Vec<&str> = base.iter().copied().chain(extra.iter().copied()).collect();
         let out = run_gymscope(&args);
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{extra:?}: {}",
-            output_text(&out)
-        );
+        assert_code(&out, 2, &format!("{extra:?}"));
     }
     let out = run_gymscope(&["compare", "--baseline", &s(&r), "--candidates", ""]);
     assert_eq!(out.status.code(), Some(2), "{}", output_text(&out));

@@ -11,7 +11,7 @@ use crate::common::run_gymscope as gymscope;
 use crate::common::run_on;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn stderr(o: &Output) -> String {
@@ -140,13 +140,19 @@ fn collect_merge_applies_the_limit_to_shards() {
     assert!(temps(dir.path()).is_empty());
 }
 
+/// A named pipe `name` made in `dir`.
+fn fifo_in(dir: &Path, name: &str) -> PathBuf {
+    let fifo = dir.join(name);
+    let c = std::ffi::CString::new(s(&fifo)).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    fifo
+}
+
 #[test]
 fn pipes_as_inputs_are_refused_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let (m, r) = example_run(dir.path());
-    let fifo = dir.path().join("fifo.jsonl");
-    let c = std::ffi::CString::new(s(&fifo)).unwrap();
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let fifo = fifo_in(dir.path(), "fifo.jsonl");
     let out = dir.path().join("out.jsonl").display().to_string();
     let start = Instant::now();
     for args in [
@@ -190,9 +196,7 @@ fn pipes_as_inputs_are_refused_at_once() {
 fn a_pipe_without_a_writer_is_refused_after_a_short_wait() {
     let dir = tempfile::tempdir().unwrap();
     let (_, r) = example_run(dir.path());
-    let fifo = dir.path().join("nowriter.jsonl");
-    let c = std::ffi::CString::new(s(&fifo)).unwrap();
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let fifo = fifo_in(dir.path(), "nowriter.jsonl");
     let out = dir.path().join("o.jsonl").display().to_string();
     let html = dir.path().join("o.html").display().to_string();
     let f = s(&fifo);
@@ -448,20 +452,11 @@ fn a_signal_during_a_write_leaves_no_temporary_file() {
     let (m, r) = gen_run::generate(dir.path(), "run", 20_000, 4, 600);
     let out = dir.path().join("out");
     std::fs::create_dir(&out).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args([
-            "profile",
-            "--inputs",
-            s(&m),
-            "--rollouts",
-            s(&r),
-            "--out-dir",
-            s(&out),
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = crate::common::spawn_gymscope(
+        crate::common::on_args("profile", &m, &r, &["--out-dir", s(&out)]),
+        Stdio::null(),
+        Stdio::null(),
+    );
     let signalled = common::signal_when(&mut child, libc::SIGTERM, || !temps(&out).is_empty());
     let status = child.wait().unwrap();
     assert!(signalled, "the write was not caught in progress");
@@ -535,12 +530,11 @@ fn an_interrupted_query_says_how_far_it_got() {
         text.push('\n');
     }
     std::fs::write(&path, text).unwrap();
-    let child = Command::new(common::gymscope_bin())
-        .args(["query", s(&path), "--count", r"output ~ /(?i)\w{60}c/"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = crate::common::spawn_gymscope(
+        ["query", s(&path), "--count", r"output ~ /(?i)\w{60}c/"],
+        Stdio::piped(),
+        Stdio::piped(),
+    );
     // The signal once the read is under way (its first line to stderr would be too late to
     // wait for: the count goes to stdout at the end).
     std::thread::sleep(Duration::from_secs(3));

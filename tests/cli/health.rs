@@ -4,6 +4,7 @@
 
 use crate::common;
 use crate::common::assert_contains;
+use crate::common::assert_exit;
 use crate::common::assert_success;
 use crate::common::gen_run;
 use crate::common::run_gymscope as gymscope;
@@ -496,8 +497,7 @@ fn upstream_verdict_files_beside_the_rollouts_are_shown() {
     );
     // The report shows them too.
     let html = dir.path().join("r.html");
-    let out = run_on("report", &i, &r, &["-o", html.to_str().unwrap()]);
-    assert_success(&out);
+    common::write_report(&i, &r, &html, &[]);
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(
         page.contains("findings by check model_call_last_failed 1"),
@@ -510,9 +510,7 @@ fn upstream_verdict_files_beside_the_rollouts_are_shown() {
     )
     .unwrap();
     let out = gymscope(&["health", r.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr)
-        .contains("rollout_verdicts.jsonl' line 1: field `verdict`"));
+    assert_exit(&out, 1, "rollout_verdicts.jsonl' line 1: field `verdict`");
 }
 
 #[test]
@@ -545,8 +543,7 @@ fn report_health_section_escapes_hostile_text() {
     std::fs::write(&i, inputs).unwrap();
     std::fs::write(&r, rollouts).unwrap();
     let html = dir.path().join("h.html");
-    let out = run_on("report", &i, &r, &["-o", html.to_str().unwrap()]);
-    assert_success(&out);
+    common::write_report(&i, &r, &html, &[]);
     let page = std::fs::read_to_string(&html).unwrap();
     let start = page.find("<section id=\"health\">").unwrap();
     let section = &page[start..start + page[start..].find("</section>").unwrap()];

@@ -7,11 +7,6 @@ use crate::common;
 
 use common::*;
 use std::fs;
-use std::path::Path;
-
-fn read_text(p: &Path) -> String {
-    fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
 
 #[test]
 fn every_recorded_run_dir_gives_v07s_files_lines_and_status() {
@@ -34,10 +29,7 @@ fn every_recorded_run_dir_gives_v07s_files_lines_and_status() {
         let refs: Vec<&str> = args.iter().map(String::as_str).collect();
         let out = run_gymscope(&refs);
         let expected = case.join("expected");
-        let want_code: i32 = read_text(&expected.join("exit_code"))
-            .trim()
-            .parse()
-            .unwrap();
+        let want_code = expected_exit_code(&expected);
         let at = dir.display().to_string();
         let mut problems = Vec::new();
         if out.status.code() != Some(want_code) {

@@ -2,6 +2,7 @@
 //! checkout; otherwise Gym's Pydantic rules for `responses_create_params`, checked by gymscope.
 
 use crate::common::assert_contains;
+use crate::common::write_in;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -44,8 +45,11 @@ fn with_a_checkout_rows_are_checked_against_gyms_model() {
     // A valid row in the Responses form stays valid, with the same summary.
     let first = std::fs::read_to_string(fixture("cases/v01_mixed_summary.jsonl")).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let good = dir.path().join("good.jsonl");
-    std::fs::write(&good, format!("{}\n", first.lines().next().unwrap())).unwrap();
+    let good = write_in(
+        dir.path(),
+        "good.jsonl",
+        format!("{}\n", first.lines().next().unwrap()),
+    );
     let out = validate(&good, gym.path());
     assert_eq!(
         out.status.code(),

@@ -7,6 +7,7 @@
 use crate::common;
 use crate::common::assert_contains;
 use crate::common::assert_success;
+use crate::common::write_in;
 
 use serde_json::Value;
 use std::path::Path;
@@ -228,8 +229,7 @@ fn stats_report_conversion_metrics() {
             "[0, 1]",
         ),
     ];
-    let path = tmp.path().join("p.jsonl");
-    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let path = write_in(tmp.path(), "p.jsonl", lines.join("\n") + "\n");
     let out = common::run_gymscope(&[
         "validate-pivot",
         "--path",

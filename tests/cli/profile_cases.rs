@@ -3,6 +3,7 @@
 
 use crate::common;
 use crate::common::assert_contains;
+use crate::common::assert_exit;
 use crate::common::assert_success;
 
 use gymscope::output::{profile_bytes, render_in_memory, RenderedProfile};
@@ -360,9 +361,11 @@ fn cli_reports_missing_files_and_errors_with_exit_1() {
         "--rollouts",
         dir.path().join("r.jsonl").to_str().unwrap(),
     ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr)
-        .contains("Missing rollout results for 3 materialized input rows"));
+    assert_exit(
+        &out,
+        1,
+        "Missing rollout results for 3 materialized input rows",
+    );
     assert!(
         !dir.path().join("r_reward_profiling.jsonl").exists(),
         "no output on error"

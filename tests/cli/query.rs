@@ -2,6 +2,7 @@
 //! byte-for-byte rows, usage errors with their column (exit 2), bad rows naming file and line,
 //! the inputs' agents, `--strict`, upstream's verdicts beside the run, and a closed pipe.
 
+use crate::common::write_in;
 use crate::common::{assert_contains, assert_lacks};
 use crate::common::{gymscope_bin, run_gymscope};
 use gymscope_testkit::gen_run::generate_agentic;
@@ -165,12 +166,7 @@ fn a_malformed_expression_is_a_usage_error_naming_its_column() {
 #[test]
 fn a_row_that_cannot_be_read_names_the_file_line_and_field() {
     let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("r.jsonl");
-    std::fs::write(
-        &p,
-        "{\"_ng_task_index\": 0, \"_ng_rollout_index\": 0, \"reward\": 1}\n{\"_ng_task_index\": 1, \"reward\": 0}\n",
-    )
-    .unwrap();
+    let p = write_in(dir.path(), "r.jsonl", "{\"_ng_task_index\": 0, \"_ng_rollout_index\": 0, \"reward\": 1}\n{\"_ng_task_index\": 1, \"reward\": 0}\n");
     let o = run_gymscope(&["query", s(&p), "reward >= 0"]);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
@@ -224,12 +220,11 @@ fn agents_come_from_the_inputs_and_verdicts_from_beside_the_run() {
 fn a_closed_pipe_stops_the_read_quietly() {
     let dir = tempfile::tempdir().unwrap();
     let (_, rollouts) = generate_agentic(dir.path(), "run", 200, 4, 3000);
-    let mut child = std::process::Command::new(gymscope_bin())
-        .args(["query", s(&rollouts), "reward >= 0"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = crate::common::spawn_gymscope(
+        ["query", s(&rollouts), "reward >= 0"],
+        std::process::Stdio::piped(),
+        std::process::Stdio::piped(),
+    );
     {
         use std::io::Read;
         let mut first = [0u8; 4];

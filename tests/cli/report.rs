@@ -47,6 +47,15 @@ fn report_of(inputs: &[u8], rollouts: &[u8], tasks: usize, title: &str) -> (Prof
     (p, input)
 }
 
+/// The generated multi-agent run's files (inputs, rollouts).
+fn multi_agent_run() -> (std::path::PathBuf, std::path::PathBuf) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/generated/multi_agent");
+    (
+        root.join("rollouts_materialized_inputs.jsonl"),
+        root.join("rollouts.jsonl"),
+    )
+}
+
 #[test]
 fn same_inputs_give_the_same_bytes() {
     let (inputs, rollouts) = gen_run::hostile_run();
@@ -236,40 +245,25 @@ fn a_100k_rollout_run_stays_under_12_mb() {
 
 #[test]
 fn cli_writes_the_same_file_twice() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/generated/multi_agent");
-    let inputs = root.join("rollouts_materialized_inputs.jsonl");
-    let rollouts = root.join("rollouts.jsonl");
+    let (inputs, rollouts) = multi_agent_run();
     let (inputs, rollouts) = (inputs.to_str().unwrap(), rollouts.to_str().unwrap());
     let tmp = tempfile::tempdir().unwrap();
     let mut outputs = Vec::new();
     for name in ["a.html", "b.html"] {
         let out = tmp.path().join(name);
-        let run = common::run_gymscope(&[
-            "report",
-            "--inputs",
-            inputs,
-            "--rollouts",
-            rollouts,
-            "-o",
-            out.to_str().unwrap(),
-            "--date",
-            "2026-01-01",
-        ]);
-        assert_success(&run);
+        common::write_report(
+            Path::new(inputs),
+            Path::new(rollouts),
+            &out,
+            &["--date", "2026-01-01"],
+        );
         outputs.push(std::fs::read(out).unwrap());
     }
     assert_eq!(outputs[0], outputs[1]);
 
     // From the profile's files, found next to each other.
-    let prof = common::run_gymscope(&[
-        "profile",
-        "--inputs",
-        inputs,
-        "--rollouts",
-        rollouts,
-        "--out-dir",
-        tmp.path().to_str().unwrap(),
-    ]);
+    let out_dir = ["--out-dir", tmp.path().to_str().unwrap()];
+    let prof = run_on("profile", Path::new(inputs), Path::new(rollouts), &out_dir);
     assert!(prof.status.success());
     let run = common::run_gymscope(&[
         "report",
@@ -293,9 +287,7 @@ fn cli_writes_the_same_file_twice() {
 /// the run's files before reading anything.
 #[test]
 fn a_query_stores_the_clis_matches_in_the_page() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/generated/multi_agent");
-    let inputs = root.join("rollouts_materialized_inputs.jsonl");
-    let rollouts = root.join("rollouts.jsonl");
+    let (inputs, rollouts) = multi_agent_run();
     let (inputs, rollouts) = (inputs.to_str().unwrap(), rollouts.to_str().unwrap());
     let tmp = tempfile::tempdir().unwrap();
     let page = tmp.path().join("deep/q.html");
@@ -349,17 +341,8 @@ fn a_query_stores_the_clis_matches_in_the_page() {
             assert_contains(&said, "the page opens with an empty table");
         }
     }
-    let bad = common::run_gymscope(&[
-        "report",
-        "--inputs",
-        inputs,
-        "--rollouts",
-        rollouts,
-        "-o",
-        page.to_str().unwrap(),
-        "--query",
-        "reward >> 1",
-    ]);
+    let flags = ["-o", page.to_str().unwrap(), "--query", "reward >> 1"];
+    let bad = run_on("report", Path::new(inputs), Path::new(rollouts), &flags);
     assert_eq!(bad.status.code(), Some(2));
     assert!(common::output_text(&bad).contains("column 9: expected a value after `>`"));
     let files = common::run_gymscope(&["report", "--profile", rollouts, "--query", "reward == 0"]);
@@ -414,21 +397,13 @@ fn a_report_opens_on_its_key_figures_and_is_titled_by_its_run_folder() {
 /// run's versions are on the page, hidden, for when the filter box no longer holds the query.
 #[test]
 fn every_section_of_a_query_report_is_the_matches() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/generated/multi_agent");
-    let inputs = root.join("rollouts_materialized_inputs.jsonl");
-    let rollouts = root.join("rollouts.jsonl");
+    let (inputs, rollouts) = multi_agent_run();
     let tmp = tempfile::tempdir().unwrap();
     let page = tmp.path().join("q.html");
     let expr = "reward == 0";
     let run = common::write_report(&inputs, &rollouts, &page, &["--query", expr]);
     assert!(run.status.success(), "{}", common::output_text(&run));
-    let keys = common::run_gymscope(&[
-        "query",
-        "--inputs",
-        inputs.to_str().unwrap(),
-        rollouts.to_str().unwrap(),
-        expr,
-    ]);
+    let keys = common::run_gymscope(&common::query_args(&inputs, &rollouts, expr));
     let n = String::from_utf8(keys.stdout).unwrap().lines().count();
     assert!(n > 0);
     let html = std::fs::read_to_string(&page).unwrap();

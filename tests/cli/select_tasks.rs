@@ -16,6 +16,13 @@ fn select(profile: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
     run_gymscope(&argv)
 }
 
+/// [`select`], which must succeed.
+fn selected(profile: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let o = select(profile, out, extra);
+    assert!(o.status.success(), "{}", stderr(&o));
+    o
+}
+
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
@@ -79,12 +86,11 @@ fn rows(p: &Path) -> Vec<String> {
 fn a_band_keeps_the_tasks_a_reference_keeps_as_their_samples() {
     let (dir, profile) = profiled();
     let out = dir.path().join("new/curated.jsonl");
-    let o = select(
+    let o = selected(
         &profile,
         &out,
         &["--min-pass", "0.25", "--max-pass", "0.75"],
     );
-    assert!(o.status.success(), "{}", stderr(&o));
     let want: Vec<String> = reference(&profile)
         .into_iter()
         .filter(|(_, p, _)| p.is_some_and(|p| (0.25..=0.75).contains(&p)))
@@ -137,7 +143,7 @@ fn a_seeded_sample_and_split_are_reproducible_and_disjoint() {
     let (dir, profile) = profiled();
     let run = |name: &str, seed: &str| {
         let out = dir.path().join(name);
-        let o = select(
+        selected(
             &profile,
             &out,
             &[
@@ -152,7 +158,6 @@ fn a_seeded_sample_and_split_are_reproducible_and_disjoint() {
                 "--annotate",
             ],
         );
-        assert!(o.status.success(), "{}", stderr(&o));
         (
             rows(&out),
             rows(&dir.path().join(name.replace(".jsonl", ".val.jsonl"))),
@@ -192,12 +197,11 @@ fn a_seeded_sample_and_split_are_reproducible_and_disjoint() {
     }
     // grouped by agent: no agent in both
     let out = dir.path().join("grouped.jsonl");
-    let o = select(
+    selected(
         &profile,
         &out,
         &["--val-fraction", "0.3", "--group-by", "agent"],
     );
-    assert!(o.status.success(), "{}", stderr(&o));
     let agent = |l: &String| serde_json::from_str::<Value>(l).unwrap()["agent_ref"]["name"].clone();
     let val_agents: Vec<Value> = rows(&dir.path().join("grouped.val.jsonl"))
         .iter()

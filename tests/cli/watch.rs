@@ -3,6 +3,7 @@
 //! at every step the counts are the rows written so far, and the finished run's figures are the
 //! merged run's profile and health.
 
+use crate::common::assert_exit;
 use crate::common::assert_success;
 use crate::common::run_gymscope;
 use crate::common::run_on;
@@ -313,13 +314,10 @@ fn what_is_not_a_growing_file_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("nope.jsonl");
     let o = run_gymscope(&["watch", "--once", missing.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("nope.jsonl"));
+    assert_exit(&o, 2, "nope.jsonl");
     let o = run_gymscope(&["watch", "--once", "/dev/zero"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("not a regular file"));
+    assert_exit(&o, 2, "not a regular file");
     let glob = format!("{}/*.jsonl", dir.path().display());
     let o = run_gymscope(&["watch", "--once", &glob]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("No shards matched"));
+    assert_exit(&o, 2, "No shards matched");
 }

@@ -130,11 +130,7 @@ fn aggregate_replays_v07s_recorded_cases() {
             .current_dir(dir.path())
             .output()
             .unwrap();
-        let want_code: i32 = std::fs::read_to_string(expected.join("exit_code"))
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap();
+        let want_code = crate::common::expected_exit_code(&expected);
         assert_eq!(r.status.code(), Some(want_code), "{name}: {}", text(&r));
         let want_out = std::fs::read_to_string(expected.join("stdout")).unwrap();
         let got_out = String::from_utf8_lossy(&r.stdout);

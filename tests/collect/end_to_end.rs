@@ -2,6 +2,7 @@
 //! routing, HTTP errors, resume, SIGTERM and kill -9 mid-run, shards and merge, secrets.
 #![allow(unsafe_code)] // libc::kill sends the signal under test
 
+use crate::common::assert_code;
 use crate::common::assert_contains;
 use crate::common::collect_args;
 use crate::common::gym_standin;
@@ -152,12 +153,7 @@ fn fresh_run_routes_each_class_then_resume_retries_the_right_ones() {
     let mut resume = args.to_vec();
     resume.push("--resume");
     let r = gymscope(&resume);
-    assert_eq!(
-        r.status.code(),
-        Some(3),
-        "terminal ones remain: {}",
-        text(&r)
-    );
+    assert_code(&r, 3, "terminal ones remain");
     let t = text(&r);
     assert!(t.contains("- 12 original input rows\n- 6 rows already done (in main jsonl)\n- 4 prior failure attempts (4 unique tasks) in sidecar\n- 2 sidecar-terminal"), "{t}");
     let mut runs: Vec<String> = gym
@@ -282,13 +278,8 @@ fn unreachable_agent_times_out_per_rollout_and_head_errors_are_clear() {
     let dir = tempfile::tempdir().unwrap();
     let input = write_input(dir.path(), &["ok"]);
     let out = dir.path().join("r.jsonl");
-    let r = gymscope(&collect_args(
-        &input,
-        &out,
-        "no_such_agent",
-        &gym.head(),
-        &[],
-    ));
+    let head = gym.head();
+    let r = gymscope(&collect_args(&input, &out, "no_such_agent", &head, &[]));
     assert!(!r.status.success());
     // v0.7.0's words, before any `/run`.
     assert!(text(&r).contains("Rows reference agents not present in the running config: 'no_such_agent'. Include the agent's config in the run, or re-route with +agent_map/+agent_name."), "{}", text(&r));
@@ -337,12 +328,7 @@ fn sigterm_stops_cleanly_and_resume_finishes() {
     let out = dir.path().join("r.jsonl");
     let head = gym.head();
     let args = collect_args(&input, &out, AGENT, &head, &["--concurrency", "4"]);
-    let child = Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(&args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = crate::common::spawn_gymscope(&args, Stdio::piped(), Stdio::piped());
     wait_for_lines(&out, 4, Duration::from_secs(20));
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let r = child.wait_with_output().unwrap();
@@ -420,12 +406,7 @@ fn kill_9_mid_run_then_resume_keeps_every_key_once() {
         &head,
         &["--concurrency", "16", "--num-repeats", "2"],
     );
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(&args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = crate::common::spawn_gymscope(&args, Stdio::null(), Stdio::null());
     wait_for_lines(&out, 50, Duration::from_secs(20));
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();

@@ -8,6 +8,7 @@ use crate::common::gym_standin::StandIn;
 use crate::common::output_text as text;
 use crate::common::read_jsonl as rows;
 use crate::common::run_gymscope as gymscope;
+use crate::common::write_in;
 use crate::common::{assert_contains, assert_lacks};
 use serde_json::Value;
 use std::sync::atomic::Ordering;
@@ -312,12 +313,11 @@ fn a_run_where_nothing_succeeded_ends_as_v07s_with_exit_1() {
 fn a_spent_dispatch_budget_starts_nothing_and_resume_runs_it() {
     let gym = StandIn::start_v07(&["alpha"]);
     let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("in.jsonl");
-    std::fs::write(
-        &input,
+    let input = write_in(
+        dir.path(),
+        "in.jsonl",
         "{\"responses_create_params\":{}}\n{\"responses_create_params\":{\"x\":1}}\n",
-    )
-    .unwrap();
+    );
     let out = dir.path().join("r.jsonl");
     let head = gym.head();
     let base = collect_args(&input, &out, "alpha", &head, &["--no-health-check"]);

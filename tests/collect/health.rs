@@ -4,6 +4,7 @@
 //! rollouts; `--no-health-check`; shards (no reports) and `--merge` (reports); `health-check`.
 
 use crate::common::assert_contains;
+use crate::common::assert_exit;
 use crate::common::assert_success;
 use crate::common::gym_standin;
 use crate::common::run_gymscope as gymscope;
@@ -197,9 +198,7 @@ fn healthy_unhealthy_and_unobserved_rollouts_get_upstreams_reports() {
         "--ignore-checks",
         "no_such_check",
     ]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr)
-        .contains("Unknown rollout health check(s): no_such_check"));
+    assert_exit(&o, 2, "Unknown rollout health check(s): no_such_check");
 }
 
 #[test]
@@ -235,8 +234,7 @@ fn no_health_check_and_hydra_spellings() {
     assert_eq!(o.status.code(), Some(2));
     // Observability switches are recognised (not "unknown key") and validated.
     let o = collect(&s, &input, &output, &["++observability_enabled=true"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("model_call_capture_dir"));
+    assert_exit(&o, 2, "model_call_capture_dir");
     let o = collect(
         &s,
         &input,

@@ -8,6 +8,8 @@ use crate::common::assert_success;
 use crate::common::collect_args_routed;
 use crate::common::gym_standin;
 use crate::common::run_gymscope as gymscope;
+use crate::common::write_in;
+use crate::common::{fields, strs};
 
 use gym_standin::{Responder, StandIn, SECRET};
 use serde_json::{json, Map, Value};
@@ -342,12 +344,7 @@ fn rows_carry_the_capture_and_the_canonical_trajectory() {
         rows[1]["ng_model_call_capture"]["gaps"],
         json!([{"code": "model_call_capture_no_records"}])
     );
-    let gaps: Vec<&str> = rows[1]["ng_trajectory"]["gaps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| g["code"].as_str().unwrap())
-        .collect();
+    let gaps: Vec<&str> = strs(&rows[1]["ng_trajectory"]["gaps"], "code");
     assert_eq!(
         gaps,
         [
@@ -401,8 +398,14 @@ fn without_observability_the_agents_trajectory_is_still_normalized() {
     let capture = dir.path().join("captures");
     std::fs::create_dir(&capture).unwrap();
     let s = StandIn::start_capturing(&[AGENT], responder(), &capture);
-    let input = dir.path().join("input.jsonl");
-    std::fs::write(&input, format!("{}\n", json!({"responses_create_params": {"input": "q"}, "agent_ref": {"name": AGENT}, "case": "ok"}))).unwrap();
+    let input = write_in(
+        dir.path(),
+        "input.jsonl",
+        format!(
+            "{}\n",
+            json!({"responses_create_params": {"input": "q"}, "agent_ref": {"name": AGENT}, "case": "ok"})
+        ),
+    );
     let output = dir.path().join("rollouts.jsonl");
     let o = gymscope(&collect_args_routed(
         &input,
@@ -418,21 +421,12 @@ fn without_observability_the_agents_trajectory_is_still_normalized() {
     // Defaults filled, no captured calls: the producer's gap and `model_calls_unavailable`.
     assert_eq!(t["turns"][1]["question"], Value::Null);
     assert_eq!(t["model_calls"], json!([]));
-    let gaps: Vec<&str> = t["gaps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| g["code"].as_str().unwrap())
-        .collect();
+    let gaps: Vec<&str> = strs(&t["gaps"], "code");
     assert_eq!(gaps, ["resolution_unavailable", "model_calls_unavailable"]);
 }
 
 fn codes(gaps: &Value) -> Vec<&str> {
-    gaps.as_array()
-        .unwrap()
-        .iter()
-        .map(|g| g["code"].as_str().unwrap())
-        .collect()
+    strs(gaps, "code")
 }
 
 #[test]
@@ -461,12 +455,7 @@ fn a_harness_agents_observations_are_joined_and_projected() {
     // Joined: each reference is now the captured call's full identity.
     let obs = &rows[0]["ng_agent_observations"];
     let root = &obs["records"][0];
-    let ids: Vec<&Value> = root["model_calls"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| &r["model_call_id"])
-        .collect();
+    let ids: Vec<&Value> = fields(&root["model_calls"], "model_call_id");
     assert_eq!(ids, [&json!("hermes-call-1"), &json!("hermes-call-2")]);
     assert_eq!(root["model_calls"][0]["model_ref"], model_ref());
     assert_eq!(
@@ -485,12 +474,7 @@ fn a_harness_agents_observations_are_joined_and_projected() {
         (&t["task_id"], &t["rollout_id"]),
         (&json!("0"), &json!("0-0"))
     );
-    let invs: Vec<&Value> = t["invocations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| &i["invocation_id"])
-        .collect();
+    let invs: Vec<&Value> = fields(&t["invocations"], "invocation_id");
     assert_eq!(invs, [&json!("root"), &json!("sub")]);
     assert_eq!(t["invocations"][1]["parent_invocation_id"], "root");
     assert_eq!(t["invocations"][0]["model_calls"], root["model_calls"]);

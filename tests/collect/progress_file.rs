@@ -44,21 +44,11 @@ fn the_count_grows_with_the_rows_survives_a_resume_and_is_off_by_default() {
     let out = dir.path().join("run.jsonl");
     let progress = dir.path().join("run_progress");
     let head = gym.head();
-    let args = collect_args(
-        &input,
-        &out,
-        AGENT,
-        &head,
-        &["--concurrency", "2", "--no-progress"],
-    );
+    let flags = ["--concurrency", "2", "--no-progress"];
+    let args = collect_args(&input, &out, AGENT, &head, &flags);
     let mut with_flag = args.clone();
     with_flag.push("--progress-file");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args(&with_flag)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = crate::common::spawn_gymscope(&with_flag, Stdio::null(), Stdio::piped());
     let (start, mut seen) = (Instant::now(), Vec::new());
     while rows(&out) < 20 {
         if let Some(status) = child.try_wait().unwrap() {

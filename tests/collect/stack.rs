@@ -25,6 +25,14 @@ fn gymscope(args: &[&str], envs: &[(&str, &str)]) -> Output {
 
 use crate::common::output_text as text;
 
+/// The stand-in stack, and a fresh folder holding an input of `n` rows.
+fn stack_with_input(n: usize) -> (StandIn, tempfile::TempDir, PathBuf) {
+    let gym = StandIn::start(&[AGENT]);
+    let dir = tempfile::tempdir().unwrap();
+    let input = write_input(dir.path(), n);
+    (gym, dir, input)
+}
+
 fn write_input(dir: &Path, n: usize) -> PathBuf {
     let p = dir.join("input.jsonl");
     let mut s = String::new();
@@ -39,9 +47,7 @@ fn write_input(dir: &Path, n: usize) -> PathBuf {
 
 #[test]
 fn upstream_keys_are_taken_named_or_implemented() {
-    let gym = StandIn::start(&[AGENT]);
-    let dir = tempfile::tempdir().unwrap();
-    let input = write_input(dir.path(), 2);
+    let (gym, dir, input) = stack_with_input(2);
     let out = dir.path().join("r.jsonl");
     let port = gym.addr.port().to_string();
     let head_port = format!("+head_server.port={port}");
@@ -121,9 +127,7 @@ fn relative_inputs_are_found_under_nemo_gym_extra_roots() {
 
 #[test]
 fn small_runs_print_each_percentage_once() {
-    let gym = StandIn::start(&[AGENT]);
-    let dir = tempfile::tempdir().unwrap();
-    let input = write_input(dir.path(), 3);
+    let (gym, dir, input) = stack_with_input(3);
     let out = dir.path().join("r.jsonl");
     let r = gymscope(
         &collect_args(&input, &out, AGENT, &gym.head(), &["--concurrency", "1"]),
@@ -147,24 +151,12 @@ fn sigterm_stops_rollouts_that_only_retry_a_connection_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let input = write_input(dir.path(), 3);
     let out = dir.path().join("r.jsonl");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gymscope"))
-        .args([
-            "collect",
-            "-i",
-            input.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "-a",
-            "dead_agent",
-            "--head-server",
-            &gym.head(),
-            "--grace",
-            "30",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let head = gym.head();
+    let mut child = crate::common::spawn_gymscope(
+        collect_args(&input, &out, "dead_agent", &head, &["--grace", "30"]),
+        Stdio::null(),
+        Stdio::piped(),
+    );
     // Let the rollouts reach their backoff (the first retry is printed after 0 s).
     std::thread::sleep(Duration::from_millis(1500));
     let sent = Instant::now();
@@ -184,9 +176,7 @@ fn sigterm_stops_rollouts_that_only_retry_a_connection_at_once() {
 
 #[test]
 fn a_fresh_run_never_replaces_its_input() {
-    let gym = StandIn::start(&[AGENT]);
-    let dir = tempfile::tempdir().unwrap();
-    let input = write_input(dir.path(), 2);
+    let (gym, dir, input) = stack_with_input(2);
     let before = std::fs::read(&input).unwrap();
     // -o the input itself, and an input named like the materialized file of -o.
     let named = dir.path().join("r_materialized_inputs.jsonl");

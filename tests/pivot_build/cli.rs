@@ -3,8 +3,9 @@
 
 use super::*;
 use crate::common::assert_contains;
+use crate::common::assert_exit;
 use crate::common::assert_success;
-use crate::common::run_gymscope as gymscope;
+use crate::common::write_in;
 
 fn names_in(dir: &std::path::Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
@@ -20,16 +21,7 @@ fn writes_every_output_next_to_out_and_reruns_identically() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("session.state.jsonl");
     let src = upstream("example_session_state_mgmt.example_rollouts.jsonl");
-    let args = [
-        "build-pivot",
-        "--input",
-        src.to_str().unwrap(),
-        "--output",
-        out.to_str().unwrap(),
-        "--agent-ref",
-        AGENT,
-    ];
-    let r = gymscope(&args);
+    let r = build_pivot(&src, &out, AGENT, &[]);
     assert_success(&r);
     let stdout = String::from_utf8(r.stdout).unwrap();
     assert_eq!(
@@ -57,7 +49,7 @@ fn writes_every_output_next_to_out_and_reruns_identically() {
     assert!(stdout.contains("selfcheck: 10 / 10 passed"), "{stdout}");
     let read = |n: &str| std::fs::read(dir.path().join(n)).unwrap();
     let first: Vec<Vec<u8>> = names_in(dir.path()).iter().map(|n| read(n)).collect();
-    assert!(gymscope(&args).status.success());
+    assert!(build_pivot(&src, &out, AGENT, &[]).status.success());
     let second: Vec<Vec<u8>> = names_in(dir.path()).iter().map(|n| read(n)).collect();
     assert_eq!(
         first, second,
@@ -143,37 +135,28 @@ fn config_flags_and_batch_config() {
     let cfg = dir.path().join("conf/elsewhere.yaml");
     std::fs::create_dir_all(cfg.parent().unwrap()).unwrap();
     let src = upstream("example_session_state_mgmt.example_rollouts.jsonl");
-    let r = gymscope(&[
-        "build-pivot",
-        "--input",
-        src.to_str().unwrap(),
-        "--output",
-        out.to_str().unwrap(),
-        "--agent-ref",
+    let r = build_pivot(
+        &src,
+        &out,
         "plain",
-        "--config-out",
-        cfg.to_str().unwrap(),
-        "--license",
-        "Apache 2.0",
-        "--validation-path",
-        "val.jsonl",
-        "--multi-call",
-        "batch",
-    ]);
+        &[
+            "--config-out",
+            cfg.to_str().unwrap(),
+            "--license",
+            "Apache 2.0",
+            "--validation-path",
+            "val.jsonl",
+            "--multi-call",
+            "batch",
+        ],
+    );
     assert_success(&r);
     assert!(!dir.path().join("p.gym.yaml").exists());
     let yaml = std::fs::read_to_string(&cfg).unwrap();
     assert!(yaml.starts_with("plain_resources_server:\n"));
     assert!(yaml.contains("        parallel_tool_call_rewarding: true\n        allow_subset: true\n        allow_superset: true\n        parallel_tool_call_reward_mode: f1\n"));
     assert!(yaml.contains("      - name: validation\n        type: validation\n        jsonl_fpath: val.jsonl\n        num_repeats: 1\n        license: Apache 2.0\n"));
-    let r = gymscope(&[
-        "validate-pivot",
-        "--path",
-        out.to_str().unwrap(),
-        "--agent-ref",
-        "plain",
-        "--allow-batch",
-    ]);
+    let r = validate_pivot(&out, &["--agent-ref", "plain", "--allow-batch"]);
     assert!(r.status.success());
 
     for (flag, value, says) in [
@@ -184,17 +167,7 @@ fn config_flags_and_batch_config() {
             "between 0 and 0.5",
         ),
     ] {
-        let r = gymscope(&[
-            "build-pivot",
-            "--input",
-            src.to_str().unwrap(),
-            "--output",
-            out.to_str().unwrap(),
-            "--agent-ref",
-            "a",
-            flag,
-            value,
-        ]);
+        let r = build_pivot(&src, &out, "a", &[flag, value]);
         // A flag's value Gym refuses is a usage error (exit 2).
         assert_eq!(r.status.code(), Some(2));
         assert!(String::from_utf8_lossy(&r.stderr).contains(says));
@@ -206,18 +179,16 @@ fn nothing_written_exits_1_with_top_reasons() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("p.jsonl");
     let src = upstream("ruler.example_rollouts.jsonl");
-    let r = gymscope(&[
-        "build-pivot",
-        "--input",
-        src.to_str().unwrap(),
-        "--output",
-        out.to_str().unwrap(),
-        "--agent-ref",
+    let r = build_pivot(
+        &src,
+        &out,
         AGENT,
-        "--min-reward=-100",
-        "--source-groups",
-        "mixed,all_success,all_failure",
-    ]);
+        &[
+            "--min-reward=-100",
+            "--source-groups",
+            "mixed,all_success,all_failure",
+        ],
+    );
     assert_eq!(r.status.code(), Some(1));
     let err = String::from_utf8_lossy(&r.stderr);
     assert!(
@@ -246,15 +217,7 @@ fn bad_rows_are_audited_not_fatal_and_input_is_never_overwritten() {
     )
     .unwrap();
     let out = dir.path().join("out.jsonl");
-    let r = gymscope(&[
-        "build-pivot",
-        "--input",
-        src.to_str().unwrap(),
-        "--output",
-        out.to_str().unwrap(),
-        "--agent-ref",
-        AGENT,
-    ]);
+    let r = build_pivot(&src, &out, AGENT, &[]);
     assert_success(&r);
     let audit = lines(&std::fs::read(dir.path().join("out.skipped.jsonl")).unwrap());
     let invalid: Vec<&Value> = audit
@@ -272,48 +235,22 @@ fn bad_rows_are_audited_not_fatal_and_input_is_never_overwritten() {
     );
 
     let before = std::fs::read(&src).unwrap();
-    let r = gymscope(&[
-        "build-pivot",
-        "--input",
-        src.to_str().unwrap(),
-        "--output",
-        src.to_str().unwrap(),
-        "--agent-ref",
-        AGENT,
-    ]);
+    let r = build_pivot(&src, &src, AGENT, &[]);
     // Refused by identity as a usage error (exit 2), before anything is written.
-    assert_eq!(r.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&r.stderr).contains("it is the input"));
+    assert_exit(&r, 2, "it is the input");
     assert_eq!(std::fs::read(&src).unwrap(), before);
-    let r = gymscope(&[
-        "build-pivot",
-        "--input",
-        src.to_str().unwrap(),
-        "--output",
-        out.to_str().unwrap(),
-        "--agent-ref",
-        AGENT,
-        "--config-out",
-        src.to_str().unwrap(),
-    ]);
+    let r = build_pivot(&src, &out, AGENT, &["--config-out", src.to_str().unwrap()]);
     assert_eq!(r.status.code(), Some(2));
     assert_eq!(std::fs::read(&src).unwrap(), before);
 
     // A first line in no known layout is an error naming the line.
-    let weird = dir.path().join("weird.jsonl");
-    std::fs::write(&weird, "\n{\"x\": 1}\n").unwrap();
-    let r = gymscope(&[
-        "build-pivot",
-        "--input",
-        weird.to_str().unwrap(),
-        "--output",
-        out.to_str().unwrap(),
-        "--agent-ref",
-        AGENT,
-    ]);
-    assert_eq!(r.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&r.stderr)
-        .contains("weird.jsonl' line 2: the first row fits no source layout"));
+    let weird = write_in(dir.path(), "weird.jsonl", "\n{\"x\": 1}\n");
+    let r = build_pivot(&weird, &out, AGENT, &[]);
+    assert_exit(
+        &r,
+        1,
+        "weird.jsonl' line 2: the first row fits no source layout",
+    );
 }
 
 /// `--tools FILE` supplies schemas a harness rollout did not record; without it those calls are
@@ -324,28 +261,20 @@ fn tools_file_supplies_missing_schemas() {
     let row = serde_json::json!({"responses_create_params": {"input": [{"role": "user", "content": "list files", "type": "message"}], "tools": []},
         "response": {"output": [{"type": "function_call", "name": "bash", "arguments": "{\"cmd\": \"ls\"}", "call_id": "c1", "id": "fc_1", "status": "completed"}]},
         "reward": 1.0});
-    let src = dir.path().join("harness.jsonl");
-    std::fs::write(&src, format!("{row}\n")).unwrap();
+    let src = write_in(dir.path(), "harness.jsonl", format!("{row}\n"));
     let out = dir.path().join("p.jsonl");
-    let base = [
-        "build-pivot",
-        "--input",
-        src.to_str().unwrap(),
-        "--output",
-        out.to_str().unwrap(),
-        "--agent-ref",
-        AGENT,
-    ];
-    let r = gymscope(&base);
-    assert_eq!(r.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&r.stderr).contains("tool_not_in_tools: 1"));
+    let r = build_pivot(&src, &out, AGENT, &[]);
+    assert_exit(&r, 1, "tool_not_in_tools: 1");
     let info = std::fs::read_to_string(dir.path().join("p.info.md")).unwrap();
     assert!(info.contains(
         "1 tool-call decision points were skipped because the source recorded no tool schemas"
     ));
-    let tools = dir.path().join("tools.json");
-    std::fs::write(&tools, r#"[{"type": "function", "function": {"name": "bash", "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}}}}]"#).unwrap();
-    let r = gymscope(&[&base[..], &["--tools", tools.to_str().unwrap()]].concat());
+    let tools = write_in(
+        dir.path(),
+        "tools.json",
+        r#"[{"type": "function", "function": {"name": "bash", "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}}}}]"#,
+    );
+    let r = build_pivot(&src, &out, AGENT, &["--tools", tools.to_str().unwrap()]);
     assert_success(&r);
     let rows = lines(&std::fs::read(&out).unwrap());
     assert_eq!(
@@ -359,21 +288,12 @@ fn tools_file_supplies_missing_schemas() {
 #[test]
 fn select_pivot_usage_errors_name_the_problem() {
     let dir = tempfile::tempdir().unwrap();
-    let pivots = dir.path().join("p.jsonl");
-    std::fs::write(&pivots, "{\"pivot_info\": {\"pivot_id\": \"x\"}}\n").unwrap();
-    let profile = dir.path().join("prof.jsonl");
-    std::fs::write(&profile, "{\"_ng_task_index\": 0}\n").unwrap();
+    let row = "{\"pivot_info\": {\"pivot_id\": \"x\"}}\n";
+    let pivots = write_in(dir.path(), "p.jsonl", row);
+    let profile = write_in(dir.path(), "prof.jsonl", "{\"_ng_task_index\": 0}\n");
     let out = dir.path().join("s.jsonl");
     // Without the build's config (`p.gym.yaml`) the selection could not be trained on: refused.
-    let r = gymscope(&[
-        "select-pivot",
-        "--pivots",
-        pivots.to_str().unwrap(),
-        "--profile",
-        profile.to_str().unwrap(),
-        "--output",
-        out.to_str().unwrap(),
-    ]);
+    let r = select_pivot(&pivots, &profile, &out, &[]);
     assert_eq!(r.status.code(), Some(2));
     assert_contains(
         &String::from_utf8_lossy(&r.stderr),
@@ -384,48 +304,22 @@ fn select_pivot_usage_errors_name_the_problem() {
         "a:\n  datasets:\n  - name: train\n    jsonl_fpath: p.jsonl\n",
     )
     .unwrap();
-    let base = [
-        "select-pivot",
-        "--pivots",
-        pivots.to_str().unwrap(),
-        "--profile",
-        profile.to_str().unwrap(),
-        "--output",
-        out.to_str().unwrap(),
-    ];
-    let r = gymscope(&base);
-    assert_eq!(r.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&r.stderr)
-        .contains("prof.jsonl' line 1: field `rollout_infos` is missing"));
-    let r = gymscope(&[&base[..], &["--keep", "sometimes"]].concat());
+    let r = select_pivot(&pivots, &profile, &out, &[]);
+    assert_exit(
+        &r,
+        1,
+        "prof.jsonl' line 1: field `rollout_infos` is missing",
+    );
+    let r = select_pivot(&pivots, &profile, &out, &["--keep", "sometimes"]);
     assert!(String::from_utf8_lossy(&r.stderr).contains("--keep: 'sometimes'"));
-    let r = gymscope(&[
-        "select-pivot",
-        "--pivots",
-        pivots.to_str().unwrap(),
-        "--profile",
-        profile.to_str().unwrap(),
-        "--output",
-        pivots.to_str().unwrap(),
-    ]);
-    assert_eq!(r.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&r.stderr).contains("it is the input"));
+    let r = select_pivot(&pivots, &profile, &pivots, &[]);
+    assert_exit(&r, 2, "it is the input");
     assert_eq!(
         names_in(dir.path()),
         ["p.gym.yaml", "p.jsonl", "prof.jsonl"],
         "nothing written, no temp file"
     );
-    let r = gymscope(&[
-        "build-pivot",
-        "--input",
-        pivots.to_str().unwrap(),
-        "--output",
-        out.to_str().unwrap(),
-        "--agent-ref",
-        "a",
-        "--source-groups",
-        "half",
-    ]);
+    let r = build_pivot(&pivots, &out, "a", &["--source-groups", "half"]);
     assert!(String::from_utf8_lossy(&r.stderr).contains("--source-groups: 'half'"));
 }
 
@@ -435,15 +329,7 @@ fn select_pivot_usage_errors_name_the_problem() {
 fn a_line_that_never_ends_stops_the_build() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("pivots.jsonl");
-    let o = gymscope(&[
-        "build-pivot",
-        "--input",
-        "/dev/zero",
-        "--output",
-        out.to_str().unwrap(),
-        "--agent-ref",
-        "a",
-    ]);
+    let o = build_pivot(Path::new("/dev/zero"), &out, "a", &[]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success());
     assert!(err.contains("'/dev/zero' line 1 is longer than"), "{err}");

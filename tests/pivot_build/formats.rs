@@ -2,6 +2,7 @@
 //! converters.
 
 use super::*;
+use crate::common::strs;
 use serde_json::json;
 
 fn without_id(mut row: Value) -> Value {
@@ -308,19 +309,9 @@ fn reasoning_after_a_call_stays_in_its_turn() {
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[0]["expected_action"]["type"], "function_call");
     assert_eq!(rows[0]["pivot_info"]["pivot_has_reasoning"], true);
-    let roles: Vec<&str> = rows[0]["responses_create_params"]["input"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["role"].as_str().unwrap())
-        .collect();
+    let roles: Vec<&str> = strs(&rows[0]["responses_create_params"]["input"], "role");
     assert_eq!(roles, ["system", "user"]);
-    let second: Vec<&str> = rows[1]["responses_create_params"]["input"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["type"].as_str().unwrap())
-        .collect();
+    let second: Vec<&str> = strs(&rows[1]["responses_create_params"]["input"], "type");
     assert_eq!(
         second,
         [
@@ -506,12 +497,7 @@ fn reasoning_drop_removes_prefix_reasoning() {
     o.min_reward = 0.0;
     o.drop_reasoning = true;
     let rows = lines(&build(&first_line, o).rows);
-    let types: Vec<&str> = rows[1]["responses_create_params"]["input"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["type"].as_str().unwrap())
-        .collect();
+    let types: Vec<&str> = strs(&rows[1]["responses_create_params"]["input"], "type");
     assert_eq!(
         types,
         [

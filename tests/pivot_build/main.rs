@@ -15,7 +15,8 @@ mod skips;
 use gymscope::pivot::{validate_bytes, PivotOptions};
 use gymscope::pivot_build::{build_bytes, BuildOptions, Built};
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Output;
 
 pub const AGENT: &str = "session_state_pivot_single_step_tool_use_with_argument_comparison_agent";
 
@@ -23,6 +24,27 @@ pub fn upstream(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/pivot-build/upstream")
         .join(name)
+}
+
+/// `gymscope build-pivot --input SRC --output OUT --agent-ref AGENT`, then `extra`.
+pub fn build_pivot(src: &Path, out: &Path, agent: &str, extra: &[&str]) -> Output {
+    let mut args = vec!["build-pivot", "--input", src.to_str().unwrap()];
+    args.extend(["--output", out.to_str().unwrap(), "--agent-ref", agent]);
+    common::run_gymscope(&[&args[..], extra].concat())
+}
+
+/// `gymscope select-pivot --pivots PIVOTS --profile PROFILE --output OUT`, then `extra`.
+pub fn select_pivot(pivots: &Path, profile: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["select-pivot", "--pivots", pivots.to_str().unwrap()];
+    args.extend(["--profile", profile.to_str().unwrap()]);
+    args.extend(["--output", out.to_str().unwrap()]);
+    common::run_gymscope(&[&args[..], extra].concat())
+}
+
+/// `gymscope validate-pivot --path PATH`, then `extra`.
+pub fn validate_pivot(path: &Path, extra: &[&str]) -> Output {
+    let args = ["validate-pivot", "--path", path.to_str().unwrap()];
+    common::run_gymscope(&[&args[..], extra].concat())
 }
 
 pub fn fixture(name: &str) -> PathBuf {

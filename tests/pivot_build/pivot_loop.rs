@@ -3,10 +3,12 @@
 //! scores with the core's action comparison → `profile` → `select-pivot`.
 
 use crate::common::assert_contains;
+use crate::common::collect_args_routed;
 use crate::common::gym_standin;
 use crate::common::read_jsonl as jsonl;
 use crate::common::run_gymscope as gymscope;
 use crate::common::run_on;
+use crate::{build_pivot, select_pivot};
 
 use gym_standin::{Responder, StandIn};
 use gymscope::verifier::{compare, Action, ComparatorConfig};
@@ -77,15 +79,7 @@ fn build_collect_profile_select() {
         .join("tests/fixtures/pivot-build/upstream/example_multi_step.example_rollouts.jsonl");
     let pivots = dir.path().join("pivots.jsonl");
     let p = pivots.to_str().unwrap();
-    let r = gymscope(&[
-        "build-pivot",
-        "--input",
-        source.to_str().unwrap(),
-        "--output",
-        p,
-        "--agent-ref",
-        AGENT,
-    ]);
+    let r = build_pivot(&source, &pivots, AGENT, &[]);
     assert!(r.status.success(), "{}", text(&r));
     let r = gymscope(&["validate-pivot", "--path", p, "--agent-ref", AGENT]);
     assert!(r.status.success(), "{}", text(&r));
@@ -95,22 +89,9 @@ fn build_collect_profile_select() {
     let gym = StandIn::start_responding(&[AGENT], pivot_agent());
     let rollouts = dir.path().join("prof/rollouts.jsonl");
     let head = gym.head();
-    let r = gymscope(&[
-        "collect",
-        "-i",
-        p,
-        "-o",
-        rollouts.to_str().unwrap(),
-        "--num-repeats",
-        "8",
-        "--temperature",
-        "1.0",
-        "--head-server",
-        &head,
-        "--concurrency",
-        "16",
-        "--no-progress",
-    ]);
+    let repeats = ["--num-repeats", "8", "--temperature", "1.0"];
+    let flags = [&repeats[..], &["--concurrency", "16", "--no-progress"]].concat();
+    let r = gymscope(&collect_args_routed(&pivots, &rollouts, &head, &flags));
     assert!(r.status.success(), "{}", text(&r));
     assert_eq!(jsonl(&rollouts).len(), rows.len() * 8);
     let inputs = dir.path().join("prof/rollouts_materialized_inputs.jsonl");
@@ -156,15 +137,7 @@ fn build_collect_profile_select() {
     }
 
     let selected = dir.path().join("selected.jsonl");
-    let r = gymscope(&[
-        "select-pivot",
-        "--pivots",
-        p,
-        "--profile",
-        profile.to_str().unwrap(),
-        "--output",
-        selected.to_str().unwrap(),
-    ]);
+    let r = select_pivot(&pivots, &profile, &selected, &[]);
     assert!(r.status.success(), "{}", text(&r));
     assert!(
         String::from_utf8_lossy(&r.stdout).contains("| kept |"),
@@ -178,17 +151,7 @@ fn build_collect_profile_select() {
     let kept_selection = std::fs::read(&selection).unwrap();
     std::fs::remove_file(&selection).unwrap();
     std::fs::create_dir(&selection).unwrap();
-    let r = gymscope(&[
-        "select-pivot",
-        "--pivots",
-        p,
-        "--profile",
-        profile.to_str().unwrap(),
-        "--output",
-        selected.to_str().unwrap(),
-        "--val-fraction",
-        "0.5",
-    ]);
+    let r = select_pivot(&pivots, &profile, &selected, &["--val-fraction", "0.5"]);
     assert_eq!(r.status.code(), Some(1), "{}", text(&r));
     assert_eq!(std::fs::read(&selected).unwrap(), before);
     assert!(!dir.path().join("selected.val.jsonl").exists());
@@ -312,24 +275,22 @@ fn build_collect_profile_select() {
 
     // λ_diff, a split by source trajectory, and the dedupe.
     let split = dir.path().join("split.jsonl");
-    let r = gymscope(&[
-        "select-pivot",
-        "--pivots",
-        p,
-        "--profile",
-        profile.to_str().unwrap(),
-        "--output",
-        split.to_str().unwrap(),
-        "--keep",
-        "mixed,all_success,all_failure",
-        "--max-mean",
-        "0.99",
-        "--val-fraction",
-        "0.3",
-        "--seed",
-        "4",
-        "--dedupe-prefix",
-    ]);
+    let r = select_pivot(
+        &pivots,
+        &profile,
+        &split,
+        &[
+            "--keep",
+            "mixed,all_success,all_failure",
+            "--max-mean",
+            "0.99",
+            "--val-fraction",
+            "0.3",
+            "--seed",
+            "4",
+            "--dedupe-prefix",
+        ],
+    );
     assert!(r.status.success(), "{}", text(&r));
     let train = jsonl(&split);
     let val = jsonl(&dir.path().join("split.val.jsonl"));
@@ -358,19 +319,12 @@ fn build_collect_profile_select() {
 
     // Capped: the easiest are dropped first (ties by file order).
     let capped = dir.path().join("capped.jsonl");
-    let r = gymscope(&[
-        "select-pivot",
-        "--pivots",
-        p,
-        "--profile",
-        profile.to_str().unwrap(),
-        "--output",
-        capped.to_str().unwrap(),
-        "--max-pivots",
-        "2",
-        "--sort",
-        "difficulty",
-    ]);
+    let r = select_pivot(
+        &pivots,
+        &profile,
+        &capped,
+        &["--max-pivots", "2", "--sort", "difficulty"],
+    );
     assert!(r.status.success(), "{}", text(&r));
     let mut hardest: Vec<(f64, usize, String)> = want
         .iter()
@@ -382,33 +336,13 @@ fn build_collect_profile_select() {
     assert_eq!(ids(&jsonl(&capped)), expect);
 
     // A higher success threshold than any reward: every profiled pivot is all_failure.
-    let r = gymscope(&[
-        "select-pivot",
-        "--pivots",
-        p,
-        "--profile",
-        profile.to_str().unwrap(),
-        "--output",
-        capped.to_str().unwrap(),
-        "--success-threshold",
-        "2",
-    ]);
+    let r = select_pivot(&pivots, &profile, &capped, &["--success-threshold", "2"]);
     // Nothing kept: exit 1 saying why, and the earlier selection is left as it was.
     assert_eq!(r.status.code(), Some(1), "{}", text(&r));
     assert_contains(&text(&r), &format!("{} all_failure", rows.len()));
     assert_eq!(ids(&jsonl(&capped)), expect);
     // --min-rollouts above 8: nothing is sufficiently profiled.
-    let r = gymscope(&[
-        "select-pivot",
-        "--pivots",
-        p,
-        "--profile",
-        profile.to_str().unwrap(),
-        "--output",
-        capped.to_str().unwrap(),
-        "--min-rollouts",
-        "9",
-    ]);
+    let r = select_pivot(&pivots, &profile, &capped, &["--min-rollouts", "9"]);
     assert_eq!(r.status.code(), Some(1), "{}", text(&r));
     assert_contains(&text(&r), "every profiled pivot has 8 rollouts; --min-rollouts is 9: collect with --num-repeats 9 or lower it");
     assert_eq!(ids(&jsonl(&capped)), expect);

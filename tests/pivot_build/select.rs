@@ -67,15 +67,11 @@ fn the_spec_illustration() {
     assert_eq!(info["reward_mean"], 0.25);
     assert_eq!(info["group"], "mixed");
 
-    let capped = select(
-        &pivots,
-        &profile,
-        SelectOptions {
-            max_pivots: Some(1),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let with = |options| select(&pivots, &profile, options).unwrap();
+    let capped = with(SelectOptions {
+        max_pivots: Some(1),
+        ..Default::default()
+    });
     assert_eq!(
         capped
             .selected
@@ -86,40 +82,25 @@ fn the_spec_illustration() {
         "pivot 3 (pass 0.875) is the easier one"
     );
     assert_eq!(capped.counts.dropped_easiest, 1);
-    let thr = select(
-        &pivots,
-        &profile,
-        SelectOptions {
-            difficulty_threshold: Some(0.5),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let thr = with(SelectOptions {
+        difficulty_threshold: Some(0.5),
+        ..Default::default()
+    });
     assert_eq!(thr.counts.dropped_above_difficulty_threshold, 1);
-    let var = select(
-        &pivots,
-        &profile,
-        SelectOptions {
-            sort: Sort::Variance,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let var = with(SelectOptions {
+        sort: Sort::Variance,
+        ..Default::default()
+    });
     assert_eq!(
         var.selected.iter().map(|d| d.span.line).collect::<Vec<_>>(),
         [3, 4],
         "0.25 has the larger variance"
     );
-    let few = select(
-        &pivots,
-        &profile,
-        SelectOptions {
-            min_rollouts: 9,
-            keep: vec![Class::InsufficientRollouts],
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let few = with(SelectOptions {
+        min_rollouts: 9,
+        keep: vec![Class::InsufficientRollouts],
+        ..Default::default()
+    });
     assert_eq!(few.counts.kept, 4);
     // Fractional rewards: the threshold decides.
     let frac = vec![profile_row(0, Some("p0"), &[0.5; 8])];

@@ -21,11 +21,11 @@ pytest.importorskip("marimo")
 from test_notebook import (  # noqa: E402 - after the skip
     INPUTS,
     ROLLOUTS,
+    browsing,
     check_selection,
     check_view,
-    chromium,
     free_port,
-    report_failure,
+    stop_server,
     wait_for,
 )
 
@@ -120,19 +120,13 @@ def marimo_app(tmp_path: Path):
         wait_for("marimo", lambda: urllib.request.urlopen(f"{url}/health", timeout=2).status == 200)
         yield url, out
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        log.close()
+        stop_server(server, log)
         print((tmp_path / "marimo.log").read_text(errors="replace")[-3000:])
 
 
 def test_the_inspector_in_a_marimo_app(marimo_app, tmp_path: Path) -> None:
     url, out = marimo_app
-    browser = chromium()
-    try:
+    with browsing(tmp_path) as browser:
         browser.get(url)
         frame = wait_for("the inspector's frame", lambda: browser.execute_script(FRAMES))[0]
         # The failing cell is not blank: an app hides a raised exception's text unless the app
@@ -143,9 +137,4 @@ def test_the_inspector_in_a_marimo_app(marimo_app, tmp_path: Path) -> None:
                 browser.execute_script(TEXT)))
         said = check_view(browser, frame)
         selection = wait_for("the kernel's selection", lambda: out.exists() and json.loads(out.read_text()))
-    except BaseException:
-        report_failure(browser, tmp_path)
-        raise
-    finally:
-        browser.quit()
     check_selection(said, selection)

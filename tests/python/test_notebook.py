@@ -12,6 +12,7 @@ Chromium and ChromeDriver (scripts/setup.sh --browser) and the notebook's packag
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -42,6 +43,16 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def stop_server(server: subprocess.Popen, log) -> None:
+    """Stops a server a fixture started (killed if it has not stopped in 20 s); closes its log."""
+    server.terminate()
+    try:
+        server.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        server.kill()
+    log.close()
 
 
 def wait_for(what: str, check, timeout: float = 120.0, every: float = 0.25):
@@ -118,12 +129,7 @@ def lab(request, tmp_path: Path):
         wait_for(request.param, lambda: urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2).status == 200)
         yield f"{url}/{path}", root
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        log.close()
+        stop_server(server, log)
 
 
 def chromium():
@@ -261,6 +267,20 @@ def check_selection(said: str, selection) -> None:
     assert len({t for t, _ in chosen}) == tasks, said
 
 
+@contextlib.contextmanager
+def browsing(tmp_path: Path):
+    """Chromium for a test's body: a failure inside reports the console and a screenshot; it quits
+    either way."""
+    browser = chromium()
+    try:
+        yield browser
+    except BaseException:
+        report_failure(browser, tmp_path)
+        raise
+    finally:
+        browser.quit()
+
+
 def report_failure(browser, tmp_path: Path) -> None:
     for entry in browser.get_log("browser"):
         print("console:", entry.get("level"), entry.get("message"))
@@ -273,8 +293,7 @@ def test_the_inspector_is_a_view_of_the_notebook_and_a_brush_reaches_the_kernel(
     url, root = lab
     out = tmp_path / "selection.json"
     (root / "inspect.ipynb").write_text(json.dumps(notebook(out)))
-    browser = chromium()
-    try:
+    with browsing(tmp_path) as browser:
         browser.get(f"{url}/inspect.ipynb?token={TOKEN}")
         wait_for("the notebook", lambda: browser.execute_script(
             "const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
@@ -308,9 +327,4 @@ def test_the_inspector_is_a_view_of_the_notebook_and_a_brush_reaches_the_kernel(
             "const nb = window.jupyterapp.shell.currentWidget.content; nb.activeCellIndex = 1;"
             "return window.jupyterapp.commands.execute('notebook:run-cell');")
         selection = wait_for("the kernel's selection", lambda: out.exists() and json.loads(out.read_text()))
-    except BaseException:
-        report_failure(browser, tmp_path)
-        raise
-    finally:
-        browser.quit()
     check_selection(said, selection)

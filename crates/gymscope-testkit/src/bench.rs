@@ -16,6 +16,45 @@ pub fn listing_only() -> bool {
     std::env::args().any(|a| a == "--list")
 }
 
+/// The workspace's root, or `None` when cargo only asks for the list (see [`listing_only`]).
+pub fn root() -> Option<&'static Path> {
+    (!listing_only()).then(crate::repo_root)
+}
+
+/// Runs `command` to its end with its stdout discarded; stops the bench unless it succeeded.
+pub fn run_quiet(command: &mut Command) {
+    let status = command
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// Adds `profile --inputs <inputs> --rollouts <rollouts> --out-dir <out_dir>` to `command`.
+pub fn profile_args<'a>(
+    command: &'a mut Command,
+    inputs: &Path,
+    rollouts: &Path,
+    out_dir: &Path,
+) -> &'a mut Command {
+    command.args(["profile", "--inputs"]).arg(inputs);
+    command.arg("--rollouts").arg(rollouts);
+    command.arg("--out-dir").arg(out_dir)
+}
+
+/// Makes `path` with `generate` (once: a generator skips a file already there) and prints
+/// `data: <MB> MB <what> (ready in <s> s)`; the file's size in MB.
+pub fn generated(path: &Path, what: &str, generate: impl FnOnce(&Path)) -> f64 {
+    let t0 = Instant::now();
+    generate(path);
+    let mb = file_mb(path);
+    println!(
+        "data: {mb:.0} MB {what} (ready in {:.1} s)",
+        t0.elapsed().as_secs_f64()
+    );
+    mb
+}
+
 /// A whole number from the environment variable `name`, or `default` when unset or not a number.
 pub fn env_usize(name: &str, default: usize) -> usize {
     std::env::var(name)

@@ -198,24 +198,23 @@ impl Browser {
 
     /// Replaces the text of the input `[data-testid=testid]` with `value`, as typed.
     pub async fn set_text(&self, testid: &str, value: &str) {
-        let el = self
-            .client
-            .find(Locator::Css(&format!("[data-testid={testid}]")))
-            .await
-            .unwrap();
+        let el = self.testid(testid).await;
         el.clear().await.unwrap();
         el.send_keys(value).await.unwrap();
     }
 
-    /// Chooses several files at once in an `<input type=file multiple>`.
-    pub async fn choose_files(&self, testid: &str, files: &[PathBuf]) {
-        let input = self
-            .client
+    /// The element `[data-testid=testid]` (stops the test when there is none).
+    pub async fn testid(&self, testid: &str) -> fantoccini::elements::Element {
+        self.client
             .find(Locator::Css(&format!("[data-testid={testid}]")))
             .await
-            .unwrap();
+            .unwrap()
+    }
+
+    /// Chooses several files at once in an `<input type=file multiple>`.
+    pub async fn choose_files(&self, testid: &str, files: &[PathBuf]) {
         let paths: Vec<&str> = files.iter().map(|p| p.to_str().unwrap()).collect();
-        input.send_keys(&paths.join("\n")).await.unwrap();
+        self.type_into(testid, &paths.join("\n")).await;
     }
 
     /// Opens the built app served at `base` and waits for its workers.
@@ -246,14 +245,63 @@ impl Browser {
         self.eval_async(&script).await.as_str().unwrap().to_string()
     }
 
+    /// [`Browser::wait_testid`], then stops the test unless the text also holds `also`.
+    pub async fn wait_testid_holding(&self, testid: &str, want: &str, also: &str) -> String {
+        let text = self.wait_testid(testid, want).await;
+        assert!(text.contains(also), "{text}");
+        text
+    }
+
+    /// [`Browser::wait_text`], then stops the test unless the text also holds `also`.
+    pub async fn wait_text_holding(&self, css: &str, want: &str, also: &str) -> String {
+        let text = self.wait_text(css, want).await;
+        assert!(text.contains(also), "{text}");
+        text
+    }
+
+    /// Types `text` into the field `testid` (after what it holds).
+    pub async fn type_into(&self, testid: &str, text: &str) {
+        self.testid(testid).await.send_keys(text).await.unwrap();
+    }
+
+    /// Stops the test if a script planted in the data ran or if `css` matches anything.
+    pub async fn assert_inert(&self, css: &str) {
+        self.assert_no_script_ran().await;
+        assert_eq!(self.count(css).await, 0, "{css}");
+    }
+
+    /// Opens the first task's first rollout (from the task table) and waits for its view to
+    /// show `want`; the view's text.
+    pub async fn open_first_rollout(&self, want: &str) -> String {
+        self.click("[data-testid=task-row]").await;
+        self.click("[data-testid=open-rollout]").await;
+        self.wait_testid("rollout-view", want).await
+    }
+
+    /// The value of `script`, which must be a string.
+    pub async fn eval_str(&self, script: &str) -> String {
+        self.eval(script).await.as_str().unwrap().to_string()
+    }
+
+    /// Goes to `url` and reloads it (a fresh page with that address), its worker ready.
+    pub async fn reload_at(&self, url: &str) {
+        self.client.goto(url).await.unwrap();
+        self.client.refresh().await.unwrap();
+        self.wait_worker_ready().await;
+    }
+
+    /// The text behind the link `testid` as it is now (a `blob:` URL), fetched by the page.
+    pub async fn link_text(&self, testid: &str) -> String {
+        let script = format!(
+            "const done = arguments[arguments.length - 1];
+             fetch(document.querySelector('[data-testid={testid}]').href).then(r => r.text()).then(done);"
+        );
+        self.eval_async(&script).await.as_str().unwrap().to_string()
+    }
+
     /// Chooses a file in an `<input type=file>` (what a person picking a file does).
     pub async fn choose_file(&self, testid: &str, path: &std::path::Path) {
-        let input = self
-            .client
-            .find(Locator::Css(&format!("[data-testid={testid}]")))
-            .await
-            .unwrap();
-        input.send_keys(path.to_str().unwrap()).await.unwrap();
+        self.type_into(testid, path.to_str().unwrap()).await;
     }
 }
 

@@ -30,6 +30,15 @@ pub fn task<'a>(index: i64, prompt: &'a str, rewards: &[f64]) -> Task<'a> {
 
 /// The two files of a run. `temperature` differs between runs of the same tasks and must not
 /// matter; rollout rows are written in a scrambled order (`scramble` > 0), as collection does.
+/// Tasks numbered 0, 1, … in order, each its prompt and its rollouts' rewards ([`task`]).
+pub fn numbered<'a>(rows: &[(&'a str, &[f64])]) -> Vec<Task<'a>> {
+    let mut tasks = Vec::new();
+    for (i, (prompt, rewards)) in rows.iter().enumerate() {
+        tasks.push(task(i as i64, prompt, rewards));
+    }
+    tasks
+}
+
 pub fn run(tasks: &[Task], temperature: f64, scramble: usize) -> (String, String) {
     let (mut inputs, mut rows) = (String::new(), Vec::new());
     for t in tasks {
@@ -105,6 +114,12 @@ pub fn write_run(dir: &Path, name: &str, files: &(String, String)) -> (String, S
         inputs.to_string_lossy().into_owned(),
         rollouts.to_string_lossy().into_owned(),
     )
+}
+
+/// [`two_runs`] written to `dir` as `a` and `b` ([`write_run`]): their files' paths.
+pub fn two_runs_in(dir: &Path) -> ((String, String), (String, String)) {
+    let (a, b) = two_runs();
+    (write_run(dir, "a", &a), write_run(dir, "b", &b))
 }
 
 pub fn two_runs() -> ((String, String), (String, String)) {

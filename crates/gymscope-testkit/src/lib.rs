@@ -6,6 +6,7 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use std::process::Output;
 
 pub mod bench;
 pub mod browser;
@@ -108,6 +109,70 @@ pub fn read_jsonl(p: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// A text file's content; the message names the file.
+pub fn read_text(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// The exit code an oracle recorded: `<expected>/exit_code`.
+pub fn expected_exit_code(expected: &Path) -> i32 {
+    read_text(&expected.join("exit_code"))
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// The JSON array `array`'s strings (stops the test on anything else).
+pub fn str_items(array: &Value) -> Vec<&str> {
+    array
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect()
+}
+
+/// Each element's `key` of the JSON array `array`, as text (stops the test on anything else).
+pub fn strs<'a>(array: &'a Value, key: &str) -> Vec<&'a str> {
+    fields(array, key)
+        .into_iter()
+        .map(|v| v.as_str().unwrap())
+        .collect()
+}
+
+/// Each element's `key` of the JSON array `array` (stops the test unless it is an array).
+pub fn fields<'a>(array: &'a Value, key: &str) -> Vec<&'a Value> {
+    array.as_array().unwrap().iter().map(|e| &e[key]).collect()
+}
+
+/// `contents` written to `name` in `dir`; the file's path.
+pub fn write_in(dir: &Path, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
+/// Stops the test unless the command exited with `code`; the message is `what` and its stdout
+/// then stderr.
+#[track_caller]
+pub fn assert_code(out: &Output, code: i32, what: &str) {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{what}: {}",
+        output_text(out)
+    );
+}
+
+/// Stops the test unless the command exited with `code` and its stderr holds `needle`; the
+/// message is its stderr.
+#[track_caller]
+pub fn assert_exit(out: &std::process::Output, code: i32, needle: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{err}");
+    assert!(err.contains(needle), "{err}");
+}
+
 /// Stops the test unless `text` holds `needle`; the message is the whole text.
 #[track_caller]
 pub fn assert_contains(text: &str, needle: &str) {
@@ -169,22 +234,45 @@ pub fn run_gymscope(args: &[&str]) -> std::process::Output {
         .expect("run gymscope")
 }
 
+/// Starts `gymscope <args>` with its stdout and stderr as given (`Stdio::null()`, `piped()`).
+pub fn spawn_gymscope<S: AsRef<std::ffi::OsStr>>(
+    args: impl IntoIterator<Item = S>,
+    stdout: std::process::Stdio,
+    stderr: std::process::Stdio,
+) -> std::process::Child {
+    let mut command = std::process::Command::new(gymscope_bin());
+    command.args(args).stdout(stdout).stderr(stderr);
+    command.spawn().expect("start gymscope")
+}
+
 /// `gymscope <command> --inputs <inputs> --rollouts <rollouts>` and then `extra`.
-pub fn run_on(
-    command: &str,
-    inputs: &Path,
-    rollouts: &Path,
-    extra: &[&str],
-) -> std::process::Output {
-    let mut args = vec![
-        command,
+pub fn run_on(command: &str, inputs: &Path, rollouts: &Path, extra: &[&str]) -> Output {
+    run_gymscope(&on_args(command, inputs, rollouts, extra))
+}
+
+/// `query --inputs <inputs> <rollouts> <expr>`: the arguments of `gymscope query` on a run.
+pub fn query_args<'a>(inputs: &'a Path, rollouts: &'a Path, expr: &'a str) -> Vec<&'a str> {
+    let inputs = inputs.to_str().expect("a UTF-8 path");
+    vec![
+        "query",
         "--inputs",
-        inputs.to_str().expect("a UTF-8 path"),
-        "--rollouts",
+        inputs,
         rollouts.to_str().expect("a UTF-8 path"),
-    ];
+        expr,
+    ]
+}
+
+/// The arguments of [`run_on`]: `<command> --inputs <inputs> --rollouts <rollouts>`, `extra`.
+pub fn on_args<'a>(
+    command: &'a str,
+    inputs: &'a Path,
+    rollouts: &'a Path,
+    extra: &[&'a str],
+) -> Vec<&'a str> {
+    let mut args = vec![command, "--inputs", inputs.to_str().expect("a UTF-8 path")];
+    args.extend(["--rollouts", rollouts.to_str().expect("a UTF-8 path")]);
     args.extend(extra);
-    run_gymscope(&args)
+    args
 }
 
 /// `collect -i <input> -o <out> -a <agent> --head-server <head>` and then `extra`.
@@ -235,15 +323,9 @@ pub fn run_gymscope_in(dir: &Path, args: &[&str]) -> std::process::Output {
 
 /// `gymscope report` of a run into `out`, with `extra` flags (`--query`, `--date`); stops the
 /// test when it fails.
-pub fn write_report(
-    inputs: &Path,
-    rollouts: &Path,
-    out: &Path,
-    extra: &[&str],
-) -> std::process::Output {
-    let mut args = vec!["-o", out.to_str().expect("a UTF-8 path")];
-    args.extend(extra);
-    let run = run_on("report", inputs, rollouts, &args);
+pub fn write_report(inputs: &Path, rollouts: &Path, out: &Path, extra: &[&str]) -> Output {
+    let out = ["-o", out.to_str().expect("a UTF-8 path")];
+    let run = run_on("report", inputs, rollouts, &[&out[..], extra].concat());
     assert!(run.status.success(), "{}", output_text(&run));
     run
 }

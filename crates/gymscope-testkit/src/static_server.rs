@@ -16,6 +16,23 @@ pub struct StaticServer {
 }
 
 impl StaticServer {
+    /// How many requests it has served so far.
+    pub fn served(&self) -> usize {
+        self.requests.load(Ordering::SeqCst)
+    }
+
+    /// Stops the test unless it has served no request since it had served `loaded`; the message
+    /// is `what` and the paths served.
+    #[track_caller]
+    pub fn assert_none_since(&self, loaded: usize, what: &str) {
+        assert_eq!(
+            self.served(),
+            loaded,
+            "{what}: {:?}",
+            self.paths.lock().unwrap()
+        );
+    }
+
     pub fn start(root: &Path) -> StaticServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
         let port = listener.local_addr().unwrap().port();
