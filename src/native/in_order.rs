@@ -87,3 +87,130 @@ where
         ended.unwrap_or(Ok(()))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Cuts each chunk into its bytes (one batch a byte, tagged with its file), fails the cut at
+    /// byte `cut_fails_at` of the second file and the recording at `record_fails_at`.
+    struct Bytes {
+        recorded: Vec<(usize, u8)>,
+        cut_fails_at: Option<usize>,
+        record_fails_at: Option<(usize, u8)>,
+        cut: usize,
+    }
+
+    impl InOrderJob for Bytes {
+        type Batch = (usize, u8);
+        type Parsed = (usize, u8);
+        type Error = String;
+
+        fn cut(
+            &mut self,
+            file: usize,
+            chunk: &[u8],
+            out: &mut Vec<(usize, u8)>,
+        ) -> Result<bool, String> {
+            for b in chunk {
+                if file == 1 && Some(self.cut) == self.cut_fails_at {
+                    return Err(format!("cut failed at {}", self.cut));
+                }
+                out.push((file, *b));
+                self.cut += usize::from(file == 1);
+            }
+            Ok(true)
+        }
+
+        fn cut_end(&mut self, file: usize, out: &mut Vec<(usize, u8)>) {
+            out.push((file, b'$'));
+        }
+
+        fn record(&mut self, parsed: (usize, u8)) -> Result<(), String> {
+            if Some(parsed) == self.record_fails_at {
+                return Err(format!("record failed at {parsed:?}"));
+            }
+            self.recorded.push(parsed);
+            Ok(())
+        }
+    }
+
+    impl From<ReadError> for String {
+        fn from(e: ReadError) -> String {
+            e.to_string()
+        }
+    }
+
+    fn run(
+        cut_fails_at: Option<usize>,
+        record_fails_at: Option<(usize, u8)>,
+    ) -> (Vec<(usize, u8)>, Result<(), String>) {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::write(&a, "abc").unwrap();
+        std::fs::write(&b, "0123456789").unwrap();
+        let mut job = Bytes {
+            recorded: Vec::new(),
+            cut_fails_at,
+            record_fails_at,
+            cut: 0,
+        };
+        // Uneven parsing: later batches often finish first.
+        let parsers = (0..3).map(|w| {
+            move |(file, byte): (usize, u8)| {
+                std::thread::sleep(std::time::Duration::from_micros(
+                    u64::from(byte % 5 + w) * 200,
+                ));
+                (file, byte.to_ascii_uppercase())
+            }
+        });
+        let result = read_in_order(&[(&a, "a"), (&b, "b")], &mut job, parsers);
+        (job.recorded, result)
+    }
+
+    fn recorded(text: &str) -> Vec<(usize, u8)> {
+        let (a, b) = text.split_once('|').unwrap();
+        a.bytes()
+            .map(|c| (0, c))
+            .chain(b.bytes().map(|c| (1, c)))
+            .collect()
+    }
+
+    #[test]
+    fn every_file_is_recorded_in_order_whatever_each_parse_costs() {
+        let (got, result) = run(None, None);
+        assert_eq!(result, Ok(()));
+        assert_eq!(got, recorded("ABC$|0123456789$"));
+    }
+
+    #[test]
+    fn a_cut_error_comes_after_what_was_cut_before_it() {
+        let (got, result) = run(Some(4), None);
+        assert_eq!(result, Err("cut failed at 4".to_string()));
+        assert_eq!(got, recorded("ABC$|0123"));
+    }
+
+    #[test]
+    fn a_recording_error_ends_the_read_and_wins_over_a_later_cut_error() {
+        let (got, result) = run(Some(8), Some((1, b'2')));
+        assert_eq!(result, Err("record failed at (1, 50)".to_string()));
+        assert_eq!(got, recorded("ABC$|01"));
+    }
+
+    #[test]
+    fn a_missing_file_is_named() {
+        let mut job = Bytes {
+            recorded: Vec::new(),
+            cut_fails_at: None,
+            record_fails_at: None,
+            cut: 0,
+        };
+        let parsers = (0..2).map(|_| |x: (usize, u8)| x);
+        let result = read_in_order(
+            &[(Path::new("/nonexistent/x"), "x.jsonl")],
+            &mut job,
+            parsers,
+        );
+        assert!(result.unwrap_err().contains("'x.jsonl'"));
+    }
+}
