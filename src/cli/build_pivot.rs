@@ -5,15 +5,18 @@ use super::args::{BuildPivotArgs, MultiCallArg, ReasoningArg, SelfcheckArg, Sour
 use crate::names;
 use crate::native::atomic::AtomicFile;
 use crate::native::files::{clear_outputs, Cleared};
-use crate::native::in_order::{read_in_order, InOrderJob};
+use crate::native::in_order::{read_stamped, ReadFile};
 use crate::native::inputs::{check_input, Input};
 use crate::native::parallel;
-use crate::native::read::{for_each_chunk, ReadError};
+use crate::native::read::for_each_chunk;
 use crate::native::UsageError;
 use crate::pivot_build::config::{self, ConfigOptions};
-use crate::pivot_build::{
-    tools, BuildOptions, ConvertBatch, Converted, Paths, PivotBuilder, SourceFormat,
-};
+use crate::pivot_build::pooled::{BatchStarts, ConvertedBatch, RangeConverter, RangeStart};
+use crate::pivot_build::{tools, BuildOptions, Paths, PivotBuilder, SourceFormat};
+use crate::read::batch::LineBatch;
+use crate::read::job::Job;
+use crate::read::jsonl::{LineTooLong, DEFAULT_MAX_LINE_BYTES};
+use crate::record::RowKind;
 use crate::reward_group::RewardGroup;
 use anyhow::{bail, Context, Result};
 
@@ -271,22 +274,10 @@ impl Spare {
     }
 }
 
-/// Why the second pass stopped reading early.
-enum Stop {
-    /// `--limit` reached, the build failed (`finish` says why) or the writer failed.
-    Done,
-    Read(anyhow::Error),
-}
-
-impl From<ReadError> for Stop {
-    fn from(e: ReadError) -> Self {
-        Stop::Read(e.into())
-    }
-}
-
-/// The second pass: lines cut on this thread, converted on every core, taken back in file order
-/// (`PivotBuilder::apply`, so the output is the one-thread output), and each batch's rows and
-/// audit handed to `write`, which returns false when the writer failed.
+/// The second pass: lines cut on this thread (each batch's first row counted there), converted
+/// on every core, taken back in file order by the builder (`PivotBuilder` as a `Job`, as the
+/// app's pool takes its ranges, so the output is the one-thread output), and each batch's rows
+/// and audit handed to `write`, which returns false when the writer failed.
 fn convert_on_every_core(
     input: &Path,
     builder: &mut PivotBuilder,
@@ -296,12 +287,11 @@ fn convert_on_every_core(
     let converter = builder.converter();
     let workers = (0..parallel::workers()).map(|_| {
         let mut converter = converter.clone();
-        move |batch: ConvertBatch| {
+        move |(batch, start): (LineBatch, RangeStart)| {
             if let Some(buffer) = spare.take() {
                 converter.give_back(buffer);
             }
-            let converted = converter.run(&batch);
-            (batch, converted)
+            RangeConverter::new(&mut converter, start).lines(&batch)
         }
     });
     let name = input.display().to_string();
@@ -309,46 +299,58 @@ fn convert_on_every_core(
         builder,
         spare,
         write,
+        write_failed: false,
     };
-    match read_in_order(&[(input, &name)], &mut job, workers) {
-        Ok(()) | Err(Stop::Done) => Ok(()),
-        Err(Stop::Read(e)) => Err(e),
-    }
+    let file = ReadFile {
+        path: input,
+        name: &name,
+        kind: RowKind::Rollout,
+    };
+    let mut starts = BatchStarts::default();
+    let stamp = |batch: LineBatch| {
+        let start = starts.next(&batch);
+        (batch, start)
+    };
+    let max_line = DEFAULT_MAX_LINE_BYTES;
+    read_stamped(&[file], max_line, &mut job, stamp, workers, |_, _| Ok(()))
 }
 
-/// The second pass as a job: the builder cuts (a line over the limit ends the cut; `finish`
-/// says why) and applies each converted batch, whose output goes to the writer.
+/// The second pass as a job: the builder takes each converted batch back, whose output goes to
+/// the writer; a line over the limit is the builder's error, which `finish` returns.
 struct SecondPass<'a, W> {
     builder: &'a mut PivotBuilder,
     spare: &'a Spare,
     write: W,
+    write_failed: bool,
 }
 
-impl<W: FnMut(Vec<u8>, Vec<u8>) -> bool> InOrderJob for SecondPass<'_, W> {
-    type Batch = ConvertBatch;
-    type Parsed = (ConvertBatch, Converted);
-    type Error = Stop;
+impl<W: FnMut(Vec<u8>, Vec<u8>) -> bool> Job for SecondPass<'_, W> {
+    type Part = ConvertedBatch;
+    type Error = anyhow::Error;
 
-    fn cut(&mut self, _: usize, chunk: &[u8], out: &mut Vec<ConvertBatch>) -> Result<bool, Stop> {
-        out.extend(self.builder.cut(chunk));
-        Ok(!self.builder.cut_failed())
-    }
-
-    fn cut_end(&mut self, _: usize, out: &mut Vec<ConvertBatch>) {
-        out.push(self.builder.cut_end());
-    }
-
-    fn record(&mut self, (batch, converted): (ConvertBatch, Converted)) -> Result<(), Stop> {
+    fn record(&mut self, part: ConvertedBatch, before: u64) -> Result<()> {
         if let Some(buffer) = self.spare.take() {
             self.builder.give_back(buffer);
         }
-        let go_on = self.builder.apply(&batch, converted);
-        let written = (self.write)(self.builder.take_rows(), self.builder.take_audit());
-        if written && go_on {
-            Ok(())
-        } else {
-            Err(Stop::Done)
-        }
+        self.builder.record(part, before)?;
+        let rows = self.builder.take_rows();
+        self.write_failed = !(self.write)(rows, self.builder.take_audit());
+        Ok(())
+    }
+
+    fn too_long(&mut self, _: RowKind, t: LineTooLong) -> Result<()> {
+        let e = self.builder.line_too_long(t);
+        self.builder.keep_error(e);
+        Ok(())
+    }
+
+    fn read_failed(&mut self, kind: RowKind, cause: String) -> anyhow::Error {
+        self.builder.read_failed(kind, cause).into()
+    }
+
+    /// `--limit` reached, the build failed (`finish` says why) or the writer failed.
+    fn is_stopped(&self) -> bool {
+        self.write_failed || self.builder.is_stopped()
     }
 }
 

@@ -4,14 +4,15 @@
 
 use super::args::{FailOn, HealthArgs, HealthFormat};
 use crate::health::upstream::{self, RolloutVerdicts, Upstream};
-use crate::health::{read_rollout_batch, HealthBuilder, HealthReport, Level, RolloutRead};
+use crate::health::{read_rollout_batch, HealthBuilder, HealthReport, Level};
 use crate::names;
 use crate::native::files::clear_outputs;
-use crate::native::in_order::{read_in_order, InOrderJob};
+use crate::native::in_order::{read_in_order, ReadFile};
 use crate::native::parallel;
 use crate::native::read::{for_each_chunk, for_each_line};
 use crate::native::{check_input, Input};
 use crate::read::batch::LineBatch;
+use crate::record::RowKind;
 use anyhow::Result;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -98,37 +99,21 @@ pub fn run(args: &HealthArgs) -> Result<ExitCode> {
     Ok(ExitCode::from(3))
 }
 
-/// Feeds the rollouts file on every core: this thread cuts lines into batches, one thread per
-/// core reads them, and they are recorded in file order, so the report and the first error are
-/// the one-thread read's. A line over the limit is reported after the lines before it.
+/// Feeds the rollouts file on every core (`native::in_order`, the builder as the job): the
+/// report and the first error are the one-thread read's; a line over the limit is reported after
+/// the lines before it.
 fn read_rollouts(builder: &mut HealthBuilder, path: &Path, name: &str) -> Result<()> {
+    builder.start_rollouts()?;
+    let file = ReadFile {
+        path,
+        name,
+        kind: RowKind::Rollout,
+    };
     let readers = (0..parallel::workers()).map(|_| |batch: LineBatch| read_rollout_batch(&batch));
-    read_in_order(&[(path, name)], &mut RolloutsRead(builder), readers)
-}
-
-/// The rollouts file read for health as a job: the builder cuts and records.
-struct RolloutsRead<'a>(&'a mut HealthBuilder);
-
-impl InOrderJob for RolloutsRead<'_> {
-    type Batch = LineBatch;
-    type Parsed = Vec<(u64, Result<Option<RolloutRead>, String>)>;
-    type Error = anyhow::Error;
-
-    fn cut(&mut self, _: usize, chunk: &[u8], out: &mut Vec<LineBatch>) -> Result<bool> {
-        self.0.cut_rollouts(chunk, |b| out.push(b))?;
-        Ok(true)
-    }
-
-    fn cut_end(&mut self, _: usize, out: &mut Vec<LineBatch>) {
-        self.0.cut_rollouts_end(|b| out.push(b));
-    }
-
-    fn record(&mut self, lines: Self::Parsed) -> Result<()> {
-        for (n, read) in lines {
-            self.0.record_rollout(n, read)?;
-        }
-        Ok(())
-    }
+    let max_line = builder.max_line_bytes();
+    read_in_order(&[file], max_line, builder, readers, |_, _| {
+        Ok::<_, anyhow::Error>(())
+    })
 }
 
 /// The JSON document (2-space indent, newline-terminated).

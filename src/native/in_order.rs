@@ -1,137 +1,147 @@
-//! The native face's one driver for a read on every core: this thread reads each file in chunks
-//! and the job cuts them into batches, one thread per core parses the batches, and the job
-//! records the results in file order, so its result and its first error are a one-thread
-//! read's. A line over the limit is reported after the lines before it are recorded (one of them
-//! may hold an earlier error). The profile (`run_read`), a query (`query_read`), rollout health
-//! and a pivot build's second pass are such jobs; the app's pool has its own driver over byte
+//! The native face's driver of a [`Job`] on every core: this thread reads each file in chunks
+//! and cuts them into batches of lines, one thread per core parses the batches, and the job
+//! records the parts in file order, so its result and its first error are a one-thread read's
+//! (`read::job`). A line over the limit is reported after the lines before it are recorded (one
+//! of them may hold an earlier error). The profile (`run_read`), a query (`query_read`), rollout
+//! health and a pivot build's second pass run on it; the app's pool runs the same jobs over byte
 //! ranges (`read::in_order`), since its readers share no memory.
 
 use super::parallel::OrderedPool;
 use super::read::{for_each_chunk, ReadError};
+use crate::read::batch::{self, LineBatch};
+use crate::read::job::Job;
+use crate::read::jsonl::LineSplitter;
+use crate::record::RowKind;
 use std::path::Path;
 
-/// What a job does on the reading thread; its parsing is the `parsers` of [`read_in_order`].
-pub trait InOrderJob {
-    /// A batch of lines cut on the reading thread, parsed on another.
-    type Batch: Send;
-    /// A batch's parse, recorded on the reading thread in file order.
-    type Parsed: Send;
-    type Error: From<ReadError>;
-
-    /// Called before each chunk of file `file` is cut: an error ends the read at once (Ctrl-C).
-    fn start_chunk(&mut self, _file: usize) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    /// Cuts the next bytes of file `file` into `out`. `Ok(false)` ends the read quietly and
-    /// `Err` with that error, each after the batches out so far are recorded.
-    fn cut(
-        &mut self,
-        file: usize,
-        chunk: &[u8],
-        out: &mut Vec<Self::Batch>,
-    ) -> Result<bool, Self::Error>;
-    /// File `file` is over: its last line and partial batch into `out`.
-    fn cut_end(&mut self, file: usize, out: &mut Vec<Self::Batch>);
-    /// Records a parsed batch; an error ends the read at once.
-    fn record(&mut self, parsed: Self::Parsed) -> Result<(), Self::Error>;
-    /// A chunk of `bytes` was cut (a progress bar).
-    fn chunk_done(&mut self, _bytes: usize) {}
+/// A file to read: its path, how messages name it, and which of the run's files it is.
+#[derive(Clone, Copy)]
+pub struct ReadFile<'a> {
+    pub path: &'a Path,
+    pub name: &'a str,
+    pub kind: RowKind,
 }
 
-/// Reads `files` (path, and how messages name it) one after the other through `job`, a batch
-/// parsed by each of `parsers` (one thread each) in turn.
-pub fn read_in_order<J, P>(
-    files: &[(&Path, &str)],
+/// Reads `files` one after the other through `job`, lines over `max_line` bytes refused, each
+/// batch parsed by one of `parsers` (a thread each). `on_chunk` is told of each chunk (its
+/// file and bytes) before it is cut, and may end the read with an error (a progress bar, Ctrl-C).
+pub fn read_in_order<J, P, E>(
+    files: &[ReadFile<'_>],
+    max_line: u64,
     job: &mut J,
     parsers: impl IntoIterator<Item = P>,
-) -> Result<(), J::Error>
+    on_chunk: impl FnMut(&ReadFile<'_>, usize) -> Result<(), E>,
+) -> Result<(), E>
 where
-    J: InOrderJob,
-    P: FnMut(J::Batch) -> J::Parsed + Send,
+    J: Job,
+    J::Part: Send,
+    P: FnMut(LineBatch) -> J::Part + Send,
+    E: From<ReadError> + From<J::Error>,
+{
+    read_stamped(files, max_line, job, |b| b, parsers, on_chunk)
+}
+
+/// [`read_in_order`], each batch first `stamp`ed on the reading thread, in file order: what a
+/// parse needs of the lines before its batch (a pivot build numbers the source's rows there).
+pub fn read_stamped<J, B, P, E>(
+    files: &[ReadFile<'_>],
+    max_line: u64,
+    job: &mut J,
+    mut stamp: impl FnMut(LineBatch) -> B,
+    parsers: impl IntoIterator<Item = P>,
+    mut on_chunk: impl FnMut(&ReadFile<'_>, usize) -> Result<(), E>,
+) -> Result<(), E>
+where
+    J: Job,
+    J::Part: Send,
+    B: Send,
+    P: FnMut(B) -> J::Part + Send,
+    E: From<ReadError> + From<J::Error>,
 {
     std::thread::scope(|scope| {
         let mut pool = OrderedPool::start(scope, parsers);
         let mut cut = Vec::new();
-        let mut ended: Option<Result<(), J::Error>> = None;
-        for (i, (path, name)) in files.iter().enumerate() {
-            for_each_chunk::<J::Error>(path, name, |chunk| {
-                job.start_chunk(i)?;
-                let go_on = job.cut(i, chunk, &mut cut);
-                for batch in cut.drain(..) {
-                    pool.send(batch, &mut |parsed| job.record(parsed))?;
+        for file in files {
+            let mut splitter = LineSplitter::with_max_line_bytes(max_line);
+            let mut pending = None;
+            let mut over = None;
+            for_each_chunk::<E>(file.path, file.name, |chunk| {
+                on_chunk(file, chunk.len())?;
+                let cut_to = batch::cut(&mut splitter, &mut pending, file.kind, chunk, &mut |b| {
+                    cut.push(b);
+                });
+                for b in cut.drain(..) {
+                    pool.send(stamp(b), &mut |part| record::<J, E>(job, part))?;
                 }
-                match go_on {
-                    Ok(true) => {
-                        job.chunk_done(chunk.len());
-                        Ok(true)
-                    }
-                    Ok(false) => {
-                        ended = Some(Ok(()));
-                        Ok(false)
-                    }
-                    Err(e) => {
-                        ended = Some(Err(e));
-                        Ok(false)
-                    }
-                }
+                over = cut_to.err();
+                Ok(over.is_none() && !job.is_stopped())
             })?;
-            if ended.is_some() {
+            if let Some(too_long) = over {
+                pool.finish(&mut |part| record::<J, E>(job, part))?;
+                if !job.is_stopped() {
+                    job.too_long(file.kind, too_long)?;
+                }
+                return Ok(());
+            }
+            if job.is_stopped() {
                 break;
             }
-            job.cut_end(i, &mut cut);
-            for batch in cut.drain(..) {
-                pool.send(batch, &mut |parsed| job.record(parsed))?;
+            batch::flush_last(&mut splitter, &mut pending, file.kind, &mut |b| cut.push(b));
+            for b in cut.drain(..) {
+                pool.send(stamp(b), &mut |part| record::<J, E>(job, part))?;
             }
         }
-        pool.finish(&mut |parsed| job.record(parsed))?;
-        ended.unwrap_or(Ok(()))
+        pool.finish(&mut |part| record::<J, E>(job, part))
     })
+}
+
+/// Records a part, unless the job has stopped (the parts still in the pool are then dropped).
+fn record<J: Job, E: From<J::Error>>(job: &mut J, part: J::Part) -> Result<(), E> {
+    if !job.is_stopped() {
+        job.record(part, 0)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::read::jsonl::LineTooLong;
 
-    /// Cuts each chunk into its bytes (one batch a byte, tagged with its file), fails the cut at
-    /// byte `cut_fails_at` of the second file and the recording at `record_fails_at`.
-    struct Bytes {
-        recorded: Vec<(usize, u8)>,
-        cut_fails_at: Option<usize>,
-        record_fails_at: Option<(usize, u8)>,
-        cut: usize,
+    /// Records each line's file, number and text; a line starting with `!` is an error; stops
+    /// after `stop_after` lines.
+    #[derive(Default)]
+    struct Lines {
+        seen: Vec<(RowKind, u64, String)>,
+        stop_after: Option<usize>,
     }
 
-    impl InOrderJob for Bytes {
-        type Batch = (usize, u8);
-        type Parsed = (usize, u8);
+    type Part = Vec<(RowKind, u64, String)>;
+
+    impl Job for Lines {
+        type Part = Part;
         type Error = String;
-
-        fn cut(
-            &mut self,
-            file: usize,
-            chunk: &[u8],
-            out: &mut Vec<(usize, u8)>,
-        ) -> Result<bool, String> {
-            for b in chunk {
-                if file == 1 && Some(self.cut) == self.cut_fails_at {
-                    return Err(format!("cut failed at {}", self.cut));
+        fn record(&mut self, part: Part, before: u64) -> Result<(), String> {
+            for (kind, line, text) in part {
+                // A job stops itself inside a batch; the driver drops the batches after.
+                if self.is_stopped() {
+                    break;
                 }
-                out.push((file, *b));
-                self.cut += usize::from(file == 1);
+                if text.starts_with('!') {
+                    return Err(format!("bad line {}", line + before));
+                }
+                self.seen.push((kind, line + before, text));
             }
-            Ok(true)
-        }
-
-        fn cut_end(&mut self, file: usize, out: &mut Vec<(usize, u8)>) {
-            out.push((file, b'$'));
-        }
-
-        fn record(&mut self, parsed: (usize, u8)) -> Result<(), String> {
-            if Some(parsed) == self.record_fails_at {
-                return Err(format!("record failed at {parsed:?}"));
-            }
-            self.recorded.push(parsed);
             Ok(())
+        }
+        fn too_long(&mut self, _: RowKind, t: LineTooLong) -> Result<(), String> {
+            Err(format!("line {} too long", t.line))
+        }
+        fn read_failed(&mut self, _: RowKind, cause: String) -> String {
+            cause
+        }
+        fn is_stopped(&self) -> bool {
+            self.stop_after.is_some_and(|n| self.seen.len() >= n)
         }
     }
 
@@ -141,76 +151,96 @@ mod tests {
         }
     }
 
-    fn run(
-        cut_fails_at: Option<usize>,
-        record_fails_at: Option<(usize, u8)>,
-    ) -> (Vec<(usize, u8)>, Result<(), String>) {
+    /// Reads an inputs file `a` and a rollouts file `b` with three parsers of uneven speed
+    /// (later batches often finish first); the batches are a line each.
+    fn run(job: &mut Lines, a: &str, b: &str, max: u64) -> Result<(), String> {
         let dir = tempfile::tempdir().unwrap();
-        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
-        std::fs::write(&a, "abc").unwrap();
-        std::fs::write(&b, "0123456789").unwrap();
-        let mut job = Bytes {
-            recorded: Vec::new(),
-            cut_fails_at,
-            record_fails_at,
-            cut: 0,
-        };
+        let (pa, pb) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::write(&pa, a).unwrap();
+        std::fs::write(&pb, b).unwrap();
+        let files = [
+            ReadFile {
+                path: &pa,
+                name: "a",
+                kind: RowKind::Input,
+            },
+            ReadFile {
+                path: &pb,
+                name: "b",
+                kind: RowKind::Rollout,
+            },
+        ];
         // Uneven parsing: later batches often finish first.
-        let parsers = (0..3).map(|w| {
-            move |(file, byte): (usize, u8)| {
-                std::thread::sleep(std::time::Duration::from_micros(
-                    u64::from(byte % 5 + w) * 200,
-                ));
-                (file, byte.to_ascii_uppercase())
+        let parsers = (0..3u64).map(|w| {
+            move |batch: LineBatch| -> Part {
+                let first = batch.lines().next().map_or(0, |(span, _)| span.line);
+                let pause = (first + w) % 3 * 20;
+                std::thread::sleep(std::time::Duration::from_millis(pause));
+                batch
+                    .lines()
+                    .map(|(span, line)| {
+                        // A line's text up to its padding.
+                        let text = String::from_utf8_lossy(line);
+                        let text = text.split(' ').next().unwrap_or_default().to_string();
+                        (batch.kind(), span.line, text)
+                    })
+                    .collect()
             }
         });
-        let result = read_in_order(&[(&a, "a"), (&b, "b")], &mut job, parsers);
-        (job.recorded, result)
+        read_in_order(&files, max, job, parsers, |_, _| Ok::<_, String>(()))
     }
 
-    fn recorded(text: &str) -> Vec<(usize, u8)> {
-        let (a, b) = text.split_once('|').unwrap();
-        a.bytes()
-            .map(|c| (0, c))
-            .chain(b.bytes().map(|c| (1, c)))
+    fn texts(job: &Lines) -> Vec<String> {
+        job.seen
+            .iter()
+            .map(|(kind, line, text)| format!("{kind:?}{line}:{text}"))
             .collect()
     }
 
     #[test]
     fn every_file_is_recorded_in_order_whatever_each_parse_costs() {
-        let (got, result) = run(None, None);
-        assert_eq!(result, Ok(()));
-        assert_eq!(got, recorded("ABC$|0123456789$"));
+        let mut job = Lines::default();
+        // 20 MB of rollouts: several batches (`batch::BATCH_BYTES`) on three threads.
+        let pad = " ".to_string() + &"x".repeat(1 << 16);
+        let rollouts: String = (1..=300).map(|i| format!("r{i}{pad}\n")).collect();
+        assert_eq!(run(&mut job, "a1\na2", &rollouts, 1 << 20), Ok(()));
+        let got = texts(&job);
+        assert_eq!(got[..3], ["Input1:a1", "Input2:a2", "Rollout1:r1"]);
+        let want: Vec<String> = (1..=300).map(|i| format!("Rollout{i}:r{i}")).collect();
+        assert_eq!(got[2..], want);
     }
 
     #[test]
-    fn a_cut_error_comes_after_what_was_cut_before_it() {
-        let (got, result) = run(Some(4), None);
-        assert_eq!(result, Err("cut failed at 4".to_string()));
-        assert_eq!(got, recorded("ABC$|0123"));
+    fn a_line_over_the_limit_comes_after_an_error_before_it() {
+        let mut job = Lines::default();
+        let result = run(&mut job, "a\n", "r\n!bad\nlong line\n", 5);
+        assert_eq!(result, Err("bad line 2".to_string()));
+        let mut job = Lines::default();
+        let result = run(&mut job, "a\n", "r\ns\nlong line\nt\n", 5);
+        assert_eq!(result, Err("line 3 too long".to_string()));
+        assert_eq!(texts(&job), ["Input1:a", "Rollout1:r", "Rollout2:s"]);
     }
 
     #[test]
-    fn a_recording_error_ends_the_read_and_wins_over_a_later_cut_error() {
-        let (got, result) = run(Some(8), Some((1, b'2')));
-        assert_eq!(result, Err("record failed at (1, 50)".to_string()));
-        assert_eq!(got, recorded("ABC$|01"));
+    fn a_stopped_job_records_nothing_more() {
+        let mut job = Lines {
+            stop_after: Some(2),
+            ..Lines::default()
+        };
+        assert_eq!(run(&mut job, "a\nb\nc\n", "!\nlong line\n", 5), Ok(()));
+        assert_eq!(texts(&job), ["Input1:a", "Input2:b"]);
     }
 
     #[test]
     fn a_missing_file_is_named() {
-        let mut job = Bytes {
-            recorded: Vec::new(),
-            cut_fails_at: None,
-            record_fails_at: None,
-            cut: 0,
+        let mut job = Lines::default();
+        let parsers = (0..2).map(|_| |_: LineBatch| Part::new());
+        let file = ReadFile {
+            path: Path::new("/nonexistent/x"),
+            name: "x.jsonl",
+            kind: RowKind::Rollout,
         };
-        let parsers = (0..2).map(|_| |x: (usize, u8)| x);
-        let result = read_in_order(
-            &[(Path::new("/nonexistent/x"), "x.jsonl")],
-            &mut job,
-            parsers,
-        );
+        let result = read_in_order(&[file], 100, &mut job, parsers, |_, _| Ok::<_, String>(()));
         assert!(result.unwrap_err().contains("'x.jsonl'"));
     }
 }

@@ -5,14 +5,15 @@
 //! (`for_each_batch`), the matching keys (`matching_keys`) and the run as one row per rollout
 //! (`rollout_rows`, the core's `query::rows`).
 
-use crate::native::in_order::{read_in_order, InOrderJob};
+use crate::native::in_order::{read_in_order, ReadFile};
 use crate::native::parallel;
 use crate::native::read::{for_each_line, ReadError};
 use crate::native::{check_input, Input, UsageError};
 use crate::query::rows::{read_row, RolloutRow, RowColumns};
 use crate::query::{read_keyed_with, Field, Matched, Query, RunFacts};
 use crate::read::batch::LineBatch;
-use crate::read::jsonl::LineSplitter;
+use crate::read::job::Job;
+use crate::read::jsonl::LineTooLong;
 use crate::record::RowKind;
 use anyhow::{anyhow, Result};
 use std::collections::BTreeSet;
@@ -154,62 +155,48 @@ pub fn for_each_batch<Out: Send>(
     work: impl Fn(&LineBatch) -> Out + Sync,
     done: impl FnMut(Out) -> Result<(), Halt>,
 ) -> Result<(), Halt> {
-    let mut job = RolloutLines {
+    let mut job = EachBatch {
         name,
-        splitter: LineSplitter::with_max_line_bytes(max_line),
-        pending: None,
         done,
         out: std::marker::PhantomData,
     };
     let work = &work;
     let parsers = (0..parallel::workers()).map(|_| move |batch: LineBatch| work(&batch));
-    read_in_order(&[(path, name)], &mut job, parsers)
+    let file = ReadFile {
+        path,
+        name,
+        kind: RowKind::Rollout,
+    };
+    read_in_order(&[file], max_line, &mut job, parsers, |_, _| {
+        Ok::<_, Halt>(())
+    })
 }
 
-/// A rollouts file cut into batches, each batch's result handed to `done` in file order.
-struct RolloutLines<'a, D, Out> {
+/// A rollouts file read as a job whose parts are handed to `done` in file order.
+struct EachBatch<'a, D, Out> {
     name: &'a str,
-    splitter: LineSplitter,
-    pending: Option<LineBatch>,
     done: D,
     out: std::marker::PhantomData<fn(Out)>,
 }
 
-impl<D: FnMut(Out) -> Result<(), Halt>, Out: Send> InOrderJob for RolloutLines<'_, D, Out> {
-    type Batch = LineBatch;
-    type Parsed = Out;
+impl<D: FnMut(Out) -> Result<(), Halt>, Out> Job for EachBatch<'_, D, Out> {
+    type Part = Out;
     type Error = Halt;
 
-    fn cut(&mut self, _: usize, chunk: &[u8], out: &mut Vec<LineBatch>) -> Result<bool, Halt> {
-        let kind = RowKind::Rollout;
-        crate::read::batch::cut(
-            &mut self.splitter,
-            &mut self.pending,
-            kind,
-            chunk,
-            &mut |b| {
-                out.push(b);
-            },
-        )
-        .map_err(|t| {
-            Halt::from(ReadError::TooLong {
-                file: self.name.to_string(),
-                line: t.line,
-                limit: t.limit,
-            })
-        })?;
-        Ok(true)
+    fn record(&mut self, part: Out, _before: u64) -> Result<(), Halt> {
+        (self.done)(part)
     }
 
-    fn cut_end(&mut self, _: usize, out: &mut Vec<LineBatch>) {
-        let kind = RowKind::Rollout;
-        crate::read::batch::flush_last(&mut self.splitter, &mut self.pending, kind, &mut |b| {
-            out.push(b);
-        });
+    fn too_long(&mut self, _: RowKind, t: LineTooLong) -> Result<(), Halt> {
+        Err(Halt::from(ReadError::TooLong {
+            file: self.name.to_string(),
+            line: t.line,
+            limit: t.limit,
+        }))
     }
 
-    fn record(&mut self, parsed: Out) -> Result<(), Halt> {
-        (self.done)(parsed)
+    fn read_failed(&mut self, _: RowKind, cause: String) -> Halt {
+        Halt::Error(anyhow!("Could not read '{}': {cause}", self.name))
     }
 }
 

@@ -1,14 +1,14 @@
 //! A run's two files read once on every core: the profile, and rollout health when wanted, in
-//! the same read. The calling thread reads and cuts lines into batches (`profile::batch`),
+//! the same read. The calling thread reads and cuts lines into batches (`native::in_order`),
 //! parsing threads read each batch for the profile and for health, and both builders record the
 //! batches in file order, so results and first errors are those of a one-thread read.
 
-use super::in_order::{read_in_order, InOrderJob};
+use super::in_order::{read_in_order, ReadFile};
 use super::parallel;
 use crate::error::ProfileError;
 use crate::health::{HealthBuilder, HealthError, HealthReport};
-use crate::joint_read::{self, HealthLines};
-use crate::profile::{parse_batch, ParsedBatch, ProfileBuilder};
+use crate::joint_read::pooled::{self as joint, Both};
+use crate::profile::{parse_batch, ProfileBuilder};
 use crate::read::batch::LineBatch;
 use crate::record::RowKind;
 use std::path::Path;
@@ -21,104 +21,58 @@ pub type RunRead = (ProfileBuilder, Option<Result<HealthReport, HealthError>>);
 /// is returned as its result. A stop asked for on this thread (`signals::caught`: the Python
 /// module's Ctrl-C, `signals::stop_with`) ends the read at the next chunk (issue 57: an
 /// interrupted `gymscope.profile()` read on to the end behind the raised `KeyboardInterrupt`).
+/// The jobs are the app's pool's: the profile with health (`joint_read::pooled::Both`), or the
+/// profile's builder alone.
 pub fn read_run(
     inputs: &Path,
     rollouts: &Path,
     max_line_bytes: u64,
-    mut health: Option<HealthBuilder>,
-    on_bytes: impl FnMut(usize),
+    health: Option<HealthBuilder>,
+    mut on_bytes: impl FnMut(usize),
 ) -> Result<RunRead, ProfileError> {
     let inputs_name = inputs.display().to_string();
     let rollouts_name = rollouts.display().to_string();
     let mut builder = ProfileBuilder::new(&inputs_name, &rollouts_name)
         .with_max_line_bytes(max_line_bytes)
         .with_threads(parallel::workers());
-    let with_health = health.is_some();
-    if let Some(h) = &mut health {
-        h.expect_inputs();
-    }
-    let mut health_failed = None;
-    let mut job = RunJob {
-        profile: &mut builder,
-        health: health.as_mut(),
-        health_failed: &mut health_failed,
-        names: [&inputs_name, &rollouts_name],
-        on_bytes,
-    };
-    // Parsing threads read each batch for the profile, and for health when wanted.
-    let parsers = (0..parallel::workers()).map(|_| {
-        move |batch: LineBatch| {
-            if with_health {
-                let (parsed, lines) = joint_read::parse_batch(&batch);
-                (parsed, Some(lines))
-            } else {
-                (parse_batch(&batch), None)
-            }
-        }
-    });
-    let files = [(inputs, &*inputs_name), (rollouts, &*rollouts_name)];
-    read_in_order(&files, &mut job, parsers)?;
-    let health = health.map(|h| match health_failed {
-        Some(e) => Err(e),
-        None => h.finish(),
-    });
-    Ok((builder, health))
-}
-
-/// The files in the order they are read.
-const KINDS: [RowKind; 2] = [RowKind::Input, RowKind::Rollout];
-
-/// The read as a job: the profile builder cuts, and parsed batches are recorded by the profile
-/// and by health when wanted (until its first error, which is kept).
-struct RunJob<'a, F> {
-    profile: &'a mut ProfileBuilder,
-    health: Option<&'a mut HealthBuilder>,
-    health_failed: &'a mut Option<HealthError>,
-    names: [&'a str; 2],
-    on_bytes: F,
-}
-
-impl<F: FnMut(usize)> InOrderJob for RunJob<'_, F> {
-    type Batch = LineBatch;
-    type Parsed = (ParsedBatch, Option<HealthLines>);
-    type Error = ProfileError;
-
-    fn start_chunk(&mut self, file: usize) -> Result<(), ProfileError> {
+    let files = [
+        ReadFile {
+            path: inputs,
+            name: &inputs_name,
+            kind: RowKind::Input,
+        },
+        ReadFile {
+            path: rollouts,
+            name: &rollouts_name,
+            kind: RowKind::Rollout,
+        },
+    ];
+    let on_chunk = |file: &ReadFile<'_>, bytes: usize| {
         if super::signals::caught().is_some() {
             let why = std::io::Error::new(std::io::ErrorKind::Interrupted, "interrupted");
-            return Err(ProfileError::io(self.names[file], why));
+            return Err(ProfileError::io(file.name, why));
         }
+        on_bytes(bytes);
         Ok(())
-    }
-
-    fn cut(
-        &mut self,
-        file: usize,
-        chunk: &[u8],
-        out: &mut Vec<LineBatch>,
-    ) -> Result<bool, ProfileError> {
-        self.profile.cut(KINDS[file], chunk, |b| out.push(b))?;
-        Ok(true)
-    }
-
-    fn cut_end(&mut self, file: usize, out: &mut Vec<LineBatch>) {
-        self.profile.cut_end(KINDS[file], |b| out.push(b));
-    }
-
-    fn record(
-        &mut self,
-        (parsed, lines): (ParsedBatch, Option<HealthLines>),
-    ) -> Result<(), ProfileError> {
-        self.profile.record(parsed)?;
-        if let (Some(h), Some(lines), None) = (&mut self.health, lines, &*self.health_failed) {
-            *self.health_failed = joint_read::record_health(h, self.names[0], lines).err();
-        }
-        Ok(())
-    }
-
-    fn chunk_done(&mut self, bytes: usize) {
-        (self.on_bytes)(bytes);
-    }
+    };
+    let workers = parallel::workers();
+    let Some(mut health) = health else {
+        let parsers = (0..workers).map(|_| |batch: LineBatch| parse_batch(&batch));
+        read_in_order(&files, max_line_bytes, &mut builder, parsers, on_chunk)?;
+        return Ok((builder, None));
+    };
+    health.expect_inputs();
+    let mut both = Both {
+        builder,
+        health: Ok(health),
+        inputs_name: inputs_name.clone(),
+    };
+    let parsers = (0..workers).map(|_| |batch: LineBatch| joint::lines(&batch));
+    read_in_order(&files, max_line_bytes, &mut both, parsers, on_chunk)?;
+    let Both {
+        builder, health, ..
+    } = both;
+    Ok((builder, Some(health.and_then(HealthBuilder::finish))))
 }
 
 #[cfg(test)]

@@ -289,7 +289,7 @@ fn in_ranges(data: &[u8], o: &BuildOptions, piece: u64) -> Outcome {
             order.accept(i, part).map_err(|e| e.message)?;
         }
     }
-    let mut b = order.into_recorder();
+    let mut b = order.into_job();
     let (rows, audit) = (b.take_rows(), b.take_audit());
     end(b, rows, audit)
 }

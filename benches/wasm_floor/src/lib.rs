@@ -64,43 +64,49 @@ pub fn run_mode(data: &[u8], mode: u32) -> u32 {
     }
 }
 
-/// The worker's rollout read without its I/O (`web/worker/profile_job.rs::run`): 8 MB slices cut
-/// into batches by `ProfileBuilder::cut`, each batch read by `joint_read::parse_batch` (or
-/// `profile::parse_batch` when `!joint`) and recorded into the profile (and health) builders.
+/// The worker's rollout read without its I/O (`web/worker/profile_job.rs::run`): 8 MB slices
+/// through the one-thread driver (`read::job::OneThread`) of the profile with health
+/// (`joint_read::pooled::Both`), or of the profile's builder alone when `!joint`.
 /// Rollouts only: the inputs file is not read, so `finish` is not timed.
 fn pipeline(data: &[u8], joint: bool) -> u32 {
     use gymscope::health::HealthBuilder;
-    use gymscope::profile::ProfileBuilder;
-    let mut builder = ProfileBuilder::new("i.jsonl", "r.jsonl");
-    let mut health = HealthBuilder::new("r.jsonl", gymscope::reward_group::DEFAULT_THRESHOLD);
-    let mut cut = Vec::new();
-    let fails = std::cell::Cell::new(0u32);
-    let mut record = |builder: &mut ProfileBuilder, batch: &gymscope::read::batch::LineBatch| {
-        let ok = if joint {
-            let (parsed, lines) = gymscope::joint_read::parse_batch(batch);
-            builder.record(parsed).is_ok()
-                && gymscope::joint_read::record_health(&mut health, "i.jsonl", lines).is_ok()
-        } else {
-            builder.record(gymscope::profile::parse_batch(batch)).is_ok()
+    use gymscope::joint_read::pooled::{lines, Both};
+    use gymscope::profile::{parse_batch, ProfileBuilder};
+    use gymscope::read::job::OneThread;
+    let builder = ProfileBuilder::new("i.jsonl", "r.jsonl");
+    let max = builder.max_line_bytes();
+    if joint {
+        let health = HealthBuilder::new("r.jsonl", gymscope::reward_group::DEFAULT_THRESHOLD);
+        let both = Both {
+            builder,
+            health: Ok(health),
+            inputs_name: "i.jsonl".to_string(),
         };
-        if !ok {
-            fails.set(fails.get() + 1);
-        }
-    };
+        read_all(OneThread::new(both, max, lines), data)
+    } else {
+        read_all(OneThread::new(builder, max, parse_batch), data)
+    }
+}
+
+/// Feeds `data` as the rollouts file; a failure is counted (`fails`).
+fn read_all<J, P>(mut read: gymscope::read::job::OneThread<J, P>, data: &[u8]) -> u32
+where
+    J: gymscope::read::job::Job,
+    P: FnMut(&gymscope::read::batch::LineBatch) -> J::Part,
+{
+    let mut fails = 0;
     for chunk in data.chunks(8 << 20) {
-        if builder.cut(RowKind::Rollout, chunk, |b| cut.push(b)).is_err() {
-            fails.set(fails.get() + 1);
-        }
-        for batch in cut.drain(..) {
-            record(&mut builder, &batch);
+        if read.push(RowKind::Rollout, chunk).is_err() {
+            fails += 1;
+            break;
         }
     }
-    builder.cut_end(RowKind::Rollout, |b| cut.push(b));
-    for batch in cut.drain(..) {
-        record(&mut builder, &batch);
+    let lines = read.lines_read() as u32;
+    if read.finish().is_err() {
+        fails += 1;
     }
-    FAILS.store(fails.get(), Ordering::Relaxed);
-    builder.lines_read() as u32
+    FAILS.store(fails, Ordering::Relaxed);
+    lines
 }
 
 pub fn fails() -> u32 {

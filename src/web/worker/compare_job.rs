@@ -10,8 +10,10 @@ use super::shown::source;
 use crate::compare::multi::{self, MultiComparison, RunLabel, DEFAULT_ALPHA};
 use crate::compare::{self, CompareOptions, Comparison, ProfilingFileReader, RunTasks};
 use crate::names;
-use crate::profile::{ProfileBuilder, ProfileOptions};
+use crate::profile::{parse_batch, ProfileBuilder, ProfileOptions};
 use crate::read::chunks::Flow;
+use crate::read::job::OneThread;
+use crate::record::RowKind;
 use crate::report::ReportMeta;
 use std::cell::RefCell;
 use web_sys::File;
@@ -83,18 +85,22 @@ pub fn load(input: CompareInput, total: u64, done_before: u64) -> Result<Side, F
             })
         }
         CompareInput::Run { inputs, rollouts } => {
-            let mut builder = ProfileBuilder::new(inputs.name(), rollouts.name());
+            let builder = ProfileBuilder::new(inputs.name(), rollouts.name());
             let size = inputs.size() as u64;
-            feed::<Failure>(&inputs, |chunk, done| {
-                builder.push_inputs(chunk)?;
-                post_progress(done_before + done, total, builder.lines_read());
-                Ok(Flow::Continue)
-            })?;
-            feed::<Failure>(&rollouts, |chunk, done| {
-                builder.push_rollouts(chunk)?;
-                post_progress(done_before + size + done, total, builder.lines_read());
-                Ok(Flow::Continue)
-            })?;
+            // The one-thread driver of the profile's job (`read::job`).
+            let max_line = builder.max_line_bytes();
+            let mut read = OneThread::new(builder, max_line, parse_batch);
+            for (file, kind, before) in [
+                (&inputs, RowKind::Input, 0),
+                (&rollouts, RowKind::Rollout, size),
+            ] {
+                feed::<Failure>(file, |chunk, done| {
+                    read.push(kind, chunk)?;
+                    post_progress(done_before + before + done, total, read.lines_read());
+                    Ok(Flow::Continue)
+                })?;
+            }
+            let builder = read.finish()?;
             run_side(builder, inputs, rollouts)
         }
     }

@@ -9,7 +9,7 @@ use super::pivot_build_job::{finish, first_pass, FirstPass, Made};
 use super::pool::{self, Files, Read};
 use crate::inspect::pivot_build::PageBuild;
 use crate::pivot_build::pooled::{ConvertedBatch, RangeStarts};
-use crate::read::in_order::Recorder;
+use crate::read::job::Job;
 use crate::read::jsonl::LineTooLong;
 use crate::read::ranges::plan;
 use crate::record::RowKind;
@@ -61,8 +61,8 @@ struct Building {
     made: Made,
 }
 
-impl Recorder for Building {
-    type Lines = ConvertedBatch;
+impl Job for Building {
+    type Part = ConvertedBatch;
     type Error = Failure;
 
     fn record(&mut self, batch: ConvertedBatch, before: u64) -> Result<(), Failure> {

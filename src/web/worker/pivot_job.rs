@@ -11,7 +11,7 @@ use crate::pivot::checked::Checked;
 use crate::pivot::validate::ReportBuilder;
 use crate::pivot::{PivotOptions, PivotValidator, Report};
 use crate::read::chunks::Flow;
-use crate::read::in_order::Recorder;
+use crate::read::job::Job;
 use crate::read::jsonl::LineTooLong;
 use crate::read::ranges::plan;
 use crate::record::RowKind;
@@ -81,8 +81,8 @@ struct Validating {
     fixed: Option<BlobWriter>,
 }
 
-impl Recorder for Validating {
-    type Lines = Checked;
+impl Job for Validating {
+    type Part = Checked;
     type Error = Failure;
 
     fn record(&mut self, run: Checked, _before: u64) -> Result<(), Failure> {

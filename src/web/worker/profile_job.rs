@@ -8,10 +8,11 @@ use super::profile_finish::{builders, finish};
 use super::shown::{profiled, source, Shown, SHOWN};
 use crate::error::ProfileError;
 use crate::inspect::model;
-use crate::joint_read::{self, record_both};
+use crate::joint_read::pooled::{self as joint, Both};
 use crate::names;
 use crate::profile::ProfileOptions;
 use crate::read::chunks::Flow;
+use crate::read::job::OneThread;
 use crate::record::RowKind;
 use crate::report::{ReportInput, ReportMeta};
 use web_sys::File;
@@ -33,32 +34,30 @@ pub fn run(
     upstream_files: &UpstreamFiles,
 ) -> Result<Reply, Failure> {
     let started = now_ms();
-    let (mut builder, mut health) = builders(inputs, rollouts);
+    let (builder, health) = builders(inputs, rollouts);
     let total = (inputs.size() + rollouts.size()) as u64;
     let inputs_size = inputs.size() as u64;
-    let inputs_name = inputs.name();
-    let mut cut = Vec::new();
+    let max_line = builder.max_line_bytes();
+    let both = Both {
+        builder,
+        health,
+        inputs_name: inputs.name(),
+    };
+    // The one-thread driver of the pool's job (`read::job`).
+    let mut read = OneThread::new(both, max_line, joint::lines);
     for (file, kind, before) in [
         (inputs, RowKind::Input, 0),
         (rollouts, RowKind::Rollout, inputs_size),
     ] {
         feed::<Failure>(file, |chunk, done| {
-            // Lines before one over the limit are recorded first: one may be the first error.
-            let r = builder.cut(kind, chunk, |batch| cut.push(batch));
-            for batch in cut.drain(..) {
-                let (parsed, lines) = joint_read::parse_batch(&batch);
-                record_both(&mut builder, &mut health, &inputs_name, parsed, lines)?;
-            }
-            r?;
-            post_progress(before + done, total, builder.lines_read());
+            read.push(kind, chunk)?;
+            post_progress(before + done, total, read.lines_read());
             Ok(Flow::Continue)
         })?;
-        builder.cut_end(kind, |batch| cut.push(batch));
-        for batch in cut.drain(..) {
-            let (parsed, lines) = joint_read::parse_batch(&batch);
-            record_both(&mut builder, &mut health, &inputs_name, parsed, lines)?;
-        }
     }
+    let Both {
+        builder, health, ..
+    } = read.finish()?;
     let read = ReadStats {
         workers: 1,
         read_ms: now_ms() - started,

@@ -8,8 +8,8 @@ use super::row::{self, KeyRow, Row};
 use super::signals::{signals, Signals};
 use super::summary::TrajectoryEvidence;
 use crate::read::batch::LineBatch;
-use crate::read::jsonl::{self, LineSplitter, SplitError};
-use crate::record::{MemberReader, RowKind};
+use crate::read::jsonl::{self, LineSplitter, LineTooLong, SplitError};
+use crate::record::MemberReader;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A row that could not be read, or a line over the limit: the file, line and what is wrong.
@@ -78,8 +78,6 @@ pub struct HealthBuilder {
     pivot_inputs: HashSet<(i64, i64)>,
     /// Per agent id, why its rollouts were judged single-step (bits of `SingleStepBy`).
     pub(super) single_step_by: HashMap<u32, u8>,
-    /// Lines cut but not yet handed out (`cut_rollouts`).
-    pending: Option<LineBatch>,
 }
 
 impl HealthBuilder {
@@ -107,7 +105,6 @@ impl HealthBuilder {
             single_step: false,
             pivot_inputs: HashSet::new(),
             single_step_by: HashMap::new(),
-            pending: None,
         }
     }
 
@@ -150,28 +147,15 @@ impl HealthBuilder {
         self.record_rollout(line, read_rollout_by(bytes, self.reader))
     }
 
-    /// Cuts a chunk of the rollouts file into complete lines (the line limit checked as
-    /// [`push_rollouts`](Self::push_rollouts) checks it), handing each full batch to `full`, to
-    /// be read on any thread ([`read_rollout_batch`]) and recorded in file order
-    /// ([`record_rollout`](Self::record_rollout)). On a line over the limit the lines before it
-    /// are handed out first: one of them may hold the first error.
-    pub fn cut_rollouts(
-        &mut self,
-        chunk: &[u8],
-        mut full: impl FnMut(LineBatch),
-    ) -> Result<(), HealthError> {
-        self.end_inputs()?;
-        let (splitter, pending) = (&mut self.rollouts.splitter, &mut self.pending);
-        crate::read::batch::cut(splitter, pending, RowKind::Rollout, chunk, &mut full)
-            .map_err(|t| split_error(&self.rollouts.name, SplitError::TooLong(t)))
+    /// Ends the materialized inputs before the rollouts are recorded in batches (`health::job`):
+    /// the first rollout may take its agent or its mode from them.
+    pub fn start_rollouts(&mut self) -> Result<(), HealthError> {
+        self.end_inputs()
     }
 
-    /// The rollouts file is over: its last line (even without a newline) and the partial batch.
-    pub fn cut_rollouts_end(&mut self, mut full: impl FnMut(LineBatch)) {
-        // The file is over: a fresh splitter, as `jsonl::finish_held` leaves one.
-        let mut splitter = std::mem::take(&mut self.rollouts.splitter);
-        let kind = RowKind::Rollout;
-        crate::read::batch::flush_last(&mut splitter, &mut self.pending, kind, &mut full);
+    /// The error of a rollouts line over the limit (its number in the file).
+    pub(super) fn rollout_too_long(&self, t: LineTooLong) -> HealthError {
+        split_error(&self.rollouts.name, SplitError::TooLong(t))
     }
 
     /// Records a rollout line read by [`read_rollout`] (perhaps on another thread); lines must
@@ -426,14 +410,19 @@ impl HealthBuilder {
         Ok(())
     }
 
+    /// The longest line it reads (`with_max_line_bytes`).
+    pub fn max_line_bytes(&self) -> u64 {
+        self.max_line
+    }
+
     /// The rollouts file's name.
     pub fn rollouts_name(&self) -> &str {
         &self.rollouts.name
     }
 }
 
-/// Reads every line of a batch cut by [`HealthBuilder::cut_rollouts`] (on any thread), for
-/// [`HealthBuilder::record_rollout`] in order.
+/// Reads every line of a batch of rollouts (on any thread), for
+/// [`HealthBuilder::record_rollout`] in order (`health::job`).
 pub fn read_rollout_batch(batch: &LineBatch) -> Vec<(u64, Result<Option<RolloutRead>, String>)> {
     batch
         .lines()

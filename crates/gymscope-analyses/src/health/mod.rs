@@ -21,6 +21,7 @@ mod fast;
 #[cfg(test)]
 mod fast_tests;
 mod fast_values;
+mod job;
 pub mod mode;
 mod row;
 mod rules;
@@ -33,6 +34,7 @@ pub use builder::{
     read_failure, read_input, read_input_beside, read_rollout, read_rollout_batch,
     read_rollout_beside, row_signals, HealthBuilder, HealthError, InputRead, RolloutRead,
 };
+pub use job::RolloutLines;
 pub use signals::{canonical_arguments, is_error_output, Mark, Signals, Tokens};
 pub use summary::{
     agent_label, AgentHealth, Buckets, Dist, HealthReport, Level, Rate, RolloutCounts,

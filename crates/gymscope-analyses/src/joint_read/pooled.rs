@@ -8,7 +8,8 @@ use crate::error::ProfileError;
 use crate::health::{HealthBuilder, HealthError};
 use crate::profile::{ParsedBatch, ProfileBuilder};
 use crate::read::batch::LineBatch;
-use crate::read::in_order::{self, Recorder};
+use crate::read::in_order;
+use crate::read::job::Job;
 use crate::read::jsonl::LineTooLong;
 use crate::record::RowKind;
 
@@ -35,8 +36,8 @@ pub struct Both {
     pub inputs_name: String,
 }
 
-impl Recorder for Both {
-    type Lines = BothLines;
+impl Job for Both {
+    type Part = BothLines;
     type Error = ProfileError;
 
     fn record(&mut self, lines: BothLines, before: u64) -> Result<(), ProfileError> {
@@ -74,6 +75,7 @@ mod tests {
     use crate::output::render_in_memory;
     use crate::profile::parse_batch as parse_profile;
     use crate::profile::ProfileOptions;
+    use crate::read::job::OneThread;
     use crate::read::ranges::plan;
     use crate::record::RowKind;
 
@@ -134,32 +136,28 @@ mod tests {
         )
     }
 
-    /// The app's one-worker read: both files streamed in chunks, cut, read and recorded.
+    /// The app's one-worker read: both files streamed in chunks through the one-thread driver.
     fn streamed(inputs: &[u8], rollouts: &[u8], max: u64) -> Outcome {
-        let (mut builder, mut health) = builders(max);
-        let mut cut = Vec::new();
+        let (builder, health) = builders(max);
+        let both = Both {
+            builder,
+            health,
+            inputs_name: IN.to_string(),
+        };
+        let mut read = OneThread::new(both, max, lines);
         for (data, kind) in [(inputs, RowKind::Input), (rollouts, RowKind::Rollout)] {
             for chunk in data.chunks(1000) {
-                let r = builder.cut(kind, chunk, |b| cut.push(b));
-                for b in cut.drain(..) {
-                    let (parsed, lines) = parse_batch(&b);
-                    if let Err(e) = record_both(&mut builder, &mut health, IN, parsed, lines) {
-                        return (Err(e.to_string()), String::new());
-                    }
-                }
-                if let Err(e) = r {
-                    return (Err(e.to_string()), String::new());
-                }
-            }
-            builder.cut_end(kind, |b| cut.push(b));
-            for b in cut.drain(..) {
-                let (parsed, lines) = parse_batch(&b);
-                if let Err(e) = record_both(&mut builder, &mut health, IN, parsed, lines) {
+                if let Err(e) = read.push(kind, chunk) {
                     return (Err(e.to_string()), String::new());
                 }
             }
         }
-        outcome(builder, health, inputs)
+        match read.finish() {
+            Ok(Both {
+                builder, health, ..
+            }) => outcome(builder, health, inputs),
+            Err(e) => (Err(e.to_string()), String::new()),
+        }
     }
 
     /// The pool's read: every range read alone, its parts sent as bytes, and delivered last
@@ -182,7 +180,7 @@ mod tests {
             ranges,
         );
         let alone = in_order::record_last_first(&mut alone, files, max, slice, parse_profile)
-            .map(|()| alone.into_recorder())
+            .map(|()| alone.into_job())
             .map_err(|e| e.to_string());
         if let Err(e) = in_order::record_last_first(&mut order, files, max, slice, lines) {
             assert_eq!(alone.err(), Some(e.to_string()), "the profile read alone");
@@ -193,7 +191,7 @@ mod tests {
         };
         let Both {
             builder, health, ..
-        } = order.into_recorder();
+        } = order.into_job();
         let both = outcome(builder, health, inputs);
         assert_eq!(
             both.0,

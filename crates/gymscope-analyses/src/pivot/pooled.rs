@@ -1,12 +1,12 @@
 //! A pivot file validated in byte ranges by readers that share no memory (the app's pool): each
 //! batch of a range's lines is one run checked on its own ([`lines`]), and the runs are added to
-//! the report in file order ([`ReportBuilder`] as a `read::in_order::Recorder`), so the report, its
+//! the report in file order ([`ReportBuilder`] as a `read::job::Job`), so the report, its
 //! first error and the fixed copy are those of one reader of the whole file.
 
 use super::checked::{Checked, LineChecker};
 use super::validate::ReportBuilder;
 use crate::read::batch::LineBatch;
-use crate::read::in_order::Recorder;
+use crate::read::job::Job;
 use crate::read::jsonl::LineTooLong;
 use crate::record::RowKind;
 
@@ -22,8 +22,8 @@ pub fn lines(checker: &LineChecker, batch: &LineBatch) -> Checked {
     run
 }
 
-impl Recorder for ReportBuilder {
-    type Lines = Checked;
+impl Job for ReportBuilder {
+    type Part = Checked;
     /// Only a file that cannot be read fails a validation: every other error is a finding.
     type Error = String;
 
@@ -132,7 +132,7 @@ mod tests {
         let mut order = InOrder::new(ReportBuilder::new("p.jsonl", options), ranges);
         let read = record_last_first(&mut order, (b"", data), max, 97, |b| lines(&checker, b));
         assert_eq!(read, Ok(()), "only a file that cannot be read fails");
-        order.into_recorder().finish()
+        order.into_job().finish()
     }
 
     #[test]

@@ -7,7 +7,10 @@ use super::checked::{Checked, LineChecker};
 use super::checks::{Check, Finding, Path};
 use super::summary::Summary;
 use super::{fix, stats, PivotOptions};
-use crate::read::jsonl::{LineSplitter, LineTooLong, SplitError};
+use crate::read::batch::LineBatch;
+use crate::read::job::OneThread;
+use crate::read::jsonl::{LineTooLong, DEFAULT_MAX_LINE_BYTES};
+use crate::record::RowKind;
 use std::collections::BTreeMap;
 
 /// The outcome of validating one file.
@@ -173,67 +176,58 @@ impl ReportBuilder {
     }
 }
 
-/// Validates a pivot JSONL fed in chunks: each chunk's lines one run.
+/// A batch of lines checked as one run, on the one-thread driver.
+type CheckBatch = Box<dyn FnMut(&LineBatch) -> Checked + Send>;
+
+/// Validates a pivot JSONL fed in chunks: the report's job (`pooled`, a `read::job::Job`) on the
+/// one-thread driver, each batch of lines one run.
 pub struct PivotValidator {
-    checker: LineChecker,
-    splitter: LineSplitter,
-    builder: ReportBuilder,
+    read: OneThread<ReportBuilder, CheckBatch>,
 }
 
 impl PivotValidator {
     pub fn new(file: impl Into<String>, options: PivotOptions) -> Self {
+        let max = DEFAULT_MAX_LINE_BYTES;
+        let builder = ReportBuilder::new(file, &options);
+        let checker = LineChecker::new(options);
+        let check: CheckBatch = Box::new(move |batch| super::pooled::lines(&checker, batch));
         PivotValidator {
-            builder: ReportBuilder::new(file, &options),
-            checker: LineChecker::new(options),
-            splitter: LineSplitter::new(),
+            read: OneThread::new(builder, max, check),
         }
     }
 
     /// Feeds the next chunk. Returns false once the reading has stopped (`--fail-fast`, …).
     pub fn push(&mut self, chunk: &[u8]) -> bool {
-        if self.builder.is_stopped() {
+        // The report's only error is a file that cannot be read: not one fed in chunks.
+        let Ok(()) = self.read.push(RowKind::Rollout, chunk) else {
             return false;
-        }
-        let mut run = self.checker.start();
-        let checker = &self.checker;
-        let pushed = self.splitter.push(chunk, |span, bytes| {
-            checker.line(&mut run, span.offset, bytes);
-            Ok::<_, std::convert::Infallible>(())
-        });
-        self.builder.add(run);
-        if let Err(SplitError::TooLong(t)) = pushed {
-            self.builder.line_too_long(t);
-        }
-        !self.builder.is_stopped()
+        };
+        !self.read.is_done()
     }
 
     /// Refuses lines longer than `max` bytes (default 1 GiB): the line is reported and reading stops.
-    pub fn with_max_line_bytes(mut self, max: u64) -> Self {
-        self.splitter = LineSplitter::with_max_line_bytes(max);
-        self
+    #[must_use]
+    pub fn with_max_line_bytes(self, max: u64) -> Self {
+        PivotValidator {
+            read: self.read.with_max_line_bytes(max),
+        }
     }
 
     /// Bytes of the fixed copy produced so far (with `fix`); the caller writes them out.
     pub fn take_fixed(&mut self) -> Vec<u8> {
-        self.builder.take_fixed()
+        self.read.job_mut().take_fixed()
     }
 
     /// Lines read so far.
     pub fn lines_read(&self) -> u64 {
-        self.builder.lines()
+        self.read.job().lines()
     }
 
     pub fn finish(mut self) -> (Report, Vec<u8>) {
-        if !self.builder.is_stopped() {
-            let mut run = self.checker.start();
-            let checker = &self.checker;
-            let Ok(()) = self.splitter.finish(|span, bytes| {
-                checker.line(&mut run, span.offset, bytes);
-                Ok::<_, std::convert::Infallible>(())
-            });
-            self.builder.add(run);
-        }
-        self.builder.finish()
+        // The report's only error is a file that cannot be read: not one fed in chunks, so the
+        // end's result is always `Ok`.
+        let _ended = self.read.end();
+        self.read.into_job().finish()
     }
 }
 

@@ -7,7 +7,8 @@
 use super::run::{input_agent, task_reward};
 use super::{Query, QueryRun, RunFacts};
 use crate::read::batch::LineBatch;
-use crate::read::in_order::{self, Recorder};
+use crate::read::in_order;
+use crate::read::job::Job;
 use crate::read::jsonl::LineTooLong;
 use crate::record::{KeyTable, RowKind};
 
@@ -134,8 +135,8 @@ pub struct Recorded {
     pub file: String,
 }
 
-impl Recorder for Recorded {
-    type Lines = QueryLines;
+impl Job for Recorded {
+    type Part = QueryLines;
     type Error = String;
 
     fn record(&mut self, lines: QueryLines, before: u64) -> Result<(), String> {
@@ -225,7 +226,7 @@ mod tests {
         let mut order = InOrder::new(recorded, plan(kind, data.len() as u64, piece));
         let mut reader = reader();
         in_order::record_last_first(&mut order, (data, data), max, 61, |b| reader.lines(b))?;
-        Ok(order.into_recorder())
+        Ok(order.into_job())
     }
 
     /// The pool's query: the three reads as the page's worker drives them.

@@ -1,10 +1,12 @@
 //! The profile read in three steps so the middle one can run on other threads:
 //!
 //! ```text
-//! ProfileBuilder::cut(kind, chunk) -> LineBatch      (in order: line numbers, spans, the limit)
+//! a reading driver cuts (kind, chunk) -> LineBatch   (in order: line numbers, spans, the limit)
 //! parse_batch(LineBatch) -> ParsedBatch              (anywhere, any order: the costly part)
 //! ProfileBuilder::record(ParsedBatch)                (in order: keys, duplicates, errors)
 //! ```
+//!
+//! The builder is a `read::job::Job` (`pooled`), so every driver runs it.
 //!
 //! Recording batches in the order they were cut gives exactly the result of `push_inputs` /
 //! `push_rollouts`: the same rows, the same first error. Each batch interns field names in its own
@@ -71,52 +73,6 @@ impl ProfileBuilder {
         }
     }
 
-    /// Cuts `chunk` (the next bytes of the file of `kind`: the whole inputs file before the
-    /// rollouts file) into lines, calling `full` with each batch that fills up. On a line over
-    /// the limit, the lines cut before it are handed out too: the caller records them before it
-    /// reports the limit, since one of them may be the first error.
-    pub fn cut(
-        &mut self,
-        kind: RowKind,
-        chunk: &[u8],
-        mut full: impl FnMut(LineBatch),
-    ) -> Result<(), ProfileError> {
-        if kind == RowKind::Rollout {
-            self.end_input_lines(&mut full);
-        }
-        crate::read::batch::cut(
-            &mut self.splitter,
-            &mut self.pending,
-            kind,
-            chunk,
-            &mut full,
-        )
-        .map_err(|t| self.line_too_long(kind, t))
-    }
-
-    /// Ends the file being cut: its last line (even without a newline) and the partial batch.
-    pub fn cut_end(&mut self, kind: RowKind, mut full: impl FnMut(LineBatch)) {
-        match kind {
-            RowKind::Input => self.end_input_lines(&mut full),
-            RowKind::Rollout => self.flush_lines(kind, &mut full),
-        }
-    }
-
-    /// The inputs file is over (at most once): its lines handed out, the splitter ready for the
-    /// rollouts.
-    fn end_input_lines(&mut self, full: &mut impl FnMut(LineBatch)) {
-        if !self.inputs_done {
-            self.flush_lines(RowKind::Input, full);
-            self.restart_splitter();
-            self.inputs_done = true;
-        }
-    }
-
-    /// Hands out the last line (without a newline) and the partial batch of the file of `kind`.
-    fn flush_lines(&mut self, kind: RowKind, full: &mut impl FnMut(LineBatch)) {
-        crate::read::batch::flush_last(&mut self.splitter, &mut self.pending, kind, full);
-    }
-
     /// Records a parsed batch; batches must come in the order they were cut.
     pub fn record(&mut self, parsed: ParsedBatch) -> Result<(), ProfileError> {
         let remap: Vec<KeyId> = (0..parsed.keys.len())
@@ -180,18 +136,20 @@ mod tests {
 
     /// Batches parsed out of order (last first), recorded in order.
     fn batched(inputs: &str, rollouts: &str, chunk: usize) -> Result<String, String> {
+        use crate::read::batch::{cut, flush_last};
+        use crate::read::jsonl::LineSplitter;
         let mut b = ProfileBuilder::new("i.jsonl", "r.jsonl");
         let mut batches = Vec::new();
-        for c in inputs.as_bytes().chunks(chunk) {
-            b.cut(RowKind::Input, c, |x| batches.push(x))
-                .map_err(|e| e.to_string())?;
+        for (kind, data) in [(RowKind::Input, inputs), (RowKind::Rollout, rollouts)] {
+            let (mut splitter, mut pending) = (LineSplitter::new(), None);
+            for c in data.as_bytes().chunks(chunk) {
+                cut(&mut splitter, &mut pending, kind, c, &mut |x| {
+                    batches.push(x);
+                })
+                .map_err(|t| b.line_too_long(kind, t).to_string())?;
+            }
+            flush_last(&mut splitter, &mut pending, kind, &mut |x| batches.push(x));
         }
-        b.cut_end(RowKind::Input, |x| batches.push(x));
-        for c in rollouts.as_bytes().chunks(chunk) {
-            b.cut(RowKind::Rollout, c, |x| batches.push(x))
-                .map_err(|e| e.to_string())?;
-        }
-        b.cut_end(RowKind::Rollout, |x| batches.push(x));
         assert!(batches.len() > 2, "the run spans several batches");
         let mut parsed: Vec<ParsedBatch> = batches.iter().rev().map(parse_batch).collect();
         parsed.reverse();

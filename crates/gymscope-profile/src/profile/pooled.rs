@@ -7,8 +7,8 @@ use crate::read::RowKind;
 
 /// The profile alone read in the pool's ranges (`read::in_order`; the comparison's runs): each
 /// batch parsed by a pool worker, the rows recorded in file order by the builder.
-impl crate::read::in_order::Recorder for super::ProfileBuilder {
-    type Lines = super::ParsedBatch;
+impl crate::read::job::Job for super::ProfileBuilder {
+    type Part = super::ParsedBatch;
     type Error = crate::error::ProfileError;
 
     fn record(&mut self, mut parsed: super::ParsedBatch, before: u64) -> Result<(), Self::Error> {

@@ -5,7 +5,6 @@ use super::{ProfileOptions, RolloutRecord};
 use crate::error::{ProfileError, RolloutKey};
 use crate::fast_map::FastMap;
 use crate::gym::keys;
-use crate::read::batch::LineBatch;
 use crate::read::jsonl::{LineSpan, LineSplitter, SplitError, DEFAULT_MAX_LINE_BYTES};
 use crate::record::{self, AgentField, IndexField, IndexKind, KeyTable, Row, RowError, RowKind};
 
@@ -37,12 +36,10 @@ enum Check {
 pub struct ProfileBuilder {
     inputs_file: String,
     rollouts_file: String,
-    pub(super) splitter: LineSplitter,
+    splitter: LineSplitter,
     max_line_bytes: u64,
-    pub(super) inputs_done: bool,
+    inputs_done: bool,
     pub(super) state: ScanState,
-    /// Lines cut but not yet handed out (`batch`).
-    pub(super) pending: Option<LineBatch>,
     /// Threads `finish` may use (1 in the browser).
     threads: usize,
 }
@@ -68,7 +65,6 @@ impl ProfileBuilder {
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             inputs_done: false,
             state: ScanState::default(),
-            pending: None,
             threads: 1,
         }
     }
@@ -109,7 +105,12 @@ impl ProfileBuilder {
         self.splitter.lines()
     }
 
-    pub(super) fn restart_splitter(&mut self) {
+    /// The longest line it reads (`with_max_line_bytes`): a reading driver's limit.
+    pub fn max_line_bytes(&self) -> u64 {
+        self.max_line_bytes
+    }
+
+    fn restart_splitter(&mut self) {
         self.splitter = LineSplitter::with_max_line_bytes(self.max_line_bytes);
     }
 

@@ -1,12 +1,12 @@
 //! One reading driver for readers that share no memory (the app's pool of Web Workers): each
 //! reads byte ranges of a run's files on its own ([`read_range`]: cut with `read::ranges`,
 //! each batch of lines turned into a job's own result), sends its [`Part`]s as bytes, and one
-//! [`InOrder`] hands them to the job's [`Recorder`] in file order, numbering the lines. Every
+//! [`InOrder`] hands them to the [`Job`] in file order, numbering the lines. Every
 //! job that reads whole files in the pool goes through here: the profile with health
 //! (`joint_read::pooled`) and the query's three reads (`query::pooled`); what each records, and
 //! the first error in file order, are those of one reader of the whole files.
 
-use super::RowKind;
+use super::job::Job;
 use crate::read::batch::LineBatch;
 use crate::read::jsonl::LineTooLong;
 use crate::read::ranges::{ByteRange, RangeCutter};
@@ -75,45 +75,26 @@ pub fn read_range<L, E>(
     })
 }
 
-/// What a job does with its ranges' results, given to it in file order.
-pub trait Recorder {
-    /// A batch's result, as [`read_range`]'s `lines` makes it.
-    type Lines;
-    type Error;
-    /// Records a batch's result; `before` lines of the same file came before its range.
-    fn record(&mut self, lines: Self::Lines, before: u64) -> Result<(), Self::Error>;
-    /// A line over the limit (its line number in its file) ends the read: the job's error, or
-    /// (`Ok`) a finding the recorder keeps.
-    fn too_long(&mut self, kind: RowKind, too_long: LineTooLong) -> Result<(), Self::Error>;
-    /// The error of a range whose file could not be read (why, as the reader says).
-    fn read_failed(&mut self, kind: RowKind, cause: String) -> Self::Error;
-    /// The recorder has stopped the read early (the pivot validator's `--fail-fast`): nothing
-    /// after what it has recorded counts.
-    fn is_stopped(&self) -> bool {
-        false
-    }
-}
-
-/// Hands the parts of every range to a [`Recorder`] in file order, whatever order they arrive in.
-pub struct InOrder<R: Recorder> {
-    recorder: R,
+/// Hands the parts of every range to a [`Job`] in file order, whatever order they arrive in.
+pub struct InOrder<R: Job> {
+    job: R,
     ranges: Vec<ByteRange>,
     /// The range being recorded, and the lines of its file's earlier ranges.
     next: usize,
     lines_before: u64,
     /// Parts of later ranges, until their turn.
-    held: BTreeMap<usize, VecDeque<Part<R::Lines>>>,
+    held: BTreeMap<usize, VecDeque<Part<R::Part>>>,
     /// A line over the limit ended the read.
     over: bool,
     bytes_done: u64,
     lines_done: u64,
 }
 
-impl<R: Recorder> InOrder<R> {
+impl<R: Job> InOrder<R> {
     /// `ranges`: each file's in file order, the files in the order they are recorded.
-    pub fn new(recorder: R, ranges: Vec<ByteRange>) -> Self {
+    pub fn new(job: R, ranges: Vec<ByteRange>) -> Self {
         InOrder {
-            recorder,
+            job,
             ranges,
             next: 0,
             lines_before: 0,
@@ -125,8 +106,8 @@ impl<R: Recorder> InOrder<R> {
     }
 
     /// Takes a part of range `index`; records it and every held part now in order. The first
-    /// error in file order stops the read; so does the recorder, and parts after it are dropped.
-    pub fn accept(&mut self, index: usize, part: Part<R::Lines>) -> Result<(), R::Error> {
+    /// error in file order stops the read; so does the job, and parts after it are dropped.
+    pub fn accept(&mut self, index: usize, part: Part<R::Part>) -> Result<(), R::Error> {
         if self.is_done() {
             return Ok(());
         }
@@ -152,18 +133,16 @@ impl<R: Recorder> InOrder<R> {
         Ok(())
     }
 
-    fn record(&mut self, part: Part<R::Lines>) -> Result<(), R::Error> {
+    fn record(&mut self, part: Part<R::Part>) -> Result<(), R::Error> {
         let range = self.ranges[self.next];
         match part {
-            Part::Lines(lines) => self.recorder.record(lines, self.lines_before),
-            Part::Failed(cause) => Err(self.recorder.read_failed(range.kind, cause)),
+            Part::Lines(lines) => self.job.record(lines, self.lines_before),
+            Part::Failed(cause) => Err(self.job.read_failed(range.kind, cause)),
             Part::End { lines, too_long } => {
                 if let Some(t) = too_long {
                     let line = t.line + self.lines_before;
                     self.over = true;
-                    return self
-                        .recorder
-                        .too_long(range.kind, LineTooLong { line, ..t });
+                    return self.job.too_long(range.kind, LineTooLong { line, ..t });
                 }
                 self.held.remove(&self.next);
                 self.bytes_done += range.len();
@@ -180,9 +159,9 @@ impl<R: Recorder> InOrder<R> {
         }
     }
 
-    /// Every range is recorded, or the read ended early (a line over the limit, the recorder).
+    /// Every range is recorded, or the read ended early (a line over the limit, the job).
     pub fn is_done(&self) -> bool {
-        self.next == self.ranges.len() || self.over || self.recorder.is_stopped()
+        self.next == self.ranges.len() || self.over || self.job.is_stopped()
     }
 
     /// The range being recorded (every earlier one is).
@@ -195,27 +174,28 @@ impl<R: Recorder> InOrder<R> {
         (self.bytes_done, self.lines_done)
     }
 
-    /// The recorder, every range recorded.
-    pub fn into_recorder(self) -> R {
-        self.recorder
+    /// The job, every range recorded.
+    pub fn into_job(self) -> R {
+        self.job
     }
 }
 
-/// For the recorders' tests: every range of `files` (inputs, rollouts) read alone by `lines`, its
+/// For the jobs' tests: every range of `files` (inputs, rollouts) read alone by `lines`, its
 /// parts made the bytes a pool worker posts, then handed to `order` last range first (so each is
 /// held until its turn). The first error in file order, as the pool meets it. For the tests of
 /// the layers above too, through the `testing` feature.
 #[cfg(any(test, feature = "testing"))]
-pub fn record_last_first<R: Recorder>(
+pub fn record_last_first<R: Job>(
     order: &mut InOrder<R>,
     files: (&[u8], &[u8]),
     max: u64,
     slice: u64,
-    mut lines: impl FnMut(&LineBatch) -> R::Lines,
+    mut lines: impl FnMut(&LineBatch) -> R::Part,
 ) -> Result<(), R::Error>
 where
-    R::Lines: Serialize + DeserializeOwned,
+    R::Part: Serialize + DeserializeOwned,
 {
+    use super::RowKind;
     let ranges = order.ranges.clone();
     let parts: Vec<Vec<Vec<u8>>> = ranges
         .iter()
@@ -234,7 +214,7 @@ where
                 slice,
                 read,
                 &mut lines,
-                |p: Part<R::Lines>| {
+                |p: Part<R::Part>| {
                     sent.push(p.to_bytes());
                     Ok(())
                 },
@@ -256,12 +236,13 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::read::RowKind;
 
     /// Each batch's result: the line (within the range) of its first bad row.
     struct FirstBad;
 
-    impl Recorder for FirstBad {
-        type Lines = Option<u64>;
+    impl Job for FirstBad {
+        type Part = Option<u64>;
         type Error = String;
         fn record(&mut self, bad: Option<u64>, before: u64) -> Result<(), String> {
             bad.map_or(Ok(()), |line| Err(format!("bad line {}", line + before)))

@@ -9,12 +9,13 @@
 //!   another thread;
 //! - [`ranges`]: a file cut into byte ranges (`plan`, `ByteRange`) that readers read alone
 //!   (`RangeCutter`: each range owns the lines that start inside it);
-//! - [`in_order`]: a range's results sent as bytes (`Part`) and handed to a job's `Recorder` in
+//! - [`in_order`]: a range's results sent as bytes (`Part`) and handed to a job's `Job` in
 //!   file order (`InOrder`), as one reader of the whole files would.
 
 pub mod batch;
 pub mod chunks;
 pub mod in_order;
+pub mod job;
 pub mod jsonl;
 pub mod ranges;
 

@@ -14,7 +14,8 @@ pub use read::{piece, Files, Read};
 
 use super::super::protocol::{encode, Failure, RangeTask, ReadStats, Reply, Request};
 use super::io::{now_ms, post, post_progress};
-use crate::read::in_order::{InOrder, Recorder};
+use crate::read::in_order::InOrder;
+use crate::read::job::Job;
 use crate::read::ranges::ByteRange;
 use crate::record::RowKind;
 use reader::{spawn, unreachable, Reader};
@@ -25,7 +26,9 @@ use std::cell::RefCell;
 
 /// Ranges in flight per pool worker: the second waits in its queue, so none waits for a reply.
 const IN_FLIGHT: usize = 2;
-struct Job {
+
+/// The read in flight: its recording, the ranges sent so far, its figures.
+struct InFlight {
     recording: Box<dyn Recording>,
     task: RangeTask,
     /// The setup each reader takes before its first range (`Read::setup`, encoded).
@@ -44,7 +47,7 @@ struct Job {
 #[derive(Default)]
 struct Pool {
     readers: Vec<Reader>,
-    job: Option<Job>,
+    job: Option<InFlight>,
     /// Workers of a failed job, terminated; dropped when the next job starts (not in their own handler).
     retired: Vec<Reader>,
 }
@@ -61,8 +64,8 @@ pub fn read<R>(
     then: impl FnOnce(R, ReadStats) + 'static,
 ) -> Result<(), Failure>
 where
-    R: Recorder + 'static,
-    R::Lines: Serialize + DeserializeOwned,
+    R: Job + 'static,
+    R::Part: Serialize + DeserializeOwned,
     R::Error: Into<Failure>,
 {
     let workers = workers.max(1) as usize;
@@ -79,7 +82,7 @@ where
         for reader in &mut pool.readers {
             reader.set_up = false;
         }
-        pool.job = Some(Job {
+        pool.job = Some(InFlight {
             recording: Box::new(Then {
                 order: InOrder::new(read.recorder, read.ranges.clone()),
                 then: Box::new(then),
@@ -165,7 +168,7 @@ fn retire(readers: &mut Vec<Reader>, retired: &mut Vec<Reader>) {
 /// Takes one reply of pool worker `r` into the read.
 fn take(
     readers: &mut [Reader],
-    job: Option<&mut Job>,
+    job: Option<&mut InFlight>,
     r: usize,
     reply: Reply,
 ) -> Result<(), Failure> {
@@ -200,7 +203,7 @@ fn take(
 
 /// Hands out ranges to the ready workers, never more than a few ranges ahead of the one being
 /// recorded (parts of later ranges wait in memory until their turn).
-fn send(readers: &mut [Reader], job: &mut Job) -> Result<(), Failure> {
+fn send(readers: &mut [Reader], job: &mut InFlight) -> Result<(), Failure> {
     let ahead = job.recording.state().recording + IN_FLIGHT * readers.len() + 1;
     while job.sent < job.ranges.len().min(ahead) {
         let Some(reader) = readers

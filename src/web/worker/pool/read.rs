@@ -2,7 +2,7 @@
 //! recorder.
 
 use super::super::super::protocol::{RangeTask, Request};
-use crate::read::in_order::Recorder;
+use crate::read::job::Job;
 use crate::read::ranges::ByteRange;
 use web_sys::File;
 
@@ -32,7 +32,7 @@ impl Files {
 }
 
 /// One read in the pool.
-pub struct Read<R: Recorder> {
+pub struct Read<R: Job> {
     pub files: Files,
     /// Each file's ranges in file order, the files in the order they are recorded.
     pub ranges: Vec<ByteRange>,

@@ -1,8 +1,9 @@
-//! A read's recorder (`read::in_order::InOrder` of a job's `Recorder`) with what follows it, behind
+//! A read's recorder (`read::in_order::InOrder` of a job's `Job`) with what follows it, behind
 //! one type for every job the pool reads.
 
 use super::super::super::protocol::{Failure, ReadStats};
-use crate::read::in_order::{InOrder, Part, Recorder};
+use crate::read::in_order::{InOrder, Part};
+use crate::read::job::Job;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -24,19 +25,19 @@ pub trait Recording {
     fn finish(self: Box<Self>, read: ReadStats);
 }
 
-pub struct Then<R: Recorder> {
+pub struct Then<R: Job> {
     pub order: InOrder<R>,
     pub then: Box<dyn FnOnce(R, ReadStats)>,
 }
 
 impl<R> Recording for Then<R>
 where
-    R: Recorder,
-    R::Lines: Serialize + DeserializeOwned,
+    R: Job,
+    R::Part: Serialize + DeserializeOwned,
     R::Error: Into<Failure>,
 {
     fn accept(&mut self, index: usize, bytes: &[u8]) -> Result<(), Failure> {
-        let part = Part::<R::Lines>::from_bytes(bytes)?;
+        let part = Part::<R::Part>::from_bytes(bytes)?;
         self.order.accept(index, part).map_err(Into::into)
     }
 
@@ -51,6 +52,6 @@ where
     }
 
     fn finish(self: Box<Self>, read: ReadStats) {
-        (self.then)(self.order.into_recorder(), read);
+        (self.then)(self.order.into_job(), read);
     }
 }

@@ -2,7 +2,7 @@
 //! pass, read in order, notes where each range's lines start among the source's rows and lines
 //! ([`RangeStarts`]); each reader gets a converter made from the first pass's results
 //! ([`ConverterSetup`]) and converts its range's batches numbered from there ([`RangeConverter`]);
-//! the builder takes them back in file order (`read::in_order::Recorder`), as `apply` takes a
+//! the builder takes them back in file order (`read::job::Job`), as `apply` takes a
 //! thread's batches, so the rows, audit and metrics are those of one reader.
 
 use super::batch::{ConvertBatch, Converted, Converter};
@@ -10,7 +10,7 @@ use super::PivotBuilder;
 use crate::pivot_build::source::Groups;
 use crate::pivot_build::{BuildError, BuildOptions, SourceFormat};
 use crate::read::batch::LineBatch;
-use crate::read::in_order::Recorder;
+use crate::read::job::Job;
 use crate::read::jsonl::{LineSpan, LineTooLong};
 use crate::read::ranges::ByteRange;
 use crate::record::RowKind;
@@ -72,6 +72,27 @@ impl RangeStarts {
     }
 }
 
+/// The [`RangeStart`] of each batch of a source cut whole (the native second pass,
+/// `native::in_order::read_stamped`): its rows counted on the reading thread, in file order, as
+/// the first pass counts them for ranges.
+#[derive(Default)]
+pub struct BatchStarts {
+    rows: u64,
+}
+
+impl BatchStarts {
+    /// The next batch's start; its line numbers are already the file's.
+    pub fn next(&mut self, batch: &LineBatch) -> RangeStart {
+        let start = RangeStart {
+            rows_before: self.rows,
+            lines_before: 0,
+        };
+        let rows = batch.lines().filter(|(_, b)| !super::batch::is_blank(b));
+        self.rows += rows.count() as u64;
+        start
+    }
+}
+
 /// What a reader needs to convert lines anywhere: the first pass's results and the options.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub struct ConverterSetup {
@@ -103,6 +124,17 @@ impl ConverterSetup {
 }
 
 impl PivotBuilder {
+    /// The error of a source line over the limit.
+    pub fn line_too_long(&self, t: LineTooLong) -> BuildError {
+        BuildError::new(t.in_file(&self.file))
+    }
+
+    /// Keeps `e` as the build's error unless an earlier one stands (`finish` returns it): a
+    /// line over the limit met after the lines before it were taken.
+    pub fn keep_error(&mut self, e: BuildError) {
+        self.error.get_or_insert(e);
+    }
+
     /// The setup of converters for the pool's readers (after `start_conversion`).
     pub fn converter_setup(&self) -> ConverterSetup {
         let scratch = self.scratch();
@@ -152,8 +184,8 @@ impl<'c> RangeConverter<'c> {
 }
 
 /// The builder takes a range's batches back in file order, as `apply` takes a thread's.
-impl Recorder for PivotBuilder {
-    type Lines = ConvertedBatch;
+impl Job for PivotBuilder {
+    type Part = ConvertedBatch;
     type Error = BuildError;
 
     /// The batch's lines carry their own numbers (from the first pass).
@@ -163,7 +195,7 @@ impl Recorder for PivotBuilder {
     }
 
     fn too_long(&mut self, _: RowKind, t: LineTooLong) -> Result<(), BuildError> {
-        Err(BuildError::new(t.in_file(&self.file)))
+        Err(self.line_too_long(t))
     }
 
     fn read_failed(&mut self, _: RowKind, cause: String) -> BuildError {
