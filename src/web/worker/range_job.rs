@@ -6,7 +6,7 @@
 use super::super::protocol::{Failure, RangeTask, Reply};
 use super::io::{memory_bytes, post, SyncFile, SLICE};
 use crate::joint_read::pooled as joint;
-use crate::pivot::{self, checked::LineChecker, PivotOptions};
+use crate::pivot::{checked::LineChecker, PivotOptions};
 use crate::pivot_build::pooled::{ConverterSetup, RangeConverter, RangeStart};
 use crate::pivot_build::Converter;
 use crate::query::pooled::{QueryRead, RangeReader};
@@ -60,7 +60,7 @@ pub fn run(file: &File, range: ByteRange, index: u32, task: RangeTask) {
             None => Err("a matching read came before its setup".into()),
         }),
         RangeTask::Pivot => CHECKING.with(|c| match &*c.borrow() {
-            Some(checker) => read(file, range, index, |b| pivot::pooled::lines(checker, b)),
+            Some(checker) => read(file, range, index, |b| checker.batch(b)),
             None => Err("a pivot range came before its setup".into()),
         }),
         RangeTask::Convert => CONVERTING.with(|c| match &mut *c.borrow_mut() {

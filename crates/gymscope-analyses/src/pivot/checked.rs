@@ -9,6 +9,7 @@ use super::rules::Rules;
 use super::summary::Summary;
 use super::tree;
 use super::{depth, stats, PivotOptions};
+use crate::read::batch::LineBatch;
 use std::collections::BTreeMap;
 
 /// What a run of lines adds to a file's report; lines numbered from 1 within the run.
@@ -57,6 +58,19 @@ impl LineChecker {
             fixed: options.fix.then(FixedRows::default),
             ..Checked::default()
         }
+    }
+
+    /// A batch of lines checked as one run (on any thread), to be added in file order
+    /// (`validate::ReportBuilder`, a `read::job::Job`).
+    pub fn batch(&self, batch: &LineBatch) -> Checked {
+        let mut run = self.start();
+        for (span, bytes) in batch.lines() {
+            self.line(&mut run, span.offset, bytes);
+            if run.stopped {
+                break;
+            }
+        }
+        run
     }
 
     /// Checks a line as the splitter cut it (at `\n`, without `\r\n`), starting at byte `offset`

@@ -1,26 +1,13 @@
-//! A pivot file validated in byte ranges by readers that share no memory (the app's pool): each
-//! batch of a range's lines is one run checked on its own ([`lines`]), and the runs are added to
-//! the report in file order ([`ReportBuilder`] as a `read::job::Job`), so the report, its
-//! first error and the fixed copy are those of one reader of the whole file.
+//! The pivot report as a reading job: each batch of lines is one run checked on its own
+//! (`LineChecker::batch`, on any thread), and the runs are added to the report in file order
+//! ([`ReportBuilder`] as a `read::job::Job`), so whatever the driver (one thread, the app's pool
+//! over byte ranges) the report, its first error and the fixed copy are one reader's.
 
-use super::checked::{Checked, LineChecker};
+use super::checked::Checked;
 use super::validate::ReportBuilder;
-use crate::read::batch::LineBatch;
 use crate::read::job::Job;
 use crate::read::jsonl::LineTooLong;
 use crate::record::RowKind;
-
-/// A batch of a range's lines checked as one run.
-pub fn lines(checker: &LineChecker, batch: &LineBatch) -> Checked {
-    let mut run = checker.start();
-    for (span, bytes) in batch.lines() {
-        checker.line(&mut run, span.offset, bytes);
-        if run.stopped {
-            break;
-        }
-    }
-    run
-}
 
 impl Job for ReportBuilder {
     type Part = Checked;
@@ -130,7 +117,7 @@ mod tests {
         let checker = LineChecker::new(options.clone());
         let ranges = plan(RowKind::Rollout, data.len() as u64, piece);
         let mut order = InOrder::new(ReportBuilder::new("p.jsonl", options), ranges);
-        let read = record_last_first(&mut order, (b"", data), max, 97, |b| lines(&checker, b));
+        let read = record_last_first(&mut order, (b"", data), max, 97, |b| checker.batch(b));
         assert_eq!(read, Ok(()), "only a file that cannot be read fails");
         order.into_job().finish()
     }

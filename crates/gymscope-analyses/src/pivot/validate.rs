@@ -190,7 +190,7 @@ impl PivotValidator {
         let max = DEFAULT_MAX_LINE_BYTES;
         let builder = ReportBuilder::new(file, &options);
         let checker = LineChecker::new(options);
-        let check: CheckBatch = Box::new(move |batch| super::pooled::lines(&checker, batch));
+        let check: CheckBatch = Box::new(move |batch| checker.batch(batch));
         PivotValidator {
             read: OneThread::new(builder, max, check),
         }

@@ -28,7 +28,9 @@ enum Check {
     DuplicateRollout,
 }
 
-/// Reads both files in chunks and builds a [`Profile`](super::Profile).
+/// Reads both files in chunks and builds a [`Profile`](super::Profile). The faces run it as a
+/// `read::job::Job` (`pooled`: batches parsed anywhere, recorded in order); fed line by line on
+/// this thread, it is the reference the batch reads are tested against (`output::profile_bytes`):
 ///
 /// ```text
 /// push_inputs(chunk)* -> push_rollouts(chunk)* -> finish(options)
