@@ -38,6 +38,7 @@ impl Job for ReportBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pivot::checked::LineChecker;
     use crate::pivot::{validate_bytes, PivotOptions, Report};
     use crate::read::in_order::{record_last_first, InOrder};
     use crate::read::ranges::plan;
