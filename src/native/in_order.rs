@@ -106,44 +106,7 @@ fn record<J: Job, E: From<J::Error>>(job: &mut J, part: J::Part) -> Result<(), E
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::read::jsonl::LineTooLong;
-
-    /// Records each line's file, number and text; a line starting with `!` is an error; stops
-    /// after `stop_after` lines.
-    #[derive(Default)]
-    struct Lines {
-        seen: Vec<(RowKind, u64, String)>,
-        stop_after: Option<usize>,
-    }
-
-    type Part = Vec<(RowKind, u64, String)>;
-
-    impl Job for Lines {
-        type Part = Part;
-        type Error = String;
-        fn record(&mut self, part: Part, before: u64) -> Result<(), String> {
-            for (kind, line, text) in part {
-                // A job stops itself inside a batch; the driver drops the batches after.
-                if self.is_stopped() {
-                    break;
-                }
-                if text.starts_with('!') {
-                    return Err(format!("bad line {}", line + before));
-                }
-                self.seen.push((kind, line + before, text));
-            }
-            Ok(())
-        }
-        fn too_long(&mut self, _: RowKind, t: LineTooLong) -> Result<(), String> {
-            Err(format!("line {} too long", t.line))
-        }
-        fn read_failed(&mut self, _: RowKind, cause: String) -> String {
-            cause
-        }
-        fn is_stopped(&self) -> bool {
-            self.stop_after.is_some_and(|n| self.seen.len() >= n)
-        }
-    }
+    use gymscope_read::read::job::testing::{parse, Line, Lines};
 
     impl From<ReadError> for String {
         fn from(e: ReadError) -> String {
@@ -172,29 +135,14 @@ mod tests {
         ];
         // Uneven parsing: later batches often finish first.
         let parsers = (0..3u64).map(|w| {
-            move |batch: LineBatch| -> Part {
+            move |batch: LineBatch| -> Vec<Line> {
                 let first = batch.lines().next().map_or(0, |(span, _)| span.line);
                 let pause = (first + w) % 3 * 20;
                 std::thread::sleep(std::time::Duration::from_millis(pause));
-                batch
-                    .lines()
-                    .map(|(span, line)| {
-                        // A line's text up to its padding.
-                        let text = String::from_utf8_lossy(line);
-                        let text = text.split(' ').next().unwrap_or_default().to_string();
-                        (batch.kind(), span.line, text)
-                    })
-                    .collect()
+                parse(&batch)
             }
         });
         read_in_order(&files, max, job, parsers, |_, _| Ok::<_, String>(()))
-    }
-
-    fn texts(job: &Lines) -> Vec<String> {
-        job.seen
-            .iter()
-            .map(|(kind, line, text)| format!("{kind:?}{line}:{text}"))
-            .collect()
     }
 
     #[test]
@@ -204,7 +152,7 @@ mod tests {
         let pad = " ".to_string() + &"x".repeat(1 << 16);
         let rollouts: String = (1..=300).map(|i| format!("r{i}{pad}\n")).collect();
         assert_eq!(run(&mut job, "a1\na2", &rollouts, 1 << 20), Ok(()));
-        let got = texts(&job);
+        let got = job.texts();
         assert_eq!(got[..3], ["Input1:a1", "Input2:a2", "Rollout1:r1"]);
         let want: Vec<String> = (1..=300).map(|i| format!("Rollout{i}:r{i}")).collect();
         assert_eq!(got[2..], want);
@@ -218,7 +166,7 @@ mod tests {
         let mut job = Lines::default();
         let result = run(&mut job, "a\n", "r\ns\nlong line\nt\n", 5);
         assert_eq!(result, Err("line 3 too long".to_string()));
-        assert_eq!(texts(&job), ["Input1:a", "Rollout1:r", "Rollout2:s"]);
+        assert_eq!(job.texts(), ["Input1:a", "Rollout1:r", "Rollout2:s"]);
     }
 
     #[test]
@@ -228,13 +176,13 @@ mod tests {
             ..Lines::default()
         };
         assert_eq!(run(&mut job, "a\nb\nc\n", "!\nlong line\n", 5), Ok(()));
-        assert_eq!(texts(&job), ["Input1:a", "Input2:b"]);
+        assert_eq!(job.texts(), ["Input1:a", "Input2:b"]);
     }
 
     #[test]
     fn a_missing_file_is_named() {
         let mut job = Lines::default();
-        let parsers = (0..2).map(|_| |_: LineBatch| Part::new());
+        let parsers = (0..2).map(|_| |_: LineBatch| Vec::new());
         let file = ReadFile {
             path: Path::new("/nonexistent/x"),
             name: "x.jsonl",

@@ -163,26 +163,54 @@ impl<J: Job, P: FnMut(&LineBatch) -> J::Part> OneThread<J, P> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// A job for the drivers' tests (here and `native::in_order`, through the `testing` feature).
+#[cfg(any(test, feature = "testing"))]
+pub mod testing {
+    use super::{Job, LineBatch, LineTooLong, RowKind};
 
-    /// Records each line's number and first byte; a line starting with `!` is an error.
+    /// A line as recorded: its file, number and text up to the first space.
+    pub type Line = (RowKind, u64, String);
+
+    /// Records each line; a line starting with `!` is an error; stops itself (inside a batch, as
+    /// a real job does) once it holds `stop_after` lines.
     #[derive(Default)]
-    struct Lines {
-        seen: Vec<(RowKind, u64, u8)>,
-        stop_after: Option<usize>,
+    pub struct Lines {
+        pub seen: Vec<Line>,
+        pub stop_after: Option<usize>,
+    }
+
+    impl Lines {
+        /// What it recorded, one `Kind<line>:<text>` each.
+        pub fn texts(&self) -> Vec<String> {
+            let text = |(kind, line, text): &Line| format!("{kind:?}{line}:{text}");
+            self.seen.iter().map(text).collect()
+        }
+    }
+
+    /// Its parse of a batch.
+    pub fn parse(batch: &LineBatch) -> Vec<Line> {
+        let text = |line: &[u8]| {
+            let text = String::from_utf8_lossy(line);
+            text.split(' ').next().unwrap_or_default().to_string()
+        };
+        let lines = batch.lines();
+        lines
+            .map(|(span, line)| (batch.kind(), span.line, text(line)))
+            .collect()
     }
 
     impl Job for Lines {
-        type Part = Vec<(RowKind, u64, u8)>;
+        type Part = Vec<Line>;
         type Error = String;
-        fn record(&mut self, part: Self::Part, before: u64) -> Result<(), String> {
-            for (kind, line, first) in part {
-                if first == b'!' {
+        fn record(&mut self, part: Vec<Line>, before: u64) -> Result<(), String> {
+            for (kind, line, text) in part {
+                if self.is_stopped() {
+                    break;
+                }
+                if text.starts_with('!') {
                     return Err(format!("bad line {}", line + before));
                 }
-                self.seen.push((kind, line + before, first));
+                self.seen.push((kind, line + before, text));
             }
             Ok(())
         }
@@ -196,12 +224,12 @@ mod tests {
             self.stop_after.is_some_and(|n| self.seen.len() >= n)
         }
     }
+}
 
-    fn parse(b: &LineBatch) -> Vec<(RowKind, u64, u8)> {
-        b.lines()
-            .map(|(span, line)| (b.kind(), span.line, line.first().copied().unwrap_or(b' ')))
-            .collect()
-    }
+#[cfg(test)]
+mod tests {
+    use super::testing::{parse, Lines};
+    use super::*;
 
     fn run(job: Lines, files: &[(RowKind, &[u8])], max: u64) -> Result<Lines, String> {
         let mut read = OneThread::new(job, max, parse);
@@ -220,40 +248,33 @@ mod tests {
             (RowKind::Rollout, b"ef\r\ngh\n"),
         ];
         let done = run(Lines::default(), &files, 100).unwrap();
-        let want = [
-            (RowKind::Input, 1, b'a'),
-            (RowKind::Input, 2, b'c'),
-            (RowKind::Rollout, 1, b'e'),
-            (RowKind::Rollout, 2, b'g'),
-        ];
-        assert_eq!(done.seen, want);
+        assert_eq!(
+            done.texts(),
+            ["Input1:ab", "Input2:cd", "Rollout1:ef", "Rollout2:gh"]
+        );
     }
 
     #[test]
     fn a_line_over_the_limit_comes_after_an_error_before_it() {
         let files: [(RowKind, &[u8]); 1] = [(RowKind::Rollout, b"a\n!b\nlong line\n")];
-        assert_eq!(
-            run(Lines::default(), &files, 5).err(),
-            Some("bad line 2".into())
-        );
+        let failed = run(Lines::default(), &files, 5).err();
+        assert_eq!(failed, Some("bad line 2".into()));
         let files: [(RowKind, &[u8]); 1] = [(RowKind::Rollout, b"a\nb\nlong line\nc\n")];
-        assert_eq!(
-            run(Lines::default(), &files, 5).err(),
-            Some("line 3 too long".into())
-        );
+        let failed = run(Lines::default(), &files, 5).err();
+        assert_eq!(failed, Some("line 3 too long".into()));
     }
 
     #[test]
     fn a_stopped_job_records_nothing_more() {
         let job = Lines {
-            stop_after: Some(1),
+            stop_after: Some(2),
             ..Lines::default()
         };
         let files: [(RowKind, &[u8]); 2] = [
-            (RowKind::Input, b"a\n"),
+            (RowKind::Input, b"a\nb\nc\n"),
             (RowKind::Rollout, b"!\nlong line\n"),
         ];
         let done = run(job, &files, 5).unwrap();
-        assert_eq!(done.seen, [(RowKind::Input, 1, b'a')]);
+        assert_eq!(done.texts(), ["Input1:a", "Input2:b"]);
     }
 }
