@@ -1,11 +1,17 @@
-//! `gymscope export --format atif`: the core's batch export ([`crate::atif::export_batch`])
-//! written as NeMo Gym v0.7.0 writes it: into a hidden staging folder beside the output, renamed
-//! into place only when every row converted, so a refusal, an error or Ctrl-C leaves nothing.
+//! `gymscope export --format atif`: the core's batch export ([`crate::atif::export_batch`], its
+//! lines converted on every core) written as NeMo Gym v0.7.0 writes it: into a hidden staging
+//! folder beside the output, renamed into place only when every row converted, so a refusal, an
+//! error or Ctrl-C leaves nothing.
 
 use super::args::ExportArgs;
-use crate::atif::export_batch::Batch;
-use crate::native::read::for_each_line;
-use crate::native::{check_input, signals, Input, UsageError};
+use crate::atif::export_batch::{Batch, LineExport};
+use crate::native::in_order::{read_in_order, ReadFile};
+use crate::native::read::ReadError;
+use crate::native::{check_input, parallel, signals, Input, UsageError};
+use crate::read::batch::LineBatch;
+use crate::read::job::Job;
+use crate::read::jsonl::LineTooLong;
+use crate::record::RowKind;
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -111,31 +117,35 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
     let _handled = signals::handled_elsewhere_with_hangup();
 
     let file_name = args.rollouts.display().to_string();
-    let mut batch = Batch::new(&session_id, &agent_version);
-    let mut line_no = 0usize;
-    for_each_line::<anyhow::Error>(
-        &args.rollouts,
-        &file_name,
+    let batch = Batch::new(&session_id, &agent_version);
+    let converter = batch.converter().clone();
+    let mut job = ExportJob {
+        batch,
+        staging_dir: &staging_dir,
+        file_name: &file_name,
+    };
+    // Lines convert on every core and are written in file order (`native::in_order`).
+    let converters = (0..parallel::workers()).map(|_| |b: LineBatch| converter.batch(&b));
+    let file = ReadFile {
+        path: &args.rollouts,
+        name: &file_name,
+        kind: RowKind::Rollout,
+    };
+    let read = read_in_order(
+        &[file],
         args.max_line_bytes,
-        |_, line, _| {
-            line_no += 1;
-            if signals::caught().is_some() {
-                return Ok(false);
-            }
-            if let Some(exported) = batch.line(line_no, line) {
-                // After a refusal nothing more is written: the folder will not be kept.
-                if batch.errors.is_empty() {
-                    let path = staging_dir.join(&exported.file_name);
-                    std::fs::write(&path, &exported.bytes)
-                        .with_context(|| format!("could not write '{}'", path.display()))?;
-                }
-            }
-            Ok(true)
+        &mut job,
+        converters,
+        |_, _| match signals::caught() {
+            Some(_) => Err(anyhow::Error::msg("interrupted")),
+            None => Ok(()),
         },
-    )?;
+    );
     if let Some(code) = interrupted() {
         return Ok(code);
     }
+    read?;
+    let batch = job.batch;
     let manifest = batch
         .finish()
         .map_err(|e| anyhow::Error::msg(naming_the_file(&e, &file_name)))?;
@@ -162,6 +172,43 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
     );
     crate::say!("Manifest: {}", output.join("manifest.jsonl").display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The export as a reading job: each converted line recorded in file order, its file written
+/// into the staging folder (after a refusal nothing more is written: the folder will not be
+/// kept).
+struct ExportJob<'a> {
+    batch: Batch,
+    staging_dir: &'a Path,
+    file_name: &'a str,
+}
+
+impl Job for ExportJob<'_> {
+    type Part = Vec<(u64, LineExport)>;
+    type Error = anyhow::Error;
+
+    fn record(&mut self, lines: Self::Part, _before: u64) -> Result<()> {
+        for (line_no, export) in lines {
+            let Some(exported) = self.batch.record(line_no, export) else {
+                continue;
+            };
+            if self.batch.errors.is_empty() {
+                let path = self.staging_dir.join(&exported.file_name);
+                std::fs::write(&path, &exported.bytes)
+                    .with_context(|| format!("could not write '{}'", path.display()))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn too_long(&mut self, _: RowKind, t: LineTooLong) -> Result<()> {
+        let (file, line, limit) = (self.file_name.to_string(), t.line, t.limit);
+        Err(ReadError::TooLong { file, line, limit }.into())
+    }
+
+    fn read_failed(&mut self, _: RowKind, cause: String) -> anyhow::Error {
+        anyhow::anyhow!("Could not read '{}': {cause}", self.file_name)
+    }
 }
 
 /// After Ctrl-C, SIGTERM or SIGHUP: the exit status a shell expects (128 + the signal); the staging
