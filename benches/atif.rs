@@ -16,8 +16,11 @@ use std::io::Write;
 use std::path::Path;
 
 /// Runs gymscope with `args`; returns (seconds, exit code, peak RSS in MB) of that child alone.
+/// Runs the CLI; a figure of a failed run would measure nothing, so the bench stops there.
 fn run(args: &[&str]) -> (f64, i32, f64) {
-    bench::run_reaped(env!("CARGO_BIN_EXE_gymscope"), args)
+    let ran = bench::run_reaped(env!("CARGO_BIN_EXE_gymscope"), args);
+    assert_eq!(ran.1, 0, "gymscope {} failed", args.join(" "));
+    ran
 }
 
 fn main() {
@@ -53,6 +56,8 @@ fn main() {
         o,
         "--session-id",
         "s",
+        "--agent-version",
+        "1",
     ]);
     println!("export: {n} rollouts ({mb:.1} MB): {secs:.2} s ({:.0} rollouts/s), exit {code}, peak RSS {rss:.1} MB", n as f64 / secs);
     let (secs, code, rss) = run(&["query", o, "--count", "text ~ /cold/", "--rewards", r]);
