@@ -9,7 +9,7 @@ use crate::web::pages::health::HealthPage;
 use crate::web::pages::pivot::PivotPage;
 use crate::web::pages::pivot_build::PivotBuildPage;
 use crate::web::pages::profile::ProfilePage;
-use crate::web::state::{current_hash, HealthLink, LoadedRollouts};
+use crate::web::state::{current_hash, HealthLink, LoadedRollouts, Snippets};
 use leptos::prelude::*;
 
 #[component]
@@ -21,6 +21,7 @@ pub fn App() -> impl IntoView {
     let link = HealthLink::new(initial.health);
     provide_context(link);
     provide_context(LoadedRollouts(RwSignal::new_local(None)));
+    provide_context(Snippets(RwSignal::new_local(None)));
     let to_profile = Callback::new(move |()| go(route, Route::Profile, link));
     // A pivot dataset dropped on the profile page is handed to the pivot validator.
     let pivot_file = RwSignal::new_local(None::<web_sys::File>);

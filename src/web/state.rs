@@ -95,3 +95,18 @@ impl HealthLink {
 /// builder's source when the user picks none there.
 #[derive(Clone, Copy)]
 pub struct LoadedRollouts(pub RwSignal<Option<web_sys::File>, LocalStorage>);
+
+/// Each task's prompt snippet in `view.tasks` order, once the worker has read them (they come
+/// with the output files, after the profile is on screen; issue 61): the task table searches
+/// them and the task panel shows them. `None` before, and for a view that brought its own
+/// (`TaskMeta::snippet`). A context the app provides.
+#[derive(Clone, Copy)]
+pub struct Snippets(pub RwSignal<Option<Arc<Vec<String>>>, LocalStorage>);
+
+impl Snippets {
+    /// Task `i`'s snippet: the one read after the view, else the view's own.
+    pub fn of(&self, run: &RunView, i: usize) -> String {
+        let read = self.0.with(|s| s.as_ref().and_then(|s| s.get(i).cloned()));
+        read.unwrap_or_else(|| run.view.tasks[i].snippet.clone())
+    }
+}

@@ -116,6 +116,13 @@ async fn task_table_sorts_by_any_column_and_searches() {
     assert_eq!(row_keys(&b).await, ["12"]);
     b.set_text("task-search", " ").await;
     b.wait_testid("task-count", "5 of 5 tasks").await;
+    // Prompt text: the snippets come with the output files, after the profile is shown.
+    b.wait_testid("download-profiling", "").await;
+    b.set_text("task-search", "TASK 12:").await;
+    b.wait_testid("task-count", "1 of 5 tasks").await;
+    assert_eq!(row_keys(&b).await, ["12"]);
+    click(&b, "[data-testid=task-row][data-key='12']").await;
+    b.wait_testid("task-rollouts", "Task 12 — task 12:").await;
     b.close().await;
 }
 

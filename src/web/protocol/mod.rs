@@ -166,6 +166,9 @@ pub enum Reply {
         downloads: Vec<Download>,
         /// Milliseconds spent writing them.
         render_ms: f64,
+        /// Each task's prompt snippet in the view's task order, read while the files were
+        /// written (`inspect::model::SnippetTap`): the profile is shown without them first.
+        snippets: Vec<String>,
     },
     PivotChecked {
         view: Box<PivotView>,

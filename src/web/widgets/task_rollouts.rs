@@ -3,16 +3,18 @@
 
 use crate::inspect::run::RunView;
 use crate::table::short_number;
-use crate::web::state::Selection;
+use crate::web::state::{Selection, Snippets};
 use crate::web::widgets::health_badges::task_flags_view;
 use leptos::prelude::*;
 use std::sync::Arc;
 
 #[component]
 pub fn TaskRollouts(run: Arc<RunView>, sel: Selection) -> impl IntoView {
+    let snippets = use_context::<Snippets>();
     move || {
         sel.task.get().map(|t| {
             let meta = &run.view.tasks[t];
+            let snippet = snippets.map_or_else(|| meta.snippet.clone(), |s| s.of(&run, t));
             let reward = run.metric("reward");
             let matched = sel.matched.get();
             let (points, hidden): (Vec<usize>, Vec<usize>) = run
@@ -38,7 +40,7 @@ pub fn TaskRollouts(run: Arc<RunView>, sel: Selection) -> impl IntoView {
                 .collect_view();
             view! {
                 <div class="task-rollouts" data-testid="task-rollouts">
-                    <p><strong>{format!("Task {}", meta.task)}</strong>" — "<span class="snippet">{meta.snippet.clone()}</span></p>
+                    <p><strong>{format!("Task {}", meta.task)}</strong>" — "<span class="snippet">{snippet}</span></p>
                     {buttons}
                     {hidden}
                 </div>

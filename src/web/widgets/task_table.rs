@@ -6,7 +6,7 @@ use crate::inspect::query::{select, TaskQuery};
 use crate::inspect::run::RunView;
 use crate::inspect::table_columns;
 use crate::inspect::table_nav::{key_action, KeyAction, Viewport};
-use crate::web::state::Selection;
+use crate::web::state::{Selection, Snippets};
 use crate::web::widgets::column_picker::ColumnPicker;
 use crate::web::widgets::health_badges::task_flags_view;
 use crate::web::widgets::task_filters::TaskFilters;
@@ -42,6 +42,7 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
         let default = t == crate::reward_group::DEFAULT_THRESHOLD;
         (!default).then(|| Arc::new(r.groups_at(t)))
     });
+    let snippets = use_context::<Snippets>();
     let scroll_top = RwSignal::new(0.0);
     let wrap = NodeRef::<leptos::html::Div>::new();
     let r = run.clone();
@@ -57,6 +58,7 @@ pub fn TaskTable(run: Arc<RunView>, sel: Selection) -> impl IntoView {
                 within,
                 matched,
                 groups: pass_groups.get(),
+                snippets: snippets.and_then(|Snippets(s)| s.get()),
                 ..q.clone()
             };
             select(&r.view, &r.cols.task_stats, &q)

@@ -9,14 +9,14 @@ use super::shown::{profiled, Shown, SHOWN};
 use super::verdict_files::read_upstream;
 use crate::health::{HealthBuilder, HealthError};
 use crate::inspect::health::{attach, HealthState, PointSignals};
-use crate::inspect::model;
+use crate::inspect::model::{self, SnippetTap};
 use crate::inspect::upstream;
 use crate::joint_read::pooled::Both;
 use crate::names;
 use crate::profile::{ProfileBuilder, ProfileOptions};
 use crate::read::ranges::plan;
 use crate::record::RowKind;
-use crate::render::{self, LineSource};
+use crate::render;
 use crate::reward_group::DEFAULT_THRESHOLD;
 use std::collections::HashMap;
 use web_sys::File;
@@ -97,17 +97,10 @@ pub fn finish(
     });
     let stats_ms = now_ms() - finished_at;
 
-    // Each task's prompt snippet, from its sample line (read again when the files are written).
-    let mut snippets: HashMap<i64, String> = HashMap::new();
-    let mut samples = SpanReader::new(inputs, WINDOW, |_, _| {})?;
-    for t in &profile.tasks {
-        let line = samples
-            .read_span(t.sample)
-            .map_err(|e| Failure::from(e.to_string()))?;
-        snippets.insert(t.task, model::snippet(&line));
-    }
-    drop(samples);
-    let (mut view, mut cols) = model::build(&profile, &inputs.name(), &rollouts.name(), &snippets);
+    // The prompt snippets come with the output files (`SnippetTap`): they read each task's
+    // sample line, which writing the profiling file reads anyway.
+    let (mut view, mut cols) =
+        model::build(&profile, &inputs.name(), &rollouts.name(), &HashMap::new());
     let health = match health {
         Ok((mut report, points)) => {
             attach(&mut view, &mut cols, &report, &points);
@@ -138,8 +131,10 @@ pub fn finish(
     let rendered_at = now_ms();
     let mut samples = SpanReader::new(inputs, WINDOW, |_, _| {})?;
     let mut profiling = BlobWriter::new();
-    render::write_reward_profiling(&profile, &mut samples, &inputs.name(), &mut profiling)
+    let mut tap = SnippetTap::new(&mut samples);
+    render::write_reward_profiling(&profile, &mut tap, &inputs.name(), &mut profiling)
         .map_err(|e| Failure::from(e.to_string()))?;
+    let snippets = tap.snippets(&profile);
     drop(samples);
     let mut metrics = BlobWriter::new();
     render::write_agent_metrics(&mut metrics, &profile)
@@ -176,5 +171,6 @@ pub fn finish(
     Ok(Reply::Downloads {
         downloads,
         render_ms: now_ms() - rendered_at,
+        snippets,
     })
 }

@@ -4,6 +4,8 @@
 
 use crate::conversation::{conversation, Item};
 use crate::profile::Profile;
+use crate::read::jsonl::LineSpan;
+use crate::render::LineSource;
 use crate::report::ReportInput;
 use crate::table::key_figures::{key_figures, TaskSpan};
 use crate::table::{self, Table};
@@ -385,6 +387,43 @@ pub fn snippet(sample_line: &[u8]) -> String {
     snippet_of(&conversation(&row))
 }
 
+/// A [`LineSource`] that keeps the prompt snippet of each line read through it: a profile's
+/// task snippets taken while its reward-profiling file is written (each task's sample line is
+/// read for that), so the app shows the profile before it has read them (issue 61).
+pub struct SnippetTap<'a> {
+    inner: &'a mut dyn LineSource,
+    by_offset: HashMap<u64, String>,
+}
+
+impl<'a> SnippetTap<'a> {
+    pub fn new(inner: &'a mut dyn LineSource) -> SnippetTap<'a> {
+        SnippetTap {
+            inner,
+            by_offset: HashMap::new(),
+        }
+    }
+
+    /// Each task's snippet in `profile.tasks` order (the view's), empty where none was read.
+    pub fn snippets(&self, profile: &Profile) -> Vec<String> {
+        let of = |t: &crate::profile::TaskProfile| self.by_offset.get(&t.sample.offset).cloned();
+        profile
+            .tasks
+            .iter()
+            .map(|t| of(t).unwrap_or_default())
+            .collect()
+    }
+}
+
+impl LineSource for SnippetTap<'_> {
+    fn read_span(&mut self, span: LineSpan) -> std::io::Result<Vec<u8>> {
+        let line = self.inner.read_span(span)?;
+        (self.by_offset)
+            .entry(span.offset)
+            .or_insert_with(|| snippet(&line));
+        Ok(line)
+    }
+}
+
 /// `responses_create_params` of a row that is an object whose params are an object, absent or
 /// null (then empty); `None` when the row does not read so.
 fn prompt_params(line: &[u8]) -> Option<SampleParams> {
@@ -531,6 +570,49 @@ mod tests {
                 String::from_utf8_lossy(line)
             );
         }
+    }
+
+    #[test]
+    fn the_snippets_read_while_the_profiling_file_is_written_are_each_tasks() {
+        // Three tasks of two rollouts, each prompt its own; one sample has instructions too.
+        let (mut inputs, mut rollouts) = (String::new(), String::new());
+        for t in 0..3 {
+            for r in 0..2 {
+                let extra = if t == 1 { r#""instructions":"be brief","# } else { "" };
+                inputs.push_str(&format!(
+                    r#"{{"_ng_task_index":{t},"_ng_rollout_index":{r},"responses_create_params":{{{extra}"input":[{{"role":"user","content":"question  {t}\nplease"}}]}}}}"#
+                ));
+                inputs.push('\n');
+                rollouts.push_str(&format!(
+                    r#"{{"_ng_task_index":{t},"_ng_rollout_index":{r},"reward":{r}}}"#
+                ));
+                rollouts.push('\n');
+            }
+        }
+        let (inputs, rollouts) = (inputs.into_bytes(), rollouts.into_bytes());
+        let p =
+            crate::output::profile_bytes(&inputs, "i", &rollouts, "r", Default::default()).unwrap();
+        let (mut plain, mut tapped) = (Vec::new(), Vec::new());
+        crate::render::write_reward_profiling(&p, &mut &inputs[..], "i", &mut plain).unwrap();
+        let mut source = &inputs[..];
+        let mut tap = SnippetTap::new(&mut source);
+        crate::render::write_reward_profiling(&p, &mut tap, "i", &mut tapped).unwrap();
+        assert_eq!(tapped, plain, "the tap changes nothing written");
+        let want: Vec<String> = p
+            .tasks
+            .iter()
+            .map(|t| {
+                let start = t.sample.offset as usize;
+                snippet(&inputs[start..start + t.sample.len as usize])
+            })
+            .collect();
+        assert!(p.tasks.len() > 1 && want.iter().all(|s| !s.is_empty()));
+        assert_eq!(tap.snippets(&p), want);
+        // In the view's order: the view built with them shows the same.
+        let by_task = p.tasks.iter().map(|t| t.task).zip(want.clone()).collect();
+        let (view, _) = build(&p, "i", "r", &by_task);
+        let shown: Vec<String> = view.tasks.iter().map(|t| t.snippet.clone()).collect();
+        assert_eq!(shown, want);
     }
 
     #[test]

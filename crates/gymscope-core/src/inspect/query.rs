@@ -19,6 +19,9 @@ pub struct TaskQuery {
     /// Each task's group at a pass threshold the user set (`RunView::groups_at`); `None`: the
     /// groups of the default threshold, `TaskMeta::group`.
     pub groups: Option<std::sync::Arc<Vec<RewardGroup>>>,
+    /// Each task's prompt snippet, read after the view (`model::SnippetTap`); `None`: the
+    /// view's own, `TaskMeta::snippet`.
+    pub snippets: Option<std::sync::Arc<Vec<String>>>,
 }
 
 /// Indices into `view.tasks` of the tasks to show, in order. `stats` is tasks × headers.
@@ -46,10 +49,14 @@ pub fn select(view: &InspectView, stats: &[f64], q: &TaskQuery) -> Vec<u32> {
                 .as_ref()
                 .is_none_or(|w| w.get(*i).copied().unwrap_or(false))
         })
-        .filter(|(_, t)| match (search.is_empty(), search_index) {
+        .filter(|(i, t)| match (search.is_empty(), search_index) {
             (true, _) => true,
-            (false, Some(i)) => t.task == i,
-            (false, None) => t.snippet.to_lowercase().contains(&needle),
+            (false, Some(index)) => t.task == index,
+            (false, None) => {
+                let read = q.snippets.as_ref().and_then(|s| s.get(*i));
+                let snippet = read.unwrap_or(&t.snippet);
+                snippet.to_lowercase().contains(&needle)
+            }
         })
         .map(|(i, _)| i as u32)
         .collect();
@@ -183,6 +190,13 @@ mod tests {
             ),
             [2]
         );
+        // Snippets read after the view are searched instead of the view's own.
+        let read = TaskQuery {
+            search: "later".into(),
+            snippets: Some(std::sync::Arc::new(vec!["".into(), "read later".into()])),
+            ..Default::default()
+        };
+        assert_eq!(select(&v, &stats, &read), [1]);
         let only = TaskQuery {
             matched: Some(std::sync::Arc::new(vec![true, false, true])),
             search: "integral".into(),

@@ -5,6 +5,7 @@ use super::{OutputFiles, Phase};
 use crate::inspect::run::RunView;
 use crate::web::download::DownloadLink;
 use crate::web::protocol::{Failure, ReadStats, Reply, Request};
+use crate::web::state::Snippets;
 use crate::web::widgets::follow::{keep_scroll, Follow, Refresh};
 use crate::web::worker_client::{SharedWorker, WorkerHandle};
 use leptos::prelude::*;
@@ -16,6 +17,7 @@ pub(super) fn send(
     request: &Request,
     phase: RwSignal<Phase, LocalStorage>,
     files: RwSignal<OutputFiles, LocalStorage>,
+    snippets: Option<Snippets>,
     // A followed run's refresh: the shown run stays until the new one replaces it in place, and
     // the scroll taken when the refresh began is put back once it has.
     follow: Option<(Follow, Box<dyn FnOnce()>)>,
@@ -38,6 +40,10 @@ pub(super) fn send(
                 }
                 mark_read_stats(&done.read);
                 let run = RunView::new(done.view, (&done.columns).into());
+                // A new view's tasks: the snippets read for the one before are not theirs.
+                if let Some(Snippets(s)) = snippets {
+                    s.set(None);
+                }
                 files.set(if done.files_follow {
                     OutputFiles::Writing
                 } else {
@@ -51,8 +57,12 @@ pub(super) fn send(
             Reply::Downloads {
                 downloads,
                 render_ms,
+                snippets: read,
             } => {
                 mark_files_written(render_ms);
+                if let Some(Snippets(s)) = snippets {
+                    s.set(Some(Arc::new(read)));
+                }
                 files.set(OutputFiles::Ready(
                     downloads.into_iter().map(DownloadLink::from).collect(),
                 ));
@@ -84,6 +94,7 @@ pub(super) fn refresher(
     slots: RwSignal<crate::inspect::intake::Slots<web_sys::File>, LocalStorage>,
     phase: RwSignal<Phase, LocalStorage>,
     files: RwSignal<OutputFiles, LocalStorage>,
+    snippets: Option<Snippets>,
     follow: Follow,
 ) -> Refresh {
     std::rc::Rc::new(move |inputs: web_sys::File, rollouts: web_sys::File| {
@@ -112,7 +123,14 @@ pub(super) fn refresher(
             }),
             workers: crate::web::readers::reading_workers(total),
         };
-        send(worker, &request, phase, files, Some((follow, put_back)));
+        send(
+            worker,
+            &request,
+            phase,
+            files,
+            snippets,
+            Some((follow, put_back)),
+        );
         true
     })
 }

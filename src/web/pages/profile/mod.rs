@@ -44,7 +44,10 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
     let files = RwSignal::new_local(OutputFiles::None);
     let (worker, worker_ready) = start_page_worker();
     let follow = Follow::new();
-    follow.set_refresh(job::refresher(worker, slots, phase, files, follow));
+    let snippets = use_context::<crate::web::state::Snippets>();
+    follow.set_refresh(job::refresher(
+        worker, slots, phase, files, snippets, follow,
+    ));
     // The Health page shows the run loaded here (its health came in the same read).
     // The pivot builder builds from the run profiled here unless told otherwise.
     if let Some(crate::web::state::LoadedRollouts(loaded)) = use_context() {
@@ -76,7 +79,7 @@ pub fn ProfilePage(pivot_file: RwSignal<Option<web_sys::File>, LocalStorage>) ->
             },
             started: now(),
         });
-        send(worker, &request, phase, files, None);
+        send(worker, &request, phase, files, snippets, None);
     };
     let start_run = move || {
         let (Some(inputs), Some(rollouts)) =
