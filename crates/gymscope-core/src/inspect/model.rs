@@ -578,7 +578,11 @@ mod tests {
         let (mut inputs, mut rollouts) = (String::new(), String::new());
         for t in 0..3 {
             for r in 0..2 {
-                let extra = if t == 1 { r#""instructions":"be brief","# } else { "" };
+                let extra = if t == 1 {
+                    r#""instructions":"be brief","#
+                } else {
+                    ""
+                };
                 inputs.push_str(&format!(
                     r#"{{"_ng_task_index":{t},"_ng_rollout_index":{r},"responses_create_params":{{{extra}"input":[{{"role":"user","content":"question  {t}\nplease"}}]}}}}"#
                 ));

@@ -193,7 +193,10 @@ mod tests {
         // Snippets read after the view are searched instead of the view's own.
         let read = TaskQuery {
             search: "later".into(),
-            snippets: Some(std::sync::Arc::new(vec!["".into(), "read later".into()])),
+            snippets: Some(std::sync::Arc::new(vec![
+                String::new(),
+                "read later".into(),
+            ])),
             ..Default::default()
         };
         assert_eq!(select(&v, &stats, &read), [1]);
