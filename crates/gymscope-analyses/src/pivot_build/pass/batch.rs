@@ -211,12 +211,6 @@ impl PivotBuilder {
         batches
     }
 
-    /// Whether cutting met a line over the limit: nothing after it can be cut, so the reading can
-    /// stop (the error comes from the next `apply` or `finish`).
-    pub fn cut_failed(&self) -> bool {
-        self.cut_error.is_some()
-    }
-
     /// The last line, when the source does not end with a newline.
     pub fn cut_end(&mut self) -> ConvertBatch {
         let mut batch = ConvertBatch::default();
