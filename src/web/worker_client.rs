@@ -13,6 +13,17 @@ use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 
 type OnReply = Box<dyn FnMut(Reply)>;
 
+thread_local! {
+    /// When the worker's last message arrived (ms since the epoch), before it was decoded: the
+    /// browser benchmark tells the reply's decoding from its transit (`pages::profile::job`).
+    static ARRIVED_AT: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
+}
+
+/// When the worker's last message arrived, before it was decoded.
+pub fn last_arrival() -> f64 {
+    ARRIVED_AT.with(std::cell::Cell::get)
+}
+
 #[derive(Default)]
 struct State {
     ready: bool,
@@ -46,6 +57,7 @@ impl BackgroundWorker {
         let worker: Rc<RefCell<Option<Worker>>> = Rc::new(RefCell::new(None));
         let (st, w) = (state.clone(), worker.clone());
         let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+            ARRIVED_AT.with(|a| a.set(js_sys::Date::now()));
             let reply = decode::<Reply>(e.data()).unwrap_or_else(|e| Reply::Failed(e.into()));
             if let Reply::Ready = reply {
                 let (pending, on_ready) = {

@@ -356,9 +356,30 @@ fn kill_driver(mut driver: Child, profile_dir: &std::path::Path) {
 fn stop_driver(driver: &mut Child, profile_dir: &std::path::Path) {
     let _ = driver.kill();
     let _ = driver.wait();
-    let _ = Command::new("pkill")
+    let pattern = profile_dir.to_str().unwrap();
+    let _ = Command::new("pkill").arg("-f").arg(pattern).status();
+    // Chromium writes into its profile while it shuts down: a folder removed before its last
+    // process has gone comes back (38 were left in /tmp after a day of test runs). Wait for the
+    // processes (up to 5 s, then SIGKILL), then remove it.
+    let t0 = Instant::now();
+    while Command::new("pgrep")
         .arg("-f")
-        .arg(profile_dir.to_str().unwrap())
-        .status();
-    let _ = std::fs::remove_dir_all(profile_dir);
+        .arg(pattern)
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        if t0.elapsed() > Duration::from_secs(5) {
+            let _ = Command::new("pkill").args(["-9", "-f", pattern]).status();
+            std::thread::sleep(Duration::from_millis(200));
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for _ in 0..3 {
+        if std::fs::remove_dir_all(profile_dir).is_ok() || !profile_dir.exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }

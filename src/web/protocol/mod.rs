@@ -23,7 +23,7 @@ mod request_parts;
 mod selection;
 pub use columns::JsColumns;
 pub use payloads::{Compared, Failure, Progress};
-pub use profiled::{Download, Profiled, ReadStats};
+pub use profiled::{Download, Profiled, ReadStats, ReaderCosts};
 pub use request_parts::{CompareInput, ExportQuery, RangeTask, ReportRequest, UpstreamFiles};
 pub use selection::{PivotsBuilt, PivotsSelected, TaskBand, TasksCurated};
 
@@ -201,6 +201,8 @@ pub enum Reply {
         memory: f64,
         /// The range's last part (`read::in_order::Part::End`): the worker can take another.
         end: bool,
+        /// The worker's time on the range so far (its whole with the last part).
+        costs: ReaderCosts,
     },
     /// The one error path: every failure of a job ends here.
     Failed(Failure),

@@ -48,6 +48,10 @@ pub fn classify_all(
     files: Vec<web_sys::File>,
     on_files: impl FnOnce(Vec<(web_sys::File, FileKind)>) + 'static,
 ) {
+    // When the files were chosen, for benches/browser_profile.rs (the page's side of a read).
+    if let Some(body) = gloo_utils::document().body() {
+        let _ = body.set_attribute("data-chosen-at", &js_sys::Date::now().to_string());
+    }
     spawn_local(async move {
         let mut kinds = Vec::with_capacity(files.len());
         for file in files {

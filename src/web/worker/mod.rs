@@ -4,6 +4,7 @@
 mod compare_job;
 mod compare_read;
 mod curate_job;
+mod file_stream;
 mod group_job;
 mod io;
 mod pivot_build_job;
@@ -134,32 +135,13 @@ fn handle(request: Request) -> Option<Result<Reply, Failure>> {
             field,
             tasks,
         } => group_job::run(&inputs, &field, &tasks),
-        // A pool worker's parts of a pooled job.
-        Request::ReadRange {
-            file,
-            range,
-            index,
-            task,
-        } => {
-            range_job::run(&file, range, index, task);
+        // A pool worker's ranges and their setups, one at a time in order (`range_job`).
+        request @ (Request::ReadRange { .. }
+        | Request::ConvertSetup { .. }
+        | Request::PivotSetup { .. }
+        | Request::MatchSetup { .. }) => {
+            range_job::enqueue(request);
             return None;
-        }
-        Request::ConvertSetup { setup, starts } => {
-            match range_job::set_up_converting(&setup.to_vec(), starts) {
-                Ok(()) => return None,
-                Err(failure) => Err(failure),
-            }
-        }
-        Request::PivotSetup { options } => {
-            range_job::set_up_checking(options);
-            return None;
-        }
-        Request::MatchSetup { expr, facts } => {
-            // A failed setup fails each of its ranges (no reader is set up).
-            match range_job::set_up_matching(&expr, &facts.to_vec()) {
-                Ok(()) => return None,
-                Err(failure) => Err(failure),
-            }
         }
     })
 }

@@ -124,6 +124,7 @@ pub fn finish(
     let read = ReadStats {
         finish_ms: now_ms() - finished_at,
         stats_ms,
+        posted_at: js_sys::Date::now(),
         ..read
     };
     post(&profiled(view, &cols, Vec::new(), true, read));

@@ -34,6 +34,7 @@ pub fn run(
     upstream_files: &UpstreamFiles,
 ) -> Result<Reply, Failure> {
     let started = now_ms();
+    let taken_at = js_sys::Date::now();
     let (builder, health) = builders(inputs, rollouts);
     let total = (inputs.size() + rollouts.size()) as u64;
     let inputs_size = inputs.size() as u64;
@@ -61,6 +62,7 @@ pub fn run(
     let read = ReadStats {
         workers: 1,
         read_ms: now_ms() - started,
+        taken_at,
         ..ReadStats::default()
     };
     finish(

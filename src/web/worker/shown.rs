@@ -1,7 +1,7 @@
 //! The run shown last, kept for a later report request (`report_job`), and the reply that shows
 //! a profile on the page.
 
-use super::super::protocol::{Download, JsColumns, Profiled, ReadStats, Reply};
+use super::super::protocol::{Download, Failure, JsColumns, Profiled, ReadStats, Reply};
 use super::io::memory_bytes;
 use crate::health::HealthReport;
 use crate::inspect::model::{Columns, InspectView};
@@ -45,11 +45,8 @@ pub(super) fn profiled(
         memory: memory_bytes(),
         ..read
     };
-    Reply::Profiled(Box::new(Profiled {
-        view,
-        columns: JsColumns::from(cols),
-        downloads,
-        files_follow,
-        read,
-    }))
+    match Profiled::new(&view, JsColumns::from(cols), downloads, files_follow, read) {
+        Ok(done) => Reply::Profiled(Box::new(done)),
+        Err(e) => Reply::Failed(Failure::from(e)),
+    }
 }

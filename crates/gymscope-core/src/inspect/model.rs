@@ -60,6 +60,18 @@ pub struct InspectView {
     pub health: super::health_view::HealthState,
 }
 
+impl InspectView {
+    /// The view as postcard bytes: the app's worker sends it to the page as one byte array,
+    /// decoded in wasm, not as tens of thousands of JS objects read field by field (issue 61).
+    pub fn to_bytes(&self) -> Result<Vec<u8>, String> {
+        postcard::to_allocvec(self).map_err(|e| format!("the view cannot be encoded: {e}"))
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<InspectView, String> {
+        postcard::from_bytes(bytes).map_err(|e| format!("the view cannot be decoded: {e}"))
+    }
+}
+
 /// The big arrays, row-major.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Columns {
@@ -691,5 +703,49 @@ mod bare_run {
         let report = h.finish().unwrap();
         crate::inspect::health::attach(&mut view, &mut cols, &report, &points);
         assert_eq!(view.totals.rollouts, 1);
+    }
+
+    /// Every example run's view, with health, survives its bytes (postcard has no
+    /// self-describing forms: a field serde skips or reads loosely would break here).
+    #[test]
+    fn a_views_bytes_give_the_same_view() {
+        use crate::health::HealthBuilder;
+        use crate::inspect::health::{attach, PointSignals};
+        let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/gym-examples");
+        let mut seen = 0;
+        for example in std::fs::read_dir(&examples).unwrap().flatten() {
+            let file = |suffix: &str| {
+                std::fs::read_dir(example.path())
+                    .unwrap()
+                    .flatten()
+                    .map(|f| f.path())
+                    .find(|p| p.to_string_lossy().ends_with(suffix))
+            };
+            let (Some(i), Some(r)) = (file("_materialized_inputs.jsonl"), file("_rollouts.jsonl"))
+            else {
+                continue;
+            };
+            let (inputs, rollouts) = (std::fs::read(&i).unwrap(), std::fs::read(&r).unwrap());
+            let Ok(p) =
+                crate::output::profile_bytes(&inputs, "i", &rollouts, "r", Default::default())
+            else {
+                continue;
+            };
+            let (mut view, mut cols) = build(&p, "i", "r", &HashMap::new());
+            let mut h = HealthBuilder::new("r", 0.5);
+            h.push_rollouts(&rollouts).unwrap();
+            h.end_rollouts().unwrap();
+            let points = PointSignals::of(&h);
+            attach(&mut view, &mut cols, &h.finish().unwrap(), &points);
+            assert!(matches!(
+                view.health,
+                super::super::health_view::HealthState::Ready(_)
+            ));
+            let back = InspectView::from_bytes(&view.to_bytes().unwrap()).unwrap();
+            assert_eq!(back, view, "{}", example.path().display());
+            seen += 1;
+        }
+        assert!(seen >= 10, "the examples were read: {seen}");
     }
 }

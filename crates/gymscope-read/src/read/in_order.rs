@@ -51,28 +51,74 @@ pub fn read_range<L, E>(
     mut lines: impl FnMut(&LineBatch) -> L,
     mut part: impl FnMut(Part<L>) -> Result<(), E>,
 ) -> Result<(), E> {
-    let mut cutter = RangeCutter::new(range, max_line);
-    let mut batches = Vec::new();
-    while let Some(at) = cutter.next_at() {
+    let mut parts = RangeParts::new(range, max_line);
+    while let Some(at) = parts.next_at() {
         let stop = (at + slice.max(1)).min(size);
         let bytes = read(at, stop)?;
         // A file cut short since it was chosen ends here, as a streaming read would.
         let eof = stop == size || (bytes.len() as u64) < stop - at;
-        let cut = cutter.push(&bytes, eof, |b| batches.push(b));
-        for batch in batches.drain(..) {
-            part(Part::Lines(lines(&batch)))?;
-        }
-        if let Err(t) = cut {
-            return part(Part::End {
-                lines: cutter.lines(),
-                too_long: Some(t),
-            });
+        parts.push(&bytes, eof, &mut lines, &mut part)?;
+    }
+    Ok(())
+}
+
+/// [`read_range`]'s loop for a reader that is handed the bytes (a stream): push the file's
+/// bytes from [`RangeParts::next_at`] on, in order, until it says the range is read; the parts
+/// are [`read_range`]'s.
+pub struct RangeParts {
+    cutter: RangeCutter,
+    batches: Vec<LineBatch>,
+    /// [`Part::End`] was handed out.
+    ended: bool,
+}
+
+impl RangeParts {
+    pub fn new(range: ByteRange, max_line: u64) -> RangeParts {
+        RangeParts {
+            cutter: RangeCutter::new(range, max_line),
+            batches: Vec::new(),
+            ended: false,
         }
     }
-    part(Part::End {
-        lines: cutter.lines(),
-        too_long: None,
-    })
+
+    /// Where the next pushed bytes start in the file, or `None` once the range's end is sent.
+    pub fn next_at(&self) -> Option<u64> {
+        if self.ended {
+            None
+        } else {
+            self.cutter.next_at()
+        }
+    }
+
+    /// Takes the next bytes (`eof`: the file ends with them; an empty push with `eof` ends a
+    /// stream), handing each full batch's result to `part`, then [`Part::End`] once the range
+    /// is read or a line is over the limit.
+    pub fn push<L, E>(
+        &mut self,
+        bytes: &[u8],
+        eof: bool,
+        mut lines: impl FnMut(&LineBatch) -> L,
+        mut part: impl FnMut(Part<L>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        if self.ended {
+            return Ok(());
+        }
+        let batches = &mut self.batches;
+        let cut = self.cutter.push(bytes, eof, |b| batches.push(b));
+        for batch in self.batches.drain(..) {
+            part(Part::Lines(lines(&batch)))?;
+        }
+        let too_long = match cut {
+            Err(t) => Some(t),
+            Ok(()) if self.cutter.next_at().is_none() => None,
+            Ok(()) => return Ok(()),
+        };
+        self.ended = true;
+        part(Part::End {
+            lines: self.cutter.lines(),
+            too_long,
+        })
+    }
 }
 
 /// Hands the parts of every range to a [`Job`] in file order, whatever order they arrive in.
@@ -286,5 +332,75 @@ mod tests {
             order.accept(0, Part::Failed("gone".into())),
             Err("could not read: gone".into())
         );
+    }
+
+    /// Each part as text: a batch's lines (within the range) and texts, or the end.
+    fn parts_of(
+        read: impl FnOnce(&mut dyn FnMut(Part<Vec<(u64, String)>>) -> Result<(), ()>),
+    ) -> Vec<String> {
+        let mut out = Vec::new();
+        read(&mut |p| {
+            out.push(match p {
+                Part::Lines(l) => format!("{l:?}"),
+                Part::End { lines, too_long } => format!("end {lines} {too_long:?}"),
+                Part::Failed(why) => format!("failed {why}"),
+            });
+            Ok(())
+        });
+        out
+    }
+
+    fn texts(batch: &LineBatch) -> Vec<(u64, String)> {
+        batch
+            .lines()
+            .map(|(span, line)| (span.line, String::from_utf8_lossy(line).into_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn a_range_pushed_as_a_stream_gives_the_parts_of_one_read_by_slices() {
+        // Lines of every length around the ranges' edges, one over the limit near the end.
+        let mut file = String::new();
+        for i in 0..400 {
+            file.push_str(&"x".repeat(i * 7 % 50));
+            file.push('\n');
+        }
+        file.push_str(&"y".repeat(90));
+        file.push_str("\nlast");
+        let file = file.as_bytes();
+        let size = file.len() as u64;
+        let mut over = 0;
+        for (start, end) in [(0, 500), (499, 2000), (2000, size - 60), (size - 60, size)] {
+            let range = ByteRange {
+                kind: RowKind::Rollout,
+                start,
+                end,
+            };
+            let sliced = parts_of(|part| {
+                let read = |a: u64, b: u64| Ok(file[a as usize..b as usize].to_vec());
+                read_range(range, size, 64, 37, read, texts, part).unwrap();
+            });
+            for chunk in [1, 5, 64, 10_000] {
+                let streamed = parts_of(|part| {
+                    let mut parts = RangeParts::new(range, 64);
+                    let mut at = parts.next_at().unwrap() as usize;
+                    for piece in file[at..].chunks(chunk) {
+                        if parts.next_at().is_none() {
+                            break;
+                        }
+                        parts.push(piece, false, texts, &mut *part).unwrap();
+                        at += piece.len();
+                    }
+                    // The stream ran out: an empty push ends it.
+                    parts.push(&[], true, texts, &mut *part).unwrap();
+                    assert_eq!(parts.next_at(), None);
+                    assert!(at <= file.len());
+                });
+                assert_eq!(streamed, sliced, "range {start}..{end}, chunks of {chunk}");
+            }
+            assert!(sliced.last().unwrap().starts_with("end "), "{sliced:?}");
+            over += usize::from(sliced.last().unwrap().contains("Some"));
+        }
+        assert_eq!(over, 1, "the line over the limit stops one range");
     }
 }

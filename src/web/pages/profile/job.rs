@@ -10,6 +10,7 @@ use crate::web::widgets::follow::{keep_scroll, Follow, Refresh};
 use crate::web::worker_client::{SharedWorker, WorkerHandle};
 use leptos::prelude::*;
 use std::sync::Arc;
+use wasm_bindgen::JsCast;
 
 /// Sends a profile job; its replies move the phase.
 pub(super) fn send(
@@ -39,7 +40,12 @@ pub(super) fn send(
                     let _ = p.mark("gymscope:profiled");
                 }
                 mark_read_stats(&done.read);
-                let run = RunView::new(done.view, (&done.columns).into());
+                let view = match done.view() {
+                    Ok(view) => view,
+                    Err(e) => return phase.set(Phase::Failed(Failure::from(e))),
+                };
+                let run = RunView::new(view, (&done.columns).into());
+                mark_at("data-decoded-at");
                 // A new view's tasks: the snippets read for the one before are not theirs.
                 if let Some(Snippets(s)) = snippets {
                     s.set(None);
@@ -53,6 +59,7 @@ pub(super) fn send(
                 if let Some(put_back) = put_back.take() {
                     put_back();
                 }
+                mark_shown();
             }
             Reply::Downloads {
                 downloads,
@@ -146,10 +153,31 @@ fn mark_files_written(render_ms: f64) {
     }
 }
 
+/// Now (ms since the epoch) on `<body>` as `name`, for benches/browser_profile.rs.
+fn mark_at(name: &str) {
+    if let Some(body) = gloo_utils::document().body() {
+        let _ = body.set_attribute(name, &js_sys::Date::now().to_string());
+    }
+}
+
+/// The next frame after the profile's view was set: when it is drawn (ms since the epoch), on
+/// `<body>` for benches/browser_profile.rs.
+fn mark_shown() {
+    let drawn = wasm_bindgen::closure::Closure::once_into_js(|| mark_at("data-shown-at"));
+    let _ = gloo_utils::window().request_animation_frame(drawn.unchecked_ref());
+}
+
 /// How the run was read, on `<body>`, for benches/browser_profile.rs and the tests.
 fn mark_read_stats(read: &ReadStats) {
     if let Some(body) = gloo_utils::document().body() {
         for (name, value) in [
+            ("data-decode-ms", read.decode_ms),
+            ("data-reader-io-ms", read.readers.io_ms),
+            ("data-reader-parse-ms", read.readers.parse_ms),
+            ("data-reader-send-ms", read.readers.send_ms),
+            ("data-taken-at", read.taken_at),
+            ("data-posted-at", read.posted_at),
+            ("data-arrived-at", crate::web::worker_client::last_arrival()),
             ("data-read-workers", f64::from(read.workers)),
             ("data-worker-memory", read.memory),
             ("data-reader-memory", read.reader_memory),

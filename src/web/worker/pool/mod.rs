@@ -68,6 +68,7 @@ where
     R::Part: Serialize + DeserializeOwned,
     R::Error: Into<Failure>,
 {
+    let taken_at = js_sys::Date::now();
     let workers = workers.max(1) as usize;
     let setup = read.setup.as_ref().map(encode).transpose()?;
     POOL.with(|pool| {
@@ -91,6 +92,7 @@ where
             setup,
             read: ReadStats {
                 workers: workers as u32,
+                taken_at,
                 ..ReadStats::default()
             },
             started: now_ms(),
@@ -182,16 +184,20 @@ fn take(
             bytes,
             memory,
             end,
+            costs,
         } => {
             let Some(job) = job else { return Ok(()) };
             job.read.reader_memory = job.read.reader_memory.max(memory);
             if end {
                 readers[r].in_flight -= 1;
+                job.read.readers.add(costs);
             }
             let t0 = now_ms();
-            let accepted = job.recording.accept(index as usize, &bytes.to_vec());
+            let bytes = bytes.to_vec();
+            let copied = now_ms() - t0;
+            let accepted = job.recording.accept(index as usize, &bytes);
             job.read.record_ms += now_ms() - t0;
-            accepted?;
+            job.read.decode_ms += copied + accepted?;
             let state = job.recording.state();
             post_progress(job.before + state.bytes, job.total, state.lines);
             Ok(())

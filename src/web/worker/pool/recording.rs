@@ -2,6 +2,7 @@
 //! one type for every job the pool reads.
 
 use super::super::super::protocol::{Failure, ReadStats};
+use super::super::io::now_ms;
 use crate::read::in_order::{InOrder, Part};
 use crate::read::job::Job;
 use serde::de::DeserializeOwned;
@@ -20,7 +21,8 @@ pub struct State {
 
 /// A read's recorder with what follows it, behind one type for every job.
 pub trait Recording {
-    fn accept(&mut self, index: usize, bytes: &[u8]) -> Result<(), Failure>;
+    /// Takes a part; returns the ms spent decoding it (the rest is recording).
+    fn accept(&mut self, index: usize, bytes: &[u8]) -> Result<f64, Failure>;
     fn state(&self) -> State;
     fn finish(self: Box<Self>, read: ReadStats);
 }
@@ -36,9 +38,12 @@ where
     R::Part: Serialize + DeserializeOwned,
     R::Error: Into<Failure>,
 {
-    fn accept(&mut self, index: usize, bytes: &[u8]) -> Result<(), Failure> {
+    fn accept(&mut self, index: usize, bytes: &[u8]) -> Result<f64, Failure> {
+        let t0 = now_ms();
         let part = Part::<R::Part>::from_bytes(bytes)?;
-        self.order.accept(index, part).map_err(Into::into)
+        let decode_ms = now_ms() - t0;
+        self.order.accept(index, part).map_err(Into::into)?;
+        Ok(decode_ms)
     }
 
     fn state(&self) -> State {
